@@ -1,0 +1,116 @@
+//! Divergence metrics (nvprof/Nsight definitions), host emulation at any width, and decoding of
+//! the GPU probe counters written by `shaders/shared/probe.wgsl`.
+//!
+//! Both the emulation and the GPU probe count, per probe site, *subgroup evaluations*: one per
+//! subgroup each time its active lanes evaluate the site's condition. From those:
+//! - SIMT efficiency = Σ lanes running the guarded code / (subgroup-steps running it × W);
+//! - branch efficiency = uniform evaluations / all evaluations;
+//! - divergence ratio (Zhang) = fraction of warps whose path vectors differ.
+
+mod emulate;
+mod probe;
+
+pub use emulate::{emulate_loops, emulate_paths};
+pub use probe::{ProbeLayout, PROBE_BINDING, PROBE_WORDS_PER_SITE};
+
+use serde::{Deserialize, Serialize};
+
+/// Counters of one probe site, summed over subgroups (or over one subgroup for a heat-map cell).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteCounters {
+    /// Subgroup-level evaluations of the condition.
+    pub evaluations: u64,
+    /// Evaluations where the active lanes disagreed.
+    pub divergent: u64,
+    /// Evaluations where at least one lane took the guarded path (subgroup-steps spent in it).
+    pub taken_steps: u64,
+    /// Σ lanes that took the guarded path.
+    pub taken_lanes: u64,
+}
+
+impl SiteCounters {
+    pub fn add(&mut self, other: &SiteCounters) {
+        self.evaluations += other.evaluations;
+        self.divergent += other.divergent;
+        self.taken_steps += other.taken_steps;
+        self.taken_lanes += other.taken_lanes;
+    }
+
+    /// Fraction of lane slots doing useful work in the guarded code (1.0 when nothing ran).
+    pub fn simt_efficiency(&self, width: u32) -> f64 {
+        if self.taken_steps == 0 {
+            1.0
+        } else {
+            self.taken_lanes as f64 / (self.taken_steps as f64 * width as f64)
+        }
+    }
+
+    /// Uniform evaluations / all evaluations (1.0 when never evaluated).
+    pub fn branch_efficiency(&self) -> f64 {
+        if self.evaluations == 0 {
+            1.0
+        } else {
+            1.0 - self.divergent as f64 / self.evaluations as f64
+        }
+    }
+}
+
+/// Divergence of one run: per-site totals, per-warp heat-map values and Zhang's ratio.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Divergence {
+    /// Warp/subgroup width the counters refer to.
+    pub width: u32,
+    pub sites: Vec<SiteCounters>,
+    /// Per warp: divergent evaluations over all sites (the heat map).
+    pub per_warp_divergent: Vec<u32>,
+    /// Per warp: fraction of active lanes in the guarded code, over all sites.
+    pub per_warp_efficiency: Vec<f32>,
+    /// Warps whose lanes did not all follow one path.
+    pub divergent_warps: u64,
+    pub warps: u64,
+}
+
+impl Divergence {
+    pub fn totals(&self) -> SiteCounters {
+        let mut t = SiteCounters::default();
+        self.sites.iter().for_each(|s| t.add(s));
+        t
+    }
+
+    pub fn simt_efficiency(&self) -> f64 {
+        self.totals().simt_efficiency(self.width)
+    }
+
+    pub fn branch_efficiency(&self) -> f64 {
+        self.totals().branch_efficiency()
+    }
+
+    /// Zhang's divergence ratio: divergent warps / warps.
+    pub fn divergence_ratio(&self) -> f64 {
+        if self.warps == 0 {
+            0.0
+        } else {
+            self.divergent_warps as f64 / self.warps as f64
+        }
+    }
+
+    /// Serializable summary for benchmark records.
+    pub fn summary(&self) -> DivergenceSummary {
+        DivergenceSummary {
+            width: self.width,
+            simt_efficiency: self.simt_efficiency(),
+            branch_efficiency: self.branch_efficiency(),
+            divergence_ratio: self.divergence_ratio(),
+            warps: self.warps,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DivergenceSummary {
+    pub width: u32,
+    pub simt_efficiency: f64,
+    pub branch_efficiency: f64,
+    pub divergence_ratio: f64,
+    pub warps: u64,
+}

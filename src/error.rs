@@ -1,0 +1,57 @@
+//! One error type for the whole library. Every variant says what was wrong and what to do.
+
+use std::path::PathBuf;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A WGSL file failed preprocessing or naga validation.
+    #[error("{file}:{line}:{column}: {message}")]
+    Shader { file: String, line: usize, column: usize, message: String },
+
+    /// A request exceeds a device or model limit.
+    #[error("{what}: {requested} exceeds the limit {limit}; {hint}")]
+    Limit { what: String, requested: u64, limit: u64, hint: String },
+
+    /// No adapter matched the user's choice.
+    #[error("no GPU adapter matches {wanted}; available: {available}. Set --adapter/WGPU_ADAPTER_NAME to part of one of these names, or --backend/WGPU_BACKEND")]
+    NoAdapter { wanted: String, available: String },
+
+    /// The device lacks something a run needs.
+    #[error("{what} is not supported on {adapter}; {hint}")]
+    Unsupported { what: String, adapter: String, hint: String },
+
+    /// The GPU did not finish in time or reported an abort.
+    #[error("{what} did not finish within {seconds:.1} s; {hint}")]
+    Timeout { what: String, seconds: f64, hint: String },
+
+    /// wgpu reported an error (validation, out of memory, device lost).
+    #[error("GPU error in {context}: {message}")]
+    Gpu { context: String, message: String },
+
+    /// Bad parameters from the user.
+    #[error("invalid {what}: {message}")]
+    Invalid { what: String, message: String },
+
+    /// A file could not be read or parsed.
+    #[error("{path}: {message}")]
+    File { path: PathBuf, message: String },
+
+    #[error("I/O error on {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+impl Error {
+    pub fn invalid(what: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Invalid { what: what.into(), message: message.into() }
+    }
+
+    pub fn gpu(context: impl Into<String>, message: impl ToString) -> Self {
+        Error::Gpu { context: context.into(), message: message.to_string() }
+    }
+
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+}

@@ -1,0 +1,170 @@
+//! Typed buffers with limit checks, uploads and readback with a timeout.
+
+use super::Gpu;
+use crate::error::{Error, Result};
+use std::marker::PhantomData;
+use wgpu::util::DeviceExt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// Read-write storage, also a copy source/destination.
+    Storage,
+    Uniform,
+    /// Storage that also holds indirect dispatch arguments.
+    Indirect,
+}
+
+impl BufferKind {
+    fn usages(self) -> wgpu::BufferUsages {
+        use wgpu::BufferUsages as U;
+        match self {
+            BufferKind::Storage => U::STORAGE | U::COPY_SRC | U::COPY_DST,
+            BufferKind::Uniform => U::UNIFORM | U::COPY_DST,
+            BufferKind::Indirect => U::STORAGE | U::INDIRECT | U::COPY_SRC | U::COPY_DST,
+        }
+    }
+}
+
+/// A device buffer of `len` values of `T`.
+#[derive(Debug)]
+pub struct GpuBuffer<T> {
+    pub buffer: wgpu::Buffer,
+    pub len: usize,
+    pub kind: BufferKind,
+    _t: PhantomData<T>,
+}
+
+/// Anything that can be bound as a buffer binding.
+pub trait Bind {
+    fn wgpu_buffer(&self) -> &wgpu::Buffer;
+}
+
+impl<T> Bind for GpuBuffer<T> {
+    fn wgpu_buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+}
+
+impl Bind for wgpu::Buffer {
+    fn wgpu_buffer(&self) -> &wgpu::Buffer {
+        self
+    }
+}
+
+impl<T> GpuBuffer<T> {
+    pub fn bytes(&self) -> u64 {
+        self.buffer.size()
+    }
+}
+
+impl Gpu {
+    /// Checks that `bytes` fits one binding of `kind` on this device.
+    pub fn check_buffer_size(&self, label: &str, bytes: u64, kind: BufferKind) -> Result<()> {
+        let (limit, what) = match kind {
+            BufferKind::Uniform => (self.device.limits().max_uniform_buffer_binding_size as u64, "uniform binding"),
+            _ => (self.caps.max_storage_buffer_binding_size, "max_storage_buffer_binding_size"),
+        };
+        let limit = limit.min(self.caps.max_buffer_size);
+        if bytes > limit {
+            return Err(Error::Limit {
+                what: format!("buffer '{label}' of {bytes} bytes ({what})"),
+                requested: bytes,
+                limit,
+                hint: format!("use a smaller problem size or split it into chunks on {}", self.adapter_name()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Uploads `data` into a new buffer. Empty data gets a 4-byte buffer (bindings cannot be empty).
+    pub fn buffer<T: bytemuck::Pod>(&self, label: &str, data: &[T], kind: BufferKind) -> Result<GpuBuffer<T>> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        self.check_buffer_size(label, bytes.len() as u64, kind)?;
+        let padded;
+        let contents = if bytes.len() % 4 != 0 || bytes.is_empty() {
+            let mut v = bytes.to_vec();
+            v.resize(bytes.len().div_ceil(4).max(1) * 4, 0);
+            padded = v;
+            &padded[..]
+        } else {
+            bytes
+        };
+        let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage: kind.usages(),
+        });
+        Ok(GpuBuffer { buffer, len: data.len(), kind, _t: PhantomData })
+    }
+
+    /// A new zero-filled buffer of `len` values.
+    pub fn buffer_zeroed<T: bytemuck::Pod>(&self, label: &str, len: usize, kind: BufferKind) -> Result<GpuBuffer<T>> {
+        let bytes = (len * std::mem::size_of::<T>()) as u64;
+        self.check_buffer_size(label, bytes, kind)?;
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(4).next_multiple_of(4),
+            usage: kind.usages(),
+            mapped_at_creation: false,
+        });
+        Ok(GpuBuffer { buffer, len, kind, _t: PhantomData })
+    }
+
+    /// Overwrites the start of `buffer` with `data`.
+    pub fn write<T: bytemuck::Pod>(&self, buffer: &GpuBuffer<T>, data: &[T]) -> Result<()> {
+        if data.len() > buffer.len {
+            return Err(Error::invalid("write", format!("{} values into a buffer of {}", data.len(), buffer.len)));
+        }
+        self.queue.write_buffer(&buffer.buffer, 0, bytemuck::cast_slice(data));
+        Ok(())
+    }
+
+    /// Copies the whole buffer back to the host.
+    pub fn read<T: bytemuck::Pod>(&self, buffer: &GpuBuffer<T>) -> Result<Vec<T>> {
+        let bytes = (buffer.len * std::mem::size_of::<T>()) as u64;
+        let raw = self.read_bytes(&buffer.buffer, bytes.next_multiple_of(4))?;
+        Ok(bytemuck::pod_collect_to_vec(&raw[..bytes as usize]))
+    }
+
+    /// Copies the first `bytes` (multiple of 4) of `buffer` to the host, waiting at most `timeout`.
+    pub fn read_bytes(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+        let index = self.queue.submit([encoder.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait(Some(index), "reading a buffer back")?;
+        rx.recv_timeout(self.timeout)
+            .map_err(|_| Error::Timeout { what: "buffer mapping".into(), seconds: self.timeout.as_secs_f64(), hint: "the device may be lost".into() })?
+            .map_err(|e| Error::gpu("mapping a readback buffer", e))?;
+        let data = staging.get_mapped_range(..).map_err(|e| Error::gpu("reading a mapped buffer", e))?.to_vec();
+        staging.unmap();
+        Ok(data)
+    }
+
+    /// Blocks until `submission` (or all work) finishes, at most `self.timeout`.
+    pub fn wait(&self, submission: Option<wgpu::SubmissionIndex>, what: &str) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: submission, timeout: Some(self.timeout) })
+            .map(|_| ())
+            .map_err(|e| match e {
+                wgpu::PollError::Timeout => Error::Timeout {
+                    what: what.to_string(),
+                    seconds: self.timeout.as_secs_f64(),
+                    hint: "a kernel may be spinning; persistent-thread kernels abort through their status word, use a lower --tier or a smaller size".into(),
+                },
+                other => Error::gpu(what, other),
+            })
+    }
+}

@@ -1,0 +1,63 @@
+//! What the device offers, as simtlab uses it. The subgroup size is measured with a probe
+//! kernel because adapters may report only a range (or 0).
+
+use super::{BufferKind, Gpu, Step};
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Capabilities {
+    pub subgroups: bool,
+    pub subgroup_barrier: bool,
+    /// Measured native subgroup width (None without subgroup support).
+    pub subgroup_size: Option<u32>,
+    /// Range the adapter reports.
+    pub subgroup_min_size: u32,
+    pub subgroup_max_size: u32,
+    pub timestamps: bool,
+    pub timestamps_inside_passes: bool,
+    /// `@coherent` storage buffers (MEMORY_DECORATION_COHERENT).
+    pub coherent: bool,
+    pub max_storage_buffer_binding_size: u64,
+    pub max_buffer_size: u64,
+    pub max_compute_workgroups_per_dimension: u32,
+    pub max_compute_invocations_per_workgroup: u32,
+    pub max_compute_workgroup_storage_size: u32,
+    pub max_storage_buffers_per_shader_stage: u32,
+}
+
+impl Capabilities {
+    pub fn from_device(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Self {
+        let f = device.features();
+        let l = device.limits();
+        Capabilities {
+            subgroups: f.contains(wgpu::Features::SUBGROUP),
+            subgroup_barrier: f.contains(wgpu::Features::SUBGROUP_BARRIER),
+            subgroup_size: None,
+            subgroup_min_size: info.subgroup_min_size,
+            subgroup_max_size: info.subgroup_max_size,
+            timestamps: f.contains(wgpu::Features::TIMESTAMP_QUERY),
+            timestamps_inside_passes: f.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
+            coherent: f.contains(wgpu::Features::MEMORY_DECORATION_COHERENT),
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size as u64,
+            max_buffer_size: l.max_buffer_size,
+            max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+            max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+            max_compute_workgroup_storage_size: l.max_compute_workgroup_storage_size,
+            max_storage_buffers_per_shader_stage: l.max_storage_buffers_per_shader_stage,
+        }
+    }
+}
+
+/// Runs `shared/subgroup_size.wgsl` and returns the largest `subgroup_size` any invocation saw.
+pub(super) fn measure_subgroup_size(gpu: &Gpu) -> Result<Option<u32>> {
+    if !gpu.caps.subgroups {
+        return Ok(None);
+    }
+    let kernel = gpu.kernel("shared/subgroup_size.wgsl", "main", &[])?;
+    let out = gpu.buffer_zeroed::<u32>("subgroup sizes", 256, BufferKind::Storage)?;
+    let bind = kernel.bind(gpu, &[&out])?;
+    gpu.run(&[Step::dispatch(&kernel, &bind, [1, 1, 1])], false)?;
+    let sizes = gpu.read(&out)?;
+    Ok(sizes.into_iter().max().filter(|&s| s > 0))
+}

@@ -1,0 +1,243 @@
+//! GPU context: adapter choice, device creation with the features simtlab can use, measured
+//! capabilities, typed buffers, readback, shader loading and timing.
+//!
+//! Standalone: [`Gpu::new`] picks an adapter (honouring `WGPU_BACKEND` / `WGPU_ADAPTER_NAME` or
+//! [`GpuOptions`]). Embedded: [`Gpu::from_device`] wraps the host app's own device and queue.
+
+mod buffer;
+mod capabilities;
+pub mod shader;
+mod timing;
+
+pub use buffer::{Bind, BufferKind, GpuBuffer};
+pub use capabilities::Capabilities;
+pub use shader::{Kernel, ShaderSource};
+pub use timing::{Step, Timing, TimingSource};
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+use std::time::Duration;
+
+/// How long the host waits for one submission before reporting a hang.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Adapter selection. Empty fields fall back to `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`, then to
+/// the first adapter in the order: discrete, integrated, virtual, CPU, other.
+#[derive(Clone, Debug, Default)]
+pub struct GpuOptions {
+    /// Comma list of backends (`vulkan`, `gl`, `metal`, `dx12`).
+    pub backend: Option<String>,
+    /// Case-insensitive substring of the adapter name.
+    pub adapter: Option<String>,
+    /// How long to wait for one submission.
+    pub timeout: Option<Duration>,
+}
+
+impl GpuOptions {
+    pub fn from_env() -> Self {
+        GpuOptions {
+            backend: std::env::var("WGPU_BACKEND").ok().filter(|s| !s.is_empty()),
+            adapter: std::env::var("WGPU_ADAPTER_NAME").ok().filter(|s| !s.is_empty()),
+            timeout: None,
+        }
+    }
+
+    /// Explicit values win over the environment.
+    pub fn or_env(self) -> Self {
+        let env = Self::from_env();
+        GpuOptions {
+            backend: self.backend.or(env.backend),
+            adapter: self.adapter.or(env.adapter),
+            timeout: self.timeout,
+        }
+    }
+
+    fn backends(&self) -> Result<wgpu::Backends> {
+        match &self.backend {
+            None => Ok(wgpu::Backends::all()),
+            Some(list) => {
+                let b = wgpu::Backends::from_comma_list(list);
+                if b.is_empty() {
+                    Err(Error::invalid("backend", format!("'{list}': use vulkan, gl, metal or dx12 (comma list)")))
+                } else {
+                    Ok(b)
+                }
+            }
+        }
+    }
+}
+
+/// What `simtlab devices` prints for one adapter.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdapterReport {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+    pub capabilities: Option<Capabilities>,
+    /// Why the capabilities could not be measured, if so.
+    pub error: Option<String>,
+}
+
+/// A device and queue plus what simtlab measured about them.
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub caps: Capabilities,
+    pub timeout: Duration,
+    pipelines: shader::PipelineCache,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("adapter", &self.info.name).field("caps", &self.caps).finish()
+    }
+}
+
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    wgpu::Instance::new(desc)
+}
+
+fn type_rank(t: wgpu::DeviceType) -> u8 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    }
+}
+
+fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!("'{}' ({:?}, {:?})", info.name, info.backend, info.device_type)
+}
+
+/// All adapters of the chosen backends, best first. Vulkan before GL for the same device
+/// because only Vulkan exposes subgroups and timestamps on Mesa.
+pub fn adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
+    let mut list = pollster::block_on(instance(options.backends()?).enumerate_adapters(options.backends()?));
+    list.sort_by_key(|a| {
+        let i = a.get_info();
+        (type_rank(i.device_type), i.backend != wgpu::Backend::Vulkan)
+    });
+    Ok(list)
+}
+
+fn choose_adapter(options: &GpuOptions) -> Result<wgpu::Adapter> {
+    let list = adapters(options)?;
+    let available = if list.is_empty() {
+        "none (install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers libvulkan1`)".to_string()
+    } else {
+        list.iter().map(|a| describe(&a.get_info())).collect::<Vec<_>>().join(", ")
+    };
+    let wanted = options.adapter.as_deref().map(str::to_lowercase);
+    match wanted {
+        Some(w) => list.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&w)).ok_or(
+            Error::NoAdapter { wanted: format!("'{w}'"), available },
+        ),
+        None => list.into_iter().next().ok_or(Error::NoAdapter { wanted: "any adapter".into(), available }),
+    }
+}
+
+/// Features simtlab uses when present; none is required.
+pub fn wanted_features() -> wgpu::Features {
+    wgpu::Features::SUBGROUP
+        | wgpu::Features::SUBGROUP_BARRIER
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+        | wgpu::Features::MEMORY_DECORATION_COHERENT
+}
+
+impl Gpu {
+    /// Picks an adapter (options, then environment) and opens a device on it.
+    pub fn new(options: &GpuOptions) -> Result<Gpu> {
+        let options = options.clone().or_env();
+        let adapter = choose_adapter(&options)?;
+        let mut gpu = Self::open(&adapter)?;
+        if let Some(t) = options.timeout {
+            gpu.timeout = t;
+        }
+        Ok(gpu)
+    }
+
+    /// Opens a device on `adapter` with the wanted features it supports and its full limits.
+    pub fn open(adapter: &wgpu::Adapter) -> Result<Gpu> {
+        let info = adapter.get_info();
+        let features = adapter.features() & wanted_features();
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("simtlab"),
+            required_features: features,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+            .map_err(|e| Error::gpu(format!("opening a device on {}", describe(&info)), e))?;
+        Self::from_device(device, queue, info)
+    }
+
+    /// Wraps a device and queue owned by the host application (embedded mode). simtlab never
+    /// creates its own instance here; it uses only the features the host enabled.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Result<Gpu> {
+        let mut gpu = Gpu {
+            caps: Capabilities::from_device(&device, &info),
+            device,
+            queue,
+            info,
+            timeout: DEFAULT_TIMEOUT,
+            pipelines: Default::default(),
+        };
+        gpu.caps.subgroup_size = capabilities::measure_subgroup_size(&gpu)?;
+        Ok(gpu)
+    }
+
+    /// One line naming the adapter for records and logs.
+    pub fn adapter_name(&self) -> String {
+        format!("{} ({:?})", self.info.name, self.info.backend)
+    }
+
+    /// Subgroup width for probes and emulation; errors when subgroups are missing.
+    pub fn require_subgroups(&self) -> Result<u32> {
+        self.caps.subgroup_size.ok_or_else(|| Error::Unsupported {
+            what: "subgroup operations".into(),
+            adapter: self.adapter_name(),
+            hint: "use a Vulkan adapter (on a machine without a GPU: `apt-get install mesa-vulkan-drivers libvulkan1` for lavapipe, then WGPU_BACKEND=vulkan)".into(),
+        })
+    }
+}
+
+/// Reports every adapter with its measured capabilities (`simtlab devices`).
+pub fn survey(options: &GpuOptions) -> Result<Vec<AdapterReport>> {
+    let options = options.clone().or_env();
+    let wanted = options.adapter.as_deref().map(str::to_lowercase);
+    let mut out = Vec::new();
+    for adapter in adapters(&options)? {
+        let info = adapter.get_info();
+        if let Some(w) = &wanted {
+            if !info.name.to_lowercase().contains(w) {
+                continue;
+            }
+        }
+        let (capabilities, error) = match Gpu::open(&adapter) {
+            Ok(gpu) => (Some(gpu.caps), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        out.push(AdapterReport {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+            capabilities,
+            error,
+        });
+    }
+    if out.is_empty() {
+        let wanted = wanted.unwrap_or_else(|| "any adapter".into());
+        return Err(Error::NoAdapter { wanted, available: "none".into() });
+    }
+    Ok(out)
+}

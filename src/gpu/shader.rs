@@ -1,0 +1,336 @@
+//! Shader loading: the WGSL files under `shaders/` (embedded at build time), a small
+//! preprocessor (`#import name`, `#ifdef X`, `#ifndef X`, `#else`, `#endif`), naga validation
+//! with errors mapped back to file:line:col, and cached compute pipelines.
+//!
+//! A file may declare its variants on a line `//! variants: A B` (the defines it reacts to);
+//! the test suite validates every file under every combination of them.
+
+use super::buffer::Bind;
+use super::Gpu;
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+}
+
+/// Every embedded WGSL file as (path under `shaders/`, text).
+pub fn files() -> &'static [(&'static str, &'static str)] {
+    embedded::FILES
+}
+
+fn embedded_text(path: &str) -> Option<&'static str> {
+    files().iter().find(|(p, _)| *p == path).map(|(_, t)| *t)
+}
+
+/// Preprocessed WGSL with a map from each output line to (file, line) for error messages.
+#[derive(Clone, Debug)]
+pub struct ShaderSource {
+    pub text: String,
+    origins: Vec<(usize, usize)>,
+    files: Vec<String>,
+}
+
+impl ShaderSource {
+    /// (file, 1-based line) of a 1-based output line.
+    pub fn origin(&self, line: usize) -> (String, usize) {
+        match self.origins.get(line.wrapping_sub(1)) {
+            Some(&(f, l)) => (self.files[f].clone(), l),
+            None => (self.files.first().cloned().unwrap_or_default(), line),
+        }
+    }
+}
+
+/// The defines a file reacts to (its `//! variants:` line; `(none)` or absent means none).
+pub fn declared_variants(text: &str) -> Vec<String> {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("//! variants:"))
+        .map(|v| v.split_whitespace().filter(|w| *w != "(none)").map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Preprocesses an embedded file.
+pub fn preprocess(path: &str, defines: &[&str]) -> Result<ShaderSource> {
+    let text = embedded_text(path).ok_or_else(|| Error::Shader {
+        file: path.into(),
+        line: 0,
+        column: 0,
+        message: "no such shader file under shaders/".into(),
+    })?;
+    preprocess_text(path, text, defines, &|name| embedded_text(&format!("shared/{name}.wgsl")))
+}
+
+/// Preprocesses `text` (named `path` in errors); `import` resolves `#import name`.
+pub fn preprocess_text(
+    path: &str,
+    text: &str,
+    defines: &[&str],
+    import: &dyn Fn(&str) -> Option<&'static str>,
+) -> Result<ShaderSource> {
+    let mut out = ShaderSource { text: String::new(), origins: Vec::new(), files: Vec::new() };
+    let mut imported = Vec::new();
+    expand(path, text, defines, import, &mut out, &mut imported)?;
+    Ok(out)
+}
+
+fn expand(
+    path: &str,
+    text: &str,
+    defines: &[&str],
+    import: &dyn Fn(&str) -> Option<&'static str>,
+    out: &mut ShaderSource,
+    imported: &mut Vec<String>,
+) -> Result<()> {
+    let file = out.files.len();
+    out.files.push(path.to_string());
+    let err = |line: usize, message: String| Error::Shader { file: path.into(), line, column: 1, message };
+    // Each open conditional: (this branch active, some earlier branch taken, line opened).
+    let mut stack: Vec<(bool, bool, usize)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let active = stack.iter().all(|s| s.0);
+        let t = line.trim();
+        let word = |prefix: &str| t.strip_prefix(prefix).map(str::trim);
+        if let Some(name) = word("#ifdef ").or_else(|| word("#ifndef ")) {
+            let defined = defines.contains(&name);
+            let on = if t.starts_with("#ifdef") { defined } else { !defined };
+            stack.push((on, on, n));
+        } else if t == "#else" {
+            let top = stack.last_mut().ok_or_else(|| err(n, "#else without #ifdef".into()))?;
+            top.0 = !top.1;
+            top.1 = true;
+        } else if t == "#endif" {
+            stack.pop().ok_or_else(|| err(n, "#endif without #ifdef".into()))?;
+        } else if let Some(name) = word("#import ") {
+            if active && !imported.iter().any(|m| m == name) {
+                imported.push(name.to_string());
+                let body = import(name).ok_or_else(|| err(n, format!("unknown import '{name}' (files in shaders/shared/)")))?;
+                expand(&format!("shared/{name}.wgsl"), body, defines, import, out, imported)?;
+            }
+        } else if t.starts_with('#') {
+            return Err(err(n, format!("unknown directive '{t}' (use #import, #ifdef, #ifndef, #else, #endif)")));
+        } else if active {
+            out.text.push_str(line);
+            out.text.push('\n');
+            out.origins.push((file, n));
+        }
+    }
+    if let Some(&(_, _, opened)) = stack.last() {
+        return Err(err(opened, "#ifdef without #endif".into()));
+    }
+    Ok(())
+}
+
+/// Parses and validates preprocessed WGSL; errors name the original file:line:col.
+pub fn validate(source: &ShaderSource) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
+    let located = |loc: Option<naga::SourceLocation>, message: String| {
+        let (line, column) = loc.map(|l| (l.line_number as usize, l.line_position as usize)).unwrap_or((0, 0));
+        let (file, line) = source.origin(line);
+        Error::Shader { file, line, column, message }
+    };
+    let module = naga::front::wgsl::parse_str(&source.text)
+        .map_err(|e| located(e.location(&source.text), e.emit_to_string(&source.text)))?;
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .validate(&module)
+        .map_err(|e| located(e.location(&source.text), e.emit_to_string(&source.text)))?;
+    Ok((module, info))
+}
+
+/// A compute pipeline and what simtlab knows about its entry point.
+#[derive(Debug)]
+pub struct Kernel {
+    pub name: String,
+    pub pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    /// Binding numbers of group 0 the entry point uses.
+    pub bindings: Vec<u32>,
+    pub workgroup_size: [u32; 3],
+}
+
+impl Kernel {
+    /// Binds `buffers[i]` at binding i, skipping bindings this variant does not use.
+    pub fn bind(&self, gpu: &Gpu, buffers: &[&dyn Bind]) -> Result<wgpu::BindGroup> {
+        let slots: Vec<(u32, &dyn Bind)> = buffers.iter().enumerate().map(|(i, b)| (i as u32, *b)).collect();
+        self.bind_at(gpu, &slots)
+    }
+
+    /// Binds each (binding, buffer); bindings the entry point does not use are skipped, and
+    /// every binding it uses must be given.
+    pub fn bind_at(&self, gpu: &Gpu, slots: &[(u32, &dyn Bind)]) -> Result<wgpu::BindGroup> {
+        let mut entries = Vec::new();
+        for &b in &self.bindings {
+            let buffer = slots.iter().find(|(i, _)| *i == b).map(|(_, buf)| *buf).ok_or_else(|| {
+                Error::invalid("bindings", format!("{} uses binding {b}, which was not given", self.name))
+            })?;
+            entries.push(wgpu::BindGroupEntry { binding: b, resource: buffer.wgpu_buffer().as_entire_binding() });
+        }
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&self.name),
+            layout: &self.layout,
+            entries: &entries,
+        });
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(Error::gpu(format!("binding buffers for {}", self.name), e)),
+            None => Ok(group),
+        }
+    }
+}
+
+#[derive(Default)]
+pub(super) struct PipelineCache(Mutex<HashMap<String, Arc<Kernel>>>);
+
+impl Gpu {
+    /// The compute kernel `entry` of `path` (under `shaders/`) with `defines`, cached.
+    pub fn kernel(&self, path: &str, entry: &str, defines: &[&str]) -> Result<Arc<Kernel>> {
+        self.kernel_with_constants(path, entry, defines, &[])
+    }
+
+    /// As [`Gpu::kernel`], with values for pipeline-overridable constants.
+    pub fn kernel_with_constants(
+        &self,
+        path: &str,
+        entry: &str,
+        defines: &[&str],
+        constants: &[(&str, f64)],
+    ) -> Result<Arc<Kernel>> {
+        let key = format!("{path}:{entry}:{defines:?}:{constants:?}");
+        if let Some(k) = self.pipelines.0.lock().expect("pipeline cache lock").get(&key) {
+            return Ok(k.clone());
+        }
+        let source = preprocess(path, defines)?;
+        let kernel = Arc::new(self.compile(&source, &format!("{path}:{entry}"), entry, constants)?);
+        self.pipelines.0.lock().expect("pipeline cache lock").insert(key, kernel.clone());
+        Ok(kernel)
+    }
+
+    /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`].
+    pub fn compile(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
+        let (module, info) = validate(source)?;
+        let index = module
+            .entry_points
+            .iter()
+            .position(|e| e.name == entry && e.stage == naga::ShaderStage::Compute)
+            .ok_or_else(|| Error::invalid("entry point", format!("{name}: no compute entry point '{entry}'")))?;
+        let uses = info.get_entry_point(index);
+        let mut bindings: Vec<u32> = module
+            .global_variables
+            .iter()
+            .filter(|(h, _)| !uses[*h].is_empty())
+            .filter_map(|(_, g)| g.binding.as_ref().filter(|b| b.group == 0).map(|b| b.binding))
+            .collect();
+        bindings.sort_unstable();
+        let workgroup_size = module.entry_points[index].workgroup_size;
+
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(source.text.clone().into()),
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(name),
+            layout: None,
+            module: &shader,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: true },
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::gpu(format!("creating the pipeline {name} on {}", self.adapter_name()), e));
+        }
+        let layout = pipeline.get_bind_group_layout(0);
+        Ok(Kernel { name: name.to_string(), pipeline, layout, bindings, workgroup_size })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every combination of a file's declared variants.
+    fn variant_sets(text: &str) -> Vec<Vec<String>> {
+        let vars = declared_variants(text);
+        (0..1u32 << vars.len())
+            .map(|mask| vars.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, v)| v.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn every_shader_file_validates_in_every_variant() {
+        let on_disk = {
+            let mut v = Vec::new();
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+            let mut stack = vec![root.clone()];
+            while let Some(d) = stack.pop() {
+                for e in std::fs::read_dir(d).unwrap().flatten() {
+                    let p = e.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if p.extension().is_some_and(|x| x == "wgsl") {
+                        v.push(p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/"));
+                    }
+                }
+            }
+            v
+        };
+        assert!(on_disk.len() >= 3, "shaders/ should hold the kernels");
+        let mut checked = 0;
+        for path in &on_disk {
+            let text = embedded_text(path).unwrap_or_else(|| panic!("{path} is not embedded; rebuild"));
+            // shared/ files are libraries: they validate through the kernels that import them,
+            // unless they have an entry point of their own.
+            if path.starts_with("shared/") && !text.contains("@compute") {
+                continue;
+            }
+            for set in variant_sets(text) {
+                let defines: Vec<&str> = set.iter().map(String::as_str).collect();
+                let src = preprocess(path, &defines).unwrap_or_else(|e| panic!("{e}"));
+                if let Err(e) = validate(&src) {
+                    panic!("{path} with {defines:?}: {e}");
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= on_disk.len() / 2);
+    }
+
+    #[test]
+    fn preprocessor_handles_nesting_and_imports() {
+        let lib: &'static str = "fn lib_fn() -> u32 { return 1u; }\n";
+        let text = "#import lib\n#ifdef A\na\n#ifndef B\nab\n#else\nb\n#endif\n#else\nnot_a\n#endif\nend\n";
+        let src = preprocess_text("k.wgsl", text, &["A"], &|n| (n == "lib").then_some(lib)).unwrap();
+        assert_eq!(src.text, "fn lib_fn() -> u32 { return 1u; }\na\nab\nend\n");
+        assert_eq!(src.origin(1), ("shared/lib.wgsl".into(), 1));
+        assert_eq!(src.origin(3), ("k.wgsl".into(), 5));
+        let src = preprocess_text("k.wgsl", text, &["B"], &|n| (n == "lib").then_some(lib)).unwrap();
+        assert_eq!(src.text, "fn lib_fn() -> u32 { return 1u; }\nnot_a\nend\n");
+    }
+
+    #[test]
+    fn preprocessor_errors_name_file_and_line() {
+        let none = |_: &str| None;
+        let e = preprocess_text("k.wgsl", "x\n#import nope\n", &[], &none).unwrap_err().to_string();
+        assert!(e.starts_with("k.wgsl:2:") && e.contains("unknown import 'nope'"), "{e}");
+        let e = preprocess_text("k.wgsl", "#ifdef A\n", &[], &none).unwrap_err().to_string();
+        assert!(e.starts_with("k.wgsl:1:") && e.contains("without #endif"), "{e}");
+        let e = preprocess_text("k.wgsl", "#endif\n", &[], &none).unwrap_err().to_string();
+        assert!(e.contains("without #ifdef"), "{e}");
+    }
+
+    #[test]
+    fn invalid_wgsl_reports_the_original_file_line_and_column() {
+        let lib: &'static str = "fn helper() -> u32 { return 1u; }\n";
+        let text = "#import lib\n// comment\nfn broken() -> u32 {\n    return 1u + true_value;\n}\n";
+        let src = preprocess_text("bad.wgsl", text, &[], &|_| Some(lib)).unwrap();
+        match validate(&src).unwrap_err() {
+            Error::Shader { file, line, column, message } => {
+                assert_eq!(file, "bad.wgsl");
+                assert_eq!(line, 4);
+                assert_eq!(column, 17);
+                assert!(message.contains("true_value"), "{message}");
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Submitting a sequence of steps and timing it: device timestamps around the compute passes
+//! when TIMESTAMP_QUERY is present, wall clock around submit + wait otherwise.
+
+use super::buffer::Bind;
+use super::{Gpu, Kernel};
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimingSource {
+    DeviceTimestamps,
+    WallClock,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Timing {
+    /// The measured time of the steps: device time when `source` says so.
+    pub seconds: f64,
+    pub source: TimingSource,
+    /// Host time from submit to completion, always recorded.
+    pub wall_seconds: f64,
+}
+
+/// One piece of GPU work. Consecutive dispatches share one compute pass (wgpu orders them and
+/// makes earlier storage writes visible to later dispatches).
+pub enum Step<'a> {
+    Dispatch { kernel: &'a Kernel, bind: &'a wgpu::BindGroup, workgroups: [u32; 3] },
+    DispatchIndirect { kernel: &'a Kernel, bind: &'a wgpu::BindGroup, args: &'a wgpu::Buffer, offset: u64 },
+    Copy { from: &'a wgpu::Buffer, to: &'a wgpu::Buffer, bytes: u64 },
+    Clear { buffer: &'a wgpu::Buffer },
+}
+
+impl<'a> Step<'a> {
+    pub fn dispatch(kernel: &'a Kernel, bind: &'a wgpu::BindGroup, workgroups: [u32; 3]) -> Self {
+        Step::Dispatch { kernel, bind, workgroups }
+    }
+
+    pub fn copy(from: &'a dyn Bind, to: &'a dyn Bind, bytes: u64) -> Self {
+        Step::Copy { from: from.wgpu_buffer(), to: to.wgpu_buffer(), bytes }
+    }
+
+    pub fn clear(buffer: &'a dyn Bind) -> Self {
+        Step::Clear { buffer: buffer.wgpu_buffer() }
+    }
+
+    fn is_pass_work(&self) -> bool {
+        matches!(self, Step::Dispatch { .. } | Step::DispatchIndirect { .. })
+    }
+}
+
+impl Gpu {
+    /// Workgroup grid covering `items` items at `workgroup_size` per group: 1D while it fits
+    /// `max_compute_workgroups_per_dimension`, else 2D (kernels linearise with `#import grid`).
+    pub fn grid(&self, items: u64, workgroup_size: u32) -> Result<[u32; 3]> {
+        let groups = items.div_ceil(workgroup_size as u64).max(1);
+        let max = self.caps.max_compute_workgroups_per_dimension as u64;
+        if groups <= max {
+            return Ok([groups as u32, 1, 1]);
+        }
+        let rows = groups.div_ceil(max);
+        if rows > max {
+            return Err(Error::Limit {
+                what: format!("dispatch of {items} items in workgroups of {workgroup_size}"),
+                requested: groups,
+                limit: max * max,
+                hint: "split the problem into chunks".into(),
+            });
+        }
+        Ok([groups.div_ceil(rows) as u32, rows as u32, 1])
+    }
+
+    /// Records and submits `steps`, waits for them (bounded by the timeout) and times them.
+    pub fn run(&self, steps: &[Step], timed: bool) -> Result<Timing> {
+        let use_timestamps = timed && self.caps.timestamps && steps.iter().any(Step::is_pass_work);
+        let queries = use_timestamps.then(|| {
+            let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("simtlab timing"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
+            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            (set, resolve)
+        });
+        let first_pass = steps.iter().position(Step::is_pass_work);
+        let last_pass = steps.iter().rposition(Step::is_pass_work);
+
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let mut i = 0;
+        while i < steps.len() {
+            match &steps[i] {
+                Step::Copy { from, to, bytes } => {
+                    encoder.copy_buffer_to_buffer(from, 0, to, 0, *bytes);
+                    i += 1;
+                }
+                Step::Clear { buffer } => {
+                    encoder.clear_buffer(buffer, 0, None);
+                    i += 1;
+                }
+                _ => {
+                    let start = i;
+                    while i < steps.len() && steps[i].is_pass_work() {
+                        i += 1;
+                    }
+                    let timestamp_writes = queries.as_ref().map(|(set, _)| wgpu::ComputePassTimestampWrites {
+                        query_set: set,
+                        beginning_of_pass_write_index: (Some(start) == first_pass).then_some(0),
+                        end_of_pass_write_index: (last_pass.is_some_and(|l| l < i)).then_some(1),
+                    });
+                    let timestamp_writes = timestamp_writes
+                        .filter(|w| w.beginning_of_pass_write_index.is_some() || w.end_of_pass_write_index.is_some());
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("simtlab"),
+                        timestamp_writes,
+                    });
+                    for step in &steps[start..i] {
+                        match step {
+                            Step::Dispatch { kernel, bind, workgroups } => {
+                                pass.set_pipeline(&kernel.pipeline);
+                                pass.set_bind_group(0, Some(*bind), &[]);
+                                pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
+                            }
+                            Step::DispatchIndirect { kernel, bind, args, offset } => {
+                                pass.set_pipeline(&kernel.pipeline);
+                                pass.set_bind_group(0, Some(*bind), &[]);
+                                pass.dispatch_workgroups_indirect(args, *offset);
+                            }
+                            _ => unreachable!("only pass work is grouped"),
+                        }
+                    }
+                }
+            }
+        }
+        if let Some((set, resolve)) = &queries {
+            encoder.resolve_query_set(set, 0..2, resolve, 0);
+        }
+        let commands = encoder.finish();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::gpu("recording GPU work", e));
+        }
+        let t0 = Instant::now();
+        let index = self.queue.submit([commands]);
+        self.wait(Some(index), "running GPU work")?;
+        let wall_seconds = t0.elapsed().as_secs_f64();
+
+        match &queries {
+            Some((_, resolve)) => {
+                let raw = self.read_bytes(resolve, 16)?;
+                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&raw[..16]);
+                let ns = ticks[1].saturating_sub(ticks[0]) as f64 * self.queue.get_timestamp_period() as f64;
+                Ok(Timing { seconds: ns * 1e-9, source: TimingSource::DeviceTimestamps, wall_seconds })
+            }
+            None => Ok(Timing { seconds: wall_seconds, source: TimingSource::WallClock, wall_seconds }),
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! The benchmark protocol: warm-up, N samples, summary statistics, a CPU-reference check on
+//! every record, and schema-versioned records (JSON, CSV) that say where they were measured.
+
+mod output;
+mod progress;
+
+pub use output::{read_json, write_csv, write_json};
+pub use progress::Progress;
+
+use crate::divergence::DivergenceSummary;
+use crate::error::{Error, Result};
+use crate::gpu::{Gpu, Timing, TimingSource};
+use serde::{Deserialize, Serialize};
+
+/// Version of the [`Record`] layout; bump when fields change meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Protocol {
+    pub warmup: usize,
+    pub samples: usize,
+}
+
+impl Default for Protocol {
+    fn default() -> Self {
+        Protocol { warmup: 2, samples: 10 }
+    }
+}
+
+/// Summary of the timed samples, in seconds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Stats {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub source: TimingSource,
+    pub samples: Vec<f64>,
+}
+
+impl Stats {
+    pub fn from_samples(samples: Vec<f64>, source: TimingSource) -> Result<Stats> {
+        if samples.is_empty() {
+            return Err(Error::invalid("samples", "at least one timed sample is needed"));
+        }
+        let mut sorted = samples.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = if n % 2 == 1 { sorted[n / 2] } else { 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]) };
+        let mean = sorted.iter().sum::<f64>() / n as f64;
+        let var = sorted.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n.max(2) - 1) as f64;
+        Ok(Stats { min: sorted[0], median, max: sorted[n - 1], mean, stddev: var.sqrt(), source, samples })
+    }
+}
+
+/// Runs `once` `warmup` times untimed, then `samples` times, and summarises.
+pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) -> Result<Stats> {
+    for _ in 0..protocol.warmup {
+        once()?;
+    }
+    let mut samples = Vec::with_capacity(protocol.samples);
+    let mut source = TimingSource::DeviceTimestamps;
+    for _ in 0..protocol.samples.max(1) {
+        let t = once()?;
+        if t.source == TimingSource::WallClock {
+            source = TimingSource::WallClock;
+        }
+        samples.push(t.seconds);
+    }
+    Stats::from_samples(samples, source)
+}
+
+/// The comparison of a GPU result with its CPU reference.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Check {
+    pub passed: bool,
+    /// Elements compared.
+    pub checked: u64,
+    /// Elements outside tolerance (integers: not equal).
+    pub mismatches: u64,
+    /// Largest relative error (0 for exact integer comparisons).
+    pub max_rel_error: f64,
+    /// Tolerance used for floats (0 = exact).
+    pub tolerance: f64,
+    /// First mismatch, for the error message.
+    pub first_mismatch: Option<String>,
+}
+
+impl Check {
+    /// Exact comparison (integers).
+    pub fn exact<T: PartialEq + std::fmt::Debug>(gpu: &[T], cpu: &[T]) -> Check {
+        let mut mismatches = (gpu.len() != cpu.len()) as u64;
+        let mut first = (gpu.len() != cpu.len()).then(|| format!("length {} vs {}", gpu.len(), cpu.len()));
+        for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
+            if g != c {
+                mismatches += 1;
+                first.get_or_insert_with(|| format!("[{i}]: gpu {g:?}, cpu {c:?}"));
+            }
+        }
+        Check {
+            passed: mismatches == 0,
+            checked: cpu.len() as u64,
+            mismatches,
+            max_rel_error: 0.0,
+            tolerance: 0.0,
+            first_mismatch: first,
+        }
+    }
+
+    /// Relative-error comparison of floats: |g - c| <= tol * max(|c|, floor).
+    pub fn relative(gpu: &[f32], cpu: &[f32], tolerance: f64, floor: f64) -> Check {
+        let mut mismatches = (gpu.len() != cpu.len()) as u64;
+        let mut first = (gpu.len() != cpu.len()).then(|| format!("length {} vs {}", gpu.len(), cpu.len()));
+        let mut max_rel: f64 = 0.0;
+        for (i, (&g, &c)) in gpu.iter().zip(cpu).enumerate() {
+            let rel = (g as f64 - c as f64).abs() / (c as f64).abs().max(floor);
+            let rel = if rel.is_nan() { f64::INFINITY } else { rel };
+            max_rel = max_rel.max(rel);
+            if rel > tolerance {
+                mismatches += 1;
+                first.get_or_insert_with(|| format!("[{i}]: gpu {g}, cpu {c}, relative error {rel:.3e}"));
+            }
+        }
+        Check {
+            passed: mismatches == 0,
+            checked: cpu.len() as u64,
+            mismatches,
+            max_rel_error: max_rel,
+            tolerance,
+            first_mismatch: first,
+        }
+    }
+
+    /// Turns a failed check into an error (for tests and strict runs).
+    pub fn into_result(self, what: &str) -> Result<Check> {
+        if self.passed {
+            Ok(self)
+        } else {
+            Err(Error::invalid(
+                format!("{what} result"),
+                format!(
+                    "{} of {} elements differ from the CPU reference; first {}",
+                    self.mismatches,
+                    self.checked,
+                    self.first_mismatch.as_deref().unwrap_or("?")
+                ),
+            ))
+        }
+    }
+}
+
+/// Where a record was measured.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Environment {
+    pub adapter: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub subgroup_size: Option<u32>,
+    pub git_hash: String,
+    /// Seconds since the Unix epoch.
+    pub unix_time: u64,
+}
+
+impl Environment {
+    pub fn of(gpu: &Gpu) -> Self {
+        Environment {
+            adapter: gpu.info.name.clone(),
+            backend: format!("{:?}", gpu.info.backend),
+            device_type: format!("{:?}", gpu.info.device_type),
+            driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info).trim().to_string(),
+            subgroup_size: gpu.caps.subgroup_size,
+            git_hash: env!("SIMTLAB_GIT_HASH").to_string(),
+            unix_time: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// A throughput figure derived from the median time.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Throughput {
+    pub value: f64,
+    pub unit: String,
+}
+
+/// One measured configuration: what ran, on what, how fast, and whether it was right.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Record {
+    pub schema: u32,
+    /// Family and kernel, e.g. `micro` / `data_loop`.
+    pub family: String,
+    pub kernel: String,
+    /// Variant label, e.g. the distribution or strategy.
+    pub variant: String,
+    pub params: serde_json::Value,
+    pub seed: u64,
+    pub environment: Environment,
+    pub stats: Stats,
+    pub check: Check,
+    pub divergence: Option<DivergenceSummary>,
+    pub throughput: Option<Throughput>,
+    /// Family-specific figures (elements moved, remap cost, ...).
+    #[serde(default)]
+    pub extra: serde_json::Value,
+}

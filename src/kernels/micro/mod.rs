@@ -1,0 +1,323 @@
+//! Zhang's Figure 1 patterns: a data-dependent `if` (a fraction p of threads take an expensive
+//! path) and a data-dependent `for` loop (trip counts from a chosen distribution).
+
+pub mod cpu;
+
+use crate::divergence::{self, Divergence, ProbeLayout};
+use crate::error::{Error, Result};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub const WORKGROUP_SIZE: u32 = 256;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    /// `if (value < threshold)` with an expensive taken path.
+    If,
+    /// `for (r = 0; r < trips[i]; r++)`.
+    Loop,
+}
+
+/// Trip-count layouts of the loop pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Distribution {
+    /// Every thread runs the same (mean) trip count: no divergence.
+    Uniform,
+    /// In each group of `group` threads one random lane runs `long` trips, the others `short`.
+    OneLong,
+    /// Trip counts uniform in [short, long].
+    Random,
+    /// The one-long multiset sorted ascending: the same work, long lanes side by side.
+    Sorted,
+}
+
+impl Distribution {
+    pub fn name(self) -> &'static str {
+        match self {
+            Distribution::Uniform => "uniform",
+            Distribution::OneLong => "one-long",
+            Distribution::Random => "random",
+            Distribution::Sorted => "sorted",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MicroConfig {
+    pub pattern: Pattern,
+    pub distribution: Distribution,
+    pub n: usize,
+    pub seed: u64,
+    /// `if`: fraction of threads on the expensive path.
+    pub probability: f64,
+    /// `if`: rounds of mixing on the expensive path.
+    pub heavy: u32,
+    /// Loop: short and long trip counts.
+    pub short: u32,
+    pub long: u32,
+    /// Loop: the group width the one-long layout targets (32 = an NVIDIA warp).
+    pub group: u32,
+}
+
+impl Default for MicroConfig {
+    fn default() -> Self {
+        MicroConfig {
+            pattern: Pattern::Loop,
+            distribution: Distribution::OneLong,
+            n: 1 << 20,
+            seed: 1,
+            probability: 0.5,
+            heavy: 256,
+            short: 16,
+            long: 512,
+            group: 32,
+        }
+    }
+}
+
+impl MicroConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.n == 0 || self.n > u32::MAX as usize {
+            return Err(Error::invalid("--n", format!("{} (use 1..=2^32-1 threads)", self.n)));
+        }
+        if !(0.0..=1.0).contains(&self.probability) {
+            return Err(Error::invalid("--probability", format!("{} (use 0..=1)", self.probability)));
+        }
+        if self.short > self.long || self.group == 0 {
+            return Err(Error::invalid("trip counts", format!("short {} must be ≤ long {}, group > 0", self.short, self.long)));
+        }
+        if self.pattern == Pattern::If && !matches!(self.distribution, Distribution::Random | Distribution::Sorted) {
+            return Err(Error::invalid("--distribution", "the if pattern takes random (default) or sorted"));
+        }
+        Ok(())
+    }
+
+    pub fn kernel_name(&self) -> &'static str {
+        match self.pattern {
+            Pattern::If => "if_branch",
+            Pattern::Loop => "data_loop",
+        }
+    }
+
+    /// `if`: the threshold below which a value (uniform in [0, 2^31)) takes the heavy path.
+    pub fn threshold(&self) -> u32 {
+        (self.probability * (1u64 << 31) as f64).round() as u32
+    }
+}
+
+/// Inputs of one run: `primary` = values (`if`) or trip counts (loop); `seeds` (loop only).
+#[derive(Clone, Debug)]
+pub struct MicroInput {
+    pub primary: Vec<u32>,
+    pub seeds: Vec<u32>,
+}
+
+/// Trip counts for the loop pattern.
+pub fn loop_trips(cfg: &MicroConfig, rng: &mut Rng) -> Vec<u32> {
+    let (n, g) = (cfg.n, cfg.group as usize);
+    match cfg.distribution {
+        Distribution::Uniform => vec![cfg.short + (cfg.long - cfg.short) / g as u32; n],
+        Distribution::Random => (0..n).map(|_| rng.range_u32(cfg.short, cfg.long)).collect(),
+        Distribution::OneLong | Distribution::Sorted => {
+            let mut t = vec![cfg.short; n];
+            for start in (0..n).step_by(g) {
+                let lanes = g.min(n - start);
+                t[start + rng.range_u32(0, lanes as u32 - 1) as usize] = cfg.long;
+            }
+            if cfg.distribution == Distribution::Sorted {
+                t.sort_unstable();
+            }
+            t
+        }
+    }
+}
+
+pub fn generate(cfg: &MicroConfig) -> Result<MicroInput> {
+    cfg.validate()?;
+    let mut rng = Rng::new(cfg.seed);
+    Ok(match cfg.pattern {
+        Pattern::If => {
+            let mut values: Vec<u32> = (0..cfg.n).map(|_| rng.next_u32() >> 1).collect();
+            if cfg.distribution == Distribution::Sorted {
+                values.sort_unstable();
+            }
+            MicroInput { primary: values, seeds: Vec::new() }
+        }
+        Pattern::Loop => {
+            let trips = loop_trips(cfg, &mut rng);
+            MicroInput { primary: trips, seeds: rng.vec_u32(cfg.n) }
+        }
+    })
+}
+
+/// The CPU reference output for `input`.
+pub fn reference(cfg: &MicroConfig, input: &MicroInput) -> Vec<u32> {
+    match cfg.pattern {
+        Pattern::If => cpu::if_branch(&input.primary, cfg.threshold(), cfg.heavy),
+        Pattern::Loop => cpu::data_loop(&input.primary, &input.seeds),
+    }
+}
+
+/// Host emulation of the kernel's divergence at width `width` (thread i handles element
+/// `order[i]` when an order is given).
+pub fn emulate(cfg: &MicroConfig, input: &MicroInput, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+    let at = |i: usize| order.map_or(i, |o| o[i] as usize);
+    match cfg.pattern {
+        Pattern::If => {
+            let t = cfg.threshold();
+            let paths: Vec<u32> = (0..cfg.n).map(|i| (input.primary[at(i)] < t) as u32).collect();
+            divergence::emulate_paths(&paths, 1, width)
+        }
+        Pattern::Loop => {
+            let trips: Vec<u32> = (0..cfg.n).map(|i| input.primary[at(i)]).collect();
+            divergence::emulate_loops(&trips, width)
+        }
+    }
+}
+
+/// Options of a prepared run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions<'a> {
+    /// Count divergence with the GPU probe (needs subgroups).
+    pub probe: bool,
+    /// Reference redirection: thread i works on element `remap[i]` (loop pattern).
+    pub remap: Option<&'a [u32]>,
+}
+
+/// Uploaded inputs and a bound kernel, ready to dispatch repeatedly.
+pub struct Prepared {
+    kernel: Arc<Kernel>,
+    bind: wgpu::BindGroup,
+    results: GpuBuffer<u32>,
+    probe: Option<(GpuBuffer<u32>, ProbeLayout)>,
+    grid: [u32; 3],
+    // Kept alive for the bind group.
+    _inputs: Vec<GpuBuffer<u32>>,
+}
+
+impl Prepared {
+    pub fn new(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, options: RunOptions) -> Result<Prepared> {
+        cfg.validate()?;
+        let n = cfg.n;
+        if input.primary.len() != n || (cfg.pattern == Pattern::Loop && input.seeds.len() != n) {
+            return Err(Error::invalid("input", format!("{} values for n = {n}", input.primary.len())));
+        }
+        let width = if options.probe { Some(gpu.require_subgroups()?) } else { None };
+        let mut defines = Vec::new();
+        if width.is_some() {
+            defines.push("PROBE");
+        }
+        if let Some(order) = options.remap {
+            if cfg.pattern != Pattern::Loop || order.len() != n {
+                return Err(Error::invalid("remap", "an index array of n entries, for the loop pattern"));
+            }
+            defines.push("REMAP");
+        }
+        let file = format!("micro/{}.wgsl", cfg.kernel_name());
+        let kernel = gpu.kernel(&file, "main", &defines)?;
+        let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
+        let results = gpu.buffer_zeroed::<u32>("results", n, BufferKind::Storage)?;
+        let params = match cfg.pattern {
+            Pattern::If => [n as u32, cfg.threshold(), cfg.heavy, 0],
+            Pattern::Loop => [n as u32, 0, 0, 0],
+        };
+        let params = gpu.buffer("params", &params, BufferKind::Uniform)?;
+        let mut inputs = vec![gpu.buffer("primary", &input.primary, BufferKind::Storage)?];
+        if cfg.pattern == Pattern::Loop {
+            inputs.push(gpu.buffer("seeds", &input.seeds, BufferKind::Storage)?);
+        }
+        let remap = options.remap.map(|o| gpu.buffer("remap index", o, BufferKind::Storage)).transpose()?;
+        let workgroups = grid[0] as usize * grid[1] as usize;
+        let probe = match width {
+            Some(w) => {
+                let layout = ProbeLayout::new(1, workgroups, WORKGROUP_SIZE, w);
+                Some((gpu.buffer_zeroed::<u32>("probe records", layout.words(), BufferKind::Storage)?, layout))
+            }
+            None => None,
+        };
+        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = Vec::new();
+        match cfg.pattern {
+            Pattern::If => {
+                slots.extend([(0, &inputs[0] as _), (1, &results as _), (2, &params as _)]);
+            }
+            Pattern::Loop => {
+                slots.extend([(0, &inputs[0] as _), (1, &inputs[1] as _), (2, &results as _), (3, &params as _)]);
+                if let Some(r) = &remap {
+                    slots.push((4, r));
+                }
+            }
+        }
+        if let Some((b, _)) = &probe {
+            slots.push((crate::divergence::PROBE_BINDING, b));
+        }
+        let bind = kernel.bind_at(gpu, &slots)?;
+        inputs.push(params);
+        inputs.extend(remap);
+        Ok(Prepared { kernel, bind, results, probe, grid, _inputs: inputs })
+    }
+
+    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
+    }
+
+    pub fn results(&self, gpu: &Gpu) -> Result<Vec<u32>> {
+        gpu.read(&self.results)
+    }
+
+    /// The probe's counters from the last dispatch (None when not probing).
+    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        match &self.probe {
+            Some((buffer, layout)) => Ok(Some(layout.decode(&gpu.read(buffer)?))),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Times the configuration, checks it against the CPU reference, and measures divergence
+/// (GPU probe in a separate run so it does not perturb timing; host emulation without subgroups).
+pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record> {
+    let input = generate(cfg)?;
+    let expected = reference(cfg, &input);
+    let plain = Prepared::new(gpu, cfg, &input, RunOptions::default())?;
+    let stats = harness::measure(protocol, || plain.dispatch(gpu))?;
+    let check = Check::exact(&plain.results(gpu)?, &expected);
+    drop(plain);
+
+    let (divergence, source) = if gpu.caps.subgroup_size.is_some() {
+        let probed = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, remap: None })?;
+        probed.dispatch(gpu)?;
+        let d = probed.divergence(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?;
+        (d, "gpu-probe")
+    } else {
+        (emulate(cfg, &input, None, cfg.group)?, "host-emulation")
+    };
+    let work: f64 = match cfg.pattern {
+        Pattern::If => cfg.n as f64,
+        Pattern::Loop => input.primary.iter().map(|&t| t as f64).sum(),
+    };
+    Ok(Record {
+        schema: harness::SCHEMA_VERSION,
+        family: "micro".into(),
+        kernel: cfg.kernel_name().into(),
+        variant: match cfg.pattern {
+            Pattern::If => format!("p={}", cfg.probability),
+            Pattern::Loop => cfg.distribution.name().into(),
+        },
+        params: serde_json::to_value(cfg).unwrap_or_default(),
+        seed: cfg.seed,
+        environment: Environment::of(gpu),
+        throughput: Some(match cfg.pattern {
+            Pattern::If => Throughput { value: work / stats.median * 1e-6, unit: "Mthreads/s".into() },
+            Pattern::Loop => Throughput { value: work / stats.median * 1e-9, unit: "G iterations/s".into() },
+        }),
+        stats,
+        check,
+        divergence: Some(divergence.summary()),
+        extra: serde_json::json!({ "divergence_source": source }),
+    })
+}

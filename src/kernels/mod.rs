@@ -1,0 +1,21 @@
+//! Benchmark kernel families: one folder each, with the runner in `mod.rs` and the CPU
+//! reference in `cpu.rs`, named like the WGSL files under `shaders/<family>/`.
+
+pub mod micro;
+
+/// Splits `0..n` into one contiguous range per available core and runs `f` on each range on
+/// its own thread; results come back in order. CPU references use it for large inputs.
+pub fn parallel_ranges<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism().map(|p| p.get()).unwrap_or(1).min(n.max(1));
+    let chunk = n.div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let f = &f;
+                let range = (t * chunk).min(n)..((t + 1) * chunk).min(n);
+                s.spawn(move || f(range))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("reference thread panicked")).collect()
+    })
+}

@@ -1,0 +1,21 @@
+//! simtlab: measure, explain and remove SIMT divergence and scheduling limits on any GPU that
+//! wgpu reaches (Vulkan, Metal, DX12, GL).
+//!
+//! - [`gpu`]: the GPU context ([`gpu::Gpu::new`] standalone, [`gpu::Gpu::from_device`] embedded),
+//!   shader loading and timing.
+//! - [`harness`]: the benchmark protocol and result records.
+//! - [`divergence`]: SIMT efficiency, branch efficiency and divergence ratio, from the GPU
+//!   probe or from host emulation at any width.
+//! - [`occupancy`]: the analytical occupancy model (G80 to Hopper, AMD).
+//! - [`remap`]: thread-data remapping (redirection, LAM layout, GPU regrouping, pipelining).
+//! - [`kernels`]: the benchmark kernel families, each with its CPU reference.
+
+pub mod divergence;
+pub mod error;
+pub mod gpu;
+pub mod harness;
+pub mod kernels;
+pub mod rng;
+
+pub use error::{Error, Result};
+pub use gpu::{Gpu, GpuOptions};

@@ -1,0 +1,1 @@
+//! Analytical occupancy model.

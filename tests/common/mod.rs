@@ -1,0 +1,24 @@
+#![allow(dead_code)]
+//! Shared set-up for the GPU integration tests: the default adapter (lavapipe in CI).
+
+use simtlab::{Gpu, GpuOptions};
+
+pub fn gpu() -> Gpu {
+    Gpu::new(&GpuOptions::default()).unwrap_or_else(|e| panic!("no usable GPU adapter: {e}"))
+}
+
+/// The GPU when it has subgroups. In CI (CI=true) a missing feature fails the test instead of
+/// skipping it, so a broken driver install cannot turn the suite green.
+pub fn gpu_with_subgroups() -> Option<(Gpu, u32)> {
+    let gpu = gpu();
+    match gpu.caps.subgroup_size {
+        Some(w) => Some((gpu, w)),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI needs subgroups but {} has none (install mesa-vulkan-drivers)", gpu.adapter_name())
+        }
+        None => {
+            eprintln!("skipped: {} has no subgroups", gpu.adapter_name());
+            None
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! The GPU divergence probe agrees exactly with host emulation at the native subgroup width.
+
+mod common;
+
+use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared, RunOptions};
+
+fn probe_vs_emulation(cfg: &MicroConfig) {
+    let Some((gpu, width)) = common::gpu_with_subgroups() else { return };
+    let input = micro::generate(cfg).unwrap();
+    let run = Prepared::new(&gpu, cfg, &input, RunOptions { probe: true, remap: None }).unwrap();
+    run.dispatch(&gpu).unwrap();
+    assert_eq!(run.results(&gpu).unwrap(), micro::reference(cfg, &input), "probing must not change results");
+    let measured = run.divergence(&gpu).unwrap().unwrap();
+    let emulated = micro::emulate(cfg, &input, None, width).unwrap();
+    assert_eq!(measured.sites, emulated.sites, "{cfg:?}");
+    assert_eq!(measured.warps, emulated.warps);
+    assert_eq!(measured.divergent_warps, emulated.divergent_warps);
+    assert_eq!(measured.per_warp_divergent, emulated.per_warp_divergent);
+    assert!(measured.warps as usize == cfg.n.div_ceil(width as usize));
+}
+
+#[test]
+fn loop_probe_matches_emulation_for_every_distribution() {
+    for (i, distribution) in [Distribution::Uniform, Distribution::OneLong, Distribution::Random, Distribution::Sorted]
+        .into_iter()
+        .enumerate()
+    {
+        // sizes not a multiple of the workgroup or the subgroup
+        let cfg = MicroConfig { n: 3000 + 37 * i, distribution, short: 1, long: 50, group: 8, seed: i as u64, ..Default::default() };
+        probe_vs_emulation(&cfg);
+    }
+}
+
+#[test]
+fn if_probe_matches_emulation() {
+    for p in [0.1, 0.5, 0.97] {
+        let cfg = MicroConfig { pattern: Pattern::If, distribution: Distribution::Random, n: 5003, probability: p, heavy: 8, ..Default::default() };
+        probe_vs_emulation(&cfg);
+    }
+}
