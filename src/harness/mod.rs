@@ -4,7 +4,7 @@
 mod output;
 mod progress;
 
-pub use output::{read_json, write_csv, write_json};
+pub use output::{format_seconds, read_json, table, write_csv, write_json};
 pub use progress::Progress;
 
 use crate::divergence::DivergenceSummary;

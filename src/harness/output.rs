@@ -70,3 +70,53 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<()> {
     }
     std::fs::write(path, out).map_err(|e| Error::io(path, e))
 }
+
+/// A terminal table of records: what ran, time, throughput, divergence and the CPU check.
+pub fn table(records: &[Record]) -> String {
+    let mut rows = vec![[
+        "kernel".to_string(),
+        "variant".into(),
+        "median".into(),
+        "spread (min..max)".into(),
+        "throughput".into(),
+        "SIMT eff.".into(),
+        "div. ratio".into(),
+        "check".into(),
+    ]];
+    for r in records {
+        let d = r.divergence;
+        rows.push([
+            r.kernel.clone(),
+            r.variant.clone(),
+            format_seconds(r.stats.median),
+            format!("{}..{}", format_seconds(r.stats.min), format_seconds(r.stats.max)),
+            r.throughput.as_ref().map(|t| format!("{:.3} {}", t.value, t.unit)).unwrap_or_default(),
+            d.map(|d| format!("{:.1} %", 100.0 * d.simt_efficiency)).unwrap_or_default(),
+            d.map(|d| format!("{:.3}", d.divergence_ratio)).unwrap_or_default(),
+            if r.check.passed { "ok".into() } else { format!("FAILED ({} wrong)", r.check.mismatches) },
+        ]);
+    }
+    let widths: Vec<usize> = (0..8).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect();
+        out += line.join("  ").trim_end();
+        out.push('\n');
+        if i == 0 {
+            out += &"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Seconds with a unit that keeps 3-4 significant digits.
+pub fn format_seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.2} us", s * 1e6)
+    }
+}
