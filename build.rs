@@ -27,6 +27,19 @@ fn main() {
     code += "];\n";
     fs::write(Path::new(&env::var("OUT_DIR").unwrap()).join("shaders.rs"), code).unwrap();
 
+    // The papers' published values, assets/papers/<paper>.toml.
+    let papers = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/papers");
+    println!("cargo:rerun-if-changed=assets/papers");
+    let mut code = String::from("pub static PAPERS: &[(&str, &str)] = &[\n");
+    let mut names: Vec<_> = fs::read_dir(&papers).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    names.sort();
+    for p in names.iter().filter(|p| p.extension().is_some_and(|x| x == "toml")) {
+        let stem = p.file_stem().unwrap().to_string_lossy();
+        code += &format!("    ({stem:?}, include_str!({:?})),\n", p.to_string_lossy());
+    }
+    code += "];\n";
+    fs::write(Path::new(&env::var("OUT_DIR").unwrap()).join("papers.rs"), code).unwrap();
+
     // The commit a benchmark record was measured with.
     let hash = std::process::Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])

@@ -11,10 +11,12 @@
 //! - [`kernels`]: the benchmark kernel families, each with its CPU reference.
 
 pub mod divergence;
+pub mod experiments;
 pub mod error;
 pub mod gpu;
 pub mod harness;
 pub mod kernels;
+pub mod report;
 pub mod rng;
 
 pub use error::{Error, Result};

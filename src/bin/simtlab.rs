@@ -1,6 +1,7 @@
 //! The simtlab command line: devices, benchmarks, the occupancy calculator, the explorer.
 
 use clap::{Args, Parser, Subcommand};
+use simtlab::experiments;
 use simtlab::gpu::{self, GpuOptions};
 use simtlab::harness::{self, Progress, Protocol, Record};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
@@ -35,6 +36,37 @@ enum Command {
     Bench {
         #[command(subcommand)]
         family: BenchFamily,
+    },
+    /// Re-run the papers' experiments on this adapter and write a report beside their numbers.
+    Reproduce {
+        /// zhang, chakroun, carrillo, gupta, ryoo or all.
+        #[arg(long, default_value = "all")]
+        paper: String,
+        /// Small sizes (minutes on a CPU adapter) instead of the papers' sizes.
+        #[arg(long)]
+        quick: bool,
+        #[arg(long, default_value = "simtlab-report")]
+        out: PathBuf,
+        /// Run only every n-th point starting at the i-th (i/n, 1 ≤ i ≤ n), for array jobs.
+        #[arg(long)]
+        shard: Option<String>,
+    },
+    /// Reports from earlier runs.
+    Report {
+        #[command(subcommand)]
+        action: ReportAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum ReportAction {
+    /// Join the results of several shard directories into one report.
+    Merge {
+        /// Directories written by `reproduce --shard`.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        #[arg(long, default_value = "simtlab-report")]
+        out: PathBuf,
     },
 }
 
@@ -190,8 +222,44 @@ fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
     Ok(records)
 }
 
+fn reproduce(cli: &Cli, paper: &str, quick: bool, out: &std::path::Path, shard: Option<&str>) -> Result<()> {
+    let shard: experiments::Shard = shard.map(str::parse).transpose()?.unwrap_or_else(experiments::Shard::whole);
+    let selected = experiments::select(paper)?;
+    let gpu = open_gpu(cli)?;
+    let t0 = std::time::Instant::now();
+    let scale = if quick { experiments::Scale::Quick } else { experiments::Scale::Full };
+    let outcomes = experiments::run(&gpu, &selected, scale, shard);
+    let env = harness::Environment::of(&gpu);
+    let header = vec![
+        format!("adapter: {} ({}, {}), driver {}", env.adapter, env.backend, env.device_type, env.driver),
+        format!("subgroup size: {}", env.subgroup_size.map_or("none".into(), |w| w.to_string())),
+        format!("command: simtlab {}", std::env::args().skip(1).collect::<Vec<_>>().join(" ")),
+        format!("git: {}; unix time {}; {:.0} s", env.git_hash, env.unix_time, t0.elapsed().as_secs_f64()),
+        format!("mode: {}; shard {}/{}", if quick { "quick" } else { "full" }, shard.index, shard.count),
+    ];
+    experiments::write_report(out, &outcomes, &header)?;
+    let failed: Vec<&experiments::Outcome> = outcomes.iter().filter(|o| o.error.is_some()).collect();
+    let bad_checks = outcomes.iter().flat_map(|o| &o.records).filter(|r| !r.check.passed).count();
+    println!("{} points, {} failed, {} records failed their CPU check; report: {}", outcomes.len(), failed.len(), bad_checks, out.join("report.md").display());
+    if !failed.is_empty() || bad_checks > 0 {
+        return Err(Error::invalid("reproduction", "some points failed; see the report"));
+    }
+    Ok(())
+}
+
+fn merge_reports(dirs: &[PathBuf], out: &std::path::Path) -> Result<()> {
+    let parts = dirs.iter().map(|d| experiments::read_outcomes(d)).collect::<Result<Vec<_>>>()?;
+    let merged = experiments::merge(parts);
+    let header = vec![format!("merged from {}", dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "))];
+    experiments::write_report(out, &merged, &header)?;
+    println!("{} points merged; report: {}", merged.len(), out.join("report.md").display());
+    Ok(())
+}
+
 fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
+        Command::Reproduce { paper, quick, out, shard } => reproduce(cli, paper, *quick, out, shard.as_deref()),
+        Command::Report { action: ReportAction::Merge { dirs, out } } => merge_reports(dirs, out),
         Command::Devices { json } => devices(cli, *json),
         Command::Bench { family } => match family {
             BenchFamily::Micro(a) => {

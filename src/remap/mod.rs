@@ -1,1 +1,63 @@
-//! placeholder
+//! Thread-data remapping (Zhang et al., ICS'10): give the threads of a warp elements that take
+//! the same path, so the warp stops diverging.
+//!
+//! Everything here is plain data in, plain data out; the GPU side is two WGSL pieces:
+//! `shaders/shared/remap.wgsl` (`remapped_id`, for kernels reading through an index buffer)
+//! and `shaders/remap/` (building the index buffer on the GPU).
+//!
+//! # Using it with your own kernel
+//!
+//! 1. **Classify** each thread's input: [`classify_loops`] for a loop whose trip count varies
+//!    per thread, [`classify_paths`] for `if` conditions (bit k of a path vector = outcome of
+//!    condition k), or [`Classes::from_ids`] for your own classes.
+//! 2. **Decide** whether it pays: [`Profile::from_loops`] / [`Profile::from_paths`] emulate the
+//!    divergence before and after, and [`decide`] weighs the gain against each mechanism's
+//!    cost ([`CostModel`]). A kernel that does not diverge gets [`Strategy::None`].
+//! 3. **Remap**, one of:
+//!    - *Reference redirection*: upload [`redirect_index`] as
+//!      `@group(0) @binding(N) var<storage, read> remap_index: array<u32>;`, define `REMAP`,
+//!      `#import remap`, and start the kernel with `let id = remapped_id(gid);`, using `id`
+//!      wherever the kernel used `gid` — in data indices and, per the paper's IDArray rule,
+//!      in arithmetic too. Outputs written at `id` land in the original order.
+//!    - *Layout transformation*: `let plan = LamPlan::new(&classes, subgroup_size)?;` upload
+//!      `plan.permute(&input)?` for each per-thread input, run the kernel unchanged, and read
+//!      back `plan.restore(&output)?` for each per-thread output. LAM moves only the elements
+//!      that must move; memory accesses stay coalesced.
+//!    - *GPU regroup*: upload the class ids and dispatch the three `shaders/remap/` kernels
+//!      (geometry from [`regroup_dispatch`]); the result is the same index as
+//!      [`redirect_index`], used as above.
+//! 4. **Hide the cost** for chunked work with a [`Pipeline`]: workers compute the mapping of
+//!    chunk i+Δ while the GPU runs chunk i; a mapping that is late runs unmapped, correctly.
+//!
+//! ```
+//! use simtlab::remap::{classify_loops, Bucketing, LamPlan, redirect_index, gather};
+//! let trips = [9, 1, 9, 1, 1, 9, 1, 9];
+//! let classes = classify_loops(&trips, 10, Bucketing::EqualWidth)?;
+//! // LAM keeps each warp's dominant class in place and swaps the rest: 4 moves.
+//! let plan = LamPlan::new(&classes, 4)?;
+//! assert_eq!(plan.permute(&trips)?, vec![9, 9, 9, 9, 1, 1, 1, 1]);
+//! assert_eq!(plan.moved(), 4);
+//! // The redirect index sorts by class (ascending trip count for loops).
+//! assert_eq!(gather(&trips, &redirect_index(&classes))?, vec![1, 1, 1, 1, 9, 9, 9, 9]);
+//! # Ok::<(), simtlab::error::Error>(())
+//! ```
+
+mod classes;
+mod control;
+mod gpu_regroup;
+mod lam;
+mod pipeline;
+mod redirect;
+
+pub use classes::{classify_loops, classify_paths, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
+pub use control::{decide, CostModel, Deadline, Decision, Profile, Strategy};
+pub use gpu_regroup::{
+    gpu_regroup_reference, regroup_dispatch, workgroup_grid, RegroupDispatch, RegroupParams, MAX_GPU_CLASSES,
+    MAX_TILE, MAX_WORKGROUPS_PER_DIMENSION, SCAN_WORKGROUP_SIZE,
+};
+pub use lam::{Label, LamPlan};
+pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
+pub use redirect::{gather, inverse, redirect_index, redirect_index_of};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,236 @@
+//! The papers' experiments as sweeps over the kernel runners, run by `simtlab reproduce`.
+//!
+//! Each experiment declares its sweep points (quick sizes for a CPU adapter, full sizes for a
+//! real GPU), runs one point at a time into records, and renders its tables and figures with
+//! the paper's published values beside ours (`assets/papers/*.toml`).
+
+mod zhang;
+
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::harness::{Progress, Record};
+use crate::report::Section;
+use serde::{Deserialize, Serialize};
+
+/// Problem sizes: `Tiny` for the test suite, `Quick` for a CPU adapter (minutes), `Full` for
+/// the papers' sizes on a real GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    Tiny,
+    Quick,
+    Full,
+}
+
+impl Scale {
+    /// Picks by scale.
+    pub fn pick<T>(self, tiny: T, quick: T, full: T) -> T {
+        match self {
+            Scale::Tiny => tiny,
+            Scale::Quick => quick,
+            Scale::Full => full,
+        }
+    }
+
+    /// Timing protocol for the scale.
+    pub fn protocol(self) -> crate::harness::Protocol {
+        let (warmup, samples) = self.pick((0, 1), (1, 3), (2, 10));
+        crate::harness::Protocol { warmup, samples }
+    }
+}
+
+/// One point of an experiment's sweep.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Point {
+    pub experiment: String,
+    /// Stable, unique within the experiment (used to merge shards).
+    pub key: String,
+    pub params: serde_json::Value,
+}
+
+/// What one point produced: its records, or the error that stopped it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Outcome {
+    pub point: Point,
+    pub records: Vec<Record>,
+    pub error: Option<String>,
+    pub seconds: f64,
+}
+
+pub trait Experiment: Sync {
+    /// Paper short name: zhang, chakroun, carrillo, gupta, ryoo.
+    fn paper(&self) -> &'static str;
+    /// Unique id, e.g. `zhang-fig1-loop`.
+    fn id(&self) -> &'static str;
+    fn title(&self) -> &'static str;
+    fn points(&self, scale: Scale) -> Vec<Point>;
+    fn run(&self, gpu: &Gpu, point: &Point) -> Result<Vec<Record>>;
+    /// Tables, figures and verdicts from the outcomes of this experiment's points.
+    fn render(&self, outcomes: &[&Outcome], paper: &crate::report::PaperValues) -> Section;
+}
+
+pub const PAPERS: [&str; 5] = ["zhang", "chakroun", "carrillo", "gupta", "ryoo"];
+
+/// Every experiment simtlab has, in report order.
+pub fn all() -> Vec<Box<dyn Experiment>> {
+    let mut v: Vec<Box<dyn Experiment>> = Vec::new();
+    v.extend(zhang::experiments());
+    v
+}
+
+/// The experiments of `paper` (`all` for every paper).
+pub fn select(paper: &str) -> Result<Vec<Box<dyn Experiment>>> {
+    if paper != "all" && !PAPERS.contains(&paper) {
+        return Err(Error::invalid("--paper", format!("'{paper}': use one of {} or all", PAPERS.join(", "))));
+    }
+    Ok(all().into_iter().filter(|e| paper == "all" || e.paper() == paper).collect())
+}
+
+/// `i/n` with 1 ≤ i ≤ n: this run takes every n-th point starting at the i-th.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Shard> {
+        let bad = || Error::invalid("--shard", format!("'{s}': use i/n with 1 ≤ i ≤ n, e.g. 2/4"));
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    pub fn whole() -> Shard {
+        Shard { index: 1, count: 1 }
+    }
+
+    /// Whether the point at `position` in the global sweep order belongs to this shard.
+    pub fn takes(&self, position: usize) -> bool {
+        position % self.count == self.index - 1
+    }
+}
+
+/// Runs this shard's points of `experiments`, surviving failures (each is recorded).
+pub fn run(gpu: &Gpu, experiments: &[Box<dyn Experiment>], scale: Scale, shard: Shard) -> Vec<Outcome> {
+    let points: Vec<(usize, Point)> = experiments
+        .iter()
+        .enumerate()
+        .flat_map(|(e, exp)| exp.points(scale).into_iter().map(move |p| (e, p)))
+        .enumerate()
+        .filter(|(pos, _)| shard.takes(*pos))
+        .map(|(_, x)| x)
+        .collect();
+    let progress = Progress::new(points.len() as u64, "reproduce");
+    let mut out = Vec::with_capacity(points.len());
+    for (e, point) in points {
+        progress.message(format!("{} {}", point.experiment, point.key));
+        let t0 = std::time::Instant::now();
+        let result = experiments[e].run(gpu, &point);
+        let seconds = t0.elapsed().as_secs_f64();
+        let (records, error) = match result {
+            Ok(r) => (r, None),
+            Err(err) => {
+                progress.println(format!("{} {} failed: {err}", point.experiment, point.key));
+                (Vec::new(), Some(err.to_string()))
+            }
+        };
+        out.push(Outcome { point, records, error, seconds });
+        progress.step("");
+    }
+    progress.finish();
+    out
+}
+
+/// Joins outcomes of several shards; a point present twice keeps its first outcome.
+pub fn merge(parts: Vec<Vec<Outcome>>) -> Vec<Outcome> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<Outcome> = parts
+        .into_iter()
+        .flatten()
+        .filter(|o| seen.insert((o.point.experiment.clone(), o.point.key.clone())))
+        .collect();
+    // report order = sweep order, whatever the shard order was
+    let order: std::collections::HashMap<(String, String), usize> = all()
+        .iter()
+        .flat_map(|e| [Scale::Tiny, Scale::Quick, Scale::Full].into_iter().flat_map(move |s| e.points(s)))
+        .enumerate()
+        .map(|(i, p)| ((p.experiment, p.key), i))
+        .collect();
+    out.sort_by_key(|o| order.get(&(o.point.experiment.clone(), o.point.key.clone())).copied().unwrap_or(usize::MAX));
+    out
+}
+
+/// Helper for experiments: a point with its key and parameters.
+pub(crate) fn point(experiment: &str, key: impl Into<String>, params: serde_json::Value) -> Point {
+    Point { experiment: experiment.to_string(), key: key.into(), params }
+}
+
+/// Decodes a point's parameters into the runner's config type.
+pub(crate) fn params<T: serde::de::DeserializeOwned>(point: &Point) -> Result<T> {
+    serde_json::from_value(point.params.clone())
+        .map_err(|e| Error::invalid("experiment point", format!("{} {}: {e}", point.experiment, point.key)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_points() {
+        let s: Shard = "2/3".parse().unwrap();
+        assert_eq!((0..9).filter(|&p| s.takes(p)).collect::<Vec<_>>(), vec![1, 4, 7]);
+        assert!("0/3".parse::<Shard>().is_err() && "4/3".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
+        let shards: Vec<Shard> = (1..=3).map(|i| Shard { index: i, count: 3 }).collect();
+        for p in 0..20 {
+            assert_eq!(shards.iter().filter(|s| s.takes(p)).count(), 1);
+        }
+    }
+
+    #[test]
+    fn experiment_ids_and_point_keys_are_unique() {
+        let mut ids = std::collections::HashSet::new();
+        for e in all() {
+            assert!(ids.insert(e.id()), "duplicate id {}", e.id());
+            assert!(PAPERS.contains(&e.paper()));
+            for scale in [Scale::Tiny, Scale::Quick, Scale::Full] {
+                let pts = e.points(scale);
+                assert!(!pts.is_empty(), "{} has no points", e.id());
+                let keys: std::collections::HashSet<_> = pts.iter().map(|p| &p.key).collect();
+                assert_eq!(keys.len(), pts.len(), "{}: duplicate keys", e.id());
+            }
+        }
+    }
+}
+
+/// Renders every experiment that has outcomes into `dir/report.md` (+ PNGs) and writes all
+/// outcomes to `dir/results.json`.
+pub fn write_report(dir: &std::path::Path, outcomes: &[Outcome], header: &[String]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let json = serde_json::to_string_pretty(outcomes).map_err(|e| Error::invalid("results", e.to_string()))?;
+    let path = dir.join("results.json");
+    std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
+    let mut sections = Vec::new();
+    for exp in all() {
+        let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.point.experiment == exp.id()).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let values = crate::report::PaperValues::of(exp.paper())?;
+        sections.push(exp.render(&mine, &values));
+    }
+    crate::report::render_report(dir, "simtlab reproduction report", header, &sections)
+}
+
+/// Reads `dir/results.json` written by [`write_report`].
+pub fn read_outcomes(dir: &std::path::Path) -> Result<Vec<Outcome>> {
+    let path = dir.join("results.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    serde_json::from_str(&text).map_err(|e| Error::File { path, message: format!("not a simtlab results file: {e}") })
+}

@@ -1,0 +1,576 @@
+//! Efficiency control (Zhang et al. §3.3, §5): remap only when the divergence it removes is
+//! worth more than the remap costs.
+//!
+//! The model: time in the divergent region scales with 1 / SIMT efficiency, so a remap that
+//! raises efficiency from `e0` to `e1` saves `kernel × share × (1 − e0/e1)`. Reference
+//! redirection (and the GPU regroup, which builds the same index) may also lose coalescing,
+//! charged as a fraction of the kernel time. Host-side remaps cost `per-element × n`; with a
+//! CPU-GPU pipeline only the part that the kernel's own run time cannot cover is exposed.
+//! The GPU regroup runs on the GPU itself and is always exposed. The best positive net gain
+//! wins; a kernel without divergence always gets [`Strategy::None`] (the paper's
+//! BlackScholes: whatever remapping costs is pure loss there).
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::classes::Classes;
+use super::lam::LamPlan;
+use super::redirect::{gather, redirect_index};
+use crate::divergence::{emulate_loops, emulate_paths, Divergence};
+use crate::error::{Error, Result};
+
+/// How threads get their data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// Let [`decide`] pick from the measurements.
+    #[default]
+    Auto,
+    /// Original order.
+    None,
+    /// Host-built index array (reference redirection).
+    Redirect,
+    /// Host-moved data (layout transformation planned with LAM).
+    Lam,
+    /// Index array built on the GPU (histogram, scan, scatter).
+    #[serde(rename = "gpu")]
+    GpuRegroup,
+}
+
+impl Strategy {
+    pub const NAMES: &'static str = "none|redirect|lam|gpu|auto";
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Strategy::Auto => "auto",
+            Strategy::None => "none",
+            Strategy::Redirect => "redirect",
+            Strategy::Lam => "lam",
+            Strategy::GpuRegroup => "gpu",
+        })
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Strategy> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Strategy::Auto),
+            "none" => Ok(Strategy::None),
+            "redirect" => Ok(Strategy::Redirect),
+            "lam" => Ok(Strategy::Lam),
+            "gpu" => Ok(Strategy::GpuRegroup),
+            other => Err(Error::invalid("remap strategy", format!("'{other}'; use one of {}", Strategy::NAMES))),
+        }
+    }
+}
+
+/// What was measured about one kernel launch over `elements` threads.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Profile {
+    pub elements: usize,
+    /// Time of the unmapped kernel.
+    pub kernel_time_s: f64,
+    /// Fraction of the kernel time spent in the divergent region (1.0 when unknown).
+    pub divergent_share: f64,
+    /// Zhang's divergence ratio of the original order: 0 means no warp diverges.
+    pub divergence_ratio: f64,
+    /// SIMT efficiency of the original order.
+    pub efficiency_before: f64,
+    /// SIMT efficiency after sorting by class (redirect and GPU regroup give this order).
+    pub efficiency_redirect: f64,
+    /// SIMT efficiency of the LAM layout.
+    pub efficiency_lam: f64,
+}
+
+impl Profile {
+    /// Emulates one divergent loop (`trips[t]` = trip count of thread t) in the original,
+    /// redirected and LAM orders.
+    pub fn from_loops(trips: &[u32], classes: &Classes, width: u32, kernel_time_s: f64) -> Result<Profile> {
+        check_same_len(trips.len(), classes)?;
+        let index = redirect_index(classes);
+        let lam = LamPlan::new(classes, width)?;
+        Ok(Profile::from_divergence(
+            &emulate_loops(trips, width)?,
+            &emulate_loops(&gather(trips, &index)?, width)?,
+            &emulate_loops(&lam.permute(trips)?, width)?,
+            trips.len(),
+            kernel_time_s,
+        ))
+    }
+
+    /// Emulates `if` sites from per-thread path vectors of `conditions` conditions.
+    pub fn from_paths(
+        paths: &[u32],
+        conditions: usize,
+        classes: &Classes,
+        width: u32,
+        kernel_time_s: f64,
+    ) -> Result<Profile> {
+        check_same_len(paths.len(), classes)?;
+        let index = redirect_index(classes);
+        let lam = LamPlan::new(classes, width)?;
+        Ok(Profile::from_divergence(
+            &emulate_paths(paths, conditions, width)?,
+            &emulate_paths(&gather(paths, &index)?, conditions, width)?,
+            &emulate_paths(&lam.permute(paths)?, conditions, width)?,
+            paths.len(),
+            kernel_time_s,
+        ))
+    }
+
+    /// From divergence measured (GPU probes) or emulated for the three orders.
+    pub fn from_divergence(
+        before: &Divergence,
+        redirect: &Divergence,
+        lam: &Divergence,
+        elements: usize,
+        kernel_time_s: f64,
+    ) -> Profile {
+        Profile {
+            elements,
+            kernel_time_s,
+            divergent_share: 1.0,
+            divergence_ratio: before.divergence_ratio(),
+            efficiency_before: before.simt_efficiency(),
+            efficiency_redirect: redirect.simt_efficiency(),
+            efficiency_lam: lam.simt_efficiency(),
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        finite_at_least_zero("kernel time", self.kernel_time_s)?;
+        for (what, v) in [
+            ("divergent share", self.divergent_share),
+            ("divergence ratio", self.divergence_ratio),
+            ("SIMT efficiency before remapping", self.efficiency_before),
+            ("SIMT efficiency after redirect", self.efficiency_redirect),
+            ("SIMT efficiency after LAM", self.efficiency_lam),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Error::invalid(what, format!("{v}; expected a fraction in 0..=1")));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_same_len(n: usize, classes: &Classes) -> Result<()> {
+    if n != classes.len() {
+        return Err(Error::invalid("profile", format!("{n} per-thread values but {} classes", classes.len())));
+    }
+    Ok(())
+}
+
+fn finite_at_least_zero(what: &str, v: f64) -> Result<()> {
+    if !v.is_finite() || v < 0.0 {
+        return Err(Error::invalid(what, format!("{v}; expected a finite value >= 0")));
+    }
+    Ok(())
+}
+
+/// What each mechanism costs and where it applies.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CostModel {
+    /// Host seconds per element to build and upload the redirect index.
+    pub redirect_s_per_element: f64,
+    /// Host seconds per element to plan LAM and permute the inputs.
+    pub lam_s_per_element: f64,
+    /// Host seconds per element to restore the outputs of a LAM run (0 when the outputs do
+    /// not depend on order, e.g. a reduction).
+    pub restore_s_per_element: f64,
+    /// GPU seconds per element for the on-GPU regroup.
+    pub gpu_regroup_s_per_element: f64,
+    /// Kernel slowdown, as a fraction of its time, from reads through an index array (lost
+    /// coalescing). 0 when reads go through a cache/texture path or the redirected id only
+    /// drives computation (§3.3).
+    pub redirect_memory_penalty: f64,
+    /// The kernel meets the layout conditions of §3.2: disjoint per-thread inputs, no shared
+    /// output locations, thread id used only for indexing (or replaced per the IDArray rule).
+    pub layout_applicable: bool,
+    pub gpu_regroup_available: bool,
+    /// Host remaps overlap kernel runs through a [`super::Pipeline`].
+    pub pipelined: bool,
+    /// Host worker threads computing remaps.
+    pub workers: usize,
+    /// Net gains below this fraction of the kernel time count as noise: stay unmapped.
+    pub min_gain_fraction: f64,
+}
+
+impl Default for CostModel {
+    /// Estimates from the bench on a 2-core host at 2^20 elements (R = 10, W = 32), rounded
+    /// up; [`CostModel::calibrate`] measures the host instead.
+    fn default() -> Self {
+        CostModel {
+            redirect_s_per_element: 3e-9,
+            lam_s_per_element: 8e-9,
+            restore_s_per_element: 2e-9,
+            gpu_regroup_s_per_element: 2e-10,
+            redirect_memory_penalty: 0.0,
+            layout_applicable: true,
+            gpu_regroup_available: true,
+            pipelined: false,
+            workers: 1,
+            min_gain_fraction: 0.02,
+        }
+    }
+}
+
+impl CostModel {
+    /// Times the host mechanisms on `classes` (classification excluded: it is common to all).
+    pub fn calibrate(classes: &Classes, width: u32) -> Result<CostModel> {
+        let n = classes.len().max(1) as f64;
+        let started = Instant::now();
+        std::hint::black_box(redirect_index(classes));
+        let redirect = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let plan = LamPlan::new(classes, width)?;
+        let permuted = plan.permute(classes.ids())?;
+        let lam = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        std::hint::black_box(plan.restore(&permuted)?);
+        let restore = started.elapsed().as_secs_f64();
+        Ok(CostModel {
+            redirect_s_per_element: redirect / n,
+            lam_s_per_element: lam / n,
+            restore_s_per_element: restore / n,
+            ..CostModel::default()
+        })
+    }
+
+    fn check(&self) -> Result<()> {
+        for (what, v) in [
+            ("redirect cost", self.redirect_s_per_element),
+            ("LAM cost", self.lam_s_per_element),
+            ("restore cost", self.restore_s_per_element),
+            ("GPU regroup cost", self.gpu_regroup_s_per_element),
+            ("redirect memory penalty", self.redirect_memory_penalty),
+            ("minimum gain fraction", self.min_gain_fraction),
+        ] {
+            finite_at_least_zero(what, v)?;
+        }
+        if self.workers == 0 {
+            return Err(Error::invalid("remap workers", "0; use at least 1 host thread"));
+        }
+        Ok(())
+    }
+}
+
+/// The chosen mechanism and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Decision {
+    /// Never [`Strategy::Auto`].
+    pub strategy: Strategy,
+    pub reason: String,
+    /// Kernel time saved (net of any coalescing loss).
+    pub predicted_gain_s: f64,
+    /// Remap time on the critical path (after pipelining hides what it can).
+    pub cost_s: f64,
+    /// Remap time after which the remap can no longer pay and is abandoned.
+    pub abandon_after_s: f64,
+}
+
+impl Decision {
+    /// Deadline for the remap work: past it, the remap costs more than it can save.
+    pub fn deadline(&self) -> Deadline {
+        Deadline::after_s(self.abandon_after_s)
+    }
+}
+
+/// Early termination: a remap that has run longer than its budget is abandoned (the chunk
+/// runs unmapped, which is always correct).
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline {
+    start: Instant,
+    budget: Option<Duration>,
+}
+
+impl Deadline {
+    /// Never expires.
+    pub fn none() -> Deadline {
+        Deadline { start: Instant::now(), budget: None }
+    }
+
+    /// Expires `budget_s` seconds from now; a negative or NaN budget is already expired.
+    pub fn after_s(budget_s: f64) -> Deadline {
+        let budget = if budget_s.is_nan() || budget_s <= 0.0 {
+            Duration::ZERO
+        } else {
+            Duration::try_from_secs_f64(budget_s).unwrap_or(Duration::MAX)
+        };
+        Deadline { start: Instant::now(), budget: Some(budget) }
+    }
+
+    pub fn expired(&self) -> bool {
+        self.budget.is_some_and(|b| self.start.elapsed() >= b)
+    }
+
+    pub fn elapsed_s(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+}
+
+/// One mechanism's predicted effect.
+struct Candidate {
+    strategy: Strategy,
+    efficiency_after: f64,
+    /// Kernel time saved by the efficiency gain.
+    divergence_gain_s: f64,
+    /// Coalescing loss.
+    penalty_s: f64,
+    /// Total remap work.
+    work_s: f64,
+    /// Part of `work_s` on the critical path.
+    exposed_s: f64,
+    /// Remap time that can be spent before the gain is used up.
+    budget_s: f64,
+    applicable: Option<&'static str>,
+}
+
+impl Candidate {
+    fn net_s(&self) -> f64 {
+        self.divergence_gain_s - self.penalty_s - self.exposed_s
+    }
+
+    fn gain_s(&self) -> f64 {
+        self.divergence_gain_s - self.penalty_s
+    }
+
+    fn describe(&self, before: f64) -> String {
+        let mut s = format!(
+            "{}: SIMT efficiency {:.1}% -> {:.1}% saves {}",
+            self.strategy,
+            before * 100.0,
+            self.efficiency_after * 100.0,
+            ms(self.divergence_gain_s)
+        );
+        if self.penalty_s > 0.0 {
+            s += &format!(", lost coalescing costs {}", ms(self.penalty_s));
+        }
+        s += &format!(", remap {} ({} exposed), net {}", ms(self.work_s), ms(self.exposed_s), ms(self.net_s()));
+        s
+    }
+}
+
+fn ms(s: f64) -> String {
+    format!("{:.3} ms", s * 1e3)
+}
+
+fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
+    let n = p.elements as f64;
+    let divergence_gain = |after: f64| {
+        if after > p.efficiency_before && after > 0.0 {
+            p.kernel_time_s * p.divergent_share * (1.0 - p.efficiency_before / after)
+        } else {
+            0.0
+        }
+    };
+    // Host work hides behind the kernel runs when pipelined; the GPU regroup never does.
+    let host = |work: f64, gain: f64| -> (f64, f64) {
+        if c.pipelined {
+            let cover = (p.kernel_time_s - gain).max(0.0) * c.workers as f64;
+            ((work - cover).max(0.0) / c.workers as f64, gain + cover)
+        } else {
+            (work, gain)
+        }
+    };
+    let penalty = p.kernel_time_s * c.redirect_memory_penalty;
+
+    let redirect_gain = divergence_gain(p.efficiency_redirect);
+    let redirect_work = c.redirect_s_per_element * n;
+    let (redirect_exposed, redirect_budget) = host(redirect_work, redirect_gain - penalty);
+
+    let lam_gain = divergence_gain(p.efficiency_lam);
+    let lam_work = (c.lam_s_per_element + c.restore_s_per_element) * n;
+    let (lam_exposed, lam_budget) = host(lam_work, lam_gain);
+
+    let gpu_work = c.gpu_regroup_s_per_element * n;
+    vec![
+        Candidate {
+            strategy: Strategy::Redirect,
+            efficiency_after: p.efficiency_redirect,
+            divergence_gain_s: redirect_gain,
+            penalty_s: penalty,
+            work_s: redirect_work,
+            exposed_s: redirect_exposed,
+            budget_s: redirect_budget,
+            applicable: None,
+        },
+        Candidate {
+            strategy: Strategy::Lam,
+            efficiency_after: p.efficiency_lam,
+            divergence_gain_s: lam_gain,
+            penalty_s: 0.0,
+            work_s: lam_work,
+            exposed_s: lam_exposed,
+            budget_s: lam_budget,
+            applicable: (!c.layout_applicable)
+                .then_some("the kernel does not meet the layout transformation conditions"),
+        },
+        Candidate {
+            strategy: Strategy::GpuRegroup,
+            efficiency_after: p.efficiency_redirect,
+            divergence_gain_s: redirect_gain,
+            penalty_s: penalty,
+            work_s: gpu_work,
+            exposed_s: gpu_work,
+            budget_s: redirect_gain - penalty,
+            applicable: (!c.gpu_regroup_available).then_some("the GPU regroup is not available"),
+        },
+    ]
+}
+
+/// Picks the mechanism for `strategy` ([`Strategy::Auto`] decides; a forced value is kept and
+/// its prediction reported).
+pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Result<Decision> {
+    profile.check()?;
+    costs.check()?;
+    let all = candidates(profile, costs);
+    let pick = |s: Strategy| all.iter().find(|c| c.strategy == s);
+
+    if strategy != Strategy::Auto {
+        let Some(c) = pick(strategy) else {
+            return Ok(Decision {
+                strategy: Strategy::None,
+                reason: "forced: original order".into(),
+                predicted_gain_s: 0.0,
+                cost_s: 0.0,
+                abandon_after_s: 0.0,
+            });
+        };
+        let mut reason = format!("forced: {}", c.describe(profile.efficiency_before));
+        if let Some(why) = c.applicable {
+            reason += &format!(" (warning: {why})");
+        }
+        return Ok(Decision {
+            strategy,
+            reason,
+            predicted_gain_s: c.gain_s(),
+            cost_s: c.exposed_s,
+            abandon_after_s: c.budget_s.max(0.0),
+        });
+    }
+
+    let none = |reason: String| Decision { strategy: Strategy::None, reason, predicted_gain_s: 0.0, cost_s: 0.0, abandon_after_s: 0.0 };
+    if profile.divergence_ratio == 0.0 || profile.efficiency_before >= 1.0 {
+        return Ok(none(format!(
+            "none: no warp diverges (divergence ratio {:.1}%, SIMT efficiency {:.1}%), so remapping can only add its cost",
+            profile.divergence_ratio * 100.0,
+            profile.efficiency_before * 100.0
+        )));
+    }
+    let threshold = costs.min_gain_fraction * profile.kernel_time_s;
+    let mut rejected = Vec::new();
+    let mut best: Option<&Candidate> = None;
+    for c in &all {
+        if let Some(why) = c.applicable {
+            rejected.push(format!("{} not applicable: {why}", c.strategy));
+        } else if c.net_s() <= threshold {
+            rejected.push(c.describe(profile.efficiency_before));
+        } else if best.is_none_or(|b| c.net_s() > b.net_s()) {
+            if let Some(b) = best {
+                rejected.push(b.describe(profile.efficiency_before));
+            }
+            best = Some(c);
+        } else {
+            rejected.push(c.describe(profile.efficiency_before));
+        }
+    }
+    let rejected = rejected.join("; ");
+    Ok(match best {
+        Some(c) => Decision {
+            strategy: c.strategy,
+            reason: format!("{}. Also considered: {rejected}", c.describe(profile.efficiency_before)),
+            predicted_gain_s: c.gain_s(),
+            cost_s: c.exposed_s,
+            abandon_after_s: c.budget_s.max(0.0),
+        },
+        None => none(format!("none: no mechanism saves more than {} (net). Considered: {rejected}", ms(threshold))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(before: f64, after: f64) -> Profile {
+        Profile {
+            elements: 1 << 20,
+            kernel_time_s: 0.050,
+            divergent_share: 1.0,
+            divergence_ratio: if before < 1.0 { 0.9 } else { 0.0 },
+            efficiency_before: before,
+            efficiency_redirect: after,
+            efficiency_lam: after * 0.98,
+        }
+    }
+
+    #[test]
+    fn strategy_round_trips_through_text() {
+        for s in [Strategy::Auto, Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup] {
+            assert_eq!(s.to_string().parse::<Strategy>().unwrap(), s);
+        }
+        assert!("fast".parse::<Strategy>().is_err());
+        assert_eq!(serde_json::to_string(&Strategy::GpuRegroup).unwrap(), "\"gpu\"");
+    }
+
+    #[test]
+    fn no_divergence_means_no_remap() {
+        let d = decide(Strategy::Auto, &profile(1.0, 1.0), &CostModel::default()).unwrap();
+        assert_eq!(d.strategy, Strategy::None);
+        assert!(d.reason.contains("no warp diverges"), "{}", d.reason);
+    }
+
+    #[test]
+    fn cheap_remaps_pay_on_divergent_kernels() {
+        let d = decide(Strategy::Auto, &profile(0.3, 0.95), &CostModel::default()).unwrap();
+        // the GPU regroup is the cheapest way to the sorted order when coalescing is not at stake
+        assert_eq!(d.strategy, Strategy::GpuRegroup, "{}", d.reason);
+        assert!(d.predicted_gain_s > 0.03 && d.cost_s < 0.001);
+
+        let costs = CostModel { redirect_memory_penalty: 0.5, gpu_regroup_available: false, ..CostModel::default() };
+        let d = decide(Strategy::Auto, &profile(0.3, 0.95), &costs).unwrap();
+        assert_eq!(d.strategy, Strategy::Lam, "uncoalesced reads rule out the index: {}", d.reason);
+    }
+
+    #[test]
+    fn pipelining_hides_host_work() {
+        let slow = CostModel { lam_s_per_element: 5e-9, gpu_regroup_available: false, redirect_memory_penalty: 0.5, ..CostModel::default() };
+        let p = Profile { kernel_time_s: 0.004, ..profile(0.6, 0.9) };
+        assert_eq!(decide(Strategy::Auto, &p, &slow).unwrap().strategy, Strategy::None);
+        let piped = CostModel { pipelined: true, workers: 2, ..slow };
+        let d = decide(Strategy::Auto, &p, &piped).unwrap();
+        assert_eq!(d.strategy, Strategy::Lam, "{}", d.reason);
+        assert!(d.abandon_after_s > d.predicted_gain_s);
+    }
+
+    #[test]
+    fn forced_strategies_are_kept() {
+        let d = decide(Strategy::Lam, &profile(1.0, 1.0), &CostModel::default()).unwrap();
+        assert_eq!(d.strategy, Strategy::Lam);
+        assert!(d.reason.starts_with("forced"));
+    }
+
+    #[test]
+    fn bad_measurements_are_errors() {
+        assert!(decide(Strategy::Auto, &profile(1.5, 1.0), &CostModel::default()).is_err());
+        let p = Profile { kernel_time_s: f64::NAN, ..profile(0.5, 0.9) };
+        assert!(decide(Strategy::Auto, &p, &CostModel::default()).is_err());
+        let c = CostModel { workers: 0, ..CostModel::default() };
+        assert!(decide(Strategy::Auto, &profile(0.5, 0.9), &c).is_err());
+    }
+
+    #[test]
+    fn deadlines_expire() {
+        assert!(Deadline::after_s(0.0).expired());
+        assert!(Deadline::after_s(f64::NAN).expired());
+        assert!(!Deadline::after_s(60.0).expired());
+        assert!(!Deadline::none().expired());
+    }
+}

@@ -1,0 +1,147 @@
+//! Line plots of sweeps as PNG (plotters, with an embedded DejaVu Sans font).
+
+use crate::error::{Error, Result};
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// File stem of the PNG.
+    pub id: String,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub log_x: bool,
+    pub log_y: bool,
+    pub series: Vec<Series>,
+}
+
+static FONT: std::sync::Once = std::sync::Once::new();
+
+fn register_font() {
+    FONT.call_once(|| {
+        let bytes: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+        // Only fails on a corrupt font file, which the plot test would reveal.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, bytes);
+    });
+}
+
+fn range(values: impl Iterator<Item = f64> + Clone, log: bool) -> (f64, f64) {
+    let finite = values.filter(|v| v.is_finite() && (!log || *v > 0.0));
+    let lo = finite.clone().fold(f64::INFINITY, f64::min);
+    let hi = finite.fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() {
+        return (if log { 0.1 } else { 0.0 }, 1.0);
+    }
+    if log {
+        (lo / 1.3, hi * 1.3)
+    } else {
+        let pad = ((hi - lo) * 0.05).max(hi.abs() * 1e-3).max(1e-12);
+        (if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad }, hi + pad)
+    }
+}
+
+const COLORS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+/// Draws `figure` into `path` (800×500 PNG).
+pub fn render_png(figure: &Figure, path: &Path) -> Result<()> {
+    register_font();
+    let err = |e: String| Error::File { path: path.into(), message: format!("drawing the plot: {e}") };
+    let xs = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    let (x0, x1) = range(xs, figure.log_x);
+    let (y0, y1) = range(ys, figure.log_y);
+    let root = BitMapBackend::new(path, (800, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    macro_rules! draw {
+        ($x:expr, $y:expr) => {{
+            let mut chart = ChartBuilder::on(&root)
+                .caption(&figure.title, ("sans-serif", 20))
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(70)
+                .build_cartesian_2d($x, $y)
+                .map_err(|e| err(e.to_string()))?;
+            chart
+                .configure_mesh()
+                .x_desc(&figure.x_label)
+                .y_desc(&figure.y_label)
+                .label_style(("sans-serif", 13))
+                .draw()
+                .map_err(|e| err(e.to_string()))?;
+            for (i, s) in figure.series.iter().enumerate() {
+                let color = COLORS[i % COLORS.len()];
+                let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                    .map_err(|e| err(e.to_string()))?
+                    .label(&s.name)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                chart
+                    .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+                    .map_err(|e| err(e.to_string()))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 13))
+                .draw()
+                .map_err(|e| err(e.to_string()))?;
+        }};
+    }
+    match (figure.log_x, figure.log_y) {
+        (false, false) => draw!(x0..x1, y0..y1),
+        (true, false) => draw!((x0..x1).log_scale(), y0..y1),
+        (false, true) => draw!(x0..x1, (y0..y1).log_scale()),
+        (true, true) => draw!((x0..x1).log_scale(), (y0..y1).log_scale()),
+    }
+    root.present().map_err(|e| err(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_a_png_with_the_series_drawn() {
+        let fig = Figure {
+            id: "t".into(),
+            title: "time vs p".into(),
+            x_label: "p".into(),
+            y_label: "ms".into(),
+            series: vec![
+                Series { name: "a".into(), points: vec![(0.0, 1.0), (0.5, 2.0), (1.0, 4.0)] },
+                Series { name: "b".into(), points: vec![(0.0, 2.0), (1.0, 1.0)] },
+            ],
+            ..Default::default()
+        };
+        let dir = std::env::temp_dir().join(format!("simtlab-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.png");
+        render_png(&fig, &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
+        assert!(bytes.len() > 5000, "a plot with axes, text and lines is more than a blank image");
+        let log = Figure { log_x: true, log_y: true, ..fig };
+        render_png(&log, &dir.join("l.png")).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
