@@ -142,11 +142,7 @@ pub(crate) fn round_up(x: u64, unit: u64) -> u64 {
 
 /// `x` rounded down to a multiple of `unit`.
 pub(crate) fn round_down(x: u64, unit: u64) -> u64 {
-    if unit == 0 {
-        x
-    } else {
-        x / unit * unit
-    }
+    x.checked_div(unit).map_or(x, |quotient| quotient * unit)
 }
 
 const KB: u32 = 1024;
@@ -250,6 +246,7 @@ const fn amd(
 use RegisterGranularity::{Block, Warp};
 
 /// All presets, oldest first, NVIDIA then AMD.
+#[rustfmt::skip]
 pub static ARCHS: &[Arch] = &[
     // CC 1.0/1.1: 8 K registers per SM allocated per block in units of 256 (xls).
     nvidia("cc1.0", &["g80", "8800gtx", "geforce8800gtx", "sm_10", "tesla1"],
@@ -339,11 +336,16 @@ fn normalize(name: &str) -> String {
 /// find `cc8.0`.
 pub fn find_arch(name: &str) -> Result<&'static Arch> {
     let wanted = normalize(name);
-    let as_cc = if let Some(digits) = wanted.strip_prefix("sm_").or_else(|| wanted.strip_prefix("sm")) {
+    let as_cc = if let Some(digits) = wanted
+        .strip_prefix("sm_")
+        .or_else(|| wanted.strip_prefix("sm"))
+    {
         // sm_86 -> cc8.6
         let mut chars = digits.chars();
         match (chars.next(), chars.next(), chars.next()) {
-            (Some(major), Some(minor), None) if major.is_ascii_digit() && minor.is_ascii_digit() => {
+            (Some(major), Some(minor), None)
+                if major.is_ascii_digit() && minor.is_ascii_digit() =>
+            {
                 Some(format!("cc{major}.{minor}"))
             }
             _ => None,

@@ -16,8 +16,16 @@ pub struct Launch {
 }
 
 impl Launch {
-    pub fn new(threads_per_block: u32, registers_per_thread: u32, shared_memory_per_block: u32) -> Self {
-        Launch { threads_per_block, registers_per_thread, shared_memory_per_block }
+    pub fn new(
+        threads_per_block: u32,
+        registers_per_thread: u32,
+        shared_memory_per_block: u32,
+    ) -> Self {
+        Launch {
+            threads_per_block,
+            registers_per_thread,
+            shared_memory_per_block,
+        }
     }
 }
 
@@ -66,7 +74,10 @@ pub struct BlockLimits {
 
 impl BlockLimits {
     pub fn min(&self) -> u32 {
-        self.warps.min(self.blocks).min(self.registers).min(self.shared_memory)
+        self.warps
+            .min(self.blocks)
+            .min(self.registers)
+            .min(self.shared_memory)
     }
 }
 
@@ -113,10 +124,14 @@ pub(crate) struct Core {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
     /// The block's register allocation exceeds what one block may hold.
-    RegistersPerBlock { needed: u64 },
+    RegistersPerBlock {
+        needed: u64,
+    },
     /// The register file cannot hold even one block.
     RegistersPerSm,
-    SharedMemoryPerBlock { needed: u64 },
+    SharedMemoryPerBlock {
+        needed: u64,
+    },
     SharedMemoryPerSm,
 }
 
@@ -150,7 +165,10 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
     let (registers_per_block, by_registers) = match arch.register_granularity {
         RegisterGranularity::Block => {
             let warps = round_up(warps_per_block, u64::from(arch.warp_allocation_granularity));
-            let per_block = round_up(warps * registers * warp, u64::from(arch.register_allocation_unit));
+            let per_block = round_up(
+                warps * registers * warp,
+                u64::from(arch.register_allocation_unit),
+            );
             let blocks = if registers == 0 {
                 u64::from(block_cap)
             } else {
@@ -176,7 +194,8 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
             } else {
                 // Spreadsheet: FLOOR(FLOOR(max regs per block / regs per warp, warp
                 // granularity) / warps per block) * FLOOR(regs per SM / max regs per block).
-                let warps_fit = round_down(u64::from(arch.max_registers_per_block) / per_warp, banks);
+                let warps_fit =
+                    round_down(u64::from(arch.max_registers_per_block) / per_warp, banks);
                 let copies = u64::from(arch.registers_per_sm / arch.max_registers_per_block.max(1));
                 let blocks = warps_fit / warps_per_block * copies;
                 if blocks == 0 {
@@ -189,19 +208,23 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
     };
 
     // Shared memory.
-    let requested = u64::from(launch.shared_memory_per_block) + u64::from(arch.reserved_shared_memory_per_block);
+    let requested = u64::from(launch.shared_memory_per_block)
+        + u64::from(arch.reserved_shared_memory_per_block);
     let shared_per_block = round_up(requested, u64::from(arch.shared_memory_allocation_unit));
-    let shared_limit =
-        u64::from(arch.max_shared_memory_per_block) + u64::from(arch.reserved_shared_memory_per_block);
+    let shared_limit = u64::from(arch.max_shared_memory_per_block)
+        + u64::from(arch.reserved_shared_memory_per_block);
     let by_shared = if shared_per_block > shared_limit {
         if refusal.is_none() {
-            refusal = Some(Refusal::SharedMemoryPerBlock { needed: shared_per_block });
+            refusal = Some(Refusal::SharedMemoryPerBlock {
+                needed: shared_per_block,
+            });
         }
         0
-    } else if shared_per_block == 0 {
-        u64::from(block_cap)
     } else {
-        let blocks = u64::from(arch.shared_memory_per_sm) / shared_per_block;
+        // No shared memory at all leaves only the block limit, as in the spreadsheet.
+        let blocks = u64::from(arch.shared_memory_per_sm)
+            .checked_div(shared_per_block)
+            .unwrap_or(u64::from(block_cap));
         if blocks == 0 && refusal.is_none() {
             refusal = Some(Refusal::SharedMemoryPerSm);
         }
@@ -272,10 +295,17 @@ pub fn calculate(arch: &Arch, launch: Launch) -> Result<Occupancy> {
         (Limiter::SharedMemory, limits.shared_memory),
     ];
     let (limited_by, tied_limits, reason) = if active == 0 {
-        (Limiter::DoesNotLaunch, Vec::new(), Some(refusal_reason(arch, launch, &core)))
+        (
+            Limiter::DoesNotLaunch,
+            Vec::new(),
+            Some(refusal_reason(arch, launch, &core)),
+        )
     } else {
-        let tied: Vec<Limiter> =
-            ordered.iter().filter(|(_, blocks)| *blocks == active).map(|(limiter, _)| *limiter).collect();
+        let tied: Vec<Limiter> = ordered
+            .iter()
+            .filter(|(_, blocks)| *blocks == active)
+            .map(|(limiter, _)| *limiter)
+            .collect();
         (tied[0], tied, None)
     };
 
@@ -322,7 +352,8 @@ fn refusal_reason(arch: &Arch, launch: Launch, core: &Core) -> String {
             launch.shared_memory_per_block,
             arch.reserved_shared_memory_per_block,
             arch.shared_memory_allocation_unit,
-            u64::from(arch.max_shared_memory_per_block) + u64::from(arch.reserved_shared_memory_per_block)
+            u64::from(arch.max_shared_memory_per_block)
+                + u64::from(arch.reserved_shared_memory_per_block)
         ),
         Some(Refusal::SharedMemoryPerSm) => format!(
             "a block needs {} bytes of shared memory, more than the {} bytes of one {sm}",

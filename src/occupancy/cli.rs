@@ -44,15 +44,25 @@ pub fn run_cli(args: &OccupancyArgs) -> Result<String> {
     }
     let arch = find_arch(&args.arch)?;
     let threads = args.threads.ok_or_else(|| {
-        Error::invalid("arguments", "--threads is required (threads per block), unless --arch list")
+        Error::invalid(
+            "arguments",
+            "--threads is required (threads per block), unless --arch list",
+        )
     })?;
     let registers = args.regs.ok_or_else(|| {
-        Error::invalid("arguments", "--regs is required (registers per thread from the compiler), unless --arch list")
+        Error::invalid(
+            "arguments",
+            "--regs is required (registers per thread from the compiler), unless --arch list",
+        )
     })?;
     let result = calculate(arch, Launch::new(threads, registers, args.smem))?;
     if args.json {
-        let report = JsonReport { device: arch.device, result: &result };
-        serde_json::to_string_pretty(&report).map_err(|e| Error::invalid("JSON output", e.to_string()))
+        let report = JsonReport {
+            device: arch.device,
+            result: &result,
+        };
+        serde_json::to_string_pretty(&report)
+            .map_err(|e| Error::invalid("JSON output", e.to_string()))
     } else {
         Ok(format_table(arch, &result))
     }
@@ -67,32 +77,73 @@ pub fn format_table(arch: &Arch, result: &Occupancy) -> String {
     let warp = arch.warp_word();
     let sm = arch.sm_word();
     let mut out = String::new();
-    let _ = writeln!(out, "Architecture          {} ({}, {}, {} {sm}s)", arch.name, arch.device, arch.isa, arch.sm_count);
+    let _ = writeln!(
+        out,
+        "Architecture          {} ({}, {}, {} {sm}s)",
+        arch.name, arch.device, arch.isa, arch.sm_count
+    );
     let _ = writeln!(
         out,
         "Launch                {} threads/block, {} registers/thread, {} B shared memory/block",
         result.threads_per_block, result.registers_per_thread, result.shared_memory_per_block
     );
-    let _ = writeln!(out, "{:<22}{}", format!("{}s per block", capitalize(warp)), result.warps_per_block);
-    let _ = writeln!(out, "Registers per block   {}", result.allocated_registers_per_block);
-    let _ = writeln!(out, "Shared memory/block   {} B allocated", result.allocated_shared_memory_per_block);
+    let _ = writeln!(
+        out,
+        "{:<22}{}",
+        format!("{}s per block", capitalize(warp)),
+        result.warps_per_block
+    );
+    let _ = writeln!(
+        out,
+        "Registers per block   {}",
+        result.allocated_registers_per_block
+    );
+    let _ = writeln!(
+        out,
+        "Shared memory/block   {} B allocated",
+        result.allocated_shared_memory_per_block
+    );
     let _ = writeln!(out);
     let _ = writeln!(out, "Blocks per {sm} allowed by");
     let limits = result.block_limits;
     let rows = [
-        (Limiter::Warps, format!("{warp} slots ({} per {sm})", arch.max_warps_per_sm), limits.warps),
+        (
+            Limiter::Warps,
+            format!("{warp} slots ({} per {sm})", arch.max_warps_per_sm),
+            limits.warps,
+        ),
         (Limiter::Blocks, "block slots".to_string(), limits.blocks),
-        (Limiter::Registers, format!("registers ({} per {sm})", arch.registers_per_sm), limits.registers),
-        (Limiter::SharedMemory, format!("shared memory ({} B per {sm})", arch.shared_memory_per_sm), limits.shared_memory),
+        (
+            Limiter::Registers,
+            format!("registers ({} per {sm})", arch.registers_per_sm),
+            limits.registers,
+        ),
+        (
+            Limiter::SharedMemory,
+            format!("shared memory ({} B per {sm})", arch.shared_memory_per_sm),
+            limits.shared_memory,
+        ),
     ];
     for (limiter, label, blocks) in rows {
-        let mark = if result.tied_limits.first() == Some(&limiter) { "  <- limit" } else { "" };
+        let mark = if result.tied_limits.first() == Some(&limiter) {
+            "  <- limit"
+        } else {
+            ""
+        };
         let _ = writeln!(out, "  {label:<36}{blocks}{mark}");
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "Active blocks/{sm:<8}{}", result.active_blocks_per_sm);
-    let _ = writeln!(out, "Active {warp}s/{sm:<9}{} of {}", result.active_warps_per_sm, result.max_warps_per_sm);
-    let _ = writeln!(out, "Active threads/{sm:<7}{}", result.active_threads_per_sm);
+    let _ = writeln!(
+        out,
+        "Active {warp}s/{sm:<9}{} of {}",
+        result.active_warps_per_sm, result.max_warps_per_sm
+    );
+    let _ = writeln!(
+        out,
+        "Active threads/{sm:<7}{}",
+        result.active_threads_per_sm
+    );
     let _ = writeln!(out, "Occupancy             {}", percent(result.occupancy));
     let _ = write!(out, "Limited by            {}", result.limited_by);
     if let Some(reason) = &result.reason {
@@ -104,7 +155,10 @@ pub fn format_table(arch: &Arch, result: &Occupancy) -> String {
 
 fn capitalize(word: &str) -> String {
     let mut chars = word.chars();
-    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+    chars
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
 }
 
 #[derive(Serialize)]
@@ -130,7 +184,8 @@ fn list_archs(json: bool) -> Result<String> {
                 sm_count: a.sm_count,
             })
             .collect();
-        return serde_json::to_string_pretty(&listed).map_err(|e| Error::invalid("JSON output", e.to_string()));
+        return serde_json::to_string_pretty(&listed)
+            .map_err(|e| Error::invalid("JSON output", e.to_string()));
     }
     let mut out = String::new();
     let _ = writeln!(

@@ -132,6 +132,22 @@ pub(crate) fn class_sizes(ids: &[u32], count: usize) -> Result<Vec<usize>> {
     Ok(sizes)
 }
 
+/// Population of each class of `ids` (all below `count`). Four interleaved tables: runs of
+/// one class would otherwise chain every increment on the previous store.
+fn histogram(ids: &[u32], count: usize) -> Vec<usize> {
+    let mut tables = vec![[0u32; 4]; count];
+    let mut quads = ids.chunks_exact(4);
+    for q in &mut quads {
+        tables[q[0] as usize][0] += 1;
+        tables[q[1] as usize][1] += 1;
+        tables[q[2] as usize][2] += 1;
+        tables[q[3] as usize][3] += 1;
+    }
+    quads.remainder().iter().for_each(|&c| tables[c as usize][0] += 1);
+    // u32 tables cannot overflow: at most u32::MAX elements in all
+    tables.iter().map(|t| t.iter().map(|&x| x as usize).sum()).collect()
+}
+
 fn check_classes(classes: usize) -> Result<()> {
     if classes == 0 {
         return Err(Error::invalid("class count", "0; ask for at least 1 class (the paper uses 10)"));
@@ -162,11 +178,25 @@ pub fn classify_loops(trips: &[u32], classes: usize, bucketing: Bucketing) -> Re
     if let Some(distinct) = distinct_at_most(trips, classes) {
         return Ok(classify_by_cuts(trips, &distinct, max, true));
     }
-    let cuts = match bucketing {
-        Bucketing::EqualWidth => equal_width_cuts(min, span, classes),
-        Bucketing::Quantile => quantile_cuts(trips, min, classes),
-    };
-    Ok(classify_by_cuts(trips, &cuts, max, false))
+    Ok(match bucketing {
+        Bucketing::EqualWidth => classify_equal_width(trips, min, max, span, classes),
+        Bucketing::Quantile => classify_by_cuts(trips, &quantile_cuts(trips, min, classes), max, false),
+    })
+}
+
+/// Equal-width ranges by division: cheaper than searching the range bounds.
+fn classify_equal_width(values: &[u32], min: u32, max: u32, span: u64, classes: usize) -> Classes {
+    // span > classes >= 1 here, so the width is at most 2^31 and fits a u32
+    let width = span.div_ceil(classes as u64) as u32;
+    let cuts: Vec<u32> =
+        (0..classes as u64).map(|k| min as u64 + k * width as u64).filter(|&lo| lo <= max as u64).map(|lo| lo as u32).collect();
+    // Division by the same width for every element: multiply by a 64-bit reciprocal instead
+    // (exact for 32-bit operands and divisors >= 2; Lemire et al., "Faster remainder by
+    // direct computation", 2019).
+    let reciprocal = u64::MAX / width as u64 + 1;
+    let ids: Vec<u32> = values.iter().map(|&v| ((reciprocal as u128 * (v - min) as u128) >> 64) as u32).collect();
+    let sizes = histogram(&ids, cuts.len());
+    finish_ranges(ids, sizes, &cuts, max, false)
 }
 
 /// Sorted distinct values, or None as soon as there are more than `limit`.
@@ -181,12 +211,6 @@ fn distinct_at_most(values: &[u32], limit: usize) -> Option<Vec<u32>> {
         }
     }
     Some(distinct)
-}
-
-/// Lower bounds of `classes` equal-width ranges starting at `min`.
-fn equal_width_cuts(min: u32, span: u64, classes: usize) -> Vec<u32> {
-    let width = span.div_ceil(classes as u64);
-    (0..classes as u64).map(|k| min as u64 + k * width).filter(|&lo| lo < min as u64 + span).map(|lo| lo as u32).collect()
 }
 
 /// Lower bounds of ranges holding about n/classes elements each, from a strided sample.
@@ -206,22 +230,25 @@ fn quantile_cuts(values: &[u32], min: u32, classes: usize) -> Vec<u32> {
 
 /// Classes from sorted range lower bounds `cuts` (cuts[0] <= every value); drops empty ranges.
 fn classify_by_cuts(values: &[u32], cuts: &[u32], max: u32, exact: bool) -> Classes {
-    let ids: Vec<u32> = values.iter().map(|&v| (cuts.partition_point(|&c| c <= v) - 1) as u32).collect();
-    let mut sizes = vec![0usize; cuts.len()];
-    ids.iter().for_each(|&c| sizes[c as usize] += 1);
+    // A branch-free count beats a binary search over a few bounds.
+    let ids: Vec<u32> = if cuts.len() <= 16 {
+        values.iter().map(|&v| cuts[1..].iter().map(|&c| (c <= v) as u32).sum()).collect()
+    } else {
+        values.iter().map(|&v| (cuts.partition_point(|&c| c <= v) - 1) as u32).collect()
+    };
+    let sizes = histogram(&ids, cuts.len());
     finish_ranges(ids, sizes, cuts, max, exact)
 }
 
 /// As `classify_by_cuts` for values in `min..=max` with a small span: one table lookup each.
 fn classify_by_cuts_table(values: &[u32], cuts: &[u32], min: u32, max: u32, exact: bool) -> Classes {
     let mut table = vec![0u32; (max - min) as usize + 1];
-    for (k, window) in cuts.iter().enumerate() {
+    for (k, &lo) in cuts.iter().enumerate() {
         let hi = cuts.get(k + 1).map_or(max, |&next| next - 1);
-        table[(*window - min) as usize..=(hi - min) as usize].fill(k as u32);
+        table[(lo - min) as usize..=(hi - min) as usize].fill(k as u32);
     }
     let ids: Vec<u32> = values.iter().map(|&v| table[(v - min) as usize]).collect();
-    let mut sizes = vec![0usize; cuts.len()];
-    ids.iter().for_each(|&c| sizes[c as usize] += 1);
+    let sizes = histogram(&ids, cuts.len());
     finish_ranges(ids, sizes, cuts, max, exact)
 }
 
@@ -297,8 +324,7 @@ pub fn classify_paths(paths: &[u32], conditions: usize, classes: usize, weights:
         let table: HashMap<u32, u32> = class_of.into_iter().collect();
         paths.iter().map(|p| table.get(p).copied().unwrap_or(0)).collect()
     };
-    let mut sizes = vec![0usize; keys.len()];
-    ids.iter().for_each(|&c| sizes[c as usize] += 1);
+    let sizes = histogram(&ids, keys.len());
     Ok(Classes { ids, sizes, keys })
 }
 

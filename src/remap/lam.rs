@@ -170,6 +170,54 @@ fn unreachable_deadline() -> Error {
     Error::invalid("LAM plan", "stopped without a deadline")
 }
 
+/// Per-class counts of one warp segment.
+struct Coverage {
+    /// Four interleaved counters per class: consecutive elements of one class would otherwise
+    /// chain every increment on the previous store.
+    counts: Vec<[u32; 4]>,
+    /// Few classes: scan all of them for the maximum instead of revisiting the segment.
+    scan_classes: bool,
+}
+
+impl Coverage {
+    fn new(classes: usize, width: usize) -> Coverage {
+        Coverage { counts: vec![[0; 4]; classes], scan_classes: classes <= width }
+    }
+
+    /// Most frequent class among those `eligible` in `segment` and its count ((0, 0) when
+    /// none is); ties go to the lower class id.
+    fn dominant(&mut self, segment: &[u32], eligible: impl Fn(u32) -> bool) -> (u32, u32) {
+        let mut quads = segment.chunks_exact(4);
+        for q in &mut quads {
+            self.counts[q[0] as usize][0] += 1;
+            self.counts[q[1] as usize][1] += 1;
+            self.counts[q[2] as usize][2] += 1;
+            self.counts[q[3] as usize][3] += 1;
+        }
+        quads.remainder().iter().for_each(|&c| self.counts[c as usize][0] += 1);
+
+        let (mut best, mut best_count) = (0u32, 0u32);
+        if self.scan_classes {
+            for (c, k) in self.counts.iter_mut().enumerate() {
+                let total = k.iter().sum::<u32>();
+                if total > best_count && eligible(c as u32) {
+                    (best, best_count) = (c as u32, total);
+                }
+                *k = [0; 4];
+            }
+        } else {
+            for &c in segment {
+                let total = self.counts[c as usize].iter().sum::<u32>();
+                if (total > best_count || (total == best_count && c < best)) && eligible(c) {
+                    (best, best_count) = (c, total);
+                }
+            }
+            segment.iter().for_each(|&c| self.counts[c as usize] = [0; 4]);
+        }
+        (best, best_count)
+    }
+}
+
 /// The whole LAM scheme; `None` only when `deadline` expires. `ids` must be below
 /// `sizes.len()`, `sizes` their populations, and `ids.len() <= u32::MAX`.
 fn plan(ids: &[u32], sizes: &[usize], width: usize, deadline: Option<&Deadline>) -> Option<LamPlan> {
@@ -184,23 +232,13 @@ fn plan(ids: &[u32], sizes: &[usize], width: usize, deadline: Option<&Deadline>)
     let mut labels = vec![Label::Mixed; segments];
     // openings[c]: locations in class-c segments that another class occupies
     let mut openings = vec![0usize; sizes.len()];
-    let mut coverage = vec![0u32; sizes.len()];
+    let mut coverage = Coverage::new(sizes.len(), width);
 
     for (s, label) in labels.iter_mut().enumerate().take(full) {
         if expired(s) {
             return None;
         }
-        let segment = &ids[s * width..(s + 1) * width];
-        let (mut best, mut best_count) = (0u32, 0u32);
-        for &c in segment {
-            let k = &mut coverage[c as usize];
-            *k += 1;
-            if *k > best_count {
-                best_count = *k;
-                best = c;
-            }
-        }
-        segment.iter().for_each(|&c| coverage[c as usize] = 0);
+        let (best, best_count) = coverage.dominant(&ids[s * width..(s + 1) * width], |_| true);
         if quota[best as usize] > 0 {
             quota[best as usize] -= 1;
             quota_left -= 1;
@@ -218,19 +256,7 @@ fn plan(ids: &[u32], sizes: &[usize], width: usize, deadline: Option<&Deadline>)
             if *label != Label::Mixed {
                 continue;
             }
-            let segment = &ids[s * width..(s + 1) * width];
-            let (mut best, mut best_count) = (0u32, 0u32);
-            for &c in segment {
-                if quota[c as usize] > 0 {
-                    let k = &mut coverage[c as usize];
-                    *k += 1;
-                    if *k > best_count {
-                        best_count = *k;
-                        best = c;
-                    }
-                }
-            }
-            segment.iter().for_each(|&c| coverage[c as usize] = 0);
+            let (best, best_count) = coverage.dominant(&ids[s * width..(s + 1) * width], |c| quota[c as usize] > 0);
             if best_count > 0 {
                 quota[best as usize] -= 1;
                 quota_left -= 1;
@@ -257,45 +283,57 @@ fn plan(ids: &[u32], sizes: &[usize], width: usize, deadline: Option<&Deadline>)
         }
     }
 
-    // ---- openings (toFill), grouped by class in segment order: one flat array
+    // ---- openings (toFill), grouped by class in segment order, in one flat array. Each class
+    // region has one spare slot so the fill below can write unconditionally (random strays
+    // make a branch per element mispredict often); the occupant's class is kept alongside so
+    // the assign step reads sequentially instead of gathering from `ids`.
     let mut start = Vec::with_capacity(sizes.len());
-    let mut total_openings = 0usize;
+    let mut region = 0usize;
     for &o in &openings {
-        start.push(total_openings);
-        total_openings += o;
+        start.push(region);
+        region += o + 1;
     }
-    let mut open = vec![0u32; total_openings];
+    let mut open = vec![0u32; region];
+    let mut open_class = vec![0u32; region];
     let mut filled = start.clone();
     for (s, label) in labels.iter().enumerate() {
         if let Label::Pure(c) = *label {
+            let mut cursor = filled[c as usize];
             for (j, &id) in ids[s * width..(s + 1) * width].iter().enumerate() {
-                if id != c {
-                    open[filled[c as usize]] = (s * width + j) as u32;
-                    filled[c as usize] += 1;
-                }
+                open[cursor] = (s * width + j) as u32;
+                open_class[cursor] = id;
+                cursor += (id != c) as usize;
             }
+            filled[c as usize] = cursor;
         }
     }
     if deadline.is_some_and(|d| d.expired()) {
         return None;
     }
 
-    // ---- assign
-    let mut destination: Vec<u32> = (0..n as u32).collect();
-    // next[c]: next untaken opening of class c; class c's openings end at start[c] + openings[c]
+    // ---- assign. `destination` has one spare entry, the target of the unconditional write
+    // below once every displaced element is placed; it is dropped at the end.
+    let mut destination: Vec<u32> = (0..=n as u32).collect();
+    let end: Vec<usize> = start.iter().zip(&openings).map(|(&s, &o)| s + o).collect();
+    // next[c]: next untaken opening of class c
     let mut next = start.clone();
-    let mut unfilled = total_openings;
-    let mut to_mix: Vec<u32> = Vec::with_capacity(total_openings);
-    for &from in &open {
-        let c = ids[from as usize] as usize;
-        if next[c] < start[c] + openings[c] {
-            destination[from as usize] = open[next[c]];
-            next[c] += 1;
-            unfilled -= 1;
-        } else {
-            to_mix.push(from);
+    let mut unfilled: usize = openings.iter().sum();
+    let total_openings = unfilled;
+    let mut to_mix: Vec<u32> = Vec::with_capacity(total_openings + 1);
+    for c in 0..sizes.len() {
+        for k in start[c]..end[c] {
+            let (from, l) = (open[k], open_class[k] as usize);
+            if next[l] < end[l] {
+                destination[from as usize] = open[next[l]];
+                next[l] += 1;
+                unfilled -= 1;
+            } else {
+                to_mix.push(from);
+            }
         }
     }
+    let mixed_needed = to_mix.len();
+    to_mix.push(n as u32);
     let mut mixed_taken = 0usize;
     'segments: for (s, label) in labels.iter().enumerate() {
         if unfilled == 0 {
@@ -310,22 +348,24 @@ fn plan(ids: &[u32], sizes: &[usize], width: usize, deadline: Option<&Deadline>)
         let first = s * width;
         for (j, &id) in ids[first..n.min(first + width)].iter().enumerate() {
             let c = id as usize;
-            if next[c] < start[c] + openings[c] {
-                let from = first + j;
-                destination[from] = open[next[c]];
-                next[c] += 1;
-                // the place vacated in this mixed warp takes a displaced element
-                destination[to_mix[mixed_taken] as usize] = from as u32;
-                mixed_taken += 1;
-                unfilled -= 1;
-                if unfilled == 0 {
-                    break 'segments;
-                }
+            let from = (first + j) as u32;
+            // Branch-free: when class c has no opening left, the element stays, the write to
+            // `to_mix[mixed_taken]` is overwritten by that element's real move later (or lands
+            // in the spare entry), and nothing advances.
+            let take = next[c] < end[c];
+            destination[from as usize] = if take { open[next[c]] } else { from };
+            destination[to_mix[mixed_taken] as usize] = from;
+            next[c] += take as usize;
+            mixed_taken += take as usize;
+            unfilled -= take as usize;
+            if unfilled == 0 {
+                break 'segments;
             }
         }
     }
     debug_assert_eq!(unfilled, 0);
-    debug_assert_eq!(mixed_taken, to_mix.len());
+    debug_assert_eq!(mixed_taken, mixed_needed);
+    destination.truncate(n);
 
     Some(LamPlan { destination, labels, moved: total_openings + mixed_taken, width: width as u32 })
 }

@@ -1,1 +1,844 @@
-// placeholder
+//! Permutation flow-shop branch-and-bound (PFSP, makespan), after Chakroun et al. (PPAM 2011):
+//! the host builds pools of child nodes, a [`Bounder`] (CPU threads here, a WGSL kernel
+//! elsewhere) bounds them, and the host prunes and branches.
+//!
+//! Bounds follow Lageweg, Lenstra and Rinnooy Kan (1978) as used by the GPU B&B literature:
+//! LB1 (one-machine bound) and LB2 (two-machine Johnson bound over all machine pairs).
+//!
+//! # Data layout shared with the WGSL kernels (`shaders/flowshop/lb1.wgsl`, `lb2.wgsl`)
+//!
+//! All buffers are arrays of `u32`; `n` = jobs, `m` = machines, `P` = m(m−1)/2 pairs.
+//!
+//! | binding | buffer | size (u32) | content |
+//! |---|---|---|---|
+//! | 0 | `params` (uniform) | 8 | [`KernelParams`]: n, m, P, children, parent stride, mask words, 0, 0 |
+//! | 1 | `ptimes` | m·n | [`BoundData::ptimes`], machine-major: `p[k*n + j]` |
+//! | 2 | `parents` | parents·stride | [`Pool::parents`], one record per parent, see below |
+//! | 3 | `children` | 2·children | [`Pool::children`]: `(parent index, job)` per child |
+//! | 4 | `bounds` (read_write) | children | output: one bound per child |
+//! | 5 | `pairs` (lb2) | 2·P | [`BoundData::pairs`]: `(u, v)`, u < v, lexicographic |
+//! | 6 | `lags` (lb2) | P·n | [`BoundData::lags`]: `lag[q*n + j]` = Σ_{u<k<v} p[k][j] |
+//! | 7 | `johnson` (lb2) | P·n | [`BoundData::johnson`]: Johnson order of all jobs for pair q |
+//!
+//! A parent record (stride `3m + W`, `W = ceil(n/32)`) is
+//! `[heads (m) | tails (m) | remaining (m) | unscheduled bitmask (W)]`:
+//! the completion times of the parent's prefix on each machine (0 for the empty prefix),
+//! the tails b[k], the sums r[k] over the parent's unscheduled jobs, and bit `j` of word
+//! `j/32` set iff job j is unscheduled in the parent. The child `(parent, j)` is the parent
+//! with job j appended to its prefix; the kernel derives the child's heads in O(m) and
+//! removes j from the set, so no thread walks a prefix (the depth-dependent loop that
+//! causes the divergence discussed in the paper) and the children of one parent read the
+//! same record. Thread `i` = child `i`, with
+//! `i = gid.x + gid.y * 64 * num_workgroups.x` so pools beyond 65535 workgroups can use a
+//! 2-D dispatch. Both kernels use `@workgroup_size(64)`; the branch-free variants are built
+//! with `BRANCHLESS` defined.
+
+pub mod cpu;
+pub mod taillard;
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+
+pub use cpu::{makespan, neh, CpuBounder};
+pub use taillard::{read_instance, read_instances, taillard, taillard_by_name, taillard_entry};
+
+/// Largest job count (job indices are stored as `u16`, and child records pack them in u32).
+pub const MAX_JOBS: usize = 4096;
+/// Largest machine count on the CPU.
+pub const MAX_MACHINES: usize = 256;
+/// Largest machine count the WGSL kernels accept (`lb2` keeps the child heads in a
+/// private `array<u32, 32>`).
+pub const GPU_MAX_MACHINES: usize = 32;
+/// Workgroup size of both kernels.
+pub const WORKGROUP_SIZE: u32 = 64;
+/// Sum of all processing times must stay below this so every bound fits in a u32
+/// (bounds are at most twice that sum).
+const MAX_TOTAL_TIME: u64 = 1 << 30;
+
+fn check_size(jobs: usize, machines: usize) -> Result<()> {
+    if !(1..=MAX_JOBS).contains(&jobs) || !(1..=MAX_MACHINES).contains(&machines) {
+        return Err(Error::invalid(
+            "instance size",
+            format!("{jobs} jobs × {machines} machines; supported: 1..={MAX_JOBS} jobs, 1..={MAX_MACHINES} machines"),
+        ));
+    }
+    Ok(())
+}
+
+/// A permutation flow-shop instance.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Instance {
+    pub name: String,
+    pub jobs: usize,
+    pub machines: usize,
+    /// Generator seed (Taillard) or the file's seed field.
+    pub seed: u32,
+    /// Processing times, machine-major: `p[i * jobs + j]` is job j on machine i.
+    pub p: Vec<u32>,
+    /// Best known upper bound (file header, or best known makespan for generated instances).
+    pub upper_bound: u32,
+    /// Lower bound from the file header / Taillard's table.
+    pub lower_bound: u32,
+}
+
+impl Instance {
+    pub fn new(
+        name: impl Into<String>,
+        jobs: usize,
+        machines: usize,
+        seed: u32,
+        p: Vec<u32>,
+        upper_bound: u32,
+        lower_bound: u32,
+    ) -> Result<Self> {
+        check_size(jobs, machines)?;
+        if p.len() != jobs * machines {
+            return Err(Error::invalid(
+                "processing times",
+                format!("{} values for {jobs} jobs × {machines} machines (expected {})", p.len(), jobs * machines),
+            ));
+        }
+        let total: u64 = p.iter().map(|&v| u64::from(v)).sum();
+        if total >= MAX_TOTAL_TIME {
+            return Err(Error::invalid(
+                "processing times",
+                format!("their sum {total} must stay below {MAX_TOTAL_TIME} so bounds fit in 32 bits"),
+            ));
+        }
+        Ok(Self { name: name.into(), jobs, machines, seed, p, upper_bound, lower_bound })
+    }
+
+    /// Processing time of `job` on `machine`.
+    pub fn time(&self, machine: usize, job: usize) -> u32 {
+        self.p[machine * self.jobs + job]
+    }
+}
+
+/// A subproblem: prefix σ1 (jobs fixed at the start, in order), suffix σ2 (jobs fixed at
+/// the end, in order) and the unscheduled rest U.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    pub prefix: Vec<usize>,
+    pub suffix: Vec<usize>,
+    /// U, increasing job order.
+    pub unscheduled: Vec<usize>,
+}
+
+impl Node {
+    /// Checks that prefix and suffix hold distinct jobs of `0..jobs`.
+    pub fn new(jobs: usize, prefix: Vec<usize>, suffix: Vec<usize>) -> Result<Self> {
+        let mut seen = vec![false; jobs];
+        for &j in prefix.iter().chain(&suffix) {
+            if j >= jobs {
+                return Err(Error::invalid("node", format!("job {j} does not exist (instance has {jobs} jobs)")));
+            }
+            if std::mem::replace(&mut seen[j], true) {
+                return Err(Error::invalid("node", format!("job {j} is fixed twice")));
+            }
+        }
+        let unscheduled = (0..jobs).filter(|&j| !seen[j]).collect();
+        Ok(Self { prefix, suffix, unscheduled })
+    }
+
+    pub fn root(jobs: usize) -> Self {
+        Self { prefix: Vec::new(), suffix: Vec::new(), unscheduled: (0..jobs).collect() }
+    }
+}
+
+/// Which lower bound to compute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LowerBound {
+    /// One-machine bound, O(m) per child.
+    Lb1,
+    /// Two-machine Johnson bound over all machine pairs, O(m²n) per child.
+    #[default]
+    Lb2,
+}
+
+impl LowerBound {
+    /// Kernel entry point, also the shader file stem under `shaders/flowshop/`.
+    pub fn entry_point(self) -> &'static str {
+        match self {
+            LowerBound::Lb1 => "lb1",
+            LowerBound::Lb2 => "lb2",
+        }
+    }
+
+    /// Storage buffers the kernel binds (bindings 1..=count).
+    pub fn storage_buffers(self) -> u32 {
+        match self {
+            LowerBound::Lb1 => 4,
+            LowerBound::Lb2 => 7,
+        }
+    }
+}
+
+/// Instance data the bounds need, flattened for upload (see the module docs for bindings).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoundData {
+    pub jobs: usize,
+    pub machines: usize,
+    /// Machine-major processing times, `ptimes[k * jobs + j]` (binding 1).
+    pub ptimes: Vec<u32>,
+    /// Head of an empty prefix: `min_j Σ_{l<k} p[l][j]` per machine.
+    pub min_heads: Vec<u32>,
+    /// Tail of an empty suffix: `min_j Σ_{l>k} p[l][j]` per machine.
+    pub min_tails: Vec<u32>,
+    /// Machine pairs `(u, v)`, u < v, lexicographic, flattened (binding 5).
+    pub pairs: Vec<u32>,
+    /// `lags[q * jobs + j]` = Σ_{u<k<v} p[k][j] for pair q (binding 6).
+    pub lags: Vec<u32>,
+    /// `johnson[q * jobs + i]` = i-th job of Johnson's order for pair q (binding 7).
+    pub johnson: Vec<u32>,
+}
+
+impl BoundData {
+    pub fn new(instance: &Instance) -> Self {
+        let (n, m) = (instance.jobs, instance.machines);
+        let p = &instance.p;
+        let mut min_heads = vec![u32::MAX; m];
+        let mut min_tails = vec![u32::MAX; m];
+        for j in 0..n {
+            let mut before = 0;
+            for (k, head) in min_heads.iter_mut().enumerate() {
+                *head = (*head).min(before);
+                before += p[k * n + j];
+            }
+            let mut after = 0;
+            for (k, tail) in min_tails.iter_mut().enumerate().rev() {
+                *tail = (*tail).min(after);
+                after += p[k * n + j];
+            }
+        }
+
+        let pair_count = m * (m.saturating_sub(1)) / 2;
+        let mut pairs = Vec::with_capacity(2 * pair_count);
+        let mut lags = Vec::with_capacity(pair_count * n);
+        let mut johnson = Vec::with_capacity(pair_count * n);
+        for u in 0..m {
+            for v in u + 1..m {
+                pairs.extend([u as u32, v as u32]);
+                let lag: Vec<u32> = (0..n).map(|j| (u + 1..v).map(|k| p[k * n + j]).sum()).collect();
+                let a = |j: usize| p[u * n + j] + lag[j];
+                let b = |j: usize| p[v * n + j] + lag[j];
+                // Johnson: a_j < b_j by increasing a_j first, then the rest by decreasing b_j;
+                // job index breaks ties so the order is deterministic.
+                let (mut first, mut last): (Vec<usize>, Vec<usize>) = (0..n).partition(|&j| a(j) < b(j));
+                first.sort_by_key(|&j| (a(j), j));
+                last.sort_by_key(|&j| (std::cmp::Reverse(b(j)), j));
+                johnson.extend(first.iter().chain(&last).map(|&j| j as u32));
+                lags.extend(lag);
+            }
+        }
+        Self { jobs: n, machines: m, ptimes: p.clone(), min_heads, min_tails, pairs, lags, johnson }
+    }
+
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len() / 2
+    }
+
+    pub fn time(&self, machine: usize, job: usize) -> u32 {
+        self.ptimes[machine * self.jobs + job]
+    }
+
+    /// Fails when the WGSL kernels cannot bound this instance.
+    pub fn check_gpu(&self) -> Result<()> {
+        if self.machines > GPU_MAX_MACHINES {
+            return Err(Error::Limit {
+                what: "machines for the flow-shop kernels".into(),
+                requested: self.machines as u64,
+                limit: GPU_MAX_MACHINES as u64,
+                hint: "bound this instance on the CPU (CpuBounder)".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The uniform block of both kernels (binding 0) for `pool`.
+    pub fn kernel_params(&self, pool: &Pool) -> KernelParams {
+        KernelParams {
+            jobs: self.jobs as u32,
+            machines: self.machines as u32,
+            pairs: self.pair_count() as u32,
+            children: pool.child_count() as u32,
+            parent_stride: pool.parent_stride() as u32,
+            mask_words: pool.mask_words() as u32,
+            _pad: [0; 2],
+        }
+    }
+}
+
+/// Uniform block of the kernels (`struct Params` in WGSL), 32 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelParams {
+    pub jobs: u32,
+    pub machines: u32,
+    pub pairs: u32,
+    pub children: u32,
+    pub parent_stride: u32,
+    pub mask_words: u32,
+    pub _pad: [u32; 2],
+}
+
+impl KernelParams {
+    pub fn to_words(self) -> [u32; 8] {
+        [self.jobs, self.machines, self.pairs, self.children, self.parent_stride, self.mask_words, 0, 0]
+    }
+}
+
+/// A batch of child nodes to bound, in the flat layout the kernels read (bindings 2 and 3).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pool {
+    jobs: usize,
+    machines: usize,
+    parents: Vec<u32>,
+    children: Vec<u32>,
+}
+
+impl Pool {
+    pub fn new(jobs: usize, machines: usize) -> Self {
+        Self { jobs, machines, parents: Vec::new(), children: Vec::new() }
+    }
+
+    pub fn for_data(data: &BoundData) -> Self {
+        Self::new(data.jobs, data.machines)
+    }
+
+    pub fn clear(&mut self) {
+        self.parents.clear();
+        self.children.clear();
+    }
+
+    pub fn jobs(&self) -> usize {
+        self.jobs
+    }
+
+    pub fn machines(&self) -> usize {
+        self.machines
+    }
+
+    /// u32 words of the unscheduled bitmask, `ceil(jobs / 32)`.
+    pub fn mask_words(&self) -> usize {
+        self.jobs.div_ceil(32)
+    }
+
+    /// u32 words per parent record: `3 * machines + mask_words`.
+    pub fn parent_stride(&self) -> usize {
+        3 * self.machines + self.mask_words()
+    }
+
+    pub fn parent_count(&self) -> usize {
+        self.parents.len() / self.parent_stride()
+    }
+
+    pub fn child_count(&self) -> usize {
+        self.children.len() / 2
+    }
+
+    /// Parent records, `parent_count() * parent_stride()` words (binding 2).
+    pub fn parents(&self) -> &[u32] {
+        &self.parents
+    }
+
+    /// `(parent, job)` per child, `2 * child_count()` words (binding 3).
+    pub fn children(&self) -> &[u32] {
+        &self.children
+    }
+
+    /// Appends a parent: completion times of its prefix (zeros for an empty prefix), its
+    /// tails, and its unscheduled jobs. Returns the parent index.
+    pub fn add_parent(&mut self, heads: &[u32], tails: &[u32], unscheduled: &[usize], data: &BoundData) -> Result<u32> {
+        let m = self.machines;
+        if heads.len() != m || tails.len() != m || data.machines != m || data.jobs != self.jobs {
+            return Err(Error::invalid(
+                "pool parent",
+                format!("heads/tails need {m} values (got {}/{}) and data of the pool's size", heads.len(), tails.len()),
+            ));
+        }
+        if let Some(&j) = unscheduled.iter().find(|&&j| j >= self.jobs) {
+            return Err(Error::invalid("pool parent", format!("job {j} does not exist ({} jobs)", self.jobs)));
+        }
+        self.push_parent(heads, tails, unscheduled.iter().copied(), data);
+        Ok((self.parent_count() - 1) as u32)
+    }
+
+    /// Appends child `(parent, job)`: the parent with `job` appended to its prefix.
+    pub fn add_child(&mut self, parent: u32, job: usize) -> Result<()> {
+        let stride = self.parent_stride();
+        let mask_at = parent as usize * stride + 3 * self.machines + job / 32;
+        let unscheduled = parent < self.parent_count() as u32
+            && job < self.jobs
+            && (self.parents[mask_at] >> (job % 32)) & 1 == 1;
+        if !unscheduled {
+            return Err(Error::invalid("pool child", format!("job {job} is not unscheduled in parent {parent}")));
+        }
+        self.children.extend([parent, job as u32]);
+        Ok(())
+    }
+
+    fn push_parent(&mut self, heads: &[u32], tails: &[u32], unscheduled: impl Iterator<Item = usize> + Clone, data: &BoundData) {
+        let (n, m) = (self.jobs, self.machines);
+        self.parents.extend_from_slice(heads);
+        self.parents.extend_from_slice(tails);
+        let remaining_at = self.parents.len();
+        self.parents.resize(remaining_at + m + self.mask_words(), 0);
+        for j in unscheduled {
+            for k in 0..m {
+                self.parents[remaining_at + k] += data.ptimes[k * n + j];
+            }
+            self.parents[remaining_at + m + j / 32] |= 1 << (j % 32);
+        }
+    }
+
+    fn push_child_unchecked(&mut self, parent: u32, job: usize) {
+        self.children.extend([parent, job as u32]);
+    }
+
+    /// `(parent index, job)` of child `i`.
+    pub fn child(&self, i: usize) -> (usize, usize) {
+        (self.children[2 * i] as usize, self.children[2 * i + 1] as usize)
+    }
+
+    fn record(&self, parent: usize) -> &[u32] {
+        let stride = self.parent_stride();
+        &self.parents[parent * stride..(parent + 1) * stride]
+    }
+
+    pub fn heads(&self, parent: usize) -> &[u32] {
+        &self.record(parent)[..self.machines]
+    }
+
+    pub fn tails(&self, parent: usize) -> &[u32] {
+        &self.record(parent)[self.machines..2 * self.machines]
+    }
+
+    pub fn remaining(&self, parent: usize) -> &[u32] {
+        &self.record(parent)[2 * self.machines..3 * self.machines]
+    }
+
+    pub fn unscheduled_mask(&self, parent: usize) -> &[u32] {
+        &self.record(parent)[3 * self.machines..]
+    }
+}
+
+/// Bounds a pool. The driver calls it once per iteration with a fresh pool of children
+/// (never leaves) and expects exactly `pool.child_count()` bounds, in child order.
+/// A GPU implementation uploads [`Pool::parents`] / [`Pool::children`] (and, once, the
+/// [`BoundData`] arrays) and runs the `lb1` / `lb2` kernel; [`cpu::lb1`] / [`cpu::lb2`]
+/// compute the same values bit for bit on the CPU.
+pub trait Bounder {
+    fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>>;
+}
+
+/// Order in which open nodes are taken into pools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Exploration {
+    /// Stack: pools of the deepest nodes (small memory).
+    #[default]
+    DepthFirst,
+    /// Queue: pools of nodes of one or two consecutive levels (the paper's reordering).
+    BreadthFirst,
+}
+
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Bound used by [`solve`]; [`solve_with`] uses whatever the bounder computes.
+    pub bound: LowerBound,
+    pub exploration: Exploration,
+    /// Open nodes expanded per iteration (each gives up to `jobs` children).
+    pub pool_size: usize,
+    /// Initial incumbent value; the NEH makespan is used when smaller or when `None`.
+    pub upper_bound: Option<u32>,
+    /// Stop (result not optimal) once this many nodes were kept.
+    pub node_limit: Option<u64>,
+    /// Stop (result not optimal) after this long.
+    pub time_limit: Option<Duration>,
+    /// CPU bounding threads for [`solve`]; 0 = all available.
+    pub threads: usize,
+    /// Minimum time between two progress reports.
+    pub progress_interval: Duration,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self {
+            bound: LowerBound::default(),
+            exploration: Exploration::default(),
+            pool_size: 256,
+            upper_bound: None,
+            node_limit: None,
+            time_limit: None,
+            threads: 0,
+            progress_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Reported to the progress callback during long searches.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Progress {
+    pub nodes: u64,
+    pub leaves: u64,
+    /// Current incumbent value.
+    pub best: u32,
+    /// Open nodes waiting.
+    pub open: usize,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Solution {
+    /// Best makespan found, or the given upper bound if nothing beat it.
+    pub makespan: u32,
+    /// Job order (0-based) achieving `makespan`; empty when the initial bound came from
+    /// [`SearchOptions::upper_bound`] and no schedule reaching it was met.
+    pub permutation: Vec<usize>,
+    /// Non-leaf children kept (bound < incumbent).
+    pub nodes: u64,
+    /// Leaves (complete schedules) evaluated.
+    pub leaves: u64,
+    /// The search finished: no schedule has a makespan below `makespan`.
+    pub optimal: bool,
+    pub seconds: f64,
+}
+
+/// Solves `instance` with the multi-threaded CPU bounder.
+pub fn solve(instance: &Instance, options: &SearchOptions) -> Result<Solution> {
+    let data = BoundData::new(instance);
+    let mut bounder = CpuBounder::new(&data, options.bound, options.threads);
+    solve_with(&data, options, &mut bounder, None)
+}
+
+/// An open node of the search: `perm[..depth]` is the prefix, `perm[depth..]` the
+/// unscheduled jobs; `heads` are the prefix completion times; `bound` the value it was
+/// kept with (rechecked when popped, as the incumbent may have improved).
+struct OpenNode {
+    perm: Box<[u16]>,
+    heads: Box<[u32]>,
+    depth: usize,
+    bound: u32,
+}
+
+/// Solves with any bounder; `progress` is called at most every `progress_interval`.
+pub fn solve_with(
+    data: &BoundData,
+    options: &SearchOptions,
+    bounder: &mut dyn Bounder,
+    mut progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<Solution> {
+    if options.pool_size == 0 {
+        return Err(Error::invalid("pool size", "must be at least 1"));
+    }
+    let start = Instant::now();
+    let (n, m) = (data.jobs, data.machines);
+
+    let (neh_makespan, neh_order) = cpu::neh_on(n, m, &data.ptimes);
+    let (mut best, mut best_perm) = (neh_makespan, neh_order);
+    if let Some(ub) = options.upper_bound {
+        if ub < best {
+            best = ub;
+            best_perm = Vec::new();
+        }
+    }
+
+    let mut open: VecDeque<OpenNode> = VecDeque::new();
+    open.push_back(OpenNode {
+        perm: (0..n as u16).collect(),
+        heads: vec![0; m].into_boxed_slice(),
+        depth: 0,
+        bound: 0,
+    });
+
+    let mut pool = Pool::for_data(data);
+    let mut parents: Vec<OpenNode> = Vec::with_capacity(options.pool_size);
+    // Position in the parent's permutation of each child's job, parallel to the pool.
+    let mut child_positions: Vec<usize> = Vec::new();
+    let (mut nodes, mut leaves) = (0u64, 0u64);
+    let mut finished = true;
+    let mut last_report = start;
+    let mut unscheduled: Vec<usize> = Vec::with_capacity(n);
+
+    while !open.is_empty() {
+        if options.node_limit.is_some_and(|limit| nodes >= limit)
+            || options.time_limit.is_some_and(|limit| start.elapsed() >= limit)
+        {
+            finished = false;
+            break;
+        }
+
+        pool.clear();
+        parents.clear();
+        child_positions.clear();
+        while parents.len() < options.pool_size {
+            let next = match options.exploration {
+                Exploration::DepthFirst => open.pop_back(),
+                Exploration::BreadthFirst => open.pop_front(),
+            };
+            let Some(node) = next else { break };
+            if node.bound >= best {
+                continue;
+            }
+            if node.depth + 1 == n {
+                // Its only child is a leaf: evaluate the complete schedule here.
+                leaves += 1;
+                let last = node.perm[n - 1] as usize;
+                let finish = append_heads(data, &node.heads, last, None);
+                if finish < best || (finish == best && best_perm.is_empty()) {
+                    best = finish;
+                    best_perm = node.perm.iter().map(|&j| j as usize).collect();
+                }
+                continue;
+            }
+            unscheduled.clear();
+            unscheduled.extend(node.perm[node.depth..].iter().map(|&j| j as usize));
+            let index = pool.parent_count() as u32;
+            pool.push_parent(&node.heads, &data.min_tails, unscheduled.iter().copied(), data);
+            for position in node.depth..n {
+                pool.push_child_unchecked(index, node.perm[position] as usize);
+                child_positions.push(position);
+            }
+            parents.push(node);
+        }
+
+        if pool.child_count() > 0 {
+            let bounds = bounder.bound(&pool)?;
+            if bounds.len() != pool.child_count() {
+                return Err(Error::invalid(
+                    "bounder output",
+                    format!("{} bounds for {} children", bounds.len(), pool.child_count()),
+                ));
+            }
+            let mut heads = vec![0u32; m];
+            for (child, &bound) in bounds.iter().enumerate() {
+                if bound >= best {
+                    continue;
+                }
+                let (parent_index, job) = pool.child(child);
+                let parent = &parents[parent_index];
+                append_heads(data, &parent.heads, job, Some(&mut heads));
+                let mut perm = parent.perm.clone();
+                perm.swap(parent.depth, child_positions[child]);
+                open.push_back(OpenNode {
+                    perm,
+                    heads: heads.clone().into_boxed_slice(),
+                    depth: parent.depth + 1,
+                    bound,
+                });
+                nodes += 1;
+            }
+        }
+
+        if let Some(report) = progress.as_deref_mut() {
+            if last_report.elapsed() >= options.progress_interval {
+                last_report = Instant::now();
+                report(&Progress { nodes, leaves, best, open: open.len(), seconds: start.elapsed().as_secs_f64() });
+            }
+        }
+    }
+
+    Ok(Solution {
+        makespan: best,
+        permutation: best_perm,
+        nodes,
+        leaves,
+        optimal: finished,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Completion times after appending `job` to a prefix whose completion times are `heads`;
+/// writes them to `out` when given and returns the last machine's.
+fn append_heads(data: &BoundData, heads: &[u32], job: usize, mut out: Option<&mut [u32]>) -> u32 {
+    let mut finish = 0;
+    for (k, &head) in heads.iter().enumerate() {
+        finish = finish.max(head) + data.ptimes[k * data.jobs + job];
+        if let Some(out) = out.as_deref_mut() {
+            out[k] = finish;
+        }
+    }
+    finish
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Processing times of a small random instance (not Taillard's), times 1..=99.
+    fn random_instance(jobs: usize, machines: usize, seed: u32) -> Instance {
+        let p = taillard::generate(jobs, machines, seed).unwrap();
+        Instance::new(format!("r{jobs}x{machines}"), jobs, machines, seed, p, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn instance_and_node_validation() {
+        assert!(Instance::new("x", 2, 2, 1, vec![1; 3], 0, 0).is_err());
+        assert!(Instance::new("x", 0, 2, 1, vec![], 0, 0).is_err());
+        assert!(Instance::new("x", 1, 1, 1, vec![u32::MAX], 0, 0).is_err());
+        assert!(Node::new(3, vec![0, 0], vec![]).is_err());
+        assert!(Node::new(3, vec![0], vec![3]).is_err());
+        let node = Node::new(4, vec![2], vec![0]).unwrap();
+        assert_eq!(node.unscheduled, vec![1, 3]);
+    }
+
+    #[test]
+    fn johnson_orders_solve_two_machine_problems() {
+        // Pair (0, 1) of a 2-machine instance: Johnson's order is optimal, so the root LB2
+        // equals the optimal makespan found by enumeration.
+        let instance = random_instance(6, 2, 4242);
+        let data = BoundData::new(&instance);
+        let best = cpu::tests::brute_force(&instance, &[], &[]);
+        assert_eq!(cpu::lb2_node(&data, &Node::root(6)), best);
+        let order: Vec<usize> = data.johnson.iter().map(|&j| j as usize).collect();
+        assert_eq!(makespan(&instance, &order).unwrap(), best);
+    }
+
+    #[test]
+    fn pool_layout_and_validation() {
+        let instance = random_instance(40, 3, 77);
+        let data = BoundData::new(&instance);
+        let mut pool = Pool::for_data(&data);
+        assert_eq!((pool.mask_words(), pool.parent_stride()), (2, 11));
+        let parent = pool.add_parent(&[1, 2, 3], &data.min_tails, &[0, 33, 39], &data).unwrap();
+        pool.add_child(parent, 33).unwrap();
+        assert!(pool.add_child(parent, 1).is_err());
+        assert!(pool.add_child(1, 0).is_err());
+        assert!(pool.add_parent(&[1, 2], &data.min_tails, &[0], &data).is_err());
+        assert!(pool.add_parent(&[0; 3], &data.min_tails, &[40], &data).is_err());
+        assert_eq!(pool.unscheduled_mask(0), &[1, (1 << 1) | (1 << 7)]);
+        let expected: Vec<u32> = (0..3).map(|k| [0, 33, 39].iter().map(|&j| instance.time(k, j)).sum()).collect();
+        assert_eq!(pool.remaining(0), expected.as_slice());
+        let params = data.kernel_params(&pool).to_words();
+        assert_eq!(params, [40, 3, 3, 1, 11, 2, 0, 0]);
+    }
+
+    #[test]
+    fn neh_is_no_better_than_the_lower_bounds() {
+        for number in [1, 11, 21, 31] {
+            let instance = taillard(number).unwrap();
+            let data = BoundData::new(&instance);
+            let (value, order) = neh(&instance);
+            assert_eq!(makespan(&instance, &order).unwrap(), value);
+            assert!(value >= instance.upper_bound, "ta{number:03}: NEH {value} below the best known");
+            assert!(value >= cpu::lb2_node(&data, &Node::root(instance.jobs)));
+        }
+        // Published NEH value for ta001 (tie rules differ between papers; 1286 is the usual one).
+        assert_eq!(neh(&taillard(1).unwrap()).0, 1286);
+    }
+
+    fn check_solution(instance: &Instance, solution: &Solution, optimum: u32) {
+        assert!(solution.optimal);
+        assert_eq!(solution.makespan, optimum);
+        assert_eq!(makespan(instance, &solution.permutation).unwrap(), optimum);
+    }
+
+    #[test]
+    fn small_instances_match_brute_force() {
+        for (seed, bound, exploration) in [
+            (11, LowerBound::Lb1, Exploration::DepthFirst),
+            (12, LowerBound::Lb2, Exploration::BreadthFirst),
+            (13, LowerBound::Lb2, Exploration::DepthFirst),
+        ] {
+            let instance = random_instance(7, 4, seed);
+            let optimum = cpu::tests::brute_force(&instance, &[], &[]);
+            let options = SearchOptions { bound, exploration, pool_size: 3, threads: 2, ..Default::default() };
+            let solution = solve(&instance, &options).unwrap();
+            check_solution(&instance, &solution, optimum);
+        }
+    }
+
+    #[test]
+    fn solves_ta001_to_optimality() {
+        let instance = taillard(1).unwrap();
+        let options = SearchOptions { bound: LowerBound::Lb2, pool_size: 64, ..Default::default() };
+        let solution = solve(&instance, &options).unwrap();
+        check_solution(&instance, &solution, 1278);
+        eprintln!(
+            "ta001 LB2 DFS from NEH: {} nodes, {} leaves, {:.3} s",
+            solution.nodes, solution.leaves, solution.seconds
+        );
+    }
+
+    #[test]
+    fn node_counts_do_not_depend_on_exploration_order() {
+        for (instance, bound) in [
+            (taillard(1).unwrap(), LowerBound::Lb2),
+            (random_instance(10, 5, 99), LowerBound::Lb1),
+        ] {
+            let optimum = solve(&instance, &SearchOptions::default()).unwrap().makespan;
+            let mut counts = Vec::new();
+            for (exploration, pool_size) in
+                [(Exploration::DepthFirst, 1), (Exploration::DepthFirst, 100), (Exploration::BreadthFirst, 37)]
+            {
+                let options = SearchOptions {
+                    bound,
+                    exploration,
+                    pool_size,
+                    upper_bound: Some(optimum),
+                    ..Default::default()
+                };
+                let solution = solve(&instance, &options).unwrap();
+                assert!(solution.optimal);
+                assert_eq!(solution.makespan, optimum);
+                counts.push((solution.nodes, solution.leaves));
+            }
+            assert!(counts.windows(2).all(|w| w[0] == w[1]), "{}: {counts:?}", instance.name);
+        }
+    }
+
+    #[test]
+    fn limits_stop_the_search() {
+        let instance = taillard(21).unwrap();
+        let options = SearchOptions { node_limit: Some(500), bound: LowerBound::Lb1, ..Default::default() };
+        let solution = solve(&instance, &options).unwrap();
+        assert!(!solution.optimal);
+        assert!(solution.nodes >= 500);
+        assert_eq!(makespan(&instance, &solution.permutation).unwrap(), solution.makespan);
+
+        let options = SearchOptions { time_limit: Some(Duration::ZERO), ..Default::default() };
+        let solution = solve(&instance, &options).unwrap();
+        assert!(!solution.optimal && solution.nodes == 0);
+
+        // A bound below the optimum: the search finishes without any schedule.
+        let small = random_instance(6, 3, 5);
+        let options = SearchOptions { upper_bound: Some(1), ..Default::default() };
+        let solution = solve(&small, &options).unwrap();
+        assert!(solution.optimal && solution.permutation.is_empty() && solution.makespan == 1);
+        assert!(solve(&small, &SearchOptions { pool_size: 0, ..Default::default() }).is_err());
+    }
+
+    struct WrongLength;
+    impl Bounder for WrongLength {
+        fn bound(&mut self, _pool: &Pool) -> Result<Vec<u32>> {
+            Ok(vec![0])
+        }
+    }
+
+    #[test]
+    fn progress_and_bounder_errors() {
+        let instance = taillard(11).unwrap();
+        let data = BoundData::new(&instance);
+        let mut reports = Vec::new();
+        let mut record = |p: &Progress| reports.push(*p);
+        let options = SearchOptions {
+            progress_interval: Duration::ZERO,
+            node_limit: Some(2000),
+            bound: LowerBound::Lb1,
+            ..Default::default()
+        };
+        let mut bounder = CpuBounder::new(&data, LowerBound::Lb1, 1);
+        let solution = solve_with(&data, &options, &mut bounder, Some(&mut record)).unwrap();
+        assert!(!reports.is_empty());
+        assert!(reports.windows(2).all(|w| w[0].nodes <= w[1].nodes && w[0].best >= w[1].best));
+        assert!(reports.last().unwrap().nodes <= solution.nodes);
+        let json = serde_json::to_string(&solution).unwrap();
+        assert!(json.contains("\"optimal\":false"));
+
+        let err = solve_with(&data, &options, &mut WrongLength, None).unwrap_err();
+        assert!(err.to_string().contains("bounds for"), "{err}");
+    }
+}
