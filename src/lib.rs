@@ -16,6 +16,7 @@ pub mod error;
 pub mod gpu;
 pub mod harness;
 pub mod kernels;
+pub mod occupancy;
 pub mod report;
 pub mod rng;
 

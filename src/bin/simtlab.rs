@@ -32,6 +32,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The analytical occupancy calculator (G80 to Hopper, AMD); `--arch list` lists presets.
+    Occupancy(simtlab::occupancy::OccupancyArgs),
     /// Run a benchmark family.
     Bench {
         #[command(subcommand)]
@@ -261,6 +263,10 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Reproduce { paper, quick, out, shard } => reproduce(cli, paper, *quick, out, shard.as_deref()),
         Command::Report { action: ReportAction::Merge { dirs, out } } => merge_reports(dirs, out),
         Command::Devices { json } => devices(cli, *json),
+        Command::Occupancy(args) => {
+            println!("{}", simtlab::occupancy::run_cli(args)?);
+            Ok(())
+        }
         Command::Bench { family } => match family {
             BenchFamily::Micro(a) => {
                 let gpu = open_gpu(cli)?;

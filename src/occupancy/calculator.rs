@@ -125,7 +125,8 @@ pub(crate) struct Core {
 pub(crate) enum Refusal {
     /// The block's register allocation exceeds what one block may hold.
     RegistersPerBlock {
-        needed: u64,
+        per_warp: u64,
+        counted_warps: u64,
     },
     /// The register file cannot hold even one block.
     RegistersPerSm,
@@ -189,7 +190,11 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
             let blocks = if registers == 0 {
                 u64::from(block_cap)
             } else if checked > u64::from(arch.max_registers_per_block) {
-                refusal = Some(Refusal::RegistersPerBlock { needed: checked });
+                let counted_warps = round_up(warps_per_block, banks);
+                refusal = Some(Refusal::RegistersPerBlock {
+                    per_warp,
+                    counted_warps,
+                });
                 0
             } else {
                 // Spreadsheet: FLOOR(FLOOR(max regs per block / regs per warp, warp
@@ -333,12 +338,17 @@ fn refusal_reason(arch: &Arch, launch: Launch, core: &Core) -> String {
     let sm = arch.sm_word();
     let warp = arch.warp_word();
     match core.refusal {
-        Some(Refusal::RegistersPerBlock { needed }) => format!(
-            "{} {warp}s x {} registers/thread need {needed} registers (rounded to {} {warp}s per \
-             allocation), but a block may hold at most {}; use fewer registers or smaller blocks",
-            core.warps_per_block,
+        Some(Refusal::RegistersPerBlock {
+            per_warp,
+            counted_warps,
+        }) => format!(
+            "at {} registers/thread each {warp} takes {per_warp} registers; the block's {} \
+             {warp}s, counted as {counted_warps} (a multiple of the {} register banks), need {} \
+             registers, over the {} one block may hold; use fewer registers or smaller blocks",
             launch.registers_per_thread,
-            arch.warp_allocation_granularity,
+            core.warps_per_block,
+            arch.register_banks(),
+            per_warp * counted_warps,
             arch.max_registers_per_block
         ),
         Some(Refusal::RegistersPerSm) => format!(

@@ -127,6 +127,8 @@ pub fn format_table(arch: &Arch, result: &Occupancy) -> String {
     for (limiter, label, blocks) in rows {
         let mark = if result.tied_limits.first() == Some(&limiter) {
             "  <- limit"
+        } else if blocks == 0 {
+            "  <- no block fits"
         } else {
             ""
         };
