@@ -4,6 +4,8 @@
 //! real GPU), runs one point at a time into records, and renders its tables and figures with
 //! the paper's published values beside ours (`assets/papers/*.toml`).
 
+mod carrillo;
+mod ryoo;
 mod zhang;
 
 use crate::error::{Error, Result};
@@ -75,6 +77,8 @@ pub const PAPERS: [&str; 5] = ["zhang", "chakroun", "carrillo", "gupta", "ryoo"]
 pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
     v.extend(zhang::experiments());
+    v.extend(carrillo::experiments());
+    v.extend(ryoo::experiments());
     v
 }
 
@@ -233,4 +237,33 @@ pub fn read_outcomes(dir: &std::path::Path) -> Result<Vec<Outcome>> {
     let path = dir.join("results.json");
     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
     serde_json::from_str(&text).map_err(|e| Error::File { path, message: format!("not a simtlab results file: {e}") })
+}
+
+/// A record for an analytical result checked against the paper's published value (exact).
+pub(crate) fn model_record(gpu: &Gpu, family: &str, kernel: &str, variant: &str, params: serde_json::Value, ours: f64, paper: f64) -> Record {
+    let t0 = std::time::Instant::now();
+    let elapsed = t0.elapsed().as_secs_f64().max(1e-9);
+    let passed = (ours - paper).abs() <= 1e-9 * paper.abs().max(1.0);
+    Record {
+        schema: crate::harness::SCHEMA_VERSION,
+        family: family.into(),
+        kernel: kernel.into(),
+        variant: variant.into(),
+        params,
+        seed: 0,
+        environment: crate::harness::Environment::of(gpu),
+        stats: crate::harness::Stats::from_samples(vec![elapsed], crate::gpu::TimingSource::WallClock)
+            .unwrap_or_else(|_| unreachable!("one sample")),
+        check: crate::harness::Check {
+            passed,
+            checked: 1,
+            mismatches: (!passed) as u64,
+            max_rel_error: (ours - paper).abs() / paper.abs().max(1e-12),
+            tolerance: 0.0,
+            first_mismatch: (!passed).then(|| format!("model {ours}, paper {paper}")),
+        },
+        divergence: None,
+        throughput: None,
+        extra: serde_json::json!({ "model": ours, "paper": paper }),
+    }
 }

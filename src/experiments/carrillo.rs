@@ -1,0 +1,87 @@
+//! Carrillo et al.: occupancy of the branched and split kernels on G80 and the model's speedup.
+
+use super::{model_record, params, point, Experiment, Outcome, Point, Scale};
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::harness::Record;
+use crate::occupancy::{calculate, carrillo_worst_case, find_arch, Branch, Launch};
+use crate::report::{Cell, PaperValues, Section, Table, Verdict};
+
+pub fn experiments() -> Vec<Box<dyn Experiment>> {
+    vec![Box::new(SplitOccupancy)]
+}
+
+struct SplitOccupancy;
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KernelRegs {
+    kernel: String,
+    registers: u32,
+    paper_occupancy_pct: f64,
+}
+
+impl Experiment for SplitOccupancy {
+    fn paper(&self) -> &'static str {
+        "carrillo"
+    }
+    fn id(&self) -> &'static str {
+        "carrillo-occupancy-model"
+    }
+    fn title(&self) -> &'static str {
+        "Section 5: G80 occupancy of the if, else and branched kernels (256 threads) and the eq. 2 worst case"
+    }
+    fn points(&self, _scale: Scale) -> Vec<Point> {
+        [("if-kernel (split)", 6, 100.0), ("else-kernel (split)", 13, 67.0), ("branched kernel", 13, 67.0)]
+            .into_iter()
+            .map(|(kernel, registers, pct)| {
+                let v = KernelRegs { kernel: kernel.into(), registers, paper_occupancy_pct: pct };
+                point(self.id(), format!("{}-r{registers}", kernel.split_whitespace().next().unwrap_or("k")), serde_json::to_value(v).unwrap_or_default())
+            })
+            .collect()
+    }
+    fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
+        let k: KernelRegs = params(p)?;
+        let occ = calculate(find_arch("cc1.0")?, Launch::new(256, k.registers, 0))?;
+        // the paper prints whole percents
+        let ours = (occ.occupancy * 100.0).round();
+        let mut rec = model_record(gpu, "occupancy", &k.kernel, &format!("{} registers", k.registers), p.params.clone(), ours, k.paper_occupancy_pct);
+        rec.extra["blocks"] = serde_json::json!(occ.active_blocks_per_sm);
+        Ok(vec![rec])
+    }
+    fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
+        let mut table = Table {
+            title: "cc1.0, 256 threads per block".into(),
+            columns: ["kernel", "registers", "blocks/SM", "occupancy % (model)", "occupancy % (paper)", "agrees"].map(String::from).to_vec(),
+            rows: Vec::new(),
+        };
+        let mut agree = !outcomes.is_empty();
+        for o in outcomes {
+            for r in &o.records {
+                agree &= r.check.passed;
+                table.rows.push(vec![
+                    Cell::text(&r.kernel),
+                    Cell::exact(r.params["registers"].as_f64().unwrap_or(0.0), 0),
+                    Cell::exact(r.extra["blocks"].as_f64().unwrap_or(0.0), 0),
+                    Cell::exact(r.extra["model"].as_f64().unwrap_or(0.0), 0),
+                    Cell::exact(r.extra["paper"].as_f64().unwrap_or(0.0), 0),
+                    Cell::text(if r.check.passed { "yes" } else { "NO" }),
+                ]);
+            }
+        }
+        // eq. 2: both branches equally long, the split if-kernel at full occupancy
+        let worst = carrillo_worst_case(&[Branch { time: 1.0, occupancy: 1.0 }, Branch { time: 1.0, occupancy: 2.0 / 3.0 }], 0.0).ok();
+        let paper_gain = paper.claims.iter().find(|c| c.text.contains("19.7")).and_then(|c| c.value);
+        Section {
+            paper: self.paper().into(),
+            id: self.id().into(),
+            title: self.title().into(),
+            tables: vec![table],
+            verdicts: vec![
+                Verdict { claim: "the model reproduces the paper's occupancies".into(), paper: None, ours: None, unit: String::new(), agrees: Some(agree) },
+                Verdict::direction("eq. 2 worst-case gain of splitting (percent)", paper_gain, worst.map(|w| w.gain_percent), " %", 0.0),
+            ],
+            failures: outcomes.iter().filter_map(|o| o.error.clone()).collect(),
+            ..Default::default()
+        }
+    }
+}
