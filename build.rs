@@ -7,6 +7,8 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
     for e in entries {
         let p = e.path();
         if p.is_dir() {
+            // a new file changes its own folder, which cargo then notices
+            println!("cargo:rerun-if-changed={}", p.display());
             walk(&p, root, out);
         } else if p.extension().is_some_and(|x| x == "wgsl") {
             out.push(p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"));

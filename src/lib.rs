@@ -17,6 +17,7 @@ pub mod gpu;
 pub mod harness;
 pub mod kernels;
 pub mod occupancy;
+pub mod remap;
 pub mod report;
 pub mod rng;
 

@@ -91,7 +91,7 @@ fn redirected_loop_gives_identical_outputs() {
     // thread i works on element order[i]: longest trips first
     let mut order: Vec<u32> = (0..cfg.n as u32).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(input.primary[i as usize]));
-    let run = Prepared::new(&gpu, &cfg, &input, RunOptions { probe: false, remap: Some(&order) }).unwrap();
+    let run = Prepared::new(&gpu, &cfg, &input, RunOptions { remap: Some(&order), ..Default::default() }).unwrap();
     run.dispatch(&gpu).unwrap();
     assert_eq!(run.results(&gpu).unwrap(), expected);
 }

@@ -7,7 +7,7 @@ use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared
 fn probe_vs_emulation(cfg: &MicroConfig) {
     let Some((gpu, width)) = common::gpu_with_subgroups() else { return };
     let input = micro::generate(cfg).unwrap();
-    let run = Prepared::new(&gpu, cfg, &input, RunOptions { probe: true, remap: None }).unwrap();
+    let run = Prepared::new(&gpu, cfg, &input, RunOptions { probe: true, ..Default::default() }).unwrap();
     run.dispatch(&gpu).unwrap();
     assert_eq!(run.results(&gpu).unwrap(), micro::reference(cfg, &input), "probing must not change results");
     let measured = run.divergence(&gpu).unwrap().unwrap();

@@ -7,16 +7,21 @@
 // The result is the stable counting sort of element indices by class (the host redirect
 // index): deterministic, reproducible by simtlab::remap::gpu_regroup_reference.
 //
-// Overrides: CLASSES (1..=256), WORKGROUP_SIZE (1..=256; the tile, same value in scatter.wgsl).
+// Override: CLASSES (1..=256). Tiles of WORKGROUP_SIZE = 256 elements, as in scatter.wgsl.
 // Bindings (group 0):
-//   0  uniform             params     RegroupParams { n, tiles = ceil(n / WORKGROUP_SIZE), histogram_len, pad }
+//   0  uniform             params     RegroupParams { n, tiles = ceil(n / 256),
+//                                     histogram_len = tiles * CLASSES, pad }
 //   1  storage, read       classes    array<u32>, n class ids, each < CLASSES (the host checks)
 //   2  storage, read_write histogram  array<u32>, tiles × CLASSES entries, class-major:
 //                                     histogram[c * tiles + t] = elements of class c in tile t
-// Workgroup index = wid.x + wid.y * nwg.x; tile t covers elements t*WORKGROUP_SIZE ..+WORKGROUP_SIZE.
+// Workgroup index = wid.x + wid.y * nwg.x (shared/grid.wgsl); tile t covers elements
+// t*256 .. t*256+255.
+
+#import grid
 
 override CLASSES: u32 = 10u;
-override WORKGROUP_SIZE: u32 = 256u;
+// Tile = workgroup size; the host reference reproduces it with workgroup_size 256.
+const WORKGROUP_SIZE: u32 = 256u;
 
 struct RegroupParams {
     n: u32,
@@ -32,12 +37,9 @@ struct RegroupParams {
 var<workgroup> counts: array<atomic<u32>, 256>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-) {
-    let tile = wid.x + wid.y * nwg.x;
+fn main(ids: Ids) {
+    let tile = workgroup_index(ids);
+    let lane = ids.local;
     // Surplus workgroups of a 2D grid; uniform per workgroup, so barriers below stay legal.
     if (tile >= params.tiles) {
         return;

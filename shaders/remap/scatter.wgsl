@@ -2,21 +2,25 @@
 //
 // Sequence: classify_histogram.wgsl -> scan.wgsl -> scatter.wgsl (grid =
 // RegroupDispatch::grid, the same tiles as the histogram). Element e of class c in tile t goes
-// to offsets[c * tiles + t] + (number of class-c elements before e in tile t). Ranks come from
-// per-class lane bitmasks in workgroup memory (bit positions, not atomic arrival order), so the output is
-// the stable counting sort by class, identical on every run.
+// to offsets[c * tiles + t] + (number of class-c elements before e in tile t). Ranks come
+// from per-class lane bitmasks in workgroup memory (bit positions, not atomic arrival
+// order), so the output is the stable counting sort by class, identical on every run.
 //
-// Overrides: CLASSES (1..=256), WORKGROUP_SIZE (1..=256; must equal the histogram's).
+// Override: CLASSES (1..=256). Tiles of WORKGROUP_SIZE = 256 elements, as in
+// classify_histogram.wgsl.
 // Bindings (group 0):
 //   0  uniform             params   RegroupParams { n, tiles, histogram_len, pad }
 //   1  storage, read       classes  array<u32>, n class ids, each < CLASSES
 //   2  storage, read       offsets  array<u32>, the scanned histogram (class-major)
 //   3  storage, read_write index    array<u32>, n entries: thread i of the remapped kernel
 //                                   works on element index[i] (bind as remap_index there)
-// Workgroup index = wid.x + wid.y * nwg.x.
+// Workgroup index = wid.x + wid.y * nwg.x (shared/grid.wgsl).
+
+#import grid
 
 override CLASSES: u32 = 10u;
-override WORKGROUP_SIZE: u32 = 256u;
+// Tile = workgroup size; the host reference reproduces it with workgroup_size 256.
+const WORKGROUP_SIZE: u32 = 256u;
 
 // 256 lanes / 32 bits per word
 const MASK_WORDS: u32 = 8u;
@@ -37,12 +41,9 @@ struct RegroupParams {
 var<workgroup> masks: array<atomic<u32>, 2048>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-) {
-    let tile = wid.x + wid.y * nwg.x;
+fn main(ids: Ids) {
+    let tile = workgroup_index(ids);
+    let lane = ids.local;
     // Surplus workgroups of a 2D grid; uniform per workgroup, so barriers below stay legal.
     if (tile >= params.tiles) {
         return;

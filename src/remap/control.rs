@@ -204,13 +204,17 @@ pub struct CostModel {
 }
 
 impl Default for CostModel {
-    /// Estimates from the bench on a 2-core host at 2^20 elements (R = 10, W = 32), rounded
-    /// up; [`CostModel::calibrate`] measures the host instead.
+    /// Host figures measured on a shared 2-core x86 host at 2^20 elements (R = 10, W = 32),
+    /// rounded up, plus the upload of 4 bytes per element; the GPU figure is a conservative
+    /// guess for three memory-bound passes. [`CostModel::calibrate`] measures the host instead.
     fn default() -> Self {
         CostModel {
-            redirect_s_per_element: 3e-9,
+            // classify ~2.2 ns + counting sort ~1.5 ns + index upload
+            redirect_s_per_element: 5e-9,
+            // classify ~2.2 ns + plan ~3.5 ns + permute ~0.9 ns per input array
             lam_s_per_element: 8e-9,
-            restore_s_per_element: 2e-9,
+            // gather ~2.2 ns per output array
+            restore_s_per_element: 3e-9,
             gpu_regroup_s_per_element: 2e-10,
             redirect_memory_penalty: 0.0,
             layout_applicable: true,
@@ -223,7 +227,8 @@ impl Default for CostModel {
 }
 
 impl CostModel {
-    /// Times the host mechanisms on `classes` (classification excluded: it is common to all).
+    /// Times the host mechanisms on `classes` on this host. Classification is excluded: add
+    /// its cost to the redirect and LAM figures when classes are computed for every launch.
     pub fn calibrate(classes: &Classes, width: u32) -> Result<CostModel> {
         let n = classes.len().max(1) as f64;
         let started = Instant::now();
@@ -457,7 +462,13 @@ pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Resul
         });
     }
 
-    let none = |reason: String| Decision { strategy: Strategy::None, reason, predicted_gain_s: 0.0, cost_s: 0.0, abandon_after_s: 0.0 };
+    let none = |reason: String| Decision {
+        strategy: Strategy::None,
+        reason,
+        predicted_gain_s: 0.0,
+        cost_s: 0.0,
+        abandon_after_s: 0.0,
+    };
     if profile.divergence_ratio == 0.0 || profile.efficiency_before >= 1.0 {
         return Ok(none(format!(
             "none: no warp diverges (divergence ratio {:.1}%, SIMT efficiency {:.1}%), so remapping can only add its cost",
@@ -541,7 +552,14 @@ mod tests {
 
     #[test]
     fn pipelining_hides_host_work() {
-        let slow = CostModel { lam_s_per_element: 5e-9, gpu_regroup_available: false, redirect_memory_penalty: 0.5, ..CostModel::default() };
+        // order-free outputs (no restore)
+        let slow = CostModel {
+            lam_s_per_element: 5e-9,
+            restore_s_per_element: 0.0,
+            gpu_regroup_available: false,
+            redirect_memory_penalty: 0.5,
+            ..CostModel::default()
+        };
         let p = Profile { kernel_time_s: 0.004, ..profile(0.6, 0.9) };
         assert_eq!(decide(Strategy::Auto, &p, &slow).unwrap().strategy, Strategy::None);
         let piped = CostModel { pipelined: true, workers: 2, ..slow };

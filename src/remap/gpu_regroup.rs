@@ -19,8 +19,10 @@ use crate::error::{Error, Result};
 
 /// Most classes the kernels handle (`override CLASSES`).
 pub const MAX_GPU_CLASSES: u32 = 256;
-/// Largest tile (`override WORKGROUP_SIZE` of the histogram and scatter kernels): the scatter
-/// keeps 256 lane bits per class in workgroup memory.
+/// Elements per tile (the workgroup size) of the histogram and scatter kernels.
+pub const GPU_TILE: u32 = 256;
+/// Largest tile the algorithm supports: the scatter keeps 256 lane bits per class in
+/// workgroup memory.
 pub const MAX_TILE: u32 = 256;
 /// Threads of the single scan workgroup.
 pub const SCAN_WORKGROUP_SIZE: u32 = 256;
@@ -56,8 +58,13 @@ pub struct RegroupDispatch {
     pub scan_grid: [u32; 3],
 }
 
-/// Geometry for `n` elements in `classes` classes with tiles of `workgroup_size` elements.
-pub fn regroup_dispatch(n: usize, classes: u32, workgroup_size: u32) -> Result<RegroupDispatch> {
+/// Geometry of the shipped kernels (tiles of [`GPU_TILE`]) for `n` elements in `classes`
+/// classes.
+pub fn regroup_dispatch(n: usize, classes: u32) -> Result<RegroupDispatch> {
+    tiled_dispatch(n, classes, GPU_TILE)
+}
+
+fn tiled_dispatch(n: usize, classes: u32, workgroup_size: u32) -> Result<RegroupDispatch> {
     check_shape(classes, workgroup_size)?;
     let n32 = u32::try_from(n)
         .map_err(|_| Error::invalid("element count", format!("{n}; the GPU regroup indexes with u32")))?;
@@ -106,12 +113,16 @@ fn check_shape(classes: u32, workgroup_size: u32) -> Result<()> {
     Ok(())
 }
 
-/// What the three kernels compute, step by step, on the host: the index array (thread i works
-/// on element `index[i]`). Equals a stable counting sort by class.
+/// What the three kernels compute, step by step, on the host, with tiles of `workgroup_size`
+/// elements (the kernels use [`GPU_TILE`]): the index array (thread i works on element
+/// `index[i]`). Equals a stable counting sort by class whatever the tile size.
 pub fn gpu_regroup_reference(classes: &[u32], classes_count: u32, workgroup_size: u32) -> Result<Vec<u32>> {
-    let d = regroup_dispatch(classes.len(), classes_count, workgroup_size)?;
+    let d = tiled_dispatch(classes.len(), classes_count, workgroup_size)?;
     if let Some(i) = classes.iter().position(|&c| c >= classes_count) {
-        return Err(Error::invalid("class id", format!("element {i} has class {}, not below {classes_count}", classes[i])));
+        return Err(Error::invalid(
+            "class id",
+            format!("element {i} has class {}, not below {classes_count}", classes[i]),
+        ));
     }
     let (tiles, tile) = (d.params.tiles as usize, workgroup_size as usize);
 
@@ -161,7 +172,7 @@ mod tests {
         let [x, y, _] = workgroup_grid(200_000, 65535).unwrap();
         assert!(x <= 65535 && y <= 65535 && x * y >= 200_000 && x * (y - 1) < 200_000);
         assert!(workgroup_grid(u32::MAX, 1000).is_err());
-        let d = regroup_dispatch(1 << 20, 10, 256).unwrap();
+        let d = regroup_dispatch(1 << 20, 10).unwrap();
         assert_eq!(d.params, RegroupParams { n: 1 << 20, tiles: 4096, histogram_len: 40960 });
     }
 

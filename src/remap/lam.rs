@@ -3,8 +3,8 @@
 //! moving as few elements as possible.
 //!
 //! - **Label**: class c may fill `quota = floor(n_c / W)` whole warps. Each full warp segment
-//!   of the original array is labelled with its dominant class while that class has quota
-//!   left, else MIXED. Locations in a labelled segment holding another class are *openings*
+//!   of the original array is labelled with its dominant class (ties: the lower class id)
+//!   while that class has quota left, else MIXED. Locations in a labelled segment holding another class are *openings*
 //!   (the paper's toFill list). The partial last segment is always MIXED.
 //! - **Quota completion** (beyond the paper): the paper's labelling can leave a class short of
 //!   its quota when its dominant segments came after the quota was spent elsewhere; its
@@ -112,15 +112,14 @@ impl LamPlan {
         counts
     }
 
-    /// The new layout of `data` (an input array of the kernel): copies the array once, then
-    /// writes only the moved elements.
+    /// The new layout of `data` (an input array of the kernel).
     pub fn permute<T: Copy>(&self, data: &[T]) -> Result<Vec<T>> {
         self.check_len(data.len(), "permute")?;
+        // Writing every element is cheaper than testing each one for a move: the unmoved
+        // majority writes in order, and a data-dependent branch mispredicts on every stray.
         let mut out = data.to_vec();
-        for (i, &d) in self.destination.iter().enumerate() {
-            if d as usize != i {
-                out[d as usize] = data[i];
-            }
+        for (&d, &x) in self.destination.iter().zip(data) {
+            out[d as usize] = x;
         }
         Ok(out)
     }
@@ -129,13 +128,7 @@ impl LamPlan {
     /// `restore(permute(x)) == x`.
     pub fn restore<T: Copy>(&self, data: &[T]) -> Result<Vec<T>> {
         self.check_len(data.len(), "restore")?;
-        let mut out = data.to_vec();
-        for (i, &d) in self.destination.iter().enumerate() {
-            if d as usize != i {
-                out[i] = data[d as usize];
-            }
-        }
-        Ok(out)
+        Ok(self.destination.iter().map(|&d| data[d as usize]).collect())
     }
 
     /// The equivalent redirect index (thread t works on original element `index()[t]`), for
@@ -224,7 +217,8 @@ fn plan(ids: &[u32], sizes: &[usize], width: usize, deadline: Option<&Deadline>)
     let n = ids.len();
     let full = n / width;
     let segments = n.div_ceil(width);
-    let expired = |segment: usize| segment % SEGMENTS_PER_DEADLINE_CHECK == 0 && deadline.is_some_and(|d| d.expired());
+    let expired =
+        |segment: usize| segment.is_multiple_of(SEGMENTS_PER_DEADLINE_CHECK) && deadline.is_some_and(|d| d.expired());
 
     // ---- label
     let mut quota: Vec<usize> = sizes.iter().map(|&s| s / width).collect();

@@ -275,15 +275,43 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// Marks of finished remaps, so a test's "GPU" can wait for the next chunk's remap and
+    /// keep outcomes independent of scheduling on a loaded machine.
+    struct Marks(Mutex<Vec<bool>>, std::sync::Condvar);
+
+    impl Marks {
+        fn new(n: usize) -> Marks {
+            Marks(Mutex::new(vec![false; n]), std::sync::Condvar::new())
+        }
+
+        fn set(&self, i: usize) {
+            self.0.lock().unwrap()[i] = true;
+            self.1.notify_all();
+        }
+
+        /// Waits for mark i (if it exists), then a little longer for the result to be sent.
+        fn wait(&self, i: usize) {
+            let guard = self.0.lock().unwrap();
+            if i < guard.len() {
+                let _ = self.1.wait_timeout_while(guard, Duration::from_secs(10), |m| !m[i]).unwrap();
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+
     #[test]
     fn fast_remaps_map_every_chunk_after_warmup() {
         let p = Pipeline::new(2, 4).unwrap();
+        let marks = Marks::new(6);
         let report = p
             .run(
                 6,
-                |i| Some(i * 10),
+                |i| {
+                    marks.set(i);
+                    Some(i * 10)
+                },
                 |i, m| {
-                    std::thread::sleep(Duration::from_millis(3));
+                    marks.wait(i + 1);
                     if i > 0 {
                         assert_eq!(m, Some(&(i * 10)));
                     }
@@ -317,24 +345,41 @@ mod tests {
     #[test]
     fn declined_and_failed_chunks() {
         let p = Pipeline::new(1, 2).unwrap();
+        let marks = Marks::new(4);
         let report = p
             .run(
                 4,
-                |i| (i != 2).then_some(()),
-                |_, _| {
-                    std::thread::sleep(Duration::from_millis(2));
+                |i| {
+                    marks.set(i);
+                    (i != 2).then_some(())
+                },
+                |i, _| {
+                    marks.wait(i + 1);
                     Ok(())
                 },
             )
             .unwrap();
         assert_eq!(report.chunks[2].outcome, ChunkOutcome::Declined);
+        assert_eq!(report.count(ChunkOutcome::Mapped), 2);
 
         let err = p.run(4, |_| Some(()), |i, _| if i == 1 { Err(Error::invalid("kernel", "boom")) } else { Ok(()) });
         assert!(err.is_err());
-        let err = p.run(3, |i| if i == 1 { panic!("remap bug") } else { Some(()) }, |_, _| {
-            std::thread::sleep(Duration::from_millis(2));
-            Ok(())
-        });
+
+        let marks = Marks::new(3);
+        let err = p.run(
+            3,
+            |i| {
+                marks.set(i);
+                if i == 1 {
+                    panic!("remap bug");
+                }
+                Some(())
+            },
+            |i, _| {
+                marks.wait(i + 1);
+                Ok(())
+            },
+        );
         assert!(err.is_err());
     }
 

@@ -2,6 +2,7 @@
 //! path) and a data-dependent `for` loop (trip counts from a chosen distribution).
 
 pub mod cpu;
+pub mod remapped;
 
 use crate::divergence::{self, Divergence, ProbeLayout};
 use crate::error::{Error, Result};
@@ -187,6 +188,8 @@ pub struct RunOptions<'a> {
     pub probe: bool,
     /// Reference redirection: thread i works on element `remap[i]` (loop pattern).
     pub remap: Option<&'a [u32]>,
+    /// As `remap`, with the index already on the GPU (e.g. from [`crate::remap::GpuRegroup`]).
+    pub remap_on_gpu: Option<&'a wgpu::Buffer>,
 }
 
 /// Uploaded inputs and a bound kernel, ready to dispatch repeatedly.
@@ -216,6 +219,11 @@ impl Prepared {
             if cfg.pattern != Pattern::Loop || order.len() != n {
                 return Err(Error::invalid("remap", "an index array of n entries, for the loop pattern"));
             }
+        }
+        if options.remap.is_some() || options.remap_on_gpu.is_some() {
+            if cfg.pattern != Pattern::Loop {
+                return Err(Error::invalid("remap", "redirection applies to the loop pattern"));
+            }
             defines.push("REMAP");
         }
         let file = format!("micro/{}.wgsl", cfg.kernel_name());
@@ -232,6 +240,7 @@ impl Prepared {
             inputs.push(gpu.buffer("seeds", &input.seeds, BufferKind::Storage)?);
         }
         let remap = options.remap.map(|o| gpu.buffer("remap index", o, BufferKind::Storage)).transpose()?;
+        let remap_on_gpu = options.remap_on_gpu.cloned();
         let workgroups = grid[0] as usize * grid[1] as usize;
         let probe = match width {
             Some(w) => {
@@ -249,6 +258,8 @@ impl Prepared {
                 slots.extend([(0, &inputs[0] as _), (1, &inputs[1] as _), (2, &results as _), (3, &params as _)]);
                 if let Some(r) = &remap {
                     slots.push((4, r));
+                } else if let Some(r) = &remap_on_gpu {
+                    slots.push((4, r));
                 }
             }
         }
@@ -262,7 +273,12 @@ impl Prepared {
     }
 
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
+        gpu.run(&[self.step()], true)
+    }
+
+    /// The kernel's dispatch, to combine with other steps in one submission.
+    pub fn step(&self) -> Step<'_> {
+        Step::dispatch(&self.kernel, &self.bind, self.grid)
     }
 
     pub fn results(&self, gpu: &Gpu) -> Result<Vec<u32>> {
@@ -289,7 +305,7 @@ pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record
     drop(plain);
 
     let (divergence, source) = if gpu.caps.subgroup_size.is_some() {
-        let probed = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, remap: None })?;
+        let probed = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, ..Default::default() })?;
         probed.dispatch(gpu)?;
         let d = probed.divergence(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?;
         (d, "gpu-probe")

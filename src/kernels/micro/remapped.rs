@@ -1,0 +1,221 @@
+//! The loop pattern under each remapping strategy (Zhang §3-4, and on-GPU regrouping): the same
+//! outputs as the unmapped kernel, with the remap cost measured beside the kernel time.
+
+use super::{emulate, generate, reference, MicroConfig, MicroInput, Pattern, Prepared, RunOptions};
+use crate::divergence::DivergenceSummary;
+use crate::error::{Error, Result};
+use crate::gpu::{BufferKind, Gpu};
+use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
+use crate::remap::{self, Bucketing, Classes, CostModel, Decision, GpuRegroup, LamPlan, Pipeline, Profile, Strategy};
+use serde::Serialize;
+use std::time::Instant;
+
+/// Classes of trip counts (the paper uses 10).
+pub const CLASSES: usize = 10;
+
+/// What a remapped run measured, beside its record's kernel timing.
+#[derive(Clone, Debug, Serialize)]
+pub struct RemapFigures {
+    pub strategy: Strategy,
+    pub decision: Option<Decision>,
+    /// Host seconds to classify and build the mapping (and permute, for LAM).
+    pub remap_s: f64,
+    /// Host seconds to restore outputs (LAM).
+    pub restore_s: f64,
+    /// Median kernel time (for `gpu`: regroup passes + kernel, one submission).
+    pub kernel_s: f64,
+    /// remap + kernel + restore, unpipelined.
+    pub end_to_end_s: f64,
+    pub moved: Option<usize>,
+    /// Divergence at the adapter's width (GPU probe) when it has subgroups.
+    pub probe_before: Option<DivergenceSummary>,
+    pub probe_after: Option<DivergenceSummary>,
+    /// Host emulation at the configuration's group width (32 = the paper's warp).
+    pub emulated_before: DivergenceSummary,
+    pub emulated_after: DivergenceSummary,
+}
+
+fn probe(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, options: RunOptions) -> Result<Option<DivergenceSummary>> {
+    if gpu.caps.subgroup_size.is_none() {
+        return Ok(None);
+    }
+    let run = Prepared::new(gpu, cfg, input, RunOptions { probe: true, ..options })?;
+    run.dispatch(gpu)?;
+    Ok(run.divergence(gpu)?.map(|d| d.summary()))
+}
+
+fn classify(trips: &[u32]) -> Result<Classes> {
+    remap::classify_loops(trips, CLASSES, Bucketing::EqualWidth)
+}
+
+/// Runs the loop pattern of `cfg` with `strategy` (Auto decides from emulated divergence and
+/// the cost model) and checks the outputs against the CPU reference.
+pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &Protocol) -> Result<Record> {
+    if cfg.pattern != Pattern::Loop {
+        return Err(Error::invalid("--kernel", "remapping benchmarks use the loop pattern (micro-loop)"));
+    }
+    let input = generate(cfg)?;
+    let expected = reference(cfg, &input);
+    let width = gpu.caps.subgroup_size.unwrap_or(cfg.group);
+    let emulated_before = emulate(cfg, &input, None, cfg.group)?.summary();
+    let probe_before = probe(gpu, cfg, &input, RunOptions::default())?;
+
+    let (strategy, decision) = match strategy {
+        Strategy::Auto => {
+            let plain = Prepared::new(gpu, cfg, &input, RunOptions::default())?;
+            let kernel_s = harness::measure(&Protocol { warmup: 1, samples: 3 }, || plain.dispatch(gpu))?.median;
+            let classes = classify(&input.primary)?;
+            let profile = Profile::from_loops(&input.primary, &classes, width, kernel_s)?;
+            let costs = CostModel { gpu_regroup_available: true, ..CostModel::default() };
+            let d = remap::decide(Strategy::Auto, &profile, &costs)?;
+            (d.strategy, Some(d))
+        }
+        s => (s, None),
+    };
+
+    let (stats, results, order, remap_s, restore_s, moved) = match strategy {
+        Strategy::None | Strategy::Auto => {
+            let run = Prepared::new(gpu, cfg, &input, RunOptions::default())?;
+            let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+            (stats, run.results(gpu)?, None, 0.0, 0.0, None)
+        }
+        Strategy::Redirect => {
+            let t0 = Instant::now();
+            let index = remap::redirect_index(&classify(&input.primary)?);
+            let remap_s = t0.elapsed().as_secs_f64();
+            let run = Prepared::new(gpu, cfg, &input, RunOptions { remap: Some(&index), ..Default::default() })?;
+            let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+            (stats, run.results(gpu)?, Some(index), remap_s, 0.0, None)
+        }
+        Strategy::Lam => {
+            let t0 = Instant::now();
+            let plan = LamPlan::new(&classify(&input.primary)?, cfg.group)?;
+            let moved_input = MicroInput { primary: plan.permute(&input.primary)?, seeds: plan.permute(&input.seeds)? };
+            let remap_s = t0.elapsed().as_secs_f64();
+            let run = Prepared::new(gpu, cfg, &moved_input, RunOptions::default())?;
+            let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+            let t1 = Instant::now();
+            let results = plan.restore(&run.results(gpu)?)?;
+            let restore_s = t1.elapsed().as_secs_f64();
+            (stats, results, Some(plan.index()), remap_s, restore_s, Some(plan.moved()))
+        }
+        Strategy::GpuRegroup => {
+            let (lo, hi) = min_max(&input.primary);
+            let trips = gpu.buffer("trips for regroup", &input.primary, BufferKind::Storage)?;
+            let regroup = GpuRegroup::new(gpu, &trips, cfg.n, lo, remap::equal_width(lo, hi, CLASSES as u32), CLASSES as u32)?;
+            let run = Prepared::new(gpu, cfg, &input, RunOptions { remap_on_gpu: Some(&regroup.index.buffer), ..Default::default() })?;
+            let stats = harness::measure(protocol, || {
+                let mut steps = regroup.steps();
+                steps.push(run.step());
+                gpu.run(&steps, true)
+            })?;
+            (stats, run.results(gpu)?, Some(gpu.read(&regroup.index)?), 0.0, 0.0, None)
+        }
+    };
+    let check = Check::exact(&results, &expected);
+    let (emulated_after, probe_after) = match &order {
+        Some(o) => {
+            let probe_after = match strategy {
+                // LAM runs the plain kernel on moved data
+                Strategy::Lam => {
+                    let moved = MicroInput { primary: remap::gather(&input.primary, o)?, seeds: remap::gather(&input.seeds, o)? };
+                    probe(gpu, cfg, &moved, RunOptions::default())?
+                }
+                _ => probe(gpu, cfg, &input, RunOptions { remap: Some(o), ..Default::default() })?,
+            };
+            (emulate(cfg, &input, Some(o), cfg.group)?.summary(), probe_after)
+        }
+        None => (emulated_before, probe_before),
+    };
+    let kernel_s = stats.median;
+    let figures = RemapFigures {
+        strategy,
+        decision,
+        remap_s,
+        restore_s,
+        kernel_s,
+        end_to_end_s: remap_s + kernel_s + restore_s,
+        moved,
+        probe_before,
+        probe_after,
+        emulated_before,
+        emulated_after,
+    };
+    let work: f64 = input.primary.iter().map(|&t| t as f64).sum();
+    Ok(Record {
+        schema: harness::SCHEMA_VERSION,
+        family: "remap".into(),
+        kernel: "data_loop".into(),
+        variant: strategy.to_string(),
+        params: serde_json::to_value(cfg).unwrap_or_default(),
+        seed: cfg.seed,
+        environment: Environment::of(gpu),
+        throughput: Some(Throughput { value: work / figures.end_to_end_s * 1e-9, unit: "G iterations/s end to end".into() }),
+        stats,
+        check,
+        divergence: figures.probe_after.or(Some(figures.emulated_after)),
+        extra: serde_json::to_value(&figures).unwrap_or_default(),
+    })
+}
+
+fn min_max(v: &[u32]) -> (u32, u32) {
+    (v.iter().copied().min().unwrap_or(0), v.iter().copied().max().unwrap_or(0))
+}
+
+/// The pipeline of §4.1: `chunks` chunks; host workers compute the redirect index of chunk
+/// i+Δ while the GPU runs chunk i. Returns the record (wall clock of the whole stream, outputs
+/// checked) and the pipeline report (timeline, depth reached).
+pub fn bench_pipelined(gpu: &Gpu, cfg: &MicroConfig, chunks: usize, workers: usize, remapped: bool) -> Result<(Record, remap::PipelineReport)> {
+    if cfg.pattern != Pattern::Loop || chunks == 0 {
+        return Err(Error::invalid("pipeline", "the loop pattern with at least one chunk"));
+    }
+    let input = generate(cfg)?;
+    let expected = reference(cfg, &input);
+    let chunk_len = cfg.n.div_ceil(chunks);
+    let range = |i: usize| (i * chunk_len).min(cfg.n)..((i + 1) * chunk_len).min(cfg.n);
+    let mut results = vec![0u32; cfg.n];
+    let pipeline = Pipeline::new(workers.max(1), 4)?;
+    let t0 = Instant::now();
+    let report = pipeline.run(
+        chunks,
+        |i| {
+            let r = range(i);
+            remapped.then(|| classify(&input.primary[r]).ok().map(|c| remap::redirect_index(&c))).flatten()
+        },
+        |i, mapping: Option<&Vec<u32>>| {
+            let r = range(i);
+            if r.is_empty() {
+                return Ok(());
+            }
+            let sub_cfg = MicroConfig { n: r.len(), ..cfg.clone() };
+            let sub = MicroInput { primary: input.primary[r.clone()].to_vec(), seeds: input.seeds[r.clone()].to_vec() };
+            let run = Prepared::new(gpu, &sub_cfg, &sub, RunOptions { remap: mapping.map(|m| m.as_slice()), ..Default::default() })?;
+            run.dispatch(gpu)?;
+            results[r].copy_from_slice(&run.results(gpu)?);
+            Ok(())
+        },
+    )?;
+    let wall = t0.elapsed().as_secs_f64();
+    let stats = harness::Stats::from_samples(vec![wall], crate::gpu::TimingSource::WallClock)?;
+    let work: f64 = input.primary.iter().map(|&t| t as f64).sum();
+    let record = Record {
+        schema: harness::SCHEMA_VERSION,
+        family: "remap".into(),
+        kernel: "data_loop".into(),
+        variant: format!("{} pipelined ({chunks} chunks)", if remapped { "redirect" } else { "none" }),
+        params: serde_json::to_value(cfg).unwrap_or_default(),
+        seed: cfg.seed,
+        environment: Environment::of(gpu),
+        throughput: Some(Throughput { value: work / wall * 1e-9, unit: "G iterations/s end to end".into() }),
+        stats,
+        check: Check::exact(&results, &expected),
+        divergence: None,
+        extra: serde_json::json!({
+            "depth_reached": report.depth_reached,
+            "mapped_chunks": report.count(remap::ChunkOutcome::Mapped),
+            "late_chunks": report.count(remap::ChunkOutcome::Late),
+            "workers": workers,
+        }),
+    };
+    Ok((record, report))
+}

@@ -1,0 +1,89 @@
+//! Remapping on the GPU: identical outputs under every strategy, lower divergence, the GPU
+//! regroup equal to its CPU reference, and efficiency control switching off where nothing diverges.
+
+mod common;
+
+use simtlab::gpu::{BufferKind, Step};
+use simtlab::kernels::micro::remapped::{bench_pipelined, bench_remap, RemapFigures};
+use simtlab::kernels::micro::{Distribution, MicroConfig};
+use simtlab::remap::{self, GpuRegroup, Strategy};
+
+#[test]
+fn gpu_regroup_equals_its_cpu_reference() {
+    let gpu = common::gpu();
+    for (n, classes) in [(1usize, 3u32), (255, 10), (1000, 10), (70_001, 37), (4096, 256)] {
+        let mut rng = simtlab::rng::Rng::new(n as u64);
+        let trips: Vec<u32> = (0..n).map(|_| rng.range_u32(3, 900)).collect();
+        let width = remap::equal_width(3, 900, classes);
+        let buf = gpu.buffer("trips", &trips, BufferKind::Storage).unwrap();
+        let regroup = GpuRegroup::new(&gpu, &buf, n, 3, width, classes).unwrap();
+        gpu.run(&regroup.steps(), false).unwrap();
+        let ids = remap::classify_trips_reference(&trips, 3, width, classes);
+        assert_eq!(gpu.read(&regroup.classes).unwrap(), ids, "classes n={n}");
+        let expected = remap::gpu_regroup_reference(&ids, classes, remap::GPU_TILE).unwrap();
+        assert_eq!(gpu.read(&regroup.index).unwrap(), expected, "index n={n} R={classes}");
+        assert_eq!(expected, remap::redirect_index_of(&ids, classes as usize).unwrap(), "= stable counting sort");
+    }
+    let _ = Step::clear; // the steps above are plain dispatches
+}
+
+fn figures(r: &simtlab::harness::Record) -> serde_json::Value {
+    r.extra.clone()
+}
+
+#[test]
+fn every_strategy_gives_identical_outputs_and_remapping_lowers_divergence() {
+    let gpu = common::gpu();
+    let cfg = MicroConfig { n: 20_011, short: 2, long: 60, group: 32, seed: 5, ..Default::default() };
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    let none = bench_remap(&gpu, &cfg, Strategy::None, &protocol).unwrap();
+    assert!(none.check.passed);
+    let before = figures(&none)["emulated_before"]["divergence_ratio"].as_f64().unwrap();
+    assert!(before > 0.99, "one long lane per 32 diverges every warp at W=32: {before}");
+    for s in [Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup] {
+        let r = bench_remap(&gpu, &cfg, s, &protocol).unwrap();
+        assert!(r.check.passed, "{s}: {:?}", r.check.first_mismatch);
+        let f = figures(&r);
+        let after = f["emulated_after"]["divergence_ratio"].as_f64().unwrap();
+        assert!(after < 0.05, "{s}: W=32 divergence ratio {before} -> {after}");
+        assert!(f["emulated_after"]["simt_efficiency"].as_f64().unwrap() > 0.9, "{s}");
+        if let (Some(b), Some(a)) = (f["probe_before"]["divergence_ratio"].as_f64(), f["probe_after"]["divergence_ratio"].as_f64()) {
+            assert!(a <= b, "{s}: probe {b} -> {a}");
+            assert!(a < 0.05, "{s}: probe after {a}");
+        }
+        if s == Strategy::Lam {
+            let moved = f["moved"].as_u64().unwrap();
+            assert!(moved > 0 && moved < cfg.n as u64, "LAM moves only what must move: {moved}");
+        }
+        let _: RemapFigures; // figures are the serialized RemapFigures
+    }
+}
+
+#[test]
+fn auto_switches_remapping_off_without_divergence_and_on_with_it() {
+    let gpu = common::gpu();
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    let flat = MicroConfig { n: 50_000, distribution: Distribution::Uniform, ..Default::default() };
+    let r = bench_remap(&gpu, &flat, Strategy::Auto, &protocol).unwrap();
+    assert!(r.check.passed);
+    assert_eq!(r.variant, "none", "no divergence, no remapping: {}", r.extra["decision"]);
+    assert!(r.extra["decision"]["reason"].as_str().unwrap().len() > 10);
+    let divergent = MicroConfig { n: 50_000, short: 1, long: 4000, ..Default::default() };
+    let r = bench_remap(&gpu, &divergent, Strategy::Auto, &protocol).unwrap();
+    assert!(r.check.passed);
+    assert_ne!(r.variant, "none", "a 1-in-32 long loop pays for remapping: {}", r.extra["decision"]);
+}
+
+#[test]
+fn pipelined_remapping_keeps_outputs_and_maps_chunks() {
+    let gpu = common::gpu();
+    let cfg = MicroConfig { n: 40_000, short: 2, long: 80, ..Default::default() };
+    let (rec, report) = bench_pipelined(&gpu, &cfg, 6, 2, true).unwrap();
+    assert!(rec.check.passed, "{:?}", rec.check.first_mismatch);
+    assert_eq!(report.chunks.len(), 6);
+    assert!(report.count(remap::ChunkOutcome::Mapped) >= 1);
+    let trace: serde_json::Value = serde_json::from_str(&report.to_chrome_trace()).unwrap();
+    assert!(trace["traceEvents"].as_array().unwrap().len() >= 6);
+    let (plain, _) = bench_pipelined(&gpu, &cfg, 6, 2, false).unwrap();
+    assert!(plain.check.passed);
+}
