@@ -208,7 +208,7 @@ fn mcubes_matches_reference_and_redirect_reduces_divergence() {
     let cfg = mcubes::McConfig { edge: 24, seed: 41, ..Default::default() };
     let volume = mcubes::generate(&cfg).unwrap();
     let expected = mcubes::reference(&cfg, &volume);
-    assert!(expected.total > 300 && expected.total % 3 == 0, "a surface: {} vertices", expected.total);
+    assert!(expected.total > 300 && expected.total.is_multiple_of(3), "a surface: {} vertices", expected.total);
     let index = mcubes::redirect(&expected.counts).unwrap();
     let mut native = Vec::new();
     let mut meshes = Vec::new();

@@ -41,7 +41,7 @@ impl BsConfig {
         if self.n == 0 || self.n > u32::MAX as usize / 2 {
             return Err(Error::invalid("blackscholes n", format!("{} (use 1..=2^31-1 options)", self.n)));
         }
-        if !(self.volatility > 0.0) {
+        if self.volatility.is_nan() || self.volatility <= 0.0 {
             return Err(Error::invalid("volatility", format!("{} (must be > 0)", self.volatility)));
         }
         Ok(())

@@ -66,8 +66,8 @@ pub fn stream_collide(f: &[f32], flags: &[u32], dims: [usize; 3], omega: f64) ->
                         u[2] += EZ[q] as f64 * g[q];
                     }
                     u.iter_mut().for_each(|v| *v /= rho);
-                    for q in 0..Q {
-                        g[q] -= omega * (g[q] - equilibrium(q, rho, u));
+                    for (q, gq) in g.iter_mut().enumerate() {
+                        *gq -= omega * (*gq - equilibrium(q, rho, u));
                     }
                 }
                 g

@@ -93,7 +93,7 @@ fn tree_path(kernel: ReductionKernel, id: u32) -> u32 {
     (0..LEVELS as u32)
         .map(|k| {
             let taken = match kernel {
-                ReductionKernel::Interleaved => id % (2 << k) == 0,
+                ReductionKernel::Interleaved => id.is_multiple_of(2 << k),
                 ReductionKernel::Sequential => id < (WORKGROUP_SIZE / 2) >> k,
                 ReductionKernel::Fast => false,
             };
@@ -215,7 +215,7 @@ impl Prepared {
         let defines: &[&str] = if gpu.caps.subgroup_size.is_some() { &["SUBGROUPS"] } else { &[] };
         let k = gpu.kernel(ReductionKernel::Fast.file(), "main", defines)?;
         let n4 = cfg.n.div_ceil(4);
-        let src = if cfg.n % 4 == 0 {
+        let src = if cfg.n.is_multiple_of(4) {
             gpu.buffer("reduction input", input, BufferKind::Storage)?
         } else {
             let mut padded = input.to_vec();

@@ -302,8 +302,8 @@ pub fn comparison(records: &[Record]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  {}",
-        "kernel", "variant vs org", "time org", "time opt", "div org", "div opt", "w32 org", "w32 opt", "speedup", "throughput opt"
+        "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  throughput opt",
+        "kernel", "variant vs org", "time org", "time opt", "div org", "div opt", "w32 org", "w32 opt", "speedup"
     );
     let ratio = |r: &Record, key: &str| {
         r.extra.get(key).and_then(|d| d.get("divergence_ratio")).and_then(|v| v.as_f64())
