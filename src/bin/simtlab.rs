@@ -5,6 +5,7 @@ use simtlab::experiments;
 use simtlab::gpu::{self, GpuOptions};
 use simtlab::harness::{self, Progress, Protocol, Record};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
+use simtlab::kernels::zhang::{self, ZhangArgs};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -76,6 +77,9 @@ enum ReportAction {
 enum BenchFamily {
     /// Zhang's Figure 1 patterns: a data-dependent if and a data-dependent loop.
     Micro(MicroArgs),
+    /// Zhang et al. ICS'10 section 5: 3D-LBM, GAFORT, MarchingCubes, Reduction, BlackScholes,
+    /// original vs reference redirection.
+    Zhang(ZhangCli),
 }
 
 #[derive(Args)]
@@ -86,6 +90,25 @@ struct Output {
     /// Untimed warm-up runs per configuration.
     #[arg(long, default_value_t = 2)]
     warmup: usize,
+    /// Write all records as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write all records as CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct ZhangCli {
+    #[command(flatten)]
+    args: ZhangArgs,
+    #[command(flatten)]
+    output: ZhangOutput,
+}
+
+/// Output files of `bench zhang` (samples and warm-up are in ZhangArgs).
+#[derive(Args)]
+struct ZhangOutput {
     /// Write all records as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -170,12 +193,17 @@ fn devices(cli: &Cli, json: bool) -> Result<()> {
 }
 
 fn finish(records: &[Record], output: &Output) -> Result<()> {
+    finish_files(records, output.json.as_ref(), output.csv.as_ref())
+}
+
+/// Prints the records, writes the files asked for, and fails if any check failed.
+fn finish_files(records: &[Record], json: Option<&PathBuf>, csv: Option<&PathBuf>) -> Result<()> {
     print!("{}", harness::table(records));
-    if let Some(p) = &output.json {
+    if let Some(p) = json {
         harness::write_json(p, records)?;
         eprintln!("wrote {}", p.display());
     }
-    if let Some(p) = &output.csv {
+    if let Some(p) = csv {
         harness::write_csv(p, records)?;
         eprintln!("wrote {}", p.display());
     }
@@ -275,6 +303,13 @@ fn run(cli: &Cli) -> Result<()> {
                     print_loop_slowdown(&records);
                 }
                 finish(&records, &a.output)
+            }
+            BenchFamily::Zhang(a) => {
+                let gpu = open_gpu(cli)?;
+                let records = zhang::bench_cli(&gpu, &a.args)?;
+                finish_files(&records, a.output.json.as_ref(), a.output.csv.as_ref())?;
+                print!("\n{}", zhang::comparison(&records));
+                Ok(())
             }
         },
     }

@@ -1,7 +1,13 @@
 //! Benchmark kernel families: one folder each, with the runner in `mod.rs` and the CPU
 //! reference in `cpu.rs`, named like the WGSL files under `shaders/<family>/`.
 
+pub mod blackscholes;
+pub mod gafort;
+pub mod lbm;
+pub mod mcubes;
 pub mod micro;
+pub mod reduction;
+pub mod zhang;
 
 /// Splits `0..n` into one contiguous range per available core and runs `f` on each range on
 /// its own thread; results come back in order. CPU references use it for large inputs.

@@ -1,0 +1,86 @@
+// Bandwidth-bound sum: a fixed number of workgroups stream the input as vec4<f32> with a
+// grid-stride loop (four independent loads in flight per iteration), reduce in registers, then
+// across the subgroup (subgroupAdd, with SUBGROUPS) or in workgroup memory (without), and write
+// one partial per workgroup; a second pass of one workgroup sums the partials. No divergent
+// branches: the algorithmic ceiling for the redirect variant. 1D grid (at most 65535 groups).
+// CPU reference: kernels::reduction::cpu::fast (f64 sum).
+//! variants: SUBGROUPS
+
+const WG: u32 = 256u;
+
+struct Params {
+    // vec4 elements (the input is zero-padded to a multiple of 4 floats)
+    n4: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+@group(0) @binding(0) var<storage, read> input: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> output: array<f32>;
+@group(0) @binding(2) var<uniform> params: Params;
+
+var<workgroup> partial: array<f32, WG>;
+
+@compute @workgroup_size(WG)
+fn main(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+#ifdef SUBGROUPS
+    @builtin(subgroup_invocation_id) lane: u32,
+    @builtin(subgroup_size) width: u32,
+    @builtin(subgroup_id) subgroup: u32,
+    @builtin(num_subgroups) subgroups: u32,
+#endif
+) {
+    let n4 = params.n4;
+    let stride = groups.x * WG;
+    var i = wid.x * WG + lid;
+    var a = vec4<f32>(0.0);
+    var b = vec4<f32>(0.0);
+    var c = vec4<f32>(0.0);
+    var d = vec4<f32>(0.0);
+    while (i + 3u * stride < n4) {
+        a += input[i];
+        b += input[i + stride];
+        c += input[i + 2u * stride];
+        d += input[i + 3u * stride];
+        i += 4u * stride;
+    }
+    while (i < n4) {
+        a += input[i];
+        i += stride;
+    }
+    let v = (a + b) + (c + d);
+    var sum = (v.x + v.y) + (v.z + v.w);
+#ifdef SUBGROUPS
+    sum = subgroupAdd(sum);
+    if (lane == 0u) {
+        partial[subgroup] = sum;
+    }
+    workgroupBarrier();
+    if (subgroup == 0u) {
+        var t = 0.0;
+        for (var j = lane; j < subgroups; j += width) {
+            t += partial[j];
+        }
+        t = subgroupAdd(t);
+        if (lane == 0u) {
+            output[wid.x] = t;
+        }
+    }
+#else
+    partial[lid] = sum;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (lid < s) {
+            partial[lid] += partial[lid + s];
+        }
+        workgroupBarrier();
+    }
+    if (lid == 0u) {
+        output[wid.x] = partial[0];
+    }
+#endif
+}

@@ -1,0 +1,214 @@
+//! BlackScholes (Zhang 5.6): European call and put prices, the control case with no divergence.
+//! The sign test in the cumulative normal distribution is a select, so remapping by its value
+//! (the redirect variant) cannot reduce divergence; it only scatters memory accesses.
+
+pub mod cpu;
+
+use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
+use crate::divergence::{self, Divergence};
+use crate::error::{Error, Result};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub const WORKGROUP_SIZE: u32 = 256;
+/// Options each thread prices (the kernel loops over them with stride = thread count).
+pub const OPTIONS_PER_THREAD: usize = 4;
+/// Tolerance of the f32 kernel against the f64 reference: |gpu - cpu| ≤ TOL · max(|cpu|, $1).
+pub const TOLERANCE: f64 = 1e-4;
+pub const FLOOR: f64 = 1.0;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BsConfig {
+    /// Options.
+    pub n: usize,
+    pub seed: u64,
+    pub riskfree: f32,
+    pub volatility: f32,
+}
+
+impl Default for BsConfig {
+    fn default() -> Self {
+        // The SDK's parameters.
+        BsConfig { n: 1 << 22, seed: 1, riskfree: 0.02, volatility: 0.30 }
+    }
+}
+
+impl BsConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.n == 0 || self.n > u32::MAX as usize / 2 {
+            return Err(Error::invalid("blackscholes n", format!("{} (use 1..=2^31-1 options)", self.n)));
+        }
+        if self.volatility.is_nan() || self.volatility <= 0.0 {
+            return Err(Error::invalid("volatility", format!("{} (must be > 0)", self.volatility)));
+        }
+        Ok(())
+    }
+
+    /// Threads launched: ceil(n / OPTIONS_PER_THREAD).
+    pub fn threads(&self) -> usize {
+        self.n.div_ceil(OPTIONS_PER_THREAD)
+    }
+}
+
+/// Stock price in [5, 30], strike in [1, 100], years in [0.25, 10] (the SDK's ranges).
+#[derive(Clone, Debug)]
+pub struct BsInput {
+    pub price: Vec<f32>,
+    pub strike: Vec<f32>,
+    pub years: Vec<f32>,
+}
+
+pub fn generate(cfg: &BsConfig) -> Result<BsInput> {
+    cfg.validate()?;
+    let mut rng = Rng::new(cfg.seed);
+    let mut range = |lo: f32, hi: f32| -> Vec<f32> { (0..cfg.n).map(|_| lo + (hi - lo) * rng.next_f32()).collect() };
+    let price = range(5.0, 30.0);
+    let strike = range(1.0, 100.0);
+    let years = range(0.25, 10.0);
+    Ok(BsInput { price, strike, years })
+}
+
+/// The f64 reference (call, put).
+pub fn reference(cfg: &BsConfig, input: &BsInput) -> (Vec<f64>, Vec<f64>) {
+    cpu::black_scholes(&input.price, &input.strike, &input.years, cfg.riskfree, cfg.volatility)
+}
+
+/// Class of an option for remapping: the outcome of the kernel's only condition, d1 > 0.
+pub fn classes(cfg: &BsConfig, input: &BsInput) -> Vec<u32> {
+    (0..cfg.n)
+        .map(|i| {
+            let d = cpu::d1(input.price[i] as f64, input.strike[i] as f64, input.years[i] as f64, cfg.riskfree as f64, cfg.volatility as f64);
+            (d > 0.0) as u32
+        })
+        .collect()
+}
+
+/// The redirection index: options with d1 ≤ 0 first, then d1 > 0 (stable).
+pub fn redirect(cfg: &BsConfig, input: &BsInput) -> Result<Vec<u32>> {
+    zhang::redirect_by_class(&classes(cfg, input), 2)
+}
+
+/// Host emulation at `width`: the option loop's trip counts per thread (redirection changes
+/// which options a thread prices, not how many).
+pub fn emulate(cfg: &BsConfig, _order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+    let t = cfg.threads();
+    let trips: Vec<u32> = (0..t).map(|i| (cfg.n - i).div_ceil(t) as u32).collect();
+    divergence::emulate_loops(&trips, width)
+}
+
+/// Uploaded inputs and a bound kernel.
+pub struct Prepared {
+    kernel: Arc<Kernel>,
+    bind: wgpu::BindGroup,
+    call: GpuBuffer<f32>,
+    put: GpuBuffer<f32>,
+    probe: Option<ProbeRecords>,
+    grid: [u32; 3],
+    _keep: Vec<GpuBuffer<f32>>,
+    _keep_u32: Vec<GpuBuffer<u32>>,
+}
+
+impl Prepared {
+    pub fn new(gpu: &Gpu, cfg: &BsConfig, input: &BsInput, options: RunOptions) -> Result<Prepared> {
+        cfg.validate()?;
+        let n = cfg.n;
+        if input.price.len() != n || input.strike.len() != n || input.years.len() != n {
+            return Err(Error::invalid("blackscholes input", format!("three arrays of n = {n} options")));
+        }
+        if options.remap.is_some_and(|r| r.len() != n) {
+            return Err(Error::invalid("remap", format!("an index array of n = {n} entries")));
+        }
+        let (defines, width) = options.defines(gpu)?;
+        let kernel = gpu.kernel("blackscholes/black_scholes.wgsl", "main", &defines)?;
+        let threads = cfg.threads();
+        let grid = gpu.grid(threads as u64, WORKGROUP_SIZE)?;
+        let price = gpu.buffer("price", &input.price, BufferKind::Storage)?;
+        let strike = gpu.buffer("strike", &input.strike, BufferKind::Storage)?;
+        let years = gpu.buffer("years", &input.years, BufferKind::Storage)?;
+        let call = gpu.buffer_zeroed::<f32>("call", n, BufferKind::Storage)?;
+        let put = gpu.buffer_zeroed::<f32>("put", n, BufferKind::Storage)?;
+        let params: [u32; 4] = [n as u32, threads as u32, cfg.riskfree.to_bits(), cfg.volatility.to_bits()];
+        let params = gpu.buffer("params", &params, BufferKind::Uniform)?;
+        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
+        let probe = ProbeRecords::new(gpu, width, 1, grid, WORKGROUP_SIZE)?;
+        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> =
+            vec![(0, &price), (1, &strike), (2, &years), (3, &call), (4, &put), (5, &params)];
+        if let Some(r) = &remap {
+            slots.push((6, r));
+        }
+        if let Some(p) = &probe {
+            slots.push(p.slot());
+        }
+        let bind = kernel.bind_at(gpu, &slots)?;
+        let mut keep_u32 = vec![params];
+        keep_u32.extend(remap);
+        Ok(Prepared { kernel, bind, call, put, probe, grid, _keep: vec![price, strike, years], _keep_u32: keep_u32 })
+    }
+
+    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
+    }
+
+    /// (call, put) of the last dispatch.
+    pub fn results(&self, gpu: &Gpu) -> Result<(Vec<f32>, Vec<f32>)> {
+        Ok((gpu.read(&self.call)?, gpu.read(&self.put)?))
+    }
+
+    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        zhang::read_probe(gpu, &self.probe)
+    }
+}
+
+/// Compares GPU prices with the f64 reference (calls then puts, one check).
+pub fn check(gpu_prices: &(Vec<f32>, Vec<f32>), cpu_prices: &(Vec<f64>, Vec<f64>)) -> Check {
+    let g: Vec<f32> = gpu_prices.0.iter().chain(&gpu_prices.1).copied().collect();
+    let c: Vec<f32> = cpu_prices.0.iter().chain(&cpu_prices.1).map(|&v| v as f32).collect();
+    Check::relative(&g, &c, TOLERANCE, FLOOR)
+}
+
+/// Runs the original (`org`) and, with a redirect strategy, the redirected (`redirect`)
+/// kernel: timing, check, divergence (GPU probe when available, emulation at 32 always).
+pub fn bench(gpu: &Gpu, cfg: &BsConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    let input = generate(cfg)?;
+    let expected = reference(cfg, &input);
+    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
+    if strategy.includes_redirect() {
+        let (index, secs) = zhang::host_seconds(|| redirect(cfg, &input));
+        variants.push(("redirect", Some(index?), secs));
+    }
+    let mut records = Vec::new();
+    for (variant, order, remap_seconds) in variants {
+        let order = order.as_deref();
+        let run = Prepared::new(gpu, cfg, &input, RunOptions { probe: false, remap: order })?;
+        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+        let check = check(&run.results(gpu)?, &expected);
+        drop(run);
+        let native = if gpu.caps.subgroup_size.is_some() {
+            let p = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
+            p.dispatch(gpu)?;
+            p.divergence(gpu)?
+        } else {
+            None
+        };
+        let w32 = emulate(cfg, order, PAPER_WARP)?;
+        records.push(zhang::record(
+            gpu,
+            Outcome {
+                family: "blackscholes",
+                kernel: "black_scholes".into(),
+                variant: variant.into(),
+                params: serde_json::to_value(cfg).unwrap_or_default(),
+                seed: cfg.seed,
+                throughput: Throughput { value: cfg.n as f64 / stats.median * 1e-6, unit: "M options/s".into() },
+                stats,
+                check,
+                divergence: DivergenceReport::new(native.as_ref(), &w32),
+                extra: serde_json::json!({ "remap_host_seconds": remap_seconds }),
+            },
+        ));
+    }
+    Ok(records)
+}

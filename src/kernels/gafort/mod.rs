@@ -1,0 +1,225 @@
+//! GAFORT-like genetic algorithm (Zhang 5.3): the children-generation kernel, where a random
+//! draw decides crossover and the crossover loop runs L - icross trips (0 without crossover).
+//!
+//! SPEC OMP's gafort source is not public: this GA is written from the paper's description
+//! (tournament selection of mates by fitness, single-point crossover with probability pcross,
+//! jump mutation, fitness of each child). As in the paper, the two divergences (the crossover
+//! `if` and the loop) are combined into one class, the trip count, and the redirection groups
+//! children of equal trip count.
+
+pub mod cpu;
+
+use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
+use crate::divergence::{self, Divergence};
+use crate::error::{Error, Result};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub const WORKGROUP_SIZE: u32 = 256;
+/// Probe sites: 0 = the crossover decision, 1 = the crossover loop.
+pub const SITES: usize = 2;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GaConfig {
+    /// Children (= parents) per generation.
+    pub children: usize,
+    /// Genes (bits) per chromosome.
+    pub genes: u32,
+    /// Crossover probability.
+    pub pcross: f64,
+    /// Jump-mutation probability per child.
+    pub pmutate: f64,
+    pub seed: u64,
+}
+
+impl Default for GaConfig {
+    fn default() -> Self {
+        GaConfig { children: 1 << 16, genes: 64, pcross: 0.6, pmutate: 0.2, seed: 1 }
+    }
+}
+
+impl GaConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.children < 2 || self.children > (u32::MAX / 8) as usize {
+            return Err(Error::invalid("gafort children", format!("{} (use 2..=2^29-1)", self.children)));
+        }
+        if self.genes == 0 || self.genes as u64 * self.children as u64 > u32::MAX as u64 {
+            return Err(Error::invalid("gafort genes", format!("{} genes × {} children must fit in 2^32", self.genes, self.children)));
+        }
+        if !(0.0..=1.0).contains(&self.pcross) || !(0.0..=1.0).contains(&self.pmutate) {
+            return Err(Error::invalid("gafort probabilities", "pcross and pmutate must be in 0..=1"));
+        }
+        Ok(())
+    }
+
+    /// Crossover when the u32 draw is below this.
+    pub fn threshold(&self) -> u32 {
+        (self.pcross * u32::MAX as f64).round() as u32
+    }
+}
+
+/// One generation's inputs: parent genes (gene-major bits), parent fitness, and per child
+/// 8 draws: 4 candidate parents, crossover draw, crossover point icross in [0, L), jump gene
+/// (L = no mutation), 0.
+#[derive(Clone, Debug)]
+pub struct GaInput {
+    pub parents: Vec<u32>,
+    pub fitness: Vec<u32>,
+    pub draws: Vec<u32>,
+}
+
+pub fn generate(cfg: &GaConfig) -> Result<GaInput> {
+    cfg.validate()?;
+    let mut rng = Rng::new(cfg.seed);
+    let (p, l) = (cfg.children, cfg.genes);
+    let parents: Vec<u32> = (0..p * l as usize).map(|_| rng.next_u32() >> 31).collect();
+    let fitness: Vec<u32> = (0..p)
+        .map(|c| (0..l as usize).map(|n| parents[n * p + c] * cpu::weight(n as u32)).sum())
+        .collect();
+    let mut draws = Vec::with_capacity(8 * p);
+    for _ in 0..p {
+        for _ in 0..4 {
+            draws.push(rng.range_u32(0, p as u32 - 1));
+        }
+        draws.push(rng.next_u32());
+        draws.push(rng.range_u32(0, l - 1));
+        draws.push(if rng.next_f64() < cfg.pmutate { rng.range_u32(0, l - 1) } else { l });
+        draws.push(0);
+    }
+    Ok(GaInput { parents, fitness, draws })
+}
+
+/// The CPU reference: (children genes gene-major, child fitness).
+pub fn reference(cfg: &GaConfig, input: &GaInput) -> (Vec<u32>, Vec<u32>) {
+    cpu::children(&input.parents, &input.fitness, &input.draws, cfg.children, cfg.genes, cfg.threshold())
+}
+
+/// The combined class of each child: its crossover trip count (0 = no crossover).
+pub fn trips(cfg: &GaConfig, input: &GaInput) -> Vec<u32> {
+    (0..cfg.children).map(|c| cpu::trips(&input.draws, c, cfg.genes, cfg.threshold())).collect()
+}
+
+/// The redirection index: children sorted by trip count (stable counting sort, L + 1 classes).
+pub fn redirect(cfg: &GaConfig, input: &GaInput) -> Result<Vec<u32>> {
+    zhang::redirect_by_class(&trips(cfg, input), cfg.genes + 1)
+}
+
+/// Host emulation at `width` of both sites (thread t makes child `order[t]`).
+pub fn emulate(cfg: &GaConfig, input: &GaInput, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+    let trips = zhang::in_order(&trips(cfg, input), order);
+    let crossed: Vec<u32> = trips.iter().map(|&t| (t > 0) as u32).collect();
+    zhang::join_sites(vec![divergence::emulate_paths(&crossed, 1, width)?, divergence::emulate_loops(&trips, width)?])
+}
+
+pub struct Prepared {
+    kernel: Arc<Kernel>,
+    bind: wgpu::BindGroup,
+    children: GpuBuffer<u32>,
+    fitness: GpuBuffer<u32>,
+    probe: Option<ProbeRecords>,
+    grid: [u32; 3],
+    _keep: Vec<GpuBuffer<u32>>,
+}
+
+impl Prepared {
+    pub fn new(gpu: &Gpu, cfg: &GaConfig, input: &GaInput, options: RunOptions) -> Result<Prepared> {
+        cfg.validate()?;
+        let (p, l) = (cfg.children, cfg.genes as usize);
+        if input.parents.len() != p * l || input.fitness.len() != p || input.draws.len() != 8 * p {
+            return Err(Error::invalid("gafort input", format!("arrays for {p} members of {l} genes")));
+        }
+        if options.remap.is_some_and(|r| r.len() != p) {
+            return Err(Error::invalid("remap", format!("an index array of {p} entries")));
+        }
+        let (defines, width) = options.defines(gpu)?;
+        let kernel = gpu.kernel("gafort/children.wgsl", "main", &defines)?;
+        let grid = gpu.grid(p as u64, WORKGROUP_SIZE)?;
+        let parents = gpu.buffer("parents", &input.parents, BufferKind::Storage)?;
+        let pfit = gpu.buffer("parent fitness", &input.fitness, BufferKind::Storage)?;
+        let draws = gpu.buffer("draws", &input.draws, BufferKind::Storage)?;
+        let children = gpu.buffer_zeroed::<u32>("children", p * l, BufferKind::Storage)?;
+        let fitness = gpu.buffer_zeroed::<u32>("child fitness", p, BufferKind::Storage)?;
+        let params = gpu.buffer("params", &[p as u32, l as u32, cfg.threshold(), 0], BufferKind::Uniform)?;
+        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
+        let probe = ProbeRecords::new(gpu, width, SITES, grid, WORKGROUP_SIZE)?;
+        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> =
+            vec![(0, &parents), (1, &pfit), (2, &draws), (3, &children), (4, &fitness), (5, &params)];
+        if let Some(r) = &remap {
+            slots.push((6, r));
+        }
+        if let Some(pr) = &probe {
+            slots.push(pr.slot());
+        }
+        let bind = kernel.bind_at(gpu, &slots)?;
+        let mut keep = vec![parents, pfit, draws, params];
+        keep.extend(remap);
+        Ok(Prepared { kernel, bind, children, fitness, probe, grid, _keep: keep })
+    }
+
+    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
+    }
+
+    /// (children genes gene-major, child fitness).
+    pub fn results(&self, gpu: &Gpu) -> Result<(Vec<u32>, Vec<u32>)> {
+        Ok((gpu.read(&self.children)?, gpu.read(&self.fitness)?))
+    }
+
+    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        zhang::read_probe(gpu, &self.probe)
+    }
+}
+
+/// Exact comparison of genes and fitness.
+pub fn check(gpu: &(Vec<u32>, Vec<u32>), cpu: &(Vec<u32>, Vec<u32>)) -> Check {
+    let g: Vec<u32> = gpu.0.iter().chain(&gpu.1).copied().collect();
+    let c: Vec<u32> = cpu.0.iter().chain(&cpu.1).copied().collect();
+    Check::exact(&g, &c)
+}
+
+/// org and (redirect strategies) redirect: children/s, best child fitness in `extra`.
+pub fn bench(gpu: &Gpu, cfg: &GaConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    let input = generate(cfg)?;
+    let expected = reference(cfg, &input);
+    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
+    if strategy.includes_redirect() {
+        let (index, secs) = zhang::host_seconds(|| redirect(cfg, &input));
+        variants.push(("redirect", Some(index?), secs));
+    }
+    let best = expected.1.iter().copied().max().unwrap_or(0);
+    let mut records = Vec::new();
+    for (variant, order, remap_seconds) in variants {
+        let order = order.as_deref();
+        let run = Prepared::new(gpu, cfg, &input, RunOptions { probe: false, remap: order })?;
+        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+        let check = check(&run.results(gpu)?, &expected);
+        drop(run);
+        let native = if gpu.caps.subgroup_size.is_some() {
+            let p = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
+            p.dispatch(gpu)?;
+            p.divergence(gpu)?
+        } else {
+            None
+        };
+        let w32 = emulate(cfg, &input, order, PAPER_WARP)?;
+        records.push(zhang::record(
+            gpu,
+            Outcome {
+                family: "gafort",
+                kernel: "children".into(),
+                variant: variant.into(),
+                params: serde_json::to_value(cfg).unwrap_or_default(),
+                seed: cfg.seed,
+                throughput: Throughput { value: cfg.children as f64 / stats.median * 1e-6, unit: "M children/s".into() },
+                stats,
+                check,
+                divergence: DivergenceReport::new(native.as_ref(), &w32),
+                extra: serde_json::json!({ "remap_host_seconds": remap_seconds, "best_fitness": best }),
+            },
+        ));
+    }
+    Ok(records)
+}

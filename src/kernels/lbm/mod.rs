@@ -1,0 +1,235 @@
+//! 3D-LBM (Zhang 5.2): a D3Q19 lattice-Boltzmann stream-and-collide step in a box with walls
+//! and a random field of spherical obstacles. Each cell checks its 19 upstream neighbours and
+//! streams only from those that exist (bounce-back otherwise), so the branch outcome depends on
+//! the obstacle field. The redirection groups cells by their 20-bit path vector.
+
+pub mod cpu;
+
+use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
+use crate::divergence::{self, Divergence};
+use crate::error::{Error, Result};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub const WORKGROUP_SIZE: u32 = 256;
+/// Probe sites: 0..19 = neighbour q exists, 19 = the cell is fluid (collides).
+pub const SITES: usize = 20;
+/// f32 kernel against the f64 reference: |gpu - cpu| ≤ TOL · max(|cpu|, FLOOR).
+pub const TOLERANCE: f64 = 1e-4;
+pub const FLOOR: f64 = 1e-3;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LbmConfig {
+    /// Cells per side of the cubic box (cells = edge³).
+    pub edge: usize,
+    /// Target fraction of obstacle cells (random spheres are added until it is reached).
+    pub obstacles: f64,
+    /// BGK relaxation rate 1/τ.
+    pub omega: f32,
+    pub seed: u64,
+}
+
+impl Default for LbmConfig {
+    fn default() -> Self {
+        LbmConfig { edge: 64, obstacles: 0.1, omega: 1.25, seed: 1 }
+    }
+}
+
+impl LbmConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.edge < 2 || self.edge > 512 {
+            return Err(Error::invalid("lbm edge", format!("{} (use 2..=512 cells per side)", self.edge)));
+        }
+        if !(0.0..0.9).contains(&self.obstacles) {
+            return Err(Error::invalid("lbm obstacles", format!("{} (use a fraction in 0..0.9)", self.obstacles)));
+        }
+        if !(self.omega > 0.0 && self.omega < 2.0) {
+            return Err(Error::invalid("lbm omega", format!("{} (stable BGK needs 0 < ω < 2)", self.omega)));
+        }
+        Ok(())
+    }
+
+    pub fn dims(&self) -> [usize; 3] {
+        [self.edge; 3]
+    }
+
+    pub fn cells(&self) -> usize {
+        self.edge.pow(3)
+    }
+}
+
+/// Obstacle flags (1 = fluid) and the distributions before the step.
+#[derive(Clone, Debug)]
+pub struct LbmInput {
+    pub flags: Vec<u32>,
+    pub f: Vec<f32>,
+}
+
+pub fn generate(cfg: &LbmConfig) -> Result<LbmInput> {
+    cfg.validate()?;
+    let mut rng = Rng::new(cfg.seed);
+    let e = cfg.edge;
+    let n = cfg.cells();
+    let mut flags = vec![1u32; n];
+    let mut solid = 0usize;
+    let target = (cfg.obstacles * n as f64) as usize;
+    let mut attempts = 0;
+    while solid < target && attempts < 10_000 {
+        attempts += 1;
+        let r = (e as f64 * (0.05 + 0.12 * rng.next_f64())).max(1.0);
+        let c = [rng.next_f64() * e as f64, rng.next_f64() * e as f64, rng.next_f64() * e as f64];
+        for z in 0..e {
+            for y in 0..e {
+                for x in 0..e {
+                    let d = [x as f64 + 0.5 - c[0], y as f64 + 0.5 - c[1], z as f64 + 0.5 - c[2]];
+                    let i = x + e * (y + e * z);
+                    if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= r * r && flags[i] == 1 {
+                        flags[i] = 0;
+                        solid += 1;
+                    }
+                }
+            }
+        }
+    }
+    let mut f = vec![0f32; cpu::Q * n];
+    for c in 0..n {
+        let rho = 0.95 + 0.1 * rng.next_f64();
+        let u = [0.1 * rng.next_f64() - 0.05, 0.1 * rng.next_f64() - 0.05, 0.1 * rng.next_f64() - 0.05];
+        for q in 0..cpu::Q {
+            f[q * n + c] = (cpu::equilibrium(q, rho, u) * (0.99 + 0.02 * rng.next_f64())) as f32;
+        }
+    }
+    Ok(LbmInput { flags, f })
+}
+
+/// The f64 reference of one step.
+pub fn reference(cfg: &LbmConfig, input: &LbmInput) -> Vec<f64> {
+    cpu::stream_collide(&input.f, &input.flags, cfg.dims(), cfg.omega as f64)
+}
+
+/// Path vector of every cell (bit q: neighbour q exists; bit 19: fluid).
+pub fn paths(cfg: &LbmConfig, input: &LbmInput) -> Vec<u32> {
+    let dims = cfg.dims();
+    crate::kernels::parallel_ranges(cfg.cells(), |r| r.map(|c| cpu::path(c, dims, &input.flags)).collect::<Vec<_>>()).concat()
+}
+
+/// The redirection index: cells grouped by path vector (stable counting sort of dense ids).
+pub fn redirect(cfg: &LbmConfig, input: &LbmInput) -> Result<Vec<u32>> {
+    let (classes, k) = zhang::dense_classes(&paths(cfg, input));
+    zhang::redirect_by_class(&classes, k)
+}
+
+/// Host emulation at `width` (thread t updates cell `order[t]`).
+pub fn emulate(cfg: &LbmConfig, input: &LbmInput, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+    divergence::emulate_paths(&zhang::in_order(&paths(cfg, input), order), SITES, width)
+}
+
+pub struct Prepared {
+    kernel: Arc<Kernel>,
+    bind: wgpu::BindGroup,
+    f_out: GpuBuffer<f32>,
+    probe: Option<ProbeRecords>,
+    grid: [u32; 3],
+    _f_in: GpuBuffer<f32>,
+    _keep: Vec<GpuBuffer<u32>>,
+}
+
+impl Prepared {
+    pub fn new(gpu: &Gpu, cfg: &LbmConfig, input: &LbmInput, options: RunOptions) -> Result<Prepared> {
+        cfg.validate()?;
+        let n = cfg.cells();
+        if input.flags.len() != n || input.f.len() != cpu::Q * n {
+            return Err(Error::invalid("lbm input", format!("flags of {n} cells and 19 × {n} distributions")));
+        }
+        if options.remap.is_some_and(|r| r.len() != n) {
+            return Err(Error::invalid("remap", format!("an index array of {n} entries")));
+        }
+        let (defines, width) = options.defines(gpu)?;
+        let kernel = gpu.kernel("lbm/stream_collide.wgsl", "main", &defines)?;
+        let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
+        let f_in = gpu.buffer("f in", &input.f, BufferKind::Storage)?;
+        let f_out = gpu.buffer_zeroed::<f32>("f out", cpu::Q * n, BufferKind::Storage)?;
+        let flags = gpu.buffer("flags", &input.flags, BufferKind::Storage)?;
+        let [nx, ny, nz] = cfg.dims();
+        let params = gpu.buffer("params", &[nx as u32, ny as u32, nz as u32, n as u32, cfg.omega.to_bits(), 0, 0, 0], BufferKind::Uniform)?;
+        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
+        let probe = ProbeRecords::new(gpu, width, SITES, grid, WORKGROUP_SIZE)?;
+        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = vec![(0, &f_in), (1, &f_out), (2, &flags), (3, &params)];
+        if let Some(r) = &remap {
+            slots.push((4, r));
+        }
+        if let Some(p) = &probe {
+            slots.push(p.slot());
+        }
+        let bind = kernel.bind_at(gpu, &slots)?;
+        let mut keep = vec![flags, params];
+        keep.extend(remap);
+        Ok(Prepared { kernel, bind, f_out, probe, grid, _f_in: f_in, _keep: keep })
+    }
+
+    /// One stream-and-collide step from the input distributions.
+    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
+    }
+
+    /// The distributions after the step, `f[q * n + c]`.
+    pub fn results(&self, gpu: &Gpu) -> Result<Vec<f32>> {
+        gpu.read(&self.f_out)
+    }
+
+    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        zhang::read_probe(gpu, &self.probe)
+    }
+}
+
+pub fn check(gpu: &[f32], cpu: &[f64]) -> Check {
+    let c: Vec<f32> = cpu.iter().map(|&v| v as f32).collect();
+    Check::relative(gpu, &c, TOLERANCE, FLOOR)
+}
+
+/// org and (redirect strategies) redirect; MLUPS = cells / median time / 10⁶.
+pub fn bench(gpu: &Gpu, cfg: &LbmConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    let input = generate(cfg)?;
+    let expected = reference(cfg, &input);
+    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
+    if strategy.includes_redirect() {
+        let (index, secs) = zhang::host_seconds(|| redirect(cfg, &input));
+        variants.push(("redirect", Some(index?), secs));
+    }
+    let fluid = input.flags.iter().filter(|&&f| f != 0).count();
+    let mut records = Vec::new();
+    for (variant, order, remap_seconds) in variants {
+        let order = order.as_deref();
+        let run = Prepared::new(gpu, cfg, &input, RunOptions { probe: false, remap: order })?;
+        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+        let check = check(&run.results(gpu)?, &expected);
+        drop(run);
+        let native = if gpu.caps.subgroup_size.is_some() {
+            let p = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
+            p.dispatch(gpu)?;
+            p.divergence(gpu)?
+        } else {
+            None
+        };
+        let w32 = emulate(cfg, &input, order, PAPER_WARP)?;
+        records.push(zhang::record(
+            gpu,
+            Outcome {
+                family: "lbm",
+                kernel: "stream_collide".into(),
+                variant: variant.into(),
+                params: serde_json::to_value(cfg).unwrap_or_default(),
+                seed: cfg.seed,
+                throughput: Throughput { value: cfg.cells() as f64 / stats.median * 1e-6, unit: "MLUPS".into() },
+                stats,
+                check,
+                divergence: DivergenceReport::new(native.as_ref(), &w32),
+                extra: serde_json::json!({ "remap_host_seconds": remap_seconds, "fluid_cells": fluid }),
+            },
+        ));
+    }
+    Ok(records)
+}

@@ -1,0 +1,315 @@
+//! MarchingCubes (Zhang 5.4): isosurface extraction from a sum of metaballs sampled on a grid.
+//! Three passes, as in the CUDA SDK: classify voxels (cube index, vertex count), an exclusive
+//! scan of the counts, and triangle generation over every voxel, whose vertex loop (0..15
+//! trips) diverges. The redirection groups voxels by vertex count; the output order is fixed by
+//! the scan, so both variants write the same mesh.
+
+pub mod cpu;
+pub mod tables;
+
+pub use tables::Tables;
+
+use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
+use crate::divergence::{self, Divergence};
+use crate::error::{Error, Result};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub const WORKGROUP_SIZE: u32 = 256;
+/// Vertex positions (in [0, 1]³) against the f64 reference: |gpu - cpu| ≤ TOL · max(|cpu|, 1).
+pub const TOLERANCE: f64 = 1e-5;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct McConfig {
+    /// Voxels per side (voxels = edge³, samples = (edge + 1)³).
+    pub edge: usize,
+    /// Metaballs in the field.
+    pub balls: usize,
+    /// Iso value of the field Σ r² / |p - c|².
+    pub iso: f32,
+    pub seed: u64,
+}
+
+impl Default for McConfig {
+    fn default() -> Self {
+        McConfig { edge: 128, balls: 8, iso: 1.0, seed: 1 }
+    }
+}
+
+impl McConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.edge < 1 || self.edge > 1024 {
+            return Err(Error::invalid("mcubes edge", format!("{} (use 1..=1024 voxels per side)", self.edge)));
+        }
+        if self.balls == 0 || self.balls > 1024 {
+            return Err(Error::invalid("mcubes balls", format!("{} (use 1..=1024)", self.balls)));
+        }
+        Ok(())
+    }
+
+    pub fn voxels(&self) -> usize {
+        self.edge.pow(3)
+    }
+}
+
+/// A triangle mesh: three vertices per triangle, positions in [0, 1]³.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mesh {
+    pub vertices: Vec<[f32; 3]>,
+}
+
+impl Mesh {
+    pub fn triangles(&self) -> usize {
+        self.vertices.len() / 3
+    }
+}
+
+/// The sampled field, (edge + 1)³ values, x fastest.
+pub fn generate(cfg: &McConfig) -> Result<Vec<f32>> {
+    cfg.validate()?;
+    let mut rng = Rng::new(cfg.seed);
+    let balls: Vec<([f64; 3], f64)> = (0..cfg.balls)
+        .map(|_| {
+            let c = [0.2 + 0.6 * rng.next_f64(), 0.2 + 0.6 * rng.next_f64(), 0.2 + 0.6 * rng.next_f64()];
+            (c, 0.06 + 0.1 * rng.next_f64())
+        })
+        .collect();
+    let s = cfg.edge + 1;
+    let h = 1.0 / cfg.edge as f64;
+    Ok(crate::kernels::parallel_ranges(s * s * s, |range| {
+        range
+            .map(|i| {
+                let p = [(i % s) as f64 * h, ((i / s) % s) as f64 * h, (i / (s * s)) as f64 * h];
+                let v: f64 = balls
+                    .iter()
+                    .map(|(c, r)| {
+                        let d2 = (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2) + (p[2] - c[2]).powi(2);
+                        r * r / (d2 + 1e-9)
+                    })
+                    .sum();
+                v as f32
+            })
+            .collect::<Vec<_>>()
+    })
+    .concat())
+}
+
+/// The CPU pipeline: cube indices, vertex counts, offsets, and the mesh (f64 vertices).
+#[derive(Clone, Debug)]
+pub struct McReference {
+    pub cube_index: Vec<u32>,
+    pub counts: Vec<u32>,
+    pub offsets: Vec<u32>,
+    pub total: u32,
+    pub vertices: Vec<[f64; 3]>,
+}
+
+pub fn reference(cfg: &McConfig, volume: &[f32]) -> McReference {
+    let t = Tables::get();
+    let (cube_index, counts) = cpu::classify(volume, cfg.edge, cfg.iso, t);
+    let (offsets, total) = cpu::scan(&counts);
+    let vertices = cpu::generate(volume, cfg.edge, cfg.iso, t, &cube_index);
+    McReference { cube_index, counts, offsets, total, vertices }
+}
+
+/// The redirection index: voxels grouped by vertex count (0..=15; stable counting sort).
+pub fn redirect(counts: &[u32]) -> Result<Vec<u32>> {
+    zhang::redirect_by_class(counts, 16)
+}
+
+/// Host emulation of the vertex loop at `width` (thread t handles voxel `order[t]`).
+pub fn emulate(counts: &[u32], order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+    divergence::emulate_loops(&zhang::in_order(counts, order), width)
+}
+
+/// Uploaded volume with classification and scan done; the generate pass bound.
+pub struct Prepared {
+    classify: (Arc<Kernel>, wgpu::BindGroup),
+    scan: [(Arc<Kernel>, wgpu::BindGroup, [u32; 3]); 3],
+    generate: (Arc<Kernel>, wgpu::BindGroup),
+    grid: [u32; 3],
+    cube_index: GpuBuffer<u32>,
+    counts: GpuBuffer<u32>,
+    offsets: GpuBuffer<u32>,
+    vertices: GpuBuffer<f32>,
+    total: u32,
+    probe: Option<ProbeRecords>,
+    _keep_f32: GpuBuffer<f32>,
+    _keep: Vec<GpuBuffer<u32>>,
+    _tables: GpuBuffer<i32>,
+}
+
+impl Prepared {
+    /// Uploads, classifies and scans (untimed), then binds the generate pass.
+    pub fn new(gpu: &Gpu, cfg: &McConfig, volume: &[f32], options: RunOptions) -> Result<Prepared> {
+        cfg.validate()?;
+        let voxels = cfg.voxels();
+        if volume.len() != (cfg.edge + 1).pow(3) {
+            return Err(Error::invalid("mcubes volume", format!("{} samples for edge {}", volume.len(), cfg.edge)));
+        }
+        if options.remap.is_some_and(|r| r.len() != voxels) {
+            return Err(Error::invalid("remap", format!("an index array of {voxels} entries")));
+        }
+        let grid = gpu.grid(voxels as u64, WORKGROUP_SIZE)?;
+        let blocks = voxels.div_ceil(WORKGROUP_SIZE as usize);
+        let vol = gpu.buffer("volume", volume, BufferKind::Storage)?;
+        let tables = gpu.buffer("mc tables", &Tables::get().gpu_words(), BufferKind::Storage)?;
+        let cube_index = gpu.buffer_zeroed::<u32>("cube index", voxels, BufferKind::Storage)?;
+        let counts = gpu.buffer_zeroed::<u32>("vertex counts", voxels, BufferKind::Storage)?;
+        let offsets = gpu.buffer_zeroed::<u32>("offsets", voxels, BufferKind::Storage)?;
+        let sums = gpu.buffer_zeroed::<u32>("block sums", blocks, BufferKind::Storage)?;
+        let total = gpu.buffer_zeroed::<u32>("total", 1, BufferKind::Storage)?;
+        let params = gpu.buffer("params", &[cfg.edge as u32, voxels as u32, cfg.iso.to_bits(), 0], BufferKind::Uniform)?;
+        let scan_params = gpu.buffer("scan params", &[voxels as u32, blocks as u32, 0, 0], BufferKind::Uniform)?;
+
+        let k = gpu.kernel("mcubes/classify.wgsl", "main", &[])?;
+        let b = k.bind(gpu, &[&vol, &tables, &cube_index, &counts, &params])?;
+        let classify = (k, b);
+        let scan_bind = |entry: &str, grid: [u32; 3]| -> Result<(Arc<Kernel>, wgpu::BindGroup, [u32; 3])> {
+            let k = gpu.kernel("mcubes/scan.wgsl", entry, &[])?;
+            let b = k.bind(gpu, &[&offsets, &sums, &scan_params, &total])?;
+            Ok((k, b, grid))
+        };
+        let scan = [scan_bind("scan_blocks", grid)?, scan_bind("scan_sums", [1, 1, 1])?, scan_bind("add_offsets", grid)?];
+
+        let mut steps = vec![Step::dispatch(&classify.0, &classify.1, grid), Step::copy(&counts, &offsets, counts.bytes())];
+        steps.extend(scan.iter().map(|(k, b, g)| Step::dispatch(k, b, *g)));
+        gpu.run(&steps, false)?;
+        let total_vertices = gpu.read(&total)?[0];
+
+        let (defines, width) = options.defines(gpu)?;
+        let k = gpu.kernel("mcubes/generate.wgsl", "main", &defines)?;
+        let vertices = gpu.buffer_zeroed::<f32>("vertices", 3 * (total_vertices as usize).max(1), BufferKind::Storage)?;
+        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
+        let probe = ProbeRecords::new(gpu, width, 1, grid, WORKGROUP_SIZE)?;
+        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> =
+            vec![(0, &vol), (1, &tables), (2, &cube_index), (3, &counts), (4, &offsets), (5, &vertices), (6, &params)];
+        if let Some(r) = &remap {
+            slots.push((8, r));
+        }
+        if let Some(p) = &probe {
+            slots.push(p.slot());
+        }
+        let b = k.bind_at(gpu, &slots)?;
+        let mut keep = vec![sums, total, params, scan_params];
+        keep.extend(remap);
+        Ok(Prepared {
+            classify,
+            scan,
+            generate: (k, b),
+            grid,
+            cube_index,
+            counts,
+            offsets,
+            vertices,
+            total: total_vertices,
+            probe,
+            _keep_f32: vol,
+            _keep: keep,
+            _tables: tables,
+        })
+    }
+
+    /// The triangle-generation pass alone (the kernel the paper times).
+    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&[Step::dispatch(&self.generate.0, &self.generate.1, self.grid)], true)
+    }
+
+    /// The whole pipeline: classify, scan and generate.
+    pub fn dispatch_pipeline(&self, gpu: &Gpu) -> Result<Timing> {
+        let mut steps = vec![Step::dispatch(&self.classify.0, &self.classify.1, self.grid), Step::copy(&self.counts, &self.offsets, self.counts.bytes())];
+        steps.extend(self.scan.iter().map(|(k, b, g)| Step::dispatch(k, b, *g)));
+        steps.push(Step::dispatch(&self.generate.0, &self.generate.1, self.grid));
+        gpu.run(&steps, true)
+    }
+
+    /// Vertices generated (3 per triangle).
+    pub fn total_vertices(&self) -> u32 {
+        self.total
+    }
+
+    /// (cube index, vertex count, offset) per voxel from the GPU.
+    pub fn classification(&self, gpu: &Gpu) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>)> {
+        Ok((gpu.read(&self.cube_index)?, gpu.read(&self.counts)?, gpu.read(&self.offsets)?))
+    }
+
+    pub fn mesh(&self, gpu: &Gpu) -> Result<Mesh> {
+        let flat = gpu.read(&self.vertices)?;
+        Ok(Mesh { vertices: flat.chunks_exact(3).take(self.total as usize).map(|v| [v[0], v[1], v[2]]).collect() })
+    }
+
+    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        zhang::read_probe(gpu, &self.probe)
+    }
+}
+
+/// Classification and offsets exactly, vertices by relative error; one check.
+pub fn check(gpu: &Gpu, run: &Prepared, expected: &McReference) -> Result<Check> {
+    let (ci, counts, offsets) = run.classification(gpu)?;
+    let exact = Check::exact(&[ci, counts, offsets, vec![run.total_vertices()]].concat(), &[
+        expected.cube_index.clone(),
+        expected.counts.clone(),
+        expected.offsets.clone(),
+        vec![expected.total],
+    ]
+    .concat());
+    if !exact.passed {
+        return Ok(exact);
+    }
+    let mesh = run.mesh(gpu)?;
+    let g: Vec<f32> = mesh.vertices.iter().flatten().copied().collect();
+    let c: Vec<f32> = expected.vertices.iter().flatten().map(|&v| v as f32).collect();
+    Ok(Check::relative(&g, &c, TOLERANCE, 1.0))
+}
+
+/// org and (redirect strategies) redirect, timing the generate pass (as Table 4) and, in
+/// `extra`, the whole pipeline; voxels/s and triangles.
+pub fn bench(gpu: &Gpu, cfg: &McConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    let volume = generate(cfg)?;
+    let expected = reference(cfg, &volume);
+    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
+    if strategy.includes_redirect() {
+        let (index, secs) = zhang::host_seconds(|| redirect(&expected.counts));
+        variants.push(("redirect", Some(index?), secs));
+    }
+    let mut records = Vec::new();
+    for (variant, order, remap_seconds) in variants {
+        let order = order.as_deref();
+        let run = Prepared::new(gpu, cfg, &volume, RunOptions { probe: false, remap: order })?;
+        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+        let pipeline = harness::measure(protocol, || run.dispatch_pipeline(gpu))?;
+        let check = check(gpu, &run, &expected)?;
+        drop(run);
+        let native = if gpu.caps.subgroup_size.is_some() {
+            let p = Prepared::new(gpu, cfg, &volume, RunOptions { probe: true, remap: order })?;
+            p.dispatch(gpu)?;
+            p.divergence(gpu)?
+        } else {
+            None
+        };
+        let w32 = emulate(&expected.counts, order, PAPER_WARP)?;
+        records.push(zhang::record(
+            gpu,
+            Outcome {
+                family: "mcubes",
+                kernel: "generate".into(),
+                variant: variant.into(),
+                params: serde_json::to_value(cfg).unwrap_or_default(),
+                seed: cfg.seed,
+                throughput: Throughput { value: cfg.voxels() as f64 / stats.median * 1e-6, unit: "M voxels/s".into() },
+                stats,
+                check,
+                divergence: DivergenceReport::new(native.as_ref(), &w32),
+                extra: serde_json::json!({
+                    "remap_host_seconds": remap_seconds,
+                    "triangles": expected.total / 3,
+                    "pipeline_median_seconds": pipeline.median,
+                }),
+            },
+        ));
+    }
+    Ok(records)
+}

@@ -1,0 +1,305 @@
+//! Reduction (Zhang 5.5): the sum of an f32 array by a tree in workgroup memory.
+//!
+//! - `interleaved` (org): `if (tid % 2s == 0)` at level s: every warp diverges at every level.
+//! - `interleaved` + REMAP (redirect): the paper's newIDArray (even ids first, then odd ones,
+//!   i.e. [`zhang::redirect_by_class`] by `tid % 2`) replaces tid except in the load, so the
+//!   first level runs in whole warps and half the warps never diverge.
+//! - `sequential`: the non-divergent addressing of the SDK (the algorithmic fix).
+//! - `fast`: vec4 loads, many elements per thread, subgroupAdd when available: the ceiling.
+
+pub mod cpu;
+
+use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, Strategy, PAPER_WARP};
+use crate::divergence::{self, Divergence};
+use crate::error::{Error, Result};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub const WORKGROUP_SIZE: u32 = 256;
+/// Tree levels = probe sites of the tree kernels.
+pub const LEVELS: usize = WORKGROUP_SIZE.trailing_zeros() as usize;
+/// Relative tolerance of the f32 sums against the f64 reference.
+pub const TOLERANCE: f64 = 1e-5;
+/// Most workgroups of the first `fast` pass (the second pass sums their partials).
+pub const FAST_MAX_GROUPS: usize = 1024;
+/// vec4 elements per thread the `fast` kernel aims for before adding workgroups.
+pub const FAST_VEC4_PER_THREAD: usize = 16;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReductionKernel {
+    Interleaved,
+    Sequential,
+    Fast,
+}
+
+impl ReductionKernel {
+    pub fn file(self) -> &'static str {
+        match self {
+            ReductionKernel::Interleaved => "reduction/interleaved.wgsl",
+            ReductionKernel::Sequential => "reduction/sequential.wgsl",
+            ReductionKernel::Fast => "reduction/fast.wgsl",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ReductionKernel::Interleaved => "interleaved",
+            ReductionKernel::Sequential => "sequential",
+            ReductionKernel::Fast => "fast",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReductionConfig {
+    /// Elements.
+    pub n: usize,
+    pub seed: u64,
+}
+
+impl ReductionConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.n == 0 || self.n > (u32::MAX as usize) - 3 {
+            return Err(Error::invalid("reduction n", format!("{} (use 1..2^32-4 elements)", self.n)));
+        }
+        Ok(())
+    }
+
+    /// Workgroups of the first pass of the tree kernels.
+    pub fn blocks(&self) -> usize {
+        self.n.div_ceil(WORKGROUP_SIZE as usize)
+    }
+}
+
+/// Values uniform in [0.5, 1.5) (never zeros).
+pub fn generate(cfg: &ReductionConfig) -> Result<Vec<f32>> {
+    cfg.validate()?;
+    let mut rng = Rng::new(cfg.seed);
+    Ok((0..cfg.n).map(|_| 0.5 + rng.next_f32()).collect())
+}
+
+/// Zhang's newIDArray for one workgroup: the redirection index by class `tid % 2`.
+pub fn id_array() -> Vec<u32> {
+    let classes: Vec<u32> = (0..WORKGROUP_SIZE).map(|t| t % 2).collect();
+    zhang::redirect_by_class(&classes, 2).expect("two classes")
+}
+
+/// Path vector of local thread `id` in a tree kernel: bit k = the condition at level k.
+fn tree_path(kernel: ReductionKernel, id: u32) -> u32 {
+    (0..LEVELS as u32)
+        .map(|k| {
+            let taken = match kernel {
+                ReductionKernel::Interleaved => id.is_multiple_of(2 << k),
+                ReductionKernel::Sequential => id < (WORKGROUP_SIZE / 2) >> k,
+                ReductionKernel::Fast => false,
+            };
+            (taken as u32) << k
+        })
+        .fold(0, |a, b| a | b)
+}
+
+/// Host emulation of the first pass at `width` (`id_array` for the redirected interleaved
+/// kernel). `fast` has no divergent branch: its sites are empty.
+pub fn emulate(kernel: ReductionKernel, cfg: &ReductionConfig, id_array: Option<&[u32]>, width: u32) -> Result<Divergence> {
+    let (threads, sites) = match kernel {
+        ReductionKernel::Fast => (fast_groups(cfg.n) * WORKGROUP_SIZE as usize, 0),
+        _ => (cfg.blocks() * WORKGROUP_SIZE as usize, LEVELS),
+    };
+    let block: Vec<u32> = (0..WORKGROUP_SIZE)
+        .map(|t| match (kernel, id_array) {
+            (ReductionKernel::Fast, _) => 0,
+            (_, Some(ids)) => tree_path(kernel, ids[t as usize]),
+            (_, None) => tree_path(kernel, t),
+        })
+        .collect();
+    let paths: Vec<u32> = (0..threads).map(|t| block[t % WORKGROUP_SIZE as usize]).collect();
+    divergence::emulate_paths(&paths, sites, width)
+}
+
+/// Workgroups of the first `fast` pass for n elements: a multiple of 4 (the second pass reads
+/// the partials as vec4), at most [`FAST_MAX_GROUPS`].
+pub fn fast_groups(n: usize) -> usize {
+    let n4 = n.div_ceil(4);
+    let groups = n4.div_ceil(WORKGROUP_SIZE as usize * FAST_VEC4_PER_THREAD).clamp(1, FAST_MAX_GROUPS);
+    groups.div_ceil(4) * 4
+}
+
+struct Pass {
+    kernel: Arc<Kernel>,
+    bind: wgpu::BindGroup,
+    grid: [u32; 3],
+}
+
+/// Uploaded input and the bound passes down to one value.
+pub struct Prepared {
+    passes: Vec<Pass>,
+    result: GpuBuffer<f32>,
+    probe: Option<ProbeRecords>,
+    _keep: Vec<GpuBuffer<f32>>,
+    _keep_u32: Vec<GpuBuffer<u32>>,
+}
+
+impl Prepared {
+    /// `id_array` (interleaved only) turns on the REMAP variant; `probe` probes the first pass
+    /// of the tree kernels (`fast` has no probe sites).
+    pub fn new(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32], probe: bool, id_array: Option<&[u32]>) -> Result<Prepared> {
+        cfg.validate()?;
+        if input.len() != cfg.n {
+            return Err(Error::invalid("reduction input", format!("{} values for n = {}", input.len(), cfg.n)));
+        }
+        if let Some(ids) = id_array {
+            if kernel != ReductionKernel::Interleaved || ids.len() != WORKGROUP_SIZE as usize || ids.iter().any(|&i| i >= WORKGROUP_SIZE) {
+                return Err(Error::invalid("id array", format!("{WORKGROUP_SIZE} local ids < {WORKGROUP_SIZE}, for the interleaved kernel")));
+            }
+        }
+        match kernel {
+            ReductionKernel::Fast => Self::new_fast(gpu, cfg, input),
+            _ => Self::new_tree(gpu, kernel, cfg, input, probe, id_array),
+        }
+    }
+
+    fn new_tree(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32], probe: bool, id_array: Option<&[u32]>) -> Result<Prepared> {
+        let width = if probe { Some(gpu.require_subgroups()?) } else { None };
+        let mut keep = vec![gpu.buffer("reduction input", input, BufferKind::Storage)?];
+        let mut keep_u32 = Vec::new();
+        let ids = id_array.map(|i| gpu.buffer("id array", i, BufferKind::Storage)).transpose()?;
+        let mut passes = Vec::new();
+        let mut probe_records = None;
+        let mut n = cfg.n;
+        let mut first = true;
+        loop {
+            let blocks = n.div_ceil(WORKGROUP_SIZE as usize);
+            let mut defines = Vec::new();
+            if first && width.is_some() {
+                defines.push("PROBE");
+            }
+            if ids.is_some() {
+                defines.push("REMAP");
+            }
+            let k = gpu.kernel(kernel.file(), "main", &defines)?;
+            let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
+            let out = gpu.buffer_zeroed::<f32>("partial sums", blocks, BufferKind::Storage)?;
+            let params = gpu.buffer("params", &[n as u32, blocks as u32, 0, 0], BufferKind::Uniform)?;
+            let records = if first { ProbeRecords::new(gpu, width, LEVELS, grid, WORKGROUP_SIZE)? } else { None };
+            let src = keep.last().expect("input");
+            let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = vec![(0, src), (1, &out), (2, &params)];
+            if let Some(i) = &ids {
+                slots.push((3, i));
+            }
+            if let Some(r) = &records {
+                slots.push(r.slot());
+            }
+            let bind = k.bind_at(gpu, &slots)?;
+            passes.push(Pass { kernel: k, bind, grid });
+            if first {
+                probe_records = records;
+            }
+            keep.push(out);
+            keep_u32.push(params);
+            first = false;
+            n = blocks;
+            if n == 1 {
+                break;
+            }
+        }
+        keep_u32.extend(ids);
+        let result = keep.pop().expect("a result buffer");
+        Ok(Prepared { passes, result, probe: probe_records, _keep: keep, _keep_u32: keep_u32 })
+    }
+
+    fn new_fast(gpu: &Gpu, cfg: &ReductionConfig, input: &[f32]) -> Result<Prepared> {
+        let defines: &[&str] = if gpu.caps.subgroup_size.is_some() { &["SUBGROUPS"] } else { &[] };
+        let k = gpu.kernel(ReductionKernel::Fast.file(), "main", defines)?;
+        let n4 = cfg.n.div_ceil(4);
+        let src = if cfg.n.is_multiple_of(4) {
+            gpu.buffer("reduction input", input, BufferKind::Storage)?
+        } else {
+            let mut padded = input.to_vec();
+            padded.resize(n4 * 4, 0.0);
+            gpu.buffer("reduction input", &padded, BufferKind::Storage)?
+        };
+        let groups = fast_groups(cfg.n);
+        let partials = gpu.buffer_zeroed::<f32>("partial sums", groups, BufferKind::Storage)?;
+        let result = gpu.buffer_zeroed::<f32>("sum", 1, BufferKind::Storage)?;
+        let p1 = gpu.buffer("params", &[n4 as u32, 0, 0, 0], BufferKind::Uniform)?;
+        let p2 = gpu.buffer("params", &[(groups / 4) as u32, 0, 0, 0], BufferKind::Uniform)?;
+        let b1 = k.bind(gpu, &[&src, &partials, &p1])?;
+        let b2 = k.bind(gpu, &[&partials, &result, &p2])?;
+        let passes = vec![
+            Pass { kernel: k.clone(), bind: b1, grid: [groups as u32, 1, 1] },
+            Pass { kernel: k, bind: b2, grid: [1, 1, 1] },
+        ];
+        Ok(Prepared { passes, result, probe: None, _keep: vec![src, partials], _keep_u32: vec![p1, p2] })
+    }
+
+    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        let steps: Vec<Step> = self.passes.iter().map(|p| Step::dispatch(&p.kernel, &p.bind, p.grid)).collect();
+        gpu.run(&steps, true)
+    }
+
+    /// The sum of the last dispatch.
+    pub fn result(&self, gpu: &Gpu) -> Result<f32> {
+        gpu.read(&self.result)?.first().copied().ok_or_else(|| Error::gpu("reduction", "empty result"))
+    }
+
+    /// The probe of the first pass (None when not probing or for `fast`).
+    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        zhang::read_probe(gpu, &self.probe)
+    }
+}
+
+/// The GPU sum against the f64 reference, by relative error.
+pub fn check(gpu_sum: f32, cpu_sum: f64) -> Check {
+    Check::relative(&[gpu_sum], &[cpu_sum as f32], TOLERANCE, 1e-30)
+}
+
+/// org (interleaved), redirect (interleaved + newIDArray) and, with `Strategy::All`,
+/// sequential and fast; GB/s = 4n bytes / median time.
+pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    let input = generate(cfg)?;
+    let expected = cpu::sum(&input);
+    let ids = id_array();
+    let mut variants: Vec<(&str, ReductionKernel, Option<&[u32]>)> = vec![("org", ReductionKernel::Interleaved, None)];
+    if strategy.includes_redirect() {
+        variants.push(("redirect", ReductionKernel::Interleaved, Some(&ids)));
+    }
+    if strategy == Strategy::All {
+        variants.push(("sequential", ReductionKernel::Sequential, None));
+        variants.push(("fast", ReductionKernel::Fast, None));
+    }
+    let mut records = Vec::new();
+    for (variant, kernel, order) in variants {
+        let run = Prepared::new(gpu, kernel, cfg, &input, false, order)?;
+        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+        let check = check(run.result(gpu)?, expected);
+        drop(run);
+        let native = if gpu.caps.subgroup_size.is_some() && kernel != ReductionKernel::Fast {
+            let p = Prepared::new(gpu, kernel, cfg, &input, true, order)?;
+            p.dispatch(gpu)?;
+            p.divergence(gpu)?
+        } else {
+            None
+        };
+        let w32 = emulate(kernel, cfg, order, PAPER_WARP)?;
+        records.push(zhang::record(
+            gpu,
+            Outcome {
+                family: "reduction",
+                kernel: "reduction".into(),
+                variant: variant.into(),
+                params: serde_json::to_value(cfg).unwrap_or_default(),
+                seed: cfg.seed,
+                throughput: Throughput { value: cfg.n as f64 * 4.0 / stats.median * 1e-9, unit: "GB/s".into() },
+                stats,
+                check,
+                divergence: DivergenceReport::new(native.as_ref(), &w32),
+                extra: serde_json::json!({ "shader": kernel.name(), "subgroups": gpu.caps.subgroup_size.is_some() }),
+            },
+        ));
+    }
+    Ok(records)
+}

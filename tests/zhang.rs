@@ -1,0 +1,264 @@
+//! Zhang ICS'10 section 5 on the default adapter (lavapipe in CI): every benchmark equals its
+//! CPU reference with and without reference redirection; divergence before and after
+//! redirection from the GPU probe at the native width (checked against host emulation at that
+//! width) and from host emulation at the paper's width 32.
+
+mod common;
+
+use simtlab::divergence::Divergence;
+use simtlab::kernels::zhang::{self, Benchmark, RunOptions, Strategy, ZhangArgs};
+use simtlab::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
+use simtlab::Gpu;
+
+/// The GPU probe must count exactly what host emulation at the same width predicts.
+fn assert_probe_matches(measured: &Divergence, emulated: &Divergence, what: &str) {
+    assert_eq!(measured.warps, emulated.warps, "{what}: warps");
+    assert_eq!(measured.sites, emulated.sites, "{what}: per-site counters");
+    assert_eq!(measured.divergent_warps, emulated.divergent_warps, "{what}: divergent warps");
+    assert_eq!(measured.per_warp_divergent, emulated.per_warp_divergent, "{what}: per-warp divergence");
+}
+
+/// Divergence ratios (org, opt) at the native width by the probe and at 32 by emulation.
+struct Ratios {
+    native: Option<(f64, f64)>,
+    w32: (f64, f64),
+}
+
+fn report(name: &str, r: &Ratios) {
+    let pct = |(a, b): (f64, f64)| format!("{:.1}% -> {:.1}%", 100.0 * a, 100.0 * b);
+    eprintln!("{name}: native {}, w32 {}", r.native.map_or("n/a".into(), pct), pct(r.w32));
+}
+
+// ---------------------------------------------------------------- BlackScholes
+
+#[test]
+fn blackscholes_matches_reference_and_never_diverges() {
+    let gpu = common::gpu();
+    let cfg = blackscholes::BsConfig { n: 4096, seed: 11, ..Default::default() };
+    let input = blackscholes::generate(&cfg).unwrap();
+    let expected = blackscholes::reference(&cfg, &input);
+    let index = blackscholes::redirect(&cfg, &input).unwrap();
+    assert!(index.iter().enumerate().any(|(t, &i)| t as u32 != i), "the sign classes are mixed: redirection moves options");
+    let mut native = Vec::new();
+    for order in [None, Some(index.as_slice())] {
+        let run = blackscholes::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: false, remap: order }).unwrap();
+        run.dispatch(&gpu).unwrap();
+        let check = blackscholes::check(&run.results(&gpu).unwrap(), &expected);
+        assert!(check.passed, "remap {}: {:?}", order.is_some(), check.first_mismatch);
+        if let Some(w) = gpu.caps.subgroup_size {
+            let run = blackscholes::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: true, remap: order }).unwrap();
+            run.dispatch(&gpu).unwrap();
+            assert!(blackscholes::check(&run.results(&gpu).unwrap(), &expected).passed, "probing must not change results");
+            let d = run.divergence(&gpu).unwrap().unwrap();
+            assert_probe_matches(&d, &blackscholes::emulate(&cfg, order, w).unwrap(), "blackscholes");
+            native.push(d.divergence_ratio());
+        }
+    }
+    let w32 = blackscholes::emulate(&cfg, None, 32).unwrap();
+    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32: (w32.divergence_ratio(), w32.divergence_ratio()) };
+    report("blackscholes", &r);
+    assert_eq!(r.w32, (0.0, 0.0));
+    if let Some(n) = r.native {
+        assert_eq!(n, (0.0, 0.0), "no warp diverges, with or without remapping");
+    }
+}
+
+// ---------------------------------------------------------------- Reduction
+
+#[test]
+fn reduction_variants_match_the_f64_sum() {
+    let gpu = common::gpu();
+    let ids = reduction::id_array();
+    for (n, seed) in [(1usize, 1u64), (1000, 2), (65_536 + 5, 3), (300_000, 4)] {
+        let cfg = reduction::ReductionConfig { n, seed };
+        let input = reduction::generate(&cfg).unwrap();
+        let expected = reduction::cpu::sum(&input);
+        for (kernel, order) in [
+            (reduction::ReductionKernel::Interleaved, None),
+            (reduction::ReductionKernel::Interleaved, Some(ids.as_slice())),
+            (reduction::ReductionKernel::Sequential, None),
+            (reduction::ReductionKernel::Fast, None),
+        ] {
+            let run = reduction::Prepared::new(&gpu, kernel, &cfg, &input, false, order).unwrap();
+            run.dispatch(&gpu).unwrap();
+            let got = run.result(&gpu).unwrap();
+            let check = reduction::check(got, expected);
+            assert!(check.passed, "{kernel:?} remap {} n {n}: gpu {got}, cpu {expected}", order.is_some());
+        }
+    }
+}
+
+#[test]
+fn reduction_id_array_halves_divergent_warps() {
+    let gpu = common::gpu();
+    let cfg = reduction::ReductionConfig { n: 1 << 14, seed: 5 };
+    let input = reduction::generate(&cfg).unwrap();
+    let ids = reduction::id_array();
+    assert_eq!(&ids[..4], &[0, 2, 4, 6]);
+    assert_eq!(&ids[128..130], &[1, 3]);
+    let k = reduction::ReductionKernel::Interleaved;
+    let e = |order: Option<&[u32]>, w| reduction::emulate(k, &cfg, order, w).unwrap().divergence_ratio();
+    let w32 = (e(None, 32), e(Some(&ids), 32));
+    // Table 5: 100% -> 50%.
+    assert_eq!(w32, (1.0, 0.5));
+    let mut native = None;
+    if let Some(w) = gpu.caps.subgroup_size {
+        let mut r = Vec::new();
+        for order in [None, Some(ids.as_slice())] {
+            let run = reduction::Prepared::new(&gpu, k, &cfg, &input, true, order).unwrap();
+            run.dispatch(&gpu).unwrap();
+            assert!(reduction::check(run.result(&gpu).unwrap(), reduction::cpu::sum(&input)).passed);
+            let d = run.divergence(&gpu).unwrap().unwrap();
+            assert_probe_matches(&d, &reduction::emulate(k, &cfg, order, w).unwrap(), "reduction");
+            r.push(d.divergence_ratio());
+        }
+        assert_eq!((r[0], r[1]), (1.0, 0.5), "at width {w} too");
+        native = Some((r[0], r[1]));
+        // sequential addressing: only the warp holding the last levels diverges
+        let run = reduction::Prepared::new(&gpu, reduction::ReductionKernel::Sequential, &cfg, &input, true, None).unwrap();
+        run.dispatch(&gpu).unwrap();
+        let d = run.divergence(&gpu).unwrap().unwrap();
+        assert_probe_matches(&d, &reduction::emulate(reduction::ReductionKernel::Sequential, &cfg, None, w).unwrap(), "sequential");
+        assert!((d.divergence_ratio() - w as f64 / 256.0).abs() < 1e-12, "one warp of each workgroup");
+    }
+    report("reduction", &Ratios { native, w32 });
+}
+
+// ---------------------------------------------------------------- GAFORT
+
+#[test]
+fn gafort_matches_reference_and_redirect_reduces_divergence() {
+    let gpu = common::gpu();
+    let cfg = gafort::GaConfig { children: 4096 + 7, genes: 32, seed: 21, ..Default::default() };
+    let input = gafort::generate(&cfg).unwrap();
+    let expected = gafort::reference(&cfg, &input);
+    let index = gafort::redirect(&cfg, &input).unwrap();
+    let mut native = Vec::new();
+    for order in [None, Some(index.as_slice())] {
+        let run = gafort::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: false, remap: order }).unwrap();
+        run.dispatch(&gpu).unwrap();
+        gafort::check(&run.results(&gpu).unwrap(), &expected).into_result("gafort").unwrap();
+        if let Some(w) = gpu.caps.subgroup_size {
+            let run = gafort::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: true, remap: order }).unwrap();
+            run.dispatch(&gpu).unwrap();
+            gafort::check(&run.results(&gpu).unwrap(), &expected).into_result("gafort probed").unwrap();
+            let d = run.divergence(&gpu).unwrap().unwrap();
+            assert_probe_matches(&d, &gafort::emulate(&cfg, &input, order, w).unwrap(), "gafort");
+            native.push(d.divergence_ratio());
+        }
+    }
+    let w32 = (
+        gafort::emulate(&cfg, &input, None, 32).unwrap().divergence_ratio(),
+        gafort::emulate(&cfg, &input, Some(&index), 32).unwrap().divergence_ratio(),
+    );
+    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32 };
+    report("gafort", &r);
+    // Table 3: every warp diverges before; fewer after (the trip counts still vary).
+    assert_eq!(w32.0, 1.0);
+    assert!(w32.1 < w32.0 * 0.5, "{w32:?}");
+    if let Some((a, b)) = r.native {
+        assert!(a > 0.9 && b < a * 0.5, "{a} -> {b}");
+    }
+}
+
+// ---------------------------------------------------------------- 3D-LBM
+
+#[test]
+fn lbm_matches_reference_and_redirect_reduces_divergence() {
+    let gpu = common::gpu();
+    let cfg = lbm::LbmConfig { edge: 16, seed: 31, ..Default::default() };
+    let input = lbm::generate(&cfg).unwrap();
+    let fluid = input.flags.iter().filter(|&&f| f == 1).count() as f64 / cfg.cells() as f64;
+    assert!(fluid > 0.5 && fluid < 0.97, "obstacles present: fluid fraction {fluid}");
+    let expected = lbm::reference(&cfg, &input);
+    let index = lbm::redirect(&cfg, &input).unwrap();
+    let mut native = Vec::new();
+    for order in [None, Some(index.as_slice())] {
+        let run = lbm::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: false, remap: order }).unwrap();
+        run.dispatch(&gpu).unwrap();
+        lbm::check(&run.results(&gpu).unwrap(), &expected).into_result("lbm").unwrap();
+        if let Some(w) = gpu.caps.subgroup_size {
+            let run = lbm::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: true, remap: order }).unwrap();
+            run.dispatch(&gpu).unwrap();
+            lbm::check(&run.results(&gpu).unwrap(), &expected).into_result("lbm probed").unwrap();
+            let d = run.divergence(&gpu).unwrap().unwrap();
+            assert_probe_matches(&d, &lbm::emulate(&cfg, &input, order, w).unwrap(), "lbm");
+            native.push(d.divergence_ratio());
+        }
+    }
+    let w32 = (
+        lbm::emulate(&cfg, &input, None, 32).unwrap().divergence_ratio(),
+        lbm::emulate(&cfg, &input, Some(&index), 32).unwrap().divergence_ratio(),
+    );
+    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32 };
+    report("lbm", &r);
+    // Table 2: 50-100% of warps diverge (walls and obstacles); remapping removes most of it.
+    assert!(w32.0 >= 0.5, "{w32:?}");
+    assert!(w32.1 < w32.0 * 0.6, "{w32:?}");
+    if let Some((a, b)) = r.native {
+        assert!(a >= 0.5 && b < a * 0.6, "{a} -> {b}");
+    }
+}
+
+// ---------------------------------------------------------------- MarchingCubes
+
+#[test]
+fn mcubes_matches_reference_and_redirect_reduces_divergence() {
+    let gpu = common::gpu();
+    let cfg = mcubes::McConfig { edge: 24, seed: 41, ..Default::default() };
+    let volume = mcubes::generate(&cfg).unwrap();
+    let expected = mcubes::reference(&cfg, &volume);
+    assert!(expected.total > 300 && expected.total.is_multiple_of(3), "a surface: {} vertices", expected.total);
+    let index = mcubes::redirect(&expected.counts).unwrap();
+    let mut native = Vec::new();
+    let mut meshes = Vec::new();
+    for order in [None, Some(index.as_slice())] {
+        let run = mcubes::Prepared::new(&gpu, &cfg, &volume, RunOptions { probe: false, remap: order }).unwrap();
+        run.dispatch(&gpu).unwrap();
+        mcubes::check(&gpu, &run, &expected).unwrap().into_result("mcubes").unwrap();
+        meshes.push(run.mesh(&gpu).unwrap());
+        // the whole pipeline again gives the same mesh
+        run.dispatch_pipeline(&gpu).unwrap();
+        assert_eq!(run.mesh(&gpu).unwrap(), meshes[meshes.len() - 1]);
+        if let Some(w) = gpu.caps.subgroup_size {
+            let run = mcubes::Prepared::new(&gpu, &cfg, &volume, RunOptions { probe: true, remap: order }).unwrap();
+            run.dispatch(&gpu).unwrap();
+            mcubes::check(&gpu, &run, &expected).unwrap().into_result("mcubes probed").unwrap();
+            let d = run.divergence(&gpu).unwrap().unwrap();
+            assert_probe_matches(&d, &mcubes::emulate(&expected.counts, order, w).unwrap(), "mcubes");
+            native.push(d.divergence_ratio());
+        }
+    }
+    assert_eq!(meshes[0], meshes[1], "redirection leaves the mesh unchanged");
+    assert_eq!(meshes[0].triangles() as u32, expected.total / 3);
+    let w32 = (
+        mcubes::emulate(&expected.counts, None, 32).unwrap().divergence_ratio(),
+        mcubes::emulate(&expected.counts, Some(&index), 32).unwrap().divergence_ratio(),
+    );
+    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32 };
+    report("mcubes", &r);
+    // Table 4: the divergence ratio drops to a few per cent (boundaries between count classes).
+    assert!(w32.0 > 0.0 && w32.1 < w32.0 * 0.5, "{w32:?}");
+    if let Some((a, b)) = r.native {
+        assert!(a > 0.0 && b < a * 0.5, "{a} -> {b}");
+    }
+}
+
+// ---------------------------------------------------------------- the CLI sweep
+
+#[test]
+fn bench_zhang_runs_every_kernel_and_checks_it() {
+    let gpu: Gpu = common::gpu();
+    let args = ZhangArgs { kernel: Benchmark::All, strategy: Strategy::All, n: vec![16], samples: 1, warmup: 0, seed: 3 };
+    let records = zhang::bench_cli(&gpu, &args).unwrap();
+    for r in &records {
+        assert!(r.check.passed, "{} {}: {:?}", r.family, r.variant, r.check.first_mismatch);
+        assert!(r.extra.get("divergence_w32").is_some());
+    }
+    let families: std::collections::BTreeSet<&str> = records.iter().map(|r| r.family.as_str()).collect();
+    assert_eq!(families.len(), 5);
+    // reduction: org, redirect, sequential, fast; the others org + redirect
+    assert_eq!(records.len(), 4 * 2 + 4);
+    let table = zhang::comparison(&records);
+    assert!(table.contains("redirect") && table.contains("speedup"), "{table}");
+}
