@@ -66,12 +66,13 @@ fn auto_switches_remapping_off_without_divergence_and_on_with_it() {
     let flat = MicroConfig { n: 50_000, distribution: Distribution::Uniform, ..Default::default() };
     let r = bench_remap(&gpu, &flat, Strategy::Auto, &protocol).unwrap();
     assert!(r.check.passed);
-    assert_eq!(r.variant, "none", "no divergence, no remapping: {}", r.extra["decision"]);
+    assert_eq!(r.variant, "auto: none", "no divergence, no remapping: {}", r.extra["decision"]);
+    assert_eq!(r.extra["strategy"], "none");
     assert!(r.extra["decision"]["reason"].as_str().unwrap().len() > 10);
     let divergent = MicroConfig { n: 50_000, short: 1, long: 4000, ..Default::default() };
     let r = bench_remap(&gpu, &divergent, Strategy::Auto, &protocol).unwrap();
     assert!(r.check.passed);
-    assert_ne!(r.variant, "none", "a 1-in-32 long loop pays for remapping: {}", r.extra["decision"]);
+    assert_ne!(r.extra["strategy"], "none", "a 1-in-32 long loop pays for remapping: {}", r.extra["decision"]);
 }
 
 #[test]

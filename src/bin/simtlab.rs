@@ -80,6 +80,40 @@ enum BenchFamily {
     /// Zhang et al. ICS'10 section 5: 3D-LBM, GAFORT, MarchingCubes, Reduction, BlackScholes,
     /// original vs reference redirection.
     Zhang(ZhangCli),
+    /// Thread-data remapping of the divergent loop: none, redirect, LAM, GPU regroup or auto,
+    /// with the remap cost beside the kernel time; `--pipeline` hides host remaps behind chunks.
+    Remap(RemapArgs),
+}
+
+#[derive(Args)]
+struct RemapArgs {
+    /// The kernel to remap (micro-loop: the data-dependent loop).
+    #[arg(long, default_value = "micro-loop")]
+    kernel: String,
+    /// Strategies to run (none, redirect, lam, gpu, auto); default all.
+    #[arg(long, value_delimiter = ',')]
+    strategy: Vec<simtlab::remap::Strategy>,
+    #[arg(long, value_enum, default_value = "one-long")]
+    distribution: Distribution,
+    #[arg(long, default_value_t = 1 << 20)]
+    n: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value_t = 16)]
+    short: u32,
+    #[arg(long, default_value_t = 512)]
+    long: u32,
+    /// Also run the chunked CPU-GPU pipeline with this many chunks (0: off).
+    #[arg(long, default_value_t = 0)]
+    pipeline: usize,
+    /// Host worker threads of the pipeline.
+    #[arg(long, default_value_t = 4)]
+    workers: usize,
+    /// Write the pipeline's timeline as a chrome trace (chrome://tracing, Perfetto).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    #[command(flatten)]
+    output: Output,
 }
 
 #[derive(Args)]
@@ -304,6 +338,12 @@ fn run(cli: &Cli) -> Result<()> {
                 }
                 finish(&records, &a.output)
             }
+            BenchFamily::Remap(a) => {
+                let gpu = open_gpu(cli)?;
+                let records = bench_remap(&gpu, a)?;
+                print_remap(&records);
+                finish(&records, &a.output)
+            }
             BenchFamily::Zhang(a) => {
                 let gpu = open_gpu(cli)?;
                 let records = zhang::bench_cli(&gpu, &a.args)?;
@@ -312,6 +352,71 @@ fn run(cli: &Cli) -> Result<()> {
                 Ok(())
             }
         },
+    }
+}
+
+fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
+    use simtlab::kernels::micro::remapped;
+    use simtlab::remap::Strategy;
+    if a.kernel != "micro-loop" {
+        return Err(Error::invalid("--kernel", format!("'{}': remapping runs on micro-loop", a.kernel)));
+    }
+    let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+    let cfg = MicroConfig { n: a.n, seed: a.seed, short: a.short, long: a.long, distribution: a.distribution, ..Default::default() };
+    let sorted = MicroConfig { distribution: Distribution::Sorted, ..cfg.clone() };
+    let strategies = if a.strategy.is_empty() {
+        vec![Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Auto]
+    } else {
+        a.strategy.clone()
+    };
+    let progress = Progress::new(strategies.len() as u64 + 1 + 2 * (a.pipeline > 0) as u64, "remap");
+    let mut records = Vec::new();
+    for s in strategies {
+        progress.message(s.to_string());
+        records.push(remapped::bench_remap(gpu, &cfg, s, &protocol)?);
+        progress.step("");
+    }
+    // the ideal: the same trips already sorted, unmapped
+    let mut ideal = remapped::bench_remap(gpu, &sorted, Strategy::None, &protocol)?;
+    ideal.variant = "ideal (pre-sorted input)".into();
+    records.push(ideal);
+    progress.step("");
+    if a.pipeline > 0 {
+        for (remap, input) in [(true, &cfg), (false, &sorted)] {
+            let (mut rec, report) = remapped::bench_pipelined(gpu, input, a.pipeline, a.workers, remap)?;
+            if !remap {
+                rec.variant = format!("ideal pipelined ({} chunks)", a.pipeline);
+            } else if let Some(p) = &a.trace {
+                std::fs::write(p, report.to_chrome_trace()).map_err(|e| Error::io(p, e))?;
+                eprintln!("wrote {}", p.display());
+            }
+            records.push(rec);
+            progress.step("");
+        }
+    }
+    progress.finish();
+    Ok(records)
+}
+
+/// Remap cost, divergence before/after and the decision, beside the timing table.
+fn print_remap(records: &[Record]) {
+    println!("strategy                     kernel     remap+restore  end to end  div. ratio W=32 before→after  decision");
+    for r in records {
+        let x = &r.extra;
+        let f = |k: &str| x[k].as_f64().map_or("—".to_string(), harness::format_seconds);
+        let remap = x["remap_s"].as_f64().unwrap_or(0.0) + x["restore_s"].as_f64().unwrap_or(0.0);
+        let div = |k: &str| x[k]["divergence_ratio"].as_f64().map_or("—".into(), |v| format!("{v:.3}"));
+        let decision = x["decision"]["reason"].as_str().unwrap_or("");
+        let depth = x["depth_reached"].as_u64().map(|d| format!("pipeline depth {d}")).unwrap_or_default();
+        println!(
+            "{:<28} {:<10} {:<14} {:<11} {} → {}  {decision}{depth}",
+            r.variant,
+            f("kernel_s"),
+            if x["remap_s"].is_null() { "—".into() } else { harness::format_seconds(remap) },
+            x["end_to_end_s"].as_f64().map_or(harness::format_seconds(r.stats.median), harness::format_seconds),
+            div("emulated_before"),
+            div("emulated_after")
+        );
     }
 }
 

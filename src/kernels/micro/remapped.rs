@@ -146,7 +146,10 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
         schema: harness::SCHEMA_VERSION,
         family: "remap".into(),
         kernel: "data_loop".into(),
-        variant: strategy.to_string(),
+        variant: match &figures.decision {
+            Some(_) => format!("auto: {strategy}"),
+            None => strategy.to_string(),
+        },
         params: serde_json::to_value(cfg).unwrap_or_default(),
         seed: cfg.seed,
         environment: Environment::of(gpu),

@@ -17,32 +17,10 @@ pub use crate::divergence::PROBE_BINDING as PROBE_SLOT;
 /// The warp width of the paper (NVIDIA Tesla C1060): host emulation reports divergence here.
 pub const PAPER_WARP: u32 = 32;
 
-/// Reference redirection (Zhang 3.1): the index array `I` with thread `t` working on element
-/// `I[t]`, grouping elements of equal class side by side. A stable counting sort: elements of
-/// class 0 first, in their original order, then class 1, ... `classes[i] < num_classes`.
-///
-/// This is the one place the families build their index; `simtlab::remap` will replace it.
+/// Reference-redirection index: a stable counting sort by class (thread i works on element
+/// `index[i]`), from [`crate::remap::redirect_index_of`].
 pub fn redirect_by_class(classes: &[u32], num_classes: u32) -> Result<Vec<u32>> {
-    if classes.len() > u32::MAX as usize {
-        return Err(Error::invalid("redirection", format!("{} elements (at most 2^32-1)", classes.len())));
-    }
-    let mut start = vec![0u32; num_classes as usize + 1];
-    for &c in classes {
-        if c >= num_classes {
-            return Err(Error::invalid("class", format!("{c} is not below the class count {num_classes}")));
-        }
-        start[c as usize + 1] += 1;
-    }
-    for k in 1..start.len() {
-        start[k] += start[k - 1];
-    }
-    let mut index = vec![0u32; classes.len()];
-    for (i, &c) in classes.iter().enumerate() {
-        let slot = &mut start[c as usize];
-        index[*slot as usize] = i as u32;
-        *slot += 1;
-    }
-    Ok(index)
+    crate::remap::redirect_index_of(classes, num_classes as usize)
 }
 
 /// Dense class ids for arbitrary keys (e.g. path vectors): equal keys get equal ids, ids
