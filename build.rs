@@ -19,6 +19,8 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
     println!("cargo:rerun-if-changed=shaders");
+    // Checkouts sharing one target dir tell themselves apart with this variable.
+    println!("cargo:rerun-if-env-changed=SIMTLAB_TREE");
     let mut files = Vec::new();
     walk(&root, &root, &mut files);
     let mut code = String::from("pub static FILES: &[(&str, &str)] = &[\n");
