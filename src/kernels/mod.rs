@@ -2,6 +2,7 @@
 //! reference in `cpu.rs`, named like the WGSL files under `shaders/<family>/`.
 
 pub mod blackscholes;
+pub mod flowshop;
 pub mod gafort;
 pub mod lbm;
 pub mod mcubes;

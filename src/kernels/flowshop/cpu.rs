@@ -1,0 +1,481 @@
+//! CPU reference: heads, tails, LB1, LB2, makespan, the NEH heuristic, and a
+//! multi-threaded [`Bounder`]. [`lb1`] and [`lb2`] read a [`Pool`] exactly as the WGSL
+//! kernels of the same names do, so GPU results can be compared bit for bit.
+
+use super::{BoundData, Bounder, Instance, LowerBound, Node, Pool};
+use crate::error::{Error, Result};
+
+/// Completion times of `prefix` on each machine; for an empty prefix, the smallest
+/// possible start `min_j Σ_{l<k} p[l][j]`.
+pub fn heads(data: &BoundData, prefix: &[usize]) -> Vec<u32> {
+    if prefix.is_empty() {
+        return data.min_heads.clone();
+    }
+    let mut f = vec![0u32; data.machines];
+    for &j in prefix {
+        let mut previous = 0;
+        for (k, fk) in f.iter_mut().enumerate() {
+            *fk = (*fk).max(previous) + data.time(k, j);
+            previous = *fk;
+        }
+    }
+    f
+}
+
+/// Time `suffix` needs after machine k becomes free for it (mirror of [`heads`]); for an
+/// empty suffix, `min_j Σ_{l>k} p[l][j]`.
+pub fn tails(data: &BoundData, suffix: &[usize]) -> Vec<u32> {
+    if suffix.is_empty() {
+        return data.min_tails.clone();
+    }
+    let mut b = vec![0u32; data.machines];
+    for &j in suffix.iter().rev() {
+        let mut next = 0;
+        for (k, bk) in b.iter_mut().enumerate().rev() {
+            *bk = (*bk).max(next) + data.time(k, j);
+            next = *bk;
+        }
+    }
+    b
+}
+
+/// `r[k] = Σ_{j ∈ unscheduled} p[k][j]`.
+pub fn remaining(data: &BoundData, unscheduled: &[usize]) -> Vec<u32> {
+    (0..data.machines)
+        .map(|k| unscheduled.iter().map(|&j| data.time(k, j)).sum())
+        .collect()
+}
+
+/// LB1 from heads f, remaining work r and tails b.
+fn lb1_from(f: &[u32], r: &[u32], b: &[u32]) -> u32 {
+    let mut t = f[0] + r[0];
+    let mut lb = t + b[0];
+    for k in 1..f.len() {
+        t = t.max(f[k] + r[k]);
+        lb = lb.max(t + b[k]);
+    }
+    lb
+}
+
+/// LB2 from heads f and tails b; `unscheduled(j)` tells whether job j is in U.
+/// With a single machine there is no pair and LB1 (exact there) is returned.
+fn lb2_from(data: &BoundData, f: &[u32], b: &[u32], unscheduled: impl Fn(usize) -> bool) -> u32 {
+    let n = data.jobs;
+    let mut lb = 0;
+    for (q, pair) in data.pairs.chunks_exact(2).enumerate() {
+        let (u, v) = (pair[0] as usize, pair[1] as usize);
+        let (pu, pv) = (
+            &data.ptimes[u * n..(u + 1) * n],
+            &data.ptimes[v * n..(v + 1) * n],
+        );
+        let lag = &data.lags[q * n..(q + 1) * n];
+        let (mut tu, mut tv) = (f[u], f[v]);
+        for &j in &data.johnson[q * n..(q + 1) * n] {
+            let j = j as usize;
+            if unscheduled(j) {
+                tu += pu[j];
+                tv = tv.max(tu + lag[j]) + pv[j];
+            }
+        }
+        lb = lb.max((tu + b[u]).max(tv + b[v]));
+    }
+    lb
+}
+
+/// LB1 of a node.
+pub fn lb1_node(data: &BoundData, node: &Node) -> u32 {
+    let f = heads(data, &node.prefix);
+    let b = tails(data, &node.suffix);
+    lb1_from(&f, &remaining(data, &node.unscheduled), &b)
+}
+
+/// LB2 of a node.
+pub fn lb2_node(data: &BoundData, node: &Node) -> u32 {
+    let f = heads(data, &node.prefix);
+    let b = tails(data, &node.suffix);
+    if data.pairs.is_empty() {
+        return lb1_from(&f, &remaining(data, &node.unscheduled), &b);
+    }
+    let mut member = vec![false; data.jobs];
+    for &j in &node.unscheduled {
+        member[j] = true;
+    }
+    lb2_from(data, &f, &b, |j| member[j])
+}
+
+/// LB1 of child `child` of `pool` (the `lb1` kernel).
+pub fn lb1(data: &BoundData, pool: &Pool, child: usize) -> u32 {
+    let (parent, job) = pool.child(child);
+    let (heads, tails, rest) = (
+        pool.heads(parent),
+        pool.tails(parent),
+        pool.remaining(parent),
+    );
+    let (mut finish, mut t, mut lb) = (0u32, 0u32, 0u32);
+    for k in 0..data.machines {
+        let pk = data.time(k, job);
+        finish = finish.max(heads[k]) + pk;
+        t = t.max(finish + rest[k] - pk);
+        lb = lb.max(t + tails[k]);
+    }
+    lb
+}
+
+/// LB2 of child `child` of `pool` (the `lb2` kernel).
+pub fn lb2(data: &BoundData, pool: &Pool, child: usize) -> u32 {
+    if data.pairs.is_empty() {
+        return lb1(data, pool, child);
+    }
+    let (parent, job) = pool.child(child);
+    let mut f = [0u32; super::MAX_MACHINES];
+    let mut finish = 0;
+    for (k, &head) in pool.heads(parent).iter().enumerate() {
+        finish = finish.max(head) + data.time(k, job);
+        f[k] = finish;
+    }
+    let mask = pool.unscheduled_mask(parent);
+    lb2_from(data, &f, pool.tails(parent), |j| {
+        j != job && (mask[j / 32] >> (j % 32)) & 1 == 1
+    })
+}
+
+/// Bounds every child of `pool`, splitting the children over `threads` scoped threads.
+pub fn bound_pool(data: &BoundData, pool: &Pool, bound: LowerBound, threads: usize) -> Vec<u32> {
+    let count = pool.child_count();
+    let per_child: fn(&BoundData, &Pool, usize) -> u32 = match bound {
+        LowerBound::Lb1 => lb1,
+        LowerBound::Lb2 => lb2,
+    };
+    // Spawning costs tens of microseconds: only split pools with enough work per thread.
+    let work_per_child = match bound {
+        LowerBound::Lb1 => data.machines,
+        LowerBound::Lb2 => data.machines + data.pair_count() * data.jobs,
+    };
+    const MIN_WORK_PER_THREAD: usize = 100_000;
+    let threads = threads.clamp(1, (count * work_per_child / MIN_WORK_PER_THREAD).max(1));
+    let mut out = vec![0u32; count];
+    if threads == 1 {
+        for (child, slot) in out.iter_mut().enumerate() {
+            *slot = per_child(data, pool, child);
+        }
+        return out;
+    }
+    let chunk = count.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (index, slice) in out.chunks_mut(chunk).enumerate() {
+            scope.spawn(move || {
+                for (offset, slot) in slice.iter_mut().enumerate() {
+                    *slot = per_child(data, pool, index * chunk + offset);
+                }
+            });
+        }
+    });
+    out
+}
+
+/// Multi-threaded CPU implementation of [`Bounder`].
+pub struct CpuBounder<'a> {
+    data: &'a BoundData,
+    bound: LowerBound,
+    threads: usize,
+}
+
+impl<'a> CpuBounder<'a> {
+    /// `threads == 0` uses every available core.
+    pub fn new(data: &'a BoundData, bound: LowerBound, threads: usize) -> Self {
+        let threads = if threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            threads
+        };
+        Self {
+            data,
+            bound,
+            threads,
+        }
+    }
+}
+
+impl Bounder for CpuBounder<'_> {
+    fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>> {
+        Ok(bound_pool(self.data, pool, self.bound, self.threads))
+    }
+}
+
+/// Makespan of a complete job order; errors unless `order` is a permutation of the jobs.
+pub fn makespan(instance: &Instance, order: &[usize]) -> Result<u32> {
+    let n = instance.jobs;
+    let mut seen = vec![false; n];
+    for &j in order {
+        if j >= n || std::mem::replace(&mut seen[j], true) {
+            return Err(Error::invalid(
+                "permutation",
+                format!("job {j} is out of range or repeated ({n} jobs)"),
+            ));
+        }
+    }
+    if order.len() != n {
+        return Err(Error::invalid(
+            "permutation",
+            format!("{} jobs given, instance has {n}", order.len()),
+        ));
+    }
+    Ok(completion(n, instance.machines, &instance.p, order))
+}
+
+fn completion(n: usize, m: usize, p: &[u32], order: &[usize]) -> u32 {
+    let mut f = vec![0u32; m];
+    for &j in order {
+        let mut previous = 0;
+        for (k, fk) in f.iter_mut().enumerate() {
+            *fk = (*fk).max(previous) + p[k * n + j];
+            previous = *fk;
+        }
+    }
+    f[m - 1]
+}
+
+/// NEH (Nawaz, Enscore, Ham 1983) with Taillard's O(n²m) insertion evaluation: jobs by
+/// decreasing total time (ties: lower index first), each inserted at its first best
+/// position. Returns (makespan, order).
+pub fn neh(instance: &Instance) -> (u32, Vec<usize>) {
+    neh_on(instance.jobs, instance.machines, &instance.p)
+}
+
+pub(super) fn neh_on(n: usize, m: usize, p: &[u32]) -> (u32, Vec<usize>) {
+    let time = |k: usize, j: usize| p[k * n + j];
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse((0..m).map(|k| time(k, j)).sum::<u32>()));
+    let mut sequence = vec![order[0]];
+    // e: heads of sequence[..=i]; q: tails of sequence[i..] (row `len` is zero).
+    let mut e = vec![0u32; n * m];
+    let mut q = vec![0u32; (n + 1) * m];
+    for &job in &order[1..] {
+        let len = sequence.len();
+        for (i, &j) in sequence.iter().enumerate() {
+            for k in 0..m {
+                let above = if i > 0 { e[(i - 1) * m + k] } else { 0 };
+                let left = if k > 0 { e[i * m + k - 1] } else { 0 };
+                e[i * m + k] = above.max(left) + time(k, j);
+            }
+        }
+        q[len * m..(len + 1) * m].fill(0);
+        for i in (0..len).rev() {
+            let j = sequence[i];
+            for k in (0..m).rev() {
+                let below = q[(i + 1) * m + k];
+                let right = if k + 1 < m { q[i * m + k + 1] } else { 0 };
+                q[i * m + k] = below.max(right) + time(k, j);
+            }
+        }
+        let (mut best_position, mut best_value) = (0, u32::MAX);
+        for position in 0..=len {
+            let (mut finish, mut value) = (0u32, 0u32);
+            for k in 0..m {
+                let above = if position > 0 {
+                    e[(position - 1) * m + k]
+                } else {
+                    0
+                };
+                finish = finish.max(above) + time(k, job);
+                value = value.max(finish + q[position * m + k]);
+            }
+            if value < best_value {
+                (best_position, best_value) = (position, value);
+            }
+        }
+        sequence.insert(best_position, job);
+    }
+    (completion(n, m, p, &sequence), sequence)
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::super::{taillard, BoundData, Instance, Node, Pool};
+    use super::*;
+
+    /// Deterministic pseudo-random numbers for tests (64-bit LCG, high bits).
+    pub(crate) struct TestRng(u64);
+    impl TestRng {
+        pub(crate) fn new(seed: u64) -> Self {
+            Self(
+                seed.wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407),
+            )
+        }
+        pub(crate) fn below(&mut self, bound: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % bound
+        }
+        pub(crate) fn shuffle(&mut self, items: &mut [usize]) {
+            for i in (1..items.len()).rev() {
+                items.swap(i, self.below(i + 1));
+            }
+        }
+    }
+
+    /// Best makespan over all orders that start with `prefix` and end with `suffix`.
+    pub(crate) fn brute_force(instance: &Instance, prefix: &[usize], suffix: &[usize]) -> u32 {
+        let node = Node::new(instance.jobs, prefix.to_vec(), suffix.to_vec()).unwrap();
+        let mut middle = node.unscheduled.clone();
+        let mut best = u32::MAX;
+        permute(&mut middle, 0, &mut |middle| {
+            let order: Vec<usize> = prefix
+                .iter()
+                .chain(middle.iter())
+                .chain(suffix)
+                .copied()
+                .collect();
+            best = best.min(makespan(instance, &order).unwrap());
+        });
+        best
+    }
+
+    fn permute(items: &mut [usize], start: usize, visit: &mut dyn FnMut(&[usize])) {
+        if start == items.len() {
+            visit(items);
+            return;
+        }
+        for i in start..items.len() {
+            items.swap(start, i);
+            permute(items, start + 1, visit);
+            items.swap(start, i);
+        }
+    }
+
+    fn small_instance(seed: u32) -> Instance {
+        let p = taillard::generate(6, 4, seed).unwrap();
+        Instance::new("small", 6, 4, seed, p, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn root_lb1_of_ta001_is_taillards_bound() {
+        let instance = taillard::taillard(1).unwrap();
+        let data = BoundData::new(&instance);
+        assert_eq!(lb1_node(&data, &Node::root(20)), 1232);
+        // Taillard's file lower bounds of the 20-job instances are this same root bound.
+        for number in 2..=30 {
+            let instance = taillard::taillard(number).unwrap();
+            let data = BoundData::new(&instance);
+            assert_eq!(
+                lb1_node(&data, &Node::root(20)),
+                instance.lower_bound,
+                "ta{number:03}"
+            );
+        }
+    }
+
+    #[test]
+    fn bounds_are_valid_against_exhaustive_search() {
+        let mut rng = TestRng::new(7);
+        for seed in [101, 202, 303] {
+            let instance = small_instance(seed);
+            let data = BoundData::new(&instance);
+            for _ in 0..25 {
+                let mut jobs: Vec<usize> = (0..6).collect();
+                rng.shuffle(&mut jobs);
+                let fixed_front = rng.below(5);
+                let fixed_back = rng.below(6 - fixed_front);
+                let prefix = jobs[..fixed_front].to_vec();
+                let suffix = jobs[6 - fixed_back..].to_vec();
+                let node = Node::new(6, prefix.clone(), suffix.clone()).unwrap();
+                let best = brute_force(&instance, &prefix, &suffix);
+                let (one, two) = (lb1_node(&data, &node), lb2_node(&data, &node));
+                assert!(
+                    one <= two,
+                    "LB1 {one} > LB2 {two} for {prefix:?}/{suffix:?}"
+                );
+                assert!(
+                    two <= best,
+                    "LB2 {two} > best completion {best} for {prefix:?}/{suffix:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lb2_dominates_lb1_on_random_nodes() {
+        let mut rng = TestRng::new(11);
+        for number in [1, 12, 23, 45] {
+            let instance = taillard::taillard(number).unwrap();
+            let data = BoundData::new(&instance);
+            let n = instance.jobs;
+            for _ in 0..50 {
+                let mut jobs: Vec<usize> = (0..n).collect();
+                rng.shuffle(&mut jobs);
+                let front = rng.below(n);
+                let back = rng.below(n - front);
+                let node = Node::new(n, jobs[..front].to_vec(), jobs[n - back..].to_vec()).unwrap();
+                assert!(lb1_node(&data, &node) <= lb2_node(&data, &node));
+            }
+        }
+    }
+
+    #[test]
+    fn pool_bounds_equal_node_bounds() {
+        let mut rng = TestRng::new(5);
+        for (number, jobs_subset) in [(1, 20), (41, 50), (2, 20)] {
+            let instance = taillard::taillard(number).unwrap();
+            let data = BoundData::new(&instance);
+            let n = instance.jobs;
+            let mut pool = Pool::for_data(&data);
+            let mut expected = Vec::new();
+            for _ in 0..30 {
+                let mut jobs: Vec<usize> = (0..n).collect();
+                rng.shuffle(&mut jobs);
+                let depth = rng.below(jobs_subset - 1);
+                let prefix = jobs[..depth].to_vec();
+                let mut real_heads = vec![0u32; data.machines];
+                if !prefix.is_empty() {
+                    real_heads = heads(&data, &prefix);
+                }
+                let unscheduled = &jobs[depth..];
+                let parent = pool
+                    .add_parent(&real_heads, &data.min_tails, unscheduled, &data)
+                    .unwrap();
+                for &job in unscheduled.iter().take(4) {
+                    pool.add_child(parent, job).unwrap();
+                    let mut child_prefix = prefix.clone();
+                    child_prefix.push(job);
+                    let child = Node::new(n, child_prefix, Vec::new()).unwrap();
+                    expected.push((lb1_node(&data, &child), lb2_node(&data, &child)));
+                }
+            }
+            for threads in [1, 3] {
+                let one = bound_pool(&data, &pool, LowerBound::Lb1, threads);
+                let two = bound_pool(&data, &pool, LowerBound::Lb2, threads);
+                let got: Vec<(u32, u32)> = one.into_iter().zip(two).collect();
+                assert_eq!(got, expected, "ta{number:03}, {threads} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn single_machine_bounds_are_exact() {
+        let p = vec![3, 1, 4, 1, 5];
+        let instance = Instance::new("one", 5, 1, 1, p, 0, 0).unwrap();
+        let data = BoundData::new(&instance);
+        assert!(data.pairs.is_empty());
+        assert_eq!(lb2_node(&data, &Node::root(5)), 14);
+        let mut pool = Pool::for_data(&data);
+        let parent = pool
+            .add_parent(&[0], &data.min_tails, &[0, 1, 2, 3, 4], &data)
+            .unwrap();
+        pool.add_child(parent, 2).unwrap();
+        assert_eq!(bound_pool(&data, &pool, LowerBound::Lb2, 1), vec![14]);
+    }
+
+    #[test]
+    fn makespan_checks_the_permutation() {
+        let instance = small_instance(9);
+        assert!(makespan(&instance, &[0, 1, 2, 3, 4]).is_err());
+        assert!(makespan(&instance, &[0, 1, 2, 3, 4, 4]).is_err());
+        assert!(makespan(&instance, &[0, 1, 2, 3, 4, 6]).is_err());
+        let order = [5, 4, 3, 2, 1, 0];
+        let value = makespan(&instance, &order).unwrap();
+        assert_eq!(value, brute_force(&instance, &order, &[]));
+    }
+}
