@@ -9,12 +9,14 @@
 //! - [`occupancy`]: the analytical occupancy model (G80 to Hopper, AMD).
 //! - [`remap`]: thread-data remapping (redirection, LAM layout, GPU regrouping, pipelining).
 //! - [`kernels`]: the benchmark kernel families, each with its CPU reference.
+//! - [`pt`]: persistent threads: capability probe, tiers, launch sizing, status and fallback.
 
 pub mod divergence;
 pub mod error;
 pub mod gpu;
 pub mod harness;
 pub mod kernels;
+pub mod pt;
 pub mod rng;
 
 pub use error::{Error, Result};

@@ -42,6 +42,18 @@ enum Command {
 enum BenchFamily {
     /// Zhang's Figure 1 patterns: a data-dependent if and a data-dependent loop.
     Micro(MicroArgs),
+    /// Persistent threads (Gupta et al.): use cases sync, forest, prodcons, gsync and the
+    /// barrier / queue microbenchmarks, over tiers 0 (multi-dispatch), 1 (non-blocking PT) and
+    /// 2 (blocking PT, after a capability probe).
+    Pt(PtArgs),
+}
+
+#[derive(Args)]
+struct PtArgs {
+    #[command(flatten)]
+    pt: simtlab::kernels::pt::cli::PtArgs,
+    #[command(flatten)]
+    output: Output,
 }
 
 #[derive(Args)]
@@ -202,6 +214,13 @@ fn run(cli: &Cli) -> Result<()> {
                 }
                 finish(&records, &a.output)
             }
+            BenchFamily::Pt(a) => {
+                let gpu = open_gpu(cli)?;
+                let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+                let records = simtlab::kernels::pt::cli::bench_cli(&gpu, &a.pt, &protocol)?;
+                print_pt_verdicts(&records);
+                finish(&records, &a.output)
+            }
         },
     }
 }
@@ -211,6 +230,20 @@ fn print_loop_slowdown(records: &[Record]) {
     let median = |v: &str| records.iter().find(|r| r.variant == v).map(|r| r.stats.median);
     if let (Some(one), Some(sorted)) = (median("one-long"), median("sorted")) {
         println!("one-long over sorted (same work): {:.2}x slower", one / sorted);
+    }
+}
+
+/// The tier each persistent-threads record ran at, and any fallback.
+fn print_pt_verdicts(records: &[Record]) {
+    for r in records {
+        if let Some(f) = r.extra.get("fallbacks").and_then(|f| f.as_array()).filter(|f| !f.is_empty()) {
+            println!("{} {}: {}", r.kernel, r.variant, f.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("; "));
+        }
+        if r.kernel == "barrier" {
+            if let Some(us) = r.extra.get("relaunch_us").and_then(|v| v.as_f64()) {
+                println!("barrier {}: {:.2} us in-dispatch vs {:.2} us per relaunch", r.variant, r.stats.median * 1e6, us);
+            }
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! reference in `cpu.rs`, named like the WGSL files under `shaders/<family>/`.
 
 pub mod micro;
+pub mod pt;
 
 /// Splits `0..n` into one contiguous range per available core and runs `f` on each range on
 /// its own thread; results come back in order. CPU references use it for large inputs.
