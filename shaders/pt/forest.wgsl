@@ -136,12 +136,14 @@ fn level_pt(ids: Ids) {
     let lc = load_level(ids.local);
     let lvl = lc.x;
     let count = lc.y;
+    var done = false;
     for (var guard = 0u; guard <= count; guard++) {
         if (ids.local == 0u) {
             wg_a = atomicAdd(&counts[3u + 2u * lvl], 1u);
         }
         let w = workgroupUniformLoad(&wg_a);
         if (w >= count) {
+            done = true;
             break;
         }
         let k = items[(lvl % 2u) * params.width + w];
@@ -149,6 +151,9 @@ fn level_pt(ids: Ids) {
         if (ids.local == 0u) {
             append_children(lvl, k);
         }
+    }
+    if (!done && ids.local == 0u) {
+        pt_abort(PT_REASON_LOOP_LIMIT, lvl);
     }
 }
 
@@ -160,6 +165,7 @@ fn expand_pt(ids: Ids) {
         return;
     }
     var idle = 0u;
+    var finished = false;
     loop {
         // state: 0 = got an item, 1 = leave, 2 = nothing to do yet
         if (ids.local == 0u) {
@@ -177,6 +183,7 @@ fn expand_pt(ids: Ids) {
         }
         let state = workgroupUniformLoad(&wg_a);
         if (state == 1u) {
+            finished = true;
             break;
         }
         if (state == 2u) {
@@ -185,6 +192,7 @@ fn expand_pt(ids: Ids) {
                 if (ids.local == 0u) {
                     pt_abort(PT_REASON_WAIT, idle);
                 }
+                finished = true;
                 break;
             }
             continue;
@@ -205,6 +213,9 @@ fn expand_pt(ids: Ids) {
             }
             atomicSub(&pt_queue[PTQ_PENDING], 1u);
         }
+    }
+    if (!finished && ids.local == 0u) {
+        pt_abort(PT_REASON_LOOP_LIMIT, g.id);
     }
     pt_finish(ids.local);
 }

@@ -90,11 +90,18 @@ fn phases_pt(ids: Ids) {
         if (s > 0u && !pt_barrier(ids.local, g.count)) {
             return;
         }
-        for (var blk = g.id; blk < blocks; blk += g.count) {
+        var blk = g.id;
+        for (; blk < blocks; blk += g.count) {
             let i = blk * 256u + ids.local;
             if (i < params.n) {
                 step(i, s % 2u == 1u);
             }
+        }
+        if (blk < blocks) {
+            if (ids.local == 0u) {
+                pt_abort(PT_REASON_LOOP_LIMIT, blk);
+            }
+            return;
         }
     }
     pt_finish(ids.local);

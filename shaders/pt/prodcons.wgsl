@@ -65,8 +65,12 @@ fn reduce_pt(ids: Ids) {
     }
     var x = 0u;
     let step = g.count * 256u;
-    for (var i = g.id * 256u + ids.local; i < params.n; i += step) {
+    var i = g.id * 256u + ids.local;
+    for (; i < params.n; i += step) {
         x += input[i];
+    }
+    if (i < params.n) {
+        pt_abort(PT_REASON_LOOP_LIMIT, i);
     }
     let s = pt_workgroup_sum(ids.local, x);
     if (ids.local == 0u) {
@@ -190,7 +194,8 @@ fn stage_pt(ids: Ids) {
         return;
     }
     let blocks = (params.n + 255u) / 256u;
-    for (var b = g.id; b < blocks; b += g.count) {
+    var b = g.id;
+    for (; b < blocks; b += g.count) {
         let i = b * 256u + ids.local;
         if (i < params.n) {
             let x = stage1(i);
@@ -219,5 +224,8 @@ fn stage_pt(ids: Ids) {
         wg_word = atomicLoad(&q_len);
     }
     drain(ids.local, workgroupUniformLoad(&wg_word));
+    if (b < blocks && ids.local == 0u) {
+        pt_abort(PT_REASON_LOOP_LIMIT, b);
+    }
     pt_finish(ids.local);
 }

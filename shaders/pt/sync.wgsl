@@ -108,17 +108,22 @@ fn consume_claimed(local: u32) {
         wg_claim = atomicLoad(&hdr[0]);
     }
     let count = workgroupUniformLoad(&wg_claim);
+    var done = false;
     for (var guard = 0u; guard <= count / 256u + 1u; guard++) {
         if (local == 0u) {
             wg_claim = atomicAdd(&hdr[1], 256u);
         }
         let base = workgroupUniformLoad(&wg_claim);
         if (base >= count) {
+            done = true;
             break;
         }
         if (base + local < count) {
             consume_item(base + local);
         }
+    }
+    if (!done && local == 0u) {
+        pt_abort(PT_REASON_LOOP_LIMIT, count);
     }
 }
 
@@ -134,8 +139,15 @@ fn fused(ids: Ids) {
         return;
     }
     let blocks = (params.n + 255u) / 256u;
-    for (var b = g.id; b < blocks; b += g.count) {
+    var b = g.id;
+    for (; b < blocks; b += g.count) {
         produce_block(b, ids.local);
+    }
+    if (b < blocks) {
+        if (ids.local == 0u) {
+            pt_abort(PT_REASON_LOOP_LIMIT, b);
+        }
+        return;
     }
     if (!pt_barrier(ids.local, g.count)) {
         return;

@@ -14,8 +14,10 @@ fn pt_barrier_leader(count: u32) -> u32 {
     let arrive = atomicAdd(&pt_ctl[PT_BARRIER], 1u);
     let goal = (arrive / count + 1u) * count;
     var polls = 0u;
+    var passed = false;
     loop {
         if (atomicLoad(&pt_ctl[PT_BARRIER]) >= goal) {
+            passed = true;
             break;
         }
         polls += 1u;
@@ -26,6 +28,11 @@ fn pt_barrier_leader(count: u32) -> u32 {
             pt_abort(PT_REASON_BARRIER, arrive);
             return 0u;
         }
+    }
+    if (!passed) {
+        // the driver cut the loop short: never pass a barrier that did not complete
+        pt_abort(PT_REASON_LOOP_LIMIT, arrive);
+        return 0u;
     }
     pt_note_polls(polls);
     return 1u;

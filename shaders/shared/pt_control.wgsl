@@ -45,6 +45,9 @@ const PT_REASON_BARRIER: u32 = 1u;
 const PT_REASON_OVERFLOW: u32 = 2u;
 const PT_REASON_DISCOVERY: u32 = 3u;
 const PT_REASON_WAIT: u32 = 4u;
+// a loop ended without its exit condition: some drivers cap loop iterations (llvmpipe/lavapipe
+// stops every loop of an invocation after 65535 iterations in total)
+const PT_REASON_LOOP_LIMIT: u32 = 5u;
 
 const PT_CLOSED: u32 = 0x80000000u;
 

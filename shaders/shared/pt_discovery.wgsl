@@ -63,6 +63,8 @@ fn pt_discover_leader(linear: u32) -> PtGroup {
             return PtGroup(0u, 0u);
         }
     }
+    // reached only when the driver cut the loop short
+    pt_abort(PT_REASON_LOOP_LIMIT, t);
     return PtGroup(0u, 0u);
 }
 

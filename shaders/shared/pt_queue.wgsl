@@ -85,6 +85,7 @@ fn ptq_push(v: u32) -> bool {
             return false;
         }
     }
+    pt_abort(PT_REASON_LOOP_LIMIT, t);
     return false;
 }
 
@@ -119,6 +120,9 @@ fn ptq_pop() -> u32 {
                 return PTQ_EMPTY;
             }
         }
+        // the driver cut the loop short with a claimed item untaken
+        pt_abort(PT_REASON_LOOP_LIMIT, h);
+        return PTQ_EMPTY;
     }
     return PTQ_EMPTY;
 }

@@ -45,11 +45,11 @@ enum BenchFamily {
     /// Persistent threads (Gupta et al.): use cases sync, forest, prodcons, gsync and the
     /// barrier / queue microbenchmarks, over tiers 0 (multi-dispatch), 1 (non-blocking PT) and
     /// 2 (blocking PT, after a capability probe).
-    Pt(PtArgs),
+    Pt(PtBenchArgs),
 }
 
 #[derive(Args)]
-struct PtArgs {
+struct PtBenchArgs {
     #[command(flatten)]
     pt: simtlab::kernels::pt::cli::PtArgs,
     #[command(flatten)]

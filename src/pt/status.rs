@@ -17,6 +17,9 @@ pub enum AbortReason {
     DiscoveryFailure,
     /// 4: another bounded wait (a queue pop, idle polling) ran out.
     WaitTimeout,
+    /// 5: a loop ended without its exit condition because the driver caps loop iterations
+    /// (llvmpipe/lavapipe stops every loop of an invocation after 65535 iterations in total).
+    LoopLimit,
     Unknown(u32),
 }
 
@@ -28,6 +31,7 @@ impl AbortReason {
             2 => Some(AbortReason::QueueOverflow),
             3 => Some(AbortReason::DiscoveryFailure),
             4 => Some(AbortReason::WaitTimeout),
+            5 => Some(AbortReason::LoopLimit),
             c => Some(AbortReason::Unknown(c)),
         }
     }
@@ -38,6 +42,7 @@ impl AbortReason {
             AbortReason::QueueOverflow => 2,
             AbortReason::DiscoveryFailure => 3,
             AbortReason::WaitTimeout => 4,
+            AbortReason::LoopLimit => 5,
             AbortReason::Unknown(c) => c,
         }
     }
@@ -48,6 +53,7 @@ impl AbortReason {
             AbortReason::QueueOverflow => "queue overflow".into(),
             AbortReason::DiscoveryFailure => "occupancy discovery failure".into(),
             AbortReason::WaitTimeout => "bounded wait ran out (queue pop or idle polling)".into(),
+            AbortReason::LoopLimit => "loop cut short by the driver's iteration limit (llvmpipe: 65535 per invocation)".into(),
             AbortReason::Unknown(c) => format!("unknown abort code {c}"),
         }
     }
@@ -134,7 +140,7 @@ mod tests {
 
     #[test]
     fn abort_codes_round_trip_and_decode() {
-        for c in 1..=5 {
+        for c in 1..=6 {
             assert_eq!(AbortReason::from_code(c).unwrap().code(), c);
         }
         assert_eq!(AbortReason::from_code(0), None);

@@ -135,7 +135,7 @@ impl Prepared for ForestRun {
     }
 
     fn status(&self, gpu: &Gpu) -> Result<Option<Status>> {
-        Ok(if self.tier == Tier::Blocking { Some(self.control.status(gpu)?) } else { None })
+        Ok(if self.tier != Tier::Multi { Some(self.control.status(gpu)?) } else { None })
     }
 
     fn output(&self, gpu: &Gpu) -> Result<Vec<u32>> {

@@ -107,7 +107,7 @@ pub fn execute(
                 retries += 1;
                 continue;
             }
-            if plan.used == Tier::Blocking && plan.lower().is_some() {
+            if plan.lower().is_some() {
                 let why = format!(
                     "{} aborted: {} (detail {})",
                     case.name(),

@@ -138,7 +138,7 @@ impl Prepared for SyncRun {
     }
 
     fn status(&self, gpu: &Gpu) -> Result<Option<Status>> {
-        Ok(if self.variant == "fused" { Some(self.control.status(gpu)?) } else { None })
+        Ok(if self.variant == "fused" || self.variant == "persistent" { Some(self.control.status(gpu)?) } else { None })
     }
 
     fn output(&self, gpu: &Gpu) -> Result<Vec<u32>> {
