@@ -64,6 +64,9 @@ fn barrier(ids: Ids) {
     if (ids.local == 0u && g.id == 0u) {
         atomicStore(&result[2], done);
     }
+    if (ids.local == 0u && done < params.iters && !pt_aborted()) {
+        pt_abort(PT_REASON_LOOP_LIMIT, done);
+    }
     pt_finish(ids.local);
 }
 

@@ -80,7 +80,8 @@ fn ring(ids: Ids) {
     }
     if (ids.local == 0u) {
         var acc = 0u;
-        for (var r = 0u; r < params.rounds; r++) {
+        var r = 0u;
+        for (; r < params.rounds; r++) {
             let v = g.id * params.rounds + r;
             if (!ptq_push(v)) {
                 break;
@@ -97,6 +98,9 @@ fn ring(ids: Ids) {
             }
             take(got, &acc);
             atomicAdd(&tally[0], 2u);
+        }
+        if (r < params.rounds && !pt_aborted()) {
+            pt_abort(PT_REASON_LOOP_LIMIT, r);
         }
         if (acc == 0x12345678u) {
             atomicAdd(&tally[1], acc);

@@ -18,7 +18,8 @@ pub struct PtOptions {
     /// Most polls one wait may take before the kernel aborts.
     pub spin_cap: u32,
     /// Discovery grace period (polls without a new arrival before the poll closes). Default:
-    /// 32 on GPUs, 65536 on CPU adapters (whose workers start slowly).
+    /// 32 on GPUs, 2048 on CPU adapters (whose workers start slowly; llvmpipe also caps the
+    /// loop iterations of an invocation at 65535 in total, so the grace must stay well below).
     pub grace: Option<u32>,
     /// Workgroups launched by the discovery probe (an upper bound on what can be found).
     pub discovery_launch: u32,
@@ -108,7 +109,7 @@ impl Runtime {
 
     /// The discovery grace period for `gpu`.
     pub fn grace(&self, gpu: &Gpu) -> u32 {
-        self.options.grace.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu { 1 << 16 } else { 32 })
+        self.options.grace.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu { 2048 } else { 32 })
     }
 
     /// The probed capability (runs [`probe`] on first call).

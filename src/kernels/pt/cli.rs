@@ -97,7 +97,7 @@ pub struct PtArgs {
     /// Bound of every wait loop, in polls.
     #[arg(long, default_value_t = crate::pt::launch::DEFAULT_SPIN_CAP)]
     pub spin_cap: u32,
-    /// Discovery grace period in polls (default: 32 on GPUs, 65536 on CPU adapters).
+    /// Discovery grace period in polls (default: 32 on GPUs, 2048 on CPU adapters).
     #[arg(long)]
     pub grace: Option<u32>,
     #[arg(long, default_value_t = 1)]
