@@ -91,7 +91,7 @@ fn queues_process_every_item_exactly_once() {
     let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
     assert_eq!(r.status.abort, None);
     assert!(r.counts.iter().all(|&c| c == 1), "ring: {:?}", r.counts.iter().filter(|&&c| c != 1).count());
-    assert_eq!(r.counts.len() as u32, 300 * r.launched);
+    assert_eq!(r.counts.len() as u32, 300 * r.status.discovered);
 }
 
 #[test]

@@ -212,13 +212,24 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
         &[Step::clear(&counts), Step::clear(&tally), Step::clear(&queue), control.reset(), Step::dispatch(&kernel, &bind, [launched, 1, 1])],
         true,
     )?;
+    let status = control.status(gpu)?;
+    // the ring moves rounds items per participant: the discovered ones, not all launched
+    let items = if ring && config.flags & FLAG_ALL_PARTICIPATE == 0 { status.discovered.saturating_mul(cfg.rounds) } else { items };
+    let mut counts = if check { gpu.read(&counts)? } else { Vec::new() };
+    if check && ring {
+        let extra = counts.iter().skip(items as usize).filter(|&&c| c != 0).count();
+        counts.truncate(items as usize);
+        if extra > 0 {
+            counts.push(u32::MAX); // an item outside the participants' range was processed
+        }
+    }
     Ok(QueueRun {
-        counts: if check { gpu.read(&counts)? } else { Vec::new() },
+        counts,
         claims: gpu.read(&tally)?[0],
         items,
         seconds: t.seconds,
         launched,
-        status: control.status(gpu)?,
+        status,
     })
 }
 
