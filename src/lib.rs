@@ -9,6 +9,7 @@
 //! - [`occupancy`]: the analytical occupancy model (G80 to Hopper, AMD).
 //! - [`remap`]: thread-data remapping (redirection, LAM layout, GPU regrouping, pipelining).
 //! - [`kernels`]: the benchmark kernel families, each with its CPU reference.
+//! - [`pt`]: persistent threads: capability probe, tiers, launch sizing, status and fallback.
 
 pub mod divergence;
 pub mod experiments;
@@ -17,6 +18,7 @@ pub mod gpu;
 pub mod harness;
 pub mod kernels;
 pub mod occupancy;
+pub mod pt;
 pub mod remap;
 pub mod report;
 pub mod rng;

@@ -83,7 +83,12 @@ enum BenchFamily {
     /// Thread-data remapping of the divergent loop: none, redirect, LAM, GPU regroup or auto,
     /// with the remap cost beside the kernel time; `--pipeline` hides host remaps behind chunks.
     Remap(RemapArgs),
+    /// Persistent threads (Gupta et al.): use cases sync, forest, prodcons, gsync and the
+    /// barrier / queue microbenchmarks, over tiers 0 (multi-dispatch), 1 (non-blocking PT) and
+    /// 2 (blocking PT, after a capability probe).
+    Pt(PtBenchArgs),
 }
+
 
 #[derive(Args)]
 struct RemapArgs {
@@ -112,6 +117,15 @@ struct RemapArgs {
     /// Write the pipeline's timeline as a chrome trace (chrome://tracing, Perfetto).
     #[arg(long)]
     trace: Option<PathBuf>,
+    #[command(flatten)]
+    output: Output,
+}
+
+
+#[derive(Args)]
+struct PtBenchArgs {
+    #[command(flatten)]
+    pt: simtlab::kernels::pt::cli::PtArgs,
     #[command(flatten)]
     output: Output,
 }
@@ -351,6 +365,13 @@ fn run(cli: &Cli) -> Result<()> {
                 print!("\n{}", zhang::comparison(&records));
                 Ok(())
             }
+            BenchFamily::Pt(a) => {
+                let gpu = open_gpu(cli)?;
+                let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+                let records = simtlab::kernels::pt::cli::bench_cli(&gpu, &a.pt, &protocol)?;
+                print_pt_verdicts(&records);
+                finish(&records, &a.output)
+            }
         },
     }
 }
@@ -425,6 +446,20 @@ fn print_loop_slowdown(records: &[Record]) {
     let median = |v: &str| records.iter().find(|r| r.variant == v).map(|r| r.stats.median);
     if let (Some(one), Some(sorted)) = (median("one-long"), median("sorted")) {
         println!("one-long over sorted (same work): {:.2}x slower", one / sorted);
+    }
+}
+
+/// The tier each persistent-threads record ran at, and any fallback.
+fn print_pt_verdicts(records: &[Record]) {
+    for r in records {
+        if let Some(f) = r.extra.get("fallbacks").and_then(|f| f.as_array()).filter(|f| !f.is_empty()) {
+            println!("{} {}: {}", r.kernel, r.variant, f.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("; "));
+        }
+        if r.kernel == "barrier" {
+            if let Some(us) = r.extra.get("relaunch_us").and_then(|v| v.as_f64()) {
+                println!("barrier {}: {:.2} us in-dispatch vs {:.2} us per relaunch", r.variant, r.stats.median * 1e6, us);
+            }
+        }
     }
 }
 

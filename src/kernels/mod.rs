@@ -7,6 +7,7 @@ pub mod gafort;
 pub mod lbm;
 pub mod mcubes;
 pub mod micro;
+pub mod pt;
 pub mod reduction;
 pub mod zhang;
 

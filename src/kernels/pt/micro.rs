@@ -1,0 +1,273 @@
+//! Microbenchmarks: global barrier latency (in-dispatch barrier vs relaunch) and queue
+//! throughput per queue kind (`shaders/pt/probe.wgsl`, `shaders/pt/queue.wgsl`).
+
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, BufferKind, Gpu, Step};
+use crate::harness::{self, Check, Environment, Protocol, Record, Stats, Throughput};
+use crate::pt::{self, Control, Runtime, Status, Tier, FLAG_ALL_PARTICIPATE};
+use serde::{Deserialize, Serialize};
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct BarrierParams {
+    iters: u32,
+    pad: [u32; 3],
+}
+
+/// One barrier-kernel launch.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BarrierRun {
+    pub launched: u32,
+    pub participants: u32,
+    pub iterations: u32,
+    pub completed: u32,
+    pub stale_messages: u32,
+    pub seconds: f64,
+    pub status: Status,
+}
+
+/// Launches `workgroups` workgroups running `iters` global barriers with the message-passing
+/// check. With discovery (the default) the participants are the co-resident ones; with
+/// `rt.options.assume_resident` every launched workgroup participates (test-only).
+pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32) -> Result<BarrierRun> {
+    let kernel = gpu.kernel("pt/probe.wgsl", "barrier", &[])?;
+    let control = Control::new(gpu, rt.config(gpu, Tier::Blocking, workgroups))?;
+    let result = gpu.buffer_zeroed::<u32>("barrier result", 4, BufferKind::Storage)?;
+    let messages = gpu.buffer_zeroed::<u32>("barrier messages", 2 * workgroups as usize, BufferKind::Storage)?;
+    let params = gpu.buffer("barrier params", &[BarrierParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
+    let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &result), (1, &messages), (2, &params)];
+    slots.extend(control.slots());
+    let bind = kernel.bind_at(gpu, &slots)?;
+    let t = gpu.run(&[Step::clear(&result), control.reset(), Step::dispatch(&kernel, &bind, [workgroups, 1, 1])], true)?;
+    let r = gpu.read(&result)?;
+    Ok(BarrierRun {
+        launched: workgroups,
+        participants: r[0],
+        iterations: iters,
+        completed: r[2],
+        stale_messages: r[1],
+        seconds: t.seconds,
+        status: control.status(gpu)?,
+    })
+}
+
+/// Time of `count` back-to-back dispatches of an empty kernel over `workgroups` workgroups.
+pub fn relaunch(gpu: &Gpu, workgroups: u32, count: u32) -> Result<f64> {
+    let kernel = gpu.kernel("pt/probe.wgsl", "relaunch", &[])?;
+    let result = gpu.buffer_zeroed::<u32>("relaunch result", 4, BufferKind::Storage)?;
+    let bind = kernel.bind(gpu, &[&result])?;
+    let steps: Vec<Step> = (0..count.max(1)).map(|_| Step::dispatch(&kernel, &bind, [workgroups, 1, 1])).collect();
+    Ok(gpu.run(&steps, true)?.seconds)
+}
+
+fn record(gpu: &Gpu, kernel: &str, variant: String, params: serde_json::Value, stats: Stats, check: Check, throughput: Throughput, extra: serde_json::Value) -> Record {
+    Record {
+        schema: harness::SCHEMA_VERSION,
+        family: "pt".into(),
+        kernel: kernel.into(),
+        variant,
+        params,
+        seed: 0,
+        environment: Environment::of(gpu),
+        stats,
+        check,
+        divergence: None,
+        throughput: Some(throughput),
+        extra,
+    }
+}
+
+/// Barrier latency at each workgroup count: (time of `iters` barriers - time of 0) / iters,
+/// beside the per-dispatch time of relaunching an empty kernel.
+pub fn bench_barrier(gpu: &Gpu, rt: &Runtime, workgroups: &[u32], iters: u32, protocol: &Protocol) -> Result<Vec<Record>> {
+    let cap = rt.capability(gpu)?;
+    if !cap.blocking_ok && !rt.options.assume_resident {
+        eprintln!("barrier: the capability probe failed ({}); measuring anyway with bounded waits", cap.reason.as_deref().unwrap_or("?"));
+    }
+    let mut records = Vec::new();
+    for &w in workgroups {
+        let mut last = None;
+        let per = harness::measure(protocol, || {
+            let full = barrier(gpu, rt, w, iters)?;
+            let empty = barrier(gpu, rt, w, 0)?;
+            if full.status.aborted() {
+                return Err(full.status.error(&format!("barrier at {w} workgroups"), &gpu.adapter_name(), full.seconds));
+            }
+            let s = (full.seconds - empty.seconds).max(0.0) / iters.max(1) as f64;
+            let source = if gpu.caps.timestamps { crate::gpu::TimingSource::DeviceTimestamps } else { crate::gpu::TimingSource::WallClock };
+            last = Some(full);
+            Ok(crate::gpu::Timing { seconds: s, source, wall_seconds: s })
+        })?;
+        let run = last.ok_or_else(|| Error::invalid("barrier", "no samples"))?;
+        let check = Check::exact(&[run.stale_messages, run.completed], &[0, iters]);
+        let relaunch_s = relaunch(gpu, w, iters)? / iters.max(1) as f64;
+        let value = per.median * 1e6;
+        records.push(record(
+            gpu,
+            "barrier",
+            format!("{w} workgroups ({} participants)", run.participants),
+            serde_json::json!({ "workgroups": w, "iterations": iters }),
+            per,
+            check,
+            Throughput { value, unit: "us/barrier".into() },
+            serde_json::json!({
+                "participants": run.participants,
+                "relaunch_us": relaunch_s * 1e6,
+                "status": run.status,
+                "probe": rt.probed(),
+            }),
+        ));
+    }
+    Ok(records)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueKind {
+    /// One global head, one atomicAdd per item.
+    Single,
+    /// One global head, `chunk` items per atomicAdd.
+    Chunked,
+    /// `heads` heads over item ranges, stealing when the home range is empty.
+    Distributed,
+    /// The bounded MPMC ring (push + pop per item; blocking tier).
+    Ring,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct QueueParams {
+    n: u32,
+    kind: u32,
+    check: u32,
+    rounds: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct QueueConfig {
+    pub kind: QueueKind,
+    /// Items (claims kinds) — the ring moves launch × rounds items.
+    pub n: u32,
+    pub chunk: u32,
+    pub heads: u32,
+    /// Ring: items each participant pushes and pops.
+    pub rounds: u32,
+    /// Ring capacity (None: twice the participants).
+    pub capacity: Option<u32>,
+    /// Workgroups launched (None: the discovered count).
+    pub workgroups: Option<u32>,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig { kind: QueueKind::Single, n: 1 << 24, chunk: 256, heads: 64, rounds: 1024, capacity: None, workgroups: None }
+    }
+}
+
+/// One queue-kernel launch.
+#[derive(Clone, Debug)]
+pub struct QueueRun {
+    /// Times each item was processed (with `check`).
+    pub counts: Vec<u32>,
+    pub claims: u32,
+    pub items: u32,
+    pub seconds: f64,
+    pub launched: u32,
+    pub status: Status,
+}
+
+/// Runs the queue kernel once.
+pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<QueueRun> {
+    let ring = cfg.kind == QueueKind::Ring;
+    let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
+    let launched = match cfg.workgroups {
+        Some(w) => w,
+        None => rt.launch(gpu, tier)?,
+    }
+    .max(1);
+    let items = if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("--rounds", "too many items"))? } else { cfg.n };
+    let kernel = gpu.kernel("pt/queue.wgsl", if ring { "ring" } else { "claims" }, &[])?;
+    let mut config = rt.config(gpu, tier, launched);
+    if !ring {
+        config.flags |= FLAG_ALL_PARTICIPATE;
+    }
+    config.chunk = cfg.chunk.max(1);
+    config.heads = cfg.heads.clamp(1, pt::queue_word::MAX_HEADS as u32);
+    config.capacity = cfg.capacity.unwrap_or(2 * launched).max(1);
+    let control = Control::new(gpu, config)?;
+    let counts = gpu.buffer_zeroed::<u32>("queue counts", if check { items as usize } else { 1 }, BufferKind::Storage)?;
+    let tally = gpu.buffer_zeroed::<u32>("queue tally", 4, BufferKind::Storage)?;
+    let queue = gpu.buffer_zeroed::<u32>("queue", pt::queue_words(config.capacity), BufferKind::Storage)?;
+    let kind = match cfg.kind {
+        QueueKind::Single => 0,
+        QueueKind::Chunked => 1,
+        QueueKind::Distributed => 2,
+        QueueKind::Ring => 3,
+    };
+    let params = gpu.buffer("queue params", &[QueueParams { n: items, kind, check: check as u32, rounds: cfg.rounds }], BufferKind::Uniform)?;
+    let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &counts), (1, &tally), (2, &params), (pt::QUEUE_BINDING, &queue)];
+    slots.extend(control.slots());
+    let bind = kernel.bind_at(gpu, &slots)?;
+    let t = gpu.run(
+        &[Step::clear(&counts), Step::clear(&tally), Step::clear(&queue), control.reset(), Step::dispatch(&kernel, &bind, [launched, 1, 1])],
+        true,
+    )?;
+    let status = control.status(gpu)?;
+    // the ring moves rounds items per participant: the discovered ones, not all launched
+    let items = if ring && config.flags & FLAG_ALL_PARTICIPATE == 0 { status.discovered.saturating_mul(cfg.rounds) } else { items };
+    let mut counts = if check { gpu.read(&counts)? } else { Vec::new() };
+    if check && ring {
+        let extra = counts.iter().skip(items as usize).filter(|&&c| c != 0).count();
+        counts.truncate(items as usize);
+        if extra > 0 {
+            counts.push(u32::MAX); // an item outside the participants' range was processed
+        }
+    }
+    Ok(QueueRun {
+        counts,
+        claims: gpu.read(&tally)?[0],
+        items,
+        seconds: t.seconds,
+        launched,
+        status,
+    })
+}
+
+/// Queue throughput: claims/s and items/s, with one checked run (every item exactly once).
+pub fn bench_queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, protocol: &Protocol) -> Result<Record> {
+    let checked = queue(gpu, rt, cfg, true)?;
+    if checked.status.aborted() {
+        return Err(checked.status.error(&format!("{:?} queue", cfg.kind), &gpu.adapter_name(), checked.seconds));
+    }
+    let check = Check::exact(&checked.counts, &vec![1u32; checked.items as usize]);
+    let mut claims = 0;
+    let stats = harness::measure(protocol, || {
+        let r = queue(gpu, rt, cfg, false)?;
+        if r.status.aborted() {
+            return Err(r.status.error("queue", &gpu.adapter_name(), r.seconds));
+        }
+        claims = r.claims;
+        let source = if gpu.caps.timestamps { crate::gpu::TimingSource::DeviceTimestamps } else { crate::gpu::TimingSource::WallClock };
+        Ok(crate::gpu::Timing { seconds: r.seconds, source, wall_seconds: r.seconds })
+    })?;
+    let claims_per_s = claims as f64 / stats.median;
+    let items_per_s = checked.items as f64 / stats.median;
+    let kind = serde_json::to_value(cfg.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+    Ok(record(
+        gpu,
+        "queue",
+        format!("{kind} ({} workgroups)", checked.launched),
+        serde_json::to_value(cfg).unwrap_or_default(),
+        stats,
+        check,
+        Throughput { value: claims_per_s * 1e-9, unit: "G claims/s".into() },
+        serde_json::json!({
+            "claims": claims,
+            "items": checked.items,
+            "g_items_per_s": items_per_s * 1e-9,
+            "g_claims_per_s": claims_per_s * 1e-9,
+            "launched": checked.launched,
+            "tier": if cfg.kind == QueueKind::Ring { 2 } else { 1 },
+        }),
+    ))
+}

@@ -1,0 +1,189 @@
+//! Gupta et al.'s four persistent-threads use cases as benchmarks, each with nonPT and PT
+//! formulations over the three tiers of [`crate::pt`], and a CPU reference ([`cpu`]):
+//! - [`sync`]: CPU-GPU synchronization (producer emits a variable count; consumer sized by a
+//!   host readback or indirect dispatch vs a persistent consumer vs one fused PT kernel);
+//! - [`forest`]: load balancing on complete and tilted forest expansion (level-by-level
+//!   kernels vs persistent level kernels vs one PT kernel with a ring queue);
+//! - [`prodcons`]: producer-consumer locality (global sum reduction; two-stage workload);
+//! - [`gsync`]: global synchronization (kernel relaunch vs in-dispatch barrier);
+//! plus the [`micro`] barrier-latency and queue-throughput benchmarks.
+//!
+//! [`execute`] runs a case at a requested tier with automatic fallback (probe verdict, aborts,
+//! queue overflow retries) and returns the output with the [`Plan`] that says what ran.
+
+pub mod cli;
+pub mod cpu;
+pub mod forest;
+pub mod gsync;
+pub mod micro;
+pub mod prodcons;
+pub mod sync;
+
+use crate::error::{Error, Result};
+use crate::gpu::{Gpu, Timing, TimingSource};
+use crate::harness::{self, Check, Environment, Protocol, Record, Stats, Throughput};
+use crate::pt::{AbortReason, Plan, Runtime, Status, Tier};
+use std::time::Instant;
+
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Overflow retries (each multiplies the queue capacity by 4).
+pub const MAX_RETRIES: u32 = 6;
+
+/// One formulation of a case (a tier and a variant), with its buffers, ready to run repeatedly.
+pub trait Prepared {
+    /// Runs once (resetting its own buffers first) and times it.
+    fn once(&self, gpu: &Gpu) -> Result<Timing>;
+    /// The control words of the last run (None for kernels without them).
+    fn status(&self, gpu: &Gpu) -> Result<Option<Status>>;
+    /// The result to compare with the CPU reference.
+    fn output(&self, gpu: &Gpu) -> Result<Vec<u32>>;
+}
+
+/// A use case: its tiers, variants, preparation and reference.
+pub trait Case {
+    fn name(&self) -> &'static str;
+    fn supported(&self) -> &'static [Tier];
+    /// Variant names of a tier, the default first.
+    fn variants(&self, tier: Tier) -> &'static [&'static str];
+    /// Builds `variant` of `plan.used`; `retry` counts queue-overflow retries so far.
+    fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, retry: u32) -> Result<Box<dyn Prepared + 'a>>;
+    fn reference(&self) -> Vec<u32>;
+    fn params(&self) -> serde_json::Value;
+    fn seed(&self) -> u64;
+    /// Work per run for throughput: (amount, unit per second).
+    fn work(&self) -> (f64, &'static str);
+}
+
+/// What a run did.
+pub struct Outcome {
+    pub output: Vec<u32>,
+    pub plan: Plan,
+    pub variant: String,
+    pub status: Option<Status>,
+    /// Queue-overflow retries.
+    pub retries: u32,
+    pub stats: Option<Stats>,
+    /// Wall time of the first (checked) run.
+    pub first_seconds: f64,
+}
+
+impl Outcome {
+    pub fn verdict(&self, rt: &Runtime) -> serde_json::Value {
+        self.plan.verdict(rt.probed().as_ref(), self.status.as_ref(), self.retries)
+    }
+}
+
+fn aborted(status: &Option<Status>) -> Option<&Status> {
+    status.as_ref().filter(|s| s.aborted())
+}
+
+/// Runs `case` at `requested` (variant `variant` or the tier's default), falling back to a lower
+/// tier when the probe fails or a blocking kernel aborts, and retrying with a larger queue on
+/// overflow. With a protocol, times it after the first (checked) run.
+pub fn execute(
+    gpu: &Gpu,
+    rt: &Runtime,
+    case: &dyn Case,
+    requested: Tier,
+    variant: Option<&str>,
+    protocol: Option<&Protocol>,
+) -> Result<Outcome> {
+    let mut plan = rt.plan(gpu, requested, case.supported())?;
+    let pick = |tier: Tier| -> &'static str {
+        let vs = case.variants(tier);
+        variant.and_then(|v| vs.iter().find(|x| **x == v).copied()).unwrap_or(vs[0])
+    };
+    let mut variant_name = pick(plan.used);
+    let mut retries = 0;
+    loop {
+        let prepared = case.prepare(gpu, rt, &plan, variant_name, retries)?;
+        let t0 = Instant::now();
+        prepared.once(gpu)?;
+        let first_seconds = t0.elapsed().as_secs_f64();
+        let status = prepared.status(gpu)?;
+        if let Some(st) = aborted(&status) {
+            if st.abort == Some(AbortReason::QueueOverflow) && retries < MAX_RETRIES {
+                retries += 1;
+                continue;
+            }
+            if plan.lower().is_some() {
+                let why = format!(
+                    "{} aborted: {} (detail {})",
+                    case.name(),
+                    st.abort.map(|a| a.describe()).unwrap_or_default(),
+                    st.detail
+                );
+                plan.fall_back(&why)?;
+                plan.launch = rt.launch(gpu, plan.used)?;
+                variant_name = pick(plan.used);
+                continue;
+            }
+            return Err(st.error(case.name(), &gpu.adapter_name(), first_seconds));
+        }
+        let stats = match protocol {
+            Some(p) => Some(harness::measure(p, || {
+                let t = prepared.once(gpu)?;
+                if let Some(st) = aborted(&prepared.status(gpu)?) {
+                    return Err(st.error(case.name(), &gpu.adapter_name(), t.wall_seconds));
+                }
+                Ok(t)
+            })?),
+            None => None,
+        };
+        let output = prepared.output(gpu)?;
+        return Ok(Outcome { output, plan, variant: variant_name.to_string(), status, retries, stats, first_seconds });
+    }
+}
+
+/// Runs a case and checks it against its reference (exact).
+pub fn run_checked(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tier: Tier, variant: Option<&str>) -> Result<(Outcome, Check)> {
+    let out = execute(gpu, rt, case, tier, variant, None)?;
+    let check = Check::exact(&out.output, &case.reference());
+    Ok((out, check))
+}
+
+/// Benchmarks every variant of every tier in `tiers` (each may fall back) into records.
+pub fn bench(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tiers: &[Tier], protocol: &Protocol) -> Result<Vec<Record>> {
+    let expected = case.reference();
+    let mut records = Vec::new();
+    for &tier in tiers {
+        let variants: &[&str] = if case.supported().contains(&tier) { case.variants(tier) } else { &[""] };
+        for v in variants {
+            let out = execute(gpu, rt, case, tier, Some(v), Some(protocol))?;
+            if let Some(m) = out.plan.message() {
+                eprintln!("{}: {m}", case.name());
+            }
+            let check = Check::exact(&out.output, &expected);
+            let stats = out.stats.clone().ok_or_else(|| Error::invalid("bench", "no samples"))?;
+            let (work, unit) = case.work();
+            records.push(Record {
+                schema: harness::SCHEMA_VERSION,
+                family: "pt".into(),
+                kernel: case.name().into(),
+                variant: format!("{} (tier {})", out.variant, out.plan.used.number()),
+                params: case.params(),
+                seed: case.seed(),
+                environment: Environment::of(gpu),
+                throughput: Some(Throughput { value: work / stats.median, unit: unit.into() }),
+                stats,
+                check,
+                divergence: None,
+                extra: out.verdict(rt),
+            });
+        }
+    }
+    Ok(records)
+}
+
+/// A wall-clock timing (for formulations with a host readback in the middle).
+pub(crate) fn wall(seconds: f64) -> Timing {
+    Timing { seconds, source: TimingSource::WallClock, wall_seconds: seconds }
+}
+
+pub(crate) fn check_n(what: &str, n: usize, max: usize) -> Result<()> {
+    if n == 0 || n > max {
+        return Err(Error::invalid(what, format!("{n} (use 1..={max})")));
+    }
+    Ok(())
+}

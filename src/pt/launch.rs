@@ -1,0 +1,188 @@
+//! Tier choice, launch sizing and fallback: [`Runtime`] holds the options and the adapter's
+//! probed [`Capability`]; [`Runtime::plan`] picks the tier a run may use and how many
+//! workgroups a persistent kernel launches; [`Plan`] records every fallback for the results.
+
+use super::probe::{probe, Capability};
+use super::status::Status;
+use super::{PtConfig, Tier, FLAG_ALL_PARTICIPATE};
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
+
+/// Default bound of every wait loop, in polls.
+pub const DEFAULT_SPIN_CAP: u32 = 1 << 22;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PtOptions {
+    /// Most polls one wait may take before the kernel aborts.
+    pub spin_cap: u32,
+    /// Discovery grace period (polls without a new arrival before the poll closes). Default:
+    /// 32 on GPUs, 2048 on CPU adapters (whose workers start slowly; llvmpipe also caps the
+    /// loop iterations of an invocation at 65535 in total, so the grace must stay well below).
+    pub grace: Option<u32>,
+    /// Workgroups launched by the discovery probe (an upper bound on what can be found).
+    pub discovery_launch: u32,
+    /// Barriers of the capability probe's barrier and message-passing check.
+    pub probe_iterations: u32,
+    /// Workgroups a persistent kernel launches instead of the discovered count (sweeps, tests).
+    pub launch: Option<u32>,
+    /// TEST ONLY: blocking kernels skip discovery and treat every launched workgroup as a
+    /// participant, and the probe verdict is ignored. With a launch larger than what is
+    /// co-resident this deadlocks by construction; the bounded waits must then abort.
+    pub assume_resident: bool,
+}
+
+impl Default for PtOptions {
+    fn default() -> Self {
+        PtOptions {
+            spin_cap: DEFAULT_SPIN_CAP,
+            grace: None,
+            discovery_launch: 4096,
+            probe_iterations: 256,
+            launch: None,
+            assume_resident: false,
+        }
+    }
+}
+
+/// The tier a run uses and why.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    pub requested: Tier,
+    pub used: Tier,
+    /// Every fallback taken, in order, with its reason.
+    pub fallbacks: Vec<String>,
+    /// Workgroups a persistent kernel launches (0 for tier 0).
+    pub launch: u32,
+    pub supported: Vec<Tier>,
+}
+
+impl Plan {
+    /// The next lower supported tier, if any.
+    pub fn lower(&self) -> Option<Tier> {
+        self.supported.iter().copied().filter(|&t| t < self.used).max()
+    }
+
+    /// Moves to the next lower supported tier, recording why; errors when there is none.
+    pub fn fall_back(&mut self, why: &str) -> Result<Tier> {
+        let to = self.lower().ok_or_else(|| Error::Unsupported {
+            what: format!("{} ({why})", self.used.label()),
+            adapter: "this adapter".into(),
+            hint: "no lower tier is available for this case".into(),
+        })?;
+        self.fallbacks.push(format!("{} -> {}: {why}", self.used.label(), to.label()));
+        self.used = to;
+        Ok(to)
+    }
+
+    /// One line for the console.
+    pub fn message(&self) -> Option<String> {
+        (!self.fallbacks.is_empty()).then(|| format!("fell back: {}", self.fallbacks.join("; ")))
+    }
+
+    /// The verdict for `Record.extra`.
+    pub fn verdict(&self, capability: Option<&Capability>, status: Option<&Status>, retries: u32) -> serde_json::Value {
+        serde_json::json!({
+            "tier_requested": self.requested.number(),
+            "tier_used": self.used.number(),
+            "tier_name": self.used.name(),
+            "fallbacks": self.fallbacks,
+            "launch": self.launch,
+            "retries": retries,
+            "probe": capability,
+            "status": status,
+        })
+    }
+}
+
+/// Options plus the adapter's capability, probed once on first use.
+pub struct Runtime {
+    pub options: PtOptions,
+    capability: Mutex<Option<Capability>>,
+}
+
+impl Runtime {
+    pub fn new(options: PtOptions) -> Runtime {
+        Runtime { options, capability: Mutex::new(None) }
+    }
+
+    /// The discovery grace period for `gpu`.
+    pub fn grace(&self, gpu: &Gpu) -> u32 {
+        self.options.grace.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu { 2048 } else { 32 })
+    }
+
+    /// The probed capability (runs [`probe`] on first call).
+    pub fn capability(&self, gpu: &Gpu) -> Result<Capability> {
+        let mut slot = self.capability.lock().map_err(|_| Error::gpu("pt runtime", "capability lock poisoned"))?;
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let c = probe(gpu, &self.options, self.grace(gpu))?;
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    /// The capability if it was already probed.
+    pub fn probed(&self) -> Option<Capability> {
+        self.capability.lock().ok().and_then(|c| c.clone())
+    }
+
+    /// The uniform for a kernel of `tier` launched with `launched` workgroups.
+    pub fn config(&self, gpu: &Gpu, tier: Tier, launched: u32) -> PtConfig {
+        let all = tier != Tier::Blocking || self.options.assume_resident;
+        PtConfig {
+            spin_cap: self.options.spin_cap.max(1),
+            grace: self.grace(gpu),
+            flags: if all { FLAG_ALL_PARTICIPATE } else { 0 },
+            launched,
+            capacity: 0,
+            heads: 1,
+            chunk: 1,
+            pad: 0,
+        }
+    }
+
+    /// Chooses the tier for a case that supports `supported`: the highest supported tier not
+    /// above `requested`; the blocking tier only when the probe passed on this adapter.
+    pub fn plan(&self, gpu: &Gpu, requested: Tier, supported: &[Tier]) -> Result<Plan> {
+        let mut supported = supported.to_vec();
+        supported.sort();
+        let lowest = *supported.first().ok_or_else(|| Error::invalid("tiers", "a case must support one tier"))?;
+        let mut plan = Plan { requested, used: lowest, fallbacks: Vec::new(), launch: 0, supported: supported.clone() };
+        match supported.iter().copied().filter(|&t| t <= requested).max() {
+            Some(t) => {
+                plan.used = t;
+                if t != requested {
+                    plan.fallbacks.push(format!("{} is not implemented for this case; using {}", requested.label(), t.label()));
+                }
+            }
+            None => plan.fallbacks.push(format!("{} is not implemented for this case; using {}", requested.label(), lowest.label())),
+        }
+        if plan.used == Tier::Blocking && !self.options.assume_resident {
+            let cap = self.capability(gpu)?;
+            if !cap.blocking_ok {
+                let why = format!("capability probe failed on {}: {}", gpu.adapter_name(), cap.reason.as_deref().unwrap_or("?"));
+                plan.fall_back(&why)?;
+            }
+        }
+        plan.launch = self.launch(gpu, plan.used)?;
+        Ok(plan)
+    }
+
+    /// Workgroups a persistent kernel of `tier` launches: the override, else the discovered
+    /// co-resident count (maximal launch); 0 for tier 0.
+    pub fn launch(&self, gpu: &Gpu, tier: Tier) -> Result<u32> {
+        if tier == Tier::Multi {
+            return Ok(0);
+        }
+        if let Some(l) = self.options.launch {
+            let max = gpu.caps.max_compute_workgroups_per_dimension;
+            if l == 0 || l > max {
+                return Err(Error::invalid("launch", format!("{l} workgroups (use 1..={max})")));
+            }
+            return Ok(l);
+        }
+        Ok(self.capability(gpu)?.discovered.max(1))
+    }
+}

@@ -1,0 +1,160 @@
+//! Persistent threads (Gupta et al.): maximal launch, work queues and global barriers, made
+//! safe on GPUs that give no forward-progress guarantee between workgroups.
+//!
+//! Three tiers, from always safe to needing a passed capability probe:
+//! - [`Tier::Multi`] (0): multi-dispatch / indirect dispatch; no workgroup ever waits for another.
+//! - [`Tier::NonBlocking`] (1): persistent workgroups that claim work with atomics and never wait.
+//! - [`Tier::Blocking`] (2): persistent workgroups that wait (global barriers, queue pops),
+//!   used only after [`probe::probe`] passed on the adapter (occupancy discovery, barriers and a
+//!   cross-workgroup message-passing check through atomics, all time-capped).
+//!
+//! Device side: `shaders/shared/pt_{control,discovery,barrier,queue}.wgsl`. Every wait loop there
+//! is bounded by [`PtConfig::spin_cap`] polls and leaves through the abort word of the control
+//! buffer with an [`AbortReason`]; the host decodes it ([`Status`]) into a clear [`crate::Error`]
+//! or an automatic fallback to a lower tier ([`launch::Runtime`], [`launch::Plan`]).
+
+pub mod launch;
+pub mod probe;
+pub mod status;
+
+pub use launch::{Plan, PtOptions, Runtime};
+pub use probe::{probe, Capability};
+pub use status::{AbortReason, Status};
+
+use crate::error::Result;
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Step};
+use serde::{Deserialize, Serialize};
+
+/// Binding of the control words (`pt_ctl`) in every PT kernel.
+pub const CONTROL_BINDING: u32 = 8;
+/// Binding of the [`PtConfig`] uniform (`pt_cfg`).
+pub const CONFIG_BINDING: u32 = 9;
+/// Binding of the queue buffer (`pt_queue`).
+pub const QUEUE_BINDING: u32 = 10;
+/// u32 words of the control buffer.
+pub const CONTROL_WORDS: usize = 64;
+
+/// Word indices of the control buffer (mirror of `pt_control.wgsl`).
+pub mod word {
+    pub const ABORT: usize = 0;
+    pub const DETAIL: usize = 1;
+    pub const TICKET: usize = 2;
+    pub const COUNT: usize = 3;
+    pub const LATE: usize = 4;
+    pub const DONE: usize = 5;
+    pub const MAX_POLLS: usize = 6;
+    pub const BARRIER: usize = 32;
+    /// Bit 31 of the ticket word: the discovery poll is closed.
+    pub const CLOSED: u32 = 0x8000_0000;
+}
+
+/// Word indices of the queue buffer (mirror of `pt_queue.wgsl`).
+pub mod queue_word {
+    pub const HEAD: usize = 0;
+    pub const TAIL: usize = 1;
+    pub const FREED: usize = 2;
+    pub const PENDING: usize = 3;
+    pub const OVERFLOW: usize = 4;
+    pub const HEADS: usize = 32;
+    pub const HEAD_STRIDE: usize = 32;
+    pub const MAX_HEADS: usize = 64;
+    pub const SLOTS: usize = 2080;
+}
+
+/// Words of a queue buffer with a ring of `capacity` slots.
+pub fn queue_words(capacity: u32) -> usize {
+    queue_word::SLOTS + capacity.max(1) as usize
+}
+
+/// `pt_cfg.flags` bit: every launched workgroup participates, without discovery. Right for
+/// non-blocking kernels; for blocking ones it is the test-only "assume resident" switch.
+pub const FLAG_ALL_PARTICIPATE: u32 = 1;
+
+/// The uniform every PT kernel reads (mirror of `struct PtConfig` in `pt_control.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable, Serialize, Deserialize)]
+pub struct PtConfig {
+    /// Most polls one wait may take before it aborts.
+    pub spin_cap: u32,
+    /// Discovery: polls without a new arrival before the poll closes.
+    pub grace: u32,
+    pub flags: u32,
+    /// Workgroups in the dispatch.
+    pub launched: u32,
+    /// Ring queue capacity (slots).
+    pub capacity: u32,
+    /// Distributed queue heads.
+    pub heads: u32,
+    /// Items per claim of a chunked queue.
+    pub chunk: u32,
+    pub pad: u32,
+}
+
+/// The execution tier of a persistent-threads formulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tier {
+    /// 0: multi-dispatch or indirect dispatch, no waiting on other workgroups.
+    Multi,
+    /// 1: persistent workgroups claiming work with atomics, never waiting.
+    NonBlocking,
+    /// 2: persistent workgroups that wait (barriers, queue pops); needs a passed probe.
+    Blocking,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::Multi, Tier::NonBlocking, Tier::Blocking];
+
+    pub fn number(self) -> u8 {
+        self as u8
+    }
+
+    pub fn from_number(n: u8) -> Option<Tier> {
+        Tier::ALL.get(n as usize).copied()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Multi => "multi-dispatch",
+            Tier::NonBlocking => "non-blocking",
+            Tier::Blocking => "blocking",
+        }
+    }
+
+    /// "tier N (name)" for messages.
+    pub fn label(self) -> String {
+        format!("tier {} ({})", self.number(), self.name())
+    }
+}
+
+/// Control and config buffers of one PT launch.
+pub struct Control {
+    pub ctl: GpuBuffer<u32>,
+    pub cfg: GpuBuffer<PtConfig>,
+    pub config: PtConfig,
+}
+
+impl Control {
+    pub fn new(gpu: &Gpu, config: PtConfig) -> Result<Control> {
+        Ok(Control {
+            ctl: gpu.buffer_zeroed::<u32>("pt control", CONTROL_WORDS, BufferKind::Storage)?,
+            cfg: gpu.buffer("pt config", &[config], BufferKind::Uniform)?,
+            config,
+        })
+    }
+
+    /// (binding, buffer) pairs for `Kernel::bind_at`.
+    pub fn slots(&self) -> [(u32, &dyn Bind); 2] {
+        [(CONTROL_BINDING, &self.ctl as &dyn Bind), (CONFIG_BINDING, &self.cfg as &dyn Bind)]
+    }
+
+    /// Clears the control words; put it in the same submission, before the PT dispatch.
+    pub fn reset(&self) -> Step<'_> {
+        Step::clear(&self.ctl)
+    }
+
+    /// Reads and decodes the control words after a launch.
+    pub fn status(&self, gpu: &Gpu) -> Result<Status> {
+        Ok(Status::decode(&gpu.read(&self.ctl)?, &self.config))
+    }
+}

@@ -1,0 +1,144 @@
+//! The capability probe that gates the blocking tier on an adapter: occupancy discovery, then
+//! global barriers among the discovered workgroups with a cross-workgroup message-passing check
+//! through atomics. Every wait is bounded, so a GPU that starves spinning workgroups makes the
+//! probe fail (abort), not hang.
+
+use super::launch::PtOptions;
+use super::{Control, PtConfig};
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, BufferKind, Gpu, Step};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Capability {
+    pub adapter: String,
+    /// Co-resident 256-invocation workgroups found by discovery.
+    pub discovered: u32,
+    pub discovery_launch: u32,
+    /// Workgroups that arrived after the poll closed.
+    pub late: u32,
+    pub grace: u32,
+    pub spin_cap: u32,
+    pub discovery_seconds: f64,
+    /// Barrier check: participants, barriers asked and completed, stale messages seen.
+    pub barrier_participants: u32,
+    pub barrier_iterations: u32,
+    pub barrier_completed: u32,
+    pub stale_messages: u32,
+    pub barrier_seconds: f64,
+    /// The verdict: the blocking tier may run on this adapter.
+    pub blocking_ok: bool,
+    /// Why not, when it may not.
+    pub reason: Option<String>,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct ProbeParams {
+    iters: u32,
+    pad: [u32; 3],
+}
+
+/// Runs one probe kernel (`discover` or `barrier`) with `launch` workgroups; returns the result
+/// words, the decoded status and the wall time, or the host-side error.
+fn run_probe_kernel(
+    gpu: &Gpu,
+    entry: &str,
+    launch: u32,
+    iters: u32,
+    config: PtConfig,
+) -> Result<([u32; 3], super::Status, f64)> {
+    let kernel = gpu.kernel("pt/probe.wgsl", entry, &[])?;
+    let control = Control::new(gpu, config)?;
+    let result = gpu.buffer_zeroed::<u32>("probe result", 4, BufferKind::Storage)?;
+    let messages = gpu.buffer_zeroed::<u32>("probe messages", 2 * launch as usize, BufferKind::Storage)?;
+    let params = gpu.buffer("probe params", &[ProbeParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
+    let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &result), (1, &messages), (2, &params)];
+    slots.extend(control.slots());
+    let bind = kernel.bind_at(gpu, &slots)?;
+    let t0 = Instant::now();
+    gpu.run(&[control.reset(), Step::dispatch(&kernel, &bind, [launch, 1, 1])], false)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let r = gpu.read(&result)?;
+    Ok(([r[0], r[1], r[2]], control.status(gpu)?, seconds))
+}
+
+/// Probes `gpu`. Errors only when the probe cannot be set up; a failing capability is a
+/// `Capability` with `blocking_ok == false` and a reason.
+pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
+    let max = gpu.caps.max_compute_workgroups_per_dimension;
+    let launch = options.discovery_launch.clamp(1, max);
+    let config = PtConfig {
+        spin_cap: options.spin_cap.max(1),
+        grace,
+        flags: 0,
+        launched: launch,
+        capacity: 0,
+        heads: 1,
+        chunk: 1,
+        pad: 0,
+    };
+    let mut cap = Capability {
+        adapter: gpu.adapter_name(),
+        discovered: 0,
+        discovery_launch: launch,
+        late: 0,
+        grace,
+        spin_cap: config.spin_cap,
+        discovery_seconds: 0.0,
+        barrier_participants: 0,
+        barrier_iterations: options.probe_iterations,
+        barrier_completed: 0,
+        stale_messages: 0,
+        barrier_seconds: 0.0,
+        blocking_ok: false,
+        reason: None,
+    };
+    let host_failure = |e: Error| match e {
+        e @ (Error::Timeout { .. } | Error::Gpu { .. }) => Ok(e.to_string()),
+        e => Err(e),
+    };
+
+    match run_probe_kernel(gpu, "discover", launch, 0, config) {
+        Ok((r, status, seconds)) => {
+            cap.discovered = status.discovered;
+            cap.late = status.late;
+            cap.discovery_seconds = seconds;
+            if let Some(a) = status.abort {
+                cap.reason = Some(format!("discovery aborted: {}", a.describe()));
+                return Ok(cap);
+            }
+            if status.discovered == 0 || r[0] != status.discovered {
+                cap.reason = Some(format!("discovery found {} workgroups but {} reported in", status.discovered, r[0]));
+                return Ok(cap);
+            }
+        }
+        Err(e) => {
+            cap.reason = Some(format!("discovery kernel failed: {}", host_failure(e)?));
+            return Ok(cap);
+        }
+    }
+
+    let launch = cap.discovered;
+    let config = PtConfig { launched: launch, ..config };
+    match run_probe_kernel(gpu, "barrier", launch, options.probe_iterations, config) {
+        Ok((r, status, seconds)) => {
+            cap.barrier_participants = r[0];
+            cap.stale_messages = r[1];
+            cap.barrier_completed = r[2];
+            cap.barrier_seconds = seconds;
+            if let Some(a) = status.abort {
+                cap.reason = Some(format!("barrier check aborted: {}", a.describe()));
+            } else if r[1] != 0 {
+                cap.reason = Some(format!("{} stale cross-workgroup messages through atomics", r[1]));
+            } else if r[2] != options.probe_iterations {
+                cap.reason = Some(format!("{} of {} barriers completed", r[2], options.probe_iterations));
+            } else {
+                cap.blocking_ok = true;
+            }
+        }
+        Err(e) => cap.reason = Some(format!("barrier kernel failed: {}", host_failure(e)?)),
+    }
+    Ok(cap)
+}

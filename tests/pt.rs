@@ -1,0 +1,192 @@
+//! Persistent threads on the default adapter (lavapipe in CI): capability probe, barrier and
+//! queue correctness, never-hang aborts with fallback, queue overflow with retry, and Gupta's
+//! four use cases against their CPU references at every tier.
+//!
+//! lavapipe runs the workgroups of a dispatch one after another here (discovery finds 1) and
+//! stops every loop of an invocation after 65535 iterations in total, so the sizes are small.
+
+mod common;
+
+use simtlab::gpu::Gpu;
+use simtlab::kernels::pt::forest::{ForestCase, ForestConfig, Shape};
+use simtlab::kernels::pt::gsync::{GsyncCase, GsyncConfig};
+use simtlab::kernels::pt::micro::{self, QueueConfig, QueueKind};
+use simtlab::kernels::pt::prodcons::{ProdConsCase, ProdConsConfig, Workload};
+use simtlab::kernels::pt::sync::{SyncCase, SyncConfig, Work};
+use simtlab::kernels::pt::{self as cases, Case};
+use simtlab::pt::{AbortReason, PtOptions, Runtime, Tier};
+use std::time::{Duration, Instant};
+
+fn runtime() -> Runtime {
+    Runtime::new(PtOptions::default())
+}
+
+/// A runtime whose blocking kernels skip discovery and treat `launch` workgroups as co-resident:
+/// far more than the adapter runs at once, so every blocking wait must abort.
+fn oversubscribed(launch: u32, spin_cap: u32) -> Runtime {
+    Runtime::new(PtOptions { assume_resident: true, launch: Some(launch), spin_cap, ..Default::default() })
+}
+
+/// Runs `case` at each of its tiers and checks the output against the CPU reference.
+fn check_every_tier(gpu: &Gpu, rt: &Runtime, case: &dyn Case) {
+    let expected = case.reference();
+    for &tier in case.supported() {
+        for &variant in case.variants(tier) {
+            let out = cases::execute(gpu, rt, case, tier, Some(variant), None)
+                .unwrap_or_else(|e| panic!("{} {variant} at {}: {e}", case.name(), tier.label()));
+            assert_eq!(out.plan.used, tier, "{} {variant}: unexpected fallback {:?}", case.name(), out.plan.fallbacks);
+            let bad = out.output.iter().zip(&expected).position(|(g, c)| g != c);
+            assert_eq!(out.output.len(), expected.len(), "{} {variant}", case.name());
+            assert!(bad.is_none(), "{} {variant} at {}: first mismatch at {bad:?}", case.name(), tier.label());
+        }
+    }
+}
+
+#[test]
+fn probe_discovers_co_resident_workgroups_and_allows_the_blocking_tier() {
+    let gpu = common::gpu();
+    let rt = runtime();
+    let cap = rt.capability(&gpu).unwrap();
+    eprintln!("{cap:?}");
+    assert!(cap.discovered >= 1 && cap.discovered <= cap.discovery_launch, "{cap:?}");
+    assert_eq!(cap.discovered + cap.late, cap.discovery_launch, "every late workgroup left at once");
+    assert!(cap.blocking_ok, "{cap:?}");
+    assert_eq!((cap.stale_messages, cap.barrier_completed), (0, cap.barrier_iterations));
+    // maximal launch = the discovered count
+    assert_eq!(rt.launch(&gpu, Tier::Blocking).unwrap(), cap.discovered);
+}
+
+#[test]
+fn barrier_passes_messages_through_atomics_over_many_iterations() {
+    let gpu = common::gpu();
+    let rt = runtime();
+    let discovered = rt.capability(&gpu).unwrap().discovered;
+    // exactly the co-resident count, and an oversized launch that discovery trims
+    for launch in [discovered, 64] {
+        let r = micro::barrier(&gpu, &rt, launch, 500).unwrap();
+        assert_eq!(r.status.abort, None, "{r:?}");
+        assert!(r.participants >= 1 && r.participants <= launch.min(discovered.max(1) * 4), "{r:?}");
+        assert_eq!(r.completed, 500, "{r:?}");
+        assert_eq!(r.stale_messages, 0, "{r:?}");
+        assert_eq!(r.status.barrier_arrivals, 500 * r.participants);
+        assert_eq!(r.status.late, launch - r.participants);
+    }
+}
+
+#[test]
+fn queues_process_every_item_exactly_once() {
+    let gpu = common::gpu();
+    let rt = runtime();
+    for kind in [QueueKind::Single, QueueKind::Chunked, QueueKind::Distributed] {
+        for workgroups in [1, 5] {
+            let cfg = QueueConfig { kind, n: 20_011, chunk: 64, heads: 7, workgroups: Some(workgroups), ..Default::default() };
+            let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
+            assert_eq!(r.status.abort, None, "{kind:?}");
+            let bad = r.counts.iter().position(|&c| c != 1);
+            assert!(bad.is_none(), "{kind:?} with {workgroups} workgroups: item {bad:?} processed {:?} times", bad.map(|i| r.counts[i]));
+            assert_eq!(r.counts.len(), 20_011);
+        }
+    }
+    let cfg = QueueConfig { kind: QueueKind::Ring, rounds: 300, ..Default::default() };
+    let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
+    assert_eq!(r.status.abort, None);
+    assert!(r.counts.iter().all(|&c| c == 1), "ring: {:?}", r.counts.iter().filter(|&&c| c != 1).count());
+    assert_eq!(r.counts.len() as u32, 300 * r.status.discovered);
+}
+
+#[test]
+fn oversubscribed_blocking_kernel_aborts_instead_of_hanging() {
+    let gpu = common::gpu();
+    // a small cap: the barrier wait times out
+    let t0 = Instant::now();
+    let r = micro::barrier(&gpu, &oversubscribed(256, 20_000), 256, 10).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(30));
+    assert_eq!(r.status.abort, Some(AbortReason::BarrierTimeout), "{r:?}");
+    assert!(r.completed < 10);
+    let err = r.status.error("barrier", &gpu.adapter_name(), 0.0).to_string();
+    assert!(err.contains("barrier timeout") && err.contains("--tier"), "{err}");
+    // the default cap: the wait is cut by the spin cap or by the driver's loop limit, never hangs
+    let t0 = Instant::now();
+    let r = micro::barrier(&gpu, &oversubscribed(256, PtOptions::default().spin_cap), 256, 10).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    assert!(matches!(r.status.abort, Some(AbortReason::BarrierTimeout | AbortReason::LoopLimit)), "{r:?}");
+}
+
+#[test]
+fn aborted_blocking_runs_fall_back_to_a_safe_tier_with_the_right_answer() {
+    let gpu = common::gpu();
+    let rt = oversubscribed(64, 20_000);
+    let gsync = GsyncCase::new(GsyncConfig { blocks: 3, syncs: 4, fmas: 12, seed: 5 }).unwrap();
+    let (out, check) = cases::run_checked(&gpu, &rt, &gsync, Tier::Blocking, None).unwrap();
+    assert!(check.passed, "{check:?}");
+    assert_eq!(out.plan.used, Tier::Multi);
+    assert!(out.plan.fallbacks[0].contains("barrier timeout"), "{:?}", out.plan.fallbacks);
+    let verdict = out.verdict(&rt);
+    assert_eq!(verdict["tier_requested"], 2);
+    assert_eq!(verdict["tier_used"], 0);
+
+    let sync = SyncCase::new(SyncConfig { n: 3000, fmas: 9, seed: 6, ..Default::default() }).unwrap();
+    let (out, check) = cases::run_checked(&gpu, &rt, &sync, Tier::Blocking, None).unwrap();
+    assert!(check.passed, "{check:?}");
+    assert_eq!(out.plan.used, Tier::NonBlocking, "{:?}", out.plan.fallbacks);
+    assert!(out.plan.message().unwrap().contains("tier 2"));
+}
+
+#[test]
+fn queue_overflow_is_flagged_and_retried_with_a_larger_capacity() {
+    let gpu = common::gpu();
+    let rt = runtime();
+    let cfg = ForestConfig { shape: Shape::Complete, items: 4, depth: 4, fmas: 4, capacity: Some(4), seed: 1 };
+    let forest = ForestCase::new(cfg).unwrap();
+    let (out, check) = cases::run_checked(&gpu, &rt, &forest, Tier::Blocking, None).unwrap();
+    assert!(check.passed, "{check:?}");
+    assert_eq!(out.plan.used, Tier::Blocking);
+    assert!(out.retries >= 1, "capacity 4 must overflow first");
+    assert_eq!(out.status.as_ref().unwrap().config.capacity, 4 << (2 * out.retries));
+}
+
+#[test]
+fn sync_use_case_matches_cpu_at_every_tier() {
+    let gpu = common::gpu();
+    let rt = runtime();
+    for work in [Work::Ci, Work::Cmi] {
+        let case = SyncCase::new(SyncConfig { n: 3001, emit: 0.4, fmas: 21, work, stride: 97, seed: 2 }).unwrap();
+        assert!(case.reference().iter().filter(|&&x| x != 0).count() > 1000, "a variable, non-trivial count");
+        check_every_tier(&gpu, &rt, &case);
+    }
+}
+
+#[test]
+fn forest_use_case_matches_cpu_at_every_tier() {
+    let gpu = common::gpu();
+    let rt = runtime();
+    let complete = ForestCase::new(ForestConfig { shape: Shape::Complete, items: 3, depth: 5, fmas: 8, capacity: None, seed: 1 }).unwrap();
+    check_every_tier(&gpu, &rt, &complete);
+    let tilted = ForestCase::new(ForestConfig { shape: Shape::Tilted, items: 5, depth: 30, fmas: 5, capacity: None, seed: 1 }).unwrap();
+    assert_eq!(tilted.total_items(), 5 + 6 * 29);
+    check_every_tier(&gpu, &rt, &tilted);
+}
+
+#[test]
+fn prodcons_use_case_matches_cpu_at_every_tier() {
+    let gpu = common::gpu();
+    let rt = runtime();
+    for n in [1, 300, 70_001] {
+        let reduce = ProdConsCase::new(ProdConsConfig { workload: Workload::Reduce, n, seed: 3, ..Default::default() }).unwrap();
+        check_every_tier(&gpu, &rt, &reduce);
+    }
+    for pass in [0, 1, 100, 256] {
+        let cfg = ProdConsConfig { workload: Workload::TwoStage, n: 5000, fmas: 10, pass, seed: 4, ..Default::default() };
+        check_every_tier(&gpu, &rt, &ProdConsCase::new(cfg).unwrap());
+    }
+}
+
+#[test]
+fn gsync_use_case_matches_cpu_at_every_tier() {
+    let gpu = common::gpu();
+    let rt = runtime();
+    for syncs in [0, 1, 6] {
+        let case = GsyncCase::new(GsyncConfig { blocks: 3, syncs, fmas: 10, seed: 7 }).unwrap();
+        check_every_tier(&gpu, &rt, &case);
+    }
+}
