@@ -3,6 +3,8 @@
 use clap::{Args, Parser, Subcommand};
 use simtlab::gpu::{self, GpuOptions};
 use simtlab::harness::{self, Progress, Protocol, Record};
+use simtlab::kernels::carrillo::{self, CarrilloArgs};
+use simtlab::kernels::matmul::{self, MatmulArgs};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
@@ -42,6 +44,28 @@ enum Command {
 enum BenchFamily {
     /// Zhang's Figure 1 patterns: a data-dependent if and a data-dependent loop.
     Micro(MicroArgs),
+    /// Carrillo's branch splitting (branched vs split kernels over a decision-mask sweep) and
+    /// loop splitting.
+    Carrillo(CarrilloCli),
+    /// Ryoo's matrix-multiplication ladder (naive, tiled, unrolled, prefetch) and a
+    /// register-tiled kernel: GFLOPS, threads and workgroup memory per thread.
+    Matmul(MatmulCli),
+}
+
+#[derive(Args)]
+struct CarrilloCli {
+    #[command(flatten)]
+    args: CarrilloArgs,
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(Args)]
+struct MatmulCli {
+    #[command(flatten)]
+    args: MatmulArgs,
+    #[command(flatten)]
+    output: Output,
 }
 
 #[derive(Args)]
@@ -201,6 +225,25 @@ fn run(cli: &Cli) -> Result<()> {
                     print_loop_slowdown(&records);
                 }
                 finish(&records, &a.output)
+            }
+            BenchFamily::Carrillo(c) => {
+                let gpu = open_gpu(cli)?;
+                let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
+                let records = carrillo::bench_cli(&gpu, &c.args, &protocol)?;
+                let out = finish(&records, &c.output);
+                print!("{}", carrillo::comparison_table(&records));
+                if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
+                    println!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
+                }
+                out
+            }
+            BenchFamily::Matmul(c) => {
+                let gpu = open_gpu(cli)?;
+                let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
+                let records = matmul::bench_cli(&gpu, &c.args, &protocol)?;
+                let out = finish(&records, &c.output);
+                print!("{}", matmul::ladder_table(&records));
+                out
             }
         },
     }

@@ -1,6 +1,8 @@
 //! Benchmark kernel families: one folder each, with the runner in `mod.rs` and the CPU
 //! reference in `cpu.rs`, named like the WGSL files under `shaders/<family>/`.
 
+pub mod carrillo;
+pub mod matmul;
 pub mod micro;
 
 /// Splits `0..n` into one contiguous range per available core and runs `f` on each range on
