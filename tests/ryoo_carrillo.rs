@@ -41,9 +41,10 @@ fn regtile_configurations_match_the_cpu_product() {
     let gpu = common::gpu();
     let configs = [
         RegtileConfig::default(),
-        RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16 },
-        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 4, bk: 8 },
-        RegtileConfig { wg_x: 8, wg_y: 16, tm: 4, tn: 8, bk: 12 },
+        RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16, ..Default::default() },
+        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 4, bk: 8, warp_x: 16, warp_y: 2 },
+        RegtileConfig { wg_x: 8, wg_y: 16, tm: 4, tn: 8, bk: 12, warp_x: 3, warp_y: 4 },
+        RegtileConfig { wg_x: 12, wg_y: 4, tm: 8, tn: 8, bk: 4, warp_x: 4, warp_y: 2 },
     ];
     for (i, cfg) in configs.iter().enumerate() {
         for shape in [Shape { m: 68, n: 36, k: 44 }, Shape { m: 33, n: 70, k: 9 }, Shape { m: 130, n: 132, k: 20 }] {
@@ -72,7 +73,7 @@ fn matmul_resources_come_from_the_naga_ir() {
     let r = res(Variant::Regtile, &d);
     assert_eq!((r.threads_per_workgroup, r.workgroup_bytes), (256, 16384));
     assert_eq!(r.workgroup_bytes_per_thread, 64.0);
-    let small = RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16 };
+    let small = RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16, ..d };
     let r = res(Variant::Regtile, &small);
     assert_eq!((r.threads_per_workgroup, r.workgroup_bytes), (64, 2 * (16 * 32 * 2) * 4));
     assert!(RegtileConfig { bk: 6, ..d }.validate().is_err());

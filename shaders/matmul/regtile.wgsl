@@ -10,7 +10,7 @@
 // The micro-tile is written out (accumulators c<row><column group>, no private arrays) so that
 // every value stays in a register whatever the driver's unrolling does.
 //
-// Tuning: WG_X, WG_Y, BK are overrides; TM = TN = 8 unless TM4 / TN4 (4). BK must be a
+// Tuning: WG_X, WG_Y, BK, WARP_X, WARP_Y are overrides; TM = TN = 8 unless TM4 / TN4 (4). BK must be a
 // multiple of 4 and each invocation loads at most 4 vec4 of A and of B per step
 // (kernels::matmul::RegtileConfig::validate checks both).
 // Default path: K and N multiples of 4 (vec4 global loads and stores). UNALIGNED: scalar
@@ -21,6 +21,11 @@
 override WG_X: u32 = 16u;
 override WG_Y: u32 = 16u;
 override BK: u32 = 8u;
+// Invocations tid = 32w + lane form WARP_X × WARP_Y blocks of (tx, ty), so that a 32-wide
+// subgroup reads few distinct fragments (8 × 4: 4 of A, 8 of B, one 128-byte wavefront each).
+// WARP_X must divide WG_X and WARP_Y divide WG_Y; WARP_X = WG_X, WARP_Y = 1 is row order.
+override WARP_X: u32 = 8u;
+override WARP_Y: u32 = 4u;
 
 #ifdef TM4
 const TM: u32 = 4u;
@@ -147,10 +152,11 @@ fn store_c(row: u32, col: u32, v: vec4<f32>) {
 }
 
 @compute @workgroup_size(WG_X, WG_Y)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
-    let tx = lid.x;
-    let ty = lid.y;
-    let tid = ty * WG_X + tx;
+fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let lane = tid % (WARP_X * WARP_Y);
+    let warp = tid / (WARP_X * WARP_Y);
+    let tx = (warp % (WG_X / WARP_X)) * WARP_X + lane % WARP_X;
+    let ty = (warp / (WG_X / WARP_X)) * WARP_Y + lane / WARP_X;
     let m0 = wid.y * BM;
     let n0 = wid.x * BN;
     let steps = (params.k + BK - 1u) / BK;

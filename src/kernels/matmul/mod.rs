@@ -127,7 +127,10 @@ impl Shape {
 }
 
 /// Tile sizes of `regtile`: workgroups of `wg_x × wg_y` invocations, each computing `tm × tn`
-/// outputs, so a workgroup tile of (wg_y·tm) × (wg_x·tn), stepping `bk` along K.
+/// outputs, so a workgroup tile of (wg_y·tm) × (wg_x·tn), stepping `bk` along K. Consecutive
+/// invocations form `warp_x × warp_y` blocks of the invocation grid (8 × 4 = one 32-wide
+/// subgroup reads few distinct fragments); when they do not divide `wg_x`, `wg_y` the kernel
+/// uses row order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegtileConfig {
     pub wg_x: u32,
@@ -135,12 +138,14 @@ pub struct RegtileConfig {
     pub tm: u32,
     pub tn: u32,
     pub bk: u32,
+    pub warp_x: u32,
+    pub warp_y: u32,
 }
 
 impl Default for RegtileConfig {
     /// 128×128 workgroup tiles of 16×16 invocations with 8×8 outputs each, BK = 8.
     fn default() -> Self {
-        RegtileConfig { wg_x: 16, wg_y: 16, tm: 8, tn: 8, bk: 8 }
+        RegtileConfig { wg_x: 16, wg_y: 16, tm: 8, tn: 8, bk: 8, warp_x: 8, warp_y: 4 }
     }
 }
 
@@ -181,8 +186,26 @@ impl RegtileConfig {
         Ok(())
     }
 
+    /// The subgroup block actually used: (warp_x, warp_y) when they divide the workgroup,
+    /// else row order (wg_x, 1).
+    pub fn warp_block(&self) -> (u32, u32) {
+        let ok = self.warp_x > 0 && self.warp_y > 0 && self.wg_x % self.warp_x == 0 && self.wg_y % self.warp_y == 0;
+        if ok {
+            (self.warp_x, self.warp_y)
+        } else {
+            (self.wg_x, 1)
+        }
+    }
+
     fn constants(&self) -> Vec<(&'static str, f64)> {
-        vec![("WG_X", self.wg_x as f64), ("WG_Y", self.wg_y as f64), ("BK", self.bk as f64)]
+        let (wx, wy) = self.warp_block();
+        vec![
+            ("WG_X", self.wg_x as f64),
+            ("WG_Y", self.wg_y as f64),
+            ("BK", self.bk as f64),
+            ("WARP_X", wx as f64),
+            ("WARP_Y", wy as f64),
+        ]
     }
 }
 
@@ -444,6 +467,12 @@ pub struct MatmulArgs {
     /// regtile: step along K (multiple of 4).
     #[arg(long, default_value_t = 8)]
     pub bk: u32,
+    /// regtile: consecutive invocations form warp_x × warp_y blocks (row order if they do not
+    /// divide wg_x, wg_y).
+    #[arg(long, default_value_t = 8)]
+    pub warp_x: u32,
+    #[arg(long, default_value_t = 4)]
+    pub warp_y: u32,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -454,7 +483,7 @@ impl MatmulArgs {
     }
 
     pub fn regtile(&self) -> RegtileConfig {
-        RegtileConfig { wg_x: self.wg_x, wg_y: self.wg_y, tm: self.tm, tn: self.tn, bk: self.bk }
+        RegtileConfig { wg_x: self.wg_x, wg_y: self.wg_y, tm: self.tm, tn: self.tn, bk: self.bk, warp_x: self.warp_x, warp_y: self.warp_y }
     }
 }
 
