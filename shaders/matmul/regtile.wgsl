@@ -26,6 +26,9 @@ override BK: u32 = 8u;
 // WARP_X must divide WG_X and WARP_Y divide WG_Y; WARP_X = WG_X, WARP_Y = 1 is row order.
 override WARP_X: u32 = 8u;
 override WARP_Y: u32 = 4u;
+// Workgroups run in groups of GROUP_M tile rows, column by column inside a group, so the
+// tiles of A and B that run at the same time share more of L2 (1 = plain row order).
+override GROUP_M: u32 = 8u;
 
 #ifdef TM4
 const TM: u32 = 4u;
@@ -152,13 +155,19 @@ fn store_c(row: u32, col: u32, v: vec4<f32>) {
 }
 
 @compute @workgroup_size(WG_X, WG_Y)
-fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let lane = tid % (WARP_X * WARP_Y);
     let warp = tid / (WARP_X * WARP_Y);
     let tx = (warp % (WG_X / WARP_X)) * WARP_X + lane % WARP_X;
     let ty = (warp / (WG_X / WARP_X)) * WARP_Y + lane / WARP_X;
-    let m0 = wid.y * BM;
-    let n0 = wid.x * BN;
+    // grouped tile order
+    let pid = wid.y * groups.x + wid.x;
+    let per_group = GROUP_M * groups.x;
+    let first_m = (pid / per_group) * GROUP_M;
+    let rows_in_group = min(groups.y - first_m, GROUP_M);
+    let in_group = pid % per_group;
+    let m0 = (first_m + in_group % rows_in_group) * BM;
+    let n0 = (in_group / rows_in_group) * BN;
     let steps = (params.k + BK - 1u) / BK;
 
     var c00 = vec4<f32>(0.0);

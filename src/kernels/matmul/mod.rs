@@ -140,12 +140,14 @@ pub struct RegtileConfig {
     pub bk: u32,
     pub warp_x: u32,
     pub warp_y: u32,
+    /// Workgroups run in groups of `group_m` tile rows (L2 reuse); 1 = row order.
+    pub group_m: u32,
 }
 
 impl Default for RegtileConfig {
     /// 128×128 workgroup tiles of 16×16 invocations with 8×8 outputs each, BK = 8.
     fn default() -> Self {
-        RegtileConfig { wg_x: 16, wg_y: 16, tm: 8, tn: 8, bk: 8, warp_x: 8, warp_y: 4 }
+        RegtileConfig { wg_x: 16, wg_y: 16, tm: 8, tn: 8, bk: 8, warp_x: 8, warp_y: 4, group_m: 8 }
     }
 }
 
@@ -172,6 +174,9 @@ impl RegtileConfig {
         }
         if self.bk == 0 || self.bk % 4 != 0 || self.bk > 64 {
             return bad("bk must be a multiple of 4 up to 64".into());
+        }
+        if self.group_m == 0 {
+            return bad("group_m must be ≥ 1".into());
         }
         if self.wg_x == 0 || self.wg_y == 0 || self.threads() > 1024 {
             return bad("wg_x·wg_y must be 1..=1024".into());
@@ -205,6 +210,7 @@ impl RegtileConfig {
             ("BK", self.bk as f64),
             ("WARP_X", wx as f64),
             ("WARP_Y", wy as f64),
+            ("GROUP_M", self.group_m as f64),
         ]
     }
 }
@@ -473,6 +479,9 @@ pub struct MatmulArgs {
     pub warp_x: u32,
     #[arg(long, default_value_t = 4)]
     pub warp_y: u32,
+    /// regtile: workgroups run in groups of this many tile rows (1 = row order).
+    #[arg(long, default_value_t = 8)]
+    pub group_m: u32,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -483,7 +492,7 @@ impl MatmulArgs {
     }
 
     pub fn regtile(&self) -> RegtileConfig {
-        RegtileConfig { wg_x: self.wg_x, wg_y: self.wg_y, tm: self.tm, tn: self.tn, bk: self.bk, warp_x: self.warp_x, warp_y: self.warp_y }
+        RegtileConfig { wg_x: self.wg_x, wg_y: self.wg_y, tm: self.tm, tn: self.tn, bk: self.bk, warp_x: self.warp_x, warp_y: self.warp_y, group_m: self.group_m }
     }
 }
 
