@@ -41,6 +41,7 @@ fn regtile_configurations_match_the_cpu_product() {
     let gpu = common::gpu();
     let configs = [
         RegtileConfig::default(),
+        RegtileConfig { wg_y: 16, bk: 8, ..Default::default() },
         RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16, ..Default::default() },
         RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 4, bk: 8, warp_x: 16, warp_y: 2, group_m: 1 },
         RegtileConfig { wg_x: 8, wg_y: 16, tm: 4, tn: 8, bk: 12, warp_x: 3, warp_y: 4, group_m: 2 },
@@ -70,8 +71,12 @@ fn matmul_resources_come_from_the_naga_ir() {
     for v in [Variant::Unrolled, Variant::Prefetch] {
         assert_eq!(res(v, &d).workgroup_bytes, 2048);
     }
-    // 128×128 tile, BK = 8, two buffers of A and B: 2·(8·128 + 8·128)·4 bytes
+    // 64×128 tile, BK = 16, two buffers of A and B: 2·(16·64 + 16·128)·4 bytes
     let r = res(Variant::Regtile, &d);
+    assert_eq!((r.threads_per_workgroup, r.workgroup_bytes), (128, 24576));
+    assert_eq!(r.workgroup_bytes_per_thread, 192.0);
+    // 128×128 tile, BK = 8: 2·(8·128 + 8·128)·4 bytes
+    let r = res(Variant::Regtile, &RegtileConfig { wg_y: 16, bk: 8, ..d });
     assert_eq!((r.threads_per_workgroup, r.workgroup_bytes), (256, 16384));
     assert_eq!(r.workgroup_bytes_per_thread, 64.0);
     let small = RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16, ..d };

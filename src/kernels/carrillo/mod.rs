@@ -255,13 +255,16 @@ pub fn bench_point(
     protocol: &Protocol,
 ) -> Result<[Record; 2]> {
     let mask = decision_mask(layout, cfg.n, else_fraction, cfg.seed)?;
-    let expected = cpu::branch(&mask, data, cfg.light_rounds, cfg.heavy_rounds);
     plain.set_mask(gpu, &mask)?;
     plain.clear_results(gpu)?;
     plain.run_branched(gpu)?;
     plain.run_split(gpu)?;
     let branched_out = plain.results_branched(gpu)?;
     let split_out = plain.results_split(gpu)?;
+    // Time before the (long) CPU reference, so the GPU has not dropped its clocks while idle.
+    let t_branched = harness::measure(protocol, || plain.run_branched(gpu))?;
+    let t_split = harness::measure(protocol, || plain.run_split(gpu))?;
+    let expected = cpu::branch(&mask, data, cfg.light_rounds, cfg.heavy_rounds);
     let check_branched = Check::exact(&branched_out, &expected);
     let mut check_split = Check::exact(&split_out, &expected);
     let same = Check::exact(&split_out, &branched_out);
@@ -269,8 +272,6 @@ pub fn bench_point(
         check_split.passed = false;
         check_split.first_mismatch = same.first_mismatch.map(|m| format!("split vs branched {m}"));
     }
-    let t_branched = harness::measure(protocol, || plain.run_branched(gpu))?;
-    let t_split = harness::measure(protocol, || plain.run_split(gpu))?;
 
     let (div, source) = match probed {
         Some(p) => {
@@ -463,14 +464,15 @@ impl LoopPrepared {
 /// Times loop-fused against loop-split and checks both against the CPU reference.
 pub fn bench_loops(gpu: &Gpu, cfg: &LoopConfig, protocol: &Protocol) -> Result<[Record; 2]> {
     let inputs = cfg.inputs()?;
-    let expected = cpu::loop_split([&inputs[0], &inputs[1], &inputs[2], &inputs[3]], cfg.n, cfg.len);
     let run = LoopPrepared::new(gpu, cfg, &inputs)?;
     run.run_fused(gpu)?;
     run.run_split(gpu)?;
-    let check_fused = Check::exact(&run.results_fused(gpu)?, &expected);
-    let check_split = Check::exact(&run.results_split(gpu)?, &expected);
+    let (fused, split) = (run.results_fused(gpu)?, run.results_split(gpu)?);
     let t_fused = harness::measure(protocol, || run.run_fused(gpu))?;
     let t_split = harness::measure(protocol, || run.run_split(gpu))?;
+    let expected = cpu::loop_split([&inputs[0], &inputs[1], &inputs[2], &inputs[3]], cfg.n, cfg.len);
+    let check_fused = Check::exact(&fused, &expected);
+    let check_split = Check::exact(&split, &expected);
     let ratio = t_split.median / t_fused.median;
     let elements = (cfg.n * cfg.len) as f64;
     let record = |kernel: &str, stats: harness::Stats, check: Check, extra| Record {

@@ -11,6 +11,11 @@
 //!
 //! Every variant reports GFLOPS, threads per workgroup and workgroup memory per thread (read
 //! from the naga IR of the module with its overrides applied, see [`resources`]).
+//!
+//! Measured on an NVIDIA H100 80GB HBM3 through Vulkan at 4096³ (debug host build; the GPU
+//! time is device timestamps): naive 1.57 TFLOPS, tiled4 0.85, tiled8 2.37, tiled12 2.24,
+//! tiled16 2.67, unrolled 6.27, prefetch 6.46, regtile 32.4 (default config); cuBLAS SGEMM
+//! (torch.matmul, TF32 off) on the same machine: 50.8 TFLOPS, so regtile is at 64 %.
 
 pub mod cpu;
 
@@ -145,9 +150,11 @@ pub struct RegtileConfig {
 }
 
 impl Default for RegtileConfig {
-    /// 128×128 workgroup tiles of 16×16 invocations with 8×8 outputs each, BK = 8.
+    /// 64×128 workgroup tiles of 16×8 invocations with 8×8 outputs each, BK = 16: the best of
+    /// the configurations tried on an H100 (Vulkan) at 4096³, 32.4 TFLOPS against 30.5 for
+    /// BK = 8 and 24.4 for 128×128 tiles of 16×16 invocations.
     fn default() -> Self {
-        RegtileConfig { wg_x: 16, wg_y: 16, tm: 8, tn: 8, bk: 8, warp_x: 8, warp_y: 4, group_m: 8 }
+        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 8, bk: 16, warp_x: 8, warp_y: 4, group_m: 8 }
     }
 }
 
@@ -403,6 +410,8 @@ pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig,
     run.clear(gpu)?;
     run.dispatch(gpu)?;
     let c = run.result(gpu)?;
+    // Time before the CPU reference, so the GPU has not dropped its clocks while idle.
+    let stats = harness::measure(protocol, || run.dispatch(gpu))?;
     let rows: Vec<usize> = if shape.flops() / 2.0 <= FULL_CHECK_MACS {
         (0..shape.m).collect()
     } else {
@@ -415,7 +424,6 @@ pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig,
     let got: Vec<f32> = rows.iter().flat_map(|&r| c[r * shape.n..(r + 1) * shape.n].iter().copied()).collect();
     let (tol, floor) = check_bounds(shape.k);
     let check = Check::relative(&got, &expected, tol, floor);
-    let stats = harness::measure(protocol, || run.dispatch(gpu))?;
     let gflops = shape.flops() / stats.median * 1e-9;
     Ok(Record {
         schema: harness::SCHEMA_VERSION,
@@ -463,7 +471,7 @@ pub struct MatmulArgs {
     /// regtile: invocations per workgroup along N and M.
     #[arg(long, default_value_t = 16)]
     pub wg_x: u32,
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 8)]
     pub wg_y: u32,
     /// regtile: outputs per invocation along M and N (4 or 8).
     #[arg(long, default_value_t = 8)]
@@ -471,7 +479,7 @@ pub struct MatmulArgs {
     #[arg(long, default_value_t = 8)]
     pub tn: u32,
     /// regtile: step along K (multiple of 4).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 16)]
     pub bk: u32,
     /// regtile: consecutive invocations form warp_x × warp_y blocks (row order if they do not
     /// divide wg_x, wg_y).
