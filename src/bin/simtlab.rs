@@ -4,6 +4,8 @@ use clap::{Args, Parser, Subcommand};
 use simtlab::experiments;
 use simtlab::gpu::{self, GpuOptions};
 use simtlab::harness::{self, Progress, Protocol, Record};
+use simtlab::kernels::carrillo::{self, CarrilloArgs};
+use simtlab::kernels::matmul::{self, MatmulArgs};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use simtlab::kernels::zhang::{self, ZhangArgs};
 use simtlab::{Error, Gpu, Result};
@@ -87,6 +89,12 @@ enum BenchFamily {
     /// barrier / queue microbenchmarks, over tiers 0 (multi-dispatch), 1 (non-blocking PT) and
     /// 2 (blocking PT, after a capability probe).
     Pt(PtBenchArgs),
+    /// Carrillo's branch splitting (branched vs split kernels over a decision-mask sweep) and
+    /// loop splitting.
+    Carrillo(CarrilloCli),
+    /// Ryoo's matrix-multiplication ladder (naive, tiled, unrolled, prefetch) and a
+    /// register-tiled kernel: GFLOPS, threads and workgroup memory per thread.
+    Matmul(MatmulCli),
 }
 
 
@@ -121,11 +129,25 @@ struct RemapArgs {
     output: Output,
 }
 
-
+#[derive(Args)]
+struct CarrilloCli {
+    #[command(flatten)]
+    args: CarrilloArgs,
+    #[command(flatten)]
+    output: Output,
+}
 #[derive(Args)]
 struct PtBenchArgs {
     #[command(flatten)]
     pt: simtlab::kernels::pt::cli::PtArgs,
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(Args)]
+struct MatmulCli {
+    #[command(flatten)]
+    args: MatmulArgs,
     #[command(flatten)]
     output: Output,
 }
@@ -371,6 +393,25 @@ fn run(cli: &Cli) -> Result<()> {
                 let records = simtlab::kernels::pt::cli::bench_cli(&gpu, &a.pt, &protocol)?;
                 print_pt_verdicts(&records);
                 finish(&records, &a.output)
+            }
+            BenchFamily::Carrillo(c) => {
+                let gpu = open_gpu(cli)?;
+                let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
+                let records = carrillo::bench_cli(&gpu, &c.args, &protocol)?;
+                let out = finish(&records, &c.output);
+                print!("{}", carrillo::comparison_table(&records));
+                if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
+                    println!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
+                }
+                out
+            }
+            BenchFamily::Matmul(c) => {
+                let gpu = open_gpu(cli)?;
+                let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
+                let records = matmul::bench_cli(&gpu, &c.args, &protocol)?;
+                let out = finish(&records, &c.output);
+                print!("{}", matmul::ladder_table(&records));
+                out
             }
         },
     }

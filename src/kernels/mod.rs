@@ -2,9 +2,11 @@
 //! reference in `cpu.rs`, named like the WGSL files under `shaders/<family>/`.
 
 pub mod blackscholes;
+pub mod carrillo;
 pub mod flowshop;
 pub mod gafort;
 pub mod lbm;
+pub mod matmul;
 pub mod mcubes;
 pub mod micro;
 pub mod pt;

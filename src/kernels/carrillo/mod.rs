@@ -1,0 +1,547 @@
+//! Carrillo et al., "Impact analysis of conditional and loop statements for the NVIDIA G80
+//! architecture", sections 4-5: branch splitting and loop splitting.
+//!
+//! - Branch splitting (Figure 6): an artificial benchmark over `n` elements (2^22 in the paper)
+//!   whose decision mask picks, per element, a light if-branch or a heavy else-branch (many
+//!   live values, so many registers). The single `branched` kernel is compared with the split
+//!   pair `split_if` + `split_else`, each leaving at once for elements of the other branch;
+//!   the split time runs from the first dispatch to the end of the second (one submission).
+//!   Mask layouts: [`MaskLayout::Linear`] (two sections, Figure 7) and [`MaskLayout::Random`]
+//!   (Figure 9). Both versions must give identical outputs for every mask.
+//! - Loop splitting (Figure 5): one loop over four arrays (`fused`) against two loops over two
+//!   arrays each (`split`).
+
+pub mod cpu;
+
+use crate::divergence::{self, Divergence, ProbeLayout, PROBE_BINDING};
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub const WORKGROUP_SIZE: u32 = 256;
+/// The paper's data set: 4M elements.
+pub const PAPER_N: usize = 1 << 22;
+const BRANCH_FILE: &str = "carrillo/branch_split.wgsl";
+const LOOP_FILE: &str = "carrillo/loop_split.wgsl";
+
+/// Layout of the decision mask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum MaskLayout {
+    /// Layout 1 (Figure 7): the first `fraction·n` elements take the else-branch, the rest the
+    /// if-branch; only the warp on the boundary diverges.
+    Linear,
+    /// Layout 2 (Figure 9): each element takes the else-branch with probability `fraction`.
+    Random,
+}
+
+impl MaskLayout {
+    pub fn name(self) -> &'static str {
+        match self {
+            MaskLayout::Linear => "linear",
+            MaskLayout::Random => "random",
+        }
+    }
+}
+
+/// The decision mask: 1 = else-branch, 0 = if-branch.
+pub fn decision_mask(layout: MaskLayout, n: usize, else_fraction: f64, seed: u64) -> Result<Vec<u32>> {
+    if !(0.0..=1.0).contains(&else_fraction) {
+        return Err(Error::invalid("else fraction", format!("{else_fraction} (use 0..=1)")));
+    }
+    Ok(match layout {
+        MaskLayout::Linear => {
+            let count = (else_fraction * n as f64).round() as usize;
+            (0..n).map(|i| (i < count) as u32).collect()
+        }
+        MaskLayout::Random => {
+            let mut rng = Rng::new(seed ^ 0x6d61_736b_0000_0000 ^ else_fraction.to_bits());
+            (0..n).map(|_| (rng.next_f64() < else_fraction) as u32).collect()
+        }
+    })
+}
+
+/// The else-fractions of a sweep: `steps + 1` even steps from 0 to 1, and for the random
+/// layout also fine steps over 0.5-20 %, where the paper's worst cases lie.
+pub fn sweep_fractions(layout: MaskLayout, steps: usize) -> Vec<f64> {
+    let steps = steps.max(1);
+    let mut f: Vec<f64> = (0..=steps).map(|i| i as f64 / steps as f64).collect();
+    if layout == MaskLayout::Random {
+        f.extend([0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.10, 0.12, 0.14, 0.16, 0.18, 0.20]);
+    }
+    f.sort_by(f64::total_cmp);
+    f.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+    f
+}
+
+/// The branch benchmark's size and branch weights.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BranchConfig {
+    pub n: usize,
+    /// Mixing rounds of the light if-branch (a serial chain on one word).
+    pub light_rounds: u32,
+    /// Double rounds of the heavy else-branch (32 live words).
+    pub heavy_rounds: u32,
+    pub seed: u64,
+}
+
+impl Default for BranchConfig {
+    fn default() -> Self {
+        BranchConfig { n: PAPER_N, light_rounds: 128, heavy_rounds: 4, seed: 1 }
+    }
+}
+
+impl BranchConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.n == 0 || self.n > u32::MAX as usize {
+            return Err(Error::invalid("--n", format!("{} (use 1..=2^32-1 elements)", self.n)));
+        }
+        Ok(())
+    }
+
+    /// Input words of every element (4 per element, never all zero).
+    pub fn data(&self) -> Vec<[u32; 4]> {
+        let mut rng = Rng::new(self.seed);
+        (0..self.n).map(|_| [rng.next_u32(), rng.next_u32(), rng.next_u32(), rng.next_u32() | 1]).collect()
+    }
+}
+
+/// GPU divergence of the three kernels from one probed run of each.
+#[derive(Clone, Debug)]
+pub struct BranchDivergence {
+    pub branched: Divergence,
+    pub split_if: Divergence,
+    pub split_else: Divergence,
+}
+
+struct Probe {
+    layout: ProbeLayout,
+    buffers: [GpuBuffer<u32>; 3],
+}
+
+/// Uploaded data and the three bound kernels; the mask can be replaced between runs.
+pub struct BranchPrepared {
+    kernels: [Arc<Kernel>; 3],
+    binds: [wgpu::BindGroup; 3],
+    mask: GpuBuffer<u32>,
+    results_branched: GpuBuffer<u32>,
+    results_split: GpuBuffer<u32>,
+    probe: Option<Probe>,
+    grid: [u32; 3],
+    n: usize,
+    _inputs: Vec<Box<dyn Bind>>,
+}
+
+impl BranchPrepared {
+    /// Uploads `data` (one entry per element) and an all-if mask; `probe` adds the divergence
+    /// probe (needs subgroups).
+    pub fn new(gpu: &Gpu, cfg: &BranchConfig, data: &[[u32; 4]], probe: bool) -> Result<BranchPrepared> {
+        cfg.validate()?;
+        let n = cfg.n;
+        if data.len() != n {
+            return Err(Error::invalid("data", format!("{} entries for n = {n}", data.len())));
+        }
+        let width = if probe { Some(gpu.require_subgroups()?) } else { None };
+        let defines: &[&str] = if width.is_some() { &["PROBE"] } else { &[] };
+        let kernels = [
+            gpu.kernel(BRANCH_FILE, "branched", defines)?,
+            gpu.kernel(BRANCH_FILE, "split_if", defines)?,
+            gpu.kernel(BRANCH_FILE, "split_else", defines)?,
+        ];
+        let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
+        let mask = gpu.buffer_zeroed::<u32>("decision mask", n, BufferKind::Storage)?;
+        let flat: &[u32] = bytemuck::cast_slice(data);
+        let data = gpu.buffer("branch data", flat, BufferKind::Storage)?;
+        let results_branched = gpu.buffer_zeroed::<u32>("branched results", n, BufferKind::Storage)?;
+        let results_split = gpu.buffer_zeroed::<u32>("split results", n, BufferKind::Storage)?;
+        let params = gpu.buffer("params", &[n as u32, cfg.light_rounds, cfg.heavy_rounds, 0], BufferKind::Uniform)?;
+        let workgroups = grid[0] as usize * grid[1] as usize;
+        let probe = match width {
+            Some(w) => {
+                let layout = ProbeLayout::new(1, workgroups, WORKGROUP_SIZE, w);
+                let buf = |label| gpu.buffer_zeroed::<u32>(label, layout.words(), BufferKind::Storage);
+                Some(Probe { layout, buffers: [buf("probe branched")?, buf("probe split_if")?, buf("probe split_else")?] })
+            }
+            None => None,
+        };
+        let bind = |k: usize, results: &GpuBuffer<u32>| {
+            let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &mask), (1, &data), (2, results), (3, &params)];
+            if let Some(p) = &probe {
+                slots.push((PROBE_BINDING, &p.buffers[k]));
+            }
+            kernels[k].bind_at(gpu, &slots)
+        };
+        let binds = [bind(0, &results_branched)?, bind(1, &results_split)?, bind(2, &results_split)?];
+        Ok(BranchPrepared {
+            kernels,
+            binds,
+            mask,
+            results_branched,
+            results_split,
+            probe,
+            grid,
+            n,
+            _inputs: vec![Box::new(data), Box::new(params)],
+        })
+    }
+
+    /// Replaces the decision mask.
+    pub fn set_mask(&self, gpu: &Gpu, mask: &[u32]) -> Result<()> {
+        if mask.len() != self.n {
+            return Err(Error::invalid("mask", format!("{} entries for n = {}", mask.len(), self.n)));
+        }
+        gpu.write(&self.mask, mask)
+    }
+
+    /// Figure 6(a): the single branched kernel.
+    pub fn run_branched(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&[Step::dispatch(&self.kernels[0], &self.binds[0], self.grid)], true)
+    }
+
+    /// Figure 6(b): the if-kernel then the else-kernel, timed from the first dispatch to the end
+    /// of the second.
+    pub fn run_split(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(
+            &[
+                Step::dispatch(&self.kernels[1], &self.binds[1], self.grid),
+                Step::dispatch(&self.kernels[2], &self.binds[2], self.grid),
+            ],
+            true,
+        )
+    }
+
+    /// Zeroes both result buffers (so a check cannot pass on stale values).
+    pub fn clear_results(&self, gpu: &Gpu) -> Result<()> {
+        gpu.run(&[Step::clear(&self.results_branched), Step::clear(&self.results_split)], false).map(|_| ())
+    }
+
+    pub fn results_branched(&self, gpu: &Gpu) -> Result<Vec<u32>> {
+        gpu.read(&self.results_branched)
+    }
+
+    pub fn results_split(&self, gpu: &Gpu) -> Result<Vec<u32>> {
+        gpu.read(&self.results_split)
+    }
+
+    /// Probe counters of the last run of each kernel (None when not probing).
+    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<BranchDivergence>> {
+        let Some(p) = &self.probe else { return Ok(None) };
+        let d = |i: usize| -> Result<Divergence> { Ok(p.layout.decode(&gpu.read(&p.buffers[i])?)) };
+        Ok(Some(BranchDivergence { branched: d(0)?, split_if: d(1)?, split_else: d(2)? }))
+    }
+}
+
+/// Host emulation of the branched kernel's divergence at `width` (its probed condition is
+/// `mask[i] == 0`, the if-branch).
+pub fn emulate(mask: &[u32], width: u32) -> Result<Divergence> {
+    let paths: Vec<u32> = mask.iter().map(|&m| (m == 0) as u32).collect();
+    divergence::emulate_paths(&paths, 1, width)
+}
+
+/// One point of the sweep: times the branched and the split version on `mask`, checks both
+/// against the CPU reference and each other, and returns the two records (branched, split).
+/// `probed` (when given) measures divergence in separate runs.
+pub fn bench_point(
+    gpu: &Gpu,
+    cfg: &BranchConfig,
+    layout: MaskLayout,
+    else_fraction: f64,
+    data: &[[u32; 4]],
+    plain: &BranchPrepared,
+    probed: Option<&BranchPrepared>,
+    protocol: &Protocol,
+) -> Result<[Record; 2]> {
+    let mask = decision_mask(layout, cfg.n, else_fraction, cfg.seed)?;
+    plain.set_mask(gpu, &mask)?;
+    plain.clear_results(gpu)?;
+    plain.run_branched(gpu)?;
+    plain.run_split(gpu)?;
+    let branched_out = plain.results_branched(gpu)?;
+    let split_out = plain.results_split(gpu)?;
+    // Time before the (long) CPU reference, so the GPU has not dropped its clocks while idle.
+    let t_branched = harness::measure(protocol, || plain.run_branched(gpu))?;
+    let t_split = harness::measure(protocol, || plain.run_split(gpu))?;
+    let expected = cpu::branch(&mask, data, cfg.light_rounds, cfg.heavy_rounds);
+    let check_branched = Check::exact(&branched_out, &expected);
+    let mut check_split = Check::exact(&split_out, &expected);
+    let same = Check::exact(&split_out, &branched_out);
+    if !same.passed {
+        check_split.passed = false;
+        check_split.first_mismatch = same.first_mismatch.map(|m| format!("split vs branched {m}"));
+    }
+
+    let (div, source) = match probed {
+        Some(p) => {
+            p.set_mask(gpu, &mask)?;
+            p.run_branched(gpu)?;
+            p.run_split(gpu)?;
+            let d = p.divergence(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?;
+            ([Some(d.branched), Some(d.split_if), Some(d.split_else)], "gpu-probe")
+        }
+        None => ([Some(emulate(&mask, 32)?), None, None], "host-emulation (width 32)"),
+    };
+    let else_elements = mask.iter().filter(|&&m| m != 0).count();
+    let params = serde_json::json!({
+        "layout": layout.name(),
+        "else_fraction": else_fraction,
+        "else_elements": else_elements,
+        "n": cfg.n,
+        "light_rounds": cfg.light_rounds,
+        "heavy_rounds": cfg.heavy_rounds,
+    });
+    let variant = format!("{} else={:.1}%", layout.name(), else_fraction * 100.0);
+    let throughput = |median: f64| Some(Throughput { value: cfg.n as f64 / median * 1e-6, unit: "Melements/s".into() });
+    let record = |kernel: &str, stats: harness::Stats, check: Check, divergence: Option<Divergence>, extra| Record {
+        schema: harness::SCHEMA_VERSION,
+        family: "carrillo".into(),
+        kernel: kernel.into(),
+        variant: variant.clone(),
+        params: params.clone(),
+        seed: cfg.seed,
+        environment: Environment::of(gpu),
+        throughput: throughput(stats.median),
+        stats,
+        check,
+        divergence: divergence.map(|d| d.summary()),
+        extra,
+    };
+    let ratio = t_split.median / t_branched.median;
+    let [d_branched, d_if, d_else] = div;
+    let split_extra = serde_json::json!({
+        "split_over_branched": ratio,
+        "divergence_source": source,
+        "split_else_divergence": d_else.map(|d| d.summary()),
+    });
+    Ok([
+        record("branched", t_branched, check_branched, d_branched, serde_json::json!({ "divergence_source": source })),
+        record("split", t_split, check_split, d_if, split_extra),
+    ])
+}
+
+/// The branch sweep over `fractions` of one layout.
+pub fn sweep(
+    gpu: &Gpu,
+    cfg: &BranchConfig,
+    layout: MaskLayout,
+    fractions: &[f64],
+    protocol: &Protocol,
+    progress: Option<&Progress>,
+) -> Result<Vec<Record>> {
+    let data = cfg.data();
+    let plain = BranchPrepared::new(gpu, cfg, &data, false)?;
+    let probed = match gpu.caps.subgroup_size {
+        Some(_) => Some(BranchPrepared::new(gpu, cfg, &data, true)?),
+        None => None,
+    };
+    let mut records = Vec::new();
+    for &f in fractions {
+        if let Some(p) = progress {
+            p.message(format!("{} else {:.1}%", layout.name(), f * 100.0));
+        }
+        records.extend(bench_point(gpu, cfg, layout, f, &data, &plain, probed.as_ref(), protocol)?);
+        if let Some(p) = progress {
+            p.step("");
+        }
+    }
+    Ok(records)
+}
+
+/// The paper's comparison: per else-fraction, branched and split medians and their ratio.
+pub fn comparison_table(records: &[Record]) -> String {
+    let mut out = String::from("else %   branched      split         split/branched  branched div.ratio\n");
+    for b in records.iter().filter(|r| r.family == "carrillo" && r.kernel == "branched") {
+        let Some(s) = records.iter().find(|r| r.family == "carrillo" && r.kernel == "split" && r.variant == b.variant) else {
+            continue;
+        };
+        let f = b.params["else_fraction"].as_f64().unwrap_or(f64::NAN) * 100.0;
+        let div = b.divergence.as_ref().map_or("-".to_string(), |d| format!("{:.3}", d.divergence_ratio));
+        out += &format!(
+            "{f:>6.1}   {:<12}  {:<12}  {:>14.3}  {div:>18}\n",
+            harness::format_seconds(b.stats.median),
+            harness::format_seconds(s.stats.median),
+            s.stats.median / b.stats.median
+        );
+    }
+    out
+}
+
+/// Loop-splitting benchmark size: `n` threads, each over `len` elements of four arrays.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LoopConfig {
+    pub n: usize,
+    pub len: usize,
+    pub seed: u64,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig { n: 1 << 20, len: 8, seed: 1 }
+    }
+}
+
+impl LoopConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.n == 0 || self.len == 0 || self.len > 4096 || (self.n as u64) * (self.len as u64) > u32::MAX as u64 {
+            return Err(Error::invalid(
+                "loop split size",
+                format!("n = {}, len = {} (need n ≥ 1, 1 ≤ len ≤ 4096, n·len < 2^32)", self.n, self.len),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The four input arrays (n·len each): p1, p2 any; p3 < 2^20; p4 in 1..2^16.
+    pub fn inputs(&self) -> Result<[Vec<u32>; 4]> {
+        self.validate()?;
+        let total = self.n * self.len;
+        let mut rng = Rng::new(self.seed ^ 0x6c6f_6f70);
+        let p1 = rng.vec_u32(total);
+        let p2 = rng.vec_u32(total);
+        let p3 = (0..total).map(|_| rng.next_u32() >> 12).collect();
+        let p4 = (0..total).map(|_| (rng.next_u32() >> 16).max(1)).collect();
+        Ok([p1, p2, p3, p4])
+    }
+}
+
+/// The fused and the split loop kernels bound to the same inputs (separate outputs).
+pub struct LoopPrepared {
+    fused: Arc<Kernel>,
+    split: Arc<Kernel>,
+    bind_fused: wgpu::BindGroup,
+    bind_split: wgpu::BindGroup,
+    results_fused: GpuBuffer<u32>,
+    results_split: GpuBuffer<u32>,
+    grid: [u32; 3],
+    _inputs: Vec<GpuBuffer<u32>>,
+}
+
+impl LoopPrepared {
+    pub fn new(gpu: &Gpu, cfg: &LoopConfig, inputs: &[Vec<u32>; 4]) -> Result<LoopPrepared> {
+        cfg.validate()?;
+        if inputs.iter().any(|p| p.len() != cfg.n * cfg.len) {
+            return Err(Error::invalid("loop inputs", "four arrays of n·len entries"));
+        }
+        let fused = gpu.kernel(LOOP_FILE, "fused", &[])?;
+        let split = gpu.kernel(LOOP_FILE, "split", &[])?;
+        let p: Vec<GpuBuffer<u32>> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, v)| gpu.buffer(&format!("p{}", i + 1), v, BufferKind::Storage))
+            .collect::<Result<_>>()?;
+        let params = gpu.buffer("params", &[cfg.n as u32, cfg.len as u32, 0, 0], BufferKind::Uniform)?;
+        let results_fused = gpu.buffer_zeroed::<u32>("fused results", cfg.n, BufferKind::Storage)?;
+        let results_split = gpu.buffer_zeroed::<u32>("split results", cfg.n, BufferKind::Storage)?;
+        let bind_fused = fused.bind(gpu, &[&p[0], &p[1], &p[2], &p[3], &results_fused, &params])?;
+        let bind_split = split.bind(gpu, &[&p[0], &p[1], &p[2], &p[3], &results_split, &params])?;
+        let grid = gpu.grid(cfg.n as u64, WORKGROUP_SIZE)?;
+        let mut keep = p;
+        keep.push(params);
+        Ok(LoopPrepared { fused, split, bind_fused, bind_split, results_fused, results_split, grid, _inputs: keep })
+    }
+
+    /// Figure 5(a).
+    pub fn run_fused(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&[Step::dispatch(&self.fused, &self.bind_fused, self.grid)], true)
+    }
+
+    /// Figure 5(b).
+    pub fn run_split(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&[Step::dispatch(&self.split, &self.bind_split, self.grid)], true)
+    }
+
+    pub fn results_fused(&self, gpu: &Gpu) -> Result<Vec<u32>> {
+        gpu.read(&self.results_fused)
+    }
+
+    pub fn results_split(&self, gpu: &Gpu) -> Result<Vec<u32>> {
+        gpu.read(&self.results_split)
+    }
+}
+
+/// Times loop-fused against loop-split and checks both against the CPU reference.
+pub fn bench_loops(gpu: &Gpu, cfg: &LoopConfig, protocol: &Protocol) -> Result<[Record; 2]> {
+    let inputs = cfg.inputs()?;
+    let run = LoopPrepared::new(gpu, cfg, &inputs)?;
+    run.run_fused(gpu)?;
+    run.run_split(gpu)?;
+    let (fused, split) = (run.results_fused(gpu)?, run.results_split(gpu)?);
+    let t_fused = harness::measure(protocol, || run.run_fused(gpu))?;
+    let t_split = harness::measure(protocol, || run.run_split(gpu))?;
+    let expected = cpu::loop_split([&inputs[0], &inputs[1], &inputs[2], &inputs[3]], cfg.n, cfg.len);
+    let check_fused = Check::exact(&fused, &expected);
+    let check_split = Check::exact(&split, &expected);
+    let ratio = t_split.median / t_fused.median;
+    let elements = (cfg.n * cfg.len) as f64;
+    let record = |kernel: &str, stats: harness::Stats, check: Check, extra| Record {
+        schema: harness::SCHEMA_VERSION,
+        family: "carrillo".into(),
+        kernel: kernel.into(),
+        variant: format!("loops n={} len={}", cfg.n, cfg.len),
+        params: serde_json::to_value(cfg).unwrap_or_default(),
+        seed: cfg.seed,
+        environment: Environment::of(gpu),
+        throughput: Some(Throughput { value: elements / stats.median * 1e-9, unit: "G elements/s".into() }),
+        stats,
+        check,
+        divergence: None,
+        extra,
+    };
+    Ok([
+        record("loop_fused", t_fused, check_fused, serde_json::Value::Null),
+        record("loop_split", t_split, check_split, serde_json::json!({ "split_over_fused": ratio })),
+    ])
+}
+
+/// `simtlab bench carrillo`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct CarrilloArgs {
+    /// Decision-mask layout: linear (two sections) or random.
+    #[arg(long, value_enum, default_value = "linear")]
+    pub layout: MaskLayout,
+    /// Even steps of the else-fraction from 0 to 100 % (random adds fine steps over 0.5-20 %).
+    #[arg(long, default_value_t = 10)]
+    pub steps: usize,
+    /// Explicit else-fractions (0..=1) instead of the sweep.
+    #[arg(long, value_delimiter = ',')]
+    pub fractions: Vec<f64>,
+    /// Elements (the paper: 4M = 2^22).
+    #[arg(long, default_value_t = PAPER_N)]
+    pub n: usize,
+    /// Mixing rounds of the light if-branch.
+    #[arg(long, default_value_t = 128)]
+    pub light_rounds: u32,
+    /// Double rounds of the heavy else-branch.
+    #[arg(long, default_value_t = 4)]
+    pub heavy_rounds: u32,
+    /// Elements per thread in the loop-splitting benchmark (0 = skip it).
+    #[arg(long, default_value_t = 8)]
+    pub loop_len: usize,
+    /// Threads of the loop-splitting benchmark.
+    #[arg(long, default_value_t = 1 << 20)]
+    pub loop_n: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Runs the branch sweep (and the loop-splitting pair unless `loop_len` is 0).
+pub fn bench_cli(gpu: &Gpu, args: &CarrilloArgs, protocol: &Protocol) -> Result<Vec<Record>> {
+    let cfg = BranchConfig { n: args.n, light_rounds: args.light_rounds, heavy_rounds: args.heavy_rounds, seed: args.seed };
+    cfg.validate()?;
+    let fractions = if args.fractions.is_empty() { sweep_fractions(args.layout, args.steps) } else { args.fractions.clone() };
+    if let Some(f) = fractions.iter().find(|f| !(0.0..=1.0).contains(*f)) {
+        return Err(Error::invalid("--fractions", format!("{f} (use 0..=1)")));
+    }
+    let progress = Progress::new(fractions.len() as u64 + (args.loop_len > 0) as u64, "carrillo");
+    let mut records = sweep(gpu, &cfg, args.layout, &fractions, protocol, Some(&progress))?;
+    if args.loop_len > 0 {
+        progress.message("loop splitting");
+        let loops = LoopConfig { n: args.loop_n, len: args.loop_len, seed: args.seed };
+        records.extend(bench_loops(gpu, &loops, protocol)?);
+        progress.step("");
+    }
+    progress.finish();
+    Ok(records)
+}

@@ -1,0 +1,207 @@
+//! Ryoo's matmul ladder and Carrillo's branch/loop splitting on the default adapter (lavapipe
+//! in CI): every matmul variant against the f64 CPU product, branched against split kernels
+//! for every mask, loop-split against loop-fused.
+
+mod common;
+
+use simtlab::harness::{Check, Protocol};
+use simtlab::kernels::carrillo::{self, BranchConfig, BranchPrepared, LoopConfig, LoopPrepared, MaskLayout};
+use simtlab::kernels::matmul::{self, cpu, Prepared, RegtileConfig, Shape, Variant};
+use simtlab::rng::Rng;
+
+fn matmul_matches_cpu(gpu: &simtlab::Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig, seed: u64) {
+    let mut rng = Rng::new(seed);
+    let a = matmul::random_matrix(shape.m, shape.k, &mut rng);
+    let b = matmul::random_matrix(shape.k, shape.n, &mut rng);
+    let run = Prepared::new(gpu, variant, shape, &a, &b, regtile).unwrap();
+    run.clear(gpu).unwrap();
+    run.dispatch(gpu).unwrap();
+    let (tol, floor) = matmul::check_bounds(shape.k);
+    let check = Check::relative(&run.result(gpu).unwrap(), &cpu::matmul(&a, &b, shape), tol, floor);
+    assert!(check.passed, "{} {shape:?} {regtile:?}: {:?}", variant.name(), check.first_mismatch);
+}
+
+/// Relative error ≤ 1e-4 · max(|c|, √K/3) against the f64-accumulated product, at a size that
+/// is a multiple of every tile (64) and one that is not (67×45×53, K and N odd).
+#[test]
+fn every_matmul_variant_matches_the_cpu_product() {
+    let gpu = common::gpu();
+    let regtile = RegtileConfig::default();
+    for (i, shape) in [Shape::square(64), Shape { m: 67, n: 45, k: 53 }].into_iter().enumerate() {
+        for v in Variant::ALL {
+            matmul_matches_cpu(&gpu, v, shape, &regtile, 10 + i as u64);
+        }
+    }
+}
+
+/// regtile's vec4 path on shapes that are not multiples of the workgroup tile, its scalar
+/// path, and other tile configurations.
+#[test]
+fn regtile_configurations_match_the_cpu_product() {
+    let gpu = common::gpu();
+    let configs = [
+        RegtileConfig::default(),
+        RegtileConfig { wg_y: 16, bk: 8, ..Default::default() },
+        RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16, ..Default::default() },
+        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 4, bk: 8, warp_x: 16, warp_y: 2, group_m: 1 },
+        RegtileConfig { wg_x: 8, wg_y: 16, tm: 4, tn: 8, bk: 12, warp_x: 3, warp_y: 4, group_m: 2 },
+        RegtileConfig { wg_x: 12, wg_y: 4, tm: 8, tn: 8, bk: 4, warp_x: 4, warp_y: 2, group_m: 3 },
+    ];
+    for (i, cfg) in configs.iter().enumerate() {
+        // the last has 5×3 workgroup tiles with the default config: grouping leaves a partial group
+        for shape in [Shape { m: 68, n: 36, k: 44 }, Shape { m: 33, n: 70, k: 9 }, Shape { m: 130, n: 132, k: 20 }, Shape { m: 600, n: 300, k: 8 }] {
+            matmul_matches_cpu(&gpu, Variant::Regtile, shape, cfg, 20 + i as u64);
+        }
+    }
+}
+
+#[test]
+fn matmul_resources_come_from_the_naga_ir() {
+    let shape = Shape::square(64);
+    let res = |v: Variant, cfg: &RegtileConfig| matmul::resources(&matmul::spec(v, shape, cfg).unwrap()).unwrap();
+    let d = RegtileConfig::default();
+    let naive = res(Variant::Naive, &d);
+    assert_eq!((naive.threads_per_workgroup, naive.workgroup_bytes), (256, 0));
+    for (v, t) in [(Variant::Tiled4, 4u32), (Variant::Tiled8, 8), (Variant::Tiled12, 12), (Variant::Tiled16, 16)] {
+        let r = res(v, &d);
+        assert_eq!(r.threads_per_workgroup, t * t, "{v:?}");
+        assert_eq!(r.workgroup_bytes, 2 * 4 * (t * t) as u64, "{v:?}");
+        assert_eq!(r.workgroup_bytes_per_thread, 8.0, "{v:?}");
+    }
+    for v in [Variant::Unrolled, Variant::Prefetch] {
+        assert_eq!(res(v, &d).workgroup_bytes, 2048);
+    }
+    // 64×128 tile, BK = 16, two buffers of A and B: 2·(16·64 + 16·128)·4 bytes
+    let r = res(Variant::Regtile, &d);
+    assert_eq!((r.threads_per_workgroup, r.workgroup_bytes), (128, 24576));
+    assert_eq!(r.workgroup_bytes_per_thread, 192.0);
+    // 128×128 tile, BK = 8: 2·(8·128 + 8·128)·4 bytes
+    let r = res(Variant::Regtile, &RegtileConfig { wg_y: 16, bk: 8, ..d });
+    assert_eq!((r.threads_per_workgroup, r.workgroup_bytes), (256, 16384));
+    assert_eq!(r.workgroup_bytes_per_thread, 64.0);
+    let small = RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16, ..d };
+    let r = res(Variant::Regtile, &small);
+    assert_eq!((r.threads_per_workgroup, r.workgroup_bytes), (64, 2 * (16 * 32 * 2) * 4));
+    assert!(RegtileConfig { bk: 6, ..d }.validate().is_err());
+    assert!(RegtileConfig { wg_x: 4, wg_y: 4, bk: 32, ..d }.validate().is_err());
+    assert_eq!(Variant::parse_list("all").unwrap().len(), 8);
+    assert_eq!(Variant::parse_list("naive,regtile").unwrap(), vec![Variant::Naive, Variant::Regtile]);
+    assert!(Variant::parse_list("tiled5").is_err());
+}
+
+#[test]
+fn matmul_bench_records_gflops_and_resources() {
+    let gpu = common::gpu();
+    let protocol = Protocol { warmup: 0, samples: 1 };
+    let r = matmul::bench(&gpu, Variant::Tiled12, Shape { m: 40, n: 30, k: 20 }, &RegtileConfig::default(), &protocol, 3).unwrap();
+    assert!(r.check.passed, "{:?}", r.check.first_mismatch);
+    assert_eq!(r.check.checked, 40 * 30);
+    assert!(r.throughput.as_ref().unwrap().value > 0.0);
+    assert_eq!(r.extra["threads_per_workgroup"], 144);
+    assert!(matmul::ladder_table(&[r]).contains("tiled12"));
+}
+
+#[test]
+fn decision_masks_have_the_requested_layout() {
+    let n = 10_000;
+    let lin = carrillo::decision_mask(MaskLayout::Linear, n, 0.25, 1).unwrap();
+    assert_eq!(lin.iter().filter(|&&m| m == 1).count(), 2500);
+    assert!(lin[..2500].iter().all(|&m| m == 1) && lin[2500..].iter().all(|&m| m == 0));
+    let rnd = carrillo::decision_mask(MaskLayout::Random, n, 0.1, 1).unwrap();
+    let ones = rnd.iter().filter(|&&m| m == 1).count();
+    assert!((800..1200).contains(&ones), "{ones}");
+    for layout in [MaskLayout::Linear, MaskLayout::Random] {
+        assert!(carrillo::decision_mask(layout, n, 0.0, 2).unwrap().iter().all(|&m| m == 0));
+        assert!(carrillo::decision_mask(layout, n, 1.0, 2).unwrap().iter().all(|&m| m == 1));
+    }
+    assert!(carrillo::decision_mask(MaskLayout::Random, n, 1.5, 1).is_err());
+    let f = carrillo::sweep_fractions(MaskLayout::Random, 10);
+    assert_eq!((f[0], *f.last().unwrap()), (0.0, 1.0));
+    assert!(f.contains(&0.01) && f.contains(&0.16) && f.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(carrillo::sweep_fractions(MaskLayout::Linear, 4), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+}
+
+/// Branched and split kernels write identical outputs, equal to the CPU reference, for masks
+/// of both layouts over the whole range of else-fractions (n not a multiple of the workgroup).
+#[test]
+fn branched_and_split_kernels_agree_for_every_mask() {
+    let gpu = common::gpu();
+    let cfg = BranchConfig { n: 5003, light_rounds: 8, heavy_rounds: 2, seed: 7 };
+    let data = cfg.data();
+    let run = BranchPrepared::new(&gpu, &cfg, &data, false).unwrap();
+    for layout in [MaskLayout::Linear, MaskLayout::Random] {
+        for f in [0.0, 0.005, 0.01, 0.1, 0.16, 0.5, 0.9, 0.995, 1.0] {
+            let mask = carrillo::decision_mask(layout, cfg.n, f, cfg.seed).unwrap();
+            run.set_mask(&gpu, &mask).unwrap();
+            run.clear_results(&gpu).unwrap();
+            run.run_branched(&gpu).unwrap();
+            run.run_split(&gpu).unwrap();
+            let branched = run.results_branched(&gpu).unwrap();
+            let split = run.results_split(&gpu).unwrap();
+            assert_eq!(branched, split, "{layout:?} else {f}");
+            let expected = carrillo::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
+            assert_eq!(branched, expected, "{layout:?} else {f}");
+        }
+    }
+}
+
+/// The probe on the branch sees what host emulation predicts: with the linear mask only the
+/// boundary subgroup diverges; probing changes no result.
+#[test]
+fn branch_probe_matches_emulation() {
+    let Some((gpu, width)) = common::gpu_with_subgroups() else { return };
+    let cfg = BranchConfig { n: 3001, light_rounds: 4, heavy_rounds: 1, seed: 3 };
+    let data = cfg.data();
+    let run = BranchPrepared::new(&gpu, &cfg, &data, true).unwrap();
+    for (layout, f) in [(MaskLayout::Linear, 0.3), (MaskLayout::Random, 0.05), (MaskLayout::Random, 0.5)] {
+        let mask = carrillo::decision_mask(layout, cfg.n, f, cfg.seed).unwrap();
+        run.set_mask(&gpu, &mask).unwrap();
+        run.run_branched(&gpu).unwrap();
+        run.run_split(&gpu).unwrap();
+        let expected = carrillo::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
+        assert_eq!(run.results_branched(&gpu).unwrap(), expected);
+        assert_eq!(run.results_split(&gpu).unwrap(), expected);
+        let d = run.divergence(&gpu).unwrap().unwrap();
+        let emulated = carrillo::emulate(&mask, width).unwrap();
+        assert_eq!(d.branched.divergent_warps, emulated.divergent_warps, "{layout:?} {f}");
+        assert_eq!(d.branched.sites, emulated.sites, "{layout:?} {f}");
+        // the split kernels test the same condition (negated in the else kernel)
+        assert_eq!(d.split_if.divergent_warps, emulated.divergent_warps);
+        assert_eq!(d.split_else.divergent_warps, emulated.divergent_warps);
+        if layout == MaskLayout::Linear {
+            assert_eq!(d.branched.divergent_warps, 1, "only the boundary subgroup diverges");
+        }
+    }
+}
+
+#[test]
+fn carrillo_sweep_records_pass_their_checks() {
+    let gpu = common::gpu();
+    let cfg = BranchConfig { n: 2048, light_rounds: 4, heavy_rounds: 1, seed: 5 };
+    let protocol = Protocol { warmup: 0, samples: 1 };
+    let records = carrillo::sweep(&gpu, &cfg, MaskLayout::Random, &[0.0, 0.1, 1.0], &protocol, None).unwrap();
+    assert_eq!(records.len(), 6);
+    assert!(records.iter().all(|r| r.check.passed), "{:?}", records.iter().map(|r| &r.check).collect::<Vec<_>>());
+    assert!(records.iter().all(|r| r.divergence.is_some()));
+    let table = carrillo::comparison_table(&records);
+    assert_eq!(table.lines().count(), 4, "{table}");
+}
+
+#[test]
+fn loop_split_equals_loop_fused() {
+    let gpu = common::gpu();
+    for (n, len) in [(1000, 5), (257, 1), (4096, 12)] {
+        let cfg = LoopConfig { n, len, seed: n as u64 };
+        let inputs = cfg.inputs().unwrap();
+        let run = LoopPrepared::new(&gpu, &cfg, &inputs).unwrap();
+        run.run_fused(&gpu).unwrap();
+        run.run_split(&gpu).unwrap();
+        let fused = run.results_fused(&gpu).unwrap();
+        assert_eq!(fused, run.results_split(&gpu).unwrap(), "n {n} len {len}");
+        let expected = carrillo::cpu::loop_split([&inputs[0], &inputs[1], &inputs[2], &inputs[3]], n, len);
+        assert_eq!(fused, expected);
+    }
+    let records = carrillo::bench_loops(&gpu, &LoopConfig { n: 500, len: 3, seed: 1 }, &Protocol { warmup: 0, samples: 1 }).unwrap();
+    assert!(records.iter().all(|r| r.check.passed));
+    assert!(LoopConfig { n: 10, len: 0, seed: 1 }.validate().is_err());
+}
