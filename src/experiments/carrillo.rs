@@ -85,3 +85,76 @@ impl Experiment for SplitOccupancy {
         }
     }
 }
+
+fn sweep_run(gpu: &Gpu, words: &[String], protocol: &crate::harness::Protocol) -> Result<Vec<Record>> {
+    let args: crate::kernels::carrillo::CarrilloArgs = super::parse_args(words)?;
+    crate::kernels::carrillo::bench_cli(gpu, &args, protocol)
+}
+
+/// Split time / branched time per else-fraction (below 1: splitting pays).
+fn ratios(records: &[&Record], layout: &str) -> Vec<(f64, f64)> {
+    let at = |kernel: &str, f: f64| {
+        records
+            .iter()
+            .find(|r| r.kernel == kernel && r.params["layout"] == layout && r.params["else_fraction"].as_f64() == Some(f))
+            .map(|r| r.stats.median)
+    };
+    let mut v: Vec<(f64, f64)> = records
+        .iter()
+        .filter(|r| r.kernel == "branched" && r.params["layout"] == layout)
+        .filter_map(|r| {
+            let f = r.params["else_fraction"].as_f64()?;
+            Some((f * 100.0, at("split", f)? / r.stats.median))
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+fn sweep_figure(records: &[&Record]) -> crate::report::Figure {
+    let series = ["linear", "random"]
+        .iter()
+        .map(|l| crate::report::Series { name: format!("{l} mask: split / branched"), points: ratios(records, l) })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    crate::report::Figure {
+        id: "carrillo-split-vs-branched".into(),
+        title: "branch splitting: split time / branched time (below 1: splitting pays)".into(),
+        x_label: "else fraction (%)".into(),
+        y_label: "split / branched".into(),
+        series,
+        ..Default::default()
+    }
+}
+
+fn sweep_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
+    let gain = paper.claim("split_speedup_98pct_low").and_then(|c| c.value).map(|p| 1.0 + p / 100.0);
+    ["linear", "random"]
+        .iter()
+        .filter_map(|l| {
+            let r = ratios(records, l);
+            if r.is_empty() {
+                return None;
+            }
+            let mean_speedup = r.len() as f64 / r.iter().map(|p| p.1).sum::<f64>();
+            Some(Verdict::direction(format!("{l} mask: splitting speeds up the branch (mean speedup over the sweep)"), gain, Some(mean_speedup), "x", 1.0))
+        })
+        .collect()
+}
+
+pub fn sweeps() -> Vec<Box<dyn Experiment>> {
+    vec![Box::new(super::CliSweep {
+        paper: "carrillo",
+        id: "carrillo-branch-split",
+        title: "Figures 7-10: branched vs split kernels over the else fraction, linear and random masks; loop splitting",
+        points: [
+            &["--layout linear --steps 2 --n 4096 --loop-len 0"],
+            &["--layout linear --steps 5 --n 65536 --loop-n 65536", "--layout random --fractions 0,0.01,0.05,0.2,0.5,1 --n 65536 --loop-len 0"],
+            &["--layout linear --steps 10", "--layout random --steps 10 --loop-len 0"],
+        ],
+        run: sweep_run,
+        verdicts: sweep_verdicts,
+        figure: Some(sweep_figure),
+        paper_tables: &["fig8", "fig10"],
+    })]
+}

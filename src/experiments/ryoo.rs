@@ -104,3 +104,50 @@ impl Experiment for MatmulOccupancy {
         }
     }
 }
+
+fn ladder_run(gpu: &Gpu, words: &[String], protocol: &crate::harness::Protocol) -> Result<Vec<Record>> {
+    let args: crate::kernels::matmul::MatmulArgs = super::parse_args(words)?;
+    crate::kernels::matmul::bench_cli(gpu, &args, protocol)
+}
+
+fn gflops(records: &[&Record], kernel: &str) -> Option<f64> {
+    records.iter().filter(|r| r.kernel == kernel).filter_map(|r| r.throughput.as_ref().map(|t| t.value)).reduce(f64::max)
+}
+
+fn ladder_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
+    let p = |row: &str| paper.value("fig4", row, "gflops");
+    let (naive, tiled, unrolled) = (p("not tiled (initial, Fig. 3a)"), p("tiled only (Fig. 3b)"), p("tiled & unrolled (Fig. 3c)"));
+    let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
+    vec![
+        Verdict::direction("16x16 tiling speeds up the naive kernel", ratio(tiled, naive), ratio(gflops(records, "tiled16"), gflops(records, "naive")), "x", 1.0),
+        Verdict::direction("unrolling speeds up the tiled kernel", ratio(unrolled, tiled), ratio(gflops(records, "unrolled"), gflops(records, "tiled16")), "x", 1.0),
+        Verdict::direction("4x4 tiles are slower than the naive kernel (paper: 'worse than non-tiled')", Some(0.5), ratio(gflops(records, "tiled4"), gflops(records, "naive")), "x", 1.0),
+    ]
+}
+
+fn ladder_figure(records: &[&Record]) -> crate::report::Figure {
+    let order = ["naive", "tiled4", "tiled8", "tiled12", "tiled16", "unrolled", "prefetch", "regtile"];
+    let points = order.iter().enumerate().filter_map(|(i, k)| gflops(records, k).map(|g| (i as f64, g))).collect();
+    crate::report::Figure {
+        id: "ryoo-matmul-ladder".into(),
+        title: "matmul ladder: GFLOPS (0 naive, 1-4 tiled 4/8/12/16, 5 unrolled, 6 prefetch, 7 regtile)".into(),
+        x_label: "kernel".into(),
+        y_label: "GFLOPS".into(),
+        log_y: true,
+        series: vec![crate::report::Series { name: "simtlab".into(), points }],
+        ..Default::default()
+    }
+}
+
+pub fn ladder() -> Vec<Box<dyn Experiment>> {
+    vec![Box::new(super::CliSweep {
+        paper: "ryoo",
+        id: "ryoo-fig4-matmul",
+        title: "Figure 4: the matmul optimization ladder (GFLOPS), plus a modern register-tiled kernel",
+        points: [&["--kernel all --n 64"], &["--kernel all --n 256"], &["--kernel all --n 4096"]],
+        run: ladder_run,
+        verdicts: ladder_verdicts,
+        figure: Some(ladder_figure),
+        paper_tables: &["fig4"],
+    })]
+}
