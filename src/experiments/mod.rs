@@ -327,7 +327,7 @@ impl Experiment for CliSweep {
         let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
         let mut table = Table {
             title: String::new(),
-            columns: ["kernel", "variant", "median (ms)", "throughput", "SIMT eff.", "check"].map(String::from).to_vec(),
+            columns: ["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"].map(String::from).to_vec(),
             rows: Vec::new(),
         };
         for r in &records {
@@ -335,7 +335,8 @@ impl Experiment for CliSweep {
                 Cell::text(&r.kernel),
                 Cell::text(&r.variant),
                 Cell::measured(r.stats.median * 1e3, 4),
-                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(format!("{:.3} {}", t.value, t.unit))),
+                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
+                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(&t.unit)),
                 r.divergence.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
                 Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
             ]);
