@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Turns the outputs of benches/gpu_campaign.sh (a directory) into the campaign table (markdown)."""
+import json
+import sys
+from pathlib import Path
+
+d = Path(sys.argv[1])
+load = lambda name: json.loads((d / name).read_text())
+torch = load("torch.json")
+cuda = [json.loads(l) for l in (d / "cuda_pt.jsonl").read_text().splitlines() if l.strip()]
+dev = load("devices.json")[0]
+rows = []
+
+
+def row(what, ours, base, ratio, target, ok):
+    rows.append(f"| {what} | {ours} | {base} | {ratio:.2f} | {target} | {'**met**' if ok else 'missed'} |")
+
+
+red = {r["variant"]: r for r in load("reduction.json")}
+fast = red["fast"]
+n = fast["params"]["n"]
+gbs = n * 4 / fast["stats"]["median"] / 1e9
+row("f32 sum, 2^28 (reduction `fast`)", f"{gbs:.0f} GB/s", f"torch.sum {torch['sum_2p28']['gb_per_s']:.0f} GB/s",
+    gbs / torch["sum_2p28"]["gb_per_s"], "≥ 0.95", gbs / torch["sum_2p28"]["gb_per_s"] >= 0.95)
+
+mm = {r["kernel"]: r for r in load("matmul.json")}
+tf = mm["regtile"]["throughput"]["value"] / 1000
+row("SGEMM f32 4096³ (`regtile`)", f"{tf:.1f} TFLOP/s", f"cuBLAS {torch['sgemm_4096']['tflops']:.1f} TFLOP/s (TF32 off)",
+    tf / torch["sgemm_4096"]["tflops"], "≥ 0.70", tf / torch["sgemm_4096"]["tflops"] >= 0.70)
+
+gs = {c["blocks"]: c for c in cuda if c.get("bench") == "grid_sync"}
+for r in load("barrier.json"):
+    wg = r["params"].get("workgroups") or int(r["variant"].split()[0])
+    us = r["stats"]["median"] * 1e6
+    base = gs.get(wg, {}).get("us_per_sync")
+    if base:
+        row(f"global barrier, {wg} workgroups (messages through atomics checked)", f"{us:.2f} us", f"grid.sync {base:.2f} us",
+            us / base, "≤ 0.8", us / base <= 0.8)
+
+qs = {r["variant"].split()[0]: r for r in load("queue.json")}
+cq = {c["kind"]: c for c in cuda if c.get("bench") == "queue"}
+dq = qs["distributed"]["extra"]["g_claims_per_s"]
+row("work queue, distributed heads (claims per invocation)", f"{dq:.1f} G claims/s", f"CUDA warp-granular single head {cq['single']['g_claims_per_s']:.2f} G claims/s",
+    dq / 8.0, "≥ 8 G claims/s", dq >= 8)
+ci = qs["chunked"]["extra"]["g_items_per_s"]
+row("work queue, chunked (256 items per claim)", f"{ci:.0f} G items/s", f"CUDA chunked {cq['chunked']['g_items_per_s']:.1f} G items/s",
+    ci / 250.0, "≥ 250 G items/s", ci >= 250)
+
+copy = torch["copy_2p28"]["gb_per_s"]
+bs = {r["variant"]: r for r in load("blackscholes.json")}["org"]
+bytes_per_option = 5 * 4  # price, strike, years in; call, put out
+roof = copy * 1e9 / bytes_per_option
+ops = bs["params"]["n"] / bs["stats"]["median"]
+row("BlackScholes, 2^24 options", f"{ops/1e9:.1f} G options/s", f"roofline {roof/1e9:.1f} G options/s (copy {copy:.0f} GB/s / 20 B)",
+    ops / roof, "≥ 0.8", ops / roof >= 0.8)
+
+lbm = {r["variant"]: r for r in load("lbm.json")}["org"]
+edge = lbm["params"]["edge"]
+cells = edge ** 3
+bytes_per_cell = 19 * 4 * 2 + 4  # 19 distributions in and out, one flag word
+lups = cells / lbm["stats"]["median"]
+lroof = copy * 1e9 / bytes_per_cell
+row(f"3D-LBM D3Q19, {edge}³", f"{lups/1e6:.0f} MLUPS", f"roofline {lroof/1e6:.0f} MLUPS (copy / {bytes_per_cell} B)", lups / lroof, "≥ 0.7", lups / lroof >= 0.7)
+
+rm = {r["variant"]: r for r in load("remap.json")}
+ideal = rm["ideal (pre-sorted input)"]["extra"]["end_to_end_s"]
+best = min((r["extra"]["end_to_end_s"], v) for v, r in rm.items() if v in ("redirect", "lam", "gpu") or v.startswith("auto"))
+row(f"divergent loop 2^24, one long lane per warp, remapped end to end (best: {best[1]})", f"{best[0]*1e3:.2f} ms", f"pre-sorted {ideal*1e3:.2f} ms",
+    ideal / best[0], "≥ 0.9 (speed)", ideal / best[0] >= 0.9)
+
+flat = {r["variant"]: r for r in load("remap-auto-flat.json")}
+off, auto = flat["none"]["stats"]["median"], flat["auto: none"]["stats"]["median"]
+row("no divergence (uniform loop, the BlackScholes lesson), auto vs off", f"{auto*1e6:.1f} us (auto chose {flat['auto: none']['extra']['strategy']})", f"off {off*1e6:.1f} us",
+    auto / off, "≤ 1.02", auto / off <= 1.02)
+
+print(f"adapter: {dev['name']} ({dev['backend']}), driver {dev['driver']} {dev['driver_info']}; torch {torch['torch']} CUDA {torch['cuda']}\n")
+print("| what | simtlab | baseline (same call) | ratio | target | |")
+print("| --- | --- | --- | --- | --- | --- |")
+print("\n".join(rows))
