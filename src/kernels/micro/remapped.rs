@@ -64,9 +64,16 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
         Strategy::Auto => {
             let plain = Prepared::new(gpu, cfg, &input, RunOptions::default())?;
             let kernel_s = harness::measure(&Protocol { warmup: 1, samples: 3 }, || plain.dispatch(gpu))?.median;
+            let t0 = Instant::now();
             let classes = classify(&input.primary)?;
+            let classify_per_element = t0.elapsed().as_secs_f64() / cfg.n as f64;
             let profile = Profile::from_loops(&input.primary, &classes, width, kernel_s)?;
-            let costs = CostModel { gpu_regroup_available: true, ..CostModel::default() };
+            // Measured on this host and this GPU, not estimated: the decision is only as good
+            // as its costs.
+            let mut costs = CostModel::calibrate(&classes, cfg.group)?;
+            costs.redirect_s_per_element += classify_per_element;
+            costs.lam_s_per_element += classify_per_element;
+            costs.gpu_regroup_s_per_element = measure_gpu_regroup(gpu, cfg, &input)? / cfg.n as f64;
             let d = remap::decide(Strategy::Auto, &profile, &costs)?;
             (d.strategy, Some(d))
         }
@@ -159,6 +166,18 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
         divergence: figures.probe_after.or(Some(figures.emulated_after)),
         extra: serde_json::to_value(&figures).unwrap_or_default(),
     })
+}
+
+/// Device seconds of the regroup passes alone (best of three).
+fn measure_gpu_regroup(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result<f64> {
+    let (lo, hi) = min_max(&input.primary);
+    let trips = gpu.buffer("trips for regroup", &input.primary, BufferKind::Storage)?;
+    let regroup = GpuRegroup::new(gpu, &trips, cfg.n, lo, remap::equal_width(lo, hi, CLASSES as u32), CLASSES as u32)?;
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        best = best.min(gpu.run(&regroup.steps(), true)?.seconds);
+    }
+    Ok(best)
 }
 
 fn min_max(v: &[u32]) -> (u32, u32) {
