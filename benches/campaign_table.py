@@ -77,3 +77,20 @@ print(f"adapter: {dev['name']} ({dev['backend']}), driver {dev['driver']} {dev['
 print("| what | simtlab | baseline (same call) | ratio | target | |")
 print("| --- | --- | --- | --- | --- | --- |")
 print("\n".join(rows))
+
+# With --readme FILE: replace the README's performance section (between the markers) too.
+if len(sys.argv) > 3 and sys.argv[2] == "--readme":
+    readme = Path(sys.argv[3])
+    text = readme.read_text()
+    start, end = "<!-- campaign:start -->", "<!-- campaign:end -->"
+    body = "\n".join([
+        f"Measured on {dev['name']} through wgpu/Vulkan, each row beside its baseline from the same device call "
+        "([benches/results/campaign-h100.md](benches/results/campaign-h100.md) has the raw outputs and the analysis):",
+        "",
+        "| what | simtlab | baseline (same call) | ratio | target | |",
+        "| --- | --- | --- | --- | --- | --- |",
+        *rows,
+    ])
+    if start in text and end in text:
+        text = text[: text.index(start) + len(start)] + "\n" + body + "\n" + text[text.index(end):]
+        readme.write_text(text)
