@@ -95,6 +95,13 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
         blocking_ok: false,
         reason: None,
     };
+    // wgpu's GL backend runs compute through GLSL, whose storage-memory semantics between
+    // invocations are weaker than Vulkan's model; the forest ring queue gave wrong answers
+    // there (Mesa llvmpipe GL) while every probe check passed, so blocking PT stays off on GL.
+    if gpu.info.backend == wgpu::Backend::Gl {
+        cap.reason = Some("the GL backend gives no cross-invocation memory model strong enough for blocking queues; use Vulkan, Metal or DX12".into());
+        return Ok(cap);
+    }
     let host_failure = |e: Error| match e {
         e @ (Error::Timeout { .. } | Error::Gpu { .. }) => Ok(e.to_string()),
         e => Err(e),
