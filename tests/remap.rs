@@ -11,8 +11,9 @@ use simtlab::remap::{self, GpuRegroup, Strategy};
 #[test]
 fn gpu_regroup_equals_its_cpu_reference() {
     let gpu = common::gpu();
-    // sizes around the tile (1024) and scan block (1024 histogram entries) edges, and past
-    // one scan-spine chunk (256 blocks: 300_000 × 37 / 1024 / 1024 ≈ 10.6, 4096 × 256 / 1024 = 1024)
+    // sizes around the tile edge (1024 elements), several scan blocks (300_000 in 37 classes:
+    // 10_841 histogram entries, 11 blocks of 1024), and more block sums than one 256-wide
+    // chunk of scan_block_sums (1_048_577 in 256 classes: 262_400 entries, 257 blocks)
     for (n, classes) in [
         (1usize, 3u32),
         (255, 10),
