@@ -11,18 +11,38 @@ use simtlab::remap::{self, GpuRegroup, Strategy};
 #[test]
 fn gpu_regroup_equals_its_cpu_reference() {
     let gpu = common::gpu();
-    for (n, classes) in [(1usize, 3u32), (255, 10), (1000, 10), (70_001, 37), (4096, 256)] {
+    // sizes around the tile edge (1024 elements), several scan blocks (300_000 in 37 classes:
+    // 10_841 histogram entries, 11 blocks of 1024), and more block sums than one 256-wide
+    // chunk of scan_block_sums (1_048_577 in 256 classes: 262_400 entries, 257 blocks)
+    for (n, classes) in [
+        (1usize, 3u32),
+        (255, 10),
+        (1000, 10),
+        (1024, 10),
+        (1025, 1),
+        (70_001, 37),
+        (4096, 256),
+        (300_000, 37),
+        (1_048_577, 256),
+    ] {
         let mut rng = simtlab::rng::Rng::new(n as u64);
         let trips: Vec<u32> = (0..n).map(|_| rng.range_u32(3, 900)).collect();
         let width = remap::equal_width(3, 900, classes);
         let buf = gpu.buffer("trips", &trips, BufferKind::Storage).unwrap();
-        let regroup = GpuRegroup::new(&gpu, &buf, n, 3, width, classes).unwrap();
-        gpu.run(&regroup.steps(), false).unwrap();
         let ids = remap::classify_trips_reference(&trips, 3, width, classes);
-        assert_eq!(gpu.read(&regroup.classes).unwrap(), ids, "classes n={n}");
         let expected = remap::gpu_regroup_reference(&ids, classes, remap::GPU_TILE).unwrap();
-        assert_eq!(gpu.read(&regroup.index).unwrap(), expected, "index n={n} R={classes}");
         assert_eq!(expected, remap::redirect_index_of(&ids, classes as usize).unwrap(), "= stable counting sort");
+
+        let regroup = GpuRegroup::new_with_classes(&gpu, &buf, n, 3, width, classes).unwrap();
+        gpu.run(&regroup.steps(), false).unwrap();
+        assert_eq!(gpu.read(regroup.classes.as_ref().unwrap()).unwrap(), ids, "classes n={n}");
+        assert_eq!(gpu.read(&regroup.index).unwrap(), expected, "index n={n} R={classes}");
+
+        // the default path recomputes classes instead of storing them: same index
+        let fused = GpuRegroup::new(&gpu, &buf, n, 3, width, classes).unwrap();
+        assert!(fused.classes.is_none());
+        gpu.run(&fused.steps(), false).unwrap();
+        assert_eq!(gpu.read(&fused.index).unwrap(), expected, "fused index n={n} R={classes}");
     }
     let _ = Step::clear; // the steps above are plain dispatches
 }

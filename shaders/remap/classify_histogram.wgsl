@@ -1,38 +1,56 @@
-// GPU regroup, dispatch 1 of 3: per-tile class histogram.
+// GPU regroup, dispatch 1 of 5: classify trip counts and count each tile's classes.
 //
-// Sequence (host geometry: simtlab::remap::regroup_dispatch):
-//   1. classify_histogram.wgsl  grid = RegroupDispatch::grid (tiles workgroups, 2D past 65535)
-//   2. scan.wgsl                grid = (1, 1, 1)
-//   3. scatter.wgsl             grid = RegroupDispatch::grid
+// Sequence (host geometry: simtlab::remap::regroup_dispatch; all in one submission):
+//   1. classify_histogram.wgsl main           grid = RegroupDispatch::grid (tiles workgroups)
+//   2. scan.wgsl reduce_blocks                grid = RegroupDispatch::scan_grid (blocks workgroups)
+//   3. scan.wgsl scan_block_sums              grid = (1, 1, 1)
+//   4. scan.wgsl scan_blocks                  grid = RegroupDispatch::scan_grid
+//   5. scatter.wgsl main                      grid = RegroupDispatch::grid
 // The result is the stable counting sort of element indices by class (the host redirect
 // index): deterministic, reproducible by simtlab::remap::gpu_regroup_reference.
 //
-// Override: CLASSES (1..=256). Tiles of WORKGROUP_SIZE = 256 elements, as in scatter.wgsl.
+// Classification is fused: each element's class is trip_class(trips[e], lo, width, CLASSES)
+// (shared/trip_class.wgsl), recomputed by scatter.wgsl rather than stored. Pass class ids
+// as "trips" with lo = 0, width = 1 to regroup by precomputed classes.
+//
+// Overrides: CLASSES (1..=256), SUBTILES (≥ 1). A workgroup of WORKGROUP_SIZE = 256 threads
+// owns a tile of 256 × SUBTILES elements (tile t covers t*TILE .. t*TILE+TILE-1), as in
+// scatter.wgsl.
+// Variant WRITE_CLASSES: also store each element's class id at binding 3 (for inspection).
 // Bindings (group 0):
-//   0  uniform             params     RegroupParams { n, tiles = ceil(n / 256),
-//                                     histogram_len = tiles * CLASSES, pad }
-//   1  storage, read       classes    array<u32>, n class ids, each < CLASSES (the host checks)
+//   0  uniform             params     RegroupParams { n, tiles = ceil(n / TILE),
+//                                     histogram_len = tiles * CLASSES, blocks, lo, width, pad }
+//   1  storage, read       trips      array<u32>, n trip counts
 //   2  storage, read_write histogram  array<u32>, tiles × CLASSES entries, class-major:
 //                                     histogram[c * tiles + t] = elements of class c in tile t
-// Workgroup index = wid.x + wid.y * nwg.x (shared/grid.wgsl); tile t covers elements
-// t*256 .. t*256+255.
+//   3  storage, read_write classes    array<u32>, n class ids (WRITE_CLASSES only)
+// Workgroup index = wid.x + wid.y * nwg.x (shared/grid.wgsl).
+//! variants: WRITE_CLASSES
 
 #import grid
+#import trip_class
 
 override CLASSES: u32 = 10u;
-// Tile = workgroup size; the host reference reproduces it with workgroup_size 256.
+override SUBTILES: u32 = 4u;
 const WORKGROUP_SIZE: u32 = 256u;
 
 struct RegroupParams {
     n: u32,
     tiles: u32,
     histogram_len: u32,
-    pad: u32,
+    blocks: u32,
+    lo: u32,
+    width: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: RegroupParams;
-@group(0) @binding(1) var<storage, read> classes: array<u32>;
+@group(0) @binding(1) var<storage, read> trips: array<u32>;
 @group(0) @binding(2) var<storage, read_write> histogram: array<u32>;
+#ifdef WRITE_CLASSES
+@group(0) @binding(3) var<storage, read_write> classes: array<u32>;
+#endif
 
 var<workgroup> counts: array<atomic<u32>, 256>;
 
@@ -48,10 +66,16 @@ fn main(ids: Ids) {
         atomicStore(&counts[c], 0u);
     }
     workgroupBarrier();
-    let element = tile * WORKGROUP_SIZE + lane;
-    if (element < params.n) {
-        // Clamped only to stay in bounds; out-of-range ids are rejected on the host.
-        atomicAdd(&counts[min(classes[element], CLASSES - 1u)], 1u);
+    let first = tile * SUBTILES * WORKGROUP_SIZE;
+    for (var s = 0u; s < SUBTILES; s++) {
+        let element = first + s * WORKGROUP_SIZE + lane;
+        if (element < params.n) {
+            let cls = trip_class(trips[element], params.lo, params.width, CLASSES);
+            atomicAdd(&counts[cls], 1u);
+#ifdef WRITE_CLASSES
+            classes[element] = cls;
+#endif
+        }
     }
     workgroupBarrier();
     for (var c = lane; c < CLASSES; c += WORKGROUP_SIZE) {

@@ -1,12 +1,14 @@
 // GPU classifier for loop trip counts: equal-width ranges, class = min((t - lo) / width, R - 1)
-// (values below lo go to class 0). Feeds classify_histogram.wgsl with no host round trip.
-// CPU reference: simtlab::remap::classify_trips_reference.
+// (values below lo go to class 0), formula in shaders/shared/trip_class.wgsl. Standalone
+// classifier: the regroup kernels (classify_histogram.wgsl, scatter.wgsl) apply the same
+// formula inline instead of reading a class array. CPU reference: simtlab::remap::classify_trips_reference.
 // Bindings (group 0):
 //   0  uniform             params   { n, lo, width, classes }
 //   1  storage, read       trips    array<u32>, n trip counts
 //   2  storage, read_write classes  array<u32>, n class ids
 
 #import grid
+#import trip_class
 
 const WG: u32 = 256u;
 
@@ -25,8 +27,6 @@ struct Params {
 fn main(ids: Ids) {
     let i = global_index(ids, WG);
     if (i < params.n) {
-        let t = trips[i];
-        let above = select(0u, t - params.lo, t > params.lo);
-        classes[i] = min(above / params.width, params.classes - 1u);
+        classes[i] = trip_class(trips[i], params.lo, params.width, params.classes);
     }
 }

@@ -1,13 +1,15 @@
-//! On-GPU regrouping with no host round trip: classify (trip counts → equal-width classes),
-//! per-tile class histogram, exclusive scan, stable scatter of an index array. The index feeds
-//! a kernel's REMAP variant (`remap_index`), all in one submission.
+//! On-GPU regrouping with no host round trip: classify (trip counts → equal-width classes)
+//! fused into the per-tile class histogram, a multi-workgroup exclusive scan, and a stable
+//! scatter of an index array that reclassifies each element. The index feeds a kernel's
+//! REMAP variant (`remap_index`), all in one submission.
 
-use super::gpu_regroup::{regroup_dispatch, RegroupDispatch};
+use super::gpu_regroup::{regroup_dispatch, RegroupDispatch, GPU_SUBTILES};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use std::sync::Arc;
 
-/// CPU reference of `shaders/remap/classify_trips.wgsl`.
+/// CPU reference of `shaders/shared/trip_class.wgsl` (used by `shaders/remap/classify_trips.wgsl`
+/// and, inline, by the regroup kernels).
 pub fn classify_trips_reference(trips: &[u32], lo: u32, width: u32, classes: u32) -> Vec<u32> {
     trips.iter().map(|&t| (t.saturating_sub(lo) / width.max(1)).min(classes.max(1) - 1)).collect()
 }
@@ -19,64 +21,84 @@ pub fn equal_width(lo: u32, hi: u32, classes: u32) -> u32 {
 
 /// Buffers and kernels of the regroup of `n` trip counts into `classes` classes.
 pub struct GpuRegroup {
-    classify: Arc<Kernel>,
     histogram: Arc<Kernel>,
-    scan: Arc<Kernel>,
+    reduce: Arc<Kernel>,
+    spine: Arc<Kernel>,
+    rescan: Arc<Kernel>,
     scatter: Arc<Kernel>,
-    binds: [wgpu::BindGroup; 4],
+    binds: [wgpu::BindGroup; 5],
     dispatch: RegroupDispatch,
-    classify_grid: [u32; 3],
     /// Output: thread i of the remapped kernel works on element `index[i]`.
     pub index: GpuBuffer<u32>,
-    pub classes: GpuBuffer<u32>,
+    /// Each element's class id, written by the histogram pass; only with
+    /// [`GpuRegroup::new_with_classes`] (the kernels recompute classes instead of storing them).
+    pub classes: Option<GpuBuffer<u32>>,
     _buffers: (GpuBuffer<u32>, GpuBuffer<u32>, GpuBuffer<u32>),
 }
 
 impl GpuRegroup {
     /// Prepares the regroup of `trips` (already on the GPU) with ranges [lo, lo + width·classes).
     pub fn new(gpu: &Gpu, trips: &dyn Bind, n: usize, lo: u32, width: u32, classes: u32) -> Result<GpuRegroup> {
+        Self::build(gpu, trips, n, lo, width, classes, false)
+    }
+
+    /// As [`GpuRegroup::new`], and the histogram pass also stores each element's class id in
+    /// [`GpuRegroup::classes`] (one more write of n words).
+    pub fn new_with_classes(gpu: &Gpu, trips: &dyn Bind, n: usize, lo: u32, width: u32, classes: u32) -> Result<GpuRegroup> {
+        Self::build(gpu, trips, n, lo, width, classes, true)
+    }
+
+    fn build(gpu: &Gpu, trips: &dyn Bind, n: usize, lo: u32, width: u32, classes: u32, keep_classes: bool) -> Result<GpuRegroup> {
         if classes == 0 || classes > super::MAX_GPU_CLASSES || width == 0 {
             return Err(Error::invalid("GPU regroup", format!("{classes} classes of width {width} (use 1..={} classes, width ≥ 1)", super::MAX_GPU_CLASSES)));
         }
         let dispatch = regroup_dispatch(n, classes)?;
-        let constants = [("CLASSES", classes as f64)];
-        let classify = gpu.kernel("remap/classify_trips.wgsl", "main", &[])?;
-        let histogram = gpu.kernel_with_constants("remap/classify_histogram.wgsl", "main", &[], &constants)?;
-        let scan = gpu.kernel("remap/scan.wgsl", "main", &[])?;
+        let constants = [("CLASSES", classes as f64), ("SUBTILES", GPU_SUBTILES as f64)];
+        let defines: &[&str] = if keep_classes { &["WRITE_CLASSES"] } else { &[] };
+        let histogram = gpu.kernel_with_constants("remap/classify_histogram.wgsl", "main", defines, &constants)?;
+        let reduce = gpu.kernel("remap/scan.wgsl", "reduce_blocks", &[])?;
+        let spine = gpu.kernel("remap/scan.wgsl", "scan_block_sums", &[])?;
+        let rescan = gpu.kernel("remap/scan.wgsl", "scan_blocks", &[])?;
         let scatter = gpu.kernel_with_constants("remap/scatter.wgsl", "main", &[], &constants)?;
-        let classify_params = gpu.buffer("classify params", &[n as u32, lo, width, classes], BufferKind::Uniform)?;
-        let params = gpu.buffer("regroup params", &dispatch.params.to_words(), BufferKind::Uniform)?;
-        let class_ids = gpu.buffer_zeroed::<u32>("classes", n, BufferKind::Storage)?;
+        let params = gpu.buffer("regroup params", &dispatch.params.to_words(lo, width), BufferKind::Uniform)?;
         let hist = gpu.buffer_zeroed::<u32>("histogram", dispatch.params.histogram_len as usize, BufferKind::Storage)?;
+        let block_sums = gpu.buffer_zeroed::<u32>("histogram block sums", dispatch.params.blocks as usize, BufferKind::Storage)?;
         let index = gpu.buffer_zeroed::<u32>("remap index", n, BufferKind::Storage)?;
+        let class_ids = if keep_classes { Some(gpu.buffer_zeroed::<u32>("classes", n, BufferKind::Storage)?) } else { None };
+        let histogram_bind = match &class_ids {
+            Some(ids) => histogram.bind(gpu, &[&params, trips, &hist, ids])?,
+            None => histogram.bind(gpu, &[&params, trips, &hist])?,
+        };
         let binds = [
-            classify.bind(gpu, &[&classify_params, trips, &class_ids])?,
-            histogram.bind(gpu, &[&params, &class_ids, &hist])?,
-            scan.bind(gpu, &[&params, &hist])?,
-            scatter.bind(gpu, &[&params, &class_ids, &hist, &index])?,
+            histogram_bind,
+            reduce.bind(gpu, &[&params, &hist, &block_sums])?,
+            spine.bind(gpu, &[&params, &hist, &block_sums])?,
+            rescan.bind(gpu, &[&params, &hist, &block_sums])?,
+            scatter.bind(gpu, &[&params, trips, &hist, &index])?,
         ];
-        let classify_grid = gpu.grid(n as u64, 256)?;
         Ok(GpuRegroup {
-            classify,
             histogram,
-            scan,
+            reduce,
+            spine,
+            rescan,
             scatter,
             binds,
             dispatch,
-            classify_grid,
             index,
             classes: class_ids,
-            _buffers: (classify_params, params, hist),
+            _buffers: (params, hist, block_sums),
         })
     }
 
-    /// The four dispatches, to put in front of the remapped kernel in one `Gpu::run`.
+    /// The five dispatches, to put in front of the remapped kernel in one `Gpu::run`.
     pub fn steps(&self) -> Vec<Step<'_>> {
+        let d = &self.dispatch;
         vec![
-            Step::dispatch(&self.classify, &self.binds[0], self.classify_grid),
-            Step::dispatch(&self.histogram, &self.binds[1], self.dispatch.grid),
-            Step::dispatch(&self.scan, &self.binds[2], self.dispatch.scan_grid),
-            Step::dispatch(&self.scatter, &self.binds[3], self.dispatch.grid),
+            Step::dispatch(&self.histogram, &self.binds[0], d.grid),
+            Step::dispatch(&self.reduce, &self.binds[1], d.scan_grid),
+            Step::dispatch(&self.spine, &self.binds[2], d.spine_grid),
+            Step::dispatch(&self.rescan, &self.binds[3], d.scan_grid),
+            Step::dispatch(&self.scatter, &self.binds[4], d.grid),
         ]
     }
 }

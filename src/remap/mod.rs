@@ -23,9 +23,10 @@
 //!      `plan.permute(&input)?` for each per-thread input, run the kernel unchanged, and read
 //!      back `plan.restore(&output)?` for each per-thread output. LAM moves only the elements
 //!      that must move; memory accesses stay coalesced.
-//!    - *GPU regroup*: upload the class ids and dispatch the three `shaders/remap/` kernels
-//!      (geometry from [`regroup_dispatch`]); the result is the same index as
-//!      [`redirect_index`], used as above.
+//!    - *GPU regroup*: [`GpuRegroup`] classifies trip counts already on the GPU and builds
+//!      the index in five dispatches of the `shaders/remap/` kernels (geometry from
+//!      [`regroup_dispatch`]); the result is the same index as [`redirect_index`], used as
+//!      above.
 //! 4. **Hide the cost** for chunked work with a [`Pipeline`]: workers compute the mapping of
 //!    chunk i+Δ while the GPU runs chunk i; a mapping that is late runs unmapped, correctly.
 //!
@@ -53,8 +54,8 @@ mod redirect;
 pub use classes::{classify_loops, classify_paths, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
 pub use control::{decide, CostModel, Deadline, Decision, Profile, Strategy};
 pub use gpu_regroup::{
-    gpu_regroup_reference, regroup_dispatch, workgroup_grid, RegroupDispatch, RegroupParams, GPU_TILE, MAX_GPU_CLASSES,
-    MAX_TILE, MAX_WORKGROUPS_PER_DIMENSION, SCAN_WORKGROUP_SIZE,
+    gpu_regroup_reference, regroup_dispatch, workgroup_grid, RegroupDispatch, RegroupParams, GPU_SUBTILES, GPU_TILE,
+    GPU_WORKGROUP_SIZE, MAX_GPU_CLASSES, MAX_TILE, MAX_WORKGROUPS_PER_DIMENSION, SCAN_BLOCK, SCAN_WORKGROUP_SIZE,
 };
 pub use gpu::{classify_trips_reference, equal_width, GpuRegroup};
 pub use lam::{Label, LamPlan};

@@ -373,13 +373,21 @@ fn remapped_id_compiles_with_and_without_an_index_array() {
 
 #[test]
 fn regroup_kernels_validate() {
-    for name in ["classify_histogram", "scan", "scatter"] {
+    let kernels: [(&str, &[&str]); 4] = [
+        ("classify_histogram", &["main"]),
+        ("scan", &["reduce_blocks", "scan_block_sums", "scan_blocks"]),
+        ("scatter", &["main"]),
+        ("classify_trips", &["main"]),
+    ];
+    for (name, entries) in kernels {
         let path = shader_dir().join("remap").join(format!("{name}.wgsl"));
         let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let module = validate(name, &preprocess(&source, &[]));
-        assert_eq!(module.entry_points.len(), 1, "{name}");
-        assert_eq!(module.entry_points[0].name, "main");
-        // the harness reads the workgroup size from the module: keep it a constant
-        assert_eq!(module.entry_points[0].workgroup_size, [256, 1, 1], "{name}");
+        let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, entries, "{name}");
+        for e in &module.entry_points {
+            // the harness reads the workgroup size from the module: keep it a constant
+            assert_eq!(e.workgroup_size, [256, 1, 1], "{name}::{}", e.name);
+        }
     }
 }
