@@ -233,3 +233,118 @@ pub fn bench(gpu: &Gpu, cfg: &LbmConfig, strategy: Strategy, protocol: &Protocol
     }
     Ok(records)
 }
+
+/// The unrolled body of `shaders/lbm/stream_collide.wgsl` (between its `BEGIN generated` and
+/// `END generated` lines), written out from the direction tables of [`cpu`] so that every
+/// direction index, offset and weight is a compile-time constant in the shader (run-time indices
+/// into `const` or private arrays become local-memory arrays in naga's SPIR-V). The test
+/// `generated::shader_is_current` checks the file against it; `SIMTLAB_PRINT_LBM=1 cargo test
+/// --lib lbm::generated -- --nocapture` prints it.
+#[cfg(test)]
+mod generated {
+    use super::cpu::{EX, EY, EZ, OPP, Q};
+
+    const WEIGHTS: [&str; Q] = [
+        "1.0 / 3.0",
+        "1.0 / 18.0", "1.0 / 18.0", "1.0 / 18.0", "1.0 / 18.0", "1.0 / 18.0", "1.0 / 18.0",
+        "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0",
+        "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0",
+    ];
+
+    fn plane(q: usize) -> String {
+        match q {
+            0 => String::new(),
+            1 => "n + ".into(),
+            _ => format!("{q}u * n + "),
+        }
+    }
+
+    /// Σ_q e_q f_q for one axis, as (Σ positive) - (Σ negative).
+    fn moment(e: &[i32; Q]) -> String {
+        let pick = |s: i32| (0..Q).filter(|&q| e[q] == s).map(|q| format!("f{q}")).collect::<Vec<_>>().join(" + ");
+        format!("({}) - ({})", pick(1), pick(-1))
+    }
+
+    pub fn body() -> String {
+        let mut s = String::new();
+        let axes = [("x", "nx", "1u", &EX), ("y", "ny", "nx", &EY), ("z", "nz", "nxy", &EZ)];
+        s += "        let fluid = flags[c] != 0u;\n";
+        s += "        // q = 0, e = (0, 0, 0): the source is the cell itself and both outcomes read f_in[c].\n";
+        s += "        _ = probe(0u, fluid);\n";
+        s += "        var f0 = f_in[c];\n";
+        for q in 1..Q {
+            let (mut inside, mut plus, mut minus) = (Vec::new(), Vec::new(), Vec::new());
+            for (coord, extent, stride, e) in axes {
+                match e[q] {
+                    1 => {
+                        inside.push(format!("({coord} > 0u)"));
+                        minus.push(stride);
+                    }
+                    -1 => {
+                        inside.push(format!("({coord} + 1u < {extent})"));
+                        plus.push(stride);
+                    }
+                    _ => {}
+                }
+            }
+            let src = format!(
+                "c{}{}",
+                plus.iter().map(|t| format!(" + {t}")).collect::<String>(),
+                minus.iter().map(|t| format!(" - {t}")).collect::<String>()
+            );
+            s += &format!("        // q = {q}, e = ({}, {}, {}), bounce-back from {}\n", EX[q], EY[q], EZ[q], OPP[q]);
+            s += &format!("        let in{q} = {};\n", inside.join(" & "));
+            s += &format!("        let s{q} = select(c, {src}, in{q});\n");
+            s += &format!("        var f{q}: f32;\n");
+            s += &format!("        if (probe({q}u, in{q} & (flags[s{q}] != 0u))) {{\n");
+            s += &format!("            f{q} = f_in[{}s{q}];\n", plane(q));
+            s += "        } else {\n";
+            s += &format!("            f{q} = f_in[{}c];\n", plane(OPP[q]));
+            s += "        }\n";
+        }
+        s += "        if (probe(19u, fluid)) {\n";
+        s += &format!("            let rho = {};\n", (0..Q).map(|q| format!("f{q}")).collect::<Vec<_>>().join(" + "));
+        s += &format!("            let ux = ({}) / rho;\n", moment(&EX));
+        s += &format!("            let uy = ({}) / rho;\n", moment(&EY));
+        s += &format!("            let uz = ({}) / rho;\n", moment(&EZ));
+        s += "            let usq = 1.5 * (ux * ux + uy * uy + uz * uz);\n";
+        s += "            let omega = params.omega;\n";
+        for q in 0..Q {
+            let terms: Vec<String> = [("ux", EX[q]), ("uy", EY[q]), ("uz", EZ[q])]
+                .iter()
+                .filter(|(_, e)| *e != 0)
+                .enumerate()
+                .map(|(i, (u, e))| match (i, e) {
+                    (0, 1) => u.to_string(),
+                    (0, _) => format!("-{u}"),
+                    (_, 1) => format!(" + {u}"),
+                    _ => format!(" - {u}"),
+                })
+                .collect();
+            let feq = if terms.is_empty() {
+                format!("({}) * rho * (1.0 - usq)", WEIGHTS[q])
+            } else {
+                s += &format!("            let cu{q} = 3.0 * ({});\n", terms.concat());
+                format!("({}) * rho * (1.0 + cu{q} + 0.5 * cu{q} * cu{q} - usq)", WEIGHTS[q])
+            };
+            s += &format!("            f{q} = f{q} - omega * (f{q} - {feq});\n");
+        }
+        s += "        }\n";
+        for q in 0..Q {
+            s += &format!("        f_out[{}c] = f{q};\n", plane(q));
+        }
+        s
+    }
+
+    #[test]
+    fn shader_is_current() {
+        let body = body();
+        if std::env::var_os("SIMTLAB_PRINT_LBM").is_some() {
+            println!("{body}");
+        }
+        let file = include_str!("../../../shaders/lbm/stream_collide.wgsl");
+        let begin = file.find("// BEGIN generated\n").expect("BEGIN generated marker") + "// BEGIN generated\n".len();
+        let end = file.find("        // END generated").expect("END generated marker");
+        assert_eq!(&file[begin..end], body, "shaders/lbm/stream_collide.wgsl is out of date with lbm::generated::body()");
+    }
+}
