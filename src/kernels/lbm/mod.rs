@@ -336,6 +336,32 @@ mod generated {
         s
     }
 
+    /// Without PROBE (whose counters are its own private array) the kernel keeps no array in
+    /// function or private memory and no `const` array: nothing for the SPIR-V to put in local
+    /// memory.
+    #[test]
+    fn shader_has_no_local_arrays() {
+        for defines in [&[][..], &["REMAP"][..]] {
+            let source = crate::gpu::shader::preprocess("lbm/stream_collide.wgsl", defines).unwrap();
+            let (module, _) = crate::gpu::shader::validate(&source).unwrap();
+            let is_array = |ty: naga::Handle<naga::Type>| matches!(module.types[ty].inner, naga::TypeInner::Array { .. });
+            for ep in &module.entry_points {
+                for (_, v) in ep.function.local_variables.iter() {
+                    assert!(!is_array(v.ty), "{defines:?}: local array {:?}", v.name);
+                }
+            }
+            for (_, f) in module.functions.iter() {
+                assert!(f.local_variables.iter().all(|(_, v)| !is_array(v.ty)), "{defines:?}: local array");
+            }
+            for (_, k) in module.constants.iter() {
+                assert!(!is_array(k.ty), "{defines:?}: const array {:?}", k.name);
+            }
+            for (_, g) in module.global_variables.iter() {
+                assert!(g.space != naga::AddressSpace::Private || !is_array(g.ty), "{defines:?}: private array");
+            }
+        }
+    }
+
     #[test]
     fn shader_is_current() {
         let body = body();
