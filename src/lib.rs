@@ -10,6 +10,8 @@
 //! - [`remap`]: thread-data remapping (redirection, LAM layout, GPU regrouping, pipelining).
 //! - [`kernels`]: the benchmark kernel families, each with its CPU reference.
 //! - [`pt`]: persistent threads: capability probe, tiers, launch sizing, status and fallback.
+//! - `ui` (features `overlay` and `gui`): egui widgets for any egui host, and the desktop
+//!   explorer behind `simtlab gui`.
 
 pub mod divergence;
 pub mod experiments;
@@ -22,6 +24,8 @@ pub mod pt;
 pub mod remap;
 pub mod report;
 pub mod rng;
+#[cfg(feature = "overlay")]
+pub mod ui;
 
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuOptions};

@@ -1,0 +1,13 @@
+//! User interfaces on top of the library.
+//!
+//! - [`overlay`] (feature `overlay`): egui widgets that take plain data (a
+//!   [`crate::divergence::Divergence`], an occupancy launch, a list of timeline spans) and
+//!   hold no GPU handles, so they draw in any egui host: the explorer, the `embed_overlay`
+//!   example, or another wgpu application.
+//! - [`explorer`] (feature `gui`): the desktop explorer behind `simtlab gui` (eframe, wgpu
+//!   renderer); runs kernels on a background thread on a `Gpu` of its own.
+
+pub mod overlay;
+
+#[cfg(feature = "gui")]
+pub mod explorer;

@@ -1,0 +1,157 @@
+//! The divergence panel: heat map, colour toggle, per-site table, and a before/after view
+//! when a remapping ran.
+
+use egui::{Grid, RichText, Ui};
+
+use super::heatmap::{ColorBy, HeatMap};
+use crate::divergence::{Divergence, SiteCounters};
+
+/// One run's divergence, ready to draw: the totals (no per-warp vectors) and the heat map.
+#[derive(Debug)]
+pub struct DivergenceRun {
+    /// Where the numbers come from, e.g. "GPU probe" or "host emulation, W = 32".
+    pub source: String,
+    pub width: u32,
+    pub sites: Vec<SiteCounters>,
+    pub warps: u64,
+    pub divergent_warps: u64,
+    pub heat_map: HeatMap,
+}
+
+impl DivergenceRun {
+    pub fn new(d: &Divergence, source: impl Into<String>) -> DivergenceRun {
+        DivergenceRun {
+            source: source.into(),
+            width: d.width,
+            sites: d.sites.clone(),
+            warps: d.warps,
+            divergent_warps: d.divergent_warps,
+            heat_map: HeatMap::new(d),
+        }
+    }
+
+    pub fn totals(&self) -> SiteCounters {
+        let mut t = SiteCounters::default();
+        self.sites.iter().for_each(|s| t.add(s));
+        t
+    }
+
+    pub fn simt_efficiency(&self) -> f64 {
+        self.totals().simt_efficiency(self.width)
+    }
+
+    pub fn branch_efficiency(&self) -> f64 {
+        self.totals().branch_efficiency()
+    }
+
+    pub fn divergence_ratio(&self) -> f64 {
+        if self.warps == 0 {
+            0.0
+        } else {
+            self.divergent_warps as f64 / self.warps as f64
+        }
+    }
+
+    /// Summary line, e.g. `SIMT efficiency 22.5 % · branch efficiency 98.1 % · divergence ratio 0.250`.
+    pub fn summary_line(&self) -> String {
+        format!(
+            "SIMT efficiency {:.1} % · branch efficiency {:.1} % · divergence ratio {:.3}",
+            self.simt_efficiency() * 100.0,
+            self.branch_efficiency() * 100.0,
+            self.divergence_ratio()
+        )
+    }
+
+    /// The per-site table: evaluations, divergent share, SIMT efficiency (plus a total row
+    /// when there is more than one site).
+    pub fn site_table(&self, ui: &mut Ui, id_salt: &str) {
+        Grid::new(("simtlab-sites", id_salt)).striped(true).num_columns(4).show(ui, |ui| {
+            ui.strong("site");
+            ui.strong("evaluations");
+            ui.strong("divergent");
+            ui.strong("SIMT eff.");
+            ui.end_row();
+            let row = |ui: &mut Ui, name: String, s: &SiteCounters| {
+                ui.label(name);
+                ui.label(s.evaluations.to_string());
+                ui.label(format!("{:.1} %", (1.0 - s.branch_efficiency()) * 100.0));
+                ui.label(format!("{:.1} %", s.simt_efficiency(self.width) * 100.0));
+                ui.end_row();
+            };
+            for (i, s) in self.sites.iter().enumerate() {
+                row(ui, format!("{i}"), s);
+            }
+            if self.sites.len() > 1 {
+                row(ui, "all".into(), &self.totals());
+            }
+        });
+    }
+
+    /// Heading, summary, heat map, legend and site table.
+    pub fn ui(&mut self, ui: &mut Ui, color_by: ColorBy, id_salt: &str) {
+        ui.label(RichText::new(format!(
+            "{} warps × {} lanes, {} divergent — {}",
+            self.warps, self.width, self.divergent_warps, self.source
+        )));
+        ui.label(self.summary_line());
+        self.heat_map.ui(ui, color_by);
+        self.heat_map.legend(ui, color_by);
+        self.site_table(ui, id_salt);
+    }
+}
+
+/// The divergence overlay: one run, or a run before and after a remapping side by side.
+#[derive(Debug)]
+pub struct DivergenceOverlay {
+    pub before: DivergenceRun,
+    pub after: Option<DivergenceRun>,
+    pub color_by: ColorBy,
+}
+
+impl DivergenceOverlay {
+    /// The overlay of one run; `source` says where the counters come from.
+    pub fn new(d: &Divergence, source: impl Into<String>) -> DivergenceOverlay {
+        DivergenceOverlay { before: DivergenceRun::new(d, source), after: None, color_by: ColorBy::default() }
+    }
+
+    /// Adds the same workload after a remapping, shown beside the first.
+    pub fn with_after(mut self, d: &Divergence, source: impl Into<String>) -> DivergenceOverlay {
+        self.after = Some(DivergenceRun::new(d, source));
+        self
+    }
+
+    /// Draws the colour toggle, then one run or both side by side.
+    pub fn ui(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            ui.label("colour:");
+            for c in [ColorBy::DivergentEvaluations, ColorBy::ActiveLanes] {
+                ui.selectable_value(&mut self.color_by, c, c.label());
+            }
+        });
+        let color_by = self.color_by;
+        match &mut self.after {
+            None => self.before.ui(ui, color_by, "run"),
+            Some(after) => {
+                let before = &mut self.before;
+                let speedup_line = format!(
+                    "remapping: SIMT efficiency {:.1} % -> {:.1} %, divergence ratio {:.3} -> {:.3}",
+                    before.simt_efficiency() * 100.0,
+                    after.simt_efficiency() * 100.0,
+                    before.divergence_ratio(),
+                    after.divergence_ratio()
+                );
+                ui.label(RichText::new(speedup_line).strong());
+                ui.columns(2, |cols| {
+                    cols[0].push_id("before", |ui| {
+                        ui.heading("before");
+                        before.ui(ui, color_by, "before");
+                    });
+                    cols[1].push_id("after", |ui| {
+                        ui.heading("after remapping");
+                        after.ui(ui, color_by, "after");
+                    });
+                });
+            }
+        }
+    }
+}
