@@ -70,7 +70,7 @@ fn reduction_variants_match_the_f64_sum() {
     let gpu = common::gpu();
     let ids = reduction::id_array();
     for (n, seed) in [(1usize, 1u64), (1000, 2), (65_536 + 5, 3), (300_000, 4)] {
-        let cfg = reduction::ReductionConfig { n, seed };
+        let cfg = reduction::ReductionConfig { n, seed, fast_groups: None };
         let input = reduction::generate(&cfg).unwrap();
         let expected = reduction::cpu::sum(&input);
         for (kernel, order) in [
@@ -85,13 +85,24 @@ fn reduction_variants_match_the_f64_sum() {
             let check = reduction::check(got, expected);
             assert!(check.passed, "{kernel:?} remap {} n {n}: gpu {got}, cpu {expected}", order.is_some());
         }
+        // A tuned grid (odd counts round up to a multiple of 4) sums the same elements.
+        for groups in [1usize, 7, 300] {
+            let tuned = reduction::ReductionConfig { fast_groups: Some(groups), ..cfg.clone() };
+            assert_eq!(tuned.fast_groups(), groups.div_ceil(4) * 4);
+            let run = reduction::Prepared::new(&gpu, reduction::ReductionKernel::Fast, &tuned, &input, false, None).unwrap();
+            run.dispatch(&gpu).unwrap();
+            let got = run.result(&gpu).unwrap();
+            assert!(reduction::check(got, expected).passed, "fast with {groups} groups, n {n}: gpu {got}, cpu {expected}");
+        }
     }
+    let bad = reduction::ReductionConfig { n: 1000, seed: 1, fast_groups: Some(0) };
+    assert!(bad.validate().unwrap_err().to_string().contains("fast groups"));
 }
 
 #[test]
 fn reduction_id_array_halves_divergent_warps() {
     let gpu = common::gpu();
-    let cfg = reduction::ReductionConfig { n: 1 << 14, seed: 5 };
+    let cfg = reduction::ReductionConfig { n: 1 << 14, seed: 5, fast_groups: None };
     let input = reduction::generate(&cfg).unwrap();
     let ids = reduction::id_array();
     assert_eq!(&ids[..4], &[0, 2, 4, 6]);
@@ -249,7 +260,7 @@ fn mcubes_matches_reference_and_redirect_reduces_divergence() {
 #[test]
 fn bench_zhang_runs_every_kernel_and_checks_it() {
     let gpu: Gpu = common::gpu();
-    let args = ZhangArgs { kernel: Benchmark::All, strategy: Strategy::All, n: vec![16], samples: 1, warmup: 0, seed: 3 };
+    let args = ZhangArgs { kernel: Benchmark::All, strategy: Strategy::All, n: vec![16], samples: 1, warmup: 0, seed: 3, reduction_groups: vec![8] };
     let records = zhang::bench_cli(&gpu, &args).unwrap();
     for r in &records {
         assert!(r.check.passed, "{} {}: {:?}", r.family, r.variant, r.check.first_mismatch);

@@ -58,7 +58,7 @@ impl Experiment for RemapTable {
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let tp: TablePoint = params(p)?;
         let protocol = tp.scale.protocol();
-        let args = ZhangArgs { kernel: self.bench, strategy: ZhangStrategy::All, n: vec![tp.n], seed: 1, samples: protocol.samples, warmup: protocol.warmup };
+        let args = ZhangArgs { kernel: self.bench, strategy: ZhangStrategy::All, n: vec![tp.n], seed: 1, samples: protocol.samples, warmup: protocol.warmup, reduction_groups: Vec::new() };
         zhang::bench_cli(gpu, &args)
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {

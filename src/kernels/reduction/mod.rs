@@ -25,6 +25,8 @@ pub const LEVELS: usize = WORKGROUP_SIZE.trailing_zeros() as usize;
 pub const TOLERANCE: f64 = 1e-5;
 /// Most workgroups of the first `fast` pass (the second pass sums their partials).
 pub const FAST_MAX_GROUPS: usize = 1024;
+/// Most workgroups an explicit `fast_groups` may ask for (1-D grid, multiple of 4).
+pub const FAST_GROUPS_LIMIT: usize = 65532;
 /// vec4 elements per thread the `fast` kernel aims for before adding workgroups.
 pub const FAST_VEC4_PER_THREAD: usize = 16;
 
@@ -59,6 +61,9 @@ pub struct ReductionConfig {
     /// Elements.
     pub n: usize,
     pub seed: u64,
+    /// Workgroups of the first `fast` pass; `None` picks [`fast_groups`] (tune per GPU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_groups: Option<usize>,
 }
 
 impl ReductionConfig {
@@ -66,7 +71,18 @@ impl ReductionConfig {
         if self.n == 0 || self.n > (u32::MAX as usize) - 3 {
             return Err(Error::invalid("reduction n", format!("{} (use 1..2^32-4 elements)", self.n)));
         }
+        if let Some(g) = self.fast_groups {
+            if g == 0 || g > FAST_GROUPS_LIMIT {
+                return Err(Error::invalid("reduction fast groups", format!("{g} (use 1..{FAST_GROUPS_LIMIT})")));
+            }
+        }
         Ok(())
+    }
+
+    /// Workgroups of the first `fast` pass: the override rounded up to a multiple of 4 (the
+    /// second pass reads the partials as vec4), or [`fast_groups`].
+    pub fn fast_groups(&self) -> usize {
+        self.fast_groups.map_or_else(|| fast_groups(self.n), |g| g.div_ceil(4) * 4)
     }
 
     /// Workgroups of the first pass of the tree kernels.
@@ -106,7 +122,7 @@ fn tree_path(kernel: ReductionKernel, id: u32) -> u32 {
 /// kernel). `fast` has no divergent branch: its sites are empty.
 pub fn emulate(kernel: ReductionKernel, cfg: &ReductionConfig, id_array: Option<&[u32]>, width: u32) -> Result<Divergence> {
     let (threads, sites) = match kernel {
-        ReductionKernel::Fast => (fast_groups(cfg.n) * WORKGROUP_SIZE as usize, 0),
+        ReductionKernel::Fast => (cfg.fast_groups() * WORKGROUP_SIZE as usize, 0),
         _ => (cfg.blocks() * WORKGROUP_SIZE as usize, LEVELS),
     };
     let block: Vec<u32> = (0..WORKGROUP_SIZE)
@@ -222,7 +238,7 @@ impl Prepared {
             padded.resize(n4 * 4, 0.0);
             gpu.buffer("reduction input", &padded, BufferKind::Storage)?
         };
-        let groups = fast_groups(cfg.n);
+        let groups = cfg.fast_groups();
         let partials = gpu.buffer_zeroed::<f32>("partial sums", groups, BufferKind::Storage)?;
         let result = gpu.buffer_zeroed::<f32>("sum", 1, BufferKind::Storage)?;
         let p1 = gpu.buffer("params", &[n4 as u32, 0, 0, 0], BufferKind::Uniform)?;

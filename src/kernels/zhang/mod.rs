@@ -231,6 +231,10 @@ pub struct ZhangArgs {
     pub warmup: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Reduction only: first-pass workgroups of the `fast` kernel to try (comma list);
+    /// default: one choice from the size.
+    #[arg(long, value_delimiter = ',')]
+    pub reduction_groups: Vec<usize>,
 }
 
 /// Runs the chosen benchmarks and returns their records.
@@ -262,7 +266,16 @@ pub fn bench_cli(gpu: &Gpu, args: &ZhangArgs) -> Result<Vec<Record>> {
             Benchmark::Lbm => super::lbm::bench(gpu, &super::lbm::LbmConfig { edge: n, seed, ..Default::default() }, args.strategy, &protocol)?,
             Benchmark::Gafort => super::gafort::bench(gpu, &super::gafort::GaConfig { children: n, seed, ..Default::default() }, args.strategy, &protocol)?,
             Benchmark::Mcubes => super::mcubes::bench(gpu, &super::mcubes::McConfig { edge: n, seed, ..Default::default() }, args.strategy, &protocol)?,
-            Benchmark::Reduction => super::reduction::bench(gpu, &super::reduction::ReductionConfig { n, seed }, args.strategy, &protocol)?,
+            Benchmark::Reduction => {
+                let groups: Vec<Option<usize>> =
+                    if args.reduction_groups.is_empty() { vec![None] } else { args.reduction_groups.iter().map(|&g| Some(g)).collect() };
+                let mut all = Vec::new();
+                for fast_groups in groups {
+                    let cfg = super::reduction::ReductionConfig { n, seed, fast_groups };
+                    all.append(&mut super::reduction::bench(gpu, &cfg, args.strategy, &protocol)?);
+                }
+                all
+            }
             Benchmark::Blackscholes => super::blackscholes::bench(gpu, &super::blackscholes::BsConfig { n, seed, ..Default::default() }, args.strategy, &protocol)?,
             Benchmark::All => Vec::new(),
         };
