@@ -1,4 +1,5 @@
-// Flow-shop one-machine lower bound (LB1), one thread per child node.
+// Flow-shop one-machine lower bound (LB1). CPU reference: kernels::flowshop::cpu::lb1.
+//! variants: BRANCHLESS PROBE
 //
 // A child is (parent, job): the parent's prefix with `job` appended. The host
 // (src/kernels/flowshop/mod.rs, `Pool`) sends per parent the completion times of its
@@ -13,9 +14,22 @@
 //                        tails: b[k]; remaining: r[k] = sum of p[k][j] over unscheduled j
 //   binding 3  children  2*C     (parent index, job) per child
 //   binding 4  bounds    C       output: LB1 of each child
-// Thread i = child i, i = gid.x + gid.y * 64 * num_workgroups.x (2-D dispatch for large pools).
+//   binding 7  probe records (PROBE only, shared/probe.wgsl)
+//   binding 9  offsets   P+1     lb1_per_parent only: children of parent p are
+//                                offsets[p] .. offsets[p+1]
+// Entry points: `lb1`, one thread per child; `lb1_per_parent`, one thread per parent that
+// bounds all its children in turn (the paper's one-thread-per-node mapping: the trip count
+// is the parent's number of unscheduled jobs, so it diverges across tree levels).
+// Thread i = global_index (2-D dispatch for large pools, shared/grid.wgsl).
 //
-// Build with BRANCHLESS defined for the variant that uses max() instead of data-dependent ifs.
+// BRANCHLESS: max() instead of the three data-dependent ifs.
+// PROBE sites: 0 thread in range, 1..3 the ifs of the basic variant, 4 the per-parent loop.
+
+#import grid
+#import probe
+
+const PROBE_SITES: u32 = 5u;
+const WG: u32 = 64u;
 
 struct Params {
     jobs: u32,
@@ -24,7 +38,7 @@ struct Params {
     children: u32,
     parent_stride: u32,
     mask_words: u32,
-    _pad0: u32,
+    parents: u32,
     _pad1: u32,
 }
 
@@ -33,16 +47,9 @@ struct Params {
 @group(0) @binding(2) var<storage, read> parents: array<u32>;
 @group(0) @binding(3) var<storage, read> children: array<u32>;
 @group(0) @binding(4) var<storage, read_write> bounds: array<u32>;
+@group(0) @binding(9) var<storage, read> offsets: array<u32>;
 
-@compute @workgroup_size(64)
-fn lb1(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    let index = gid.x + gid.y * groups.x * 64u;
-    if (index >= params.children) {
-        return;
-    }
+fn bound_child(index: u32) -> u32 {
     let parent = children[2u * index];
     let job = children[2u * index + 1u];
     let n = params.jobs;
@@ -65,17 +72,40 @@ fn lb1(
         t = max(t, finish + rest);
         bound = max(bound, t + tail);
 #else
-        if (head > finish) {
+        if (probe(1u, head > finish)) {
             finish = head;
         }
         finish = finish + pk;
-        if (finish + rest > t) {
+        if (probe(2u, finish + rest > t)) {
             t = finish + rest;
         }
-        if (t + tail > bound) {
+        if (probe(3u, t + tail > bound)) {
             bound = t + tail;
         }
 #endif
     }
-    bounds[index] = bound;
+    return bound;
+}
+
+@compute @workgroup_size(WG)
+fn lb1(ids: Ids) {
+    probe_begin(ids);
+    let index = global_index(ids, WG);
+    if (probe(0u, index < params.children)) {
+        bounds[index] = bound_child(index);
+    }
+    probe_end();
+}
+
+@compute @workgroup_size(WG)
+fn lb1_per_parent(ids: Ids) {
+    probe_begin(ids);
+    let parent = global_index(ids, WG);
+    if (probe(0u, parent < params.parents)) {
+        let end = offsets[parent + 1u];
+        for (var c = offsets[parent]; probe(4u, c < end); c = c + 1u) {
+            bounds[c] = bound_child(c);
+        }
+    }
+    probe_end();
 }

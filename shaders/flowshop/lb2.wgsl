@@ -1,4 +1,5 @@
-// Flow-shop two-machine Johnson bound (LB2), one thread per child node.
+// Flow-shop two-machine Johnson bound (LB2). CPU reference: kernels::flowshop::cpu::lb2.
+//! variants: BRANCHLESS PROBE
 //
 // A child is (parent, job): the parent's prefix with `job` appended. The host
 // (src/kernels/flowshop/mod.rs, `Pool`) sends per parent the completion times of its
@@ -18,9 +19,22 @@
 //   binding 4  bounds    C       output: LB2 of each child
 //   binding 5  pairs     2*Q     (u, v) per pair, u < v
 //   binding 6  lags      Q*n     lags[q*n + j] = sum of p[k][j] for u < k < v
-//   binding 7  johnson   Q*n     johnson[q*n + i] = i-th job of pair q's Johnson order
-// Thread i = child i, i = gid.x + gid.y * 64 * num_workgroups.x (2-D dispatch for large pools).
+//   binding 7  probe records (PROBE only, shared/probe.wgsl)
+//   binding 8  johnson   Q*n     johnson[q*n + i] = i-th job of pair q's Johnson order
+//   binding 9  offsets   P+1     lb2_per_parent only: children of parent p are
+//                                offsets[p] .. offsets[p+1]
+// Entry points: `lb2`, one thread per child; `lb2_per_parent`, one thread per parent that
+// bounds all its children in turn.
+// Thread i = global_index (2-D dispatch for large pools, shared/grid.wgsl).
+//
+// PROBE sites: 0 thread in range, 1 job unscheduled (the basic variant's if),
+// 2 the per-parent loop.
 
+#import grid
+#import probe
+
+const PROBE_SITES: u32 = 3u;
+const WG: u32 = 64u;
 const MAX_MACHINES: u32 = 32u;
 
 struct Params {
@@ -30,7 +44,7 @@ struct Params {
     children: u32,
     parent_stride: u32,
     mask_words: u32,
-    _pad0: u32,
+    parents: u32,
     _pad1: u32,
 }
 
@@ -41,47 +55,37 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> bounds: array<u32>;
 @group(0) @binding(5) var<storage, read> pairs: array<u32>;
 @group(0) @binding(6) var<storage, read> lags: array<u32>;
-@group(0) @binding(7) var<storage, read> johnson: array<u32>;
+@group(0) @binding(8) var<storage, read> johnson: array<u32>;
+@group(0) @binding(9) var<storage, read> offsets: array<u32>;
 
-@compute @workgroup_size(64)
-fn lb2(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    let index = gid.x + gid.y * groups.x * 64u;
-    if (index >= params.children) {
-        return;
-    }
+fn bound_child(index: u32) -> u32 {
     let parent = children[2u * index];
     let job = children[2u * index + 1u];
     let n = params.jobs;
     // The host refuses m > MAX_MACHINES (BoundData::check_gpu).
-    let m = params.machines;
+    let m = min(params.machines, MAX_MACHINES);
     let base = parent * params.parent_stride;
-    let tails_at = base + m;
-    let mask_at = base + 3u * m;
+    let tails_at = base + params.machines;
+    let mask_at = base + 3u * params.machines;
 
     // Child heads: completion times once `job` follows the parent's prefix.
     var heads: array<u32, MAX_MACHINES>;
     var finish = 0u;
-    for (var k = 0u; k < min(m, MAX_MACHINES); k = k + 1u) {
+    for (var k = 0u; k < m; k = k + 1u) {
         finish = max(finish, parents[base + k]) + ptimes[k * n + job];
         heads[k] = finish;
     }
 
     // One machine: no pair; the one-machine bound is exact (same as the CPU reference).
-    if (params.pairs == 0u) {
-        let rest = parents[base + 2u * m] - ptimes[job];
-        bounds[index] = heads[0] + rest + parents[tails_at];
-        return;
+    var bound = heads[0] + parents[base + 2u * params.machines] - ptimes[job] + parents[tails_at];
+    if (params.pairs > 0u) {
+        bound = 0u;
     }
-
-    var bound = 0u;
     for (var q = 0u; q < params.pairs; q = q + 1u) {
         let u = pairs[2u * q];
         let v = pairs[2u * q + 1u];
-        var tu = heads[u];
-        var tv = heads[v];
+        var tu = heads[min(u, MAX_MACHINES - 1u)];
+        var tv = heads[min(v, MAX_MACHINES - 1u)];
         for (var i = 0u; i < n; i = i + 1u) {
             let j = johnson[q * n + i];
             let word = parents[mask_at + (j >> 5u)];
@@ -93,7 +97,7 @@ fn lb2(
             let scheduled_tv = max(tv, tu + lags[q * n + j]) + ptimes[v * n + j];
             tv = select(tv, scheduled_tv, unscheduled);
 #else
-            if (unscheduled) {
+            if (probe(1u, unscheduled)) {
                 tu = tu + ptimes[u * n + j];
                 tv = max(tv, tu + lags[q * n + j]) + ptimes[v * n + j];
             }
@@ -101,5 +105,28 @@ fn lb2(
         }
         bound = max(bound, max(tu + parents[tails_at + u], tv + parents[tails_at + v]));
     }
-    bounds[index] = bound;
+    return bound;
+}
+
+@compute @workgroup_size(WG)
+fn lb2(ids: Ids) {
+    probe_begin(ids);
+    let index = global_index(ids, WG);
+    if (probe(0u, index < params.children)) {
+        bounds[index] = bound_child(index);
+    }
+    probe_end();
+}
+
+@compute @workgroup_size(WG)
+fn lb2_per_parent(ids: Ids) {
+    probe_begin(ids);
+    let parent = global_index(ids, WG);
+    if (probe(0u, parent < params.parents)) {
+        let end = offsets[parent + 1u];
+        for (var c = offsets[parent]; probe(2u, c < end); c = c + 1u) {
+            bounds[c] = bound_child(c);
+        }
+    }
+    probe_end();
 }

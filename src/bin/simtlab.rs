@@ -56,6 +56,19 @@ enum Command {
         #[arg(long)]
         shard: Option<String>,
     },
+    /// The desktop explorer: pick an adapter and a kernel, sweep its parameters, see time,
+    /// throughput, the divergence heat map, occupancy and the paper's figure.
+    #[cfg(feature = "gui")]
+    Gui {
+        /// Kernel family to open with ("micro loop", "micro if").
+        #[arg(long)]
+        family: Option<String>,
+        /// Start a run (with the family's default sweep) as the window opens.
+        #[arg(long)]
+        run: bool,
+    },
+    /// Permutation flow-shop: Taillard instances, LB1/LB2 bounds, branch-and-bound on the GPU.
+    Flowshop(simtlab::kernels::flowshop::cli::FlowshopArgs),
     /// Reports from earlier runs.
     Report {
         #[command(subcommand)]
@@ -95,6 +108,9 @@ enum BenchFamily {
     /// Ryoo's matrix-multiplication ladder (naive, tiled, unrolled, prefetch) and a
     /// register-tiled kernel: GFLOPS, threads and workgroup memory per thread.
     Matmul(MatmulCli),
+    /// Chakroun's flow-shop B&B bounding: DFS vs BFS pools (Table 1), refactored vs basic
+    /// kernel over one CPU core (Table 2), bounds/s on GPU vs CPU.
+    Flowshop(simtlab::kernels::flowshop::cli::BenchArgs),
 }
 
 
@@ -361,6 +377,25 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Reproduce { paper, quick, out, shard } => reproduce(cli, paper, *quick, out, shard.as_deref()),
         Command::Report { action: ReportAction::Merge { dirs, out } } => merge_reports(dirs, out),
         Command::Devices { json } => devices(cli, *json),
+        Command::Flowshop(args) => {
+            let options = GpuOptions {
+                backend: cli.backend.clone(),
+                adapter: cli.adapter.clone(),
+                timeout: Some(Duration::from_secs_f64(cli.timeout.max(0.1))),
+            };
+            print!("{}", simtlab::kernels::flowshop::cli::run(args, &options)?);
+            Ok(())
+        }
+        #[cfg(feature = "gui")]
+        Command::Gui { family, run } => simtlab::ui::explorer::run(
+            &GpuOptions {
+                backend: cli.backend.clone(),
+                adapter: cli.adapter.clone(),
+                timeout: Some(Duration::from_secs_f64(cli.timeout.max(0.1))),
+            },
+            family.as_deref(),
+            *run,
+        ),
         Command::Occupancy(args) => {
             println!("{}", simtlab::occupancy::run_cli(args)?);
             Ok(())
@@ -411,6 +446,14 @@ fn run(cli: &Cli) -> Result<()> {
                 let records = matmul::bench_cli(&gpu, &c.args, &protocol)?;
                 let out = finish(&records, &c.output);
                 print!("{}", matmul::ladder_table(&records));
+                out
+            }
+            BenchFamily::Flowshop(a) => {
+                use simtlab::kernels::flowshop::cli as flowshop;
+                let gpu = open_gpu(cli)?;
+                let records = flowshop::bench_cli(&gpu, a)?;
+                let out = finish_files(&records, a.json.as_ref(), a.csv.as_ref());
+                print!("\n{}", flowshop::bench_tables(&records)?);
                 out
             }
         },

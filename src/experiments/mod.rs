@@ -5,6 +5,7 @@
 //! the paper's published values beside ours (`assets/papers/*.toml`).
 
 mod carrillo;
+mod chakroun;
 mod gupta;
 mod ryoo;
 mod zhang;
@@ -78,6 +79,7 @@ pub const PAPERS: [&str; 5] = ["zhang", "chakroun", "carrillo", "gupta", "ryoo"]
 pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
     v.extend(zhang::experiments());
+    v.extend(chakroun::experiments());
     v.extend(carrillo::experiments());
     v.extend(carrillo::sweeps());
     v.extend(gupta::experiments());

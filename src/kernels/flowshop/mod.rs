@@ -11,14 +11,16 @@
 //!
 //! | binding | buffer | size (u32) | content |
 //! |---|---|---|---|
-//! | 0 | `params` (uniform) | 8 | [`KernelParams`]: n, m, P, children, parent stride, mask words, 0, 0 |
+//! | 0 | `params` (uniform) | 8 | [`KernelParams`]: n, m, P, children, parent stride, mask words, parents, 0 |
 //! | 1 | `ptimes` | m·n | [`BoundData::ptimes`], machine-major: `p[k*n + j]` |
 //! | 2 | `parents` | parents·stride | [`Pool::parents`], one record per parent, see below |
 //! | 3 | `children` | 2·children | [`Pool::children`]: `(parent index, job)` per child |
 //! | 4 | `bounds` (read_write) | children | output: one bound per child |
 //! | 5 | `pairs` (lb2) | 2·P | [`BoundData::pairs`]: `(u, v)`, u < v, lexicographic |
 //! | 6 | `lags` (lb2) | P·n | [`BoundData::lags`]: `lag[q*n + j]` = Σ_{u<k<v} p[k][j] |
-//! | 7 | `johnson` (lb2) | P·n | [`BoundData::johnson`]: Johnson order of all jobs for pair q |
+//! | 7 | probe records | | only with `PROBE` (`shaders/shared/probe.wgsl`) |
+//! | 8 | `johnson` (lb2) | P·n | [`BoundData::johnson`]: Johnson order of all jobs for pair q |
+//! | 9 | `offsets` (per-parent entry points) | parents + 1 | children of parent p are `offsets[p]..offsets[p+1]` |
 //!
 //! A parent record (stride `3m + W`, `W = ceil(n/32)`) is
 //! `[heads (m) | tails (m) | remaining (m) | unscheduled bitmask (W)]`:
@@ -31,9 +33,14 @@
 //! same record. Thread `i` = child `i`, with
 //! `i = gid.x + gid.y * 64 * num_workgroups.x` so pools beyond 65535 workgroups can use a
 //! 2-D dispatch. Both kernels use `@workgroup_size(64)`; the branch-free variants are built
-//! with `BRANCHLESS` defined.
+//! with `BRANCHLESS` defined, the divergence-probed ones with `PROBE`. The `*_per_parent`
+//! entry points map one thread to one parent, which bounds its children in turn
+//! ([`gpu::ThreadMapping`]). [`gpu::GpuBounder`] runs them.
 
+pub mod bench;
+pub mod cli;
 pub mod cpu;
+pub mod gpu;
 pub mod taillard;
 
 use std::collections::VecDeque;
@@ -205,7 +212,8 @@ impl LowerBound {
         }
     }
 
-    /// Storage buffers the kernel binds (bindings 1..=count).
+    /// Storage buffers the one-thread-per-child kernel binds without the probe
+    /// (bindings 1..=6 and 8, see the module docs).
     pub fn storage_buffers(self) -> u32 {
         match self {
             LowerBound::Lb1 => 4,
@@ -316,7 +324,8 @@ impl BoundData {
             children: pool.child_count() as u32,
             parent_stride: pool.parent_stride() as u32,
             mask_words: pool.mask_words() as u32,
-            _pad: [0; 2],
+            parents: pool.parent_count() as u32,
+            _pad: 0,
         }
     }
 }
@@ -331,7 +340,9 @@ pub struct KernelParams {
     pub children: u32,
     pub parent_stride: u32,
     pub mask_words: u32,
-    pub _pad: [u32; 2],
+    /// Parents in the pool (threads of the per-parent entry points).
+    pub parents: u32,
+    pub _pad: u32,
 }
 
 impl KernelParams {
@@ -343,7 +354,7 @@ impl KernelParams {
             self.children,
             self.parent_stride,
             self.mask_words,
-            0,
+            self.parents,
             0,
         ]
     }
@@ -856,7 +867,7 @@ mod tests {
             .collect();
         assert_eq!(pool.remaining(0), expected.as_slice());
         let params = data.kernel_params(&pool).to_words();
-        assert_eq!(params, [40, 3, 3, 1, 11, 2, 0, 0]);
+        assert_eq!(params, [40, 3, 3, 1, 11, 2, 1, 0]);
     }
 
     #[test]
@@ -995,67 +1006,41 @@ mod tests {
         .is_err());
     }
 
-    /// The `#ifdef X` / `#ifndef X` / `#else` / `#endif` subset of the shader
-    /// preprocessor, enough for these kernels (they import nothing).
-    fn preprocess(source: &str, defines: &[&str]) -> String {
-        let mut active = vec![true];
-        let mut out = String::new();
-        for line in source.lines() {
-            let directive: Vec<&str> = line.split_whitespace().collect();
-            match directive.as_slice() {
-                ["#ifdef", name] => active.push(*active.last().unwrap() && defines.contains(name)),
-                ["#ifndef", name] => {
-                    active.push(*active.last().unwrap() && !defines.contains(name))
-                }
-                ["#else"] => {
-                    let taken = active.pop().unwrap();
-                    let outer = *active.last().unwrap();
-                    active.push(outer && !taken);
-                }
-                ["#endif"] => {
-                    active.pop().unwrap();
-                }
-                [first, ..] if first.starts_with('#') => panic!("unsupported directive: {line}"),
-                _ => {
-                    if *active.last().unwrap() {
-                        out.push_str(line);
-                    }
-                    out.push('\n');
-                }
-            }
-        }
-        assert_eq!(active.len(), 1, "unbalanced #ifdef");
-        out
-    }
-
     #[test]
     fn shaders_validate_with_naga() {
+        use crate::gpu::shader;
         for bound in [LowerBound::Lb1, LowerBound::Lb2] {
+            let path = format!("flowshop/{}.wgsl", bound.entry_point());
+            assert_eq!(
+                shader::declared_variants(bound.wgsl()),
+                ["BRANCHLESS", "PROBE"]
+            );
             let mut variants = Vec::new();
             for defines in [&[][..], &["BRANCHLESS"][..]] {
-                let text = preprocess(bound.wgsl(), defines);
-                let module = naga::front::wgsl::parse_str(&text).unwrap_or_else(|e| {
-                    panic!("{bound:?} {defines:?}: {}", e.emit_to_string(&text))
-                });
-                naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::empty(),
-                )
-                .validate(&module)
-                .unwrap_or_else(|e| panic!("{bound:?} {defines:?}: {}", e.emit_to_string(&text)));
-                let entry = module
-                    .entry_points
-                    .iter()
-                    .find(|e| e.name == bound.entry_point())
-                    .expect("entry point");
-                assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
-                let storage = module
-                    .global_variables
-                    .iter()
-                    .filter(|(_, v)| matches!(v.space, naga::AddressSpace::Storage { .. }))
-                    .count();
-                assert_eq!(storage as u32, bound.storage_buffers(), "{bound:?}");
-                variants.push(text);
+                let source = shader::preprocess(&path, defines).unwrap();
+                let (module, info) =
+                    shader::validate(&source).unwrap_or_else(|e| panic!("{path} {defines:?}: {e}"));
+                for mapping in [gpu::ThreadMapping::PerChild, gpu::ThreadMapping::PerParent] {
+                    let name = mapping.entry_point(bound);
+                    let index = module
+                        .entry_points
+                        .iter()
+                        .position(|e| e.name == name)
+                        .expect("entry point");
+                    assert_eq!(module.entry_points[index].workgroup_size, [WORKGROUP_SIZE, 1, 1]);
+                    let uses = info.get_entry_point(index);
+                    let storage = module
+                        .global_variables
+                        .iter()
+                        .filter(|(h, v)| {
+                            !uses[*h].is_empty()
+                                && matches!(v.space, naga::AddressSpace::Storage { .. })
+                        })
+                        .count() as u32;
+                    let extra = (mapping == gpu::ThreadMapping::PerParent) as u32;
+                    assert_eq!(storage, bound.storage_buffers() + extra, "{name}");
+                }
+                variants.push(source.text);
             }
             assert_ne!(
                 variants[0], variants[1],

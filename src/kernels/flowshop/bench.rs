@@ -1,0 +1,501 @@
+//! Benchmarks of Chakroun et al.: time to bound pools built depth-first vs breadth-first
+//! (Table 1), branch-refactored vs basic kernel as a speedup over one CPU core (Table 2),
+//! and bounds per second on the GPU, one CPU core and all CPU cores.
+//!
+//! Pools come from the real search ([`search_pool`]), never from synthetic data, and every
+//! GPU result is compared with the CPU bounds of the same pool; a mismatch is an error.
+
+use std::time::Instant;
+
+use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
+use super::{
+    solve_with, taillard_by_name, BoundData, Bounder, CpuBounder, Exploration, Instance, LowerBound, Pool,
+    SearchOptions,
+};
+use crate::error::{Error, Result};
+use crate::gpu::{Gpu, Timing, TimingSource};
+use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
+use crate::report::{Cell, PaperValues, Table};
+
+/// Records a real search's pools until `want` children are gathered, then prunes every
+/// child so the search ends quickly.
+struct Capture<'a> {
+    inner: CpuBounder<'a>,
+    pool: Pool,
+    want: usize,
+}
+
+impl Bounder for Capture<'_> {
+    fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>> {
+        if self.pool.child_count() >= self.want {
+            return Ok(vec![u32::MAX; pool.child_count()]);
+        }
+        let stride = pool.parent_stride();
+        let mut mapped: Option<(usize, u32)> = None;
+        for child in 0..pool.child_count() {
+            if self.pool.child_count() >= self.want {
+                break;
+            }
+            let (parent, job) = pool.child(child);
+            let index = match mapped {
+                Some((from, to)) if from == parent => to,
+                _ => {
+                    let to = self.pool.parent_count() as u32;
+                    self.pool
+                        .parents
+                        .extend_from_slice(&pool.parents[parent * stride..(parent + 1) * stride]);
+                    mapped = Some((parent, to));
+                    to
+                }
+            };
+            self.pool.push_child_unchecked(index, job);
+        }
+        self.inner.bound(pool)
+    }
+}
+
+/// A pool of `children` children taken from the search of `instance` from its root, in the
+/// order `exploration` expands nodes (one node per iteration, LB1 pruning against the NEH
+/// makespan): depth-first pools mix parents of many tree levels, breadth-first pools hold
+/// one or two levels (the paper's thread-data reordering). Errors when the search ends first.
+pub fn search_pool(instance: &Instance, exploration: Exploration, children: usize) -> Result<Pool> {
+    if children == 0 {
+        return Err(Error::invalid("pool size", "must be at least 1 child"));
+    }
+    let data = BoundData::new(instance);
+    let mut capture = Capture {
+        inner: CpuBounder::new(&data, LowerBound::Lb1, 1),
+        pool: Pool::for_data(&data),
+        want: children,
+    };
+    let options = SearchOptions {
+        bound: LowerBound::Lb1,
+        exploration,
+        pool_size: 1,
+        threads: 1,
+        ..Default::default()
+    };
+    solve_with(&data, &options, &mut capture, None)?;
+    if capture.pool.child_count() < children {
+        return Err(Error::invalid(
+            "pool size",
+            format!(
+                "the search of {} ends after {} children, fewer than the {children} asked for",
+                instance.name,
+                capture.pool.child_count()
+            ),
+        ));
+    }
+    Ok(capture.pool)
+}
+
+/// Depth (prefix length) of each parent of `pool`.
+pub fn parent_depths(pool: &Pool) -> Vec<usize> {
+    (0..pool.parent_count())
+        .map(|p| {
+            let unscheduled: u32 = pool.unscheduled_mask(p).iter().map(|w| w.count_ones()).sum();
+            pool.jobs() - unscheduled as usize
+        })
+        .collect()
+}
+
+pub fn exploration_name(exploration: Exploration) -> &'static str {
+    match exploration {
+        Exploration::DepthFirst => "dfs",
+        Exploration::BreadthFirst => "bfs",
+    }
+}
+
+/// What to measure on one instance.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct BenchConfig {
+    /// Taillard name, e.g. `ta021`.
+    pub instance: String,
+    /// Children per pool.
+    pub pool_sizes: Vec<usize>,
+    pub bound: LowerBound,
+    /// Pool orders to build; each gets the GPU variants.
+    pub strategies: Vec<Exploration>,
+    /// GPU kernels: `false` = basic, `true` = branch-refactored.
+    pub branchless: Vec<bool>,
+    pub mapping: ThreadMapping,
+    /// Also time one CPU core and all CPU cores, on the breadth-first pool when there is
+    /// one, else on the first strategy's.
+    pub cpu: bool,
+    /// Count divergence with the GPU probe (in a separate, untimed run) when the adapter
+    /// has subgroups.
+    pub probe: bool,
+}
+
+impl BenchConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.pool_sizes.is_empty() || self.pool_sizes.contains(&0) {
+            return Err(Error::invalid("pool sizes", "give at least one size, each at least 1"));
+        }
+        if self.strategies.is_empty() || self.branchless.is_empty() {
+            return Err(Error::invalid("benchmark", "give at least one pool strategy and one kernel variant"));
+        }
+        Ok(())
+    }
+}
+
+fn wall(seconds: f64) -> Timing {
+    Timing { seconds, source: TimingSource::WallClock, wall_seconds: seconds }
+}
+
+struct PoolInfo<'a> {
+    instance: &'a Instance,
+    config: &'a BenchConfig,
+    pool: &'a Pool,
+    requested: usize,
+    strategy: Exploration,
+}
+
+impl PoolInfo<'_> {
+    fn params(&self, device: &str, extra: serde_json::Value) -> serde_json::Value {
+        let depths = parent_depths(self.pool);
+        let mut v = serde_json::json!({
+            "instance": self.instance.name,
+            "jobs": self.instance.jobs,
+            "machines": self.instance.machines,
+            "size": format!("{}x{}", self.instance.jobs, self.instance.machines),
+            "pool_size": self.requested,
+            "children": self.pool.child_count(),
+            "parents": self.pool.parent_count(),
+            "min_depth": depths.iter().min(),
+            "max_depth": depths.iter().max(),
+            "strategy": exploration_name(self.strategy),
+            "bound": self.config.bound,
+            "device": device,
+        });
+        if let (Some(target), Some(source)) = (v.as_object_mut(), extra.as_object()) {
+            target.extend(source.clone());
+        }
+        v
+    }
+
+    fn record(&self, gpu: &Gpu, variant: String, params: serde_json::Value, stats: harness::Stats, check: Check) -> Record {
+        let bounds_per_second = self.pool.child_count() as f64 / stats.median.max(1e-12);
+        Record {
+            schema: harness::SCHEMA_VERSION,
+            family: "flowshop".into(),
+            kernel: self.config.bound.entry_point().into(),
+            variant,
+            params,
+            seed: u64::from(self.instance.seed),
+            environment: Environment::of(gpu),
+            stats,
+            check,
+            divergence: None,
+            throughput: Some(Throughput { value: bounds_per_second * 1e-6, unit: "Mbounds/s".into() }),
+            extra: serde_json::json!({}),
+        }
+    }
+}
+
+/// Fails loudly when the GPU bounds differ from the CPU's.
+fn exact(what: &str, got: &[u32], expected: &[u32]) -> Result<Check> {
+    Check::exact(got, expected).into_result(what)
+}
+
+/// Runs `config` on one instance: per pool size and strategy, the GPU kernels (timed over
+/// `protocol`: upload, kernel and readback, the time a search pays per pool), then the CPU.
+pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, progress: Option<&Progress>) -> Result<Vec<Record>> {
+    config.validate()?;
+    let instance = taillard_by_name(&config.instance)?;
+    let data = BoundData::new(&instance);
+    data.check_gpu()?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpu_protocol = Protocol { warmup: 0, samples: protocol.samples.clamp(1, 3) };
+    let mut records = Vec::new();
+    for &size in &config.pool_sizes {
+        let cpu_strategy = if config.strategies.contains(&Exploration::BreadthFirst) {
+            Exploration::BreadthFirst
+        } else {
+            config.strategies[0]
+        };
+        for &strategy in &config.strategies {
+            if let Some(p) = progress {
+                p.message(format!("{} pool {size} {}", instance.name, exploration_name(strategy)));
+            }
+            let pool = search_pool(&instance, strategy, size)?;
+            let info = PoolInfo { instance: &instance, config, pool: &pool, requested: size, strategy };
+            let expected = CpuBounder::new(&data, config.bound, 0).bound(&pool)?;
+            for &branchless in &config.branchless {
+                let options = GpuBoundOptions { bound: config.bound, branchless, probe: false, mapping: config.mapping };
+                let mut bounder = GpuBounder::new(gpu, &data, options)?;
+                let mut kernel = Vec::new();
+                let stats = harness::measure(protocol, || {
+                    let t0 = Instant::now();
+                    let got = bounder.bound(&pool)?;
+                    let seconds = t0.elapsed().as_secs_f64();
+                    exact(&format!("{} {} GPU", instance.name, options.label()), &got, &expected)?;
+                    kernel.extend(bounder.last_timing().map(|t| t.seconds));
+                    Ok(wall(seconds))
+                })?;
+                let got = bounder.bound(&pool)?;
+                let check = exact(&format!("{} {} GPU", instance.name, options.label()), &got, &expected)?;
+                let variant = format!(
+                    "gpu {} {}",
+                    if branchless { "refactored" } else { "basic" },
+                    exploration_name(strategy)
+                );
+                let params = info.params("gpu", serde_json::json!({ "branchless": branchless, "mapping": config.mapping }));
+                let mut record = info.record(gpu, variant, params, stats, check);
+                kernel.sort_by(f64::total_cmp);
+                record.extra = serde_json::json!({
+                    "kernel_seconds_median": kernel.get(kernel.len() / 2),
+                    "kernel_timing": bounder.last_timing().map(|t| t.source),
+                });
+                if config.probe && gpu.caps.subgroup_size.is_some() {
+                    let mut probed = GpuBounder::new(gpu, &data, GpuBoundOptions { probe: true, ..options })?;
+                    let got = probed.bound(&pool)?;
+                    exact(&format!("{} {} GPU (probed)", instance.name, options.label()), &got, &expected)?;
+                    record.divergence = probed.divergence().map(|d| d.summary());
+                    record.extra["divergence_source"] = "gpu-probe".into();
+                }
+                records.push(record);
+            }
+            if config.cpu && strategy == cpu_strategy {
+                for cores in [1, threads] {
+                    let mut cpu = CpuBounder::new(&data, config.bound, cores);
+                    let mut last = Vec::new();
+                    let stats = harness::measure(&cpu_protocol, || {
+                        let t0 = Instant::now();
+                        last = cpu.bound(&pool)?;
+                        Ok(wall(t0.elapsed().as_secs_f64()))
+                    })?;
+                    let check = exact(&format!("{} CPU {cores} threads", instance.name), &last, &expected)?;
+                    let variant = format!("cpu {cores} core{} {}", if cores == 1 { "" } else { "s" }, exploration_name(strategy));
+                    let params = info.params("cpu", serde_json::json!({ "threads": cores }));
+                    records.push(info.record(gpu, variant, params, stats, check));
+                }
+            }
+        }
+    }
+    add_speedups(&mut records);
+    Ok(records)
+}
+
+/// `extra.speedup_over_one_core` on GPU records whose pool size has a one-core CPU record.
+fn add_speedups(records: &mut [Record]) {
+    let one_core: Vec<(u64, String, f64)> = records
+        .iter()
+        .filter(|r| r.params["device"] == "cpu" && r.params["threads"] == 1)
+        .filter_map(|r| Some((r.params["pool_size"].as_u64()?, r.params["instance"].as_str()?.to_string(), r.stats.median)))
+        .collect();
+    for r in records.iter_mut().filter(|r| r.params["device"] != "cpu") {
+        let found = one_core.iter().find(|(size, name, _)| {
+            r.params["pool_size"].as_u64() == Some(*size) && r.params["instance"].as_str() == Some(name.as_str())
+        });
+        if let Some((_, _, cpu)) = found {
+            r.extra["speedup_over_one_core"] = serde_json::json!(cpu / r.stats.median.max(1e-12));
+        }
+    }
+}
+
+fn param_str(r: &Record, key: &str) -> String {
+    r.params[key].as_str().unwrap_or("").to_string()
+}
+
+/// Instance sizes ("20x20", ...) in the order they appear.
+fn sizes(records: &[&Record]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in records {
+        let s = param_str(r, "size");
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn pool_sizes(records: &[&Record]) -> Vec<u64> {
+    let mut v: Vec<u64> = records.iter().filter_map(|r| r.params["pool_size"].as_u64()).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The paper's value for `pool` × `label` (4th column) in table `id`, instance size `size`.
+pub fn paper_value(paper: &PaperValues, id: &str, pool: u64, label: &str, size: &str) -> Option<f64> {
+    let t = paper.table(id)?;
+    let column = t.columns.iter().position(|c| *c == format!("ta_{size}"))?;
+    let row = t.rows.iter().find(|r| {
+        r.first().and_then(|v| v.as_integer()) == Some(pool as i64) && r.get(3).and_then(|v| v.as_str()) == Some(label)
+    })?;
+    match row.get(column)? {
+        toml::Value::Float(f) => Some(*f),
+        toml::Value::Integer(i) => Some(*i as f64),
+        _ => None,
+    }
+}
+
+fn find<'r>(records: &[&'r Record], pred: impl Fn(&Record) -> bool) -> Option<&'r Record> {
+    records.iter().copied().find(|r| pred(r))
+}
+
+fn gpu_record<'r>(records: &[&'r Record], size: &str, pool: u64, strategy: &str, branchless: bool) -> Option<&'r Record> {
+    find(records, |r| {
+        r.params["device"] == "gpu"
+            && param_str(r, "size") == size
+            && r.params["pool_size"].as_u64() == Some(pool)
+            && param_str(r, "strategy") == strategy
+            && r.params["branchless"] == branchless
+    })
+}
+
+/// Table 1: GPU time to bound a pool built depth-first vs breadth-first (basic kernel), ours
+/// in ms beside the paper's (unit not printed in the paper), and the DFS/BFS ratio.
+pub fn table1(records: &[&Record], paper: &PaperValues) -> Table {
+    let sizes = sizes(records);
+    let mut columns = vec!["pool".to_string(), "pool order".into()];
+    for s in &sizes {
+        columns.extend([format!("{s} ours (ms)"), format!("{s} paper")]);
+    }
+    let mut rows = Vec::new();
+    for pool in pool_sizes(records) {
+        for (strategy, label) in [("dfs", "DFS"), ("bfs", "BFS")] {
+            let mut row = vec![Cell::exact(pool as f64, 0), Cell::text(label)];
+            let mut any = false;
+            for s in &sizes {
+                let ours = gpu_record(records, s, pool, strategy, false).map(|r| r.stats.median * 1e3);
+                any |= ours.is_some();
+                row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 3)));
+                row.push(paper_value(paper, "table1", pool, label, s).map_or(Cell::Missing, |v| Cell::exact(v, 2)));
+            }
+            if any {
+                rows.push(row);
+            }
+        }
+    }
+    Table { title: "Table 1: time to bound one pool on the GPU, basic kernel, pools built DFS vs BFS".into(), columns, rows }
+}
+
+/// Mean over (instance, pool) pairs of DFS time / BFS time (basic kernel), ours and the paper's.
+pub fn dfs_over_bfs(records: &[&Record], paper: &PaperValues) -> (Option<f64>, Option<f64>) {
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for s in sizes(records) {
+        for pool in pool_sizes(records) {
+            if let (Some(d), Some(b)) = (gpu_record(records, &s, pool, "dfs", false), gpu_record(records, &s, pool, "bfs", false)) {
+                ours.push(d.stats.median / b.stats.median);
+                if let (Some(pd), Some(pb)) = (paper_value(paper, "table1", pool, "DFS", &s), paper_value(paper, "table1", pool, "BFS", &s)) {
+                    theirs.push(pd / pb);
+                }
+            }
+        }
+    }
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    (mean(&ours), mean(&theirs))
+}
+
+fn speedup(r: &Record) -> Option<f64> {
+    r.extra["speedup_over_one_core"].as_f64()
+}
+
+/// The pool order the GPU records of Table 2 use: the one the CPU was timed on.
+fn table2_strategy(records: &[&Record]) -> String {
+    find(records, |r| r.params["device"] == "cpu").map_or("bfs".into(), |r| param_str(r, "strategy"))
+}
+
+/// Table 2: speedup of the refactored and basic kernels over one CPU core (same pool).
+pub fn table2(records: &[&Record], paper: &PaperValues) -> Table {
+    let sizes = sizes(records);
+    let strategy = table2_strategy(records);
+    let mut columns = vec!["pool".to_string(), "version".into()];
+    for s in &sizes {
+        columns.extend([format!("{s} ours (x)"), format!("{s} paper (x)")]);
+    }
+    let mut rows = Vec::new();
+    for pool in pool_sizes(records) {
+        for (branchless, label) in [(true, "refactored"), (false, "basic")] {
+            let mut row = vec![Cell::exact(pool as f64, 0), Cell::text(label)];
+            let mut any = false;
+            for s in &sizes {
+                let ours = gpu_record(records, s, pool, &strategy, branchless).and_then(speedup);
+                any |= ours.is_some();
+                row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 2)));
+                row.push(paper_value(paper, "table2", pool, label, s).map_or(Cell::Missing, |v| Cell::exact(v, 2)));
+            }
+            if any {
+                rows.push(row);
+            }
+        }
+    }
+    Table {
+        title: format!("Table 2: speedup over one CPU core, refactored vs basic kernel ({} pools)", strategy.to_uppercase()),
+        columns,
+        rows,
+    }
+}
+
+/// Mean over (instance, pool) of basic time / refactored time, ours and the paper's
+/// (the paper's from its speedups: refactored speedup / basic speedup).
+pub fn refactoring_gain(records: &[&Record], paper: &PaperValues) -> (Option<f64>, Option<f64>) {
+    let strategy = table2_strategy(records);
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for s in sizes(records) {
+        for pool in pool_sizes(records) {
+            if let (Some(r), Some(b)) = (gpu_record(records, &s, pool, &strategy, true), gpu_record(records, &s, pool, &strategy, false)) {
+                ours.push(b.stats.median / r.stats.median);
+                if let (Some(pr), Some(pb)) = (paper_value(paper, "table2", pool, "refactored", &s), paper_value(paper, "table2", pool, "basic", &s)) {
+                    theirs.push(pr / pb);
+                }
+            }
+        }
+    }
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    (mean(&ours), mean(&theirs))
+}
+
+/// Largest speedup over one core among the GPU records (refactored kernel).
+pub fn best_speedup(records: &[&Record]) -> Option<f64> {
+    records.iter().filter(|r| r.params["branchless"] == true).filter_map(|r| speedup(r)).reduce(f64::max)
+}
+
+/// Bounds per second: GPU kernels, one CPU core, all CPU cores, per instance and pool.
+pub fn throughput_table(records: &[&Record]) -> Table {
+    let mut rows = Vec::new();
+    for r in records {
+        rows.push(vec![
+            Cell::text(param_str(r, "instance")),
+            Cell::text(param_str(r, "size")),
+            Cell::exact(r.params["pool_size"].as_f64().unwrap_or(0.0), 0),
+            Cell::text(&r.variant),
+            Cell::exact(r.params["min_depth"].as_f64().unwrap_or(0.0), 0),
+            Cell::exact(r.params["max_depth"].as_f64().unwrap_or(0.0), 0),
+            Cell::measured(r.stats.median * 1e3, 3),
+            r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
+            r.divergence.map_or(Cell::Missing, |d| Cell::measured(d.branch_efficiency, 3)),
+            Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
+        ]);
+    }
+    Table {
+        title: "Bounds per second (GPU: upload + kernel + readback; CPU: bounding only)".into(),
+        columns: ["instance", "size", "pool", "variant", "min depth", "max depth", "median (ms)", "Mbounds/s", "branch eff.", "check"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }
+}
+
+/// A [`Table`] as aligned text for the terminal.
+pub fn table_text(table: &Table) -> String {
+    let mut rows: Vec<Vec<String>> = vec![table.columns.clone()];
+    rows.extend(table.rows.iter().map(|r| r.iter().map(Cell::render).collect()));
+    let columns = table.columns.len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0))
+        .collect();
+    let mut out = format!("{}\n", table.title);
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect();
+        out += line.join("  ").trim_end();
+        out.push('\n');
+        if i == 0 {
+            out += &"-".repeat(widths.iter().sum::<usize>() + 2 * columns.saturating_sub(1));
+            out.push('\n');
+        }
+    }
+    out
+}

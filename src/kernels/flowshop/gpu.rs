@@ -1,0 +1,342 @@
+//! GPU bounding of pools: [`GpuBounder`] runs `shaders/flowshop/lb1.wgsl` / `lb2.wgsl` on a
+//! [`Gpu`] and returns the same values as [`super::cpu::lb1`] / [`super::cpu::lb2`].
+//!
+//! Instance data (processing times, machine pairs, lags, Johnson orders) is uploaded once;
+//! the pool buffers are reused across pools and grown (to the next power of two) when a
+//! larger pool arrives, so a search does not allocate per iteration. Pools of more than
+//! `64 × max_compute_workgroups_per_dimension` threads use a 2-D dispatch.
+
+use std::sync::Arc;
+
+use super::{BoundData, Bounder, LowerBound, Pool, WORKGROUP_SIZE};
+use crate::divergence::{Divergence, ProbeLayout, PROBE_BINDING};
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+
+/// Sites counted by the probe in each kernel (`PROBE_SITES` in the WGSL files).
+pub fn probe_sites(bound: LowerBound) -> usize {
+    match bound {
+        LowerBound::Lb1 => 5,
+        LowerBound::Lb2 => 3,
+    }
+}
+
+/// Which work one GPU thread does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThreadMapping {
+    /// One thread per (parent, job) child: every thread does the same amount of work.
+    #[default]
+    PerChild,
+    /// One thread per parent node, bounding its children one after the other (the paper's
+    /// "one thread per node"): the trip count is the parent's number of children, which
+    /// differs between tree levels. Needs the children of each parent to be contiguous in
+    /// the pool, as the search driver builds them.
+    PerParent,
+}
+
+impl ThreadMapping {
+    /// Entry point of the `bound` kernel for this mapping.
+    pub fn entry_point(self, bound: LowerBound) -> &'static str {
+        match (self, bound) {
+            (ThreadMapping::PerChild, LowerBound::Lb1) => "lb1",
+            (ThreadMapping::PerChild, LowerBound::Lb2) => "lb2",
+            (ThreadMapping::PerParent, LowerBound::Lb1) => "lb1_per_parent",
+            (ThreadMapping::PerParent, LowerBound::Lb2) => "lb2_per_parent",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ThreadMapping::PerChild => "per-child",
+            ThreadMapping::PerParent => "per-parent",
+        }
+    }
+}
+
+/// Options of a [`GpuBounder`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct GpuBoundOptions {
+    pub bound: LowerBound,
+    /// The branch-refactored kernel (`BRANCHLESS`): max()/select() instead of data-dependent ifs.
+    pub branchless: bool,
+    /// Count divergent branches with the subgroup probe (needs subgroups); read the counts
+    /// of the last pool with [`GpuBounder::divergence`]. Slows the kernel down: time
+    /// without it.
+    pub probe: bool,
+    pub mapping: ThreadMapping,
+}
+
+impl GpuBoundOptions {
+    /// Short label, e.g. `lb2 branchless per-child`.
+    pub fn label(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.bound.entry_point(),
+            if self.branchless { "branchless" } else { "basic" },
+            self.mapping.name()
+        )
+    }
+}
+
+/// A buffer that keeps its allocation while pools fit.
+struct Growable {
+    label: &'static str,
+    buffer: GpuBuffer<u32>,
+}
+
+impl Growable {
+    fn new(gpu: &Gpu, label: &'static str) -> Result<Self> {
+        Ok(Self {
+            label,
+            buffer: gpu.buffer_zeroed(label, 1, BufferKind::Storage)?,
+        })
+    }
+
+    /// Makes room for `words` values; true when the buffer was replaced.
+    fn reserve(&mut self, gpu: &Gpu, words: usize) -> Result<bool> {
+        if words <= self.buffer.len {
+            return Ok(false);
+        }
+        let limit = (gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size) / 4) as usize;
+        // Round up to a power of two while it fits, so a growing search reallocates rarely.
+        let len = words.next_power_of_two().min(limit).max(words);
+        self.buffer = gpu.buffer_zeroed(self.label, len, BufferKind::Storage)?;
+        Ok(true)
+    }
+}
+
+/// Bounds pools on the GPU. Implements [`Bounder`], so it drops into [`super::solve_with`].
+pub struct GpuBounder<'g> {
+    gpu: &'g Gpu,
+    options: GpuBoundOptions,
+    jobs: usize,
+    machines: usize,
+    pairs: usize,
+    kernel: Arc<Kernel>,
+    params: GpuBuffer<u32>,
+    // Instance data, uploaded once (one-word placeholders for lb1 and pair-less instances).
+    ptimes: GpuBuffer<u32>,
+    pair_list: GpuBuffer<u32>,
+    lags: GpuBuffer<u32>,
+    johnson: GpuBuffer<u32>,
+    parents: Growable,
+    children: Growable,
+    bounds: Growable,
+    offsets: Growable,
+    probe: Option<(Growable, u32)>,
+    bind: Option<wgpu::BindGroup>,
+    offsets_host: Vec<u32>,
+    last_timing: Option<Timing>,
+    last_divergence: Option<Divergence>,
+    pools: u64,
+    bounded: u64,
+    kernel_seconds: f64,
+}
+
+impl<'g> GpuBounder<'g> {
+    /// Uploads the instance data and compiles the kernel. Fails for more than
+    /// [`super::GPU_MAX_MACHINES`] machines, for buffers beyond the device's limits, and for
+    /// `probe` on a device without subgroups.
+    pub fn new(gpu: &'g Gpu, data: &BoundData, options: GpuBoundOptions) -> Result<Self> {
+        data.check_gpu()?;
+        let subgroup = if options.probe { Some(gpu.require_subgroups()?) } else { None };
+        let mut defines = Vec::new();
+        if options.branchless {
+            defines.push("BRANCHLESS");
+        }
+        if subgroup.is_some() {
+            defines.push("PROBE");
+        }
+        let path = format!("flowshop/{}.wgsl", options.bound.entry_point());
+        let kernel = gpu.kernel(&path, options.mapping.entry_point(options.bound), &defines)?;
+        let upload = |label: &str, words: &[u32]| -> Result<GpuBuffer<u32>> {
+            let placeholder = [0u32];
+            gpu.buffer(label, if words.is_empty() { &placeholder } else { words }, BufferKind::Storage)
+        };
+        let lb2 = options.bound == LowerBound::Lb2;
+        let none: &[u32] = &[];
+        Ok(Self {
+            gpu,
+            options,
+            jobs: data.jobs,
+            machines: data.machines,
+            pairs: data.pair_count(),
+            kernel,
+            params: gpu.buffer_zeroed("flowshop params", 8, BufferKind::Uniform)?,
+            ptimes: upload("flowshop ptimes", &data.ptimes)?,
+            pair_list: upload("flowshop pairs", if lb2 { &data.pairs } else { none })?,
+            lags: upload("flowshop lags", if lb2 { &data.lags } else { none })?,
+            johnson: upload("flowshop johnson", if lb2 { &data.johnson } else { none })?,
+            parents: Growable::new(gpu, "flowshop parents")?,
+            children: Growable::new(gpu, "flowshop children")?,
+            bounds: Growable::new(gpu, "flowshop bounds")?,
+            offsets: Growable::new(gpu, "flowshop offsets")?,
+            probe: match subgroup {
+                Some(width) => Some((Growable::new(gpu, "flowshop probe records")?, width)),
+                None => None,
+            },
+            bind: None,
+            offsets_host: Vec::new(),
+            last_timing: None,
+            last_divergence: None,
+            pools: 0,
+            bounded: 0,
+            kernel_seconds: 0.0,
+        })
+    }
+
+    pub fn options(&self) -> GpuBoundOptions {
+        self.options
+    }
+
+    /// Kernel time of the last pool (device timestamps when the adapter has them).
+    pub fn last_timing(&self) -> Option<Timing> {
+        self.last_timing
+    }
+
+    /// Probe counts of the last pool (None without [`GpuBoundOptions::probe`]).
+    pub fn divergence(&self) -> Option<&Divergence> {
+        self.last_divergence.as_ref()
+    }
+
+    /// Pools bounded, children bounded, and the summed kernel time.
+    pub fn totals(&self) -> (u64, u64, f64) {
+        (self.pools, self.bounded, self.kernel_seconds)
+    }
+
+    /// Child ranges per parent for the per-parent kernel; errors when a parent's children
+    /// are not contiguous and in parent order.
+    fn fill_offsets(&mut self, pool: &Pool) -> Result<()> {
+        let parents = pool.parent_count();
+        self.offsets_host.clear();
+        self.offsets_host.resize(parents + 1, 0);
+        let mut previous = 0usize;
+        for child in 0..pool.child_count() {
+            let (parent, _) = pool.child(child);
+            if parent < previous {
+                return Err(Error::invalid(
+                    "pool for the per-parent kernel",
+                    format!(
+                        "child {child} belongs to parent {parent} after a child of parent {previous}; \
+                         children must be grouped by parent in parent order (use the per-child mapping)"
+                    ),
+                ));
+            }
+            previous = parent;
+            self.offsets_host[parent + 1] += 1;
+        }
+        for p in 0..parents {
+            self.offsets_host[p + 1] += self.offsets_host[p];
+        }
+        Ok(())
+    }
+
+    fn check_pool(&self, pool: &Pool) -> Result<()> {
+        if pool.jobs() != self.jobs || pool.machines() != self.machines {
+            return Err(Error::invalid(
+                "pool",
+                format!(
+                    "{} jobs × {} machines, but the bounder holds an instance of {} × {}",
+                    pool.jobs(),
+                    pool.machines(),
+                    self.jobs,
+                    self.machines
+                ),
+            ));
+        }
+        let count = pool.child_count() as u64;
+        if count >= u32::MAX as u64 || pool.parents().len() as u64 >= u32::MAX as u64 {
+            return Err(Error::Limit {
+                what: "children in one pool".into(),
+                requested: count,
+                limit: u32::MAX as u64 - 1,
+                hint: "use smaller pools".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Bounder for GpuBounder<'_> {
+    fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>> {
+        self.check_pool(pool)?;
+        let count = pool.child_count();
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let gpu = self.gpu;
+        let per_parent = self.options.mapping == ThreadMapping::PerParent;
+        if per_parent {
+            self.fill_offsets(pool)?;
+        }
+        let threads = if per_parent { pool.parent_count() } else { count };
+        let grid = gpu.grid(threads as u64, WORKGROUP_SIZE)?;
+
+        let mut rebind = self.bind.is_none();
+        rebind |= self.parents.reserve(gpu, pool.parents().len())?;
+        rebind |= self.children.reserve(gpu, pool.children().len())?;
+        rebind |= self.bounds.reserve(gpu, count)?;
+        if per_parent {
+            rebind |= self.offsets.reserve(gpu, self.offsets_host.len())?;
+        }
+        let layout = self.probe.as_ref().map(|(_, width)| {
+            let workgroups = grid[0] as usize * grid[1] as usize;
+            ProbeLayout::new(probe_sites(self.options.bound), workgroups, WORKGROUP_SIZE, *width)
+        });
+        if let (Some((records, _)), Some(layout)) = (self.probe.as_mut(), layout) {
+            rebind |= records.reserve(gpu, layout.words())?;
+        }
+        if rebind {
+            let mut slots: Vec<(u32, &dyn Bind)> = vec![
+                (0, &self.params),
+                (1, &self.ptimes),
+                (2, &self.parents.buffer),
+                (3, &self.children.buffer),
+                (4, &self.bounds.buffer),
+                (5, &self.pair_list),
+                (6, &self.lags),
+                (8, &self.johnson),
+                (9, &self.offsets.buffer),
+            ];
+            if let Some((records, _)) = &self.probe {
+                slots.push((PROBE_BINDING, &records.buffer));
+            }
+            self.bind = Some(self.kernel.bind_at(gpu, &slots)?);
+        }
+
+        let params = super::KernelParams {
+            jobs: self.jobs as u32,
+            machines: self.machines as u32,
+            pairs: self.pairs as u32,
+            children: count as u32,
+            parent_stride: pool.parent_stride() as u32,
+            mask_words: pool.mask_words() as u32,
+            parents: pool.parent_count() as u32,
+            _pad: 0,
+        };
+        gpu.write(&self.params, &params.to_words())?;
+        gpu.write(&self.parents.buffer, pool.parents())?;
+        gpu.write(&self.children.buffer, pool.children())?;
+        if per_parent {
+            gpu.write(&self.offsets.buffer, &self.offsets_host)?;
+        }
+        let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
+        let timing = gpu.run(&[Step::dispatch(&self.kernel, bind, grid)], true)?;
+        let raw = gpu.read_bytes(&self.bounds.buffer.buffer, 4 * count as u64)?;
+        let bounds: Vec<u32> = bytemuck::pod_collect_to_vec(&raw);
+
+        self.last_divergence = match (&self.probe, layout) {
+            (Some((records, _)), Some(layout)) => {
+                let raw = gpu.read_bytes(&records.buffer.buffer, 4 * layout.words() as u64)?;
+                Some(layout.decode(&bytemuck::pod_collect_to_vec(&raw)))
+            }
+            _ => None,
+        };
+        self.last_timing = Some(timing);
+        self.pools += 1;
+        self.bounded += count as u64;
+        self.kernel_seconds += timing.seconds;
+        Ok(bounds)
+    }
+}

@@ -1,0 +1,290 @@
+//! Flow-shop B&B on the GPU (Chakroun PPAM'11): GPU bounds equal CPU bounds bit for bit,
+//! GPU and CPU searches agree node for node, Taillard instances solved to optimality, CLI.
+
+mod common;
+
+use simtlab::kernels::flowshop::bench::{parent_depths, search_pool};
+use simtlab::kernels::flowshop::cli::{self, BoundArgs, DeviceArg, InstanceArgs, SolveArgs};
+use simtlab::kernels::flowshop::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
+use simtlab::kernels::flowshop::{
+    cpu, makespan, solve_with, taillard, BoundData, Bounder, CpuBounder, Exploration, Instance, LowerBound, Pool,
+    SearchOptions,
+};
+use simtlab::rng::Rng;
+use simtlab::Gpu;
+
+const BOUNDS: [LowerBound; 2] = [LowerBound::Lb1, LowerBound::Lb2];
+
+/// A pool of random nodes: random prefixes (empty ones included) and suffix tails, a random
+/// subset of each parent's unscheduled jobs as children.
+fn random_pool(data: &BoundData, parents: usize, seed: u64) -> Pool {
+    let mut rng = Rng::new(seed);
+    let mut pool = Pool::for_data(data);
+    for _ in 0..parents {
+        let mut order: Vec<usize> = (0..data.jobs).collect();
+        rng.shuffle(&mut order);
+        let depth = rng.range_u32(0, data.jobs as u32 - 2) as usize;
+        let suffix_len = rng.range_u32(0, (data.jobs - depth - 2) as u32) as usize;
+        let prefix = &order[..depth];
+        let suffix = &order[data.jobs - suffix_len..];
+        let unscheduled = &order[depth..data.jobs - suffix_len];
+        let heads = if prefix.is_empty() { vec![0; data.machines] } else { cpu::heads(data, prefix) };
+        let tails = cpu::tails(data, suffix);
+        let parent = pool.add_parent(&heads, &tails, unscheduled, data).unwrap();
+        for &job in unscheduled {
+            if rng.next_f64() < 0.7 {
+                pool.add_child(parent, job).unwrap();
+            }
+        }
+    }
+    assert!(pool.child_count() > parents, "the pool has children");
+    pool
+}
+
+fn instances() -> Vec<Instance> {
+    let p = simtlab::kernels::flowshop::taillard::generate(9, 3, 4711).unwrap();
+    vec![
+        taillard(1).unwrap(),  // 20x5
+        taillard(11).unwrap(), // 20x10
+        taillard(21).unwrap(), // 20x20
+        taillard(31).unwrap(), // 50x5: two mask words
+        Instance::new("r9x3", 9, 3, 4711, p, 0, 0).unwrap(),
+    ]
+}
+
+fn gpu_bounds(gpu: &Gpu, data: &BoundData, options: GpuBoundOptions, pools: &[&Pool]) -> Vec<Vec<u32>> {
+    let mut bounder = GpuBounder::new(gpu, data, options).unwrap();
+    pools.iter().map(|pool| bounder.bound(pool).unwrap()).collect()
+}
+
+#[test]
+fn gpu_bounds_equal_cpu_bounds_on_random_and_search_pools() {
+    let gpu = common::gpu();
+    for (i, instance) in instances().iter().enumerate() {
+        let data = BoundData::new(instance);
+        // Small, large, then small again: the bounder's buffers grow once and are reused.
+        let small = random_pool(&data, 3, 100 + i as u64);
+        let large = random_pool(&data, 40, 200 + i as u64);
+        let dfs = search_pool(instance, Exploration::DepthFirst, 300).unwrap();
+        let bfs = search_pool(instance, Exploration::BreadthFirst, 300).unwrap();
+        let pools = [&small, &large, &dfs, &bfs, &small];
+        for bound in BOUNDS {
+            let expected: Vec<Vec<u32>> = pools.iter().map(|p| cpu::bound_pool(&data, p, bound, 1)).collect();
+            for branchless in [false, true] {
+                for mapping in [ThreadMapping::PerChild, ThreadMapping::PerParent] {
+                    let options = GpuBoundOptions { bound, branchless, probe: false, mapping };
+                    let got = gpu_bounds(&gpu, &data, options, &pools);
+                    assert_eq!(got, expected, "{} {}", instance.name, options.label());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn search_pools_differ_in_depth_mix() {
+    let instance = taillard(21).unwrap();
+    let dfs = search_pool(&instance, Exploration::DepthFirst, 2000).unwrap();
+    let bfs = search_pool(&instance, Exploration::BreadthFirst, 2000).unwrap();
+    assert_eq!((dfs.child_count(), bfs.child_count()), (2000, 2000));
+    let spread = |p: &Pool| {
+        let d = parent_depths(p);
+        d.iter().max().unwrap() - d.iter().min().unwrap()
+    };
+    // Breadth-first pools hold few consecutive levels, depth-first ones many.
+    // (the root and its children come first: levels 0, 1, 2 here)
+    assert!(spread(&bfs) <= 2, "bfs depths {:?}", parent_depths(&bfs));
+    assert!(spread(&dfs) >= 5, "dfs depths {:?}", parent_depths(&dfs));
+    assert!(search_pool(&instance, Exploration::DepthFirst, 0).is_err());
+}
+
+#[test]
+fn large_pools_use_a_two_dimensional_dispatch() {
+    let gpu = common::gpu();
+    let instance = taillard(1).unwrap();
+    let data = BoundData::new(&instance);
+    let threads_1d = 64 * gpu.caps.max_compute_workgroups_per_dimension as usize;
+    // Copies of a real DFS pool's parents until the pool needs a second row of workgroups.
+    let seed = search_pool(&instance, Exploration::DepthFirst, 4000).unwrap();
+    let mut pool = Pool::for_data(&data);
+    while pool.child_count() <= threads_1d {
+        for p in 0..seed.parent_count() {
+            let mask = seed.unscheduled_mask(p);
+            let unscheduled: Vec<usize> = (0..data.jobs).filter(|&j| mask[j / 32] >> (j % 32) & 1 == 1).collect();
+            let index = pool.add_parent(seed.heads(p), seed.tails(p), &unscheduled, &data).unwrap();
+            for &j in &unscheduled {
+                pool.add_child(index, j).unwrap();
+            }
+        }
+    }
+    assert!(gpu.grid(pool.child_count() as u64, 64).unwrap()[1] > 1);
+    let options = GpuBoundOptions { bound: LowerBound::Lb1, branchless: true, ..Default::default() };
+    let got = GpuBounder::new(&gpu, &data, options).unwrap().bound(&pool).unwrap();
+    let expected = CpuBounder::new(&data, LowerBound::Lb1, 0).bound(&pool).unwrap();
+    assert_eq!(got.len(), expected.len());
+    assert!(got == expected, "first difference at {:?}", got.iter().zip(&expected).position(|(a, b)| a != b));
+}
+
+#[test]
+fn probe_counts_the_divergent_membership_test() {
+    let Some((gpu, width)) = common::gpu_with_subgroups() else { return };
+    let instance = taillard(21).unwrap();
+    let data = BoundData::new(&instance);
+    let pool = search_pool(&instance, Exploration::DepthFirst, 1000).unwrap();
+    let expected = cpu::bound_pool(&data, &pool, LowerBound::Lb2, 1);
+    let mut sites = Vec::new();
+    for branchless in [false, true] {
+        let options = GpuBoundOptions { bound: LowerBound::Lb2, branchless, probe: true, mapping: ThreadMapping::PerChild };
+        let mut bounder = GpuBounder::new(&gpu, &data, options).unwrap();
+        assert_eq!(bounder.bound(&pool).unwrap(), expected, "{}", options.label());
+        let d = bounder.divergence().expect("probe counts").clone();
+        assert_eq!(d.width, width);
+        // Site 0 (thread in range) is evaluated once per subgroup of the dispatch.
+        let threads = pool.child_count().div_ceil(64) * 64;
+        assert_eq!(d.sites[0].evaluations as usize, threads / width as usize);
+        assert_eq!(d.sites[0].divergent, u64::from(!pool.child_count().is_multiple_of(width as usize)));
+        sites.push(d.sites[1]);
+    }
+    // Basic: children of different parents disagree on which jobs are left.
+    assert!(sites[0].evaluations > 0 && sites[0].divergent > 0, "{:?}", sites[0]);
+    assert!(sites[0].taken_lanes > 0);
+    // Refactored: no branch left to evaluate.
+    assert_eq!(sites[1].evaluations, 0);
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    let gpu = common::gpu();
+    let p = simtlab::kernels::flowshop::taillard::generate(4, 33, 5).unwrap();
+    let wide = Instance::new("wide", 4, 33, 5, p, 0, 0).unwrap();
+    let err = GpuBounder::new(&gpu, &BoundData::new(&wide), GpuBoundOptions::default()).err().expect("33 machines");
+    assert!(err.to_string().contains("machines"), "{err}");
+
+    let data = BoundData::new(&taillard(1).unwrap());
+    let other = BoundData::new(&taillard(11).unwrap());
+    let mut bounder = GpuBounder::new(&gpu, &data, GpuBoundOptions::default()).unwrap();
+    let err = bounder.bound(&random_pool(&other, 2, 1)).unwrap_err();
+    assert!(err.to_string().contains("instance"), "{err}");
+
+    // Children not grouped by parent cannot run one thread per parent.
+    let mut pool = Pool::for_data(&data);
+    let a = pool.add_parent(&[0; 5], &data.min_tails, &[1, 2, 3], &data).unwrap();
+    let b = pool.add_parent(&[0; 5], &data.min_tails, &[1, 2, 3], &data).unwrap();
+    for (parent, job) in [(a, 1), (b, 2), (a, 3)] {
+        pool.add_child(parent, job).unwrap();
+    }
+    let options = GpuBoundOptions { mapping: ThreadMapping::PerParent, ..Default::default() };
+    let err = GpuBounder::new(&gpu, &data, options).unwrap().bound(&pool).unwrap_err();
+    assert!(err.to_string().contains("grouped by parent"), "{err}");
+    // The per-child kernel takes it.
+    let got = GpuBounder::new(&gpu, &data, GpuBoundOptions::default()).unwrap().bound(&pool).unwrap();
+    assert_eq!(got, cpu::bound_pool(&data, &pool, LowerBound::Lb2, 1));
+}
+
+#[test]
+fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
+    let gpu = common::gpu();
+    let p = simtlab::kernels::flowshop::taillard::generate(10, 4, 99).unwrap();
+    let small = Instance::new("r10x4", 10, 4, 99, p, 0, 0).unwrap();
+    for (instance, bound, optimum, mapping) in [
+        // (ta001's root LB2 already equals its optimum: no search there.)
+        (taillard(4).unwrap(), LowerBound::Lb2, 1293, ThreadMapping::PerChild),
+        (taillard(19).unwrap(), LowerBound::Lb2, 1593, ThreadMapping::PerParent),
+        (small.clone(), LowerBound::Lb1, 0, ThreadMapping::PerParent),
+        (small, LowerBound::Lb2, 0, ThreadMapping::PerChild),
+    ] {
+        let data = BoundData::new(&instance);
+        let mut cpu_bounder = CpuBounder::new(&data, bound, 2);
+        let optimum = if optimum == 0 {
+            solve_with(&data, &SearchOptions { bound, ..Default::default() }, &mut cpu_bounder, None).unwrap().makespan
+        } else {
+            optimum
+        };
+        let options = |exploration, pool_size| SearchOptions {
+            bound,
+            exploration,
+            pool_size,
+            upper_bound: Some(optimum),
+            ..Default::default()
+        };
+        let cpu = solve_with(&data, &options(Exploration::DepthFirst, 64), &mut cpu_bounder, None).unwrap();
+        let gpu_options = GpuBoundOptions { bound, branchless: false, probe: false, mapping };
+        let mut gpu_bounder = GpuBounder::new(&gpu, &data, gpu_options).unwrap();
+        let gpu_dfs = solve_with(&data, &options(Exploration::DepthFirst, 512), &mut gpu_bounder, None).unwrap();
+        let gpu_bfs = solve_with(&data, &options(Exploration::BreadthFirst, 256), &mut gpu_bounder, None).unwrap();
+        for s in [&cpu, &gpu_dfs, &gpu_bfs] {
+            assert!(s.optimal && s.makespan == optimum, "{}: {s:?}", instance.name);
+            assert!(s.nodes > 0, "{} {bound:?}: the search has work", instance.name);
+        }
+        assert_eq!((gpu_dfs.nodes, gpu_dfs.leaves), (cpu.nodes, cpu.leaves), "{} {:?} dfs", instance.name, bound);
+        assert_eq!((gpu_bfs.nodes, gpu_bfs.leaves), (cpu.nodes, cpu.leaves), "{} {:?} bfs", instance.name, bound);
+        let (pools, bounded, _) = gpu_bounder.totals();
+        assert!(pools > 0 && bounded >= gpu_dfs.nodes);
+    }
+}
+
+/// Solves on the GPU from NEH and checks the makespan against Taillard's best known upper
+/// bound (proven optimal for these instances) and against the returned permutation.
+fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize) -> simtlab::kernels::flowshop::Solution {
+    let instance = taillard(name[2..].parse().unwrap()).unwrap();
+    let args = SolveArgs { pool, ..SolveArgs::new(name) };
+    let (solved, solution) = cli::solve_instance(&args, Some(gpu), None).unwrap();
+    assert_eq!(solved, instance);
+    assert!(solution.optimal, "{name}: {solution:?}");
+    assert_eq!(solution.makespan, instance.upper_bound, "{name}: Taillard's upper bound");
+    let mut sorted = solution.permutation.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..instance.jobs).collect::<Vec<_>>(), "{name}: a permutation");
+    assert_eq!(makespan(&instance, &solution.permutation).unwrap(), solution.makespan);
+    eprintln!("{name}: {} nodes, {} leaves, {:.2} s", solution.nodes, solution.leaves, solution.seconds);
+    solution
+}
+
+#[test]
+fn gpu_search_solves_ta001_and_a_20x10_instance() {
+    let gpu = common::gpu();
+    assert_eq!(solve_on_gpu(&gpu, "ta001", 256).makespan, 1278);
+    solve_on_gpu(&gpu, TA_20X10, 256);
+}
+
+/// A 20x10 instance whose proof takes seconds with LB2.
+const TA_20X10: &str = "ta019";
+
+#[test]
+fn cli_functions_report_instances_bounds_and_solutions() {
+    let json: serde_json::Value =
+        serde_json::from_str(&cli::instance(&InstanceArgs { instance: "ta001".into(), json: true }).unwrap()).unwrap();
+    assert_eq!(json["name"], "ta001");
+    assert_eq!((json["jobs"].as_u64(), json["machines"].as_u64(), json["seed"].as_u64()), (Some(20), Some(5), Some(873654221)));
+    let p: Vec<u64> = json["p"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert_eq!(p.len(), 100);
+    assert_eq!(&p[..20], &[54, 83, 15, 71, 77, 36, 53, 38, 27, 87, 76, 91, 14, 29, 12, 77, 32, 87, 68, 94]);
+    let text = cli::instance(&InstanceArgs { instance: "ta001".into(), json: false }).unwrap();
+    assert!(text.contains("873654221"), "{text}");
+
+    let bound = |prefix: Vec<usize>, suffix: Vec<usize>| -> serde_json::Value {
+        let out = cli::bound(&BoundArgs { instance: "ta001".into(), prefix, suffix, json: true }).unwrap();
+        serde_json::from_str(&out).unwrap()
+    };
+    let root = bound(vec![], vec![]);
+    assert_eq!(root["lb1"], 1232);
+    assert!(root["lb2"].as_u64().unwrap() >= 1232 && root["lb2"].as_u64().unwrap() <= 1278);
+    let node = bound(vec![2, 0], vec![5]);
+    assert!(node["lb1"].as_u64().unwrap() <= node["lb2"].as_u64().unwrap() || node["lb1"].as_u64() > Some(0));
+    assert!(cli::bound(&BoundArgs { instance: "ta001".into(), prefix: vec![0, 0], suffix: vec![], json: true }).is_err());
+    assert!(cli::instance(&InstanceArgs { instance: "ta121".into(), json: true }).is_err());
+    assert!(cli::instance(&InstanceArgs { instance: "/nonexistent/file.txt".into(), json: true }).is_err());
+
+    let gpu = common::gpu();
+    let args = SolveArgs { json: true, ub: Some(1278), ..SolveArgs::new("ta001") };
+    let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, Some(&gpu)).unwrap()).unwrap();
+    for field in ["makespan", "permutation", "nodes", "leaves", "optimal", "seconds"] {
+        assert!(json.get(field).is_some(), "solve JSON lacks {field}: {json}");
+    }
+    assert_eq!((json["makespan"].as_u64(), json["optimal"].as_bool()), (Some(1278), Some(true)));
+    let cpu = SolveArgs { device: DeviceArg::Cpu, ..args.clone() };
+    let cpu_json: serde_json::Value = serde_json::from_str(&cli::solve(&cpu, None).unwrap()).unwrap();
+    assert_eq!((&cpu_json["nodes"], &cpu_json["leaves"]), (&json["nodes"], &json["leaves"]));
+    assert!(cli::solve(&SolveArgs { pool: 0, ..args.clone() }, Some(&gpu)).is_err());
+    assert!(cli::solve(&args, None).is_err(), "--device gpu without a GPU");
+}
