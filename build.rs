@@ -17,7 +17,8 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let manifest = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("shaders");
     println!("cargo:rerun-if-changed=shaders");
     // Checkouts sharing one target dir tell themselves apart with this variable.
     println!("cargo:rerun-if-env-changed=SIMTLAB_TREE");
@@ -32,7 +33,7 @@ fn main() {
     fs::write(Path::new(&env::var("OUT_DIR").unwrap()).join("shaders.rs"), code).unwrap();
 
     // The papers' published values, assets/papers/<paper>.toml.
-    let papers = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/papers");
+    let papers = Path::new(&manifest).join("assets/papers");
     println!("cargo:rerun-if-changed=assets/papers");
     let mut code = String::from("pub static PAPERS: &[(&str, &str)] = &[\n");
     let mut names: Vec<_> = fs::read_dir(&papers).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();

@@ -52,7 +52,8 @@ pub fn experiments() -> Vec<Box<dyn Experiment>> {
             ],
             &[
                 "--case sync --n 1048576,16777216",
-                "--case forest --depth 200 --items 1024 --shape complete,tilted",
+                "--case forest --depth 200 --items 1024 --shape tilted",
+                "--case forest --depth 12 --items 1024 --shape complete",
                 "--case prodcons --n 1048576,16777216",
                 "--case gsync --syncs 100,1000 --blocks 1056",
                 "--case barrier --workgroups 132,1056",
