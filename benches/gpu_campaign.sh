@@ -20,12 +20,6 @@ log barrier;   $B bench pt --case barrier --workgroups 132,1056 --iterations 100
 log queue;     $B bench pt --case queue --json "$work/queue.json" > "$work/queue.txt" 2>&1
 log bs;        $B bench zhang --kernel blackscholes --n 16777216 --strategy all --json "$work/blackscholes.json" > "$work/blackscholes.txt" 2>&1
 log lbm;       $B bench zhang --kernel lbm --n 192 --strategy all --samples 5 --json "$work/lbm.json" > "$work/lbm.txt" 2>&1
-# The same three bandwidth/compute-bound kernels with wgpu's runtime checks forced back on, to
-# show what their `//! runtime-checks: off` is worth.
-log checks-on; for k in "zhang --kernel reduction --n 268435456 --strategy all --samples 10 --reduction-groups 16896" \
-                        "matmul --kernel regtile --n 4096 --samples 10" "zhang --kernel lbm --n 192 --strategy none --samples 5"; do
-                 SIMTLAB_RUNTIME_CHECKS=on $B bench $k --json "$work/checks-on-$(echo $k | cut -d' ' -f3).json"
-               done > "$work/checks-on.txt" 2>&1
 log remap;     $B bench remap --n 16777216 --pipeline 16 --workers 8 --trace "$work/remap-trace.json" --json "$work/remap.json" > "$work/remap.txt" 2>&1
 log remap-bs;  $B bench remap --distribution uniform --strategy none,auto --n 16777216 --json "$work/remap-auto-flat.json" > "$work/remap-auto-flat.txt" 2>&1
 tar czf "$out/campaign.tgz" -C "$work" .

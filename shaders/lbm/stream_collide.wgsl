@@ -12,7 +12,6 @@
 // predicated source index, one flags load and a two-armed branch with a single load per arm.
 // The part between BEGIN/END generated is written by kernels::lbm::generated::body from the
 // direction tables of kernels::lbm::cpu; its unit test keeps the two in step.
-//! runtime-checks: off
 //! variants: PROBE REMAP
 
 #import grid

@@ -16,7 +16,6 @@
 // Default path: K and N multiples of 4 (vec4 global loads and stores). UNALIGNED: scalar
 // global access for any K, N. Loads outside the matrices read 0; stores are guarded.
 // CPU reference: kernels::matmul::cpu::matmul.
-//! runtime-checks: off
 //! variants: TM4 TN4 UNALIGNED
 
 override WG_X: u32 = 16u;

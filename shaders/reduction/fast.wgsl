@@ -4,7 +4,6 @@
 // one partial per workgroup; a second pass of one workgroup sums the partials. No divergent
 // branches: the algorithmic ceiling for the redirect variant. 1D grid (at most 65535 groups).
 // CPU reference: kernels::reduction::cpu::fast (f64 sum).
-//! runtime-checks: off
 //! variants: SUBGROUPS
 
 const WG: u32 = 256u;

@@ -3,10 +3,7 @@
 //! with errors mapped back to file:line:col, and cached compute pipelines.
 //!
 //! A file may declare its variants on a line `//! variants: A B` (the defines it reacts to);
-//! the test suite validates every file under every combination of them. A file whose indices
-//! are in bounds by construction and whose loops all terminate may say `//! runtime-checks: off`:
-//! it is then built without wgpu's injected bounds clamps and loop counters (which cost the
-//! bandwidth-bound kernels measurably). `SIMTLAB_RUNTIME_CHECKS=on` puts them back everywhere.
+//! the test suite validates every file under every combination of them.
 
 use super::buffer::Bind;
 use super::Gpu;
@@ -31,8 +28,6 @@ fn embedded_text(path: &str) -> Option<&'static str> {
 #[derive(Clone, Debug)]
 pub struct ShaderSource {
     pub text: String,
-    /// The main file declares `//! runtime-checks: off`.
-    pub unchecked: bool,
     origins: Vec<(usize, usize)>,
     files: Vec<String>,
 }
@@ -73,8 +68,7 @@ pub fn preprocess_text(
     defines: &[&str],
     import: &dyn Fn(&str) -> Option<&'static str>,
 ) -> Result<ShaderSource> {
-    let unchecked = text.lines().any(|l| l.trim() == "//! runtime-checks: off");
-    let mut out = ShaderSource { text: String::new(), unchecked, origins: Vec::new(), files: Vec::new() };
+    let mut out = ShaderSource { text: String::new(), origins: Vec::new(), files: Vec::new() };
     let mut imported = Vec::new();
     expand(path, text, defines, import, &mut out, &mut imported)?;
     Ok(out)
@@ -230,14 +224,10 @@ impl Gpu {
         let workgroup_size = module.entry_points[index].workgroup_size;
 
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let desc = wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.text.clone().into()) };
-        let shader = if source.unchecked && !runtime_checks_forced() {
-            // SAFETY: the file declares (and its review keeps) every index in bounds and every
-            // loop finite; see the module comment.
-            unsafe { self.device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
-        } else {
-            self.device.create_shader_module(desc)
-        };
+        let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(source.text.clone().into()),
+        });
         let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(name),
             layout: None,
@@ -254,11 +244,6 @@ impl Gpu {
     }
 }
 
-/// `SIMTLAB_RUNTIME_CHECKS=on` keeps wgpu's runtime checks even in files that opt out.
-fn runtime_checks_forced() -> bool {
-    std::env::var("SIMTLAB_RUNTIME_CHECKS").is_ok_and(|v| v == "on" || v == "1")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,17 +254,6 @@ mod tests {
         (0..1u32 << vars.len())
             .map(|mask| vars.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, v)| v.clone()).collect())
             .collect()
-    }
-
-    #[test]
-    fn only_reviewed_files_opt_out_of_runtime_checks() {
-        let mut unchecked: Vec<&str> =
-            files().iter().filter(|(p, _)| preprocess(p, &[]).is_ok_and(|s| s.unchecked)).map(|(p, _)| *p).collect();
-        unchecked.sort_unstable();
-        // Each of these guards every storage index itself and loops only to uniform bounds.
-        assert_eq!(unchecked, ["lbm/stream_collide.wgsl", "matmul/regtile.wgsl", "reduction/fast.wgsl"]);
-        let plain = preprocess_text("t.wgsl", "//! variants: A\nfn f() {}\n", &[], &|_| None).unwrap();
-        assert!(!plain.unchecked);
     }
 
     #[test]
