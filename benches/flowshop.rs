@@ -7,8 +7,11 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use simtlab::kernels::flowshop::bench::search_pool;
 use simtlab::kernels::flowshop::{cpu, taillard, BoundData, Exploration, LowerBound, Pool};
 
-/// The parents of a real depth-first pool of `instance`, as (heads, tails, unscheduled jobs).
-fn parents(number: usize, children: usize) -> (BoundData, Vec<(Vec<u32>, Vec<u32>, Vec<usize>)>) {
+/// A parent as (heads, tails, unscheduled jobs).
+type Parent = (Vec<u32>, Vec<u32>, Vec<usize>);
+
+/// The parents of a real depth-first pool of Taillard instance `number`.
+fn parents(number: usize, children: usize) -> (BoundData, Vec<Parent>) {
     let instance = taillard(number).unwrap();
     let data = BoundData::new(&instance);
     let pool = search_pool(&instance, Exploration::DepthFirst, children).unwrap();

@@ -199,6 +199,12 @@ impl Gpu {
         format!("{} ({:?})", self.info.name, self.info.backend)
     }
 
+    /// Loop iterations one invocation may run in total before the driver silently cuts its
+    /// loops short: llvmpipe/lavapipe stop at 65535; None where no such limit is known.
+    pub fn loop_iteration_limit(&self) -> Option<u64> {
+        self.info.name.contains("llvmpipe").then_some(65535)
+    }
+
     /// Subgroup width for probes and emulation; errors when subgroups are missing.
     pub fn require_subgroups(&self) -> Result<u32> {
         self.caps.subgroup_size.ok_or_else(|| Error::Unsupported {

@@ -272,6 +272,24 @@ impl Bounder for GpuBounder<'_> {
         }
         let threads = if per_parent { pool.parent_count() } else { count };
         let grid = gpu.grid(threads as u64, WORKGROUP_SIZE)?;
+        if let Some(limit) = gpu.loop_iteration_limit() {
+            // Inner-loop iterations of the busiest thread: per child, the heads loop and (LB2)
+            // one walk over the jobs per machine pair.
+            let per_child = (self.machines + if self.options.bound == LowerBound::Lb2 { self.pairs * self.jobs } else { 0 }) as u64;
+            let children = if per_parent { self.offsets_host.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0) as u64 } else { 1 };
+            if per_child * children > limit {
+                return Err(Error::Limit {
+                    what: format!("loop iterations per {} thread on {}", self.options.label(), gpu.adapter_name()),
+                    requested: per_child * children,
+                    limit,
+                    hint: format!(
+                        "this driver cuts longer loops short, which would give wrong bounds: use a GPU driver, \
+                         the CPU (--device cpu){}",
+                        if per_parent { ", or the per-child mapping" } else { " or LB1" }
+                    ),
+                });
+            }
+        }
 
         let mut rebind = self.bind.is_none();
         rebind |= self.parents.reserve(gpu, pool.parents().len())?;
