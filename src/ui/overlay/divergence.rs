@@ -6,15 +6,13 @@ use egui::{Grid, RichText, Ui};
 use super::heatmap::{ColorBy, HeatMap};
 use crate::divergence::{Divergence, SiteCounters};
 
-/// One run's divergence, ready to draw: the totals (no per-warp vectors) and the heat map.
+/// One run's divergence, ready to draw: the counters (without the per-warp vectors, which
+/// the heat map has binned) and the heat map.
 #[derive(Debug)]
 pub struct DivergenceRun {
     /// Where the numbers come from, e.g. "GPU probe" or "host emulation, W = 32".
     pub source: String,
-    pub width: u32,
-    pub sites: Vec<SiteCounters>,
-    pub warps: u64,
-    pub divergent_warps: u64,
+    pub counts: Divergence,
     pub heat_map: HeatMap,
 }
 
@@ -22,33 +20,13 @@ impl DivergenceRun {
     pub fn new(d: &Divergence, source: impl Into<String>) -> DivergenceRun {
         DivergenceRun {
             source: source.into(),
-            width: d.width,
-            sites: d.sites.clone(),
-            warps: d.warps,
-            divergent_warps: d.divergent_warps,
+            counts: Divergence {
+                sites: d.sites.clone(),
+                per_warp_divergent: Vec::new(),
+                per_warp_efficiency: Vec::new(),
+                ..*d
+            },
             heat_map: HeatMap::new(d),
-        }
-    }
-
-    pub fn totals(&self) -> SiteCounters {
-        let mut t = SiteCounters::default();
-        self.sites.iter().for_each(|s| t.add(s));
-        t
-    }
-
-    pub fn simt_efficiency(&self) -> f64 {
-        self.totals().simt_efficiency(self.width)
-    }
-
-    pub fn branch_efficiency(&self) -> f64 {
-        self.totals().branch_efficiency()
-    }
-
-    pub fn divergence_ratio(&self) -> f64 {
-        if self.warps == 0 {
-            0.0
-        } else {
-            self.divergent_warps as f64 / self.warps as f64
         }
     }
 
@@ -56,9 +34,9 @@ impl DivergenceRun {
     pub fn summary_line(&self) -> String {
         format!(
             "SIMT efficiency {:.1} % · branch efficiency {:.1} % · divergence ratio {:.3}",
-            self.simt_efficiency() * 100.0,
-            self.branch_efficiency() * 100.0,
-            self.divergence_ratio()
+            self.counts.simt_efficiency() * 100.0,
+            self.counts.branch_efficiency() * 100.0,
+            self.counts.divergence_ratio()
         )
     }
 
@@ -75,14 +53,14 @@ impl DivergenceRun {
                 ui.label(name);
                 ui.label(s.evaluations.to_string());
                 ui.label(format!("{:.1} %", (1.0 - s.branch_efficiency()) * 100.0));
-                ui.label(format!("{:.1} %", s.simt_efficiency(self.width) * 100.0));
+                ui.label(format!("{:.1} %", s.simt_efficiency(self.counts.width) * 100.0));
                 ui.end_row();
             };
-            for (i, s) in self.sites.iter().enumerate() {
+            for (i, s) in self.counts.sites.iter().enumerate() {
                 row(ui, format!("{i}"), s);
             }
-            if self.sites.len() > 1 {
-                row(ui, "all".into(), &self.totals());
+            if self.counts.sites.len() > 1 {
+                row(ui, "all".into(), &self.counts.totals());
             }
         });
     }
@@ -91,7 +69,7 @@ impl DivergenceRun {
     pub fn ui(&mut self, ui: &mut Ui, color_by: ColorBy, id_salt: &str) {
         ui.label(RichText::new(format!(
             "{} warps × {} lanes, {} divergent — {}",
-            self.warps, self.width, self.divergent_warps, self.source
+            self.counts.warps, self.counts.width, self.counts.divergent_warps, self.source
         )));
         ui.label(self.summary_line());
         self.heat_map.ui(ui, color_by);
@@ -135,10 +113,10 @@ impl DivergenceOverlay {
                 let before = &mut self.before;
                 let speedup_line = format!(
                     "remapping: SIMT efficiency {:.1} % -> {:.1} %, divergence ratio {:.3} -> {:.3}",
-                    before.simt_efficiency() * 100.0,
-                    after.simt_efficiency() * 100.0,
-                    before.divergence_ratio(),
-                    after.divergence_ratio()
+                    before.counts.simt_efficiency() * 100.0,
+                    after.counts.simt_efficiency() * 100.0,
+                    before.counts.divergence_ratio(),
+                    after.counts.divergence_ratio()
                 );
                 ui.label(RichText::new(speedup_line).strong());
                 ui.columns(2, |cols| {
