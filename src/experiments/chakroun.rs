@@ -3,7 +3,7 @@
 //! kernel as a speedup over one CPU core. Pools come from the real search of Taillard
 //! instances; every GPU bound is checked against the CPU.
 
-use super::{params, point, Experiment, Outcome, Point, Scale};
+use super::{failures, params, point, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -60,10 +60,6 @@ fn run_point(gpu: &Gpu, p: &Point, table2: bool) -> Result<Vec<Record>> {
         probe: true,
     };
     bench::bench_instance(gpu, &config, &ip.scale.protocol(), None)
-}
-
-fn failures(outcomes: &[&Outcome]) -> Vec<String> {
-    outcomes.iter().filter_map(|o| o.error.as_ref().map(|e| format!("{}: {e}", o.point.key))).collect()
 }
 
 struct Table1;

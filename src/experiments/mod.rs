@@ -177,6 +177,11 @@ pub fn merge(parts: Vec<Vec<Outcome>>) -> Vec<Outcome> {
     out
 }
 
+/// One line per point that failed to run: its key and the error.
+pub(crate) fn failures(outcomes: &[&Outcome]) -> Vec<String> {
+    outcomes.iter().filter_map(|o| o.error.as_ref().map(|e| format!("{}: {e}", o.point.key))).collect()
+}
+
 /// Helper for experiments: a point with its key and parameters.
 pub(crate) fn point(experiment: &str, key: impl Into<String>, params: serde_json::Value) -> Point {
     Point { experiment: experiment.to_string(), key: key.into(), params }
@@ -351,7 +356,7 @@ impl Experiment for CliSweep {
             paper_tables: self.paper_tables.iter().map(|s| s.to_string()).collect(),
             figures: self.figure.map(|f| f(&records)).into_iter().collect(),
             verdicts: (self.verdicts)(&records, paper),
-            failures: outcomes.iter().filter_map(|o| o.error.as_ref().map(|e| format!("{}: {e}", o.point.key))).collect(),
+            failures: failures(outcomes),
             ..Default::default()
         }
     }

@@ -1,6 +1,6 @@
 //! Zhang et al., ICS'10: the divergence patterns of Figure 1 and the remapping benchmarks.
 
-use super::{params, point, Experiment, Outcome, Point, Scale};
+use super::{failures, params, point, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -122,10 +122,6 @@ impl Experiment for RemapTable {
 
 fn records<'a>(outcomes: &'a [&Outcome]) -> impl Iterator<Item = (&'a Point, &'a Record)> {
     outcomes.iter().flat_map(|o| o.records.iter().map(move |r| (&o.point, r)))
-}
-
-fn failures(outcomes: &[&Outcome]) -> Vec<String> {
-    outcomes.iter().filter_map(|o| o.error.as_ref().map(|e| format!("{}: {e}", o.point.key))).collect()
 }
 
 /// Figure 1(b): a data-dependent loop; the same work with long lanes spread one per warp or
