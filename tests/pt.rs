@@ -15,7 +15,16 @@ use simtlab::kernels::pt::prodcons::{ProdConsCase, ProdConsConfig, Workload};
 use simtlab::kernels::pt::sync::{SyncCase, SyncConfig, Work};
 use simtlab::kernels::pt::{self as cases, Case};
 use simtlab::pt::{AbortReason, PtOptions, Runtime, Tier};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// The tests here spin workgroups on the GPU. On a CPU adapter workgroups are worker threads,
+/// so two tests at once can starve each other's spinning workgroups into the driver's loop
+/// limit (an abort the tests rightly count as a failure): they take this lock, one at a time.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 fn runtime() -> Runtime {
     Runtime::new(PtOptions::default())
@@ -44,6 +53,7 @@ fn check_every_tier(gpu: &Gpu, rt: &Runtime, case: &dyn Case) {
 
 #[test]
 fn probe_discovers_co_resident_workgroups_and_allows_the_blocking_tier() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
     let cap = rt.capability(&gpu).unwrap();
@@ -58,6 +68,7 @@ fn probe_discovers_co_resident_workgroups_and_allows_the_blocking_tier() {
 
 #[test]
 fn barrier_passes_messages_through_atomics_over_many_iterations() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
     let discovered = rt.capability(&gpu).unwrap().discovered;
@@ -78,6 +89,7 @@ fn barrier_passes_messages_through_atomics_over_many_iterations() {
 
 #[test]
 fn queues_process_every_item_exactly_once() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
     for kind in [QueueKind::Single, QueueKind::Chunked, QueueKind::Distributed] {
@@ -99,6 +111,7 @@ fn queues_process_every_item_exactly_once() {
 
 #[test]
 fn oversubscribed_blocking_kernel_aborts_instead_of_hanging() {
+    let _serial = serial();
     let gpu = common::gpu();
     // a small cap: the barrier wait times out
     let t0 = Instant::now();
@@ -117,6 +130,7 @@ fn oversubscribed_blocking_kernel_aborts_instead_of_hanging() {
 
 #[test]
 fn aborted_blocking_runs_fall_back_to_a_safe_tier_with_the_right_answer() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = oversubscribed(64, 20_000);
     let gsync = GsyncCase::new(GsyncConfig { blocks: 3, syncs: 4, fmas: 12, seed: 5 }).unwrap();
@@ -137,6 +151,7 @@ fn aborted_blocking_runs_fall_back_to_a_safe_tier_with_the_right_answer() {
 
 #[test]
 fn queue_overflow_is_flagged_and_retried_with_a_larger_capacity() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
     let cfg = ForestConfig { shape: Shape::Complete, items: 4, depth: 4, fmas: 4, capacity: Some(4), seed: 1 };
@@ -150,6 +165,7 @@ fn queue_overflow_is_flagged_and_retried_with_a_larger_capacity() {
 
 #[test]
 fn sync_use_case_matches_cpu_at_every_tier() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
     for work in [Work::Ci, Work::Cmi] {
@@ -161,6 +177,7 @@ fn sync_use_case_matches_cpu_at_every_tier() {
 
 #[test]
 fn forest_use_case_matches_cpu_at_every_tier() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
     let complete = ForestCase::new(ForestConfig { shape: Shape::Complete, items: 3, depth: 5, fmas: 8, capacity: None, seed: 1 }).unwrap();
@@ -172,6 +189,7 @@ fn forest_use_case_matches_cpu_at_every_tier() {
 
 #[test]
 fn prodcons_use_case_matches_cpu_at_every_tier() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
     for n in [1, 300, 70_001] {
@@ -186,6 +204,7 @@ fn prodcons_use_case_matches_cpu_at_every_tier() {
 
 #[test]
 fn gsync_use_case_matches_cpu_at_every_tier() {
+    let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
     for syncs in [0, 1, 6] {
