@@ -54,10 +54,23 @@ impl Stats {
     }
 }
 
-/// Runs `once` `warmup` times untimed, then `samples` times, and summarises.
+/// Least wall time a warm-up lasts (when the protocol asks for one). An idle GPU runs at a
+/// fraction of its clock (an H100 idles at 345 MHz and boosts to 1980 MHz) and needs a stretch
+/// of load to ramp up; two short dispatches would time the ramp, not the kernel.
+pub const MIN_WARMUP_S: f64 = 0.25;
+/// Bound on warm-up runs, for kernels far shorter than [`MIN_WARMUP_S`].
+const MAX_WARMUP_RUNS: usize = 100_000;
+
+/// Runs `once` untimed at least `warmup` times and, if `warmup` > 0, for at least
+/// [`MIN_WARMUP_S`]; then `samples` times, and summarises.
 pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) -> Result<Stats> {
-    for _ in 0..protocol.warmup {
+    let start = std::time::Instant::now();
+    let mut runs = 0;
+    while runs < protocol.warmup
+        || (protocol.warmup > 0 && runs < MAX_WARMUP_RUNS && start.elapsed().as_secs_f64() < MIN_WARMUP_S)
+    {
         once()?;
+        runs += 1;
     }
     let mut samples = Vec::with_capacity(protocol.samples);
     let mut source = TimingSource::DeviceTimestamps;
@@ -206,4 +219,36 @@ pub struct Record {
     /// Family-specific figures (elements moved, remap cost, ...).
     #[serde(default)]
     pub extra: serde_json::Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counting(calls: &mut usize) -> impl FnMut() -> Result<Timing> + '_ {
+        move || {
+            *calls += 1;
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            Ok(Timing { seconds: *calls as f64, source: TimingSource::WallClock, wall_seconds: 0.001 })
+        }
+    }
+
+    #[test]
+    fn warm_up_lasts_at_least_its_minimum_and_is_not_sampled() {
+        let mut calls = 0;
+        let t0 = std::time::Instant::now();
+        let stats = measure(&Protocol { warmup: 1, samples: 3 }, counting(&mut calls)).unwrap();
+        assert!(t0.elapsed().as_secs_f64() >= MIN_WARMUP_S);
+        // 1 ms runs: well over 3 + 1 calls, and the samples are the last three
+        assert!(calls > 20, "{calls} calls");
+        assert_eq!(stats.samples, vec![(calls - 2) as f64, (calls - 1) as f64, calls as f64]);
+    }
+
+    #[test]
+    fn no_warm_up_means_samples_only() {
+        let mut calls = 0;
+        let stats = measure(&Protocol { warmup: 0, samples: 2 }, counting(&mut calls)).unwrap();
+        assert_eq!(calls, 2);
+        assert_eq!(stats.samples, vec![1.0, 2.0]);
+    }
 }
