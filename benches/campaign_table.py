@@ -16,12 +16,12 @@ def row(what, ours, base, ratio, target, ok):
     rows.append(f"| {what} | {ours} | {base} | {ratio:.2f} | {target} | {'**met**' if ok else 'missed'} |")
 
 
-# the fastest first-pass grid of the sweep (--reduction-groups)
-fast = min((r for r in load("reduction.json") if r["variant"] == "fast"), key=lambda r: r["stats"]["median"])
+# the fastest bandwidth kernel: `blocked`, or `fast` at the best grid of the sweep (--reduction-groups)
+fast = min((r for r in load("reduction.json") if r["variant"] in ("fast", "blocked")), key=lambda r: r["stats"]["median"])
 n = fast["params"]["n"]
 gbs = n * 4 / fast["stats"]["median"] / 1e9
-groups = fast["params"].get("fast_groups") or "default"
-row(f"f32 sum, 2^28 (reduction `fast`, {groups} workgroups)", f"{gbs:.0f} GB/s", f"torch.sum {torch['sum_2p28']['gb_per_s']:.0f} GB/s",
+grid = "one workgroup per 8192 floats" if fast["variant"] == "blocked" else f"{fast['params'].get('fast_groups') or 'default'} workgroups"
+row(f"f32 sum, 2^28 (reduction `{fast['variant']}`, {grid})", f"{gbs:.0f} GB/s", f"torch.sum {torch['sum_2p28']['gb_per_s']:.0f} GB/s",
     gbs / torch["sum_2p28"]["gb_per_s"], "≥ 0.95", gbs / torch["sum_2p28"]["gb_per_s"] >= 0.95)
 
 mm = {r["kernel"]: r for r in load("matmul.json")}

@@ -11,6 +11,10 @@ B=.gpu/simtlab
 log() { echo "== $*" >&2; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv > "$work/nvidia-smi.csv" 2>&1
+# SM/memory clocks every 100 ms for the whole campaign: an idle GPU clocks down, and every
+# figure should come from a ramped-up one (the harness warms up for at least 0.25 s).
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 100 > "$work/clocks.csv" 2>&1 &
+clocks=$!
 log devices;   $B devices --json > "$work/devices.json"
 log torch;     python3 benches/baselines/torch_baselines.py > "$work/torch.json" 2> "$work/torch.err"
 log cuda;      (nvcc -O3 -arch=sm_90 -rdc=true benches/baselines/grid_sync.cu -o "$work/grid_sync" && "$work/grid_sync") > "$work/cuda_pt.jsonl" 2> "$work/cuda.err"
@@ -22,5 +26,6 @@ log bs;        $B bench zhang --kernel blackscholes --n 16777216 --strategy all 
 log lbm;       $B bench zhang --kernel lbm --n 192 --strategy all --samples 5 --json "$work/lbm.json" > "$work/lbm.txt" 2>&1
 log remap;     $B bench remap --n 16777216 --pipeline 16 --workers 8 --trace "$work/remap-trace.json" --json "$work/remap.json" > "$work/remap.txt" 2>&1
 log remap-bs;  $B bench remap --distribution uniform --strategy none,auto --n 16777216 --json "$work/remap-auto-flat.json" > "$work/remap-auto-flat.txt" 2>&1
+kill $clocks 2>/dev/null
 tar czf "$out/campaign.tgz" -C "$work" .
 log done

@@ -78,6 +78,7 @@ fn reduction_variants_match_the_f64_sum() {
             (reduction::ReductionKernel::Interleaved, Some(ids.as_slice())),
             (reduction::ReductionKernel::Sequential, None),
             (reduction::ReductionKernel::Fast, None),
+            (reduction::ReductionKernel::Blocked, None),
         ] {
             let run = reduction::Prepared::new(&gpu, kernel, &cfg, &input, false, order).unwrap();
             run.dispatch(&gpu).unwrap();

@@ -3,10 +3,15 @@
 // across the subgroup (subgroupAdd, with SUBGROUPS) or in workgroup memory (without), and write
 // one partial per workgroup; a second pass of one workgroup sums the partials. No divergent
 // branches: the algorithmic ceiling for the redirect variant. 1D grid (at most 65535 groups).
+// BLOCKED: no loop in the first pass; workgroup g sums the contiguous block of WG × PER vec4
+// starting at g × WG × PER, all PER loads issued back to back (the access pattern of a
+// one-element-per-thread kernel such as BlackScholes); 2D grid, surplus workgroups exit.
 // CPU reference: kernels::reduction::cpu::fast (f64 sum).
-//! variants: SUBGROUPS
+//! variants: SUBGROUPS BLOCKED
 
 const WG: u32 = 256u;
+// vec4 per invocation of a BLOCKED first pass (kernels::reduction::BLOCKED_VEC4_PER_THREAD)
+const PER: u32 = 8u;
 
 struct Params {
     // vec4 elements (the input is zero-padded to a multiple of 4 floats)
@@ -35,12 +40,33 @@ fn main(
 #endif
 ) {
     let n4 = params.n4;
-    let stride = groups.x * WG;
-    var i = wid.x * WG + lid;
     var a = vec4<f32>(0.0);
     var b = vec4<f32>(0.0);
     var c = vec4<f32>(0.0);
     var d = vec4<f32>(0.0);
+#ifdef BLOCKED
+    let group = wid.y * groups.x + wid.x;
+    // params.pad0 = workgroups with a block; the rest of the 2D grid has nothing to do
+    if (group >= params.pad0) {
+        return;
+    }
+    let i = group * (WG * PER) + lid;
+    if (i + (PER - 1u) * WG < n4) {
+        a = input[i] + input[i + 4u * WG];
+        b = input[i + WG] + input[i + 5u * WG];
+        c = input[i + 2u * WG] + input[i + 6u * WG];
+        d = input[i + 3u * WG] + input[i + 7u * WG];
+    } else {
+        // the last block: guarded loads
+        for (var k = 0u; k < PER; k++) {
+            if (i + k * WG < n4) {
+                a += input[i + k * WG];
+            }
+        }
+    }
+#else
+    let stride = groups.x * WG;
+    var i = wid.x * WG + lid;
     while (i + 3u * stride < n4) {
         a += input[i];
         b += input[i + stride];
@@ -52,6 +78,7 @@ fn main(
         a += input[i];
         i += stride;
     }
+#endif
     let v = (a + b) + (c + d);
     var sum = (v.x + v.y) + (v.z + v.w);
 #ifdef SUBGROUPS
@@ -67,7 +94,7 @@ fn main(
         }
         t = subgroupAdd(t);
         if (lane == 0u) {
-            output[wid.x] = t;
+            output[wid.y * groups.x + wid.x] = t;
         }
     }
 #else
@@ -80,7 +107,7 @@ fn main(
         workgroupBarrier();
     }
     if (lid == 0u) {
-        output[wid.x] = partial[0];
+        output[wid.y * groups.x + wid.x] = partial[0];
     }
 #endif
 }

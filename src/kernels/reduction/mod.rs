@@ -29,6 +29,8 @@ pub const FAST_MAX_GROUPS: usize = 1024;
 pub const FAST_GROUPS_LIMIT: usize = 65532;
 /// vec4 elements per thread the `fast` kernel aims for before adding workgroups.
 pub const FAST_VEC4_PER_THREAD: usize = 16;
+/// vec4 elements per thread of the `blocked` first pass (`PER` in fast.wgsl).
+pub const BLOCKED_VEC4_PER_THREAD: usize = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -36,6 +38,8 @@ pub enum ReductionKernel {
     Interleaved,
     Sequential,
     Fast,
+    /// `fast` with a loop-free first pass over contiguous blocks.
+    Blocked,
 }
 
 impl ReductionKernel {
@@ -43,7 +47,7 @@ impl ReductionKernel {
         match self {
             ReductionKernel::Interleaved => "reduction/interleaved.wgsl",
             ReductionKernel::Sequential => "reduction/sequential.wgsl",
-            ReductionKernel::Fast => "reduction/fast.wgsl",
+            ReductionKernel::Fast | ReductionKernel::Blocked => "reduction/fast.wgsl",
         }
     }
 
@@ -52,6 +56,7 @@ impl ReductionKernel {
             ReductionKernel::Interleaved => "interleaved",
             ReductionKernel::Sequential => "sequential",
             ReductionKernel::Fast => "fast",
+            ReductionKernel::Blocked => "blocked",
         }
     }
 }
@@ -85,6 +90,11 @@ impl ReductionConfig {
         self.fast_groups.map_or_else(|| fast_groups(self.n), |g| g.div_ceil(4) * 4)
     }
 
+    /// Workgroups of the first `blocked` pass: one per block of 256 × 8 vec4.
+    pub fn blocked_groups(&self) -> usize {
+        self.n.div_ceil(4).div_ceil(WORKGROUP_SIZE as usize * BLOCKED_VEC4_PER_THREAD)
+    }
+
     /// Workgroups of the first pass of the tree kernels.
     pub fn blocks(&self) -> usize {
         self.n.div_ceil(WORKGROUP_SIZE as usize)
@@ -111,7 +121,7 @@ fn tree_path(kernel: ReductionKernel, id: u32) -> u32 {
             let taken = match kernel {
                 ReductionKernel::Interleaved => id.is_multiple_of(2 << k),
                 ReductionKernel::Sequential => id < (WORKGROUP_SIZE / 2) >> k,
-                ReductionKernel::Fast => false,
+                ReductionKernel::Fast | ReductionKernel::Blocked => false,
             };
             (taken as u32) << k
         })
@@ -123,11 +133,12 @@ fn tree_path(kernel: ReductionKernel, id: u32) -> u32 {
 pub fn emulate(kernel: ReductionKernel, cfg: &ReductionConfig, id_array: Option<&[u32]>, width: u32) -> Result<Divergence> {
     let (threads, sites) = match kernel {
         ReductionKernel::Fast => (cfg.fast_groups() * WORKGROUP_SIZE as usize, 0),
+        ReductionKernel::Blocked => (cfg.blocked_groups() * WORKGROUP_SIZE as usize, 0),
         _ => (cfg.blocks() * WORKGROUP_SIZE as usize, LEVELS),
     };
     let block: Vec<u32> = (0..WORKGROUP_SIZE)
         .map(|t| match (kernel, id_array) {
-            (ReductionKernel::Fast, _) => 0,
+            (ReductionKernel::Fast | ReductionKernel::Blocked, _) => 0,
             (_, Some(ids)) => tree_path(kernel, ids[t as usize]),
             (_, None) => tree_path(kernel, t),
         })
@@ -173,7 +184,7 @@ impl Prepared {
             }
         }
         match kernel {
-            ReductionKernel::Fast => Self::new_fast(gpu, cfg, input),
+            ReductionKernel::Fast | ReductionKernel::Blocked => Self::new_fast(gpu, kernel, cfg, input),
             _ => Self::new_tree(gpu, kernel, cfg, input, probe, id_array),
         }
     }
@@ -227,8 +238,11 @@ impl Prepared {
         Ok(Prepared { passes, result, probe: probe_records, _keep: keep, _keep_u32: keep_u32 })
     }
 
-    fn new_fast(gpu: &Gpu, cfg: &ReductionConfig, input: &[f32]) -> Result<Prepared> {
-        let defines: &[&str] = if gpu.caps.subgroup_size.is_some() { &["SUBGROUPS"] } else { &[] };
+    /// `fast` or `blocked`: a first pass to one partial per workgroup, then one `fast`
+    /// workgroup over the partials.
+    fn new_fast(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32]) -> Result<Prepared> {
+        let subgroups = gpu.caps.subgroup_size.is_some();
+        let defines: &[&str] = if subgroups { &["SUBGROUPS"] } else { &[] };
         let k = gpu.kernel(ReductionKernel::Fast.file(), "main", defines)?;
         let n4 = cfg.n.div_ceil(4);
         let src = if cfg.n.is_multiple_of(4) {
@@ -238,17 +252,22 @@ impl Prepared {
             padded.resize(n4 * 4, 0.0);
             gpu.buffer("reduction input", &padded, BufferKind::Storage)?
         };
-        let groups = cfg.fast_groups();
-        let partials = gpu.buffer_zeroed::<f32>("partial sums", groups, BufferKind::Storage)?;
+        let (first, groups, grid) = if kernel == ReductionKernel::Blocked {
+            let groups = cfg.blocked_groups();
+            let first = gpu.kernel(ReductionKernel::Blocked.file(), "main", if subgroups { &["SUBGROUPS", "BLOCKED"] } else { &["BLOCKED"] })?;
+            (first, groups, gpu.grid((groups * WORKGROUP_SIZE as usize) as u64, WORKGROUP_SIZE)?)
+        } else {
+            let groups = cfg.fast_groups();
+            (k.clone(), groups, [groups as u32, 1, 1])
+        };
+        // the second pass reads the partials as vec4: zeros pad them to a multiple of 4
+        let partials = gpu.buffer_zeroed::<f32>("partial sums", groups.div_ceil(4) * 4, BufferKind::Storage)?;
         let result = gpu.buffer_zeroed::<f32>("sum", 1, BufferKind::Storage)?;
-        let p1 = gpu.buffer("params", &[n4 as u32, 0, 0, 0], BufferKind::Uniform)?;
-        let p2 = gpu.buffer("params", &[(groups / 4) as u32, 0, 0, 0], BufferKind::Uniform)?;
-        let b1 = k.bind(gpu, &[&src, &partials, &p1])?;
+        let p1 = gpu.buffer("params", &[n4 as u32, groups as u32, 0, 0], BufferKind::Uniform)?;
+        let p2 = gpu.buffer("params", &[groups.div_ceil(4) as u32, 0, 0, 0], BufferKind::Uniform)?;
+        let b1 = first.bind(gpu, &[&src, &partials, &p1])?;
         let b2 = k.bind(gpu, &[&partials, &result, &p2])?;
-        let passes = vec![
-            Pass { kernel: k.clone(), bind: b1, grid: [groups as u32, 1, 1] },
-            Pass { kernel: k, bind: b2, grid: [1, 1, 1] },
-        ];
+        let passes = vec![Pass { kernel: first, bind: b1, grid }, Pass { kernel: k, bind: b2, grid: [1, 1, 1] }];
         Ok(Prepared { passes, result, probe: None, _keep: vec![src, partials], _keep_u32: vec![p1, p2] })
     }
 
@@ -286,6 +305,7 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Pr
     if strategy == Strategy::All {
         variants.push(("sequential", ReductionKernel::Sequential, None));
         variants.push(("fast", ReductionKernel::Fast, None));
+        variants.push(("blocked", ReductionKernel::Blocked, None));
     }
     let mut records = Vec::new();
     for (variant, kernel, order) in variants {
@@ -293,7 +313,7 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Pr
         let stats = harness::measure(protocol, || run.dispatch(gpu))?;
         let check = check(run.result(gpu)?, expected);
         drop(run);
-        let native = if gpu.caps.subgroup_size.is_some() && kernel != ReductionKernel::Fast {
+        let native = if gpu.caps.subgroup_size.is_some() && matches!(kernel, ReductionKernel::Interleaved | ReductionKernel::Sequential) {
             let p = Prepared::new(gpu, kernel, cfg, &input, true, order)?;
             p.dispatch(gpu)?;
             p.divergence(gpu)?
