@@ -10,7 +10,7 @@ mod common;
 use simtlab::gpu::Gpu;
 use simtlab::kernels::pt::forest::{ForestCase, ForestConfig, Shape};
 use simtlab::kernels::pt::gsync::{GsyncCase, GsyncConfig};
-use simtlab::kernels::pt::micro::{self, QueueConfig, QueueKind};
+use simtlab::kernels::pt::micro::{self, BarrierArrival, BarrierFence, BarrierKind, QueueConfig, QueueKind};
 use simtlab::kernels::pt::prodcons::{ProdConsCase, ProdConsConfig, Workload};
 use simtlab::kernels::pt::sync::{SyncCase, SyncConfig, Work};
 use simtlab::kernels::pt::{self as cases, Case};
@@ -76,12 +76,21 @@ fn barrier_passes_messages_through_atomics_over_many_iterations() {
     // co-resident workgroups on a CPU adapter the polls of 500 barriers can reach that.
     let iterations = if gpu.info.device_type == wgpu::DeviceType::Cpu { 60 } else { 500 };
     // exactly the co-resident count, and an oversized launch that discovery trims
-    for launch in [discovered, 64] {
-        let r = micro::barrier(&gpu, &rt, launch, iterations).unwrap();
+    let kind = |arrival, fence| BarrierKind { arrival, fence };
+    for (launch, kind) in [
+        (discovered, kind(BarrierArrival::Flat, BarrierFence::Device)),
+        (64, kind(BarrierArrival::Flat, BarrierFence::Device)),
+        (discovered, kind(BarrierArrival::Flat, BarrierFence::None)),
+        // 64 launched: with two or more co-resident workgroups, sub-counters of 32 and a
+        // partial last one
+        (64, kind(BarrierArrival::Tree, BarrierFence::Device)),
+        (discovered, kind(BarrierArrival::Tree, BarrierFence::None)),
+    ] {
+        let r = micro::barrier(&gpu, &rt, launch, iterations, kind).unwrap();
         assert_eq!(r.status.abort, None, "{r:?}");
         assert!(r.participants >= 1 && r.participants <= launch.min(discovered.max(1) * 4), "{r:?}");
         assert_eq!(r.completed, iterations, "{r:?}");
-        assert_eq!(r.stale_messages, 0, "{r:?}");
+        assert_eq!(r.stale_messages, 0, "{kind:?} {r:?}");
         assert_eq!(r.status.barrier_arrivals, iterations * r.participants);
         assert_eq!(r.status.late, launch - r.participants);
     }
@@ -115,7 +124,7 @@ fn oversubscribed_blocking_kernel_aborts_instead_of_hanging() {
     let gpu = common::gpu();
     // a small cap: the barrier wait times out
     let t0 = Instant::now();
-    let r = micro::barrier(&gpu, &oversubscribed(256, 20_000), 256, 10).unwrap();
+    let r = micro::barrier(&gpu, &oversubscribed(256, 20_000), 256, 10, BarrierKind::default()).unwrap();
     assert!(t0.elapsed() < Duration::from_secs(30));
     assert_eq!(r.status.abort, Some(AbortReason::BarrierTimeout), "{r:?}");
     assert!(r.completed < 10);
@@ -123,7 +132,7 @@ fn oversubscribed_blocking_kernel_aborts_instead_of_hanging() {
     assert!(err.contains("barrier timeout") && err.contains("--tier"), "{err}");
     // the default cap: the wait is cut by the spin cap or by the driver's loop limit, never hangs
     let t0 = Instant::now();
-    let r = micro::barrier(&gpu, &oversubscribed(256, PtOptions::default().spin_cap), 256, 10).unwrap();
+    let r = micro::barrier(&gpu, &oversubscribed(256, PtOptions::default().spin_cap), 256, 10, BarrierKind::default()).unwrap();
     assert!(t0.elapsed() < Duration::from_secs(60));
     assert!(matches!(r.status.abort, Some(AbortReason::BarrierTimeout | AbortReason::LoopLimit)), "{r:?}");
 }

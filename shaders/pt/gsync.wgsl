@@ -87,7 +87,7 @@ fn phases_pt(ids: Ids) {
     }
     let blocks = (params.n + 255u) / 256u;
     for (var s = 0u; s < params.phases; s++) {
-        if (s > 0u && !pt_barrier(ids.local, g.count)) {
+        if (s > 0u && !pt_barrier(ids.local, g.id, g.count)) {
             return;
         }
         var blk = g.id;

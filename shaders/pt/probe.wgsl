@@ -5,7 +5,7 @@
 //   k * count + id + 1 (atomicStore) into slot (k % 2) * count + id; after it, it reads its
 //   neighbour's message and counts stale or wrong values. This is the cross-workgroup
 //   message-passing check: data goes through atomics only.
-//! variants: (none)
+//! variants: PT_BARRIER_NO_FENCE PT_BARRIER_TREE
 
 #import grid
 #import pt_discovery
@@ -50,7 +50,7 @@ fn barrier(ids: Ids) {
         if (ids.local == 0u) {
             atomicStore(&messages[(k % 2u) * g.count + g.id], k * g.count + g.id + 1u);
         }
-        if (!pt_barrier(ids.local, g.count)) {
+        if (!pt_barrier(ids.local, g.id, g.count)) {
             break;
         }
         if (ids.local == 0u) {

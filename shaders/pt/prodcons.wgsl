@@ -77,7 +77,7 @@ fn reduce_pt(ids: Ids) {
         atomicStore(&partials[g.id], s);
     }
     if (params.final_in_kernel != 0u) {
-        if (!pt_barrier(ids.local, g.count)) {
+        if (!pt_barrier(ids.local, g.id, g.count)) {
             return;
         }
         if (g.id == 0u) {

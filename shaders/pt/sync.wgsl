@@ -149,7 +149,7 @@ fn fused(ids: Ids) {
         }
         return;
     }
-    if (!pt_barrier(ids.local, g.count)) {
+    if (!pt_barrier(ids.local, g.id, g.count)) {
         return;
     }
     consume_claimed(ids.local);

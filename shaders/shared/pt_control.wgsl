@@ -38,7 +38,11 @@ const PT_LATE: u32 = 4u;       // workgroups that arrived after the poll closed
 const PT_DONE: u32 = 5u;       // participants that reached pt_finish
 const PT_MAX_POLLS: u32 = 6u;  // longest wait seen, in polls (diagnostic)
 const PT_BARRIER: u32 = 32u;   // monotonic barrier counter, on its own 128-byte line
-const PT_WORDS: u32 = 64u;
+const PT_SUB: u32 = 64u;       // PT_BARRIER_TREE: sub-counter s at PT_SUB + s * PT_SUB_STRIDE
+const PT_SUB_STRIDE: u32 = 32u;
+const PT_SUBS: u32 = 64u;
+const PT_FANIN: u32 = 32u;     // least participants per sub-counter
+const PT_WORDS: u32 = 2112u;   // PT_SUB + PT_SUBS * PT_SUB_STRIDE
 
 // abort reasons (keep in sync with pt::AbortReason)
 const PT_REASON_BARRIER: u32 = 1u;

@@ -32,7 +32,7 @@ pub const CONFIG_BINDING: u32 = 9;
 /// Binding of the queue buffer (`pt_queue`).
 pub const QUEUE_BINDING: u32 = 10;
 /// u32 words of the control buffer.
-pub const CONTROL_WORDS: usize = 64;
+pub const CONTROL_WORDS: usize = 2112;
 
 /// Word indices of the control buffer (mirror of `pt_control.wgsl`).
 pub mod word {
@@ -44,6 +44,10 @@ pub mod word {
     pub const DONE: usize = 5;
     pub const MAX_POLLS: usize = 6;
     pub const BARRIER: usize = 32;
+    /// Sub-counters of the tree barrier: `SUB + s * SUB_STRIDE` for `s < SUBS`.
+    pub const SUB: usize = 64;
+    pub const SUB_STRIDE: usize = 32;
+    pub const SUBS: usize = 64;
     /// Bit 31 of the ticket word: the discovery poll is closed.
     pub const CLOSED: u32 = 0x8000_0000;
 }

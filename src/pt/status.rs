@@ -88,7 +88,12 @@ impl Status {
             late: w(word::LATE),
             finished: w(word::DONE),
             max_polls: w(word::MAX_POLLS),
-            barrier_arrivals: w(word::BARRIER),
+            // the tree barrier counts arrivals on its sub-counters (the top counter counts
+            // completed sub-counter episodes); the flat one on the barrier word
+            barrier_arrivals: match (0..word::SUBS).map(|s| w(word::SUB + s * word::SUB_STRIDE)).sum::<u32>() {
+                0 => w(word::BARRIER),
+                tree => tree,
+            },
             config: *config,
         }
     }

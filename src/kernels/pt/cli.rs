@@ -76,6 +76,12 @@ pub struct PtArgs {
     /// barrier: workgroup counts; queue: workgroups launched (default: discovered).
     #[arg(long, value_delimiter = ',')]
     pub workgroups: Vec<u32>,
+    /// barrier: how workgroups arrive (device: storageBarrier; none: workgroupBarrier only).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "device")]
+    pub fence: Vec<micro::BarrierFence>,
+    /// barrier: where workgroups arrive (flat: one counter; tree: sub-counters, then one).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "flat")]
+    pub arrival: Vec<micro::BarrierArrival>,
     /// barrier: barriers per launch.
     #[arg(long, default_value_t = 1000)]
     pub iterations: u32,
@@ -145,7 +151,9 @@ pub fn bench_cli(gpu: &Gpu, args: &PtArgs, protocol: &Protocol) -> Result<Vec<Re
         }
         PtCase::Barrier => {
             let w = if args.workgroups.is_empty() { vec![cap.discovered.max(1)] } else { args.workgroups.clone() };
-            return micro::bench_barrier(gpu, &rt, &w, args.iterations, protocol);
+            let kinds: Vec<micro::BarrierKind> =
+                args.arrival.iter().flat_map(|&arrival| args.fence.iter().map(move |&fence| micro::BarrierKind { arrival, fence })).collect();
+            return micro::bench_barrier(gpu, &rt, &w, &kinds, args.iterations, protocol);
         }
         PtCase::Queue => {
             let mut records = Vec::new();

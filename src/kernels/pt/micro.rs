@@ -14,6 +14,65 @@ struct BarrierParams {
     pad: [u32; 3],
 }
 
+/// How a workgroup arrives at the global barrier (`pt_barrier` in shaders/shared/pt_barrier.wgsl).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum BarrierFence {
+    /// storageBarrier: a control barrier with a device-scope fence on storage.
+    #[default]
+    Device,
+    /// workgroupBarrier only (PT_BARRIER_NO_FENCE): data crosses only through atomics.
+    None,
+}
+
+impl BarrierFence {
+    fn defines(self) -> &'static [&'static str] {
+        match self {
+            BarrierFence::Device => &[],
+            BarrierFence::None => &["PT_BARRIER_NO_FENCE"],
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BarrierFence::Device => "device",
+            BarrierFence::None => "none",
+        }
+    }
+}
+
+/// Where workgroups arrive at the global barrier.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum BarrierArrival {
+    /// One counter for all participants.
+    #[default]
+    Flat,
+    /// Sub-counters of at least 32 participants, then one top counter (PT_BARRIER_TREE).
+    Tree,
+}
+
+/// The barrier variant: how participants arrive and whether the arrival fences.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BarrierKind {
+    pub arrival: BarrierArrival,
+    pub fence: BarrierFence,
+}
+
+impl BarrierKind {
+    fn defines(self) -> Vec<&'static str> {
+        let mut d = self.fence.defines().to_vec();
+        if self.arrival == BarrierArrival::Tree {
+            d.push("PT_BARRIER_TREE");
+        }
+        d
+    }
+
+    pub fn name(self) -> String {
+        format!("{} arrival, fence {}", if self.arrival == BarrierArrival::Tree { "tree" } else { "flat" }, self.fence.name())
+    }
+}
+
 /// One barrier-kernel launch.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BarrierRun {
@@ -29,8 +88,8 @@ pub struct BarrierRun {
 /// Launches `workgroups` workgroups running `iters` global barriers with the message-passing
 /// check. With discovery (the default) the participants are the co-resident ones; with
 /// `rt.options.assume_resident` every launched workgroup participates (test-only).
-pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32) -> Result<BarrierRun> {
-    let kernel = gpu.kernel("pt/probe.wgsl", "barrier", &[])?;
+pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32, kind: BarrierKind) -> Result<BarrierRun> {
+    let kernel = gpu.kernel("pt/probe.wgsl", "barrier", &kind.defines())?;
     let control = Control::new(gpu, rt.config(gpu, Tier::Blocking, workgroups))?;
     let result = gpu.buffer_zeroed::<u32>("barrier result", 4, BufferKind::Storage)?;
     let messages = gpu.buffer_zeroed::<u32>("barrier messages", 2 * workgroups as usize, BufferKind::Storage)?;
@@ -79,17 +138,17 @@ fn record(gpu: &Gpu, kernel: &str, variant: String, params: serde_json::Value, s
 
 /// Barrier latency at each workgroup count: (time of `iters` barriers - time of 0) / iters,
 /// beside the per-dispatch time of relaunching an empty kernel.
-pub fn bench_barrier(gpu: &Gpu, rt: &Runtime, workgroups: &[u32], iters: u32, protocol: &Protocol) -> Result<Vec<Record>> {
+pub fn bench_barrier(gpu: &Gpu, rt: &Runtime, workgroups: &[u32], kinds: &[BarrierKind], iters: u32, protocol: &Protocol) -> Result<Vec<Record>> {
     let cap = rt.capability(gpu)?;
     if !cap.blocking_ok && !rt.options.assume_resident {
         eprintln!("barrier: the capability probe failed ({}); measuring anyway with bounded waits", cap.reason.as_deref().unwrap_or("?"));
     }
     let mut records = Vec::new();
-    for &w in workgroups {
+    for (&w, &kind) in workgroups.iter().flat_map(|w| kinds.iter().map(move |k| (w, k))) {
         let mut last = None;
         let per = harness::measure(protocol, || {
-            let full = barrier(gpu, rt, w, iters)?;
-            let empty = barrier(gpu, rt, w, 0)?;
+            let full = barrier(gpu, rt, w, iters, kind)?;
+            let empty = barrier(gpu, rt, w, 0, kind)?;
             if full.status.aborted() {
                 return Err(full.status.error(&format!("barrier at {w} workgroups"), &gpu.adapter_name(), full.seconds));
             }
@@ -105,8 +164,8 @@ pub fn bench_barrier(gpu: &Gpu, rt: &Runtime, workgroups: &[u32], iters: u32, pr
         records.push(record(
             gpu,
             "barrier",
-            format!("{w} workgroups ({} participants)", run.participants),
-            serde_json::json!({ "workgroups": w, "iterations": iters }),
+            format!("{w} workgroups ({} participants), {}", run.participants, kind.name()),
+            serde_json::json!({ "workgroups": w, "iterations": iters, "fence": kind.fence, "arrival": kind.arrival }),
             per,
             check,
             Throughput { value, unit: "us/barrier".into() },
