@@ -92,6 +92,33 @@ fn gpu_bounds_equal_cpu_bounds_on_random_and_search_pools() {
 }
 
 #[test]
+fn gpu_lb2_below_an_incumbent_is_exact_under_it_and_prunes_above_it() {
+    let gpu = common::gpu();
+    for (i, instance) in instances().iter().enumerate() {
+        let data = BoundData::new(instance);
+        let pool = random_pool(&data, 40, 400 + i as u64);
+        let full = cpu::bound_pool(&data, &pool, LowerBound::Lb2, 1);
+        let mut sorted = full.clone();
+        sorted.sort_unstable();
+        // an incumbent in the middle of the bounds: about half the children are pruned
+        let incumbent = sorted[sorted.len() / 2];
+        assert!(sorted[0] < incumbent, "{}: the pool needs bounds on both sides", instance.name);
+        let options = GpuBoundOptions { bound: LowerBound::Lb2, ..GpuBoundOptions::default() };
+        let mut bounder = GpuBounder::new(&gpu, &data, options).unwrap();
+        let got = bounder.bound_below(&pool, incumbent).unwrap();
+        for (c, (&g, &f)) in got.iter().zip(&full).enumerate() {
+            if f < incumbent {
+                assert_eq!(g, f, "{} child {c}: below the incumbent the bound is exact", instance.name);
+            } else {
+                assert!(g >= incumbent && g <= f, "{} child {c}: {g} for a full bound of {f}, incumbent {incumbent}", instance.name);
+            }
+        }
+        // the full bound afterwards: the early exit does not stick
+        assert_eq!(bounder.bound(&pool).unwrap(), full, "{}", instance.name);
+    }
+}
+
+#[test]
 fn search_pools_differ_in_depth_mix() {
     let instance = taillard(21).unwrap();
     let dfs = search_pool(&instance, Exploration::DepthFirst, 2000).unwrap();

@@ -45,7 +45,8 @@ struct Params {
     parent_stride: u32,
     mask_words: u32,
     parents: u32,
-    _pad1: u32,
+    // stop at the first pair whose bound reaches this (the child is pruned); 0 = never
+    prune_at: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -104,6 +105,9 @@ fn bound_child(index: u32) -> u32 {
 #endif
         }
         bound = max(bound, max(tu + parents[tails_at + u], tv + parents[tails_at + v]));
+        if (params.prune_at != 0u && bound >= params.prune_at) {
+            break;
+        }
     }
     return bound;
 }

@@ -260,6 +260,18 @@ impl<'g> GpuBounder<'g> {
 
 impl Bounder for GpuBounder<'_> {
     fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>> {
+        self.bound_pruning_at(pool, 0)
+    }
+
+    fn bound_below(&mut self, pool: &Pool, incumbent: u32) -> Result<Vec<u32>> {
+        self.bound_pruning_at(pool, incumbent)
+    }
+}
+
+impl GpuBounder<'_> {
+    /// Bounds `pool`; with `prune_at` > 0, LB2 threads stop at the first machine pair whose
+    /// bound reaches it.
+    fn bound_pruning_at(&mut self, pool: &Pool, prune_at: u32) -> Result<Vec<u32>> {
         self.check_pool(pool)?;
         let count = pool.child_count();
         if count == 0 {
@@ -331,7 +343,7 @@ impl Bounder for GpuBounder<'_> {
             parent_stride: pool.parent_stride() as u32,
             mask_words: pool.mask_words() as u32,
             parents: pool.parent_count() as u32,
-            _pad: 0,
+            prune_at,
         };
         gpu.write(&self.params, &params.to_words())?;
         gpu.write(&self.parents.buffer, pool.parents())?;

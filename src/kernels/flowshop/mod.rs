@@ -325,7 +325,7 @@ impl BoundData {
             parent_stride: pool.parent_stride() as u32,
             mask_words: pool.mask_words() as u32,
             parents: pool.parent_count() as u32,
-            _pad: 0,
+            prune_at: 0,
         }
     }
 }
@@ -342,7 +342,9 @@ pub struct KernelParams {
     pub mask_words: u32,
     /// Parents in the pool (threads of the per-parent entry points).
     pub parents: u32,
-    pub _pad: u32,
+    /// LB2 stops at the first machine pair that reaches this value (the child is pruned
+    /// whatever the other pairs give); 0 computes every bound in full.
+    pub prune_at: u32,
 }
 
 impl KernelParams {
@@ -355,7 +357,7 @@ impl KernelParams {
             self.parent_stride,
             self.mask_words,
             self.parents,
-            0,
+            self.prune_at,
         ]
     }
 }
@@ -532,6 +534,14 @@ impl Pool {
 /// compute the same values bit for bit on the CPU.
 pub trait Bounder {
     fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>>;
+
+    /// As [`Bounder::bound`] for a search whose incumbent is `incumbent`: a bound that
+    /// reaches it may be any value ≥ `incumbent` (the child is pruned either way), which lets
+    /// LB2 stop early. Bounds below `incumbent` are exact.
+    fn bound_below(&mut self, pool: &Pool, incumbent: u32) -> Result<Vec<u32>> {
+        let _ = incumbent;
+        self.bound(pool)
+    }
 }
 
 /// Order in which open nodes are taken into pools.
@@ -716,7 +726,7 @@ pub fn solve_with(
         }
 
         if pool.child_count() > 0 {
-            let bounds = bounder.bound(&pool)?;
+            let bounds = bounder.bound_below(&pool, best)?;
             if bounds.len() != pool.child_count() {
                 return Err(Error::invalid(
                     "bounder output",
