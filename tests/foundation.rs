@@ -115,3 +115,33 @@ fn bench_record_carries_check_divergence_and_environment() {
     let back: simtlab::harness::Record = serde_json::from_str(&json).unwrap();
     assert_eq!(back.schema, simtlab::harness::SCHEMA_VERSION);
 }
+
+#[test]
+fn short_timed_runs_repeat_to_the_minimum_sample_time_when_asked() {
+    let gpu = Gpu::new(&GpuOptions::from_env()).unwrap();
+    if !gpu.caps.timestamps {
+        eprintln!("no timestamps on {}: repetition applies to device-timed runs only", gpu.adapter_name());
+        return;
+    }
+    // relaunch: workgroup 0 adds 1 to word 2 per dispatch, so the word counts the runs
+    let kernel = gpu.kernel("pt/probe.wgsl", "relaunch", &[]).unwrap();
+    let result = gpu.buffer_zeroed::<u32>("runs", 4, BufferKind::Storage).unwrap();
+    let bind = kernel.bind(&gpu, &[&result]).unwrap();
+    let steps = [simtlab::gpu::Step::dispatch(&kernel, &bind, [1, 1, 1])];
+    let runs = |gpu: &Gpu| gpu.read(&result).unwrap()[2];
+
+    let alone = gpu.run(&steps, true).unwrap();
+    assert_eq!(runs(&gpu), 1, "off by default: one run");
+    gpu.set_min_timed_seconds(0.02);
+    assert_eq!(gpu.min_timed_seconds(), 0.02);
+    let repeated = gpu.run(&steps, true).unwrap();
+    let copies = runs(&gpu) - 2; // the first run of the call, then the repetitions
+    assert!(copies >= 2, "{copies} repetitions of a {} s run", alone.seconds);
+    assert!(copies <= 1000);
+    assert!(repeated.seconds > 0.0 && repeated.seconds < 0.02, "time per repetition: {}", repeated.seconds);
+    // untimed runs never repeat
+    gpu.run(&steps, false).unwrap();
+    assert_eq!(runs(&gpu), 2 + copies + 1);
+    gpu.set_min_timed_seconds(f64::NAN);
+    assert_eq!(gpu.min_timed_seconds(), 0.0, "a bad value turns it off");
+}

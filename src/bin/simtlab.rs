@@ -24,6 +24,11 @@ struct Cli {
     /// Seconds to wait for one GPU submission before reporting a hang.
     #[arg(long, global = true, default_value_t = 60.0)]
     timeout: f64,
+    /// Benchmarks on a GPU (not a CPU adapter): a timed run shorter than this many milliseconds
+    /// is repeated back to back in one submission and averaged, so that the GPU stays at its
+    /// working clock (0: time each run alone).
+    #[arg(long, global = true, default_value_t = 5.0)]
+    min_sample_ms: f64,
     #[command(subcommand)]
     command: Command,
 }
@@ -240,6 +245,9 @@ fn open_gpu(cli: &Cli) -> Result<Gpu> {
         timeout: Some(Duration::from_secs_f64(cli.timeout.max(0.1))),
     };
     let gpu = Gpu::new(&options)?;
+    if gpu.info.device_type != wgpu::DeviceType::Cpu {
+        gpu.set_min_timed_seconds(cli.min_sample_ms / 1e3);
+    }
     eprintln!("adapter: {} [{}], subgroup size {}", gpu.adapter_name(), gpu.info.driver, match gpu.caps.subgroup_size {
         Some(w) => w.to_string(),
         None => "n/a (no subgroups: divergence comes from host emulation; for a probe on a CPU machine install \

@@ -87,6 +87,8 @@ pub struct Gpu {
     pub info: wgpu::AdapterInfo,
     pub caps: Capabilities,
     pub timeout: Duration,
+    /// Timed runs shorter than this (f64 bits; 0 = off) are repeated, see [`Gpu::set_min_timed_seconds`].
+    min_timed: std::sync::atomic::AtomicU64,
     pipelines: shader::PipelineCache,
 }
 
@@ -188,10 +190,27 @@ impl Gpu {
             queue,
             info,
             timeout: DEFAULT_TIMEOUT,
+            min_timed: Default::default(),
             pipelines: Default::default(),
         };
         gpu.caps.subgroup_size = capabilities::measure_subgroup_size(&gpu)?;
         Ok(gpu)
+    }
+
+    /// From now on, a timed [`Gpu::run`] whose device time comes out below `seconds` runs its
+    /// steps again, repeated back to back in one submission until they last about `seconds`,
+    /// and reports the time per repetition. A GPU sampled with one short submission at a
+    /// time idles between samples and its clock governor settles below the working clock
+    /// (on an H100, sub-millisecond kernels timed one by one ran up to 2× slower). The steps
+    /// must give the same result when repeated (every benchmark's do: they clear what they
+    /// accumulate). 0 turns it off (the default).
+    pub fn set_min_timed_seconds(&self, seconds: f64) {
+        let s = if seconds.is_finite() && seconds > 0.0 { seconds } else { 0.0 };
+        self.min_timed.store(s.to_bits(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn min_timed_seconds(&self) -> f64 {
+        f64::from_bits(self.min_timed.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// One line naming the adapter for records and logs.

@@ -7,6 +7,9 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
+/// Most repetitions of one timed run (see [`Gpu::set_min_timed_seconds`]).
+const MAX_REPEATS: usize = 1000;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimingSource {
@@ -25,6 +28,7 @@ pub struct Timing {
 
 /// One piece of GPU work. Consecutive dispatches share one compute pass (wgpu orders them and
 /// makes earlier storage writes visible to later dispatches).
+#[derive(Clone, Copy)]
 pub enum Step<'a> {
     Dispatch { kernel: &'a Kernel, bind: &'a wgpu::BindGroup, workgroups: [u32; 3] },
     DispatchIndirect { kernel: &'a Kernel, bind: &'a wgpu::BindGroup, args: &'a wgpu::Buffer, offset: u64 },
@@ -71,8 +75,21 @@ impl Gpu {
         Ok([groups.div_ceil(rows) as u32, rows as u32, 1])
     }
 
-    /// Records and submits `steps`, waits for them (bounded by the timeout) and times them.
+    /// Records and submits `steps`, waits for them (bounded by the timeout) and times them;
+    /// short timed runs are repeated per [`Gpu::set_min_timed_seconds`].
     pub fn run(&self, steps: &[Step], timed: bool) -> Result<Timing> {
+        let once = self.run_once(steps, timed)?;
+        let min = self.min_timed_seconds();
+        if !timed || min <= 0.0 || once.source != TimingSource::DeviceTimestamps || once.seconds >= min || once.seconds <= 0.0 {
+            return Ok(once);
+        }
+        let copies = ((min / once.seconds).ceil() as usize).clamp(2, MAX_REPEATS);
+        let repeated: Vec<Step> = steps.iter().cycle().take(steps.len() * copies).copied().collect();
+        let t = self.run_once(&repeated, true)?;
+        Ok(Timing { seconds: t.seconds / copies as f64, source: t.source, wall_seconds: t.wall_seconds / copies as f64 })
+    }
+
+    fn run_once(&self, steps: &[Step], timed: bool) -> Result<Timing> {
         let use_timestamps = timed && self.caps.timestamps && steps.iter().any(Step::is_pass_work);
         let queries = use_timestamps.then(|| {
             let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {

@@ -174,6 +174,9 @@ pub struct Environment {
     pub git_hash: String,
     /// Seconds since the Unix epoch.
     pub unix_time: u64,
+    /// Timed runs shorter than this were repeated back to back and averaged (0: never).
+    #[serde(default)]
+    pub min_timed_s: f64,
 }
 
 impl Environment {
@@ -189,6 +192,7 @@ impl Environment {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
+            min_timed_s: gpu.min_timed_seconds(),
         }
     }
 }
