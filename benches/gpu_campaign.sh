@@ -8,6 +8,9 @@ out="${1:-campaign-out}"
 work=$(mktemp -d)
 source .gpu/env.sh
 B=.gpu/simtlab
+# at least 200 warm-up runs of >= 5 ms each (--min-sample-ms): about a second of load before
+# the samples of every figure, so the clock governor has settled at the working clock
+W="--warmup 200"
 log() { echo "== $*" >&2; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv > "$work/nvidia-smi.csv" 2>&1
@@ -18,14 +21,14 @@ clocks=$!
 log devices;   $B devices --json > "$work/devices.json"
 log torch;     python3 benches/baselines/torch_baselines.py > "$work/torch.json" 2> "$work/torch.err"
 log cuda;      (nvcc -O3 -arch=sm_90 -rdc=true benches/baselines/grid_sync.cu -o "$work/grid_sync" && "$work/grid_sync") > "$work/cuda_pt.jsonl" 2> "$work/cuda.err"
-log reduction; $B bench zhang --kernel reduction --n 268435456 --strategy all --samples 10 --reduction-groups 1056,2112,4224,8448,16896 --json "$work/reduction.json" > "$work/reduction.txt" 2>&1
-log matmul;    $B bench matmul --kernel regtile,unrolled --n 4096 --samples 10 --json "$work/matmul.json" > "$work/matmul.txt" 2>&1
-log barrier;   $B bench pt --case barrier --workgroups 132,1056 --arrival flat,tree --fence device,none --iterations 1000 --json "$work/barrier.json" > "$work/barrier.txt" 2>&1
-log queue;     $B bench pt --case queue --json "$work/queue.json" > "$work/queue.txt" 2>&1
-log bs;        $B bench zhang --kernel blackscholes --n 16777216 --strategy all --json "$work/blackscholes.json" > "$work/blackscholes.txt" 2>&1
-log lbm;       $B bench zhang --kernel lbm --n 192 --strategy all --samples 5 --json "$work/lbm.json" > "$work/lbm.txt" 2>&1
-log remap;     $B bench remap --n 16777216 --pipeline 16 --workers 8 --trace "$work/remap-trace.json" --json "$work/remap.json" > "$work/remap.txt" 2>&1
-log remap-bs;  $B bench remap --distribution uniform --strategy none,auto --n 16777216 --json "$work/remap-auto-flat.json" > "$work/remap-auto-flat.txt" 2>&1
+log reduction; $B bench zhang --kernel reduction $W --n 268435456 --strategy all --samples 10 --reduction-groups 1056,2112,4224,8448,16896 --json "$work/reduction.json" > "$work/reduction.txt" 2>&1
+log matmul;    $B bench matmul $W --kernel regtile,unrolled --n 4096 --samples 10 --json "$work/matmul.json" > "$work/matmul.txt" 2>&1
+log barrier;   $B bench pt --case barrier $W --workgroups 132,1056 --arrival flat,tree --fence device,none --iterations 1000 --json "$work/barrier.json" > "$work/barrier.txt" 2>&1
+log queue;     $B bench pt --case queue $W --json "$work/queue.json" > "$work/queue.txt" 2>&1
+log bs;        $B bench zhang --kernel blackscholes $W --n 16777216 --strategy all --json "$work/blackscholes.json" > "$work/blackscholes.txt" 2>&1
+log lbm;       $B bench zhang --kernel lbm $W --n 192 --strategy all --samples 5 --json "$work/lbm.json" > "$work/lbm.txt" 2>&1
+log remap;     $B bench remap $W --n 16777216 --pipeline 16 --workers 8 --trace "$work/remap-trace.json" --json "$work/remap.json" > "$work/remap.txt" 2>&1
+log remap-bs;  $B bench remap $W --distribution uniform --strategy none,auto --n 16777216 --json "$work/remap-auto-flat.json" > "$work/remap-auto-flat.txt" 2>&1
 kill $clocks 2>/dev/null
 tar czf "$out/campaign.tgz" -C "$work" .
 log done
