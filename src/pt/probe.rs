@@ -10,6 +10,9 @@ use crate::gpu::{Bind, BufferKind, Gpu, Step};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
+/// Barriers of the capability check on drivers with a loop-iteration limit.
+const LOOP_LIMITED_PROBE_ITERATIONS: u32 = 32;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Capability {
     pub adapter: String,
@@ -129,7 +132,15 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
 
     let launch = cap.discovered;
     let config = PtConfig { launched: launch, ..config };
-    match run_probe_kernel(gpu, "barrier", launch, options.probe_iterations, config) {
+    // A driver that caps an invocation's loop iterations (llvmpipe: 65535 in all) counts every
+    // poll of every barrier: with the CPU's threads descheduled now and then, 256 barriers
+    // can use that budget up. Fewer barriers check the same thing there.
+    let iterations = match gpu.loop_iteration_limit() {
+        Some(_) => options.probe_iterations.min(LOOP_LIMITED_PROBE_ITERATIONS),
+        None => options.probe_iterations,
+    };
+    cap.barrier_iterations = iterations;
+    match run_probe_kernel(gpu, "barrier", launch, iterations, config) {
         Ok((r, status, seconds)) => {
             cap.barrier_participants = r[0];
             cap.stale_messages = r[1];
@@ -139,8 +150,8 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
                 cap.reason = Some(format!("barrier check aborted: {}", a.describe()));
             } else if r[1] != 0 {
                 cap.reason = Some(format!("{} stale cross-workgroup messages through atomics", r[1]));
-            } else if r[2] != options.probe_iterations {
-                cap.reason = Some(format!("{} of {} barriers completed", r[2], options.probe_iterations));
+            } else if r[2] != iterations {
+                cap.reason = Some(format!("{} of {iterations} barriers completed", r[2]));
             } else {
                 cap.blocking_ok = true;
             }
