@@ -269,8 +269,8 @@ fn bench_zhang_runs_every_kernel_and_checks_it() {
     }
     let families: std::collections::BTreeSet<&str> = records.iter().map(|r| r.family.as_str()).collect();
     assert_eq!(families.len(), 5);
-    // reduction: org, redirect, sequential, fast; the others org + redirect
-    assert_eq!(records.len(), 4 * 2 + 4);
+    // reduction: org, redirect, sequential, fast, blocked; the others org + redirect
+    assert_eq!(records.len(), 4 * 2 + 5);
     let table = zhang::comparison(&records);
     assert!(table.contains("redirect") && table.contains("speedup"), "{table}");
 }
