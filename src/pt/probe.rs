@@ -91,7 +91,13 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
         spin_cap: config.spin_cap,
         discovery_seconds: 0.0,
         barrier_participants: 0,
-        barrier_iterations: options.probe_iterations,
+        // A driver that caps an invocation's loop iterations (llvmpipe: 65535 in all) counts
+        // every poll of every barrier: with the CPU's threads descheduled now and then, 256
+        // barriers can use that budget up. Fewer barriers check the same thing there.
+        barrier_iterations: match gpu.loop_iteration_limit() {
+            Some(_) => options.probe_iterations.min(LOOP_LIMITED_PROBE_ITERATIONS),
+            None => options.probe_iterations,
+        },
         barrier_completed: 0,
         stale_messages: 0,
         barrier_seconds: 0.0,
@@ -132,14 +138,7 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
 
     let launch = cap.discovered;
     let config = PtConfig { launched: launch, ..config };
-    // A driver that caps an invocation's loop iterations (llvmpipe: 65535 in all) counts every
-    // poll of every barrier: with the CPU's threads descheduled now and then, 256 barriers
-    // can use that budget up. Fewer barriers check the same thing there.
-    let iterations = match gpu.loop_iteration_limit() {
-        Some(_) => options.probe_iterations.min(LOOP_LIMITED_PROBE_ITERATIONS),
-        None => options.probe_iterations,
-    };
-    cap.barrier_iterations = iterations;
+    let iterations = cap.barrier_iterations;
     match run_probe_kernel(gpu, "barrier", launch, iterations, config) {
         Ok((r, status, seconds)) => {
             cap.barrier_participants = r[0];

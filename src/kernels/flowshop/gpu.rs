@@ -335,16 +335,7 @@ impl GpuBounder<'_> {
             self.bind = Some(self.kernel.bind_at(gpu, &slots)?);
         }
 
-        let params = super::KernelParams {
-            jobs: self.jobs as u32,
-            machines: self.machines as u32,
-            pairs: self.pairs as u32,
-            children: count as u32,
-            parent_stride: pool.parent_stride() as u32,
-            mask_words: pool.mask_words() as u32,
-            parents: pool.parent_count() as u32,
-            prune_at,
-        };
+        let params = super::KernelParams::new(self.jobs, self.machines, self.pairs, pool, prune_at);
         gpu.write(&self.params, &params.to_words())?;
         gpu.write(&self.parents.buffer, pool.parents())?;
         gpu.write(&self.children.buffer, pool.children())?;

@@ -315,18 +315,9 @@ impl BoundData {
         Ok(())
     }
 
-    /// The uniform block of both kernels (binding 0) for `pool`.
+    /// The uniform block of both kernels (binding 0) for `pool`, bounds in full.
     pub fn kernel_params(&self, pool: &Pool) -> KernelParams {
-        KernelParams {
-            jobs: self.jobs as u32,
-            machines: self.machines as u32,
-            pairs: self.pair_count() as u32,
-            children: pool.child_count() as u32,
-            parent_stride: pool.parent_stride() as u32,
-            mask_words: pool.mask_words() as u32,
-            parents: pool.parent_count() as u32,
-            prune_at: 0,
-        }
+        KernelParams::new(self.jobs, self.machines, self.pair_count(), pool, 0)
     }
 }
 
@@ -348,6 +339,20 @@ pub struct KernelParams {
 }
 
 impl KernelParams {
+    /// For an instance of `jobs` × `machines` with `pairs` machine pairs, bounding `pool`.
+    pub fn new(jobs: usize, machines: usize, pairs: usize, pool: &Pool, prune_at: u32) -> KernelParams {
+        KernelParams {
+            jobs: jobs as u32,
+            machines: machines as u32,
+            pairs: pairs as u32,
+            children: pool.child_count() as u32,
+            parent_stride: pool.parent_stride() as u32,
+            mask_words: pool.mask_words() as u32,
+            parents: pool.parent_count() as u32,
+            prune_at,
+        }
+    }
+
     pub fn to_words(self) -> [u32; 8] {
         [
             self.jobs,

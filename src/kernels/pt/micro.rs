@@ -26,11 +26,8 @@ pub enum BarrierFence {
 }
 
 impl BarrierFence {
-    fn defines(self) -> &'static [&'static str] {
-        match self {
-            BarrierFence::Device => &[],
-            BarrierFence::None => &["PT_BARRIER_NO_FENCE"],
-        }
+    fn define(self) -> Option<&'static str> {
+        (self == BarrierFence::None).then_some("PT_BARRIER_NO_FENCE")
     }
 
     pub fn name(self) -> &'static str {
@@ -52,6 +49,19 @@ pub enum BarrierArrival {
     Tree,
 }
 
+impl BarrierArrival {
+    fn define(self) -> Option<&'static str> {
+        (self == BarrierArrival::Tree).then_some("PT_BARRIER_TREE")
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BarrierArrival::Flat => "flat",
+            BarrierArrival::Tree => "tree",
+        }
+    }
+}
+
 /// The barrier variant: how participants arrive and whether the arrival fences.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BarrierKind {
@@ -61,15 +71,11 @@ pub struct BarrierKind {
 
 impl BarrierKind {
     fn defines(self) -> Vec<&'static str> {
-        let mut d = self.fence.defines().to_vec();
-        if self.arrival == BarrierArrival::Tree {
-            d.push("PT_BARRIER_TREE");
-        }
-        d
+        self.arrival.define().into_iter().chain(self.fence.define()).collect()
     }
 
     pub fn name(self) -> String {
-        format!("{} arrival, fence {}", if self.arrival == BarrierArrival::Tree { "tree" } else { "flat" }, self.fence.name())
+        format!("{} arrival, fence {}", self.arrival.name(), self.fence.name())
     }
 }
 
