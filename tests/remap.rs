@@ -60,7 +60,7 @@ fn every_strategy_gives_identical_outputs_and_remapping_lowers_divergence() {
     assert!(none.check.passed);
     let before = figures(&none)["emulated_before"]["divergence_ratio"].as_f64().unwrap();
     assert!(before > 0.99, "one long lane per 32 diverges every warp at W=32: {before}");
-    for s in [Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup] {
+    for s in [Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile] {
         let r = bench_remap(&gpu, &cfg, s, &protocol).unwrap();
         assert!(r.check.passed, "{s}: {:?}", r.check.first_mismatch);
         let f = figures(&r);
@@ -76,6 +76,23 @@ fn every_strategy_gives_identical_outputs_and_remapping_lowers_divergence() {
             assert!(moved > 0 && moved < cfg.n as u64, "LAM moves only what must move: {moved}");
         }
         let _: RemapFigures; // figures are the serialized RemapFigures
+    }
+}
+
+#[test]
+fn the_tile_sort_keeps_outputs_with_many_classes_and_a_partial_last_tile() {
+    let gpu = common::gpu();
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    // trips uniform in 1..=300: all ten classes in every subgroup, 5 full tiles and one of 333
+    let cfg = MicroConfig { n: 5 * 1024 + 333, short: 1, long: 300, distribution: Distribution::Random, seed: 9, ..Default::default() };
+    let r = bench_remap(&gpu, &cfg, Strategy::Tile, &protocol).unwrap();
+    assert!(r.check.passed, "{:?}", r.check.first_mismatch);
+    let f = figures(&r);
+    let efficiency = |k: &str| f[k]["simt_efficiency"].as_f64();
+    let (before, after) = (efficiency("emulated_before").unwrap(), efficiency("emulated_after").unwrap());
+    assert!(after > before + 0.2, "W=32 SIMT efficiency {before} -> {after}");
+    if let (Some(b), Some(a)) = (efficiency("probe_before"), efficiency("probe_after")) {
+        assert!(a > b + 0.2, "measured SIMT efficiency {b} -> {a}");
     }
 }
 

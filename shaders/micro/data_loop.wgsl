@@ -2,19 +2,28 @@
 // rounds of integer mixing seeded with seeds[i].
 // CPU reference: kernels::micro::cpu::data_loop. With REMAP, thread i works on element
 // remap_index[i] (reference redirection), giving identical outputs in a different order of work.
-//! variants: PROBE REMAP
+// With TILE each workgroup takes a tile of TILE_PER_THREAD * WG elements, sorts it by trip
+// class in workgroup memory (shared/tile_sort.wgsl) and runs the loops in that order.
+//! variants: PROBE REMAP TILE TILE_SUBGROUPS
 
 #import grid
 #import probe
+#import trip_class
 
 const PROBE_SITES: u32 = 1u;
 const WG: u32 = 256u;
+const TILE_PER_THREAD: u32 = 4u;
 
+#ifdef TILE
+#import tile_sort
+#endif
+
+// lo, class_width and classes: the trip classes of TILE (shared/trip_class.wgsl).
 struct Params {
     n: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    lo: u32,
+    class_width: u32,
+    classes: u32,
 }
 
 @group(0) @binding(0) var<storage, read> trips: array<u32>;
@@ -31,22 +40,48 @@ fn mix(h: u32) -> u32 {
     return x * 0x85EBCA77u + 1u;
 }
 
+fn run_loop(i: u32) {
+    let count = trips[i];
+    var h = seeds[i];
+    for (var r = 0u; probe(0u, r < count); r++) {
+        h = mix(h);
+    }
+    results[i] = h;
+}
+
 @compute @workgroup_size(WG)
 fn main(ids: Ids) {
     probe_begin(ids);
+#ifdef TILE
+    let first = workgroup_index(ids) * TILE_ELEMENTS;
+    let count = select(0u, min(TILE_ELEMENTS, params.n - first), first < params.n);
+    var keys: array<u32, TILE_PER_THREAD>;
+    for (var r = 0u; r < TILE_PER_THREAD; r++) {
+        let e = r * WG + ids.local;
+        if (e < count) {
+            keys[r] = trip_class(trips[first + e], params.lo, params.class_width, params.classes);
+        }
+    }
+#ifdef TILE_SUBGROUPS
+    tile_sort(ids.local, ids.lane, keys, count);
+#else
+    tile_sort(ids.local, 0u, keys, count);
+#endif
+    for (var r = 0u; r < TILE_PER_THREAD; r++) {
+        let p = r * WG + ids.local;
+        if (p < count) {
+            run_loop(first + tile_order[p]);
+        }
+    }
+#else
     let t = global_index(ids, WG);
     if (t < params.n) {
 #ifdef REMAP
-        let i = remap_index[t];
+        run_loop(remap_index[t]);
 #else
-        let i = t;
+        run_loop(t);
 #endif
-        let count = trips[i];
-        var h = seeds[i];
-        for (var r = 0u; probe(0u, r < count); r++) {
-            h = mix(h);
-        }
-        results[i] = h;
     }
+#endif
     probe_end();
 }

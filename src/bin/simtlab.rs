@@ -124,7 +124,7 @@ struct RemapArgs {
     /// The kernel to remap (micro-loop: the data-dependent loop).
     #[arg(long, default_value = "micro-loop")]
     kernel: String,
-    /// Strategies to run (none, redirect, lam, gpu, auto); default all.
+    /// Strategies to run (none, redirect, lam, gpu, tile, auto); default all.
     #[arg(long, value_delimiter = ',')]
     strategy: Vec<simtlab::remap::Strategy>,
     #[arg(long, value_enum, default_value = "one-long")]
@@ -478,7 +478,7 @@ fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
     let cfg = MicroConfig { n: a.n, seed: a.seed, short: a.short, long: a.long, distribution: a.distribution, ..Default::default() };
     let sorted = MicroConfig { distribution: Distribution::Sorted, ..cfg.clone() };
     let strategies = if a.strategy.is_empty() {
-        vec![Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Auto]
+        vec![Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Auto]
     } else {
         a.strategy.clone()
     };

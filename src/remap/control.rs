@@ -6,7 +6,9 @@
 //! redirection (and the GPU regroup, which builds the same index) may also lose coalescing,
 //! charged as a fraction of the kernel time. Host-side remaps cost `per-element × n`; with a
 //! CPU-GPU pipeline only the part that the kernel's own run time cannot cover is exposed.
-//! The GPU regroup runs on the GPU itself and is always exposed. The best positive net gain
+//! The GPU regroup runs on the GPU itself and is always exposed, as is the in-kernel tile
+//! sort, which costs no index and no dispatch but sorts only within a workgroup's tile
+//! (its efficiency is emulated on that order). The best positive net gain
 //! wins; a kernel without divergence always gets [`Strategy::None`] (the paper's
 //! BlackScholes: whatever remapping costs is pure loss there).
 
@@ -18,7 +20,7 @@ use serde::Serialize;
 
 use super::classes::Classes;
 use super::lam::LamPlan;
-use super::redirect::{gather, redirect_index};
+use super::redirect::{gather, redirect_index, tile_index, TILE_ELEMENTS};
 use crate::divergence::{emulate_loops, emulate_paths, Divergence};
 use crate::error::{Error, Result};
 
@@ -38,10 +40,13 @@ pub enum Strategy {
     /// Index array built on the GPU (histogram, scan, scatter).
     #[serde(rename = "gpu")]
     GpuRegroup,
+    /// Each workgroup sorts its own tile by class in workgroup memory before working
+    /// (`shaders/shared/tile_sort.wgsl`): no index array, no extra dispatch.
+    Tile,
 }
 
 impl Strategy {
-    pub const NAMES: &'static str = "none|redirect|lam|gpu|auto";
+    pub const NAMES: &'static str = "none|redirect|lam|gpu|tile|auto";
 }
 
 impl fmt::Display for Strategy {
@@ -52,6 +57,7 @@ impl fmt::Display for Strategy {
             Strategy::Redirect => "redirect",
             Strategy::Lam => "lam",
             Strategy::GpuRegroup => "gpu",
+            Strategy::Tile => "tile",
         })
     }
 }
@@ -66,6 +72,7 @@ impl FromStr for Strategy {
             "redirect" => Ok(Strategy::Redirect),
             "lam" => Ok(Strategy::Lam),
             "gpu" => Ok(Strategy::GpuRegroup),
+            "tile" => Ok(Strategy::Tile),
             other => Err(Error::invalid("remap strategy", format!("'{other}'; use one of {}", Strategy::NAMES))),
         }
     }
@@ -87,11 +94,13 @@ pub struct Profile {
     pub efficiency_redirect: f64,
     /// SIMT efficiency of the LAM layout.
     pub efficiency_lam: f64,
+    /// SIMT efficiency after sorting each tile of [`TILE_ELEMENTS`] on its own.
+    pub efficiency_tile: f64,
 }
 
 impl Profile {
     /// Emulates one divergent loop (`trips[t]` = trip count of thread t) in the original,
-    /// redirected and LAM orders.
+    /// redirected, LAM and tile-sorted orders.
     pub fn from_loops(trips: &[u32], classes: &Classes, width: u32, kernel_time_s: f64) -> Result<Profile> {
         check_same_len(trips.len(), classes)?;
         let index = redirect_index(classes);
@@ -100,6 +109,7 @@ impl Profile {
             &emulate_loops(trips, width)?,
             &emulate_loops(&gather(trips, &index)?, width)?,
             &emulate_loops(&lam.permute(trips)?, width)?,
+            &emulate_loops(&gather(trips, &tile_index(classes, TILE_ELEMENTS)?)?, width)?,
             trips.len(),
             kernel_time_s,
         ))
@@ -120,16 +130,18 @@ impl Profile {
             &emulate_paths(paths, conditions, width)?,
             &emulate_paths(&gather(paths, &index)?, conditions, width)?,
             &emulate_paths(&lam.permute(paths)?, conditions, width)?,
+            &emulate_paths(&gather(paths, &tile_index(classes, TILE_ELEMENTS)?)?, conditions, width)?,
             paths.len(),
             kernel_time_s,
         ))
     }
 
-    /// From divergence measured (GPU probes) or emulated for the three orders.
+    /// From divergence measured (GPU probes) or emulated for the four orders.
     pub fn from_divergence(
         before: &Divergence,
         redirect: &Divergence,
         lam: &Divergence,
+        tile: &Divergence,
         elements: usize,
         kernel_time_s: f64,
     ) -> Profile {
@@ -141,6 +153,7 @@ impl Profile {
             efficiency_before: before.simt_efficiency(),
             efficiency_redirect: redirect.simt_efficiency(),
             efficiency_lam: lam.simt_efficiency(),
+            efficiency_tile: tile.simt_efficiency(),
         }
     }
 
@@ -152,6 +165,7 @@ impl Profile {
             ("SIMT efficiency before remapping", self.efficiency_before),
             ("SIMT efficiency after redirect", self.efficiency_redirect),
             ("SIMT efficiency after LAM", self.efficiency_lam),
+            ("SIMT efficiency after the tile sort", self.efficiency_tile),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(Error::invalid(what, format!("{v}; expected a fraction in 0..=1")));
@@ -187,6 +201,8 @@ pub struct CostModel {
     pub restore_s_per_element: f64,
     /// GPU seconds per element for the on-GPU regroup.
     pub gpu_regroup_s_per_element: f64,
+    /// GPU seconds per element that the in-kernel tile sort adds to the kernel.
+    pub tile_s_per_element: f64,
     /// Kernel slowdown, as a fraction of its time, from reads through an index array (lost
     /// coalescing). 0 when reads go through a cache/texture path or the redirected id only
     /// drives computation (§3.3).
@@ -195,6 +211,8 @@ pub struct CostModel {
     /// output locations, thread id used only for indexing (or replaced per the IDArray rule).
     pub layout_applicable: bool,
     pub gpu_regroup_available: bool,
+    /// The kernel has a tile-sorted variant (it imports `shaders/shared/tile_sort.wgsl`).
+    pub tile_available: bool,
     /// Host remaps overlap kernel runs through a [`super::Pipeline`].
     pub pipelined: bool,
     /// Host worker threads computing remaps.
@@ -216,9 +234,12 @@ impl Default for CostModel {
             // gather ~2.2 ns per output array
             restore_s_per_element: 3e-9,
             gpu_regroup_s_per_element: 2e-10,
+            // a guess: workgroup atomics and four barriers per tile of 1024
+            tile_s_per_element: 2e-12,
             redirect_memory_penalty: 0.0,
             layout_applicable: true,
             gpu_regroup_available: true,
+            tile_available: false,
             pipelined: false,
             workers: 1,
             min_gain_fraction: 0.02,
@@ -255,6 +276,7 @@ impl CostModel {
             ("LAM cost", self.lam_s_per_element),
             ("restore cost", self.restore_s_per_element),
             ("GPU regroup cost", self.gpu_regroup_s_per_element),
+            ("tile sort cost", self.tile_s_per_element),
             ("redirect memory penalty", self.redirect_memory_penalty),
             ("minimum gain fraction", self.min_gain_fraction),
         ] {
@@ -396,6 +418,8 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
     let (lam_exposed, lam_budget) = host(lam_work, lam_gain);
 
     let gpu_work = c.gpu_regroup_s_per_element * n;
+    let tile_gain = divergence_gain(p.efficiency_tile);
+    let tile_work = c.tile_s_per_element * n;
     vec![
         Candidate {
             strategy: Strategy::Redirect,
@@ -427,6 +451,16 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
             exposed_s: gpu_work,
             budget_s: redirect_gain - penalty,
             applicable: (!c.gpu_regroup_available).then_some("the GPU regroup is not available"),
+        },
+        Candidate {
+            strategy: Strategy::Tile,
+            efficiency_after: p.efficiency_tile,
+            divergence_gain_s: tile_gain,
+            penalty_s: 0.0,
+            work_s: tile_work,
+            exposed_s: tile_work,
+            budget_s: tile_gain,
+            applicable: (!c.tile_available).then_some("the kernel has no tile-sorted variant"),
         },
     ]
 }
@@ -519,12 +553,13 @@ mod tests {
             efficiency_before: before,
             efficiency_redirect: after,
             efficiency_lam: after * 0.98,
+            efficiency_tile: after * 0.99,
         }
     }
 
     #[test]
     fn strategy_round_trips_through_text() {
-        for s in [Strategy::Auto, Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup] {
+        for s in [Strategy::Auto, Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile] {
             assert_eq!(s.to_string().parse::<Strategy>().unwrap(), s);
         }
         assert!("fast".parse::<Strategy>().is_err());
@@ -548,6 +583,14 @@ mod tests {
         let costs = CostModel { redirect_memory_penalty: 0.5, gpu_regroup_available: false, ..CostModel::default() };
         let d = decide(Strategy::Auto, &profile(0.3, 0.95), &costs).unwrap();
         assert_eq!(d.strategy, Strategy::Lam, "uncoalesced reads rule out the index: {}", d.reason);
+
+        // a kernel with a tile-sorted variant: nearly the sorted efficiency at almost no cost
+        let costs = CostModel { tile_available: true, ..CostModel::default() };
+        let d = decide(Strategy::Auto, &profile(0.3, 0.95), &costs).unwrap();
+        assert_eq!(d.strategy, Strategy::Tile, "{}", d.reason);
+        // unless tiles are too small to group a subgroup's worth of each class
+        let p = Profile { efficiency_tile: 0.35, ..profile(0.3, 0.95) };
+        assert_eq!(decide(Strategy::Auto, &p, &costs).unwrap().strategy, Strategy::GpuRegroup);
     }
 
     #[test]

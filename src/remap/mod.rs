@@ -27,6 +27,11 @@
 //!      the index in five dispatches of the `shaders/remap/` kernels (geometry from
 //!      [`regroup_dispatch`]); the result is the same index as [`redirect_index`], used as
 //!      above.
+//!    - *Tile sort*: no index at all: `#import tile_sort` (`shaders/shared/tile_sort.wgsl`)
+//!      and let each workgroup sort its own tile of elements by class in workgroup memory
+//!      before working through it; [`tile_index`] is the order it produces. It sorts only
+//!      within a tile ([`TILE_ELEMENTS`]), enough when a tile holds a subgroup's worth of each
+//!      class (one long loop per 32 threads: 32 per tile of 1024).
 //! 4. **Hide the cost** for chunked work with a [`Pipeline`]: workers compute the mapping of
 //!    chunk i+Δ while the GPU runs chunk i; a mapping that is late runs unmapped, correctly.
 //!
@@ -60,7 +65,7 @@ pub use gpu_regroup::{
 pub use gpu::{classify_trips_reference, equal_width, GpuRegroup};
 pub use lam::{Label, LamPlan};
 pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
-pub use redirect::{gather, inverse, redirect_index, redirect_index_of};
+pub use redirect::{gather, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
 
 #[cfg(test)]
 mod tests;

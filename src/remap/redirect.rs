@@ -28,6 +28,30 @@ pub fn redirect_index_of(ids: &[u32], count: usize) -> Result<Vec<u32>> {
     Ok(counting_sort(ids, &sizes))
 }
 
+/// Elements a workgroup of the library's tile-sorted kernels sorts at once (256 invocations
+/// × 4 elements, `TILE_ELEMENTS` in `shaders/shared/tile_sort.wgsl`).
+pub const TILE_ELEMENTS: usize = 1024;
+
+/// Classes the tile sort tells apart (`TILE_MAX_CLASSES`); higher ones join the last.
+pub const MAX_TILE_CLASSES: usize = 32;
+
+/// The order of the in-kernel tile sort (`shaders/shared/tile_sort.wgsl`): each run of `tile`
+/// consecutive elements sorted by class on its own, so thread i of the tile's workgroup works
+/// on element D[i] of its own tile. On the GPU the order inside a class follows atomic
+/// arrival; here it is stable, which gives the same classes per subgroup.
+pub fn tile_index(classes: &Classes, tile: usize) -> Result<Vec<u32>> {
+    if tile == 0 {
+        return Err(Error::invalid("tile size", "0; use the elements a workgroup sorts (e.g. 1024)"));
+    }
+    let mut index = Vec::with_capacity(classes.len());
+    for (t, ids) in classes.ids().chunks(tile).enumerate() {
+        let first = (t * tile) as u32;
+        let sizes = class_sizes(ids, classes.count())?;
+        index.extend(counting_sort(ids, &sizes).into_iter().map(|i| first + i));
+    }
+    Ok(index)
+}
+
 /// Stable counting sort; `sizes` must be the class populations of `ids`.
 pub(crate) fn counting_sort(ids: &[u32], sizes: &[usize]) -> Vec<u32> {
     let mut next = Vec::with_capacity(sizes.len());
@@ -91,6 +115,16 @@ mod tests {
         assert_eq!(gather(&[2, 0, 1, 0, 2, 1], &d).unwrap(), vec![0, 0, 1, 1, 2, 2]);
         let inv = inverse(&d).unwrap();
         assert!((0..6).all(|i| inv[d[i] as usize] == i as u32));
+    }
+
+    #[test]
+    fn the_tile_index_sorts_each_tile_on_its_own() {
+        let classes = Classes::from_ids(vec![1, 0, 1, 0, 2, 0, 1], 3).unwrap();
+        let d = tile_index(&classes, 3).unwrap();
+        assert_eq!(d, vec![1, 0, 2, 3, 5, 4, 6]);
+        assert_eq!(gather(classes.ids(), &d).unwrap(), vec![0, 1, 1, 0, 0, 2, 1]);
+        assert_eq!(tile_index(&classes, 100).unwrap(), redirect_index(&classes));
+        assert!(tile_index(&classes, 0).is_err());
     }
 
     #[test]

@@ -190,7 +190,22 @@ pub struct RunOptions<'a> {
     pub remap: Option<&'a [u32]>,
     /// As `remap`, with the index already on the GPU (e.g. from [`crate::remap::GpuRegroup`]).
     pub remap_on_gpu: Option<&'a wgpu::Buffer>,
+    /// In-kernel tile sort by these trip classes (loop pattern; [`crate::remap::Strategy::Tile`]).
+    pub tile: Option<TileClasses>,
 }
+
+/// Equal-width trip classes (`shaders/shared/trip_class.wgsl`) by which each workgroup sorts
+/// its tile of [`TILE_PER_THREAD`] × [`WORKGROUP_SIZE`] elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileClasses {
+    pub lo: u32,
+    pub width: u32,
+    pub classes: u32,
+}
+
+/// Elements per invocation in the tile-sorted loop kernel (`TILE_PER_THREAD` in data_loop.wgsl).
+pub const TILE_PER_THREAD: u32 = 4;
+const _: () = assert!((TILE_PER_THREAD * WORKGROUP_SIZE) as usize == crate::remap::TILE_ELEMENTS);
 
 /// Uploaded inputs and a bound kernel, ready to dispatch repeatedly.
 pub struct Prepared {
@@ -226,13 +241,29 @@ impl Prepared {
             }
             defines.push("REMAP");
         }
+        if let Some(t) = options.tile {
+            if cfg.pattern != Pattern::Loop || options.remap.is_some() || options.remap_on_gpu.is_some() {
+                return Err(Error::invalid("tile sort", "applies to the loop pattern, without an index array"));
+            }
+            if t.classes == 0 || t.classes as usize > crate::remap::MAX_TILE_CLASSES {
+                return Err(Error::invalid(
+                    "tile sort",
+                    format!("{} classes; use 1..={}", t.classes, crate::remap::MAX_TILE_CLASSES),
+                ));
+            }
+            defines.push("TILE");
+            if gpu.caps.subgroup_size.is_some() {
+                defines.push("TILE_SUBGROUPS");
+            }
+        }
         let file = format!("micro/{}.wgsl", cfg.kernel_name());
         let kernel = gpu.kernel(&file, "main", &defines)?;
-        let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
+        let per_invocation = if options.tile.is_some() { TILE_PER_THREAD as u64 } else { 1 };
+        let grid = gpu.grid((n as u64).div_ceil(per_invocation), WORKGROUP_SIZE)?;
         let results = gpu.buffer_zeroed::<u32>("results", n, BufferKind::Storage)?;
         let params = match cfg.pattern {
             Pattern::If => [n as u32, cfg.threshold(), cfg.heavy, 0],
-            Pattern::Loop => [n as u32, 0, 0, 0],
+            Pattern::Loop => options.tile.map_or([n as u32, 0, 0, 0], |t| [n as u32, t.lo, t.width, t.classes]),
         };
         let params = gpu.buffer("params", &params, BufferKind::Uniform)?;
         let mut inputs = vec![gpu.buffer("primary", &input.primary, BufferKind::Storage)?];

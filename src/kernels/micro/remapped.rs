@@ -1,7 +1,7 @@
 //! The loop pattern under each remapping strategy (Zhang §3-4, and on-GPU regrouping): the same
 //! outputs as the unmapped kernel, with the remap cost measured beside the kernel time.
 
-use super::{emulate, generate, reference, MicroConfig, MicroInput, Pattern, Prepared, RunOptions};
+use super::{emulate, generate, reference, MicroConfig, MicroInput, Pattern, Prepared, RunOptions, TileClasses};
 use crate::divergence::DivergenceSummary;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu};
@@ -74,6 +74,8 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             costs.redirect_s_per_element += classify_per_element;
             costs.lam_s_per_element += classify_per_element;
             costs.gpu_regroup_s_per_element = measure_gpu_regroup(gpu, cfg, &input)? / cfg.n as f64;
+            costs.tile_s_per_element = measure_tile_sort(gpu, cfg, &input)? / cfg.n as f64;
+            costs.tile_available = true;
             let d = remap::decide(Strategy::Auto, &profile, &costs)?;
             (d.strategy, Some(d))
         }
@@ -118,6 +120,12 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             })?;
             (stats, run.results(gpu)?, Some(gpu.read(&regroup.index)?), 0.0, 0.0, None)
         }
+        Strategy::Tile => {
+            let run = Prepared::new(gpu, cfg, &input, RunOptions { tile: Some(tile_classes(&input.primary)), ..Default::default() })?;
+            let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+            let order = remap::tile_index(&classify(&input.primary)?, remap::TILE_ELEMENTS)?;
+            (stats, run.results(gpu)?, Some(order), 0.0, 0.0, None)
+        }
     };
     let check = Check::exact(&results, &expected);
     let (emulated_after, probe_after) = match &order {
@@ -128,6 +136,7 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
                     let moved = MicroInput { primary: remap::gather(&input.primary, o)?, seeds: remap::gather(&input.seeds, o)? };
                     probe(gpu, cfg, &moved, RunOptions::default())?
                 }
+                Strategy::Tile => probe(gpu, cfg, &input, RunOptions { tile: Some(tile_classes(&input.primary)), ..Default::default() })?,
                 _ => probe(gpu, cfg, &input, RunOptions { remap: Some(o), ..Default::default() })?,
             };
             (emulate(cfg, &input, Some(o), cfg.group)?.summary(), probe_after)
@@ -178,6 +187,30 @@ fn measure_gpu_regroup(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Resu
         best = best.min(gpu.run(&regroup.steps(), true)?.seconds);
     }
     Ok(best)
+}
+
+/// Device seconds the tile sort adds to the kernel: tile-sorted minus plain run time on input
+/// whose loops all have the same trip count (nothing to gain, so only the cost shows; best of
+/// three each).
+fn measure_tile_sort(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result<f64> {
+    let (lo, _) = min_max(&input.primary);
+    let flat = MicroInput { primary: vec![lo; cfg.n], seeds: input.seeds.clone() };
+    let classes = tile_classes(&input.primary);
+    let best = |options: RunOptions| -> Result<f64> {
+        let run = Prepared::new(gpu, cfg, &flat, options)?;
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            best = best.min(run.dispatch(gpu)?.seconds);
+        }
+        Ok(best)
+    };
+    Ok((best(RunOptions { tile: Some(classes), ..Default::default() })? - best(RunOptions::default())?).max(0.0))
+}
+
+/// The classes the CPU side uses ([`classify`]), for the kernel's tile sort.
+fn tile_classes(trips: &[u32]) -> TileClasses {
+    let (lo, hi) = min_max(trips);
+    TileClasses { lo, width: remap::equal_width(lo, hi, CLASSES as u32), classes: CLASSES as u32 }
 }
 
 fn min_max(v: &[u32]) -> (u32, u32) {
