@@ -3,19 +3,26 @@
 // CPU reference: kernels::micro::cpu::data_loop. With REMAP, thread i works on element
 // remap_index[i] (reference redirection), giving identical outputs in a different order of work.
 // With TILE each workgroup takes a tile of TILE_PER_THREAD * WG elements, sorts it by trip
-// class in workgroup memory (shared/tile_sort.wgsl) and runs the loops in that order.
-//! variants: PROBE REMAP TILE TILE_SUBGROUPS
+// class in workgroup memory (shared/tile_sort.wgsl) and runs the loops in that order; WG and
+// TILE_PER_THREAD are then set by the host (kernels::micro::TileSort).
+//! variants: PROBE REMAP TILE
 
 #import grid
 #import probe
 #import trip_class
 
 const PROBE_SITES: u32 = 1u;
-const WG: u32 = 256u;
-const TILE_PER_THREAD: u32 = 4u;
+override WG: u32 = 256u;
+override TILE_PER_THREAD: u32 = 4u;
 
 #ifdef TILE
 #import tile_sort
+
+var<private> tile_first: u32;
+
+fn tile_key(e: u32) -> u32 {
+    return trip_class(trips[tile_first + e], params.lo, params.class_width, params.classes);
+}
 #endif
 
 // lo, class_width and classes: the trip classes of TILE (shared/trip_class.wgsl).
@@ -54,19 +61,9 @@ fn main(ids: Ids) {
     probe_begin(ids);
 #ifdef TILE
     let first = workgroup_index(ids) * TILE_ELEMENTS;
+    tile_first = first;
     let count = select(0u, min(TILE_ELEMENTS, params.n - first), first < params.n);
-    var keys: array<u32, TILE_PER_THREAD>;
-    for (var r = 0u; r < TILE_PER_THREAD; r++) {
-        let e = r * WG + ids.local;
-        if (e < count) {
-            keys[r] = trip_class(trips[first + e], params.lo, params.class_width, params.classes);
-        }
-    }
-#ifdef TILE_SUBGROUPS
-    tile_sort(ids.local, ids.lane, keys, count);
-#else
-    tile_sort(ids.local, 0u, keys, count);
-#endif
+    tile_sort(ids.local, count);
     for (var r = 0u; r < TILE_PER_THREAD; r++) {
         let p = r * WG + ids.local;
         if (p < count) {

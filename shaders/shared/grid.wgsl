@@ -1,7 +1,6 @@
 // Invocation ids for kernels launched on a 1D or 2D grid of workgroups (Gpu::grid splits
 // dispatches wider than max_compute_workgroups_per_dimension into rows). With PROBE the
-// subgroup ids the divergence probe needs ride along; with TILE_SUBGROUPS the lane id
-// (shared/tile_sort.wgsl).
+// subgroup ids the divergence probe needs ride along.
 
 struct Ids {
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -11,10 +10,6 @@ struct Ids {
     @builtin(subgroup_invocation_id) lane: u32,
     @builtin(subgroup_id) subgroup: u32,
     @builtin(num_subgroups) subgroups: u32,
-#else
-#ifdef TILE_SUBGROUPS
-    @builtin(subgroup_invocation_id) lane: u32,
-#endif
 #endif
 }
 

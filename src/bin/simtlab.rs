@@ -137,6 +137,12 @@ struct RemapArgs {
     short: u32,
     #[arg(long, default_value_t = 512)]
     long: u32,
+    /// Tile sort: invocations per workgroup.
+    #[arg(long, default_value_t = simtlab::kernels::micro::TILE_WORKGROUP)]
+    tile_workgroup: u32,
+    /// Tile sort: elements per invocation (a tile is workgroup × this many elements).
+    #[arg(long, default_value_t = simtlab::kernels::micro::TILE_PER_THREAD)]
+    tile_per_thread: u32,
     /// Also run the chunked CPU-GPU pipeline with this many chunks (0: off).
     #[arg(long, default_value_t = 0)]
     pipeline: usize,
@@ -475,7 +481,16 @@ fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
         return Err(Error::invalid("--kernel", format!("'{}': remapping runs on micro-loop", a.kernel)));
     }
     let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
-    let cfg = MicroConfig { n: a.n, seed: a.seed, short: a.short, long: a.long, distribution: a.distribution, ..Default::default() };
+    let cfg = MicroConfig {
+        n: a.n,
+        seed: a.seed,
+        short: a.short,
+        long: a.long,
+        distribution: a.distribution,
+        tile_workgroup: a.tile_workgroup,
+        tile_per_thread: a.tile_per_thread,
+        ..Default::default()
+    };
     let sorted = MicroConfig { distribution: Distribution::Sorted, ..cfg.clone() };
     let strategies = if a.strategy.is_empty() {
         vec![Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Auto]

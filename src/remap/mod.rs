@@ -30,8 +30,8 @@
 //!    - *Tile sort*: no index at all: `#import tile_sort` (`shaders/shared/tile_sort.wgsl`)
 //!      and let each workgroup sort its own tile of elements by class in workgroup memory
 //!      before working through it; [`tile_index`] is the order it produces. It sorts only
-//!      within a tile ([`TILE_ELEMENTS`]), enough when a tile holds a subgroup's worth of each
-//!      class (one long loop per 32 threads: 32 per tile of 1024).
+//!      within a tile ([`TILE_ELEMENTS`] by default), so a subgroup gets one class only when
+//!      the tile holds a subgroup's worth of it.
 //! 4. **Hide the cost** for chunked work with a [`Pipeline`]: workers compute the mapping of
 //!    chunk i+Δ while the GPU runs chunk i; a mapping that is late runs unmapped, correctly.
 //!

@@ -28,8 +28,8 @@ pub fn redirect_index_of(ids: &[u32], count: usize) -> Result<Vec<u32>> {
     Ok(counting_sort(ids, &sizes))
 }
 
-/// Elements a workgroup of the library's tile-sorted kernels sorts at once (256 invocations
-/// × 4 elements, `TILE_ELEMENTS` in `shaders/shared/tile_sort.wgsl`).
+/// Elements a workgroup of the library's tile-sorted kernels sorts at once by default (256
+/// invocations × 4 elements, `TILE_ELEMENTS` in `shaders/shared/tile_sort.wgsl`).
 pub const TILE_ELEMENTS: usize = 1024;
 
 /// Classes the tile sort tells apart (`TILE_MAX_CLASSES`); higher ones join the last.

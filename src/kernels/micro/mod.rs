@@ -49,6 +49,7 @@ impl Distribution {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
 pub struct MicroConfig {
     pub pattern: Pattern,
     pub distribution: Distribution,
@@ -63,6 +64,9 @@ pub struct MicroConfig {
     pub long: u32,
     /// Loop: the group width the one-long layout targets (32 = an NVIDIA warp).
     pub group: u32,
+    /// Loop, tile sort: invocations per workgroup and elements per invocation ([`TileSort`]).
+    pub tile_workgroup: u32,
+    pub tile_per_thread: u32,
 }
 
 impl Default for MicroConfig {
@@ -77,6 +81,8 @@ impl Default for MicroConfig {
             short: 16,
             long: 512,
             group: 32,
+            tile_workgroup: TILE_WORKGROUP,
+            tile_per_thread: TILE_PER_THREAD,
         }
     }
 }
@@ -190,22 +196,53 @@ pub struct RunOptions<'a> {
     pub remap: Option<&'a [u32]>,
     /// As `remap`, with the index already on the GPU (e.g. from [`crate::remap::GpuRegroup`]).
     pub remap_on_gpu: Option<&'a wgpu::Buffer>,
-    /// In-kernel tile sort by these trip classes (loop pattern; [`crate::remap::Strategy::Tile`]).
-    pub tile: Option<TileClasses>,
+    /// In-kernel tile sort (loop pattern; [`crate::remap::Strategy::Tile`]).
+    pub tile: Option<TileSort>,
 }
 
-/// Equal-width trip classes (`shaders/shared/trip_class.wgsl`) by which each workgroup sorts
-/// its tile of [`TILE_PER_THREAD`] × [`WORKGROUP_SIZE`] elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TileClasses {
+/// How the tile-sorted loop kernel sorts: each workgroup of `workgroup` invocations takes a
+/// tile of `workgroup × per_thread` elements and sorts it by equal-width trip class
+/// (`shaders/shared/trip_class.wgsl`: `lo`, `width`, `classes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TileSort {
     pub lo: u32,
     pub width: u32,
     pub classes: u32,
+    pub workgroup: u32,
+    pub per_thread: u32,
 }
 
-/// Elements per invocation in the tile-sorted loop kernel (`TILE_PER_THREAD` in data_loop.wgsl).
+impl TileSort {
+    pub fn elements(&self) -> usize {
+        self.workgroup as usize * self.per_thread as usize
+    }
+
+    fn validate(&self, gpu: &Gpu) -> Result<()> {
+        let bad = |msg: String| Err(Error::invalid("tile sort", format!("{self:?}: {msg}")));
+        if self.classes == 0 || self.classes as usize > crate::remap::MAX_TILE_CLASSES {
+            return bad(format!("use 1..={} classes", crate::remap::MAX_TILE_CLASSES));
+        }
+        let max_wg = gpu.caps.max_compute_invocations_per_workgroup;
+        if self.workgroup == 0 || self.workgroup > max_wg || self.per_thread == 0 {
+            return bad(format!("use 1..={max_wg} invocations per workgroup and at least one element each"));
+        }
+        let bytes = self.elements() * 4 + crate::remap::MAX_TILE_CLASSES * 4;
+        let max_bytes = gpu.caps.max_compute_workgroup_storage_size as usize;
+        if bytes > max_bytes {
+            return bad(format!("the tile needs {bytes} bytes of workgroup memory, the adapter allows {max_bytes}; use a smaller workgroup or per_thread"));
+        }
+        Ok(())
+    }
+}
+
+/// Default tile geometry of the loop kernel: 256 invocations × 4 elements, the fastest of
+/// 256×4, 256×16, 256×32, 128×32, 64×32 and 32×32 on an H100 (benches/results/campaign-h100.md).
+/// Longer tiles balance the subgroups of a workgroup better (a workgroup holds its place until
+/// its slowest subgroup is done), but each invocation then walks more rounds one after the
+/// other, and the kernel becomes latency-bound.
+pub const TILE_WORKGROUP: u32 = 256;
 pub const TILE_PER_THREAD: u32 = 4;
-const _: () = assert!((TILE_PER_THREAD * WORKGROUP_SIZE) as usize == crate::remap::TILE_ELEMENTS);
+const _: () = assert!((TILE_PER_THREAD * TILE_WORKGROUP) as usize == crate::remap::TILE_ELEMENTS);
 
 /// Uploaded inputs and a bound kernel, ready to dispatch repeatedly.
 pub struct Prepared {
@@ -245,21 +282,18 @@ impl Prepared {
             if cfg.pattern != Pattern::Loop || options.remap.is_some() || options.remap_on_gpu.is_some() {
                 return Err(Error::invalid("tile sort", "applies to the loop pattern, without an index array"));
             }
-            if t.classes == 0 || t.classes as usize > crate::remap::MAX_TILE_CLASSES {
-                return Err(Error::invalid(
-                    "tile sort",
-                    format!("{} classes; use 1..={}", t.classes, crate::remap::MAX_TILE_CLASSES),
-                ));
-            }
+            t.validate(gpu)?;
             defines.push("TILE");
-            if gpu.caps.subgroup_size.is_some() {
-                defines.push("TILE_SUBGROUPS");
-            }
         }
         let file = format!("micro/{}.wgsl", cfg.kernel_name());
-        let kernel = gpu.kernel(&file, "main", &defines)?;
-        let per_invocation = if options.tile.is_some() { TILE_PER_THREAD as u64 } else { 1 };
-        let grid = gpu.grid((n as u64).div_ceil(per_invocation), WORKGROUP_SIZE)?;
+        let (kernel, grid, workgroup_size) = match options.tile {
+            Some(t) => {
+                let constants = [("WG", t.workgroup as f64), ("TILE_PER_THREAD", t.per_thread as f64)];
+                let kernel = gpu.kernel_with_constants(&file, "main", &defines, &constants)?;
+                (kernel, gpu.grid((n as u64).div_ceil(t.per_thread as u64), t.workgroup)?, t.workgroup)
+            }
+            None => (gpu.kernel(&file, "main", &defines)?, gpu.grid(n as u64, WORKGROUP_SIZE)?, WORKGROUP_SIZE),
+        };
         let results = gpu.buffer_zeroed::<u32>("results", n, BufferKind::Storage)?;
         let params = match cfg.pattern {
             Pattern::If => [n as u32, cfg.threshold(), cfg.heavy, 0],
@@ -275,7 +309,7 @@ impl Prepared {
         let workgroups = grid[0] as usize * grid[1] as usize;
         let probe = match width {
             Some(w) => {
-                let layout = ProbeLayout::new(1, workgroups, WORKGROUP_SIZE, w);
+                let layout = ProbeLayout::new(1, workgroups, workgroup_size, w);
                 Some((gpu.buffer_zeroed::<u32>("probe records", layout.words(), BufferKind::Storage)?, layout))
             }
             None => None,

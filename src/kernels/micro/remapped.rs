@@ -1,7 +1,7 @@
 //! The loop pattern under each remapping strategy (Zhang §3-4, and on-GPU regrouping): the same
 //! outputs as the unmapped kernel, with the remap cost measured beside the kernel time.
 
-use super::{emulate, generate, reference, MicroConfig, MicroInput, Pattern, Prepared, RunOptions, TileClasses};
+use super::{emulate, generate, reference, MicroConfig, MicroInput, Pattern, Prepared, RunOptions, TileSort};
 use crate::divergence::DivergenceSummary;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu};
@@ -121,9 +121,10 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             (stats, run.results(gpu)?, Some(gpu.read(&regroup.index)?), 0.0, 0.0, None)
         }
         Strategy::Tile => {
-            let run = Prepared::new(gpu, cfg, &input, RunOptions { tile: Some(tile_classes(&input.primary)), ..Default::default() })?;
+            let tile = tile_sort(cfg, &input.primary);
+            let run = Prepared::new(gpu, cfg, &input, RunOptions { tile: Some(tile), ..Default::default() })?;
             let stats = harness::measure(protocol, || run.dispatch(gpu))?;
-            let order = remap::tile_index(&classify(&input.primary)?, remap::TILE_ELEMENTS)?;
+            let order = remap::tile_index(&classify(&input.primary)?, tile.elements())?;
             (stats, run.results(gpu)?, Some(order), 0.0, 0.0, None)
         }
     };
@@ -136,7 +137,7 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
                     let moved = MicroInput { primary: remap::gather(&input.primary, o)?, seeds: remap::gather(&input.seeds, o)? };
                     probe(gpu, cfg, &moved, RunOptions::default())?
                 }
-                Strategy::Tile => probe(gpu, cfg, &input, RunOptions { tile: Some(tile_classes(&input.primary)), ..Default::default() })?,
+                Strategy::Tile => probe(gpu, cfg, &input, RunOptions { tile: Some(tile_sort(cfg, &input.primary)), ..Default::default() })?,
                 _ => probe(gpu, cfg, &input, RunOptions { remap: Some(o), ..Default::default() })?,
             };
             (emulate(cfg, &input, Some(o), cfg.group)?.summary(), probe_after)
@@ -195,7 +196,7 @@ fn measure_gpu_regroup(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Resu
 fn measure_tile_sort(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result<f64> {
     let (lo, _) = min_max(&input.primary);
     let flat = MicroInput { primary: vec![lo; cfg.n], seeds: input.seeds.clone() };
-    let classes = tile_classes(&input.primary);
+    let tile = tile_sort(cfg, &input.primary);
     let best = |options: RunOptions| -> Result<f64> {
         let run = Prepared::new(gpu, cfg, &flat, options)?;
         let mut best = f64::INFINITY;
@@ -204,13 +205,19 @@ fn measure_tile_sort(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result
         }
         Ok(best)
     };
-    Ok((best(RunOptions { tile: Some(classes), ..Default::default() })? - best(RunOptions::default())?).max(0.0))
+    Ok((best(RunOptions { tile: Some(tile), ..Default::default() })? - best(RunOptions::default())?).max(0.0))
 }
 
-/// The classes the CPU side uses ([`classify`]), for the kernel's tile sort.
-fn tile_classes(trips: &[u32]) -> TileClasses {
+/// The kernel's tile sort by the classes the CPU side uses ([`classify`]).
+fn tile_sort(cfg: &MicroConfig, trips: &[u32]) -> TileSort {
     let (lo, hi) = min_max(trips);
-    TileClasses { lo, width: remap::equal_width(lo, hi, CLASSES as u32), classes: CLASSES as u32 }
+    TileSort {
+        lo,
+        width: remap::equal_width(lo, hi, CLASSES as u32),
+        classes: CLASSES as u32,
+        workgroup: cfg.tile_workgroup,
+        per_thread: cfg.tile_per_thread,
+    }
 }
 
 fn min_max(v: &[u32]) -> (u32, u32) {
