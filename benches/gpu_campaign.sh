@@ -23,6 +23,8 @@ log torch;     python3 benches/baselines/torch_baselines.py > "$work/torch.json"
 log cuda;      (nvcc -O3 -arch=sm_90 -rdc=true benches/baselines/grid_sync.cu -o "$work/grid_sync" && "$work/grid_sync") > "$work/cuda_pt.jsonl" 2> "$work/cuda.err"
 log reduction; $B bench zhang --kernel reduction $W --n 268435456 --strategy all --samples 10 --reduction-groups 1056,2112,4224,8448,16896 --json "$work/reduction.json" > "$work/reduction.txt" 2>&1
 log matmul;    $B bench matmul $W --kernel regtile,unrolled --n 4096 --samples 10 --json "$work/matmul.json" > "$work/matmul.txt" 2>&1
+# the same SGEMM as regtile, ported to CUDA: how much of the gap to cuBLAS is the algorithm
+log port;      (nvcc -O3 -arch=sm_90 benches/baselines/regtile_port.cu -o /tmp/regtile_port -lcublas && /tmp/regtile_port 4096) > "$work/regtile_port.jsonl" 2> "$work/regtile_port.err"
 log barrier;   $B bench pt --case barrier $W --workgroups 132,1056 --arrival flat,tree --fence device,none --iterations 1000 --json "$work/barrier.json" > "$work/barrier.txt" 2>&1
 log queue;     $B bench pt --case queue $W --json "$work/queue.json" > "$work/queue.txt" 2>&1
 log bs;        $B bench zhang --kernel blackscholes $W --n 16777216 --strategy all --json "$work/blackscholes.json" > "$work/blackscholes.txt" 2>&1
