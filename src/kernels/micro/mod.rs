@@ -235,8 +235,8 @@ impl TileSort {
     }
 }
 
-/// Default tile geometry of the loop kernel: 256 invocations × 4 elements, the fastest of
-/// 256×4, 256×16, 256×32, 128×32, 64×32 and 32×32 on an H100 (benches/results/campaign-h100.md).
+/// Default tile geometry of the loop kernel: 256 invocations × 4 elements, the fastest of the
+/// geometries swept on an H100, 256×2 to 32×32 (benches/results/campaign-h100.md).
 /// Longer tiles balance the subgroups of a workgroup better (a workgroup holds its place until
 /// its slowest subgroup is done), but each invocation then walks more rounds one after the
 /// other, and the kernel becomes latency-bound.
