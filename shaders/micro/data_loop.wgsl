@@ -12,10 +12,11 @@
 #import trip_class
 
 const PROBE_SITES: u32 = 1u;
-override WG: u32 = 256u;
-override TILE_PER_THREAD: u32 = 4u;
 
 #ifdef TILE
+// set per run by the host; a fixed size otherwise, which tools can read from the source
+override WG: u32 = 256u;
+override TILE_PER_THREAD: u32 = 4u;
 #import tile_sort
 
 var<private> tile_first: u32;
@@ -23,6 +24,8 @@ var<private> tile_first: u32;
 fn tile_key(e: u32) -> u32 {
     return trip_class(trips[tile_first + e], params.lo, params.class_width, params.classes);
 }
+#else
+const WG: u32 = 256u;
 #endif
 
 // lo, class_width and classes: the trip classes of TILE (shared/trip_class.wgsl).
