@@ -9,7 +9,6 @@
 
 #import grid
 #import probe
-#import trip_class
 
 const PROBE_SITES: u32 = 1u;
 
@@ -18,6 +17,7 @@ const PROBE_SITES: u32 = 1u;
 override WG: u32 = 256u;
 override TILE_PER_THREAD: u32 = 4u;
 #import tile_sort
+#import trip_class
 
 var<private> tile_first: u32;
 

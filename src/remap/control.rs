@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::classes::Classes;
 use super::lam::LamPlan;
-use super::redirect::{gather, redirect_index, tile_index, TILE_ELEMENTS};
+use super::redirect::{gather, redirect_index, tile_index};
 use crate::divergence::{emulate_loops, emulate_paths, Divergence};
 use crate::error::{Error, Result};
 
@@ -94,14 +94,14 @@ pub struct Profile {
     pub efficiency_redirect: f64,
     /// SIMT efficiency of the LAM layout.
     pub efficiency_lam: f64,
-    /// SIMT efficiency after sorting each tile of [`TILE_ELEMENTS`] on its own.
+    /// SIMT efficiency after sorting each tile (the kernel's, e.g. [`super::TILE_ELEMENTS`]) on its own.
     pub efficiency_tile: f64,
 }
 
 impl Profile {
     /// Emulates one divergent loop (`trips[t]` = trip count of thread t) in the original,
-    /// redirected, LAM and tile-sorted orders.
-    pub fn from_loops(trips: &[u32], classes: &Classes, width: u32, kernel_time_s: f64) -> Result<Profile> {
+    /// redirected, LAM and tile-sorted (tiles of `tile` elements) orders.
+    pub fn from_loops(trips: &[u32], classes: &Classes, width: u32, tile: usize, kernel_time_s: f64) -> Result<Profile> {
         check_same_len(trips.len(), classes)?;
         let index = redirect_index(classes);
         let lam = LamPlan::new(classes, width)?;
@@ -109,18 +109,20 @@ impl Profile {
             &emulate_loops(trips, width)?,
             &emulate_loops(&gather(trips, &index)?, width)?,
             &emulate_loops(&lam.permute(trips)?, width)?,
-            &emulate_loops(&gather(trips, &tile_index(classes, TILE_ELEMENTS)?)?, width)?,
+            &emulate_loops(&gather(trips, &tile_index(classes, tile)?)?, width)?,
             trips.len(),
             kernel_time_s,
         ))
     }
 
-    /// Emulates `if` sites from per-thread path vectors of `conditions` conditions.
+    /// Emulates `if` sites from per-thread path vectors of `conditions` conditions (tiles of
+    /// `tile` elements for the tile-sorted order).
     pub fn from_paths(
         paths: &[u32],
         conditions: usize,
         classes: &Classes,
         width: u32,
+        tile: usize,
         kernel_time_s: f64,
     ) -> Result<Profile> {
         check_same_len(paths.len(), classes)?;
@@ -130,7 +132,7 @@ impl Profile {
             &emulate_paths(paths, conditions, width)?,
             &emulate_paths(&gather(paths, &index)?, conditions, width)?,
             &emulate_paths(&lam.permute(paths)?, conditions, width)?,
-            &emulate_paths(&gather(paths, &tile_index(classes, TILE_ELEMENTS)?)?, conditions, width)?,
+            &emulate_paths(&gather(paths, &tile_index(classes, tile)?)?, conditions, width)?,
             paths.len(),
             kernel_time_s,
         ))

@@ -189,7 +189,7 @@ fn remaps_cut_the_divergence_of_a_shuffled_loop() {
     assert!(redirect.divergence_ratio() < 0.03, "{}", redirect.divergence_ratio());
     assert!(lam.simt_efficiency() > 2.0 * before.simt_efficiency());
 
-    let profile = Profile::from_loops(&trips, &classes, 32, 0.01).unwrap();
+    let profile = Profile::from_loops(&trips, &classes, 32, TILE_ELEMENTS, 0.01).unwrap();
     let decision = decide(Strategy::Auto, &profile, &CostModel::default()).unwrap();
     assert_ne!(decision.strategy, Strategy::None, "{}", decision.reason);
 }
@@ -199,7 +199,7 @@ fn control_leaves_a_divergence_free_kernel_alone() {
     // every warp uniform (like BlackScholes: branches exist, no warp splits on them)
     let trips: Vec<u32> = (0..4096u32).map(|i| (i / 32) % 5 * 10).collect();
     let classes = classify_loops(&trips, 10, Bucketing::EqualWidth).unwrap();
-    let profile = Profile::from_loops(&trips, &classes, 32, 0.05).unwrap();
+    let profile = Profile::from_loops(&trips, &classes, 32, TILE_ELEMENTS, 0.05).unwrap();
     assert_eq!(profile.divergence_ratio, 0.0);
     let decision =
         decide(Strategy::Auto, &profile, &CostModel { gpu_regroup_s_per_element: 0.0, ..CostModel::default() })
@@ -209,7 +209,7 @@ fn control_leaves_a_divergence_free_kernel_alone() {
 
     let paths: Vec<u32> = (0..1024u32).map(|i| i / 64 % 4).collect();
     let classes = classify_paths(&paths, 2, 10, None).unwrap();
-    let profile = Profile::from_paths(&paths, 2, &classes, 32, 0.05).unwrap();
+    let profile = Profile::from_paths(&paths, 2, &classes, 32, TILE_ELEMENTS, 0.05).unwrap();
     assert_eq!(decide(Strategy::Auto, &profile, &CostModel::default()).unwrap().strategy, Strategy::None);
 }
 

@@ -203,7 +203,7 @@ pub struct RunOptions<'a> {
 /// How the tile-sorted loop kernel sorts: each workgroup of `workgroup` invocations takes a
 /// tile of `workgroup × per_thread` elements and sorts it by equal-width trip class
 /// (`shaders/shared/trip_class.wgsl`: `lo`, `width`, `classes`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TileSort {
     pub lo: u32,
     pub width: u32,

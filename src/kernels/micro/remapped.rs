@@ -57,6 +57,7 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let width = gpu.caps.subgroup_size.unwrap_or(cfg.group);
+    let tile = tile_sort(cfg, &input.primary);
     let emulated_before = emulate(cfg, &input, None, cfg.group)?.summary();
     let probe_before = probe(gpu, cfg, &input, RunOptions::default())?;
 
@@ -67,14 +68,14 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             let t0 = Instant::now();
             let classes = classify(&input.primary)?;
             let classify_per_element = t0.elapsed().as_secs_f64() / cfg.n as f64;
-            let profile = Profile::from_loops(&input.primary, &classes, width, kernel_s)?;
+            let profile = Profile::from_loops(&input.primary, &classes, width, tile.elements(), kernel_s)?;
             // Measured on this host and this GPU, not estimated: the decision is only as good
             // as its costs.
             let mut costs = CostModel::calibrate(&classes, cfg.group)?;
             costs.redirect_s_per_element += classify_per_element;
             costs.lam_s_per_element += classify_per_element;
             costs.gpu_regroup_s_per_element = measure_gpu_regroup(gpu, cfg, &input)? / cfg.n as f64;
-            costs.tile_s_per_element = measure_tile_sort(gpu, cfg, &input)? / cfg.n as f64;
+            costs.tile_s_per_element = measure_tile_sort(gpu, cfg, &input, tile)? / cfg.n as f64;
             costs.tile_available = true;
             let d = remap::decide(Strategy::Auto, &profile, &costs)?;
             (d.strategy, Some(d))
@@ -121,7 +122,6 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             (stats, run.results(gpu)?, Some(gpu.read(&regroup.index)?), 0.0, 0.0, None)
         }
         Strategy::Tile => {
-            let tile = tile_sort(cfg, &input.primary);
             let run = Prepared::new(gpu, cfg, &input, RunOptions { tile: Some(tile), ..Default::default() })?;
             let stats = harness::measure(protocol, || run.dispatch(gpu))?;
             let order = remap::tile_index(&classify(&input.primary)?, tile.elements())?;
@@ -137,7 +137,7 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
                     let moved = MicroInput { primary: remap::gather(&input.primary, o)?, seeds: remap::gather(&input.seeds, o)? };
                     probe(gpu, cfg, &moved, RunOptions::default())?
                 }
-                Strategy::Tile => probe(gpu, cfg, &input, RunOptions { tile: Some(tile_sort(cfg, &input.primary)), ..Default::default() })?,
+                Strategy::Tile => probe(gpu, cfg, &input, RunOptions { tile: Some(tile), ..Default::default() })?,
                 _ => probe(gpu, cfg, &input, RunOptions { remap: Some(o), ..Default::default() })?,
             };
             (emulate(cfg, &input, Some(o), cfg.group)?.summary(), probe_after)
@@ -183,29 +183,28 @@ fn measure_gpu_regroup(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Resu
     let (lo, hi) = min_max(&input.primary);
     let trips = gpu.buffer("trips for regroup", &input.primary, BufferKind::Storage)?;
     let regroup = GpuRegroup::new(gpu, &trips, cfg.n, lo, remap::equal_width(lo, hi, CLASSES as u32), CLASSES as u32)?;
-    let mut best = f64::INFINITY;
-    for _ in 0..3 {
-        best = best.min(gpu.run(&regroup.steps(), true)?.seconds);
-    }
-    Ok(best)
+    best_of_three(|| gpu.run(&regroup.steps(), true))
 }
 
 /// Device seconds the tile sort adds to the kernel: tile-sorted minus plain run time on input
 /// whose loops all have the same trip count (nothing to gain, so only the cost shows; best of
 /// three each).
-fn measure_tile_sort(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result<f64> {
-    let (lo, _) = min_max(&input.primary);
-    let flat = MicroInput { primary: vec![lo; cfg.n], seeds: input.seeds.clone() };
-    let tile = tile_sort(cfg, &input.primary);
-    let best = |options: RunOptions| -> Result<f64> {
+fn measure_tile_sort(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, tile: TileSort) -> Result<f64> {
+    let flat = MicroInput { primary: vec![tile.lo; cfg.n], seeds: input.seeds.clone() };
+    let seconds = |options: RunOptions| -> Result<f64> {
         let run = Prepared::new(gpu, cfg, &flat, options)?;
-        let mut best = f64::INFINITY;
-        for _ in 0..3 {
-            best = best.min(run.dispatch(gpu)?.seconds);
-        }
-        Ok(best)
+        best_of_three(|| run.dispatch(gpu))
     };
-    Ok((best(RunOptions { tile: Some(tile), ..Default::default() })? - best(RunOptions::default())?).max(0.0))
+    Ok((seconds(RunOptions { tile: Some(tile), ..Default::default() })? - seconds(RunOptions::default())?).max(0.0))
+}
+
+/// Fastest device time of three runs.
+fn best_of_three(mut run: impl FnMut() -> Result<crate::gpu::Timing>) -> Result<f64> {
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        best = best.min(run()?.seconds);
+    }
+    Ok(best)
 }
 
 /// The kernel's tile sort by the classes the CPU side uses ([`classify`]).
