@@ -60,7 +60,7 @@ fn every_strategy_gives_identical_outputs_and_remapping_lowers_divergence() {
     assert!(none.check.passed);
     let before = figures(&none)["emulated_before"]["divergence_ratio"].as_f64().unwrap();
     assert!(before > 0.99, "one long lane per 32 diverges every warp at W=32: {before}");
-    for s in [Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile] {
+    for s in [Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer] {
         let r = bench_remap(&gpu, &cfg, s, &protocol).unwrap();
         assert!(r.check.passed, "{s}: {:?}", r.check.first_mismatch);
         let f = figures(&r);
@@ -70,6 +70,10 @@ fn every_strategy_gives_identical_outputs_and_remapping_lowers_divergence() {
         if let (Some(b), Some(a)) = (f["probe_before"]["divergence_ratio"].as_f64(), f["probe_after"]["divergence_ratio"].as_f64()) {
             assert!(a <= b, "{s}: probe {b} -> {a}");
             assert!(a < 0.05, "{s}: probe after {a}");
+        }
+        if s == Strategy::Defer {
+            let per_group = cfg.n.div_ceil(32) as u64;
+            assert_eq!(f["deferred"].as_u64(), Some(per_group), "one long loop per 32 deferred: {}", f["defer_from"]);
         }
         if s == Strategy::Lam {
             let moved = f["moved"].as_u64().unwrap();
@@ -93,6 +97,37 @@ fn the_tile_sort_keeps_outputs_with_many_classes_and_a_partial_last_tile() {
     assert!(after > before + 0.2, "W=32 SIMT efficiency {before} -> {after}");
     if let (Some(b), Some(a)) = (efficiency("probe_before"), efficiency("probe_after")) {
         assert!(a > b + 0.2, "measured SIMT efficiency {b} -> {a}");
+    }
+}
+
+#[test]
+fn deferral_keeps_outputs_whatever_it_defers() {
+    let gpu = common::gpu();
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    // trips uniform in 1..=300 over 3 workgroups and a part: defer none, some, all
+    let base = MicroConfig { n: 3 * 256 + 77, short: 1, long: 300, distribution: Distribution::Random, seed: 4, ..Default::default() };
+    let input = simtlab::kernels::micro::generate(&base).unwrap();
+    // elements per invocation of the first pass: 1, some that leave a partial round, all in one workgroup
+    for (from, per_thread) in [(u32::MAX, 4), (250, 1), (100, 3), (0, 32)] {
+        let cfg = MicroConfig { defer_from: Some(from), defer_per_thread: per_thread, ..base.clone() };
+        let r = bench_remap(&gpu, &cfg, Strategy::Defer, &protocol).unwrap();
+        assert!(r.check.passed, "defer from {from}, {per_thread} per invocation: {:?}", r.check.first_mismatch);
+        let expected = input.primary.iter().filter(|&&t| t >= from).count() as u64;
+        assert_eq!(r.extra["deferred"].as_u64(), Some(expected), "defer from {from}");
+    }
+    // a one-long input: the chosen threshold moves exactly the long loops, and the
+    // efficiency measured on the GPU rises
+    let cfg = MicroConfig { n: 10_000, short: 3, long: 200, seed: 8, ..Default::default() };
+    let r = bench_remap(&gpu, &cfg, Strategy::Defer, &protocol).unwrap();
+    assert!(r.check.passed);
+    let f = figures(&r);
+    let from = f["defer_from"].as_u64().unwrap();
+    assert!(from > 3 && from <= 200, "{from}");
+    assert_eq!(f["deferred"].as_u64(), Some(cfg.n.div_ceil(32) as u64));
+    let efficiency = |k: &str| f[k]["simt_efficiency"].as_f64();
+    assert!(efficiency("emulated_after").unwrap() > 0.9, "{}", f["emulated_after"]);
+    if let (Some(b), Some(a)) = (efficiency("probe_before"), efficiency("probe_after")) {
+        assert!(a > b + 0.3, "measured SIMT efficiency {b} -> {a}");
     }
 }
 

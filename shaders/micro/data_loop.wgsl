@@ -5,7 +5,10 @@
 // With TILE each workgroup takes a tile of TILE_PER_THREAD * WG elements, sorts it by trip
 // class in workgroup memory (shared/tile_sort.wgsl) and runs the loops in that order; WG and
 // TILE_PER_THREAD are then set by the host (kernels::micro::TileSort).
-//! variants: PROBE REMAP TILE
+// With DEFER loops of at least params.defer_from trips do not run in place: each workgroup
+// appends their elements to `deferred`, and a second, indirect dispatch (`run_deferred`) runs
+// them side by side, so no subgroup of either pass waits on one long lane.
+//! variants: PROBE REMAP TILE DEFER
 
 #import grid
 #import probe
@@ -28,12 +31,16 @@ fn tile_key(e: u32) -> u32 {
 const WG: u32 = 256u;
 #endif
 
-// lo, class_width and classes: the trip classes of TILE (shared/trip_class.wgsl).
+// lo, class_width and classes: the trip classes of TILE (shared/trip_class.wgsl);
+// defer_from and first_workgroups (the first pass's grid, where the second pass's probe
+// records start): DEFER.
 struct Params {
     n: u32,
     lo: u32,
     class_width: u32,
     classes: u32,
+    defer_from: u32,
+    first_workgroups: u32,
 }
 
 @group(0) @binding(0) var<storage, read> trips: array<u32>;
@@ -42,6 +49,31 @@ struct Params {
 @group(0) @binding(3) var<uniform> params: Params;
 #ifdef REMAP
 @group(0) @binding(4) var<storage, read> remap_index: array<u32>;
+#endif
+#ifdef DEFER
+// The deferred loops' elements, in order of arrival. The host zeroes `count` before each run.
+struct Deferred {
+    count: atomic<u32>,
+    elements: array<u32>,
+}
+@group(0) @binding(5) var<storage, read_write> deferred: Deferred;
+// The second dispatch's workgroups (x, y = 1, z = 1), x kept at defer_groups(count) as the
+// count grows; reset to (0, 1, 1) by the host. Only the first pass binds it (a dispatch cannot
+// write the buffer it is dispatched with).
+@group(0) @binding(6) var<storage, read_write> defer_args: array<atomic<u32>, 3>;
+// A workgroup's deferred loops, and where in `deferred` they go.
+var<workgroup> wg_deferred: atomic<u32>;
+var<workgroup> wg_first_slot: u32;
+// Elements per invocation in the first pass (set by the host, at most 32): element r * WG +
+// lid of the workgroup's block in round r. More of them mean fewer workgroups, so fewer
+// barriers and global claims per element.
+override DEFER_PER_THREAD: u32 = 1u;
+
+// Workgroups of the second pass for `count` deferred loops; past the dispatch limit its
+// invocations take several loops each (grid stride).
+fn defer_groups(count: u32) -> u32 {
+    return min((count + WG - 1u) / WG, 65535u);
+}
 #endif
 
 fn mix(h: u32) -> u32 {
@@ -74,6 +106,45 @@ fn main(ids: Ids) {
         }
     }
 #else
+#ifdef DEFER
+    let block = workgroup_index(ids) * WG * DEFER_PER_THREAD;
+    // bit r: the element of round r is deferred
+    var later = 0u;
+    for (var r = 0u; r < DEFER_PER_THREAD; r++) {
+        let t = block + r * WG + ids.local;
+        if (t < params.n && trips[t] >= params.defer_from) {
+            later |= 1u << r;
+        }
+    }
+    var slot = 0u;
+    if (later != 0u) {
+        slot = atomicAdd(&wg_deferred, countOneBits(later));
+    }
+    workgroupBarrier();
+    // one global claim per workgroup that defers anything
+    if (ids.local == 0u) {
+        let k = atomicLoad(&wg_deferred);
+        if (k > 0u) {
+            let first = atomicAdd(&deferred.count, k);
+            let more = defer_groups(first + k) - defer_groups(first);
+            if (more > 0u) {
+                atomicAdd(&defer_args[0], more);
+            }
+            wg_first_slot = first;
+        }
+    }
+    workgroupBarrier();
+    slot += wg_first_slot;
+    for (var r = 0u; r < DEFER_PER_THREAD; r++) {
+        let t = block + r * WG + ids.local;
+        if ((later & (1u << r)) != 0u) {
+            deferred.elements[slot] = t;
+            slot++;
+        } else if (t < params.n) {
+            run_loop(t);
+        }
+    }
+#else
     let t = global_index(ids, WG);
     if (t < params.n) {
 #ifdef REMAP
@@ -83,5 +154,21 @@ fn main(ids: Ids) {
 #endif
     }
 #endif
+#endif
     probe_end();
 }
+
+#ifdef DEFER
+// The second pass: the deferred loops, dispatched indirectly through defer_args.
+@compute @workgroup_size(WG)
+fn run_deferred(ids: Ids) {
+    probe_begin(ids);
+    probe_records_after(params.first_workgroups);
+    let count = atomicLoad(&deferred.count);
+    let stride = ids.workgroups.x * WG;
+    for (var i = global_index(ids, WG); i < count; i += stride) {
+        run_loop(deferred.elements[i]);
+    }
+    probe_end();
+}
+#endif

@@ -17,10 +17,18 @@
 var<private> probe_counts: array<vec4<u32>, PROBE_SITES>;
 var<private> probe_lane: u32;
 var<private> probe_subgroup: u32;
+var<private> probe_subgroups: u32;
 
 fn probe_begin(ids: Ids) {
     probe_lane = ids.lane;
     probe_subgroup = workgroup_index(ids) * ids.subgroups + ids.subgroup;
+    probe_subgroups = ids.subgroups;
+}
+
+// For a kernel's second entry point: its records follow those of a first one that ran
+// `workgroups` workgroups (of the same size).
+fn probe_records_after(workgroups: u32) {
+    probe_subgroup += workgroups * probe_subgroups;
 }
 
 fn probe_lanes(mask: vec4<u32>) -> u32 {
@@ -52,6 +60,8 @@ fn probe_end() {
 }
 #else
 fn probe_begin(ids: Ids) {}
+
+fn probe_records_after(workgroups: u32) {}
 
 fn probe(site: u32, cond: bool) -> bool {
     return cond;

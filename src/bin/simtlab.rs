@@ -124,7 +124,7 @@ struct RemapArgs {
     /// The kernel to remap (micro-loop: the data-dependent loop).
     #[arg(long, default_value = "micro-loop")]
     kernel: String,
-    /// Strategies to run (none, redirect, lam, gpu, tile, auto); default all.
+    /// Strategies to run (none, redirect, lam, gpu, tile, defer, auto); default all.
     #[arg(long, value_delimiter = ',')]
     strategy: Vec<simtlab::remap::Strategy>,
     #[arg(long, value_enum, default_value = "one-long")]
@@ -143,6 +143,13 @@ struct RemapArgs {
     /// Tile sort: elements per invocation (a tile is workgroup × this many elements).
     #[arg(long, default_value_t = simtlab::kernels::micro::TILE_PER_THREAD)]
     tile_per_thread: u32,
+    /// Deferral: loops of at least this many trips run in the second pass (default: the
+    /// threshold the emulation finds best).
+    #[arg(long)]
+    defer_from: Option<u32>,
+    /// Deferral: elements per invocation in the first pass (1..=32).
+    #[arg(long, default_value_t = simtlab::kernels::micro::DEFER_PER_THREAD)]
+    defer_per_thread: u32,
     /// Also run the chunked CPU-GPU pipeline with this many chunks (0: off).
     #[arg(long, default_value_t = 0)]
     pipeline: usize,
@@ -489,11 +496,13 @@ fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
         distribution: a.distribution,
         tile_workgroup: a.tile_workgroup,
         tile_per_thread: a.tile_per_thread,
+        defer_from: a.defer_from,
+        defer_per_thread: a.defer_per_thread,
         ..Default::default()
     };
     let sorted = MicroConfig { distribution: Distribution::Sorted, ..cfg.clone() };
     let strategies = if a.strategy.is_empty() {
-        vec![Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Auto]
+        vec![Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer, Strategy::Auto]
     } else {
         a.strategy.clone()
     };

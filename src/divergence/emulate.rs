@@ -44,13 +44,24 @@ pub fn emulate_paths(paths: &[u32], sites: usize, width: u32) -> Result<Divergen
 /// Emulates one loop site: `trips[t]` is thread t's trip count. The loop test is evaluated by
 /// the still-active lanes of a warp at each step until all have left: max(trips)+1 evaluations.
 pub fn emulate_loops(trips: &[u32], width: u32) -> Result<Divergence> {
+    let lanes: Vec<Option<u32>> = trips.iter().map(|&t| Some(t)).collect();
+    emulate_loops_with_idle_lanes(&lanes, width)
+}
+
+/// As [`emulate_loops`], where a `None` lane does not reach the loop (it took another branch,
+/// e.g. its loop was deferred): it never evaluates the test and counts as a lost lane. A warp
+/// whose lanes all skip the loop is no warp of this site.
+pub fn emulate_loops_with_idle_lanes(lanes: &[Option<u32>], width: u32) -> Result<Divergence> {
     check_width(width)?;
     let mut site = SiteCounters::default();
     let mut out = Divergence { width, ..Default::default() };
     let mut sorted = Vec::with_capacity(width as usize);
-    for warp in trips.chunks(width as usize) {
+    for warp in lanes.chunks(width as usize) {
         sorted.clear();
-        sorted.extend_from_slice(warp);
+        sorted.extend(warp.iter().flatten().copied());
+        if sorted.is_empty() {
+            continue;
+        }
         sorted.sort_unstable();
         let max = *sorted.last().unwrap_or(&0) as u64;
         // Distinct trip counts below the max each end one divergent evaluation (some lanes
@@ -61,15 +72,15 @@ pub fn emulate_loops(trips: &[u32], width: u32) -> Result<Divergence> {
                 distinct_below_max += 1;
             }
         }
-        let lanes: u64 = warp.iter().map(|&t| t as u64).sum();
+        let taken: u64 = sorted.iter().map(|&t| t as u64).sum();
         site.evaluations += max + 1;
         site.divergent += distinct_below_max;
         site.taken_steps += max;
-        site.taken_lanes += lanes;
+        site.taken_lanes += taken;
         out.divergent_warps += (distinct_below_max > 0) as u64;
         out.warps += 1;
         out.per_warp_divergent.push(distinct_below_max as u32);
-        out.per_warp_efficiency.push(lane_fraction(lanes, max, width));
+        out.per_warp_efficiency.push(lane_fraction(taken, max, width));
     }
     out.sites.push(site);
     Ok(out)
@@ -98,6 +109,10 @@ mod tests {
         assert_eq!(s.taken_lanes, 12 + 8);
         assert!((d.simt_efficiency() - 20.0 / 44.0).abs() < 1e-12);
         assert_eq!(d.divergence_ratio(), 0.5);
+        // idle lanes do not evaluate the test: no divergence, but they are lost lanes
+        let idle = emulate_loops_with_idle_lanes(&[Some(2), None, Some(2), Some(2), None, None, None, None], 4).unwrap();
+        assert_eq!((idle.warps, idle.divergent_warps, idle.sites[0].evaluations), (1, 0, 3));
+        assert!((idle.simt_efficiency() - 0.75).abs() < 1e-12);
         assert_eq!(d.per_warp_divergent, vec![1, 0]);
     }
 

@@ -10,7 +10,7 @@
 mod emulate;
 mod probe;
 
-pub use emulate::{emulate_loops, emulate_paths};
+pub use emulate::{emulate_loops, emulate_loops_with_idle_lanes, emulate_paths};
 pub use probe::{ProbeLayout, PROBE_BINDING, PROBE_WORDS_PER_SITE};
 
 use serde::{Deserialize, Serialize};

@@ -99,7 +99,8 @@ impl std::fmt::Debug for Gpu {
 }
 
 fn instance(backends: wgpu::Backends) -> wgpu::Instance {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    // WGPU_* variables (e.g. WGPU_VALIDATION_INDIRECT_CALL=0) adjust wgpu's own checks
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.backends = backends;
     wgpu::Instance::new(desc)
 }

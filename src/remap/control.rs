@@ -8,7 +8,8 @@
 //! CPU-GPU pipeline only the part that the kernel's own run time cannot cover is exposed.
 //! The GPU regroup runs on the GPU itself and is always exposed, as is the in-kernel tile
 //! sort, which costs no index and no dispatch but sorts only within a workgroup's tile
-//! (its efficiency is emulated on that order). The best positive net gain
+//! (its efficiency is emulated on that order), and deferral, which runs the longest loops in a
+//! second dispatch (emulated at its best threshold, cost measured). The best positive net gain
 //! wins; a kernel without divergence always gets [`Strategy::None`] (the paper's
 //! BlackScholes: whatever remapping costs is pure loss there).
 
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::classes::Classes;
+use super::defer::best_defer_threshold;
 use super::lam::LamPlan;
 use super::redirect::{gather, redirect_index, tile_index};
 use crate::divergence::{emulate_loops, emulate_paths, Divergence};
@@ -43,10 +45,13 @@ pub enum Strategy {
     /// Each workgroup sorts its own tile by class in workgroup memory before working
     /// (`shaders/shared/tile_sort.wgsl`): no index array, no extra dispatch.
     Tile,
+    /// Loops of at least a threshold of trips run side by side in a second dispatch
+    /// ([`super::deferred_trips`]): no index array, no sort.
+    Defer,
 }
 
 impl Strategy {
-    pub const NAMES: &'static str = "none|redirect|lam|gpu|tile|auto";
+    pub const NAMES: &'static str = "none|redirect|lam|gpu|tile|defer|auto";
 }
 
 impl fmt::Display for Strategy {
@@ -58,6 +63,7 @@ impl fmt::Display for Strategy {
             Strategy::Lam => "lam",
             Strategy::GpuRegroup => "gpu",
             Strategy::Tile => "tile",
+            Strategy::Defer => "defer",
         })
     }
 }
@@ -73,6 +79,7 @@ impl FromStr for Strategy {
             "lam" => Ok(Strategy::Lam),
             "gpu" => Ok(Strategy::GpuRegroup),
             "tile" => Ok(Strategy::Tile),
+            "defer" => Ok(Strategy::Defer),
             other => Err(Error::invalid("remap strategy", format!("'{other}'; use one of {}", Strategy::NAMES))),
         }
     }
@@ -96,23 +103,41 @@ pub struct Profile {
     pub efficiency_lam: f64,
     /// SIMT efficiency after sorting each tile (the kernel's, e.g. [`super::TILE_ELEMENTS`]) on its own.
     pub efficiency_tile: f64,
+    /// SIMT efficiency of both passes under deferral from `defer_from` trips (loops only).
+    pub efficiency_defer: f64,
+    /// The best deferral threshold ([`super::best_defer_threshold`]); None when deferral
+    /// gains nothing or does not apply (`if` sites).
+    pub defer_from: Option<u32>,
+    /// Loops deferred at that threshold.
+    pub deferred: usize,
 }
 
 impl Profile {
     /// Emulates one divergent loop (`trips[t]` = trip count of thread t) in the original,
-    /// redirected, LAM and tile-sorted (tiles of `tile` elements) orders.
+    /// redirected, LAM and tile-sorted (tiles of `tile` elements) orders, and deferred at the
+    /// best boundary of as many equal-width trip classes as `classes` has.
     pub fn from_loops(trips: &[u32], classes: &Classes, width: u32, tile: usize, kernel_time_s: f64) -> Result<Profile> {
         check_same_len(trips.len(), classes)?;
         let index = redirect_index(classes);
         let lam = LamPlan::new(classes, width)?;
-        Ok(Profile::from_divergence(
+        let defer = best_defer_threshold(trips, width, classes.count() as u32)?;
+        let profile = Profile::from_divergence(
             &emulate_loops(trips, width)?,
             &emulate_loops(&gather(trips, &index)?, width)?,
             &emulate_loops(&lam.permute(trips)?, width)?,
             &emulate_loops(&gather(trips, &tile_index(classes, tile)?)?, width)?,
             trips.len(),
             kernel_time_s,
-        ))
+        );
+        Ok(match defer {
+            Some((from, d)) => Profile {
+                efficiency_defer: d.simt_efficiency(),
+                defer_from: Some(from),
+                deferred: trips.iter().filter(|&&t| t >= from).count(),
+                ..profile
+            },
+            None => profile,
+        })
     }
 
     /// Emulates `if` sites from per-thread path vectors of `conditions` conditions (tiles of
@@ -138,7 +163,8 @@ impl Profile {
         ))
     }
 
-    /// From divergence measured (GPU probes) or emulated for the four orders.
+    /// From divergence measured (GPU probes) or emulated for the four orders; deferral is left
+    /// out (efficiency as before, no threshold).
     pub fn from_divergence(
         before: &Divergence,
         redirect: &Divergence,
@@ -156,6 +182,9 @@ impl Profile {
             efficiency_redirect: redirect.simt_efficiency(),
             efficiency_lam: lam.simt_efficiency(),
             efficiency_tile: tile.simt_efficiency(),
+            efficiency_defer: before.simt_efficiency(),
+            defer_from: None,
+            deferred: 0,
         }
     }
 
@@ -168,6 +197,7 @@ impl Profile {
             ("SIMT efficiency after redirect", self.efficiency_redirect),
             ("SIMT efficiency after LAM", self.efficiency_lam),
             ("SIMT efficiency after the tile sort", self.efficiency_tile),
+            ("SIMT efficiency under deferral", self.efficiency_defer),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(Error::invalid(what, format!("{v}; expected a fraction in 0..=1")));
@@ -205,6 +235,10 @@ pub struct CostModel {
     pub gpu_regroup_s_per_element: f64,
     /// GPU seconds per element that the in-kernel tile sort adds to the kernel.
     pub tile_s_per_element: f64,
+    /// GPU seconds per element that deferral's bookkeeping adds (workgroup barriers, the
+    /// second dispatch), and per deferred loop (queueing it, reading it back indirectly).
+    pub defer_s_per_element: f64,
+    pub defer_s_per_deferred: f64,
     /// Kernel slowdown, as a fraction of its time, from reads through an index array (lost
     /// coalescing). 0 when reads go through a cache/texture path or the redirected id only
     /// drives computation (§3.3).
@@ -215,6 +249,8 @@ pub struct CostModel {
     pub gpu_regroup_available: bool,
     /// The kernel has a tile-sorted variant (it imports `shaders/shared/tile_sort.wgsl`).
     pub tile_available: bool,
+    /// The kernel has a deferring variant (a second pass over deferred loops).
+    pub defer_available: bool,
     /// Host remaps overlap kernel runs through a [`super::Pipeline`].
     pub pipelined: bool,
     /// Host worker threads computing remaps.
@@ -238,10 +274,15 @@ impl Default for CostModel {
             gpu_regroup_s_per_element: 2e-10,
             // a guess: workgroup atomics and four barriers per tile of 1024
             tile_s_per_element: 2e-12,
+            // guesses: two barriers per workgroup and one more dispatch; an atomic, a store
+            // and an uncoalesced read per deferred loop
+            defer_s_per_element: 2e-12,
+            defer_s_per_deferred: 1e-10,
             redirect_memory_penalty: 0.0,
             layout_applicable: true,
             gpu_regroup_available: true,
             tile_available: false,
+            defer_available: false,
             pipelined: false,
             workers: 1,
             min_gain_fraction: 0.02,
@@ -279,6 +320,8 @@ impl CostModel {
             ("restore cost", self.restore_s_per_element),
             ("GPU regroup cost", self.gpu_regroup_s_per_element),
             ("tile sort cost", self.tile_s_per_element),
+            ("deferral cost", self.defer_s_per_element),
+            ("deferral cost per deferred loop", self.defer_s_per_deferred),
             ("redirect memory penalty", self.redirect_memory_penalty),
             ("minimum gain fraction", self.min_gain_fraction),
         ] {
@@ -422,6 +465,8 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
     let gpu_work = c.gpu_regroup_s_per_element * n;
     let tile_gain = divergence_gain(p.efficiency_tile);
     let tile_work = c.tile_s_per_element * n;
+    let defer_gain = divergence_gain(p.efficiency_defer);
+    let defer_work = c.defer_s_per_element * n + c.defer_s_per_deferred * p.deferred as f64;
     vec![
         Candidate {
             strategy: Strategy::Redirect,
@@ -463,6 +508,22 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
             exposed_s: tile_work,
             budget_s: tile_gain,
             applicable: (!c.tile_available).then_some("the kernel has no tile-sorted variant"),
+        },
+        Candidate {
+            strategy: Strategy::Defer,
+            efficiency_after: p.efficiency_defer,
+            divergence_gain_s: defer_gain,
+            penalty_s: 0.0,
+            work_s: defer_work,
+            exposed_s: defer_work,
+            budget_s: defer_gain,
+            applicable: if !c.defer_available {
+                Some("the kernel has no deferring variant")
+            } else if p.defer_from.is_none() {
+                Some("no deferral threshold gains anything (or the divergence is not a loop)")
+            } else {
+                None
+            },
         },
     ]
 }
@@ -556,12 +617,15 @@ mod tests {
             efficiency_redirect: after,
             efficiency_lam: after * 0.98,
             efficiency_tile: after * 0.99,
+            efficiency_defer: after,
+            defer_from: Some(100),
+            deferred: 1 << 15,
         }
     }
 
     #[test]
     fn strategy_round_trips_through_text() {
-        for s in [Strategy::Auto, Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile] {
+        for s in [Strategy::Auto, Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer] {
             assert_eq!(s.to_string().parse::<Strategy>().unwrap(), s);
         }
         assert!("fast".parse::<Strategy>().is_err());
@@ -593,6 +657,28 @@ mod tests {
         // unless tiles are too small to group a subgroup's worth of each class
         let p = Profile { efficiency_tile: 0.35, ..profile(0.3, 0.95) };
         assert_eq!(decide(Strategy::Auto, &p, &costs).unwrap().strategy, Strategy::GpuRegroup);
+
+        // deferral, when the kernel has it, beats the tile sort where the tile cannot group
+        let costs = CostModel { tile_available: true, defer_available: true, ..CostModel::default() };
+        let d = decide(Strategy::Auto, &p, &costs).unwrap();
+        assert_eq!(d.strategy, Strategy::Defer, "{}", d.reason);
+        // not without a threshold that gains, nor when it costs more than it saves
+        let no_threshold = Profile { defer_from: None, ..p };
+        assert_eq!(decide(Strategy::Auto, &no_threshold, &costs).unwrap().strategy, Strategy::GpuRegroup);
+        let dear = CostModel { defer_s_per_element: 1e-6, ..costs };
+        assert_eq!(decide(Strategy::Auto, &p, &dear).unwrap().strategy, Strategy::GpuRegroup);
+    }
+
+    #[test]
+    fn loop_profiles_find_the_deferral_threshold() {
+        let trips: Vec<u32> = (0..4096).map(|i| if i % 32 == 7 { 500 } else { 10 }).collect();
+        let classes = crate::remap::classify_loops(&trips, 10, crate::remap::Bucketing::EqualWidth).unwrap();
+        let p = Profile::from_loops(&trips, &classes, 32, 1024, 0.01).unwrap();
+        let from = p.defer_from.expect("one long loop per warp is worth deferring");
+        assert!(from > 10 && from <= 500, "{from}");
+        assert!(p.efficiency_before < 0.1 && p.efficiency_defer > 0.9, "{p:?}");
+        let flat = Profile::from_loops(&[10; 256], &crate::remap::classify_loops(&[10; 256], 10, crate::remap::Bucketing::EqualWidth).unwrap(), 32, 1024, 0.01).unwrap();
+        assert_eq!(flat.defer_from, None);
     }
 
     #[test]

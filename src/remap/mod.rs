@@ -32,6 +32,10 @@
 //!      before working through it; [`tile_index`] is the order it produces. It sorts only
 //!      within a tile ([`TILE_ELEMENTS`] by default), so a subgroup gets one class only when
 //!      the tile holds a subgroup's worth of it.
+//!    - *Deferral*: no index and no sort: loops of at least [`Profile::defer_from`] trips
+//!      are appended to a queue in the first pass and run side by side in a second,
+//!      indirect dispatch (`DEFER` in `shaders/micro/data_loop.wgsl` shows the pattern);
+//!      [`deferred_trips`] is what the lanes then see.
 //! 4. **Hide the cost** for chunked work with a [`Pipeline`]: workers compute the mapping of
 //!    chunk i+Δ while the GPU runs chunk i; a mapping that is late runs unmapped, correctly.
 //!
@@ -50,6 +54,7 @@
 
 mod classes;
 mod control;
+mod defer;
 mod gpu;
 mod gpu_regroup;
 mod lam;
@@ -58,6 +63,7 @@ mod redirect;
 
 pub use classes::{classify_loops, classify_paths, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
 pub use control::{decide, CostModel, Deadline, Decision, Profile, Strategy};
+pub use defer::{best_defer_threshold, deferred_trips};
 pub use gpu_regroup::{
     gpu_regroup_reference, regroup_dispatch, workgroup_grid, RegroupDispatch, RegroupParams, GPU_SUBTILES, GPU_TILE,
     GPU_WORKGROUP_SIZE, MAX_GPU_CLASSES, MAX_TILE, MAX_WORKGROUPS_PER_DIMENSION, SCAN_BLOCK, SCAN_WORKGROUP_SIZE,

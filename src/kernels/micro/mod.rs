@@ -67,6 +67,11 @@ pub struct MicroConfig {
     /// Loop, tile sort: invocations per workgroup and elements per invocation ([`TileSort`]).
     pub tile_workgroup: u32,
     pub tile_per_thread: u32,
+    /// Loop, deferral: loops of at least this many trips run in the second pass (None: the
+    /// threshold the emulation finds best, [`crate::remap::best_defer_threshold`]).
+    pub defer_from: Option<u32>,
+    /// Loop, deferral: elements per invocation of the first pass (1..=32).
+    pub defer_per_thread: u32,
 }
 
 impl Default for MicroConfig {
@@ -83,6 +88,8 @@ impl Default for MicroConfig {
             group: 32,
             tile_workgroup: TILE_WORKGROUP,
             tile_per_thread: TILE_PER_THREAD,
+            defer_from: None,
+            defer_per_thread: DEFER_PER_THREAD,
         }
     }
 }
@@ -97,6 +104,9 @@ impl MicroConfig {
         }
         if self.short > self.long || self.group == 0 {
             return Err(Error::invalid("trip counts", format!("short {} must be ≤ long {}, group > 0", self.short, self.long)));
+        }
+        if !(1..=32).contains(&self.defer_per_thread) {
+            return Err(Error::invalid("--defer-per-thread", format!("{} (use 1..=32 elements per invocation)", self.defer_per_thread)));
         }
         if self.pattern == Pattern::If && !matches!(self.distribution, Distribution::Random | Distribution::Sorted) {
             return Err(Error::invalid("--distribution", "the if pattern takes random (default) or sorted"));
@@ -198,6 +208,9 @@ pub struct RunOptions<'a> {
     pub remap_on_gpu: Option<&'a wgpu::Buffer>,
     /// In-kernel tile sort (loop pattern; [`crate::remap::Strategy::Tile`]).
     pub tile: Option<TileSort>,
+    /// Deferral (loop pattern; [`crate::remap::Strategy::Defer`]): loops of at least this
+    /// many trips run in a second, dense dispatch.
+    pub defer_from: Option<u32>,
 }
 
 /// How the tile-sorted loop kernel sorts: each workgroup of `workgroup` invocations takes a
@@ -244,6 +257,9 @@ pub const TILE_WORKGROUP: u32 = 256;
 pub const TILE_PER_THREAD: u32 = 4;
 const _: () = assert!((TILE_PER_THREAD * TILE_WORKGROUP) as usize == crate::remap::TILE_ELEMENTS);
 
+/// Elements per invocation in the first pass of a deferring run by default.
+pub const DEFER_PER_THREAD: u32 = 4;
+
 /// Uploaded inputs and a bound kernel, ready to dispatch repeatedly.
 pub struct Prepared {
     kernel: Arc<Kernel>,
@@ -251,9 +267,25 @@ pub struct Prepared {
     results: GpuBuffer<u32>,
     probe: Option<(GpuBuffer<u32>, ProbeLayout)>,
     grid: [u32; 3],
+    deferred: Option<DeferredPass>,
     // Kept alive for the bind group.
     _inputs: Vec<GpuBuffer<u32>>,
 }
+
+/// The second pass of a deferring run and the state both passes share.
+struct DeferredPass {
+    kernel: Arc<Kernel>,
+    bind: wgpu::BindGroup,
+    /// The count, then the deferred elements (`deferred` in data_loop.wgsl).
+    queue: GpuBuffer<u32>,
+    /// The second pass's workgroups (`defer_args`).
+    args: GpuBuffer<u32>,
+    /// (0, 1, 1): copied over `args`, and its first word over the count, before each run.
+    reset: GpuBuffer<u32>,
+}
+
+/// `defer_args` before a run: no workgroups, y = z = 1.
+const DEFER_ARGS_RESET: [u32; 3] = [0, 1, 1];
 
 impl Prepared {
     pub fn new(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, options: RunOptions) -> Result<Prepared> {
@@ -285,6 +317,12 @@ impl Prepared {
             t.validate(gpu)?;
             defines.push("TILE");
         }
+        if options.defer_from.is_some() {
+            if cfg.pattern != Pattern::Loop || options.remap.is_some() || options.remap_on_gpu.is_some() || options.tile.is_some() {
+                return Err(Error::invalid("deferral", "applies to the loop pattern, without an index array or tile sort"));
+            }
+            defines.push("DEFER");
+        }
         let file = format!("micro/{}.wgsl", cfg.kernel_name());
         let (kernel, grid, workgroup_size) = match options.tile {
             Some(t) => {
@@ -292,12 +330,20 @@ impl Prepared {
                 let kernel = gpu.kernel_with_constants(&file, "main", &defines, &constants)?;
                 (kernel, gpu.grid((n as u64).div_ceil(t.per_thread as u64), t.workgroup)?, t.workgroup)
             }
+            None if options.defer_from.is_some() => {
+                let constants = [("DEFER_PER_THREAD", cfg.defer_per_thread as f64)];
+                let kernel = gpu.kernel_with_constants(&file, "main", &defines, &constants)?;
+                (kernel, gpu.grid((n as u64).div_ceil(cfg.defer_per_thread as u64), WORKGROUP_SIZE)?, WORKGROUP_SIZE)
+            }
             None => (gpu.kernel(&file, "main", &defines)?, gpu.grid(n as u64, WORKGROUP_SIZE)?, WORKGROUP_SIZE),
         };
         let results = gpu.buffer_zeroed::<u32>("results", n, BufferKind::Storage)?;
         let params = match cfg.pattern {
-            Pattern::If => [n as u32, cfg.threshold(), cfg.heavy, 0],
-            Pattern::Loop => options.tile.map_or([n as u32, 0, 0, 0], |t| [n as u32, t.lo, t.width, t.classes]),
+            Pattern::If => [n as u32, cfg.threshold(), cfg.heavy, 0, 0, 0, 0, 0],
+            Pattern::Loop => {
+                let [lo, width, classes] = options.tile.map_or([0; 3], |t| [t.lo, t.width, t.classes]);
+                [n as u32, lo, width, classes, options.defer_from.unwrap_or(u32::MAX), grid[0] * grid[1], 0, 0]
+            }
         };
         let params = gpu.buffer("params", &params, BufferKind::Uniform)?;
         let mut inputs = vec![gpu.buffer("primary", &input.primary, BufferKind::Storage)?];
@@ -307,11 +353,22 @@ impl Prepared {
         let remap = options.remap.map(|o| gpu.buffer("remap index", o, BufferKind::Storage)).transpose()?;
         let remap_on_gpu = options.remap_on_gpu.cloned();
         let workgroups = grid[0] as usize * grid[1] as usize;
+        // a deferring run's second pass has up to one workgroup per WORKGROUP_SIZE deferred
+        // loops (at most 65535, data_loop.wgsl's defer_groups)
+        let second_pass = if options.defer_from.is_some() { n.div_ceil(WORKGROUP_SIZE as usize).min(65535) } else { 0 };
+        let probed_workgroups = workgroups + second_pass;
         let probe = match width {
             Some(w) => {
-                let layout = ProbeLayout::new(1, workgroups, workgroup_size, w);
+                let layout = ProbeLayout::new(1, probed_workgroups, workgroup_size, w);
                 Some((gpu.buffer_zeroed::<u32>("probe records", layout.words(), BufferKind::Storage)?, layout))
             }
+            None => None,
+        };
+        let defer_buffers = match options.defer_from {
+            Some(_) => Some((
+                gpu.buffer_zeroed::<u32>("deferred loops", n + 1, BufferKind::Storage)?,
+                gpu.buffer("deferred pass workgroups", &DEFER_ARGS_RESET, BufferKind::Indirect)?,
+            )),
             None => None,
         };
         let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = Vec::new();
@@ -331,19 +388,55 @@ impl Prepared {
         if let Some((b, _)) = &probe {
             slots.push((crate::divergence::PROBE_BINDING, b));
         }
+        if let Some((queue, args)) = &defer_buffers {
+            slots.extend([(5, queue as &dyn crate::gpu::Bind), (6, args as _)]);
+        }
+        let second = match &defer_buffers {
+            Some(_) => {
+                let second = gpu.kernel(&file, "run_deferred", &defines)?;
+                let bind = second.bind_at(gpu, &slots)?;
+                Some((second, bind))
+            }
+            None => None,
+        };
         let bind = kernel.bind_at(gpu, &slots)?;
+        let deferred = match (second, defer_buffers) {
+            (Some((kernel, bind)), Some((queue, args))) => {
+                let reset = gpu.buffer("deferred pass reset", &DEFER_ARGS_RESET, BufferKind::Storage)?;
+                Some(DeferredPass { kernel, bind, queue, args, reset })
+            }
+            _ => None,
+        };
         inputs.push(params);
         inputs.extend(remap);
-        Ok(Prepared { kernel, bind, results, probe, grid, _inputs: inputs })
+        Ok(Prepared { kernel, bind, results, probe, grid, deferred, _inputs: inputs })
     }
 
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&[self.step()], true)
+        gpu.run(&self.steps(), true)
     }
 
-    /// The kernel's dispatch, to combine with other steps in one submission.
-    pub fn step(&self) -> Step<'_> {
-        Step::dispatch(&self.kernel, &self.bind, self.grid)
+    /// The kernel's work, to combine with other steps in one submission: its dispatch, or for
+    /// a deferring run the state reset and both passes.
+    pub fn steps(&self) -> Vec<Step<'_>> {
+        let first = Step::dispatch(&self.kernel, &self.bind, self.grid);
+        match &self.deferred {
+            Some(d) => vec![
+                Step::copy(&d.reset, &d.args, 12),
+                Step::copy(&d.reset, &d.queue, 4),
+                first,
+                Step::DispatchIndirect { kernel: &d.kernel, bind: &d.bind, args: &d.args.buffer, offset: 0 },
+            ],
+            None => vec![first],
+        }
+    }
+
+    /// Loops the last run deferred to its second pass (None without deferral).
+    pub fn deferred_count(&self, gpu: &Gpu) -> Result<Option<u32>> {
+        match &self.deferred {
+            Some(d) => Ok(Some(gpu.read_bytes(&d.queue.buffer, 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?)),
+            None => Ok(None),
+        }
     }
 
     pub fn results(&self, gpu: &Gpu) -> Result<Vec<u32>> {

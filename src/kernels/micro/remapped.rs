@@ -27,6 +27,10 @@ pub struct RemapFigures {
     /// remap + kernel + restore, unpipelined.
     pub end_to_end_s: f64,
     pub moved: Option<usize>,
+    /// Deferral: the threshold in trips (None: nothing worth deferring, so nothing was) and
+    /// the loops the GPU deferred.
+    pub defer_from: Option<u32>,
+    pub deferred: Option<u32>,
     /// Divergence at the adapter's width (GPU probe) when it has subgroups.
     pub probe_before: Option<DivergenceSummary>,
     pub probe_after: Option<DivergenceSummary>,
@@ -58,6 +62,12 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
     let expected = reference(cfg, &input);
     let width = gpu.caps.subgroup_size.unwrap_or(cfg.group);
     let tile = tile_sort(cfg, &input.primary);
+    // chosen once per workload, like the tile's class bounds
+    let mut defer_from = match (cfg.defer_from, strategy) {
+        (Some(from), _) => Some(from),
+        (None, Strategy::Defer) => remap::best_defer_threshold(&input.primary, width, CLASSES as u32)?.map(|(from, _)| from),
+        _ => None,
+    };
     let emulated_before = emulate(cfg, &input, None, cfg.group)?.summary();
     let probe_before = probe(gpu, cfg, &input, RunOptions::default())?;
 
@@ -77,12 +87,17 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             costs.gpu_regroup_s_per_element = measure_gpu_regroup(gpu, cfg, &input)? / cfg.n as f64;
             costs.tile_s_per_element = measure_tile_sort(gpu, cfg, &input, tile)? / cfg.n as f64;
             costs.tile_available = true;
+            (costs.defer_s_per_element, costs.defer_s_per_deferred) = measure_deferral(gpu, cfg, &input)?;
+            costs.defer_available = true;
             let d = remap::decide(Strategy::Auto, &profile, &costs)?;
+            defer_from = defer_from.or(profile.defer_from);
             (d.strategy, Some(d))
         }
         s => (s, None),
     };
 
+    let defer_options = RunOptions { defer_from: Some(defer_from.unwrap_or(u32::MAX)), ..Default::default() };
+    let mut deferred = None;
     let (stats, results, order, remap_s, restore_s, moved) = match strategy {
         Strategy::None | Strategy::Auto => {
             let run = Prepared::new(gpu, cfg, &input, RunOptions::default())?;
@@ -116,7 +131,7 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             let run = Prepared::new(gpu, cfg, &input, RunOptions { remap_on_gpu: Some(&regroup.index.buffer), ..Default::default() })?;
             let stats = harness::measure(protocol, || {
                 let mut steps = regroup.steps();
-                steps.push(run.step());
+                steps.extend(run.steps());
                 gpu.run(&steps, true)
             })?;
             (stats, run.results(gpu)?, Some(gpu.read(&regroup.index)?), 0.0, 0.0, None)
@@ -127,9 +142,19 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             let order = remap::tile_index(&classify(&input.primary)?, tile.elements())?;
             (stats, run.results(gpu)?, Some(order), 0.0, 0.0, None)
         }
+        Strategy::Defer => {
+            let run = Prepared::new(gpu, cfg, &input, defer_options)?;
+            let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+            deferred = run.deferred_count(gpu)?;
+            (stats, run.results(gpu)?, None, 0.0, 0.0, None)
+        }
     };
     let check = Check::exact(&results, &expected);
     let (emulated_after, probe_after) = match &order {
+        None if strategy == Strategy::Defer => {
+            let lanes = remap::deferred_trips(&input.primary, defer_from.unwrap_or(u32::MAX));
+            (crate::divergence::emulate_loops_with_idle_lanes(&lanes, cfg.group)?.summary(), probe(gpu, cfg, &input, defer_options)?)
+        }
         Some(o) => {
             let probe_after = match strategy {
                 // LAM runs the plain kernel on moved data
@@ -153,6 +178,8 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
         kernel_s,
         end_to_end_s: remap_s + kernel_s + restore_s,
         moved,
+        defer_from: defer_from.filter(|_| strategy == Strategy::Defer),
+        deferred,
         probe_before,
         probe_after,
         emulated_before,
@@ -205,6 +232,24 @@ fn best_of_three(mut run: impl FnMut() -> Result<crate::gpu::Timing>) -> Result<
         best = best.min(run()?.seconds);
     }
     Ok(best)
+}
+
+/// Device seconds deferral adds per element (its barriers and second dispatch, nothing
+/// deferred) and per deferred loop (queueing and reading it back): runs on input whose loops
+/// all have the same trip count with nothing and with everything deferred, against the plain
+/// run (best of three each).
+fn measure_deferral(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result<(f64, f64)> {
+    let trips = input.primary.iter().copied().min().unwrap_or(0);
+    let flat = MicroInput { primary: vec![trips; cfg.n], seeds: input.seeds.clone() };
+    let seconds = |defer_from: Option<u32>| -> Result<f64> {
+        let run = Prepared::new(gpu, cfg, &flat, RunOptions { defer_from, ..Default::default() })?;
+        best_of_three(|| run.dispatch(gpu))
+    };
+    let plain = seconds(None)?;
+    let none_deferred = seconds(Some(u32::MAX))?;
+    let all_deferred = seconds(Some(0))?;
+    let n = cfg.n as f64;
+    Ok(((none_deferred - plain).max(0.0) / n, (all_deferred - none_deferred).max(0.0) / n))
 }
 
 /// The kernel's tile sort by the classes the CPU side uses ([`classify`]).
