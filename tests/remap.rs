@@ -5,7 +5,7 @@ mod common;
 
 use simtlab::gpu::{BufferKind, Step};
 use simtlab::kernels::micro::remapped::{bench_pipelined, bench_remap, RemapFigures};
-use simtlab::kernels::micro::{Distribution, MicroConfig};
+use simtlab::kernels::micro::{Distribution, MicroConfig, Prepared, RunOptions};
 use simtlab::remap::{self, GpuRegroup, Strategy};
 
 #[test]
@@ -114,6 +114,16 @@ fn deferral_keeps_outputs_whatever_it_defers() {
         assert!(r.check.passed, "defer from {from}, {per_thread} per invocation: {:?}", r.check.first_mismatch);
         let expected = input.primary.iter().filter(|&&t| t >= from).count() as u64;
         assert_eq!(r.extra["deferred"].as_u64(), Some(expected), "defer from {from}");
+    }
+    // the second pass leaves the queue empty for the next run: repeated runs defer the same loops
+    let cfg = MicroConfig { defer_from: Some(150), ..base.clone() };
+    let run = Prepared::new(&gpu, &cfg, &input, RunOptions { defer_from: cfg.defer_from, ..Default::default() }).unwrap();
+    let expected_outputs = simtlab::kernels::micro::reference(&cfg, &input);
+    let expected = input.primary.iter().filter(|&&t| t >= 150).count() as u32;
+    for _ in 0..3 {
+        run.dispatch(&gpu).unwrap();
+        assert_eq!(run.deferred_count(&gpu).unwrap(), Some(expected));
+        assert_eq!(run.results(&gpu).unwrap(), expected_outputs);
     }
     // a one-long input: the chosen threshold moves exactly the long loops, and the
     // efficiency measured on the GPU rises

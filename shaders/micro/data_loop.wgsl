@@ -6,8 +6,8 @@
 // class in workgroup memory (shared/tile_sort.wgsl) and runs the loops in that order; WG and
 // TILE_PER_THREAD are then set by the host (kernels::micro::TileSort).
 // With DEFER loops of at least params.defer_from trips do not run in place: each workgroup
-// appends their elements to `deferred`, and a second, indirect dispatch (`run_deferred`) runs
-// them side by side, so no subgroup of either pass waits on one long lane.
+// appends their elements to `deferred`, and a second dispatch (`run_deferred`) runs them side
+// by side, so no subgroup of either pass waits on one long lane.
 //! variants: PROBE REMAP TILE DEFER
 
 #import grid
@@ -51,16 +51,17 @@ struct Params {
 @group(0) @binding(4) var<storage, read> remap_index: array<u32>;
 #endif
 #ifdef DEFER
-// The deferred loops' elements, in order of arrival. The host zeroes `count` before each run.
+// The deferred loops' elements, in order of arrival. The second pass's last workgroup leaves
+// `count` and `done` at 0 for the next run (zero at creation), and `last` = the run's count.
 struct Deferred {
     count: atomic<u32>,
+    done: atomic<u32>,
+    last: u32,
     elements: array<u32>,
 }
 @group(0) @binding(5) var<storage, read_write> deferred: Deferred;
-// The second dispatch's workgroups (x, y = 1, z = 1), x kept at defer_groups(count) as the
-// count grows; reset to (0, 1, 1) by the host. Only the first pass binds it (a dispatch cannot
-// write the buffer it is dispatched with).
-@group(0) @binding(6) var<storage, read_write> defer_args: array<atomic<u32>, 3>;
+var<workgroup> wg_count: u32;
+var<workgroup> wg_last_done: bool;
 // A workgroup's deferred loops, and where in `deferred` they go.
 var<workgroup> wg_deferred: atomic<u32>;
 var<workgroup> wg_first_slot: u32;
@@ -68,12 +69,6 @@ var<workgroup> wg_first_slot: u32;
 // lid of the workgroup's block in round r. More of them mean fewer workgroups, so fewer
 // barriers and global claims per element.
 override DEFER_PER_THREAD: u32 = 1u;
-
-// Workgroups of the second pass for `count` deferred loops; past the dispatch limit its
-// invocations take several loops each (grid stride).
-fn defer_groups(count: u32) -> u32 {
-    return min((count + WG - 1u) / WG, 65535u);
-}
 #endif
 
 fn mix(h: u32) -> u32 {
@@ -107,13 +102,20 @@ fn main(ids: Ids) {
     }
 #else
 #ifdef DEFER
+    // Short loops first, the claims after: a workgroup holds its place until its last
+    // subgroup is done anyway, so barriers at its end cost little, while barriers (and a
+    // global atomic's round trip) before the loops would hold every subgroup back.
     let block = workgroup_index(ids) * WG * DEFER_PER_THREAD;
     // bit r: the element of round r is deferred
     var later = 0u;
     for (var r = 0u; r < DEFER_PER_THREAD; r++) {
         let t = block + r * WG + ids.local;
-        if (t < params.n && trips[t] >= params.defer_from) {
-            later |= 1u << r;
+        if (t < params.n) {
+            if (trips[t] >= params.defer_from) {
+                later |= 1u << r;
+            } else {
+                run_loop(t);
+            }
         }
     }
     var slot = 0u;
@@ -125,23 +127,15 @@ fn main(ids: Ids) {
     if (ids.local == 0u) {
         let k = atomicLoad(&wg_deferred);
         if (k > 0u) {
-            let first = atomicAdd(&deferred.count, k);
-            let more = defer_groups(first + k) - defer_groups(first);
-            if (more > 0u) {
-                atomicAdd(&defer_args[0], more);
-            }
-            wg_first_slot = first;
+            wg_first_slot = atomicAdd(&deferred.count, k);
         }
     }
     workgroupBarrier();
     slot += wg_first_slot;
     for (var r = 0u; r < DEFER_PER_THREAD; r++) {
-        let t = block + r * WG + ids.local;
         if ((later & (1u << r)) != 0u) {
-            deferred.elements[slot] = t;
+            deferred.elements[slot] = block + r * WG + ids.local;
             slot++;
-        } else if (t < params.n) {
-            run_loop(t);
         }
     }
 #else
@@ -159,15 +153,37 @@ fn main(ids: Ids) {
 }
 
 #ifdef DEFER
-// The second pass: the deferred loops, dispatched indirectly through defer_args.
+// The second pass: the deferred loops, over a grid fixed by the host (grid stride), so that
+// no dispatch has to wait for the count. (An indirect dispatch sized by the count needs its
+// arguments reset before every run: one more dispatch, and wgpu validates indirect arguments
+// in another; measured slower on an H100.) Only workgroups with loops to run take part in the
+// reset, so an empty queue costs no atomics.
 @compute @workgroup_size(WG)
 fn run_deferred(ids: Ids) {
     probe_begin(ids);
     probe_records_after(params.first_workgroups);
-    let count = atomicLoad(&deferred.count);
-    let stride = ids.workgroups.x * WG;
-    for (var i = global_index(ids, WG); i < count; i += stride) {
-        run_loop(deferred.elements[i]);
+    if (ids.local == 0u) {
+        wg_count = atomicLoad(&deferred.count);
+    }
+    let count = workgroupUniformLoad(&wg_count);
+    let wg = workgroup_index(ids);
+    if (wg == 0u && ids.local == 0u) {
+        deferred.last = count;
+    }
+    let groups = ids.workgroups.x * ids.workgroups.y;
+    let busy = min((count + WG - 1u) / WG, groups);
+    if (wg < busy) {
+        for (var i = global_index(ids, WG); i < count; i += groups * WG) {
+            run_loop(deferred.elements[i]);
+        }
+        // the last busy workgroup to finish (every busy one has read the count) resets the queue
+        if (ids.local == 0u) {
+            wg_last_done = atomicAdd(&deferred.done, 1u) + 1u == busy;
+        }
+        if (workgroupUniformLoad(&wg_last_done) && ids.local == 0u) {
+            atomicStore(&deferred.count, 0u);
+            atomicStore(&deferred.done, 0u);
+        }
     }
     probe_end();
 }

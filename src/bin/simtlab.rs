@@ -150,6 +150,9 @@ struct RemapArgs {
     /// Deferral: elements per invocation in the first pass (1..=32).
     #[arg(long, default_value_t = simtlab::kernels::micro::DEFER_PER_THREAD)]
     defer_per_thread: u32,
+    /// Deferral: workgroups of the second pass (its invocations stride over the deferred loops).
+    #[arg(long, default_value_t = simtlab::kernels::micro::DEFER_WORKGROUPS)]
+    defer_workgroups: u32,
     /// Also run the chunked CPU-GPU pipeline with this many chunks (0: off).
     #[arg(long, default_value_t = 0)]
     pipeline: usize,
@@ -498,6 +501,7 @@ fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
         tile_per_thread: a.tile_per_thread,
         defer_from: a.defer_from,
         defer_per_thread: a.defer_per_thread,
+        defer_workgroups: a.defer_workgroups,
         ..Default::default()
     };
     let sorted = MicroConfig { distribution: Distribution::Sorted, ..cfg.clone() };

@@ -70,8 +70,10 @@ pub struct MicroConfig {
     /// Loop, deferral: loops of at least this many trips run in the second pass (None: the
     /// threshold the emulation finds best, [`crate::remap::best_defer_threshold`]).
     pub defer_from: Option<u32>,
-    /// Loop, deferral: elements per invocation of the first pass (1..=32).
+    /// Loop, deferral: elements per invocation of the first pass (1..=32), and workgroups of
+    /// the second pass.
     pub defer_per_thread: u32,
+    pub defer_workgroups: u32,
 }
 
 impl Default for MicroConfig {
@@ -90,6 +92,7 @@ impl Default for MicroConfig {
             tile_per_thread: TILE_PER_THREAD,
             defer_from: None,
             defer_per_thread: DEFER_PER_THREAD,
+            defer_workgroups: DEFER_WORKGROUPS,
         }
     }
 }
@@ -107,6 +110,9 @@ impl MicroConfig {
         }
         if !(1..=32).contains(&self.defer_per_thread) {
             return Err(Error::invalid("--defer-per-thread", format!("{} (use 1..=32 elements per invocation)", self.defer_per_thread)));
+        }
+        if self.defer_workgroups == 0 {
+            return Err(Error::invalid("--defer-workgroups", "0 (use at least 1 workgroup for the deferred loops)"));
         }
         if self.pattern == Pattern::If && !matches!(self.distribution, Distribution::Random | Distribution::Sorted) {
             return Err(Error::invalid("--distribution", "the if pattern takes random (default) or sorted"));
@@ -257,8 +263,10 @@ pub const TILE_WORKGROUP: u32 = 256;
 pub const TILE_PER_THREAD: u32 = 4;
 const _: () = assert!((TILE_PER_THREAD * TILE_WORKGROUP) as usize == crate::remap::TILE_ELEMENTS);
 
-/// Elements per invocation in the first pass of a deferring run by default.
-pub const DEFER_PER_THREAD: u32 = 4;
+/// Elements per invocation in the first pass of a deferring run by default: fewer workgroups,
+/// so fewer barriers and global claims (on an H100: 1 → 8 took 2^24 one-long loops from 301
+/// to 288 us end to end).
+pub const DEFER_PER_THREAD: u32 = 8;
 
 /// Uploaded inputs and a bound kernel, ready to dispatch repeatedly.
 pub struct Prepared {
@@ -272,20 +280,20 @@ pub struct Prepared {
     _inputs: Vec<GpuBuffer<u32>>,
 }
 
-/// The second pass of a deferring run and the state both passes share.
+/// The second pass of a deferring run and the queue both passes share.
 struct DeferredPass {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
-    /// The count, then the deferred elements (`deferred` in data_loop.wgsl).
+    grid: [u32; 3],
+    /// count, done, last count, then the deferred elements (`deferred` in data_loop.wgsl).
     queue: GpuBuffer<u32>,
-    /// The second pass's workgroups (`defer_args`).
-    args: GpuBuffer<u32>,
-    /// (0, 1, 1): copied over `args`, and its first word over the count, before each run.
-    reset: GpuBuffer<u32>,
 }
 
-/// `defer_args` before a run: no workgroups, y = z = 1.
-const DEFER_ARGS_RESET: [u32; 3] = [0, 1, 1];
+/// Workgroups of a deferring run's second pass by default (its grid is fixed, its invocations
+/// stride over the deferred loops). On an H100 (room for 1056 such workgroups at once) 4096
+/// ran 2^19 long loops fastest: 1056 were 2 % slower, 264 were 17 % slower, and workgroups
+/// that find no loop left cost next to nothing (benches/results/campaign-h100.md).
+pub const DEFER_WORKGROUPS: u32 = 4096;
 
 impl Prepared {
     pub fn new(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, options: RunOptions) -> Result<Prepared> {
@@ -353,10 +361,9 @@ impl Prepared {
         let remap = options.remap.map(|o| gpu.buffer("remap index", o, BufferKind::Storage)).transpose()?;
         let remap_on_gpu = options.remap_on_gpu.cloned();
         let workgroups = grid[0] as usize * grid[1] as usize;
-        // a deferring run's second pass has up to one workgroup per WORKGROUP_SIZE deferred
-        // loops (at most 65535, data_loop.wgsl's defer_groups)
-        let second_pass = if options.defer_from.is_some() { n.div_ceil(WORKGROUP_SIZE as usize).min(65535) } else { 0 };
-        let probed_workgroups = workgroups + second_pass;
+        let second_grid = gpu.grid((n as u64).min(cfg.defer_workgroups as u64 * WORKGROUP_SIZE as u64), WORKGROUP_SIZE)?;
+        let second_workgroups = if options.defer_from.is_some() { second_grid[0] as usize * second_grid[1] as usize } else { 0 };
+        let probed_workgroups = workgroups + second_workgroups;
         let probe = match width {
             Some(w) => {
                 let layout = ProbeLayout::new(1, probed_workgroups, workgroup_size, w);
@@ -365,10 +372,7 @@ impl Prepared {
             None => None,
         };
         let defer_buffers = match options.defer_from {
-            Some(_) => Some((
-                gpu.buffer_zeroed::<u32>("deferred loops", n + 1, BufferKind::Storage)?,
-                gpu.buffer("deferred pass workgroups", &DEFER_ARGS_RESET, BufferKind::Indirect)?,
-            )),
+            Some(_) => Some(gpu.buffer_zeroed::<u32>("deferred loops", n + 3, BufferKind::Storage)?),
             None => None,
         };
         let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = Vec::new();
@@ -388,8 +392,8 @@ impl Prepared {
         if let Some((b, _)) = &probe {
             slots.push((crate::divergence::PROBE_BINDING, b));
         }
-        if let Some((queue, args)) = &defer_buffers {
-            slots.extend([(5, queue as &dyn crate::gpu::Bind), (6, args as _)]);
+        if let Some(queue) = &defer_buffers {
+            slots.push((5, queue as &dyn crate::gpu::Bind));
         }
         let second = match &defer_buffers {
             Some(_) => {
@@ -401,10 +405,7 @@ impl Prepared {
         };
         let bind = kernel.bind_at(gpu, &slots)?;
         let deferred = match (second, defer_buffers) {
-            (Some((kernel, bind)), Some((queue, args))) => {
-                let reset = gpu.buffer("deferred pass reset", &DEFER_ARGS_RESET, BufferKind::Storage)?;
-                Some(DeferredPass { kernel, bind, queue, args, reset })
-            }
+            (Some((kernel, bind)), Some(queue)) => Some(DeferredPass { kernel, bind, grid: second_grid, queue }),
             _ => None,
         };
         inputs.push(params);
@@ -417,16 +418,11 @@ impl Prepared {
     }
 
     /// The kernel's work, to combine with other steps in one submission: its dispatch, or for
-    /// a deferring run the state reset and both passes.
+    /// a deferring run both passes.
     pub fn steps(&self) -> Vec<Step<'_>> {
         let first = Step::dispatch(&self.kernel, &self.bind, self.grid);
         match &self.deferred {
-            Some(d) => vec![
-                Step::copy(&d.reset, &d.args, 12),
-                Step::copy(&d.reset, &d.queue, 4),
-                first,
-                Step::DispatchIndirect { kernel: &d.kernel, bind: &d.bind, args: &d.args.buffer, offset: 0 },
-            ],
+            Some(d) => vec![first, Step::dispatch(&d.kernel, &d.bind, d.grid)],
             None => vec![first],
         }
     }
@@ -434,7 +430,7 @@ impl Prepared {
     /// Loops the last run deferred to its second pass (None without deferral).
     pub fn deferred_count(&self, gpu: &Gpu) -> Result<Option<u32>> {
         match &self.deferred {
-            Some(d) => Ok(Some(gpu.read_bytes(&d.queue.buffer, 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?)),
+            Some(d) => Ok(Some(gpu.read_bytes(&d.queue.buffer, 12).map(|b| u32::from_le_bytes([b[8], b[9], b[10], b[11]]))?)),
             None => Ok(None),
         }
     }
