@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use simtlab::remap::{classify_loops, gpu_regroup_reference, redirect_index, Bucketing, LamPlan};
+use simtlab::remap::{best_defer_threshold, classify_loops, gpu_regroup_reference, redirect_index, Bucketing, LamPlan};
 
 const N: usize = 1 << 20;
 const CLASSES: usize = 10;
@@ -46,6 +46,10 @@ fn remap(c: &mut Criterion) {
     group.bench_function("redirect_counting_sort", |b| b.iter(|| redirect_index(black_box(&classes))));
     group.bench_function("gpu_regroup_reference", |b| {
         b.iter(|| gpu_regroup_reference(black_box(classes.ids()), CLASSES as u32, 256).expect("regroup"))
+    });
+    // once per workload, not per launch: one emulation per class boundary
+    group.bench_function("defer_threshold", |b| {
+        b.iter(|| best_defer_threshold(black_box(&trips), WIDTH, CLASSES as u32).expect("threshold"))
     });
     group.bench_function("sort_by_key_baseline", |b| {
         b.iter_batched(

@@ -5,7 +5,7 @@
 //! one kind.
 
 use super::gpu::equal_width;
-use crate::divergence::{emulate_loops, emulate_loops_with_idle_lanes, Divergence};
+use crate::divergence::{emulate_loops_with_idle_lanes, Divergence};
 use crate::error::{Error, Result};
 
 /// The trip counts SIMT lanes see under deferral: the first pass in thread order with the
@@ -26,24 +26,45 @@ pub fn best_defer_threshold(trips: &[u32], width: u32, classes: u32) -> Result<O
     if classes == 0 {
         return Err(Error::invalid("deferral classes", "0; use at least 2 trip classes"));
     }
+    if width == 0 {
+        return Err(Error::invalid("warp width", "0; use the subgroup width (e.g. 32)"));
+    }
     let (Some(&lo), Some(&hi)) = (trips.iter().min(), trips.iter().max()) else {
         return Ok(None);
     };
     let step = equal_width(lo, hi, classes);
-    let mut best: Option<(u32, Divergence)> = None;
-    let mut best_efficiency = emulate_loops(trips, width)?.simt_efficiency();
+    // Efficiency is work / (width × lock-step iterations), and the work does not change, so
+    // the best threshold has the fewest lock-step iterations; the full emulation runs once.
+    let mut best = (lockstep_iterations(trips, u32::MAX, width as usize), None);
     for k in 1..classes {
         let from = lo.saturating_add(step.saturating_mul(k));
         if from > hi {
             break;
         }
-        let d = emulate_loops_with_idle_lanes(&deferred_trips(trips, from), width)?;
-        if d.simt_efficiency() > best_efficiency {
-            best_efficiency = d.simt_efficiency();
-            best = Some((from, d));
+        let steps = lockstep_iterations(trips, from, width as usize);
+        if steps < best.0 {
+            best = (steps, Some(from));
         }
     }
-    Ok(best)
+    match best.1 {
+        Some(from) => Ok(Some((from, emulate_loops_with_idle_lanes(&deferred_trips(trips, from), width)?))),
+        None => Ok(None),
+    }
+}
+
+/// Σ over the warps of both passes of their longest loop, for deferral from `from` trips.
+fn lockstep_iterations(trips: &[u32], from: u32, width: usize) -> u64 {
+    let first: u64 = trips.chunks(width).map(|w| w.iter().filter(|&&t| t < from).max().copied().unwrap_or(0) as u64).sum();
+    let (mut second, mut in_warp, mut warp_max) = (0u64, 0usize, 0u32);
+    for &t in trips.iter().filter(|&&t| t >= from) {
+        warp_max = warp_max.max(t);
+        in_warp += 1;
+        if in_warp == width {
+            second += warp_max as u64;
+            (in_warp, warp_max) = (0, 0);
+        }
+    }
+    first + second + warp_max as u64
 }
 
 #[cfg(test)]
@@ -65,9 +86,15 @@ mod tests {
         let trips: Vec<u32> = (0..64).map(|i| if i % 8 == 3 { 100 } else { 4 }).collect();
         let (from, d) = best_defer_threshold(&trips, 8, 10).unwrap().unwrap();
         assert!(from > 4 && from <= 100, "{from}");
-        let before = emulate_loops(&trips, 8).unwrap().simt_efficiency();
+        let before = crate::divergence::emulate_loops(&trips, 8).unwrap().simt_efficiency();
         assert!(before < 0.2 && d.simt_efficiency() > 0.85, "{before} -> {}", d.simt_efficiency());
         assert_eq!(d.divergent_warps, 0, "idle lanes do not diverge the loop");
+        // the fast count agrees with the emulation it stands for
+        for from in [5, 50, 100, 101, u32::MAX] {
+            let d = emulate_loops_with_idle_lanes(&deferred_trips(&trips, from), 8).unwrap();
+            assert_eq!(lockstep_iterations(&trips, from, 8), d.totals().taken_steps, "from {from}");
+        }
+        assert!(best_defer_threshold(&trips, 0, 10).is_err());
         // nothing to gain: no threshold
         assert!(best_defer_threshold(&[7; 64], 8, 10).unwrap().is_none());
         assert!(best_defer_threshold(&[], 8, 10).unwrap().is_none());
