@@ -26,8 +26,19 @@
 #define CUDA_CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) FAIL("CUDA error: %s\n", cudaGetErrorString(e_)); } while (0)
 #define CUBLAS_CHECK(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) FAIL("cuBLAS error: status %d\n", (int)s_); } while (0)
 
-// The WGSL overrides / consts, default values.
-constexpr unsigned WG_X = 16, WG_Y = 8, TM = 8, TN = 8, BK = 16, WARP_X = 8, WARP_Y = 4, GROUP_M = 8;
+// The WGSL overrides / consts, default values; -DPORT_WG_Y=16 -DPORT_BK=8 etc. build the other
+// configurations of RegtileConfig. -DPORT_MIN_BLOCKS=n asks nvcc for n resident blocks per SM
+// (__launch_bounds__ caps the registers; WGSL through wgpu has no such control).
+#ifndef PORT_WG_Y
+#define PORT_WG_Y 8
+#endif
+#ifndef PORT_BK
+#define PORT_BK 16
+#endif
+#ifndef PORT_MIN_BLOCKS
+#define PORT_MIN_BLOCKS 1
+#endif
+constexpr unsigned WG_X = 16, WG_Y = PORT_WG_Y, TM = 8, TN = 8, BK = PORT_BK, WARP_X = 8, WARP_Y = 4, GROUP_M = 8;
 constexpr unsigned THREADS = WG_X * WG_Y, BM = WG_Y * TM, BN = WG_X * TN;
 constexpr unsigned A_VEC4 = BM * BK / 4, B_VEC4 = BK * BN / 4;  // vec4 per step per tile
 constexpr unsigned A_LOADS = (A_VEC4 + THREADS - 1) / THREADS, B_LOADS = (B_VEC4 + THREADS - 1) / THREADS;
@@ -139,10 +150,10 @@ __device__ __forceinline__ void regtile(const float4* a, const float4* b, float4
     }
 }
 
-__global__ void __launch_bounds__(THREADS) port(const float4* a, const float4* b, float4* c, unsigned M, unsigned N, unsigned K) {
+__global__ void __launch_bounds__(THREADS, PORT_MIN_BLOCKS) port(const float4* a, const float4* b, float4* c, unsigned M, unsigned N, unsigned K) {
     regtile(a, b, c, M, N, K);
 }
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, PORT_MIN_BLOCKS)
     port_ldg(const float4* __restrict__ a, const float4* __restrict__ b, float4* __restrict__ c, unsigned M, unsigned N, unsigned K) {
     regtile(a, b, c, M, N, K);
 }
