@@ -44,8 +44,8 @@ pub fn emulate_paths(paths: &[u32], sites: usize, width: u32) -> Result<Divergen
 /// Emulates one loop site: `trips[t]` is thread t's trip count. The loop test is evaluated by
 /// the still-active lanes of a warp at each step until all have left: max(trips)+1 evaluations.
 pub fn emulate_loops(trips: &[u32], width: u32) -> Result<Divergence> {
-    let lanes: Vec<Option<u32>> = trips.iter().map(|&t| Some(t)).collect();
-    emulate_loops_with_idle_lanes(&lanes, width)
+    check_width(width)?;
+    Ok(emulate_loop_warps(trips.chunks(width as usize).map(|w| w.iter().copied()), width))
 }
 
 /// As [`emulate_loops`], where a `None` lane does not reach the loop (it took another branch,
@@ -53,12 +53,17 @@ pub fn emulate_loops(trips: &[u32], width: u32) -> Result<Divergence> {
 /// whose lanes all skip the loop is no warp of this site.
 pub fn emulate_loops_with_idle_lanes(lanes: &[Option<u32>], width: u32) -> Result<Divergence> {
     check_width(width)?;
+    Ok(emulate_loop_warps(lanes.chunks(width as usize).map(|w| w.iter().flatten().copied()), width))
+}
+
+/// One loop site over warps given as the trip counts of their lanes that reach it.
+fn emulate_loop_warps(warps: impl Iterator<Item = impl Iterator<Item = u32>>, width: u32) -> Divergence {
     let mut site = SiteCounters::default();
     let mut out = Divergence { width, ..Default::default() };
     let mut sorted = Vec::with_capacity(width as usize);
-    for warp in lanes.chunks(width as usize) {
+    for warp in warps {
         sorted.clear();
-        sorted.extend(warp.iter().flatten().copied());
+        sorted.extend(warp);
         if sorted.is_empty() {
             continue;
         }
@@ -83,7 +88,7 @@ pub fn emulate_loops_with_idle_lanes(lanes: &[Option<u32>], width: u32) -> Resul
         out.per_warp_efficiency.push(lane_fraction(taken, max, width));
     }
     out.sites.push(site);
-    Ok(out)
+    out
 }
 
 fn lane_fraction(lanes: u64, steps: u64, width: u32) -> f32 {

@@ -16,8 +16,9 @@
 //! time is device timestamps): naive 1.57 TFLOPS, tiled4 0.85, tiled8 2.37, tiled12 2.24,
 //! tiled16 2.67, unrolled 6.27, prefetch 6.46, regtile 32.4 (default config); cuBLAS SGEMM
 //! (torch.matmul, TF32 off) on the same machine: 50.8 TFLOPS, so regtile is at 64 %. The same
-//! kernel ported line by line to CUDA (`benches/baselines/regtile_port.cu`) runs at 33.9: the
-//! gap is the algorithm, not the path through Vulkan.
+//! kernel ported line by line to CUDA (`benches/baselines/regtile_port.cu`) runs at 33.9 or
+//! 38.3 (0.75 of cuBLAS) depending on a launch-bounds hint to nvcc: the gap is how the Vulkan
+//! driver compiles this kernel, not the algorithm (benches/results/campaign-h100.md).
 
 pub mod cpu;
 

@@ -361,18 +361,20 @@ impl Prepared {
         let remap = options.remap.map(|o| gpu.buffer("remap index", o, BufferKind::Storage)).transpose()?;
         let remap_on_gpu = options.remap_on_gpu.cloned();
         let workgroups = grid[0] as usize * grid[1] as usize;
-        let second_grid = gpu.grid((n as u64).min(cfg.defer_workgroups as u64 * WORKGROUP_SIZE as u64), WORKGROUP_SIZE)?;
-        let second_workgroups = if options.defer_from.is_some() { second_grid[0] as usize * second_grid[1] as usize } else { 0 };
-        let probed_workgroups = workgroups + second_workgroups;
+        // a deferring run's second pass: its fixed grid and its queue (DeferredPass)
+        let second = match options.defer_from {
+            Some(_) => Some((
+                gpu.grid((n as u64).min(cfg.defer_workgroups as u64 * WORKGROUP_SIZE as u64), WORKGROUP_SIZE)?,
+                gpu.buffer_zeroed::<u32>("deferred loops", n + 3, BufferKind::Storage)?,
+            )),
+            None => None,
+        };
+        let probed_workgroups = workgroups + second.as_ref().map_or(0, |(g, _)| g[0] as usize * g[1] as usize);
         let probe = match width {
             Some(w) => {
                 let layout = ProbeLayout::new(1, probed_workgroups, workgroup_size, w);
                 Some((gpu.buffer_zeroed::<u32>("probe records", layout.words(), BufferKind::Storage)?, layout))
             }
-            None => None,
-        };
-        let defer_buffers = match options.defer_from {
-            Some(_) => Some(gpu.buffer_zeroed::<u32>("deferred loops", n + 3, BufferKind::Storage)?),
             None => None,
         };
         let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = Vec::new();
@@ -392,22 +394,19 @@ impl Prepared {
         if let Some((b, _)) = &probe {
             slots.push((crate::divergence::PROBE_BINDING, b));
         }
-        if let Some(queue) = &defer_buffers {
+        if let Some((_, queue)) = &second {
             slots.push((5, queue as &dyn crate::gpu::Bind));
         }
-        let second = match &defer_buffers {
+        let second_kernel = match &second {
             Some(_) => {
-                let second = gpu.kernel(&file, "run_deferred", &defines)?;
-                let bind = second.bind_at(gpu, &slots)?;
-                Some((second, bind))
+                let kernel = gpu.kernel(&file, "run_deferred", &defines)?;
+                let bind = kernel.bind_at(gpu, &slots)?;
+                Some((kernel, bind))
             }
             None => None,
         };
         let bind = kernel.bind_at(gpu, &slots)?;
-        let deferred = match (second, defer_buffers) {
-            (Some((kernel, bind)), Some(queue)) => Some(DeferredPass { kernel, bind, grid: second_grid, queue }),
-            _ => None,
-        };
+        let deferred = second_kernel.zip(second).map(|((kernel, bind), (grid, queue))| DeferredPass { kernel, bind, grid, queue });
         inputs.push(params);
         inputs.extend(remap);
         Ok(Prepared { kernel, bind, results, probe, grid, deferred, _inputs: inputs })

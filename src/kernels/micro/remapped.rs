@@ -85,10 +85,7 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             costs.redirect_s_per_element += classify_per_element;
             costs.lam_s_per_element += classify_per_element;
             costs.gpu_regroup_s_per_element = measure_gpu_regroup(gpu, cfg, &input)? / cfg.n as f64;
-            costs.tile_s_per_element = measure_tile_sort(gpu, cfg, &input, tile)? / cfg.n as f64;
-            costs.tile_available = true;
-            (costs.defer_s_per_element, costs.defer_s_per_deferred) = measure_deferral(gpu, cfg, &input)?;
-            costs.defer_available = true;
+            measure_in_kernel_costs(gpu, cfg, &input, tile, &mut costs)?;
             let d = remap::decide(Strategy::Auto, &profile, &costs)?;
             defer_from = defer_from.or(profile.defer_from);
             (d.strategy, Some(d))
@@ -213,18 +210,6 @@ fn measure_gpu_regroup(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Resu
     best_of_three(|| gpu.run(&regroup.steps(), true))
 }
 
-/// Device seconds the tile sort adds to the kernel: tile-sorted minus plain run time on input
-/// whose loops all have the same trip count (nothing to gain, so only the cost shows; best of
-/// three each).
-fn measure_tile_sort(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, tile: TileSort) -> Result<f64> {
-    let flat = MicroInput { primary: vec![tile.lo; cfg.n], seeds: input.seeds.clone() };
-    let seconds = |options: RunOptions| -> Result<f64> {
-        let run = Prepared::new(gpu, cfg, &flat, options)?;
-        best_of_three(|| run.dispatch(gpu))
-    };
-    Ok((seconds(RunOptions { tile: Some(tile), ..Default::default() })? - seconds(RunOptions::default())?).max(0.0))
-}
-
 /// Fastest device time of three runs.
 fn best_of_three(mut run: impl FnMut() -> Result<crate::gpu::Timing>) -> Result<f64> {
     let mut best = f64::INFINITY;
@@ -234,22 +219,29 @@ fn best_of_three(mut run: impl FnMut() -> Result<crate::gpu::Timing>) -> Result<
     Ok(best)
 }
 
-/// Device seconds deferral adds per element (its barriers and second dispatch, nothing
-/// deferred) and per deferred loop (queueing and reading it back): runs on input whose loops
-/// all have the same trip count with nothing and with everything deferred, against the plain
-/// run (best of three each).
-fn measure_deferral(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result<(f64, f64)> {
-    let trips = input.primary.iter().copied().min().unwrap_or(0);
-    let flat = MicroInput { primary: vec![trips; cfg.n], seeds: input.seeds.clone() };
-    let seconds = |defer_from: Option<u32>| -> Result<f64> {
-        let run = Prepared::new(gpu, cfg, &flat, RunOptions { defer_from, ..Default::default() })?;
+/// Device seconds the in-kernel mechanisms add, into `costs` (and marks them available): runs
+/// on input whose loops all have the same trip count (nothing to gain, so only the cost shows)
+/// against the plain run, best of three each. The tile sort per element; deferral per element
+/// with nothing deferred (its barriers and second dispatch) and per deferred loop (everything
+/// deferred: queueing it and reading it back).
+fn measure_in_kernel_costs(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, tile: TileSort, costs: &mut CostModel) -> Result<()> {
+    let flat = MicroInput { primary: vec![tile.lo; cfg.n], seeds: input.seeds.clone() };
+    let seconds = |options: RunOptions| -> Result<f64> {
+        let run = Prepared::new(gpu, cfg, &flat, options)?;
         best_of_three(|| run.dispatch(gpu))
     };
-    let plain = seconds(None)?;
-    let none_deferred = seconds(Some(u32::MAX))?;
-    let all_deferred = seconds(Some(0))?;
+    let defer = |from: u32| RunOptions { defer_from: Some(from), ..Default::default() };
+    let plain = seconds(RunOptions::default())?;
+    let tiled = seconds(RunOptions { tile: Some(tile), ..Default::default() })?;
+    let none_deferred = seconds(defer(u32::MAX))?;
+    let all_deferred = seconds(defer(0))?;
     let n = cfg.n as f64;
-    Ok(((none_deferred - plain).max(0.0) / n, (all_deferred - none_deferred).max(0.0) / n))
+    costs.tile_s_per_element = (tiled - plain).max(0.0) / n;
+    costs.defer_s_per_element = (none_deferred - plain).max(0.0) / n;
+    costs.defer_s_per_deferred = (all_deferred - none_deferred).max(0.0) / n;
+    costs.tile_available = true;
+    costs.defer_available = true;
+    Ok(())
 }
 
 /// The kernel's tile sort by the classes the CPU side uses ([`classify`]).
