@@ -4,19 +4,19 @@
 mod common;
 
 use simtlab::kernels::flowshop::bench::{parent_depths, search_pool};
-use simtlab::kernels::flowshop::cli::{self, BoundArgs, DeviceArg, InstanceArgs, SolveArgs};
+use simtlab::kernels::flowshop::cli::{self, BoundArgs, BranchingArg, DeviceArg, InstanceArgs, SolveArgs};
 use simtlab::kernels::flowshop::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use simtlab::kernels::flowshop::{
-    cpu, makespan, solve_with, taillard, BoundData, Bounder, CpuBounder, Exploration, Instance, LowerBound, Pool,
-    SearchOptions,
+    cpu, makespan, solve_with, taillard, BoundData, Bounder, Branching, CpuBounder, Direction, Exploration, Instance,
+    LowerBound, Pool, SearchOptions,
 };
 use simtlab::rng::Rng;
 use simtlab::Gpu;
 
 const BOUNDS: [LowerBound; 2] = [LowerBound::Lb1, LowerBound::Lb2];
 
-/// A pool of random nodes: random prefixes (empty ones included) and suffix tails, a random
-/// subset of each parent's unscheduled jobs as children.
+/// A pool of random nodes: random prefixes and suffixes (empty ones included), a random
+/// subset of each parent's unscheduled jobs as forward children, another as backward ones.
 fn random_pool(data: &BoundData, parents: usize, seed: u64) -> Pool {
     let mut rng = Rng::new(seed);
     let mut pool = Pool::for_data(data);
@@ -28,12 +28,12 @@ fn random_pool(data: &BoundData, parents: usize, seed: u64) -> Pool {
         let prefix = &order[..depth];
         let suffix = &order[data.jobs - suffix_len..];
         let unscheduled = &order[depth..data.jobs - suffix_len];
-        let heads = if prefix.is_empty() { vec![0; data.machines] } else { cpu::heads(data, prefix) };
-        let tails = cpu::tails(data, suffix);
-        let parent = pool.add_parent(&heads, &tails, unscheduled, data).unwrap();
-        for &job in unscheduled {
-            if rng.next_f64() < 0.7 {
-                pool.add_child(parent, job).unwrap();
+        let parent = pool.add_parent(&cpu::heads(data, prefix), &cpu::tails(data, suffix), unscheduled, data).unwrap();
+        for direction in [Direction::Forward, Direction::Backward] {
+            for &job in unscheduled {
+                if rng.next_f64() < 0.7 {
+                    pool.add_child_in(parent, job, direction).unwrap();
+                }
             }
         }
     }
@@ -223,12 +223,14 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
     let gpu = common::gpu();
     let p = simtlab::kernels::flowshop::taillard::generate(10, 4, 99).unwrap();
     let small = Instance::new("r10x4", 10, 4, 99, p, 0, 0).unwrap();
-    for (instance, bound, optimum, mapping) in [
+    use Branching::{Bidirectional, Forward};
+    for (instance, bound, optimum, mapping, branching) in [
         // (ta001's root LB2 already equals its optimum: no search there.)
-        (taillard(4).unwrap(), LowerBound::Lb2, 1293, ThreadMapping::PerChild),
-        (taillard(19).unwrap(), LowerBound::Lb2, 1593, ThreadMapping::PerParent),
-        (small.clone(), LowerBound::Lb1, 0, ThreadMapping::PerParent),
-        (small, LowerBound::Lb2, 0, ThreadMapping::PerChild),
+        (taillard(4).unwrap(), LowerBound::Lb2, 1293, ThreadMapping::PerChild, Forward),
+        (taillard(4).unwrap(), LowerBound::Lb2, 1293, ThreadMapping::PerChild, Bidirectional),
+        (taillard(19).unwrap(), LowerBound::Lb2, 1593, ThreadMapping::PerParent, Bidirectional),
+        (small.clone(), LowerBound::Lb1, 0, ThreadMapping::PerParent, Bidirectional),
+        (small, LowerBound::Lb2, 0, ThreadMapping::PerChild, Forward),
     ] {
         let data = BoundData::new(&instance);
         let mut cpu_bounder = CpuBounder::new(&data, bound, 2);
@@ -240,6 +242,7 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
         let options = |exploration, pool_size| SearchOptions {
             bound,
             exploration,
+            branching,
             pool_size,
             upper_bound: Some(optimum),
             ..Default::default()
@@ -253,8 +256,8 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
             assert!(s.optimal && s.makespan == optimum, "{}: {s:?}", instance.name);
             assert!(s.nodes > 0, "{} {bound:?}: the search has work", instance.name);
         }
-        assert_eq!((gpu_dfs.nodes, gpu_dfs.leaves), (cpu.nodes, cpu.leaves), "{} {:?} dfs", instance.name, bound);
-        assert_eq!((gpu_bfs.nodes, gpu_bfs.leaves), (cpu.nodes, cpu.leaves), "{} {:?} bfs", instance.name, bound);
+        assert_eq!((gpu_dfs.nodes, gpu_dfs.leaves), (cpu.nodes, cpu.leaves), "{} {bound:?} {branching:?} dfs", instance.name);
+        assert_eq!((gpu_bfs.nodes, gpu_bfs.leaves), (cpu.nodes, cpu.leaves), "{} {bound:?} {branching:?} bfs", instance.name);
         let (pools, bounded, _) = gpu_bounder.totals();
         assert!(pools > 0 && bounded >= gpu_dfs.nodes);
     }
@@ -262,9 +265,9 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
 
 /// Solves on the GPU from NEH and checks the makespan against Taillard's best known upper
 /// bound (proven optimal for these instances) and against the returned permutation.
-fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize) -> simtlab::kernels::flowshop::Solution {
+fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize, branching: BranchingArg) -> simtlab::kernels::flowshop::Solution {
     let instance = taillard(name[2..].parse().unwrap()).unwrap();
-    let args = SolveArgs { pool, ..SolveArgs::new(name) };
+    let args = SolveArgs { pool, branching, ..SolveArgs::new(name) };
     let (solved, solution) = cli::solve_instance(&args, Some(gpu), None).unwrap();
     assert_eq!(solved, instance);
     assert!(solution.optimal, "{name}: {solution:?}");
@@ -280,8 +283,11 @@ fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize) -> simtlab::kernels::flowsho
 #[test]
 fn gpu_search_solves_ta001_and_a_20x10_instance() {
     let gpu = common::gpu();
-    assert_eq!(solve_on_gpu(&gpu, "ta001", 256).makespan, 1278);
-    solve_on_gpu(&gpu, TA_20X10, 256);
+    assert_eq!(solve_on_gpu(&gpu, "ta001", 256, BranchingArg::Forward).makespan, 1278);
+    let forward = solve_on_gpu(&gpu, TA_20X10, 256, BranchingArg::Forward);
+    let bidirectional = solve_on_gpu(&gpu, TA_20X10, 256, BranchingArg::Bidirectional);
+    assert!(bidirectional.nodes < forward.nodes, "{} vs {} nodes", bidirectional.nodes, forward.nodes);
+    solve_on_gpu(&gpu, "ta011", 1024, BranchingArg::Bidirectional);
 }
 
 /// A 20x10 instance whose proof takes seconds with LB2.
@@ -315,7 +321,7 @@ fn cli_functions_report_instances_bounds_and_solutions() {
     let gpu = common::gpu();
     let args = SolveArgs { json: true, ub: Some(1278), ..SolveArgs::new("ta001") };
     let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, Some(&gpu)).unwrap()).unwrap();
-    for field in ["makespan", "permutation", "nodes", "leaves", "optimal", "seconds"] {
+    for field in ["makespan", "permutation", "nodes", "leaves", "optimal", "seconds", "branching"] {
         assert!(json.get(field).is_some(), "solve JSON lacks {field}: {json}");
     }
     assert_eq!((json["makespan"].as_u64(), json["optimal"].as_bool()), (Some(1278), Some(true)));

@@ -1,18 +1,19 @@
 // Flow-shop one-machine lower bound (LB1). CPU reference: kernels::flowshop::cpu::lb1.
 //! variants: BRANCHLESS PROBE
 //
-// A child is (parent, job): the parent's prefix with `job` appended. The host
-// (src/kernels/flowshop/mod.rs, `Pool`) sends per parent the completion times of its
-// prefix, so a thread derives the child's heads in O(m) instead of walking the prefix:
+// A child is (parent, job): the parent's prefix with `job` appended, or with BACKWARD_CHILD
+// set in the job word, the parent's suffix with `job` put in front. The host
+// (src/kernels/flowshop/mod.rs, `Pool`) sends per parent its heads and tails, so a thread
+// derives the child's heads or tails in O(m) instead of walking the prefix and suffix:
 // no loop depends on the depth of the node.
 //
 // Layout (all u32; n = jobs, m = machines):
 //   binding 1  ptimes    m*n     processing times, machine-major: ptimes[k*n + j]
 //   binding 2  parents   P*stride, stride = 3m + W, W = ceil(n/32); per parent:
 //                        [heads (m) | tails (m) | remaining (m) | unscheduled mask (W)]
-//                        heads: completion times of the prefix (0 for the empty prefix)
-//                        tails: b[k]; remaining: r[k] = sum of p[k][j] over unscheduled j
-//   binding 3  children  2*C     (parent index, job) per child
+//                        heads f[k], tails b[k] (the bounds' values for an empty
+//                        prefix/suffix); remaining: r[k] = sum of p[k][j] over unscheduled j
+//   binding 3  children  2*C     (parent index, job | BACKWARD_CHILD if backward) per child
 //   binding 4  bounds    C       output: LB1 of each child
 //   binding 7  probe records (PROBE only, shared/probe.wgsl)
 //   binding 9  offsets   P+1     lb1_per_parent only: children of parent p are
@@ -30,6 +31,9 @@
 
 const PROBE_SITES: u32 = 5u;
 const WG: u32 = 64u;
+const MAX_MACHINES: u32 = 32u;
+// Set in a child's job word when the child puts its job in front of the suffix.
+const BACKWARD_CHILD: u32 = 0x80000000u;
 
 struct Params {
     jobs: u32,
@@ -51,33 +55,49 @@ struct Params {
 
 fn bound_child(index: u32) -> u32 {
     let parent = children[2u * index];
-    let job = children[2u * index + 1u];
+    let word = children[2u * index + 1u];
+    let job = word & ~BACKWARD_CHILD;
+    let backward = word >= BACKWARD_CHILD;
     let n = params.jobs;
-    let m = params.machines;
+    // The host refuses m > MAX_MACHINES (BoundData::check_gpu).
+    let m = min(params.machines, MAX_MACHINES);
     let base = parent * params.parent_stride;
 
-    // finish: completion of `job` on machine k (the child's head f[k]);
-    // t: max over l <= k of f[l] + r[l]; bound: max over k of t + b[k].
+    // A backward child's tails: `job` put in front of the parent's suffix. Forward children
+    // keep the parent's tails; both are computed and selected (no branch on the direction).
+    var tails: array<u32, MAX_MACHINES>;
+    var start = 0u;
+    for (var k = m; k > 0u; k = k - 1u) {
+        let tail = parents[base + m + k - 1u];
+        start = max(start, tail) + ptimes[(k - 1u) * n + job];
+        tails[k - 1u] = select(tail, start, backward);
+    }
+
+    // finish: completion of `job` on machine k after the parent's prefix (a forward child's
+    // head f[k]; a backward child keeps the parent's head); t: max over l <= k of
+    // f[l] + r[l]; bound: max over k of t + b[k].
     var finish = 0u;
     var t = 0u;
     var bound = 0u;
     for (var k = 0u; k < m; k = k + 1u) {
         let pk = ptimes[k * n + job];
         let head = parents[base + k];
-        let tail = parents[base + m + k];
+        let tail = tails[k];
         // The child no longer has `job` to schedule.
         let rest = parents[base + 2u * m + k] - pk;
 #ifdef BRANCHLESS
         finish = max(finish, head) + pk;
-        t = max(t, finish + rest);
+        let f = select(finish, head, backward);
+        t = max(t, f + rest);
         bound = max(bound, t + tail);
 #else
         if (probe(1u, head > finish)) {
             finish = head;
         }
         finish = finish + pk;
-        if (probe(2u, finish + rest > t)) {
-            t = finish + rest;
+        let f = select(finish, head, backward);
+        if (probe(2u, f + rest > t)) {
+            t = f + rest;
         }
         if (probe(3u, t + tail > bound)) {
             bound = t + tail;

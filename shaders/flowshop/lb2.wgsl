@@ -1,9 +1,10 @@
 // Flow-shop two-machine Johnson bound (LB2). CPU reference: kernels::flowshop::cpu::lb2.
 //! variants: BRANCHLESS PROBE
 //
-// A child is (parent, job): the parent's prefix with `job` appended. The host
-// (src/kernels/flowshop/mod.rs, `Pool`) sends per parent the completion times of its
-// prefix, so a thread derives the child's heads in O(m) instead of walking the prefix.
+// A child is (parent, job): the parent's prefix with `job` appended, or with BACKWARD_CHILD
+// set in the job word, the parent's suffix with `job` put in front. The host
+// (src/kernels/flowshop/mod.rs, `Pool`) sends per parent its heads and tails, so a thread
+// derives the child's heads or tails in O(m) instead of walking the prefix and suffix.
 // For every machine pair (u, v) the thread walks all n jobs in the pair's precomputed
 // Johnson order and schedules those still unscheduled: the membership test is the
 // data-dependent branch; BRANCHLESS replaces it with select().
@@ -12,10 +13,10 @@
 //   binding 1  ptimes    m*n     processing times, machine-major: ptimes[k*n + j]
 //   binding 2  parents   P*stride, stride = 3m + W, W = ceil(n/32); per parent:
 //                        [heads (m) | tails (m) | remaining (m) | unscheduled mask (W)]
-//                        heads: completion times of the prefix (0 for the empty prefix)
-//                        tails: b[k]; remaining: r[k] (used only when m == 1)
+//                        heads f[k], tails b[k] (the bounds' values for an empty
+//                        prefix/suffix); remaining: r[k] (used only when m == 1)
 //                        mask: bit j%32 of word j/32 set iff job j is unscheduled
-//   binding 3  children  2*C     (parent index, job) per child
+//   binding 3  children  2*C     (parent index, job | BACKWARD_CHILD if backward) per child
 //   binding 4  bounds    C       output: LB2 of each child
 //   binding 5  pairs     2*Q     (u, v) per pair, u < v
 //   binding 6  lags      Q*n     lags[q*n + j] = sum of p[k][j] for u < k < v
@@ -36,6 +37,8 @@
 const PROBE_SITES: u32 = 3u;
 const WG: u32 = 64u;
 const MAX_MACHINES: u32 = 32u;
+// Set in a child's job word when the child puts its job in front of the suffix.
+const BACKWARD_CHILD: u32 = 0x80000000u;
 
 struct Params {
     jobs: u32,
@@ -61,7 +64,9 @@ struct Params {
 
 fn bound_child(index: u32) -> u32 {
     let parent = children[2u * index];
-    let job = children[2u * index + 1u];
+    let word = children[2u * index + 1u];
+    let job = word & ~BACKWARD_CHILD;
+    let backward = word >= BACKWARD_CHILD;
     let n = params.jobs;
     // The host refuses m > MAX_MACHINES (BoundData::check_gpu).
     let m = min(params.machines, MAX_MACHINES);
@@ -69,16 +74,26 @@ fn bound_child(index: u32) -> u32 {
     let tails_at = base + params.machines;
     let mask_at = base + 3u * params.machines;
 
-    // Child heads: completion times once `job` follows the parent's prefix.
+    // Child heads and tails: a forward child's job follows the parent's prefix (new heads),
+    // a backward child's job precedes its suffix (new tails). Both chains are computed and
+    // selected so children of either direction run the same instructions.
     var heads: array<u32, MAX_MACHINES>;
+    var tails: array<u32, MAX_MACHINES>;
     var finish = 0u;
     for (var k = 0u; k < m; k = k + 1u) {
-        finish = max(finish, parents[base + k]) + ptimes[k * n + job];
-        heads[k] = finish;
+        let head = parents[base + k];
+        finish = max(finish, head) + ptimes[k * n + job];
+        heads[k] = select(finish, head, backward);
+    }
+    var start = 0u;
+    for (var k = m; k > 0u; k = k - 1u) {
+        let tail = parents[tails_at + k - 1u];
+        start = max(start, tail) + ptimes[(k - 1u) * n + job];
+        tails[k - 1u] = select(tail, start, backward);
     }
 
     // One machine: no pair; the one-machine bound is exact (same as the CPU reference).
-    var bound = heads[0] + parents[base + 2u * params.machines] - ptimes[job] + parents[tails_at];
+    var bound = heads[0] + parents[base + 2u * params.machines] - ptimes[job] + tails[0];
     if (params.pairs > 0u) {
         bound = 0u;
     }
@@ -104,7 +119,7 @@ fn bound_child(index: u32) -> u32 {
             }
 #endif
         }
-        bound = max(bound, max(tu + parents[tails_at + u], tv + parents[tails_at + v]));
+        bound = max(bound, max(tu + tails[min(u, MAX_MACHINES - 1u)], tv + tails[min(v, MAX_MACHINES - 1u)]));
         if (params.prune_at != 0u && bound >= params.prune_at) {
             break;
         }

@@ -37,6 +37,7 @@ impl Bounder for Capture<'_> {
                 break;
             }
             let (parent, job) = pool.child(child);
+            let direction = pool.direction(child);
             let index = match mapped {
                 Some((from, to)) if from == parent => to,
                 _ => {
@@ -48,7 +49,7 @@ impl Bounder for Capture<'_> {
                     to
                 }
             };
-            self.pool.push_child_unchecked(index, job);
+            self.pool.push_child_unchecked(index, job, direction);
         }
         self.inner.bound(pool)
     }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::bench::{self, BenchConfig};
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use super::{
+    Branching,
     cpu, read_instance, solve_with, taillard_by_name, BoundData, CpuBounder, Exploration, Instance, LowerBound, Node,
     Progress, SearchOptions, Solution,
 };
@@ -92,6 +93,23 @@ impl From<ExplorationArg> for Exploration {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BranchingArg {
+    /// Children append a job to the prefix.
+    Forward,
+    /// Bound both directions, branch in the one that keeps fewer children.
+    Bidirectional,
+}
+
+impl From<BranchingArg> for Branching {
+    fn from(b: BranchingArg) -> Self {
+        match b {
+            BranchingArg::Forward => Branching::Forward,
+            BranchingArg::Bidirectional => Branching::Bidirectional,
+        }
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelArg {
     /// Branch-refactored (max/select instead of data-dependent ifs).
     Refactored,
@@ -131,6 +149,8 @@ pub struct SolveArgs {
     pub pool: usize,
     #[arg(long, value_enum, default_value = "dfs")]
     pub exploration: ExplorationArg,
+    #[arg(long, value_enum, default_value = "forward")]
+    pub branching: BranchingArg,
     /// GPU kernel variant.
     #[arg(long, value_enum, default_value = "refactored")]
     pub kernel: KernelArg,
@@ -160,6 +180,7 @@ impl SolveArgs {
             device: DeviceArg::Gpu,
             pool: 1024,
             exploration: ExplorationArg::Dfs,
+            branching: BranchingArg::Forward,
             kernel: KernelArg::Refactored,
             mapping: MappingArg::PerChild,
             threads: 0,
@@ -234,6 +255,7 @@ struct SolveReport<'a> {
     jobs: usize,
     machines: usize,
     bound: LowerBound,
+    branching: Branching,
     device: &'a str,
     /// Taillard's best known upper bound for the instance (0 when unknown).
     best_known: u32,
@@ -248,6 +270,7 @@ pub fn solve_instance(args: &SolveArgs, gpu: Option<&Gpu>, progress: Option<&mut
     let options = SearchOptions {
         bound: args.bound.into(),
         exploration: args.exploration.into(),
+        branching: args.branching.into(),
         pool_size: args.pool,
         upper_bound: args.ub,
         node_limit: args.node_limit,
@@ -301,6 +324,7 @@ pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>) -> Result<String> {
             jobs: instance.jobs,
             machines: instance.machines,
             bound: args.bound.into(),
+            branching: args.branching.into(),
             device: &device,
             best_known: instance.upper_bound,
             solution: &solution,

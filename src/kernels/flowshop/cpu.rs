@@ -2,7 +2,7 @@
 //! multi-threaded [`Bounder`]. [`lb1`] and [`lb2`] read a [`Pool`] exactly as the WGSL
 //! kernels of the same names do, so GPU results can be compared bit for bit.
 
-use super::{BoundData, Bounder, Instance, LowerBound, Node, Pool};
+use super::{BoundData, Bounder, Direction, Instance, LowerBound, Node, Pool, MAX_MACHINES};
 use crate::error::{Error, Result};
 
 /// Completion times of `prefix` on each machine; for an empty prefix, the smallest
@@ -103,20 +103,44 @@ pub fn lb2_node(data: &BoundData, node: &Node) -> u32 {
     lb2_from(data, &f, &b, |j| member[j])
 }
 
+/// Writes the heads and tails of child `child` of `pool` into `f` and `b` (the first
+/// `machines` entries), derived from its parent's record as the kernels do: a forward child
+/// extends the parent's heads by its job, a backward child the parent's tails. Returns
+/// `(parent, job)`.
+fn child_ends(data: &BoundData, pool: &Pool, child: usize, f: &mut [u32], b: &mut [u32]) -> (usize, usize) {
+    let (parent, job) = pool.child(child);
+    let m = data.machines;
+    f[..m].copy_from_slice(pool.heads(parent));
+    b[..m].copy_from_slice(pool.tails(parent));
+    match pool.direction(child) {
+        Direction::Forward => {
+            let mut finish = 0;
+            for (k, head) in f[..m].iter_mut().enumerate() {
+                finish = finish.max(*head) + data.time(k, job);
+                *head = finish;
+            }
+        }
+        Direction::Backward => {
+            let mut start = 0;
+            for (k, tail) in b[..m].iter_mut().enumerate().rev() {
+                start = start.max(*tail) + data.time(k, job);
+                *tail = start;
+            }
+        }
+    }
+    (parent, job)
+}
+
 /// LB1 of child `child` of `pool` (the `lb1` kernel).
 pub fn lb1(data: &BoundData, pool: &Pool, child: usize) -> u32 {
-    let (parent, job) = pool.child(child);
-    let (heads, tails, rest) = (
-        pool.heads(parent),
-        pool.tails(parent),
-        pool.remaining(parent),
-    );
-    let (mut finish, mut t, mut lb) = (0u32, 0u32, 0u32);
+    let (mut f, mut b) = ([0u32; MAX_MACHINES], [0u32; MAX_MACHINES]);
+    let (parent, job) = child_ends(data, pool, child, &mut f, &mut b);
+    let rest = pool.remaining(parent);
+    let (mut t, mut lb) = (0u32, 0u32);
     for k in 0..data.machines {
-        let pk = data.time(k, job);
-        finish = finish.max(heads[k]) + pk;
-        t = t.max(finish + rest[k] - pk);
-        lb = lb.max(t + tails[k]);
+        // The child no longer has `job` to schedule.
+        t = t.max(f[k] + rest[k] - data.time(k, job));
+        lb = lb.max(t + b[k]);
     }
     lb
 }
@@ -126,15 +150,10 @@ pub fn lb2(data: &BoundData, pool: &Pool, child: usize) -> u32 {
     if data.pairs.is_empty() {
         return lb1(data, pool, child);
     }
-    let (parent, job) = pool.child(child);
-    let mut f = [0u32; super::MAX_MACHINES];
-    let mut finish = 0;
-    for (k, &head) in pool.heads(parent).iter().enumerate() {
-        finish = finish.max(head) + data.time(k, job);
-        f[k] = finish;
-    }
+    let (mut f, mut b) = ([0u32; MAX_MACHINES], [0u32; MAX_MACHINES]);
+    let (parent, job) = child_ends(data, pool, child, &mut f, &mut b);
     let mask = pool.unscheduled_mask(parent);
-    lb2_from(data, &f, pool.tails(parent), |j| {
+    lb2_from(data, &f, &b, |j| {
         j != job && (mask[j / 32] >> (j % 32)) & 1 == 1
     })
 }
@@ -416,6 +435,8 @@ pub(super) mod tests {
 
     #[test]
     fn pool_bounds_equal_node_bounds() {
+        // Forward and backward children of random nodes (empty prefixes and suffixes
+        // included) bounded from their parent's record equal the bounds of the child nodes.
         let mut rng = TestRng::new(5);
         for (number, jobs_subset) in [(1, 20), (41, 50), (2, 20)] {
             let instance = taillard::taillard(number).unwrap();
@@ -423,27 +444,31 @@ pub(super) mod tests {
             let n = instance.jobs;
             let mut pool = Pool::for_data(&data);
             let mut expected = Vec::new();
-            for _ in 0..30 {
+            for round in 0..30 {
                 let mut jobs: Vec<usize> = (0..n).collect();
                 rng.shuffle(&mut jobs);
                 let depth = rng.below(jobs_subset - 1);
+                let suffix_len = if round % 3 == 0 { 0 } else { rng.below(n - depth - 1) };
                 let prefix = jobs[..depth].to_vec();
-                let mut real_heads = vec![0u32; data.machines];
-                if !prefix.is_empty() {
-                    real_heads = heads(&data, &prefix);
-                }
-                let unscheduled = &jobs[depth..];
+                let suffix = jobs[n - suffix_len..].to_vec();
+                let unscheduled = &jobs[depth..n - suffix_len];
                 let parent = pool
-                    .add_parent(&real_heads, &data.min_tails, unscheduled, &data)
+                    .add_parent(&heads(&data, &prefix), &tails(&data, &suffix), unscheduled, &data)
                     .unwrap();
-                for &job in unscheduled.iter().take(4) {
-                    pool.add_child(parent, job).unwrap();
-                    let mut child_prefix = prefix.clone();
-                    child_prefix.push(job);
-                    let child = Node::new(n, child_prefix, Vec::new()).unwrap();
+                for (i, &job) in unscheduled.iter().take(6).enumerate() {
+                    let (mut child_prefix, mut child_suffix) = (prefix.clone(), suffix.clone());
+                    if i % 2 == 0 {
+                        pool.add_child(parent, job).unwrap();
+                        child_prefix.push(job);
+                    } else {
+                        pool.add_child_in(parent, job, Direction::Backward).unwrap();
+                        child_suffix.insert(0, job);
+                    }
+                    let child = Node::new(n, child_prefix, child_suffix).unwrap();
                     expected.push((lb1_node(&data, &child), lb2_node(&data, &child)));
                 }
             }
+            assert!(pool.direction(1) == Direction::Backward && pool.child(1).1 < n);
             for threads in [1, 3] {
                 let one = bound_pool(&data, &pool, LowerBound::Lb1, threads);
                 let two = bound_pool(&data, &pool, LowerBound::Lb2, threads);

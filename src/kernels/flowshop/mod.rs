@@ -14,7 +14,7 @@
 //! | 0 | `params` (uniform) | 8 | [`KernelParams`]: n, m, P, children, parent stride, mask words, parents, 0 |
 //! | 1 | `ptimes` | m·n | [`BoundData::ptimes`], machine-major: `p[k*n + j]` |
 //! | 2 | `parents` | parents·stride | [`Pool::parents`], one record per parent, see below |
-//! | 3 | `children` | 2·children | [`Pool::children`]: `(parent index, job)` per child |
+//! | 3 | `children` | 2·children | [`Pool::children`]: `(parent index, job)` per child, job word or'd with [`BACKWARD_CHILD`] for a backward child |
 //! | 4 | `bounds` (read_write) | children | output: one bound per child |
 //! | 5 | `pairs` (lb2) | 2·P | [`BoundData::pairs`]: `(u, v)`, u < v, lexicographic |
 //! | 6 | `lags` (lb2) | P·n | [`BoundData::lags`]: `lag[q*n + j]` = Σ_{u<k<v} p[k][j] |
@@ -24,13 +24,17 @@
 //!
 //! A parent record (stride `3m + W`, `W = ceil(n/32)`) is
 //! `[heads (m) | tails (m) | remaining (m) | unscheduled bitmask (W)]`:
-//! the completion times of the parent's prefix on each machine (0 for the empty prefix),
-//! the tails b[k], the sums r[k] over the parent's unscheduled jobs, and bit `j` of word
-//! `j/32` set iff job j is unscheduled in the parent. The child `(parent, j)` is the parent
-//! with job j appended to its prefix; the kernel derives the child's heads in O(m) and
-//! removes j from the set, so no thread walks a prefix (the depth-dependent loop that
-//! causes the divergence discussed in the paper) and the children of one parent read the
-//! same record. Thread `i` = child `i`, with
+//! the heads f[k] and tails b[k] of the parent as the bounds define them (an empty prefix has
+//! the heads `BoundData::min_heads`, an empty suffix the tails `BoundData::min_tails`), the
+//! sums r[k] over the parent's unscheduled jobs, and bit `j` of word `j/32` set iff job j is
+//! unscheduled in the parent. The forward child `(parent, j)` is the parent with job j
+//! appended to its prefix, the backward child the parent with j put in front of its suffix;
+//! the kernel derives the child's heads (or tails) in O(m) and removes j from the set, so no
+//! thread walks a prefix (the depth-dependent loop that causes the divergence discussed in
+//! the paper) and the children of one parent read the same record. Extending the empty
+//! prefix's `min_heads` by a job gives that job's exact completion times, because
+//! `min_heads[k]` never exceeds `Σ_{l<k} p[l][j]` (and likewise for tails), so one record
+//! serves both the bound and the derivation. Thread `i` = child `i`, with
 //! `i = gid.x + gid.y * 64 * num_workgroups.x` so pools beyond 65535 workgroups can use a
 //! 2-D dispatch. Both kernels use `@workgroup_size(64)`; the branch-free variants are built
 //! with `BRANCHLESS` defined, the divergence-probed ones with `PROBE`. The `*_per_parent`
@@ -60,8 +64,8 @@ pub const LB2_WGSL: &str = include_str!("../../../shaders/flowshop/lb2.wgsl");
 pub const MAX_JOBS: usize = 4096;
 /// Largest machine count on the CPU.
 pub const MAX_MACHINES: usize = 256;
-/// Largest machine count the WGSL kernels accept (`lb2` keeps the child heads in a
-/// private `array<u32, 32>`).
+/// Largest machine count the WGSL kernels accept (they keep a child's heads and tails in
+/// private `array<u32, 32>`s).
 pub const GPU_MAX_MACHINES: usize = 32;
 /// Workgroup size of both kernels.
 pub const WORKGROUP_SIZE: u32 = 64;
@@ -367,6 +371,19 @@ impl KernelParams {
     }
 }
 
+/// Where a child fixes its job (Lageweg's bidirectional branching).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Appended to the parent's prefix σ1.
+    Forward,
+    /// Put in front of the parent's suffix σ2.
+    Backward,
+}
+
+/// Bit of a child's job word (binding 3) that marks a [`Direction::Backward`] child.
+pub const BACKWARD_CHILD: u32 = 1 << 31;
+
 /// A batch of child nodes to bound, in the flat layout the kernels read (bindings 2 and 3).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pool {
@@ -431,8 +448,9 @@ impl Pool {
         &self.children
     }
 
-    /// Appends a parent: completion times of its prefix (zeros for an empty prefix), its
-    /// tails, and its unscheduled jobs. Returns the parent index.
+    /// Appends a parent: its heads and tails as the bounds define them ([`cpu::heads`],
+    /// [`cpu::tails`]; zero heads also serve an empty prefix with forward children only),
+    /// and its unscheduled jobs. Returns the parent index.
     pub fn add_parent(
         &mut self,
         heads: &[u32],
@@ -463,6 +481,12 @@ impl Pool {
 
     /// Appends child `(parent, job)`: the parent with `job` appended to its prefix.
     pub fn add_child(&mut self, parent: u32, job: usize) -> Result<()> {
+        self.add_child_in(parent, job, Direction::Forward)
+    }
+
+    /// Appends child `(parent, job)` branching in `direction`: `job` appended to the
+    /// parent's prefix, or put in front of its suffix.
+    pub fn add_child_in(&mut self, parent: u32, job: usize, direction: Direction) -> Result<()> {
         let stride = self.parent_stride();
         let mask_at = parent as usize * stride + 3 * self.machines + job / 32;
         let unscheduled = parent < self.parent_count() as u32
@@ -474,7 +498,7 @@ impl Pool {
                 format!("job {job} is not unscheduled in parent {parent}"),
             ));
         }
-        self.children.extend([parent, job as u32]);
+        self.push_child_unchecked(parent, job, direction);
         Ok(())
     }
 
@@ -498,16 +522,26 @@ impl Pool {
         }
     }
 
-    fn push_child_unchecked(&mut self, parent: u32, job: usize) {
-        self.children.extend([parent, job as u32]);
+    fn push_child_unchecked(&mut self, parent: u32, job: usize, direction: Direction) {
+        let flag = if direction == Direction::Backward { BACKWARD_CHILD } else { 0 };
+        self.children.extend([parent, job as u32 | flag]);
     }
 
     /// `(parent index, job)` of child `i`.
     pub fn child(&self, i: usize) -> (usize, usize) {
         (
             self.children[2 * i] as usize,
-            self.children[2 * i + 1] as usize,
+            (self.children[2 * i + 1] & !BACKWARD_CHILD) as usize,
         )
+    }
+
+    /// Where child `i` puts its job.
+    pub fn direction(&self, i: usize) -> Direction {
+        if self.children[2 * i + 1] & BACKWARD_CHILD != 0 {
+            Direction::Backward
+        } else {
+            Direction::Forward
+        }
     }
 
     fn record(&self, parent: usize) -> &[u32] {
@@ -549,6 +583,29 @@ pub trait Bounder {
     }
 }
 
+/// How the search splits a node into children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Branching {
+    /// Children append one job of U to the prefix (the paper's search).
+    #[default]
+    Forward,
+    /// Every node is bounded both ways, appending to the prefix and prepending to the
+    /// suffix, and branches in the direction that keeps fewer children (Lageweg et al.'s
+    /// bidirectional branching with Gmys et al.'s dynamic choice): twice the bounds per node,
+    /// a far smaller tree on square instances.
+    Bidirectional,
+}
+
+impl Branching {
+    fn directions(self) -> &'static [Direction] {
+        match self {
+            Branching::Forward => &[Direction::Forward],
+            Branching::Bidirectional => &[Direction::Forward, Direction::Backward],
+        }
+    }
+}
+
 /// Order in which open nodes are taken into pools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -567,6 +624,7 @@ pub struct SearchOptions {
     /// Bound used by [`solve`]; [`solve_with`] uses whatever the bounder computes.
     pub bound: LowerBound,
     pub exploration: Exploration,
+    pub branching: Branching,
     /// Open nodes expanded per iteration (each gives up to `jobs` children).
     pub pool_size: usize,
     /// Initial incumbent value; the NEH makespan is used when smaller or when `None`.
@@ -586,6 +644,7 @@ impl Default for SearchOptions {
         Self {
             bound: LowerBound::default(),
             exploration: Exploration::default(),
+            branching: Branching::default(),
             pool_size: 256,
             upper_bound: None,
             node_limit: None,
@@ -631,13 +690,15 @@ pub fn solve(instance: &Instance, options: &SearchOptions) -> Result<Solution> {
     solve_with(&data, options, &mut bounder, None)
 }
 
-/// An open node of the search: `perm[..depth]` is the prefix, `perm[depth..]` the
-/// unscheduled jobs; `heads` are the prefix completion times; `bound` the value it was
-/// kept with (rechecked when popped, as the incumbent may have improved).
+/// An open node of the search: `perm[..front]` is the prefix, `perm[front..back]` the
+/// unscheduled jobs, `perm[back..]` the suffix; `ends` holds the node's heads, then its
+/// tails, as the bounds define them; `bound` is the value it was kept with (rechecked when
+/// popped, as the incumbent may have improved).
 struct OpenNode {
     perm: Box<[u16]>,
-    heads: Box<[u32]>,
-    depth: usize,
+    ends: Box<[u32]>,
+    front: u16,
+    back: u16,
     bound: u32,
 }
 
@@ -666,11 +727,13 @@ pub fn solve_with(
     let mut open: VecDeque<OpenNode> = VecDeque::new();
     open.push_back(OpenNode {
         perm: (0..n as u16).collect(),
-        heads: vec![0; m].into_boxed_slice(),
-        depth: 0,
+        ends: data.min_heads.iter().chain(&data.min_tails).copied().collect(),
+        front: 0,
+        back: n as u16,
         bound: 0,
     });
 
+    let directions = options.branching.directions();
     let mut pool = Pool::for_data(data);
     let mut parents: Vec<OpenNode> = Vec::with_capacity(options.pool_size);
     // Position in the parent's permutation of each child's job, parallel to the pool.
@@ -679,7 +742,6 @@ pub fn solve_with(
     let (mut nodes, mut leaves) = (0u64, 0u64);
     let mut finished = true;
     let mut last_report = start;
-    let mut unscheduled: Vec<usize> = Vec::with_capacity(n);
 
     while !open.is_empty() {
         if options.node_limit.is_some_and(|limit| nodes >= limit)
@@ -703,29 +765,26 @@ pub fn solve_with(
             if node.bound >= best {
                 continue;
             }
-            if node.depth + 1 == n {
+            let (front, back) = (usize::from(node.front), usize::from(node.back));
+            if back - front == 1 {
                 // Its only child is a leaf: evaluate the complete schedule here.
                 leaves += 1;
-                let last = node.perm[n - 1] as usize;
-                let finish = append_heads(data, &node.heads, last, None);
+                let finish = leaf_makespan(data, &node.ends, usize::from(node.perm[front]));
                 if finish < best || (finish == best && best_perm.is_empty()) {
                     best = finish;
-                    best_perm = node.perm.iter().map(|&j| j as usize).collect();
+                    best_perm = node.perm.iter().map(|&j| usize::from(j)).collect();
                 }
                 continue;
             }
-            unscheduled.clear();
-            unscheduled.extend(node.perm[node.depth..].iter().map(|&j| j as usize));
             let index = pool.parent_count() as u32;
-            pool.push_parent(
-                &node.heads,
-                &data.min_tails,
-                unscheduled.iter().copied(),
-                data,
-            );
-            for position in node.depth..n {
-                pool.push_child_unchecked(index, node.perm[position] as usize);
-                child_positions.push(position);
+            let (heads, tails) = node.ends.split_at(m);
+            let unscheduled = node.perm[front..back].iter().map(|&j| usize::from(j));
+            pool.push_parent(heads, tails, unscheduled, data);
+            for &direction in directions {
+                for position in front..back {
+                    pool.push_child_unchecked(index, usize::from(node.perm[position]), direction);
+                    child_positions.push(position);
+                }
             }
             parents.push(node);
         }
@@ -742,8 +801,21 @@ pub fn solve_with(
                     ),
                 ));
             }
+            // Children are grouped by parent, one run of |U| per direction.
             kept.clear();
-            kept.extend((0..bounds.len()).filter(|&child| bounds[child] < best));
+            let mut first = 0;
+            for parent in &parents {
+                let width = usize::from(parent.back - parent.front);
+                let mut chosen = first..first + width;
+                if directions.len() == 2 {
+                    let backward = first + width..first + 2 * width;
+                    if prefer_second(&bounds[chosen.clone()], &bounds[backward.clone()], best) {
+                        chosen = backward;
+                    }
+                }
+                kept.extend(chosen.filter(|&child| bounds[child] < best));
+                first += width * directions.len();
+            }
             if options.exploration == Exploration::DepthFirst {
                 // Pushed so that the first parent's most promising child ends on top: smallest
                 // bound, then least idle time (bounds tie a lot; idle time is what tells the
@@ -751,26 +823,34 @@ pub fn solve_with(
                 // is the same in any order.
                 kept.sort_by_cached_key(|&child| {
                     let (parent, job) = pool.child(child);
-                    (
-                        parent,
-                        bounds[child],
-                        idle_time(data, &parents[parent].heads, job),
-                        child,
-                    )
+                    let idle = idle_time(data, &parents[parent].ends, job, pool.direction(child));
+                    (parent, bounds[child], idle, child)
                 });
                 kept.reverse();
             }
-            let mut heads = vec![0u32; m];
             for &child in &kept {
                 let (parent_index, job) = pool.child(child);
                 let parent = &parents[parent_index];
-                append_heads(data, &parent.heads, job, Some(&mut heads));
+                let mut ends = parent.ends.clone();
                 let mut perm = parent.perm.clone();
-                perm.swap(parent.depth, child_positions[child]);
+                let (mut front, mut back) = (parent.front, parent.back);
+                match pool.direction(child) {
+                    Direction::Forward => {
+                        extend_heads(data, &mut ends[..m], job);
+                        perm.swap(usize::from(front), child_positions[child]);
+                        front += 1;
+                    }
+                    Direction::Backward => {
+                        extend_tails(data, &mut ends[m..], job);
+                        back -= 1;
+                        perm.swap(usize::from(back), child_positions[child]);
+                    }
+                }
                 open.push_back(OpenNode {
                     perm,
-                    heads: heads.clone().into_boxed_slice(),
-                    depth: parent.depth + 1,
+                    ends,
+                    front,
+                    back,
                     bound: bounds[child],
                 });
                 nodes += 1;
@@ -801,28 +881,64 @@ pub fn solve_with(
     })
 }
 
-/// Machine idle time added by appending `job` to a prefix with completion times `heads`.
-fn idle_time(data: &BoundData, heads: &[u32], job: usize) -> u32 {
+/// Dynamic branching (Gmys et al.'s MinBranch rule): branch in the second direction when it
+/// keeps fewer children below the incumbent `best`, or as many with a larger sum of bounds
+/// (children closer to pruning). Bounds are clamped at `best`, the only part every bounder
+/// computes exactly, so the choice and the node counts do not depend on the bounder.
+fn prefer_second(first: &[u32], second: &[u32], best: u32) -> bool {
+    let rank = |bounds: &[u32]| {
+        let kept = bounds.iter().filter(|&&b| b < best).count();
+        let sum: u64 = bounds.iter().map(|&b| u64::from(b.min(best))).sum();
+        (kept, std::cmp::Reverse(sum))
+    };
+    rank(second) < rank(first)
+}
+
+/// Machine idle time added by the child's job: waiting after the prefix (heads, forward
+/// children) or, mirror-wise, before the suffix (tails, backward children).
+fn idle_time(data: &BoundData, ends: &[u32], job: usize, direction: Direction) -> u32 {
+    let m = data.machines;
     let (mut finish, mut idle) = (0u32, 0u32);
-    for (k, &head) in heads.iter().enumerate() {
-        let start = finish.max(head);
-        idle += start - head;
-        finish = start + data.ptimes[k * data.jobs + job];
+    let mut visit = |ready: u32, k: usize| {
+        let start = finish.max(ready);
+        idle += start - ready;
+        finish = start + data.time(k, job);
+    };
+    match direction {
+        Direction::Forward => (0..m).for_each(|k| visit(ends[k], k)),
+        Direction::Backward => (0..m).rev().for_each(|k| visit(ends[m + k], k)),
     }
     idle
 }
 
-/// Completion times after appending `job` to a prefix whose completion times are `heads`;
-/// writes them to `out` when given and returns the last machine's.
-fn append_heads(data: &BoundData, heads: &[u32], job: usize, mut out: Option<&mut [u32]>) -> u32 {
+/// Heads after appending `job` to the prefix whose heads are `heads` (updated in place).
+fn extend_heads(data: &BoundData, heads: &mut [u32], job: usize) {
     let mut finish = 0;
-    for (k, &head) in heads.iter().enumerate() {
-        finish = finish.max(head) + data.ptimes[k * data.jobs + job];
-        if let Some(out) = out.as_deref_mut() {
-            out[k] = finish;
-        }
+    for (k, head) in heads.iter_mut().enumerate() {
+        finish = finish.max(*head) + data.time(k, job);
+        *head = finish;
     }
-    finish
+}
+
+/// Tails after putting `job` in front of the suffix whose tails are `tails` (in place).
+fn extend_tails(data: &BoundData, tails: &mut [u32], job: usize) {
+    let mut start = 0;
+    for (k, tail) in tails.iter_mut().enumerate().rev() {
+        start = start.max(*tail) + data.time(k, job);
+        *tail = start;
+    }
+}
+
+/// Makespan of prefix, `job`, suffix, from the node's heads and tails (`ends`): the latest
+/// machine k on which `job` completes at f'[k] and the suffix then needs b[k].
+fn leaf_makespan(data: &BoundData, ends: &[u32], job: usize) -> u32 {
+    let (heads, tails) = ends.split_at(data.machines);
+    let (mut finish, mut makespan) = (0u32, 0u32);
+    for (k, (&head, &tail)) in heads.iter().zip(tails).enumerate() {
+        finish = finish.max(head) + data.time(k, job);
+        makespan = makespan.max(finish + tail);
+    }
+    makespan
 }
 
 #[cfg(test)]
@@ -910,16 +1026,20 @@ mod tests {
 
     #[test]
     fn small_instances_match_brute_force() {
-        for (seed, bound, exploration) in [
-            (11, LowerBound::Lb1, Exploration::DepthFirst),
-            (12, LowerBound::Lb2, Exploration::BreadthFirst),
-            (13, LowerBound::Lb2, Exploration::DepthFirst),
+        for (seed, bound, exploration, branching) in [
+            (11, LowerBound::Lb1, Exploration::DepthFirst, Branching::Forward),
+            (12, LowerBound::Lb2, Exploration::BreadthFirst, Branching::Forward),
+            (13, LowerBound::Lb2, Exploration::DepthFirst, Branching::Forward),
+            (14, LowerBound::Lb1, Exploration::DepthFirst, Branching::Bidirectional),
+            (15, LowerBound::Lb2, Exploration::BreadthFirst, Branching::Bidirectional),
+            (16, LowerBound::Lb2, Exploration::DepthFirst, Branching::Bidirectional),
         ] {
             let instance = random_instance(7, 4, seed);
             let optimum = cpu::tests::brute_force(&instance, &[], &[]);
             let options = SearchOptions {
                 bound,
                 exploration,
+                branching,
                 pool_size: 3,
                 threads: 2,
                 ..Default::default()
@@ -954,30 +1074,70 @@ mod tests {
             let optimum = solve(&instance, &SearchOptions::default())
                 .unwrap()
                 .makespan;
-            let mut counts = Vec::new();
-            for (exploration, pool_size) in [
-                (Exploration::DepthFirst, 1),
-                (Exploration::DepthFirst, 100),
-                (Exploration::BreadthFirst, 37),
-            ] {
-                let options = SearchOptions {
-                    bound,
-                    exploration,
-                    pool_size,
-                    upper_bound: Some(optimum),
-                    ..Default::default()
-                };
-                let solution = solve(&instance, &options).unwrap();
-                assert!(solution.optimal);
-                assert_eq!(solution.makespan, optimum);
-                counts.push((solution.nodes, solution.leaves));
+            let mut trees = Vec::new();
+            for branching in [Branching::Forward, Branching::Bidirectional] {
+                let mut counts = Vec::new();
+                for (exploration, pool_size) in [
+                    (Exploration::DepthFirst, 1),
+                    (Exploration::DepthFirst, 100),
+                    (Exploration::BreadthFirst, 37),
+                ] {
+                    let options = SearchOptions {
+                        bound,
+                        exploration,
+                        branching,
+                        pool_size,
+                        upper_bound: Some(optimum),
+                        ..Default::default()
+                    };
+                    let solution = solve(&instance, &options).unwrap();
+                    assert!(solution.optimal);
+                    assert_eq!(solution.makespan, optimum);
+                    counts.push((solution.nodes, solution.leaves));
+                }
+                assert!(
+                    counts.windows(2).all(|w| w[0] == w[1]),
+                    "{} {branching:?}: {counts:?}",
+                    instance.name
+                );
+                trees.push(counts[0].0);
             }
-            assert!(
-                counts.windows(2).all(|w| w[0] == w[1]),
-                "{}: {counts:?}",
-                instance.name
-            );
+            // Branching where fewer children survive gives a smaller tree (r11x4's root
+            // bound is already optimal: no nodes either way).
+            assert!(trees[1] < trees[0] || trees == [0, 0], "{}: nodes forward/bidirectional {trees:?}", instance.name);
         }
+    }
+
+    #[test]
+    fn dynamic_branching_prefers_fewer_survivors_then_larger_bounds() {
+        assert!(prefer_second(&[5, 6, 9], &[5, 12, 12], 10));
+        assert!(!prefer_second(&[5, 12, 12], &[5, 6, 9], 10));
+        // same survivors: the larger sum of bounds (clamped at the incumbent) wins
+        assert!(prefer_second(&[5, 6, 11], &[7, 6, 10], 10));
+        assert!(!prefer_second(&[5, 6, 99], &[5, 6, 10], 10), "clamped: a tie keeps the first");
+    }
+
+    #[test]
+    fn leaves_and_children_ends_follow_the_definitions() {
+        let instance = random_instance(6, 4, 21);
+        let data = BoundData::new(&instance);
+        let (prefix, job, suffix) = (vec![3, 1], 4, vec![0, 5, 2]);
+        let mut ends = cpu::heads(&data, &prefix);
+        ends.extend(cpu::tails(&data, &suffix));
+        let mut order = prefix.clone();
+        order.push(job);
+        order.extend(&suffix);
+        assert_eq!(leaf_makespan(&data, &ends, job), makespan(&instance, &order).unwrap());
+        // an empty prefix or suffix: the bounds' min heads / min tails extend exactly
+        let mut root_heads = data.min_heads.clone();
+        extend_heads(&data, &mut root_heads, job);
+        assert_eq!(root_heads, cpu::heads(&data, &[job]));
+        let mut root_tails = data.min_tails.clone();
+        extend_tails(&data, &mut root_tails, job);
+        assert_eq!(root_tails, cpu::tails(&data, &[job]));
+        let mut tails = cpu::tails(&data, &suffix);
+        extend_tails(&data, &mut tails, job);
+        assert_eq!(tails, cpu::tails(&data, &[job, 0, 5, 2]));
     }
 
     #[test]
