@@ -19,9 +19,9 @@
 //   binding 3  children  2*C     (parent index, job | BACKWARD_CHILD if backward) per child
 //   binding 4  bounds    C       output: LB2 of each child
 //   binding 5  pairs     2*Q     (u, v) per pair, u < v
-//   binding 6  lags      Q*n     lags[q*n + j] = sum of p[k][j] for u < k < v
+//   binding 6  sequences Q*n vec4  pair q's Johnson order: sequences[q*n + i] =
+//                        (j, p[u][j], p[v][j], sum of p[k][j] for u < k < v), j its i-th job
 //   binding 7  probe records (PROBE only, shared/probe.wgsl)
-//   binding 8  johnson   Q*n     johnson[q*n + i] = i-th job of pair q's Johnson order
 //   binding 9  offsets   P+1     lb2_per_parent only: children of parent p are
 //                                offsets[p] .. offsets[p+1]
 // Entry points: `lb2`, one thread per child; `lb2_per_parent`, one thread per parent that
@@ -58,8 +58,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read> children: array<u32>;
 @group(0) @binding(4) var<storage, read_write> bounds: array<u32>;
 @group(0) @binding(5) var<storage, read> pairs: array<u32>;
-@group(0) @binding(6) var<storage, read> lags: array<u32>;
-@group(0) @binding(8) var<storage, read> johnson: array<u32>;
+@group(0) @binding(6) var<storage, read> sequences: array<vec4<u32>>;
 @group(0) @binding(9) var<storage, read> offsets: array<u32>;
 
 fn bound_child(index: u32) -> u32 {
@@ -92,8 +91,18 @@ fn bound_child(index: u32) -> u32 {
         tails[k - 1u] = select(tail, start, backward);
     }
 
-    // One machine: no pair; the one-machine bound is exact (same as the CPU reference).
-    var bound = heads[0] + parents[base + 2u * params.machines] - ptimes[job] + tails[0];
+    // LB1, O(m): the bound of one machine; exact with one machine (no pair), and never above
+    // LB2. With an incumbent it settles every child it prunes before the O(m²n) pair loop
+    // (any value >= prune_at prunes).
+    var t = 0u;
+    var bound = 0u;
+    for (var k = 0u; k < m; k = k + 1u) {
+        t = max(t, heads[k] + parents[base + 2u * params.machines + k] - ptimes[k * n + job]);
+        bound = max(bound, t + tails[k]);
+    }
+    if (params.pairs > 0u && params.prune_at != 0u && bound >= params.prune_at) {
+        return bound;
+    }
     if (params.pairs > 0u) {
         bound = 0u;
     }
@@ -103,19 +112,19 @@ fn bound_child(index: u32) -> u32 {
         var tu = heads[min(u, MAX_MACHINES - 1u)];
         var tv = heads[min(v, MAX_MACHINES - 1u)];
         for (var i = 0u; i < n; i = i + 1u) {
-            let j = johnson[q * n + i];
+            // (job j, p[u][j], p[v][j], lag of j between u and v), in Johnson order
+            let s = sequences[q * n + i];
+            let j = s.x;
             let word = parents[mask_at + (j >> 5u)];
             let unscheduled = (((word >> (j & 31u)) & 1u) == 1u) && (j != job);
 #ifdef BRANCHLESS
             // Every thread does the same work; jobs already scheduled add zero.
-            let take = select(0u, 1u, unscheduled);
-            tu = tu + take * ptimes[u * n + j];
-            let scheduled_tv = max(tv, tu + lags[q * n + j]) + ptimes[v * n + j];
-            tv = select(tv, scheduled_tv, unscheduled);
+            tu = tu + select(0u, s.y, unscheduled);
+            tv = select(tv, max(tv, tu + s.w) + s.z, unscheduled);
 #else
             if (probe(1u, unscheduled)) {
-                tu = tu + ptimes[u * n + j];
-                tv = max(tv, tu + lags[q * n + j]) + ptimes[v * n + j];
+                tu = tu + s.y;
+                tv = max(tv, tu + s.w) + s.z;
             }
 #endif
         }

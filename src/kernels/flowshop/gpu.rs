@@ -118,8 +118,7 @@ pub struct GpuBounder<'g> {
     // Instance data, uploaded once (one-word placeholders for lb1 and pair-less instances).
     ptimes: GpuBuffer<u32>,
     pair_list: GpuBuffer<u32>,
-    lags: GpuBuffer<u32>,
-    johnson: GpuBuffer<u32>,
+    sequences: GpuBuffer<u32>,
     parents: Growable,
     children: Growable,
     bounds: Growable,
@@ -166,8 +165,7 @@ impl<'g> GpuBounder<'g> {
             params: gpu.buffer_zeroed("flowshop params", 8, BufferKind::Uniform)?,
             ptimes: upload("flowshop ptimes", &data.ptimes)?,
             pair_list: upload("flowshop pairs", if lb2 { &data.pairs } else { none })?,
-            lags: upload("flowshop lags", if lb2 { &data.lags } else { none })?,
-            johnson: upload("flowshop johnson", if lb2 { &data.johnson } else { none })?,
+            sequences: upload("flowshop sequences", if lb2 { &data.sequences } else { none })?,
             parents: Growable::new(gpu, "flowshop parents")?,
             children: Growable::new(gpu, "flowshop children")?,
             bounds: Growable::new(gpu, "flowshop bounds")?,
@@ -325,8 +323,7 @@ impl GpuBounder<'_> {
                 (3, &self.children.buffer),
                 (4, &self.bounds.buffer),
                 (5, &self.pair_list),
-                (6, &self.lags),
-                (8, &self.johnson),
+                (6, &self.sequences),
                 (9, &self.offsets.buffer),
             ];
             if let Some((records, _)) = &self.probe {

@@ -16,10 +16,9 @@
 //! | 2 | `parents` | parents·stride | [`Pool::parents`], one record per parent, see below |
 //! | 3 | `children` | 2·children | [`Pool::children`]: `(parent index, job)` per child, job word or'd with [`BACKWARD_CHILD`] for a backward child |
 //! | 4 | `bounds` (read_write) | children | output: one bound per child |
-//! | 5 | `pairs` (lb2) | 2·P | [`BoundData::pairs`]: `(u, v)`, u < v, lexicographic |
-//! | 6 | `lags` (lb2) | P·n | [`BoundData::lags`]: `lag[q*n + j]` = Σ_{u<k<v} p[k][j] |
+//! | 5 | `pairs` (lb2) | 2·P | [`BoundData::pairs`]: `(u, v)`, u < v, strongest at the root first |
+//! | 6 | `sequences` (lb2) | 4·P·n | [`BoundData::sequences`]: per pair, its Johnson order as `(j, p[u][j], p[v][j], lag)` |
 //! | 7 | probe records | | only with `PROBE` (`shaders/shared/probe.wgsl`) |
-//! | 8 | `johnson` (lb2) | P·n | [`BoundData::johnson`]: Johnson order of all jobs for pair q |
 //! | 9 | `offsets` (per-parent entry points) | parents + 1 | children of parent p are `offsets[p]..offsets[p+1]` |
 //!
 //! A parent record (stride `3m + W`, `W = ceil(n/32)`) is
@@ -217,11 +216,11 @@ impl LowerBound {
     }
 
     /// Storage buffers the one-thread-per-child kernel binds without the probe
-    /// (bindings 1..=6 and 8, see the module docs).
+    /// (bindings 1..=6, see the module docs).
     pub fn storage_buffers(self) -> u32 {
         match self {
             LowerBound::Lb1 => 4,
-            LowerBound::Lb2 => 7,
+            LowerBound::Lb2 => 6,
         }
     }
 }
@@ -237,12 +236,16 @@ pub struct BoundData {
     pub min_heads: Vec<u32>,
     /// Tail of an empty suffix: `min_j Σ_{l>k} p[l][j]` per machine.
     pub min_tails: Vec<u32>,
-    /// Machine pairs `(u, v)`, u < v, lexicographic, flattened (binding 5).
+    /// Machine pairs `(u, v)`, u < v, flattened (binding 5), by decreasing LB2 term at the
+    /// root (ties: lexicographic).
     pub pairs: Vec<u32>,
-    /// `lags[q * jobs + j]` = Σ_{u<k<v} p[k][j] for pair q (binding 6).
+    /// `lags[q * jobs + j]` = Σ_{u<k<v} p[k][j] for pair q.
     pub lags: Vec<u32>,
-    /// `johnson[q * jobs + i]` = i-th job of Johnson's order for pair q (binding 7).
+    /// `johnson[q * jobs + i]` = i-th job of Johnson's order for pair q.
     pub johnson: Vec<u32>,
+    /// What the LB2 kernel reads per pair q and Johnson position i, as one 16-byte record
+    /// at `4 * (q * jobs + i)`: `[job j, p[u][j], p[v][j], lags[q][j]]` (binding 6).
+    pub sequences: Vec<u32>,
 }
 
 impl BoundData {
@@ -286,6 +289,33 @@ impl BoundData {
                 lags.extend(lag);
             }
         }
+
+        // Pairs by decreasing value at the root, so that a bound cut off at an incumbent
+        // (Bounder::bound_below) meets the strongest pairs first.
+        let root_value = |q: usize| {
+            let (u, v) = (pairs[2 * q] as usize, pairs[2 * q + 1] as usize);
+            let (mut tu, mut tv) = (min_heads[u], min_heads[v]);
+            for &j in &johnson[q * n..(q + 1) * n] {
+                let j = j as usize;
+                tu += p[u * n + j];
+                tv = tv.max(tu + lags[q * n + j]) + p[v * n + j];
+            }
+            (tu + min_tails[u]).max(tv + min_tails[v])
+        };
+        let mut order: Vec<usize> = (0..pair_count).collect();
+        order.sort_by_cached_key(|&q| (std::cmp::Reverse(root_value(q)), q));
+        let reorder = |words: &[u32], width: usize| -> Vec<u32> {
+            order.iter().flat_map(|&q| &words[q * width..(q + 1) * width]).copied().collect()
+        };
+        let (pairs, lags, johnson) = (reorder(&pairs, 2), reorder(&lags, n), reorder(&johnson, n));
+        let mut sequences = Vec::with_capacity(4 * pair_count * n);
+        for q in 0..pair_count {
+            let (u, v) = (pairs[2 * q] as usize, pairs[2 * q + 1] as usize);
+            for &j in &johnson[q * n..(q + 1) * n] {
+                let j = j as usize;
+                sequences.extend([j as u32, p[u * n + j], p[v * n + j], lags[q * n + j]]);
+            }
+        }
         Self {
             jobs: n,
             machines: m,
@@ -295,6 +325,7 @@ impl BoundData {
             pairs,
             lags,
             johnson,
+            sequences,
         }
     }
 
@@ -681,6 +712,9 @@ pub struct Solution {
     /// The search finished: no schedule has a makespan below `makespan`.
     pub optimal: bool,
     pub seconds: f64,
+    /// Part of `seconds` spent waiting for the bounder (on the GPU: upload, kernel and
+    /// readback); the rest is the host's work of choosing, branching and pruning.
+    pub bounding_seconds: f64,
 }
 
 /// Solves `instance` with the multi-threaded CPU bounder.
@@ -690,16 +724,63 @@ pub fn solve(instance: &Instance, options: &SearchOptions) -> Result<Solution> {
     solve_with(&data, options, &mut bounder, None)
 }
 
-/// An open node of the search: `perm[..front]` is the prefix, `perm[front..back]` the
-/// unscheduled jobs, `perm[back..]` the suffix; `ends` holds the node's heads, then its
-/// tails, as the bounds define them; `bound` is the value it was kept with (rechecked when
+/// Open nodes of the search, stored flat (no allocation per node) as records of
+/// `[front, back, bound, perm (n), heads (m), tails (m)]`: `perm[..front]` is the prefix,
+/// `perm[front..back]` the unscheduled jobs, `perm[back..]` the suffix; heads and tails are
+/// as the bounds define them; `bound` is the value the node was kept with (rechecked when
 /// popped, as the incumbent may have improved).
-struct OpenNode {
-    perm: Box<[u16]>,
-    ends: Box<[u32]>,
-    front: u16,
-    back: u16,
-    bound: u32,
+struct OpenNodes {
+    jobs: usize,
+    stride: usize,
+    words: VecDeque<u32>,
+}
+
+const FRONT: usize = 0;
+const BACK: usize = 1;
+const BOUND: usize = 2;
+const PERM: usize = 3;
+
+impl OpenNodes {
+    fn new(jobs: usize, machines: usize) -> Self {
+        Self {
+            jobs,
+            stride: PERM + jobs + 2 * machines,
+            words: VecDeque::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.words.len() / self.stride
+    }
+
+    fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    fn push(&mut self, record: &[u32]) {
+        self.words.extend(record);
+    }
+
+    /// Moves the newest (depth-first) or oldest (breadth-first) node to the end of `out`.
+    fn pop_into(&mut self, exploration: Exploration, out: &mut Vec<u32>) -> bool {
+        if self.words.is_empty() {
+            return false;
+        }
+        match exploration {
+            Exploration::DepthFirst => {
+                let at = self.words.len() - self.stride;
+                out.extend(self.words.range(at..));
+                self.words.truncate(at);
+            }
+            Exploration::BreadthFirst => out.extend(self.words.drain(..self.stride)),
+        }
+        true
+    }
+
+    /// The heads and tails of a record.
+    fn ends<'a>(&self, record: &'a [u32]) -> &'a [u32] {
+        &record[PERM + self.jobs..]
+    }
 }
 
 /// Solves with any bounder; `progress` is called at most every `progress_interval`.
@@ -724,22 +805,22 @@ pub fn solve_with(
         }
     }
 
-    let mut open: VecDeque<OpenNode> = VecDeque::new();
-    open.push_back(OpenNode {
-        perm: (0..n as u16).collect(),
-        ends: data.min_heads.iter().chain(&data.min_tails).copied().collect(),
-        front: 0,
-        back: n as u16,
-        bound: 0,
-    });
+    let mut open = OpenNodes::new(n, m);
+    let stride = open.stride;
+    let mut record: Vec<u32> = vec![0, n as u32, 0];
+    record.extend(0..n as u32);
+    record.extend(data.min_heads.iter().chain(&data.min_tails));
+    open.push(&record);
 
     let directions = options.branching.directions();
     let mut pool = Pool::for_data(data);
-    let mut parents: Vec<OpenNode> = Vec::with_capacity(options.pool_size);
+    // Records of the nodes expanded in this iteration, one pool parent each.
+    let mut parents: Vec<u32> = Vec::with_capacity(options.pool_size * stride);
     // Position in the parent's permutation of each child's job, parallel to the pool.
     let mut child_positions: Vec<usize> = Vec::new();
     let mut kept: Vec<usize> = Vec::new();
     let (mut nodes, mut leaves) = (0u64, 0u64);
+    let mut bounding = Duration::ZERO;
     let mut finished = true;
     let mut last_report = start;
 
@@ -756,41 +837,45 @@ pub fn solve_with(
         pool.clear();
         parents.clear();
         child_positions.clear();
-        while parents.len() < options.pool_size {
-            let next = match options.exploration {
-                Exploration::DepthFirst => open.pop_back(),
-                Exploration::BreadthFirst => open.pop_front(),
-            };
-            let Some(node) = next else { break };
-            if node.bound >= best {
+        while parents.len() < options.pool_size * stride {
+            let at = parents.len();
+            if !open.pop_into(options.exploration, &mut parents) {
+                break;
+            }
+            let node = &parents[at..];
+            let (front, back) = (node[FRONT] as usize, node[BACK] as usize);
+            let perm = &node[PERM..PERM + n];
+            let ends = open.ends(node);
+            if node[BOUND] >= best {
+                parents.truncate(at);
                 continue;
             }
-            let (front, back) = (usize::from(node.front), usize::from(node.back));
             if back - front == 1 {
                 // Its only child is a leaf: evaluate the complete schedule here.
                 leaves += 1;
-                let finish = leaf_makespan(data, &node.ends, usize::from(node.perm[front]));
+                let finish = leaf_makespan(data, ends, perm[front] as usize);
                 if finish < best || (finish == best && best_perm.is_empty()) {
                     best = finish;
-                    best_perm = node.perm.iter().map(|&j| usize::from(j)).collect();
+                    best_perm = perm.iter().map(|&j| j as usize).collect();
                 }
+                parents.truncate(at);
                 continue;
             }
             let index = pool.parent_count() as u32;
-            let (heads, tails) = node.ends.split_at(m);
-            let unscheduled = node.perm[front..back].iter().map(|&j| usize::from(j));
-            pool.push_parent(heads, tails, unscheduled, data);
+            let unscheduled = perm[front..back].iter().map(|&j| j as usize);
+            pool.push_parent(&ends[..m], &ends[m..], unscheduled, data);
             for &direction in directions {
                 for position in front..back {
-                    pool.push_child_unchecked(index, usize::from(node.perm[position]), direction);
+                    pool.push_child_unchecked(index, perm[position] as usize, direction);
                     child_positions.push(position);
                 }
             }
-            parents.push(node);
         }
 
         if pool.child_count() > 0 {
+            let bounding_started = Instant::now();
             let bounds = bounder.bound_below(&pool, best)?;
+            bounding += bounding_started.elapsed();
             if bounds.len() != pool.child_count() {
                 return Err(Error::invalid(
                     "bounder output",
@@ -804,8 +889,8 @@ pub fn solve_with(
             // Children are grouped by parent, one run of |U| per direction.
             kept.clear();
             let mut first = 0;
-            for parent in &parents {
-                let width = usize::from(parent.back - parent.front);
+            for parent in parents.chunks_exact(stride) {
+                let width = (parent[BACK] - parent[FRONT]) as usize;
                 let mut chosen = first..first + width;
                 if directions.len() == 2 {
                     let backward = first + width..first + 2 * width;
@@ -816,6 +901,7 @@ pub fn solve_with(
                 kept.extend(chosen.filter(|&child| bounds[child] < best));
                 first += width * directions.len();
             }
+            let parent_record = |index: usize| &parents[index * stride..(index + 1) * stride];
             if options.exploration == Exploration::DepthFirst {
                 // Pushed so that the first parent's most promising child ends on top: smallest
                 // bound, then least idle time (bounds tie a lot; idle time is what tells the
@@ -823,36 +909,33 @@ pub fn solve_with(
                 // is the same in any order.
                 kept.sort_by_cached_key(|&child| {
                     let (parent, job) = pool.child(child);
-                    let idle = idle_time(data, &parents[parent].ends, job, pool.direction(child));
+                    let ends = open.ends(parent_record(parent));
+                    let idle = idle_time(data, ends, job, pool.direction(child));
                     (parent, bounds[child], idle, child)
                 });
                 kept.reverse();
             }
             for &child in &kept {
-                let (parent_index, job) = pool.child(child);
-                let parent = &parents[parent_index];
-                let mut ends = parent.ends.clone();
-                let mut perm = parent.perm.clone();
-                let (mut front, mut back) = (parent.front, parent.back);
+                let (parent, job) = pool.child(child);
+                record.clear();
+                record.extend_from_slice(parent_record(parent));
+                let position = PERM + child_positions[child];
                 match pool.direction(child) {
                     Direction::Forward => {
-                        extend_heads(data, &mut ends[..m], job);
-                        perm.swap(usize::from(front), child_positions[child]);
-                        front += 1;
+                        extend_heads(data, &mut record[PERM + n..PERM + n + m], job);
+                        let front = PERM + record[FRONT] as usize;
+                        record.swap(front, position);
+                        record[FRONT] += 1;
                     }
                     Direction::Backward => {
-                        extend_tails(data, &mut ends[m..], job);
-                        back -= 1;
-                        perm.swap(usize::from(back), child_positions[child]);
+                        extend_tails(data, &mut record[PERM + n + m..], job);
+                        record[BACK] -= 1;
+                        let back = PERM + record[BACK] as usize;
+                        record.swap(back, position);
                     }
                 }
-                open.push_back(OpenNode {
-                    perm,
-                    ends,
-                    front,
-                    back,
-                    bound: bounds[child],
-                });
+                record[BOUND] = bounds[child];
+                open.push(&record);
                 nodes += 1;
             }
         }
@@ -878,6 +961,7 @@ pub fn solve_with(
         leaves,
         optimal: finished,
         seconds: start.elapsed().as_secs_f64(),
+        bounding_seconds: bounding.as_secs_f64(),
     })
 }
 
