@@ -160,6 +160,10 @@ pub struct SolveArgs {
     /// CPU bounding threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Wait for each pool's bounds before filling the next one (strict deepest-first order;
+    /// by default the host fills the next pool while the GPU bounds the current one).
+    #[arg(long)]
+    pub sequential: bool,
     /// Stop after this many seconds (the result is then not proven optimal).
     #[arg(long)]
     pub time_limit: Option<f64>,
@@ -184,6 +188,7 @@ impl SolveArgs {
             kernel: KernelArg::Refactored,
             mapping: MappingArg::PerChild,
             threads: 0,
+            sequential: false,
             time_limit: None,
             node_limit: None,
             json: false,
@@ -256,6 +261,8 @@ struct SolveReport<'a> {
     machines: usize,
     bound: LowerBound,
     branching: Branching,
+    /// The host filled the next pool while the GPU bounded the current one.
+    overlap: bool,
     device: &'a str,
     /// Taillard's best known upper bound for the instance (0 when unknown).
     best_known: u32,
@@ -283,6 +290,7 @@ pub fn solve_instance(args: &SolveArgs, gpu: Option<&Gpu>, progress: Option<&mut
         },
         threads: args.threads,
         progress_interval: Duration::from_secs(1),
+        overlap: !args.sequential,
     };
     let solution = match args.device {
         DeviceArg::Cpu => {
@@ -325,6 +333,7 @@ pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>) -> Result<String> {
             machines: instance.machines,
             bound: args.bound.into(),
             branching: args.branching.into(),
+            overlap: !args.sequential,
             device: &device,
             best_known: instance.upper_bound,
             solution: &solution,

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::{BoundData, Bounder, LowerBound, Pool, WORKGROUP_SIZE};
+use super::{BoundData, Bounder, LowerBound, Pool, Started, WORKGROUP_SIZE};
 use crate::divergence::{Divergence, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
@@ -126,6 +126,9 @@ pub struct GpuBounder<'g> {
     probe: Option<(Growable, u32)>,
     bind: Option<wgpu::BindGroup>,
     offsets_host: Vec<u32>,
+    /// Mappable copy of the bounds for pools run with [`Bounder::start`].
+    readback: Option<wgpu::Buffer>,
+    pending: Option<PendingBounds>,
     last_timing: Option<Timing>,
     last_divergence: Option<Divergence>,
     pools: u64,
@@ -176,6 +179,8 @@ impl<'g> GpuBounder<'g> {
             },
             bind: None,
             offsets_host: Vec::new(),
+            readback: None,
+            pending: None,
             last_timing: None,
             last_divergence: None,
             pools: 0,
@@ -198,7 +203,8 @@ impl<'g> GpuBounder<'g> {
         self.last_divergence.as_ref()
     }
 
-    /// Pools bounded, children bounded, and the summed kernel time.
+    /// Pools bounded, children bounded, and the summed kernel time (of the pools bounded
+    /// with [`Bounder::bound`] / [`Bounder::bound_below`]; started pools are not timed).
     pub fn totals(&self) -> (u64, u64, f64) {
         (self.pools, self.bounded, self.kernel_seconds)
     }
@@ -264,16 +270,129 @@ impl Bounder for GpuBounder<'_> {
     fn bound_below(&mut self, pool: &Pool, incumbent: u32) -> Result<Vec<u32>> {
         self.bound_pruning_at(pool, incumbent)
     }
+
+    /// Uploads `pool`, records the kernel and the copy of its bounds into a mappable buffer,
+    /// submits them and returns without waiting (probed bounders bound at once, as their
+    /// counts are read per pool).
+    fn start(&mut self, pool: &Pool, incumbent: u32) -> Result<Started> {
+        if self.probe.is_some() || pool.child_count() == 0 {
+            return Ok(Started::Done(self.bound_pruning_at(pool, incumbent)?));
+        }
+        self.finish_pending()?;
+        let Some((grid, _)) = self.prepare(pool, incumbent)? else {
+            return Ok(Started::Done(Vec::new()));
+        };
+        let gpu = self.gpu;
+        let bytes = 4 * pool.child_count() as u64;
+        if self.readback.as_ref().is_none_or(|b| b.size() < bytes) {
+            self.readback = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("flowshop bounds readback"),
+                size: bytes.next_power_of_two(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let readback = self.readback.as_ref().expect("made above");
+        let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.kernel.pipeline);
+            pass.set_bind_group(0, Some(bind), &[]);
+            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        }
+        encoder.copy_buffer_to_buffer(&self.bounds.buffer.buffer, 0, readback, 0, bytes);
+        let commands = encoder.finish();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::gpu("recording flow-shop bounding", e));
+        }
+        let submission = gpu.queue.submit([commands]);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        readback.map_async(wgpu::MapMode::Read, ..bytes, move |r| {
+            let _ = sender.send(r);
+        });
+        self.pending = Some(PendingBounds { submission, receiver, count: pool.child_count() });
+        Ok(Started::Running)
+    }
+
+    fn finish(&mut self) -> Result<Vec<u32>> {
+        let pending = self
+            .pending
+            .take()
+            .ok_or_else(|| Error::invalid("flow-shop bounder", "finish() without a running start()"))?;
+        let gpu = self.gpu;
+        gpu.wait(Some(pending.submission), "bounding a flow-shop pool")?;
+        pending
+            .receiver
+            .recv_timeout(gpu.timeout)
+            .map_err(|_| Error::Timeout { what: "mapping flow-shop bounds".into(), seconds: gpu.timeout.as_secs_f64(), hint: "the device may be lost".into() })?
+            .map_err(|e| Error::gpu("mapping flow-shop bounds", e))?;
+        let readback = self.readback.as_ref().expect("a pending read has its buffer");
+        let bounds = {
+            let range = readback
+                .get_mapped_range(..4 * pending.count as u64)
+                .map_err(|e| Error::gpu("reading flow-shop bounds", e))?;
+            bytemuck::pod_collect_to_vec(&range)
+        };
+        readback.unmap();
+        self.pools += 1;
+        self.bounded += pending.count as u64;
+        Ok(bounds)
+    }
+}
+
+/// A pool started on the GPU whose bounds are not read yet.
+struct PendingBounds {
+    submission: wgpu::SubmissionIndex,
+    receiver: std::sync::mpsc::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
+    count: usize,
 }
 
 impl GpuBounder<'_> {
     /// Bounds `pool`; with `prune_at` > 0, LB2 threads stop at the first machine pair whose
     /// bound reaches it.
     fn bound_pruning_at(&mut self, pool: &Pool, prune_at: u32) -> Result<Vec<u32>> {
+        self.finish_pending()?;
+        let Some((grid, layout)) = self.prepare(pool, prune_at)? else {
+            return Ok(Vec::new());
+        };
+        let gpu = self.gpu;
+        let count = pool.child_count();
+        let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
+        let timing = gpu.run(&[Step::dispatch(&self.kernel, bind, grid)], true)?;
+        let raw = gpu.read_bytes(&self.bounds.buffer.buffer, 4 * count as u64)?;
+        let bounds: Vec<u32> = bytemuck::pod_collect_to_vec(&raw);
+
+        self.last_divergence = match (&self.probe, layout) {
+            (Some((records, _)), Some(layout)) => {
+                let raw = gpu.read_bytes(&records.buffer.buffer, 4 * layout.words() as u64)?;
+                Some(layout.decode(&bytemuck::pod_collect_to_vec(&raw)))
+            }
+            _ => None,
+        };
+        self.last_timing = Some(timing);
+        self.pools += 1;
+        self.bounded += count as u64;
+        self.kernel_seconds += timing.seconds;
+        Ok(bounds)
+    }
+
+    /// Waits for a started pool nobody collected (its buffers are about to be overwritten).
+    fn finish_pending(&mut self) -> Result<()> {
+        if self.pending.is_some() {
+            self.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Checks `pool`, sizes the buffers and uploads the pool and the kernel parameters.
+    /// Returns the dispatch grid and the probe layout, or None for an empty pool.
+    fn prepare(&mut self, pool: &Pool, prune_at: u32) -> Result<Option<([u32; 3], Option<ProbeLayout>)>> {
         self.check_pool(pool)?;
         let count = pool.child_count();
         if count == 0 {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         let gpu = self.gpu;
         let per_parent = self.options.mapping == ThreadMapping::PerParent;
@@ -339,22 +458,6 @@ impl GpuBounder<'_> {
         if per_parent {
             gpu.write(&self.offsets.buffer, &self.offsets_host)?;
         }
-        let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
-        let timing = gpu.run(&[Step::dispatch(&self.kernel, bind, grid)], true)?;
-        let raw = gpu.read_bytes(&self.bounds.buffer.buffer, 4 * count as u64)?;
-        let bounds: Vec<u32> = bytemuck::pod_collect_to_vec(&raw);
-
-        self.last_divergence = match (&self.probe, layout) {
-            (Some((records, _)), Some(layout)) => {
-                let raw = gpu.read_bytes(&records.buffer.buffer, 4 * layout.words() as u64)?;
-                Some(layout.decode(&bytemuck::pod_collect_to_vec(&raw)))
-            }
-            _ => None,
-        };
-        self.last_timing = Some(timing);
-        self.pools += 1;
-        self.bounded += count as u64;
-        self.kernel_seconds += timing.seconds;
-        Ok(bounds)
+        Ok(Some((grid, layout)))
     }
 }

@@ -612,6 +612,37 @@ pub trait Bounder {
         let _ = incumbent;
         self.bound(pool)
     }
+
+    /// Starts [`Bounder::bound_below`] on `pool`. A bounder that works in the background
+    /// (the GPU) returns [`Started::Running`] at once and hands the bounds to the next
+    /// [`Bounder::finish`], so the caller can prepare the next pool meanwhile; `pool` may be
+    /// changed as soon as this returns. The default bounds at once.
+    fn start(&mut self, pool: &Pool, incumbent: u32) -> Result<Started> {
+        Ok(Started::Done(self.bound_below(pool, incumbent)?))
+    }
+
+    /// The bounds of the pool last started with [`Started::Running`].
+    fn finish(&mut self) -> Result<Vec<u32>> {
+        Err(Error::invalid("bounder", "finish() without a running start()"))
+    }
+}
+
+/// What [`Bounder::start`] did.
+pub enum Started {
+    /// Bounded already: the bounds, in child order.
+    Done(Vec<u32>),
+    /// Running; [`Bounder::finish`] returns the bounds.
+    Running,
+}
+
+impl Started {
+    /// The bounds, waiting for `bounder` if they are still running.
+    pub fn bounds(self, bounder: &mut dyn Bounder) -> Result<Vec<u32>> {
+        match self {
+            Started::Done(bounds) => Ok(bounds),
+            Started::Running => bounder.finish(),
+        }
+    }
 }
 
 /// How the search splits a node into children.
@@ -668,6 +699,11 @@ pub struct SearchOptions {
     pub threads: usize,
     /// Minimum time between two progress reports.
     pub progress_interval: Duration,
+    /// Fill the next pool while the bounder works on the current one (the GPU bounds in the
+    /// background). A depth-first search then takes each pool from the nodes open before
+    /// the previous pool's children arrive, which can delay good incumbents; without
+    /// overlap the order is strictly deepest first.
+    pub overlap: bool,
 }
 
 impl Default for SearchOptions {
@@ -682,6 +718,7 @@ impl Default for SearchOptions {
             time_limit: None,
             threads: 0,
             progress_interval: Duration::from_secs(1),
+            overlap: true,
         }
     }
 }
@@ -712,8 +749,9 @@ pub struct Solution {
     /// The search finished: no schedule has a makespan below `makespan`.
     pub optimal: bool,
     pub seconds: f64,
-    /// Part of `seconds` spent waiting for the bounder (on the GPU: upload, kernel and
-    /// readback); the rest is the host's work of choosing, branching and pruning.
+    /// Part of `seconds` the host spent waiting for the bounder and starting it (on the
+    /// GPU: upload, and the kernel and readback as far as they outlast the host's work on
+    /// the other batch); the rest is the host choosing, branching and pruning.
     pub bounding_seconds: f64,
 }
 
@@ -813,33 +851,37 @@ pub fn solve_with(
     open.push(&record);
 
     let directions = options.branching.directions();
-    let mut pool = Pool::for_data(data);
-    // Records of the nodes expanded in this iteration, one pool parent each.
-    let mut parents: Vec<u32> = Vec::with_capacity(options.pool_size * stride);
-    // Position in the parent's permutation of each child's job, parallel to the pool.
-    let mut child_positions: Vec<usize> = Vec::new();
+    // Two batches take turns: while the bounder works on one (in the background on the GPU),
+    // the host branches the other's results and fills it again from the open nodes.
+    let mut filling = Batch::new(data, options.pool_size * stride);
+    let mut bounding = Batch::new(data, options.pool_size * stride);
+    let mut in_flight: Option<Started> = None;
     let mut kept: Vec<usize> = Vec::new();
     let (mut nodes, mut leaves) = (0u64, 0u64);
-    let mut bounding = Duration::ZERO;
+    let mut waited = Duration::ZERO;
     let mut finished = true;
     let mut last_report = start;
 
-    while !open.is_empty() {
+    while !open.is_empty() || in_flight.is_some() {
         if options.node_limit.is_some_and(|limit| nodes >= limit)
             || options
                 .time_limit
                 .is_some_and(|limit| start.elapsed() >= limit)
         {
+            if let Some(Started::Running) = in_flight {
+                bounder.finish()?;
+            }
             finished = false;
             break;
         }
 
+        let Batch { pool, parents, child_positions } = &mut filling;
         pool.clear();
         parents.clear();
         child_positions.clear();
         while parents.len() < options.pool_size * stride {
             let at = parents.len();
-            if !open.pop_into(options.exploration, &mut parents) {
+            if !open.pop_into(options.exploration, parents) {
                 break;
             }
             let node = &parents[at..];
@@ -872,10 +914,28 @@ pub fn solve_with(
             }
         }
 
-        if pool.child_count() > 0 {
-            let bounding_started = Instant::now();
-            let bounds = bounder.bound_below(&pool, best)?;
-            bounding += bounding_started.elapsed();
+        let waiting = Instant::now();
+        let mut bounds = match in_flight.take() {
+            Some(started) => Some(started.bounds(bounder)?),
+            None => None,
+        };
+        if filling.pool.child_count() > 0 {
+            let started = bounder.start(&filling.pool, best)?;
+            if options.overlap {
+                in_flight = Some(started);
+            } else {
+                bounds = Some(started.bounds(bounder)?);
+            }
+        }
+        waited += waiting.elapsed();
+        if options.overlap {
+            std::mem::swap(&mut filling, &mut bounding);
+        }
+
+        // `filling` now holds the batch whose bounds arrived (if any): the one started in
+        // the previous iteration, or without overlap the one just bounded.
+        if let Some(bounds) = bounds {
+            let Batch { pool, parents, child_positions } = &filling;
             if bounds.len() != pool.child_count() {
                 return Err(Error::invalid(
                     "bounder output",
@@ -961,8 +1021,26 @@ pub fn solve_with(
         leaves,
         optimal: finished,
         seconds: start.elapsed().as_secs_f64(),
-        bounding_seconds: bounding.as_secs_f64(),
+        bounding_seconds: waited.as_secs_f64(),
     })
+}
+
+/// A pool with the records of its parents and, per child, the position of its job in the
+/// parent's permutation.
+struct Batch {
+    pool: Pool,
+    parents: Vec<u32>,
+    child_positions: Vec<usize>,
+}
+
+impl Batch {
+    fn new(data: &BoundData, record_words: usize) -> Self {
+        Self {
+            pool: Pool::for_data(data),
+            parents: Vec::with_capacity(record_words),
+            child_positions: Vec::new(),
+        }
+    }
 }
 
 /// Dynamic branching (Gmys et al.'s MinBranch rule): branch in the second direction when it
@@ -1161,15 +1239,17 @@ mod tests {
             let mut trees = Vec::new();
             for branching in [Branching::Forward, Branching::Bidirectional] {
                 let mut counts = Vec::new();
-                for (exploration, pool_size) in [
-                    (Exploration::DepthFirst, 1),
-                    (Exploration::DepthFirst, 100),
-                    (Exploration::BreadthFirst, 37),
+                for (exploration, pool_size, overlap) in [
+                    (Exploration::DepthFirst, 1, true),
+                    (Exploration::DepthFirst, 100, true),
+                    (Exploration::DepthFirst, 100, false),
+                    (Exploration::BreadthFirst, 37, true),
                 ] {
                     let options = SearchOptions {
                         bound,
                         exploration,
                         branching,
+                        overlap,
                         pool_size,
                         upper_bound: Some(optimum),
                         ..Default::default()
