@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use super::{
-    solve_with, taillard_by_name, BoundData, Bounder, CpuBounder, Exploration, Instance, LowerBound, Pool,
+    solve_with, taillard_by_name, BoundData, Bounder, Branching, CpuBounder, Exploration, Instance, LowerBound, Pool,
     SearchOptions,
 };
 use crate::error::{Error, Result};
@@ -72,6 +72,8 @@ pub fn search_pool(instance: &Instance, exploration: Exploration, children: usiz
     let options = SearchOptions {
         bound: LowerBound::Lb1,
         exploration,
+        // the paper's tree: children append to the prefix
+        branching: Branching::Forward,
         pool_size: 1,
         threads: 1,
         ..Default::default()

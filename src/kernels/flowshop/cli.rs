@@ -149,7 +149,7 @@ pub struct SolveArgs {
     pub pool: usize,
     #[arg(long, value_enum, default_value = "dfs")]
     pub exploration: ExplorationArg,
-    #[arg(long, value_enum, default_value = "forward")]
+    #[arg(long, value_enum, default_value = "bidirectional")]
     pub branching: BranchingArg,
     /// GPU kernel variant.
     #[arg(long, value_enum, default_value = "refactored")]
@@ -184,7 +184,7 @@ impl SolveArgs {
             device: DeviceArg::Gpu,
             pool: 1024,
             exploration: ExplorationArg::Dfs,
-            branching: BranchingArg::Forward,
+            branching: BranchingArg::Bidirectional,
             kernel: KernelArg::Refactored,
             mapping: MappingArg::PerChild,
             threads: 0,

@@ -650,12 +650,13 @@ impl Started {
 #[serde(rename_all = "lowercase")]
 pub enum Branching {
     /// Children append one job of U to the prefix (the paper's search).
-    #[default]
     Forward,
     /// Every node is bounded both ways, appending to the prefix and prepending to the
     /// suffix, and branches in the direction that keeps fewer children (Lageweg et al.'s
     /// bidirectional branching with Gmys et al.'s dynamic choice): twice the bounds per node,
-    /// a far smaller tree on square instances.
+    /// a far smaller tree on square instances (ta021 proved in 26 s on an H100 instead of not
+    /// in 125 s).
+    #[default]
     Bidirectional,
 }
 
