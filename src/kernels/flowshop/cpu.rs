@@ -13,11 +13,7 @@ pub fn heads(data: &BoundData, prefix: &[usize]) -> Vec<u32> {
     }
     let mut f = vec![0u32; data.machines];
     for &j in prefix {
-        let mut previous = 0;
-        for (k, fk) in f.iter_mut().enumerate() {
-            *fk = (*fk).max(previous) + data.time(k, j);
-            previous = *fk;
-        }
+        extend_heads(data, &mut f, j);
     }
     f
 }
@@ -30,13 +26,27 @@ pub fn tails(data: &BoundData, suffix: &[usize]) -> Vec<u32> {
     }
     let mut b = vec![0u32; data.machines];
     for &j in suffix.iter().rev() {
-        let mut next = 0;
-        for (k, bk) in b.iter_mut().enumerate().rev() {
-            *bk = (*bk).max(next) + data.time(k, j);
-            next = *bk;
-        }
+        extend_tails(data, &mut b, j);
     }
     b
+}
+
+/// Heads after appending `job` to the prefix whose heads are `heads` (updated in place).
+pub(super) fn extend_heads(data: &BoundData, heads: &mut [u32], job: usize) {
+    let mut finish = 0;
+    for (k, head) in heads.iter_mut().enumerate() {
+        finish = finish.max(*head) + data.time(k, job);
+        *head = finish;
+    }
+}
+
+/// Tails after putting `job` in front of the suffix whose tails are `tails` (in place).
+pub(super) fn extend_tails(data: &BoundData, tails: &mut [u32], job: usize) {
+    let mut start = 0;
+    for (k, tail) in tails.iter_mut().enumerate().rev() {
+        start = start.max(*tail) + data.time(k, job);
+        *tail = start;
+    }
 }
 
 /// `r[k] = Σ_{j ∈ unscheduled} p[k][j]`.
@@ -60,26 +70,31 @@ fn lb1_from(f: &[u32], r: &[u32], b: &[u32]) -> u32 {
 /// LB2 from heads f and tails b; `unscheduled(j)` tells whether job j is in U.
 /// With a single machine there is no pair and LB1 (exact there) is returned.
 fn lb2_from(data: &BoundData, f: &[u32], b: &[u32], unscheduled: impl Fn(usize) -> bool) -> u32 {
+    (0..data.pair_count())
+        .map(|q| pair_term(data, q, f, b, &unscheduled))
+        .max()
+        .unwrap_or(0)
+}
+
+/// LB2's term for machine pair q: the unscheduled jobs in the pair's Johnson order on the
+/// two machines, after heads f and before tails b.
+pub(super) fn pair_term(data: &BoundData, q: usize, f: &[u32], b: &[u32], unscheduled: &impl Fn(usize) -> bool) -> u32 {
     let n = data.jobs;
-    let mut lb = 0;
-    for (q, pair) in data.pairs.chunks_exact(2).enumerate() {
-        let (u, v) = (pair[0] as usize, pair[1] as usize);
-        let (pu, pv) = (
-            &data.ptimes[u * n..(u + 1) * n],
-            &data.ptimes[v * n..(v + 1) * n],
-        );
-        let lag = &data.lags[q * n..(q + 1) * n];
-        let (mut tu, mut tv) = (f[u], f[v]);
-        for &j in &data.johnson[q * n..(q + 1) * n] {
-            let j = j as usize;
-            if unscheduled(j) {
-                tu += pu[j];
-                tv = tv.max(tu + lag[j]) + pv[j];
-            }
+    let (u, v) = (data.pairs[2 * q] as usize, data.pairs[2 * q + 1] as usize);
+    let (pu, pv) = (
+        &data.ptimes[u * n..(u + 1) * n],
+        &data.ptimes[v * n..(v + 1) * n],
+    );
+    let lag = &data.lags[q * n..(q + 1) * n];
+    let (mut tu, mut tv) = (f[u], f[v]);
+    for &j in &data.johnson[q * n..(q + 1) * n] {
+        let j = j as usize;
+        if unscheduled(j) {
+            tu += pu[j];
+            tv = tv.max(tu + lag[j]) + pv[j];
         }
-        lb = lb.max((tu + b[u]).max(tv + b[v]));
     }
-    lb
+    (tu + b[u]).max(tv + b[v])
 }
 
 /// LB1 of a node.
@@ -113,20 +128,8 @@ fn child_ends(data: &BoundData, pool: &Pool, child: usize, f: &mut [u32], b: &mu
     f[..m].copy_from_slice(pool.heads(parent));
     b[..m].copy_from_slice(pool.tails(parent));
     match pool.direction(child) {
-        Direction::Forward => {
-            let mut finish = 0;
-            for (k, head) in f[..m].iter_mut().enumerate() {
-                finish = finish.max(*head) + data.time(k, job);
-                *head = finish;
-            }
-        }
-        Direction::Backward => {
-            let mut start = 0;
-            for (k, tail) in b[..m].iter_mut().enumerate().rev() {
-                start = start.max(*tail) + data.time(k, job);
-                *tail = start;
-            }
-        }
+        Direction::Forward => extend_heads(data, &mut f[..m], job),
+        Direction::Backward => extend_tails(data, &mut b[..m], job),
     }
     (parent, job)
 }

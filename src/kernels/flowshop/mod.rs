@@ -290,33 +290,7 @@ impl BoundData {
             }
         }
 
-        // Pairs by decreasing value at the root, so that a bound cut off at an incumbent
-        // (Bounder::bound_below) meets the strongest pairs first.
-        let root_value = |q: usize| {
-            let (u, v) = (pairs[2 * q] as usize, pairs[2 * q + 1] as usize);
-            let (mut tu, mut tv) = (min_heads[u], min_heads[v]);
-            for &j in &johnson[q * n..(q + 1) * n] {
-                let j = j as usize;
-                tu += p[u * n + j];
-                tv = tv.max(tu + lags[q * n + j]) + p[v * n + j];
-            }
-            (tu + min_tails[u]).max(tv + min_tails[v])
-        };
-        let mut order: Vec<usize> = (0..pair_count).collect();
-        order.sort_by_cached_key(|&q| (std::cmp::Reverse(root_value(q)), q));
-        let reorder = |words: &[u32], width: usize| -> Vec<u32> {
-            order.iter().flat_map(|&q| &words[q * width..(q + 1) * width]).copied().collect()
-        };
-        let (pairs, lags, johnson) = (reorder(&pairs, 2), reorder(&lags, n), reorder(&johnson, n));
-        let mut sequences = Vec::with_capacity(4 * pair_count * n);
-        for q in 0..pair_count {
-            let (u, v) = (pairs[2 * q] as usize, pairs[2 * q + 1] as usize);
-            for &j in &johnson[q * n..(q + 1) * n] {
-                let j = j as usize;
-                sequences.extend([j as u32, p[u * n + j], p[v * n + j], lags[q * n + j]]);
-            }
-        }
-        Self {
+        let mut data = Self {
             jobs: n,
             machines: m,
             ptimes: p.clone(),
@@ -325,8 +299,32 @@ impl BoundData {
             pairs,
             lags,
             johnson,
-            sequences,
+            sequences: Vec::new(),
+        };
+        data.order_pairs_strongest_first();
+        data.sequences = Vec::with_capacity(4 * pair_count * n);
+        for q in 0..pair_count {
+            let (u, v) = (data.pairs[2 * q] as usize, data.pairs[2 * q + 1] as usize);
+            for &j in &data.johnson[q * n..(q + 1) * n] {
+                let j = j as usize;
+                data.sequences.extend([j as u32, p[u * n + j], p[v * n + j], data.lags[q * n + j]]);
+            }
         }
+        data
+    }
+
+    /// Reorders the pairs (with their lags and Johnson orders) by decreasing LB2 term at
+    /// the root, so that a bound cut off at an incumbent (Bounder::bound_below) meets the
+    /// strongest pairs first.
+    fn order_pairs_strongest_first(&mut self) {
+        let n = self.jobs;
+        let (f, b) = (&self.min_heads, &self.min_tails);
+        let mut order: Vec<usize> = (0..self.pair_count()).collect();
+        order.sort_by_cached_key(|&q| (std::cmp::Reverse(cpu::pair_term(self, q, f, b, &|_| true)), q));
+        let reorder = |words: &[u32], width: usize| -> Vec<u32> {
+            order.iter().flat_map(|&q| &words[q * width..(q + 1) * width]).copied().collect()
+        };
+        (self.pairs, self.lags, self.johnson) = (reorder(&self.pairs, 2), reorder(&self.lags, n), reorder(&self.johnson, n));
     }
 
     pub fn pair_count(&self) -> usize {
@@ -983,13 +981,13 @@ pub fn solve_with(
                 let position = PERM + child_positions[child];
                 match pool.direction(child) {
                     Direction::Forward => {
-                        extend_heads(data, &mut record[PERM + n..PERM + n + m], job);
+                        cpu::extend_heads(data, &mut record[PERM + n..PERM + n + m], job);
                         let front = PERM + record[FRONT] as usize;
                         record.swap(front, position);
                         record[FRONT] += 1;
                     }
                     Direction::Backward => {
-                        extend_tails(data, &mut record[PERM + n + m..], job);
+                        cpu::extend_tails(data, &mut record[PERM + n + m..], job);
                         record[BACK] -= 1;
                         let back = PERM + record[BACK] as usize;
                         record.swap(back, position);
@@ -1072,24 +1070,6 @@ fn idle_time(data: &BoundData, ends: &[u32], job: usize, direction: Direction) -
         Direction::Backward => (0..m).rev().for_each(|k| visit(ends[m + k], k)),
     }
     idle
-}
-
-/// Heads after appending `job` to the prefix whose heads are `heads` (updated in place).
-fn extend_heads(data: &BoundData, heads: &mut [u32], job: usize) {
-    let mut finish = 0;
-    for (k, head) in heads.iter_mut().enumerate() {
-        finish = finish.max(*head) + data.time(k, job);
-        *head = finish;
-    }
-}
-
-/// Tails after putting `job` in front of the suffix whose tails are `tails` (in place).
-fn extend_tails(data: &BoundData, tails: &mut [u32], job: usize) {
-    let mut start = 0;
-    for (k, tail) in tails.iter_mut().enumerate().rev() {
-        start = start.max(*tail) + data.time(k, job);
-        *tail = start;
-    }
 }
 
 /// Makespan of prefix, `job`, suffix, from the node's heads and tails (`ends`): the latest
@@ -1295,13 +1275,13 @@ mod tests {
         assert_eq!(leaf_makespan(&data, &ends, job), makespan(&instance, &order).unwrap());
         // an empty prefix or suffix: the bounds' min heads / min tails extend exactly
         let mut root_heads = data.min_heads.clone();
-        extend_heads(&data, &mut root_heads, job);
+        cpu::extend_heads(&data, &mut root_heads, job);
         assert_eq!(root_heads, cpu::heads(&data, &[job]));
         let mut root_tails = data.min_tails.clone();
-        extend_tails(&data, &mut root_tails, job);
+        cpu::extend_tails(&data, &mut root_tails, job);
         assert_eq!(root_tails, cpu::tails(&data, &[job]));
         let mut tails = cpu::tails(&data, &suffix);
-        extend_tails(&data, &mut tails, job);
+        cpu::extend_tails(&data, &mut tails, job);
         assert_eq!(tails, cpu::tails(&data, &[job, 0, 5, 2]));
     }
 
