@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use super::{
     solve_with, taillard_by_name, BoundData, Bounder, Branching, CpuBounder, Exploration, Instance, LowerBound, Pool,
-    SearchOptions,
+    IteratedGreedy, SearchOptions,
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
@@ -74,6 +74,8 @@ pub fn search_pool(instance: &Instance, exploration: Exploration, children: usiz
         exploration,
         // the paper's tree: children append to the prefix
         branching: Branching::Forward,
+        // from NEH, as the pools of the published tables were captured
+        heuristic: IteratedGreedy { iterations: Some(0), ..IteratedGreedy::default() },
         pool_size: 1,
         threads: 1,
         ..Default::default()

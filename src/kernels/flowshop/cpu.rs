@@ -1,4 +1,4 @@
-//! CPU reference: heads, tails, LB1, LB2, makespan, the NEH heuristic, and a
+//! CPU reference: heads, tails, LB1, LB2, makespan, and a
 //! multi-threaded [`Bounder`]. [`lb1`] and [`lb2`] read a [`Pool`] exactly as the WGSL
 //! kernels of the same names do, so GPU results can be compared bit for bit.
 
@@ -245,7 +245,8 @@ pub fn makespan(instance: &Instance, order: &[usize]) -> Result<u32> {
     Ok(completion(n, instance.machines, &instance.p, order))
 }
 
-fn completion(n: usize, m: usize, p: &[u32], order: &[usize]) -> u32 {
+/// Makespan of `order` (any subset of the jobs, in that order).
+pub(super) fn completion(n: usize, m: usize, p: &[u32], order: &[usize]) -> u32 {
     let mut f = vec![0u32; m];
     for &j in order {
         let mut previous = 0;
@@ -255,60 +256,6 @@ fn completion(n: usize, m: usize, p: &[u32], order: &[usize]) -> u32 {
         }
     }
     f[m - 1]
-}
-
-/// NEH (Nawaz, Enscore, Ham 1983) with Taillard's O(n²m) insertion evaluation: jobs by
-/// decreasing total time (ties: lower index first), each inserted at its first best
-/// position. Returns (makespan, order).
-pub fn neh(instance: &Instance) -> (u32, Vec<usize>) {
-    neh_on(instance.jobs, instance.machines, &instance.p)
-}
-
-pub(super) fn neh_on(n: usize, m: usize, p: &[u32]) -> (u32, Vec<usize>) {
-    let time = |k: usize, j: usize| p[k * n + j];
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&j| std::cmp::Reverse((0..m).map(|k| time(k, j)).sum::<u32>()));
-    let mut sequence = vec![order[0]];
-    // e: heads of sequence[..=i]; q: tails of sequence[i..] (row `len` is zero).
-    let mut e = vec![0u32; n * m];
-    let mut q = vec![0u32; (n + 1) * m];
-    for &job in &order[1..] {
-        let len = sequence.len();
-        for (i, &j) in sequence.iter().enumerate() {
-            for k in 0..m {
-                let above = if i > 0 { e[(i - 1) * m + k] } else { 0 };
-                let left = if k > 0 { e[i * m + k - 1] } else { 0 };
-                e[i * m + k] = above.max(left) + time(k, j);
-            }
-        }
-        q[len * m..(len + 1) * m].fill(0);
-        for i in (0..len).rev() {
-            let j = sequence[i];
-            for k in (0..m).rev() {
-                let below = q[(i + 1) * m + k];
-                let right = if k + 1 < m { q[i * m + k + 1] } else { 0 };
-                q[i * m + k] = below.max(right) + time(k, j);
-            }
-        }
-        let (mut best_position, mut best_value) = (0, u32::MAX);
-        for position in 0..=len {
-            let (mut finish, mut value) = (0u32, 0u32);
-            for k in 0..m {
-                let above = if position > 0 {
-                    e[(position - 1) * m + k]
-                } else {
-                    0
-                };
-                finish = finish.max(above) + time(k, job);
-                value = value.max(finish + q[position * m + k]);
-            }
-            if value < best_value {
-                (best_position, best_value) = (position, value);
-            }
-        }
-        sequence.insert(best_position, job);
-    }
-    (completion(n, m, p, &sequence), sequence)
 }
 
 #[cfg(test)]

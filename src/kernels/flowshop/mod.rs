@@ -44,6 +44,7 @@ pub mod bench;
 pub mod cli;
 pub mod cpu;
 pub mod gpu;
+pub mod heuristic;
 pub mod taillard;
 
 use std::collections::VecDeque;
@@ -51,7 +52,8 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 
-pub use cpu::{makespan, neh, CpuBounder};
+pub use cpu::{makespan, CpuBounder};
+pub use heuristic::{neh, IteratedGreedy};
 pub use taillard::{read_instance, read_instances, taillard, taillard_by_name, taillard_entry};
 
 /// Source of the `lb1` kernel (preprocessor directives included).
@@ -688,8 +690,12 @@ pub struct SearchOptions {
     pub branching: Branching,
     /// Open nodes expanded per iteration (each gives up to `jobs` children).
     pub pool_size: usize,
-    /// Initial incumbent value; the NEH makespan is used when smaller or when `None`.
+    /// Initial incumbent value; the start heuristic's makespan is used when smaller or
+    /// when `None`.
     pub upper_bound: Option<u32>,
+    /// Start heuristic: NEH followed by iterated greedy (`iterations: Some(0)`: NEH alone).
+    /// It gets at most a tenth of `time_limit`.
+    pub heuristic: IteratedGreedy,
     /// Stop (result not optimal) once this many nodes were kept.
     pub node_limit: Option<u64>,
     /// Stop (result not optimal) after this long.
@@ -713,6 +719,7 @@ impl Default for SearchOptions {
             branching: Branching::default(),
             pool_size: 256,
             upper_bound: None,
+            heuristic: IteratedGreedy::default(),
             node_limit: None,
             time_limit: None,
             threads: 0,
@@ -738,6 +745,10 @@ pub struct Progress {
 pub struct Solution {
     /// Best makespan found, or the given upper bound if nothing beat it.
     pub makespan: u32,
+    /// Makespan of the start heuristic's schedule (NEH, then iterated greedy).
+    pub start_makespan: u32,
+    /// Part of `seconds` the start heuristic took.
+    pub heuristic_seconds: f64,
     /// Job order (0-based) achieving `makespan`; empty when the initial bound came from
     /// [`SearchOptions::upper_bound`] and no schedule reaching it was met.
     pub permutation: Vec<usize>,
@@ -833,8 +844,11 @@ pub fn solve_with(
     let start = Instant::now();
     let (n, m) = (data.jobs, data.machines);
 
-    let (neh_makespan, neh_order) = cpu::neh_on(n, m, &data.ptimes);
-    let (mut best, mut best_perm) = (neh_makespan, neh_order);
+    let heuristic_deadline = options.time_limit.map(|limit| start + limit / 10);
+    let (start_makespan, start_order) =
+        heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, heuristic_deadline);
+    let heuristic_seconds = start.elapsed().as_secs_f64();
+    let (mut best, mut best_perm) = (start_makespan, start_order);
     if let Some(ub) = options.upper_bound {
         if ub < best {
             best = ub;
@@ -1015,6 +1029,8 @@ pub fn solve_with(
 
     Ok(Solution {
         makespan: best,
+        start_makespan,
+        heuristic_seconds,
         permutation: best_perm,
         nodes,
         leaves,
@@ -1203,9 +1219,23 @@ mod tests {
         let solution = solve(&instance, &options).unwrap();
         check_solution(&instance, &solution, 1278);
         eprintln!(
-            "ta001 LB2 DFS from NEH: {} nodes, {} leaves, {:.3} s",
+            "ta001 LB2 DFS from iterated greedy: {} nodes, {} leaves, {:.3} s",
             solution.nodes, solution.leaves, solution.seconds
         );
+        assert!(solution.heuristic_seconds <= solution.seconds);
+
+        // Iterated greedy finds the optimum here and LB2 prunes every child of the root; from
+        // NEH alone the search has to find it.
+        let neh_only = SearchOptions {
+            heuristic: IteratedGreedy { iterations: Some(0), ..IteratedGreedy::default() },
+            ..options
+        };
+        let from_neh = solve(&instance, &neh_only).unwrap();
+        check_solution(&instance, &from_neh, 1278);
+        assert_eq!(from_neh.start_makespan, 1286);
+        assert_eq!(solution.start_makespan, 1278);
+        assert_eq!(solution.nodes, 0);
+        assert!(from_neh.nodes > 0);
     }
 
     #[test]
