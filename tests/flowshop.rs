@@ -8,7 +8,7 @@ use simtlab::kernels::flowshop::cli::{self, BoundArgs, BranchingArg, DeviceArg, 
 use simtlab::kernels::flowshop::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use simtlab::kernels::flowshop::{
     cpu, makespan, solve_with, taillard, BoundData, Bounder, Branching, CpuBounder, Direction, Exploration, Instance,
-    LowerBound, Pool, SearchOptions,
+    LowerBound, Node, Pool, SearchOptions,
 };
 use simtlab::rng::Rng;
 use simtlab::Gpu;
@@ -28,7 +28,8 @@ fn random_pool(data: &BoundData, parents: usize, seed: u64) -> Pool {
         let prefix = &order[..depth];
         let suffix = &order[data.jobs - suffix_len..];
         let unscheduled = &order[depth..data.jobs - suffix_len];
-        let parent = pool.add_parent(&cpu::heads(data, prefix), &cpu::tails(data, suffix), unscheduled, data).unwrap();
+        let node = Node::new(data.jobs, prefix.to_vec(), suffix.to_vec()).unwrap();
+        let parent = pool.add_node(&node, data).unwrap();
         for direction in [Direction::Forward, Direction::Backward] {
             for &job in unscheduled {
                 if rng.next_f64() < 0.7 {
@@ -70,9 +71,10 @@ fn gpu_bounds_equal_cpu_bounds_on_random_and_search_pools() {
         let pools = [&small, &large, &dfs, &bfs, &small];
         for bound in BOUNDS {
             let expected: Vec<Vec<u32>> = pools.iter().map(|p| cpu::bound_pool(&data, p, bound, 1)).collect();
-            for branchless in [false, true] {
+            let kernels = [(false, false), (true, false), (false, true)];
+            for (branchless, walk_prefix) in kernels {
                 for mapping in [ThreadMapping::PerChild, ThreadMapping::PerParent] {
-                    let options = GpuBoundOptions { bound, branchless, probe: false, mapping };
+                    let options = GpuBoundOptions { bound, branchless, probe: false, mapping, walk_prefix };
                     match gpu_bounds(&gpu, &data, options, &pools) {
                         Ok(got) => assert_eq!(got, expected, "{} {}", instance.name, options.label()),
                         // llvmpipe cuts loops short past 65535 iterations per invocation: a
@@ -171,7 +173,7 @@ fn probe_counts_the_divergent_membership_test() {
     let expected = cpu::bound_pool(&data, &pool, LowerBound::Lb2, 1);
     let mut sites = Vec::new();
     for branchless in [false, true] {
-        let options = GpuBoundOptions { bound: LowerBound::Lb2, branchless, probe: true, mapping: ThreadMapping::PerChild };
+        let options = GpuBoundOptions { bound: LowerBound::Lb2, branchless, probe: true, ..Default::default() };
         let mut bounder = GpuBounder::new(&gpu, &data, options).unwrap();
         assert_eq!(bounder.bound(&pool).unwrap(), expected, "{}", options.label());
         let d = bounder.divergence().expect("probe counts").clone();
@@ -187,6 +189,28 @@ fn probe_counts_the_divergent_membership_test() {
     assert!(sites[0].taken_lanes > 0);
     // Refactored: no branch left to evaluate.
     assert_eq!(sites[1].evaluations, 0);
+}
+
+#[test]
+fn prefix_walk_diverges_less_on_breadth_first_pools() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let instance = taillard(21).unwrap();
+    let data = BoundData::new(&instance);
+    let options = GpuBoundOptions { bound: LowerBound::Lb2, probe: true, walk_prefix: true, ..Default::default() };
+    let mut bounder = GpuBounder::new(&gpu, &data, options).unwrap();
+    let mut walks = Vec::new();
+    for exploration in [Exploration::DepthFirst, Exploration::BreadthFirst] {
+        let pool = search_pool(&instance, exploration, 2000).unwrap();
+        assert_eq!(bounder.bound(&pool).unwrap(), cpu::bound_pool(&data, &pool, LowerBound::Lb2, 1), "{exploration:?}");
+        // Site 3: the loop over the parent's prefix, one step per level of depth.
+        walks.push(bounder.divergence().expect("probe counts").sites[3]);
+    }
+    let (dfs, bfs) = (walks[0], walks[1]);
+    let share = |s: simtlab::divergence::SiteCounters| s.divergent as f64 / s.evaluations as f64;
+    assert!(dfs.evaluations > 0 && bfs.evaluations > 0, "{dfs:?} {bfs:?}");
+    eprintln!("prefix walk, divergent share of loop tests: dfs {:.3}, bfs {:.3}", share(dfs), share(bfs));
+    // Depth-first pools mix tree levels in a subgroup: more of its loop tests disagree.
+    assert!(share(dfs) > 2.0 * share(bfs), "dfs {dfs:?}, bfs {bfs:?}");
 }
 
 #[test]
@@ -216,6 +240,10 @@ fn bad_inputs_are_errors() {
     // The per-child kernel takes it.
     let got = GpuBounder::new(&gpu, &data, GpuBoundOptions::default()).unwrap().bound(&pool).unwrap();
     assert_eq!(got, cpu::bound_pool(&data, &pool, LowerBound::Lb2, 1));
+    // Parents added by their heads alone have no prefix to walk.
+    let options = GpuBoundOptions { walk_prefix: true, ..Default::default() };
+    let err = GpuBounder::new(&gpu, &data, options).unwrap().bound(&pool).unwrap_err();
+    assert!(err.to_string().contains("add_node"), "{err}");
 }
 
 #[test]
@@ -248,7 +276,7 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
             ..Default::default()
         };
         let cpu = solve_with(&data, &options(Exploration::DepthFirst, 64), &mut cpu_bounder, None).unwrap();
-        let gpu_options = GpuBoundOptions { bound, branchless: false, probe: false, mapping };
+        let gpu_options = GpuBoundOptions { bound, mapping, ..Default::default() };
         let mut gpu_bounder = GpuBounder::new(&gpu, &data, gpu_options).unwrap();
         let gpu_dfs = solve_with(&data, &options(Exploration::DepthFirst, 512), &mut gpu_bounder, None).unwrap();
         let gpu_bfs = solve_with(&data, &options(Exploration::BreadthFirst, 256), &mut gpu_bounder, None).unwrap();

@@ -1,5 +1,5 @@
 // Flow-shop one-machine lower bound (LB1). CPU reference: kernels::flowshop::cpu::lb1.
-//! variants: BRANCHLESS PROBE
+//! variants: BRANCHLESS PROBE WALK_PREFIX
 //
 // A child is (parent, job): the parent's prefix with `job` appended, or with BACKWARD_CHILD
 // set in the job word, the parent's suffix with `job` put in front. The host
@@ -24,12 +24,15 @@
 // Thread i = global_index (2-D dispatch for large pools, shared/grid.wgsl).
 //
 // BRANCHLESS: max() instead of the three data-dependent ifs.
-// PROBE sites: 0 thread in range, 1..3 the ifs of the basic variant, 4 the per-parent loop.
+// WALK_PREFIX (the paper's kernel): a thread computes its parent's heads by walking the
+// prefix (binding 10, shared/flowshop_prefix.wgsl) instead of reading them from the record.
+// PROBE sites: 0 thread in range, 1..3 the ifs of the basic variant, 4 the per-parent loop,
+// 5 the prefix walk (WALK_PREFIX).
 
 #import grid
 #import probe
 
-const PROBE_SITES: u32 = 5u;
+const PROBE_SITES: u32 = 6u;
 const WG: u32 = 64u;
 const MAX_MACHINES: u32 = 32u;
 // Set in a child's job word when the child puts its job in front of the suffix.
@@ -52,6 +55,8 @@ struct Params {
 @group(0) @binding(3) var<storage, read> children: array<u32>;
 @group(0) @binding(4) var<storage, read_write> bounds: array<u32>;
 @group(0) @binding(9) var<storage, read> offsets: array<u32>;
+
+#import flowshop_prefix
 
 fn bound_child(index: u32) -> u32 {
     let parent = children[2u * index];
@@ -76,12 +81,19 @@ fn bound_child(index: u32) -> u32 {
     // finish: completion of `job` on machine k after the parent's prefix (a forward child's
     // head f[k]; a backward child keeps the parent's head); t: max over l <= k of
     // f[l] + r[l]; bound: max over k of t + b[k].
+#ifdef WALK_PREFIX
+    let parent_heads = prefix_heads(parent, base, 5u);
+#endif
     var finish = 0u;
     var t = 0u;
     var bound = 0u;
     for (var k = 0u; k < m; k = k + 1u) {
         let pk = ptimes[k * n + job];
+#ifdef WALK_PREFIX
+        let head = parent_heads[k];
+#else
         let head = parents[base + k];
+#endif
         let tail = tails[k];
         // The child no longer has `job` to schedule.
         let rest = parents[base + 2u * m + k] - pk;

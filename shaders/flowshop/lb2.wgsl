@@ -1,5 +1,5 @@
 // Flow-shop two-machine Johnson bound (LB2). CPU reference: kernels::flowshop::cpu::lb2.
-//! variants: BRANCHLESS PROBE
+//! variants: BRANCHLESS PROBE WALK_PREFIX
 //
 // A child is (parent, job): the parent's prefix with `job` appended, or with BACKWARD_CHILD
 // set in the job word, the parent's suffix with `job` put in front. The host
@@ -24,17 +24,19 @@
 //   binding 7  probe records (PROBE only, shared/probe.wgsl)
 //   binding 9  offsets   P+1     lb2_per_parent only: children of parent p are
 //                                offsets[p] .. offsets[p+1]
+// WALK_PREFIX (the paper's kernel): a thread computes its parent's heads by walking the
+// prefix (binding 10, shared/flowshop_prefix.wgsl) instead of reading them from the record.
 // Entry points: `lb2`, one thread per child; `lb2_per_parent`, one thread per parent that
 // bounds all its children in turn.
 // Thread i = global_index (2-D dispatch for large pools, shared/grid.wgsl).
 //
 // PROBE sites: 0 thread in range, 1 job unscheduled (the basic variant's if),
-// 2 the per-parent loop.
+// 2 the per-parent loop, 3 the prefix walk (WALK_PREFIX).
 
 #import grid
 #import probe
 
-const PROBE_SITES: u32 = 3u;
+const PROBE_SITES: u32 = 4u;
 const WG: u32 = 64u;
 const MAX_MACHINES: u32 = 32u;
 // Set in a child's job word when the child puts its job in front of the suffix.
@@ -61,6 +63,8 @@ struct Params {
 @group(0) @binding(6) var<storage, read> sequences: array<vec4<u32>>;
 @group(0) @binding(9) var<storage, read> offsets: array<u32>;
 
+#import flowshop_prefix
+
 fn bound_child(index: u32) -> u32 {
     let parent = children[2u * index];
     let word = children[2u * index + 1u];
@@ -78,9 +82,16 @@ fn bound_child(index: u32) -> u32 {
     // selected so children of either direction run the same instructions.
     var heads: array<u32, MAX_MACHINES>;
     var tails: array<u32, MAX_MACHINES>;
+#ifdef WALK_PREFIX
+    let parent_heads = prefix_heads(parent, base, 3u);
+#endif
     var finish = 0u;
     for (var k = 0u; k < m; k = k + 1u) {
+#ifdef WALK_PREFIX
+        let head = parent_heads[k];
+#else
         let head = parents[base + k];
+#endif
         finish = max(finish, head) + ptimes[k * n + job];
         heads[k] = select(finish, head, backward);
     }

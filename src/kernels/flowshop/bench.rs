@@ -45,6 +45,10 @@ impl Bounder for Capture<'_> {
                     self.pool
                         .parents
                         .extend_from_slice(&pool.parents[parent * stride..(parent + 1) * stride]);
+                    let words = pool.jobs() + 1;
+                    self.pool
+                        .prefixes
+                        .extend_from_slice(&pool.prefixes[parent * words..(parent + 1) * words]);
                     mapped = Some((parent, to));
                     to
                 }
@@ -123,6 +127,9 @@ pub struct BenchConfig {
     pub strategies: Vec<Exploration>,
     /// GPU kernels: `false` = basic, `true` = branch-refactored.
     pub branchless: Vec<bool>,
+    /// Heads of each kernel: `false` read from the parent record, `true` walked along the
+    /// prefix as the paper's kernel does ([`GpuBoundOptions::walk_prefix`]).
+    pub walk_prefix: Vec<bool>,
     pub mapping: ThreadMapping,
     /// Also time one CPU core and all CPU cores, on the breadth-first pool when there is
     /// one, else on the first strategy's.
@@ -137,7 +144,7 @@ impl BenchConfig {
         if self.pool_sizes.is_empty() || self.pool_sizes.contains(&0) {
             return Err(Error::invalid("pool sizes", "give at least one size, each at least 1"));
         }
-        if self.strategies.is_empty() || self.branchless.is_empty() {
+        if self.strategies.is_empty() || self.branchless.is_empty() || self.walk_prefix.is_empty() {
             return Err(Error::invalid("benchmark", "give at least one pool strategy and one kernel variant"));
         }
         Ok(())
@@ -226,8 +233,8 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
             let pool = search_pool(&instance, strategy, size)?;
             let info = PoolInfo { instance: &instance, config, pool: &pool, requested: size, strategy };
             let expected = CpuBounder::new(&data, config.bound, 0).bound(&pool)?;
-            for &branchless in &config.branchless {
-                let options = GpuBoundOptions { bound: config.bound, branchless, probe: false, mapping: config.mapping };
+            for (branchless, walk_prefix) in config.branchless.iter().flat_map(|&b| config.walk_prefix.iter().map(move |&w| (b, w))) {
+                let options = GpuBoundOptions { bound: config.bound, branchless, probe: false, mapping: config.mapping, walk_prefix };
                 let mut bounder = GpuBounder::new(gpu, &data, options)?;
                 let mut kernel = Vec::new();
                 let stats = harness::measure(protocol, || {
@@ -241,11 +248,15 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
                 let got = bounder.bound(&pool)?;
                 let check = exact(&format!("{} {} GPU", instance.name, options.label()), &got, &expected)?;
                 let variant = format!(
-                    "gpu {} {}",
+                    "gpu {}{} {}",
                     if branchless { "refactored" } else { "basic" },
+                    if walk_prefix { " walk" } else { "" },
                     exploration_name(strategy)
                 );
-                let params = info.params("gpu", serde_json::json!({ "branchless": branchless, "mapping": config.mapping }));
+                let params = info.params(
+                    "gpu",
+                    serde_json::json!({ "branchless": branchless, "mapping": config.mapping, "walk_prefix": walk_prefix }),
+                );
                 let mut record = info.record(gpu, variant, params, stats, check);
                 kernel.sort_by(f64::total_cmp);
                 record.extra = serde_json::json!({
@@ -340,23 +351,32 @@ fn find<'r>(records: &[&'r Record], pred: impl Fn(&Record) -> bool) -> Option<&'
     records.iter().copied().find(|r| pred(r))
 }
 
-fn gpu_record<'r>(records: &[&'r Record], size: &str, pool: u64, strategy: &str, branchless: bool) -> Option<&'r Record> {
+/// The GPU record of a kernel (`branchless`, `walk_prefix`) on one pool.
+fn gpu_record<'r>(records: &[&'r Record], size: &str, pool: u64, strategy: &str, branchless: bool, walk_prefix: bool) -> Option<&'r Record> {
     find(records, |r| {
         r.params["device"] == "gpu"
             && param_str(r, "size") == size
             && r.params["pool_size"].as_u64() == Some(pool)
             && param_str(r, "strategy") == strategy
             && r.params["branchless"] == branchless
+            && r.params["walk_prefix"].as_bool().unwrap_or(false) == walk_prefix
     })
 }
 
-/// Table 1: GPU time to bound a pool built depth-first vs breadth-first (basic kernel), ours
-/// in ms beside the paper's (unit not printed in the paper), and the DFS/BFS ratio.
+/// Kernel time of a GPU record (device timestamps where the adapter has them), else its
+/// wall time per pool.
+fn kernel_seconds(r: &Record) -> f64 {
+    r.extra["kernel_seconds_median"].as_f64().unwrap_or(r.stats.median)
+}
+
+/// Table 1: kernel time to bound a pool built depth-first vs breadth-first (basic kernel),
+/// with the heads read from the parent record and walked along the prefix (the paper's
+/// kernel), in ms beside the paper's values (unit not printed in the paper).
 pub fn table1(records: &[&Record], paper: &PaperValues) -> Table {
     let sizes = sizes(records);
     let mut columns = vec!["pool".to_string(), "pool order".into()];
     for s in &sizes {
-        columns.extend([format!("{s} ours (ms)"), format!("{s} paper")]);
+        columns.extend([format!("{s} record heads (ms)"), format!("{s} prefix walk (ms)"), format!("{s} paper")]);
     }
     let mut rows = Vec::new();
     for pool in pool_sizes(records) {
@@ -364,9 +384,11 @@ pub fn table1(records: &[&Record], paper: &PaperValues) -> Table {
             let mut row = vec![Cell::exact(pool as f64, 0), Cell::text(label)];
             let mut any = false;
             for s in &sizes {
-                let ours = gpu_record(records, s, pool, strategy, false).map(|r| r.stats.median * 1e3);
-                any |= ours.is_some();
-                row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 3)));
+                for walk in [false, true] {
+                    let ours = gpu_record(records, s, pool, strategy, false, walk).map(|r| kernel_seconds(r) * 1e3);
+                    any |= ours.is_some();
+                    row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 3)));
+                }
                 row.push(paper_value(paper, "table1", pool, label, s).map_or(Cell::Missing, |v| Cell::exact(v, 2)));
             }
             if any {
@@ -374,16 +396,23 @@ pub fn table1(records: &[&Record], paper: &PaperValues) -> Table {
             }
         }
     }
-    Table { title: "Table 1: time to bound one pool on the GPU, basic kernel, pools built DFS vs BFS".into(), columns, rows }
+    Table {
+        title: "Table 1: kernel time to bound one pool on the GPU, basic kernel, pools built DFS vs BFS".into(),
+        columns,
+        rows,
+    }
 }
 
-/// Mean over (instance, pool) pairs of DFS time / BFS time (basic kernel), ours and the paper's.
-pub fn dfs_over_bfs(records: &[&Record], paper: &PaperValues) -> (Option<f64>, Option<f64>) {
+/// Mean over (instance, pool) pairs of DFS kernel time / BFS kernel time (basic kernel,
+/// heads walked along the prefix when `walk_prefix`), ours and the paper's.
+pub fn dfs_over_bfs(records: &[&Record], paper: &PaperValues, walk_prefix: bool) -> (Option<f64>, Option<f64>) {
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for s in sizes(records) {
         for pool in pool_sizes(records) {
-            if let (Some(d), Some(b)) = (gpu_record(records, &s, pool, "dfs", false), gpu_record(records, &s, pool, "bfs", false)) {
-                ours.push(d.stats.median / b.stats.median);
+            let dfs = gpu_record(records, &s, pool, "dfs", false, walk_prefix);
+            let bfs = gpu_record(records, &s, pool, "bfs", false, walk_prefix);
+            if let (Some(d), Some(b)) = (dfs, bfs) {
+                ours.push(kernel_seconds(d) / kernel_seconds(b));
                 if let (Some(pd), Some(pb)) = (paper_value(paper, "table1", pool, "DFS", &s), paper_value(paper, "table1", pool, "BFS", &s)) {
                     theirs.push(pd / pb);
                 }
@@ -417,7 +446,7 @@ pub fn table2(records: &[&Record], paper: &PaperValues) -> Table {
             let mut row = vec![Cell::exact(pool as f64, 0), Cell::text(label)];
             let mut any = false;
             for s in &sizes {
-                let ours = gpu_record(records, s, pool, &strategy, branchless).and_then(speedup);
+                let ours = gpu_record(records, s, pool, &strategy, branchless, false).and_then(speedup);
                 any |= ours.is_some();
                 row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 2)));
                 row.push(paper_value(paper, "table2", pool, label, s).map_or(Cell::Missing, |v| Cell::exact(v, 2)));
@@ -441,7 +470,7 @@ pub fn refactoring_gain(records: &[&Record], paper: &PaperValues) -> (Option<f64
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for s in sizes(records) {
         for pool in pool_sizes(records) {
-            if let (Some(r), Some(b)) = (gpu_record(records, &s, pool, &strategy, true), gpu_record(records, &s, pool, &strategy, false)) {
+            if let (Some(r), Some(b)) = (gpu_record(records, &s, pool, &strategy, true, false), gpu_record(records, &s, pool, &strategy, false, false)) {
                 ours.push(b.stats.median / r.stats.median);
                 if let (Some(pr), Some(pb)) = (paper_value(paper, "table2", pool, "refactored", &s), paper_value(paper, "table2", pool, "basic", &s)) {
                     theirs.push(pr / pb);

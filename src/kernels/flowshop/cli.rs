@@ -311,6 +311,7 @@ pub fn solve_instance(args: &SolveArgs, gpu: Option<&Gpu>, progress: Option<&mut
                 branchless: args.kernel == KernelArg::Refactored,
                 probe: false,
                 mapping: args.mapping.into(),
+                walk_prefix: false,
             };
             let mut bounder = GpuBounder::new(gpu, &data, gpu_options)?;
             solve_with(&data, &options, &mut bounder, progress)?
@@ -383,6 +384,12 @@ pub fn run(args: &FlowshopArgs, gpu_options: &GpuOptions) -> Result<String> {
     }
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadsArg {
+    Record,
+    Walk,
+}
+
 /// `simtlab bench flowshop`: Table 1 (DFS vs BFS pools), Table 2 (refactored vs basic,
 /// speedup over one CPU core) and bounds/s on GPU vs one core vs all cores.
 #[derive(clap::Args, Debug, Clone)]
@@ -401,6 +408,11 @@ pub struct BenchArgs {
     /// GPU kernel variants.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "refactored,basic")]
     pub kernel: Vec<KernelArg>,
+    /// Where each GPU kernel gets a parent's heads: `record` reads them from the parent
+    /// record, `walk` recomputes them along the prefix as the paper's kernel does (a loop as
+    /// long as the node is deep).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "record")]
+    pub heads: Vec<HeadsArg>,
     #[arg(long, value_enum, default_value = "per-child")]
     pub mapping: MappingArg,
     /// Skip the CPU timings (and with them Table 2).
@@ -434,6 +446,7 @@ impl BenchArgs {
                 bound: self.bound.into(),
                 strategies: self.exploration.iter().map(|&e| e.into()).collect(),
                 branchless: self.kernel.iter().map(|&k| k == KernelArg::Refactored).collect(),
+                walk_prefix: self.heads.iter().map(|&h| h == HeadsArg::Walk).collect(),
                 mapping: self.mapping.into(),
                 cpu: !self.no_cpu,
                 probe: !self.no_probe,
@@ -471,9 +484,12 @@ pub fn bench_tables(records: &[Record]) -> Result<String> {
             out.push('\n');
         }
     }
-    let (ours, theirs) = bench::dfs_over_bfs(&refs, &paper);
-    if let Some(ours) = ours {
-        out += &format!("DFS time / BFS time, mean: ours {ours:.3}, paper {}\n", theirs.map_or("—".into(), |v| format!("{v:.3}")));
+    for (walk, heads) in [(false, "record heads"), (true, "prefix walk")] {
+        let (ours, theirs) = bench::dfs_over_bfs(&refs, &paper, walk);
+        if let Some(ours) = ours {
+            let theirs = theirs.map_or("—".into(), |v| format!("{v:.3}"));
+            out += &format!("DFS kernel time / BFS kernel time, basic kernel, {heads}, mean: ours {ours:.3}, paper {theirs}\n");
+        }
     }
     let (ours, theirs) = bench::refactoring_gain(&refs, &paper);
     if let Some(ours) = ours {

@@ -16,8 +16,8 @@ use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 /// Sites counted by the probe in each kernel (`PROBE_SITES` in the WGSL files).
 pub fn probe_sites(bound: LowerBound) -> usize {
     match bound {
-        LowerBound::Lb1 => 5,
-        LowerBound::Lb2 => 3,
+        LowerBound::Lb1 => 6,
+        LowerBound::Lb2 => 4,
     }
 }
 
@@ -65,16 +65,23 @@ pub struct GpuBoundOptions {
     /// without it.
     pub probe: bool,
     pub mapping: ThreadMapping,
+    /// The paper's kernel (`WALK_PREFIX`): each thread computes its parent's heads by
+    /// walking the prefix, a loop as long as the node is deep, instead of reading them from
+    /// the parent record. Needs pools whose parents carry their prefix ([`Pool::add_node`],
+    /// the search driver's pools).
+    #[serde(default)]
+    pub walk_prefix: bool,
 }
 
 impl GpuBoundOptions {
     /// Short label, e.g. `lb2 branchless per-child`.
     pub fn label(&self) -> String {
         format!(
-            "{} {} {}",
+            "{} {} {}{}",
             self.bound.entry_point(),
             if self.branchless { "branchless" } else { "basic" },
-            self.mapping.name()
+            self.mapping.name(),
+            if self.walk_prefix { " walk-prefix" } else { "" }
         )
     }
 }
@@ -123,6 +130,7 @@ pub struct GpuBounder<'g> {
     children: Growable,
     bounds: Growable,
     offsets: Growable,
+    prefixes: Growable,
     probe: Option<(Growable, u32)>,
     bind: Option<wgpu::BindGroup>,
     offsets_host: Vec<u32>,
@@ -150,6 +158,9 @@ impl<'g> GpuBounder<'g> {
         if subgroup.is_some() {
             defines.push("PROBE");
         }
+        if options.walk_prefix {
+            defines.push("WALK_PREFIX");
+        }
         let path = format!("flowshop/{}.wgsl", options.bound.entry_point());
         let kernel = gpu.kernel(&path, options.mapping.entry_point(options.bound), &defines)?;
         let upload = |label: &str, words: &[u32]| -> Result<GpuBuffer<u32>> {
@@ -173,6 +184,7 @@ impl<'g> GpuBounder<'g> {
             children: Growable::new(gpu, "flowshop children")?,
             bounds: Growable::new(gpu, "flowshop bounds")?,
             offsets: Growable::new(gpu, "flowshop offsets")?,
+            prefixes: Growable::new(gpu, "flowshop prefixes")?,
             probe: match subgroup {
                 Some(width) => Some((Growable::new(gpu, "flowshop probe records")?, width)),
                 None => None,
@@ -237,6 +249,14 @@ impl<'g> GpuBounder<'g> {
     }
 
     fn check_pool(&self, pool: &Pool) -> Result<()> {
+        if self.options.walk_prefix {
+            if let Some(parent) = (0..pool.parent_count()).find(|&p| pool.prefix(p).is_none()) {
+                return Err(Error::invalid(
+                    "pool for the prefix-walking kernel",
+                    format!("parent {parent} was added without its prefix: add parents with Pool::add_node"),
+                ));
+            }
+        }
         if pool.jobs() != self.jobs || pool.machines() != self.machines {
             return Err(Error::invalid(
                 "pool",
@@ -404,7 +424,9 @@ impl GpuBounder<'_> {
         if let Some(limit) = gpu.loop_iteration_limit() {
             // Inner-loop iterations of the busiest thread: per child, the heads loop and (LB2)
             // one walk over the jobs per machine pair.
-            let per_child = (self.machines + if self.options.bound == LowerBound::Lb2 { self.pairs * self.jobs } else { 0 }) as u64;
+            let pair_walks = if self.options.bound == LowerBound::Lb2 { self.pairs * self.jobs } else { 0 };
+            let prefix_walk = if self.options.walk_prefix { self.jobs * self.machines } else { 0 };
+            let per_child = (self.machines + pair_walks + prefix_walk) as u64;
             let children = if per_parent { self.offsets_host.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0) as u64 } else { 1 };
             if per_child * children > limit {
                 return Err(Error::Limit {
@@ -427,6 +449,9 @@ impl GpuBounder<'_> {
         if per_parent {
             rebind |= self.offsets.reserve(gpu, self.offsets_host.len())?;
         }
+        if self.options.walk_prefix {
+            rebind |= self.prefixes.reserve(gpu, pool.prefixes().len())?;
+        }
         let layout = self.probe.as_ref().map(|(_, width)| {
             let workgroups = grid[0] as usize * grid[1] as usize;
             ProbeLayout::new(probe_sites(self.options.bound), workgroups, WORKGROUP_SIZE, *width)
@@ -444,6 +469,7 @@ impl GpuBounder<'_> {
                 (5, &self.pair_list),
                 (6, &self.sequences),
                 (9, &self.offsets.buffer),
+                (10, &self.prefixes.buffer),
             ];
             if let Some((records, _)) = &self.probe {
                 slots.push((PROBE_BINDING, &records.buffer));
@@ -457,6 +483,9 @@ impl GpuBounder<'_> {
         gpu.write(&self.children.buffer, pool.children())?;
         if per_parent {
             gpu.write(&self.offsets.buffer, &self.offsets_host)?;
+        }
+        if self.options.walk_prefix {
+            gpu.write(&self.prefixes.buffer, pool.prefixes())?;
         }
         Ok(Some((grid, layout)))
     }

@@ -415,14 +415,21 @@ pub enum Direction {
 /// Bit of a child's job word (binding 3) that marks a [`Direction::Backward`] child.
 pub const BACKWARD_CHILD: u32 = 1 << 31;
 
-/// A batch of child nodes to bound, in the flat layout the kernels read (bindings 2 and 3).
+/// A batch of child nodes to bound, in the flat layout the kernels read (bindings 2, 3 and,
+/// for the prefix-walking kernels, 10).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pool {
     jobs: usize,
     machines: usize,
     parents: Vec<u32>,
     children: Vec<u32>,
+    /// Per parent `[length, jobs of the prefix in order, 0 …]`, `jobs + 1` words; length
+    /// [`UNKNOWN_PREFIX`] for parents added by heads alone ([`Pool::add_parent`]).
+    prefixes: Vec<u32>,
 }
+
+/// Prefix length of a parent added without its prefix.
+pub const UNKNOWN_PREFIX: u32 = u32::MAX;
 
 impl Pool {
     pub fn new(jobs: usize, machines: usize) -> Self {
@@ -431,6 +438,7 @@ impl Pool {
             machines,
             parents: Vec::new(),
             children: Vec::new(),
+            prefixes: Vec::new(),
         }
     }
 
@@ -441,6 +449,7 @@ impl Pool {
     pub fn clear(&mut self) {
         self.parents.clear();
         self.children.clear();
+        self.prefixes.clear();
     }
 
     pub fn jobs(&self) -> usize {
@@ -479,6 +488,35 @@ impl Pool {
         &self.children
     }
 
+    /// Prefix records, `parent_count() * (jobs + 1)` words (binding 10).
+    pub fn prefixes(&self) -> &[u32] {
+        &self.prefixes
+    }
+
+    /// The jobs of `parent`'s prefix, None when it was added without them.
+    pub fn prefix(&self, parent: usize) -> Option<&[u32]> {
+        let record = &self.prefixes[parent * (self.jobs + 1)..(parent + 1) * (self.jobs + 1)];
+        (record[0] != UNKNOWN_PREFIX).then(|| &record[1..1 + record[0] as usize])
+    }
+
+    /// Appends `node` as a parent, its heads and tails computed from its prefix and suffix,
+    /// its prefix kept for the prefix-walking kernels. Returns the parent index.
+    pub fn add_node(&mut self, node: &Node, data: &BoundData) -> Result<u32> {
+        if data.machines != self.machines || data.jobs != self.jobs {
+            return Err(Error::invalid("pool parent", "the data is not of the pool's instance size"));
+        }
+        let node = Node::new(self.jobs, node.prefix.clone(), node.suffix.clone())?;
+        let prefix: Vec<u32> = node.prefix.iter().map(|&j| j as u32).collect();
+        self.push_parent(
+            &cpu::heads(data, &node.prefix),
+            &cpu::tails(data, &node.suffix),
+            node.unscheduled.iter().copied(),
+            Some(&prefix),
+            data,
+        );
+        Ok((self.parent_count() - 1) as u32)
+    }
+
     /// Appends a parent: its heads and tails as the bounds define them ([`cpu::heads`],
     /// [`cpu::tails`]; zero heads also serve an empty prefix with forward children only),
     /// and its unscheduled jobs. Returns the parent index.
@@ -506,7 +544,7 @@ impl Pool {
                 format!("job {j} does not exist ({} jobs)", self.jobs),
             ));
         }
-        self.push_parent(heads, tails, unscheduled.iter().copied(), data);
+        self.push_parent(heads, tails, unscheduled.iter().copied(), None, data);
         Ok((self.parent_count() - 1) as u32)
     }
 
@@ -538,9 +576,19 @@ impl Pool {
         heads: &[u32],
         tails: &[u32],
         unscheduled: impl Iterator<Item = usize>,
+        prefix: Option<&[u32]>,
         data: &BoundData,
     ) {
         let (n, m) = (self.jobs, self.machines);
+        let at = self.prefixes.len();
+        self.prefixes.resize(at + n + 1, 0);
+        match prefix {
+            Some(jobs) => {
+                self.prefixes[at] = jobs.len() as u32;
+                self.prefixes[at + 1..at + 1 + jobs.len()].copy_from_slice(jobs);
+            }
+            None => self.prefixes[at] = UNKNOWN_PREFIX,
+        }
         self.parents.extend_from_slice(heads);
         self.parents.extend_from_slice(tails);
         let remaining_at = self.parents.len();
@@ -918,7 +966,7 @@ pub fn solve_with(
             }
             let index = pool.parent_count() as u32;
             let unscheduled = perm[front..back].iter().map(|&j| j as usize);
-            pool.push_parent(&ends[..m], &ends[m..], unscheduled, data);
+            pool.push_parent(&ends[..m], &ends[m..], unscheduled, Some(&perm[..front]), data);
             for &direction in directions {
                 for position in front..back {
                     pool.push_child_unchecked(index, perm[position] as usize, direction);
@@ -1158,6 +1206,16 @@ mod tests {
         assert_eq!(pool.remaining(0), expected.as_slice());
         let params = data.kernel_params(&pool).to_words();
         assert_eq!(params, [40, 3, 3, 1, 11, 2, 1, 0]);
+
+        // Parents from nodes keep their prefix (for the prefix-walking kernels).
+        assert_eq!(pool.prefix(0), None);
+        let node = Node::new(40, vec![5, 2, 17], vec![9]).unwrap();
+        let from_node = pool.add_node(&node, &data).unwrap() as usize;
+        assert_eq!(pool.prefix(from_node), Some(&[5, 2, 17][..]));
+        assert_eq!(pool.heads(from_node), cpu::heads(&data, &node.prefix).as_slice());
+        assert_eq!(pool.tails(from_node), cpu::tails(&data, &node.suffix).as_slice());
+        assert_eq!(pool.prefixes().len(), 2 * 41);
+        assert!(pool.add_node(&Node { prefix: vec![1, 1], ..node }, &data).is_err());
     }
 
     #[test]
@@ -1363,10 +1421,10 @@ mod tests {
             let path = format!("flowshop/{}.wgsl", bound.entry_point());
             assert_eq!(
                 shader::declared_variants(bound.wgsl()),
-                ["BRANCHLESS", "PROBE"]
+                ["BRANCHLESS", "PROBE", "WALK_PREFIX"]
             );
             let mut variants = Vec::new();
-            for defines in [&[][..], &["BRANCHLESS"][..]] {
+            for defines in [&[][..], &["BRANCHLESS"][..], &["WALK_PREFIX"][..]] {
                 let source = shader::preprocess(&path, defines).unwrap();
                 let (module, info) =
                     shader::validate(&source).unwrap_or_else(|e| panic!("{path} {defines:?}: {e}"));
@@ -1387,15 +1445,15 @@ mod tests {
                                 && matches!(v.space, naga::AddressSpace::Storage { .. })
                         })
                         .count() as u32;
-                    let extra = (mapping == gpu::ThreadMapping::PerParent) as u32;
+                    // offsets (per parent), prefixes (prefix walk)
+                    let extra = (mapping == gpu::ThreadMapping::PerParent) as u32
+                        + defines.contains(&"WALK_PREFIX") as u32;
                     assert_eq!(storage, bound.storage_buffers() + extra, "{name}");
                 }
                 variants.push(source.text);
             }
-            assert_ne!(
-                variants[0], variants[1],
-                "{bound:?}: BRANCHLESS changes nothing"
-            );
+            assert_ne!(variants[0], variants[1], "{bound:?}: BRANCHLESS changes nothing");
+            assert_ne!(variants[0], variants[2], "{bound:?}: WALK_PREFIX changes nothing");
         }
     }
 
