@@ -89,7 +89,10 @@ impl Gpu {
         Ok(Timing { seconds: t.seconds / copies as f64, source: t.source, wall_seconds: t.wall_seconds / copies as f64 })
     }
 
-    fn run_once(&self, steps: &[Step], timed: bool) -> Result<Timing> {
+    /// Like [`Gpu::run`], but runs the steps exactly once whatever
+    /// [`Gpu::set_min_timed_seconds`] says: for work whose results are used (a search's
+    /// pool), where repeating it would only add time.
+    pub fn run_once(&self, steps: &[Step], timed: bool) -> Result<Timing> {
         let use_timestamps = timed && self.caps.timestamps && steps.iter().any(Step::is_pass_work);
         let queries = use_timestamps.then(|| {
             let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {

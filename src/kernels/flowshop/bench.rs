@@ -257,6 +257,9 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
                     "gpu",
                     serde_json::json!({ "branchless": branchless, "mapping": config.mapping, "walk_prefix": walk_prefix }),
                 );
+                // kernel times of the timed samples only (the last calls; warm-up runs may
+                // find the GPU still clocking up)
+                let mut kernel = kernel.split_off(kernel.len().saturating_sub(stats.samples.len()));
                 let mut record = info.record(gpu, variant, params, stats, check);
                 kernel.sort_by(f64::total_cmp);
                 record.extra = serde_json::json!({

@@ -380,7 +380,8 @@ impl GpuBounder<'_> {
         let gpu = self.gpu;
         let count = pool.child_count();
         let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
-        let timing = gpu.run(&[Step::dispatch(&self.kernel, bind, grid)], true)?;
+        // once: a pool's bounds are used, and a search pays for one run
+        let timing = gpu.run_once(&[Step::dispatch(&self.kernel, bind, grid)], true)?;
         let raw = gpu.read_bytes(&self.bounds.buffer.buffer, 4 * count as u64)?;
         let bounds: Vec<u32> = bytemuck::pod_collect_to_vec(&raw);
 
