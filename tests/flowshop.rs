@@ -358,4 +358,13 @@ fn cli_functions_report_instances_bounds_and_solutions() {
     assert_eq!((&cpu_json["nodes"], &cpu_json["leaves"]), (&json["nodes"], &json["leaves"]));
     assert!(cli::solve(&SolveArgs { pool: 0, ..args.clone() }, Some(&gpu)).is_err());
     assert!(cli::solve(&args, None).is_err(), "--device gpu without a GPU");
+
+    // --heuristic-rounds 0 starts from NEH (ta001: 1286), the default improves on it.
+    let start = |rounds: Option<u32>| -> u64 {
+        let args = SolveArgs { heuristic_rounds: rounds, node_limit: Some(1), ..cpu.clone() };
+        let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, None).unwrap()).unwrap();
+        json["start_makespan"].as_u64().unwrap()
+    };
+    assert_eq!(start(Some(0)), 1286);
+    assert!(start(None) < 1286);
 }

@@ -131,26 +131,43 @@ impl Gpu {
         if bytes == 0 {
             return Ok(Vec::new());
         }
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: bytes,
+        let staging = self.readback_buffer("readback", bytes);
+        let encoder = self.device.create_command_encoder(&Default::default());
+        self.submit_read(encoder, buffer, &staging, bytes)?.finish(self)
+    }
+
+    /// A mappable buffer of `bytes` to read results back through ([`Gpu::submit_read`]).
+    pub fn readback_buffer(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(4),
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
+        })
+    }
+
+    /// Submits `encoder`'s work followed by a copy of the first `bytes` of `buffer` into
+    /// `staging` (from [`Gpu::readback_buffer`]), requests the mapping and returns at once:
+    /// the host can work while the GPU runs, then [`PendingRead::finish`] waits and reads.
+    pub fn submit_read(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        buffer: &wgpu::Buffer,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<PendingRead> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, bytes);
+        let commands = encoder.finish();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::gpu("recording work and its readback", e));
+        }
+        let submission = self.queue.submit([commands]);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, ..bytes, move |r| {
+            let _ = sender.send(r);
         });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-        let index = self.queue.submit([encoder.finish()]);
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait(Some(index), "reading a buffer back")?;
-        rx.recv_timeout(self.timeout)
-            .map_err(|_| Error::Timeout { what: "buffer mapping".into(), seconds: self.timeout.as_secs_f64(), hint: "the device may be lost".into() })?
-            .map_err(|e| Error::gpu("mapping a readback buffer", e))?;
-        let data = staging.get_mapped_range(..).map_err(|e| Error::gpu("reading a mapped buffer", e))?.to_vec();
-        staging.unmap();
-        Ok(data)
+        Ok(PendingRead { staging: staging.clone(), submission, receiver, bytes })
     }
 
     /// Blocks until `submission` (or all work) finishes, at most `self.timeout`.
@@ -166,5 +183,35 @@ impl Gpu {
                 },
                 other => Error::gpu(what, other),
             })
+    }
+}
+
+/// Work and a readback submitted by [`Gpu::submit_read`], not waited for yet.
+pub struct PendingRead {
+    staging: wgpu::Buffer,
+    submission: wgpu::SubmissionIndex,
+    receiver: std::sync::mpsc::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
+    bytes: u64,
+}
+
+impl PendingRead {
+    /// Waits (at most the GPU's timeout) for the work and returns the bytes read back.
+    pub fn finish(self, gpu: &Gpu) -> Result<Vec<u8>> {
+        gpu.wait(Some(self.submission), "reading a buffer back")?;
+        self.receiver
+            .recv_timeout(gpu.timeout)
+            .map_err(|_| Error::Timeout {
+                what: "buffer mapping".into(),
+                seconds: gpu.timeout.as_secs_f64(),
+                hint: "the device may be lost".into(),
+            })?
+            .map_err(|e| Error::gpu("mapping a readback buffer", e))?;
+        let data = self
+            .staging
+            .get_mapped_range(..self.bytes)
+            .map_err(|e| Error::gpu("reading a mapped buffer", e))?
+            .to_vec();
+        self.staging.unmap();
+        Ok(data)
     }
 }

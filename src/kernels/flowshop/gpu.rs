@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::{BoundData, Bounder, LowerBound, Pool, Started, WORKGROUP_SIZE};
 use crate::divergence::{Divergence, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step, Timing};
 
 /// Sites counted by the probe in each kernel (`PROBE_SITES` in the WGSL files).
 pub fn probe_sites(bound: LowerBound) -> usize {
@@ -305,16 +305,10 @@ impl Bounder for GpuBounder<'_> {
         let gpu = self.gpu;
         let bytes = 4 * pool.child_count() as u64;
         if self.readback.as_ref().is_none_or(|b| b.size() < bytes) {
-            self.readback = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("flowshop bounds readback"),
-                size: bytes.next_power_of_two(),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
+            self.readback = Some(gpu.readback_buffer("flowshop bounds readback", bytes.next_power_of_two()));
         }
         let readback = self.readback.as_ref().expect("made above");
         let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -322,17 +316,8 @@ impl Bounder for GpuBounder<'_> {
             pass.set_bind_group(0, Some(bind), &[]);
             pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
         }
-        encoder.copy_buffer_to_buffer(&self.bounds.buffer.buffer, 0, readback, 0, bytes);
-        let commands = encoder.finish();
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::gpu("recording flow-shop bounding", e));
-        }
-        let submission = gpu.queue.submit([commands]);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        readback.map_async(wgpu::MapMode::Read, ..bytes, move |r| {
-            let _ = sender.send(r);
-        });
-        self.pending = Some(PendingBounds { submission, receiver, count: pool.child_count() });
+        let read = gpu.submit_read(encoder, &self.bounds.buffer.buffer, readback, bytes)?;
+        self.pending = Some(PendingBounds { read, count: pool.child_count() });
         Ok(Started::Running)
     }
 
@@ -341,21 +326,7 @@ impl Bounder for GpuBounder<'_> {
             .pending
             .take()
             .ok_or_else(|| Error::invalid("flow-shop bounder", "finish() without a running start()"))?;
-        let gpu = self.gpu;
-        gpu.wait(Some(pending.submission), "bounding a flow-shop pool")?;
-        pending
-            .receiver
-            .recv_timeout(gpu.timeout)
-            .map_err(|_| Error::Timeout { what: "mapping flow-shop bounds".into(), seconds: gpu.timeout.as_secs_f64(), hint: "the device may be lost".into() })?
-            .map_err(|e| Error::gpu("mapping flow-shop bounds", e))?;
-        let readback = self.readback.as_ref().expect("a pending read has its buffer");
-        let bounds = {
-            let range = readback
-                .get_mapped_range(..4 * pending.count as u64)
-                .map_err(|e| Error::gpu("reading flow-shop bounds", e))?;
-            bytemuck::pod_collect_to_vec(&range)
-        };
-        readback.unmap();
+        let bounds = bytemuck::pod_collect_to_vec(&pending.read.finish(self.gpu)?);
         self.pools += 1;
         self.bounded += pending.count as u64;
         Ok(bounds)
@@ -364,8 +335,7 @@ impl Bounder for GpuBounder<'_> {
 
 /// A pool started on the GPU whose bounds are not read yet.
 struct PendingBounds {
-    submission: wgpu::SubmissionIndex,
-    receiver: std::sync::mpsc::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
+    read: PendingRead,
     count: usize,
 }
 

@@ -20,6 +20,7 @@
 //! | 6 | `sequences` (lb2) | 4·P·n | [`BoundData::sequences`]: per pair, its Johnson order as `(j, p[u][j], p[v][j], lag)` |
 //! | 7 | probe records | | only with `PROBE` (`shaders/shared/probe.wgsl`) |
 //! | 9 | `offsets` (per-parent entry points) | parents + 1 | children of parent p are `offsets[p]..offsets[p+1]` |
+//! | 10 | `prefixes` (only with `WALK_PREFIX`) | parents·(n+1) | [`Pool::prefixes`]: per parent `[length, prefix jobs…]` |
 //!
 //! A parent record (stride `3m + W`, `W = ceil(n/32)`) is
 //! `[heads (m) | tails (m) | remaining (m) | unscheduled bitmask (W)]`:
@@ -30,7 +31,9 @@
 //! appended to its prefix, the backward child the parent with j put in front of its suffix;
 //! the kernel derives the child's heads (or tails) in O(m) and removes j from the set, so no
 //! thread walks a prefix (the depth-dependent loop that causes the divergence discussed in
-//! the paper) and the children of one parent read the same record. Extending the empty
+//! the paper) and the children of one parent read the same record. With `WALK_PREFIX` the
+//! kernels instead recompute the parent's heads along its prefix, as the paper's kernel does
+//! ([`gpu::GpuBoundOptions::walk_prefix`], Table 1 of the Chakroun experiment). Extending the empty
 //! prefix's `min_heads` by a job gives that job's exact completion times, because
 //! `min_heads[k]` never exceeds `Σ_{l<k} p[l][j]` (and likewise for tails), so one record
 //! serves both the bound and the derivation. Thread `i` = child `i`, with
@@ -39,6 +42,10 @@
 //! with `BRANCHLESS` defined, the divergence-probed ones with `PROBE`. The `*_per_parent`
 //! entry points map one thread to one parent, which bounds its children in turn
 //! ([`gpu::ThreadMapping`]). [`gpu::GpuBounder`] runs them.
+//!
+//! The search ([`solve_with`]) starts from the schedule of the start heuristic ([`IteratedGreedy`]:
+//! NEH, then iterated greedy) or a given upper bound, branches bidirectionally by default,
+//! and fills the next pool while the bounder works on the current one.
 
 pub mod bench;
 pub mod cli;
