@@ -61,7 +61,7 @@ impl Gpu {
     /// Checks that `bytes` fits one binding of `kind` on this device.
     pub fn check_buffer_size(&self, label: &str, bytes: u64, kind: BufferKind) -> Result<()> {
         let (limit, what) = match kind {
-            BufferKind::Uniform => (self.device.limits().max_uniform_buffer_binding_size as u64, "uniform binding"),
+            BufferKind::Uniform => (self.device.limits().max_uniform_buffer_binding_size, "uniform binding"),
             _ => (self.caps.max_storage_buffer_binding_size, "max_storage_buffer_binding_size"),
         };
         let limit = limit.min(self.caps.max_buffer_size);
@@ -81,7 +81,7 @@ impl Gpu {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         self.check_buffer_size(label, bytes.len() as u64, kind)?;
         let padded;
-        let contents = if bytes.len() % 4 != 0 || bytes.is_empty() {
+        let contents = if !bytes.len().is_multiple_of(4) || bytes.is_empty() {
             let mut v = bytes.to_vec();
             v.resize(bytes.len().div_ceil(4).max(1) * 4, 0);
             padded = v;

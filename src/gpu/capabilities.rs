@@ -39,7 +39,7 @@ impl Capabilities {
             timestamps: f.contains(wgpu::Features::TIMESTAMP_QUERY),
             timestamps_inside_passes: f.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
             coherent: f.contains(wgpu::Features::MEMORY_DECORATION_COHERENT),
-            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size as u64,
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
             max_buffer_size: l.max_buffer_size,
             max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
             max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,

@@ -975,8 +975,8 @@ pub fn solve_with(
             let unscheduled = perm[front..back].iter().map(|&j| j as usize);
             pool.push_parent(&ends[..m], &ends[m..], unscheduled, Some(&perm[..front]), data);
             for &direction in directions {
-                for position in front..back {
-                    pool.push_child_unchecked(index, perm[position] as usize, direction);
+                for (position, &job) in (front..back).zip(&perm[front..back]) {
+                    pool.push_child_unchecked(index, job as usize, direction);
                     child_positions.push(position);
                 }
             }

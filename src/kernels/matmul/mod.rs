@@ -130,7 +130,7 @@ impl Shape {
 
     /// K and N multiples of 4: the vec4 path of `regtile`.
     pub fn vec4_aligned(&self) -> bool {
-        self.k % 4 == 0 && self.n % 4 == 0
+        self.k.is_multiple_of(4) && self.n.is_multiple_of(4)
     }
 }
 
@@ -182,7 +182,7 @@ impl RegtileConfig {
         if ![4, 8].contains(&self.tm) || ![4, 8].contains(&self.tn) {
             return bad("tm and tn must be 4 or 8".into());
         }
-        if self.bk == 0 || self.bk % 4 != 0 || self.bk > 64 {
+        if self.bk == 0 || !self.bk.is_multiple_of(4) || self.bk > 64 {
             return bad("bk must be a multiple of 4 up to 64".into());
         }
         if self.group_m == 0 {
@@ -204,7 +204,7 @@ impl RegtileConfig {
     /// The subgroup block actually used: (warp_x, warp_y) when they divide the workgroup,
     /// else row order (wg_x, 1).
     pub fn warp_block(&self) -> (u32, u32) {
-        let ok = self.warp_x > 0 && self.warp_y > 0 && self.wg_x % self.warp_x == 0 && self.wg_y % self.warp_y == 0;
+        let ok = self.warp_x > 0 && self.warp_y > 0 && self.wg_x.is_multiple_of(self.warp_x) && self.wg_y.is_multiple_of(self.warp_y);
         if ok {
             (self.warp_x, self.warp_y)
         } else {

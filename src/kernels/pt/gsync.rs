@@ -95,7 +95,7 @@ impl Prepared for GsyncRun {
     }
 
     fn output(&self, gpu: &Gpu) -> Result<Vec<u32>> {
-        gpu.read(if self.phases % 2 == 0 { &self.a } else { &self.b })
+        gpu.read(if self.phases.is_multiple_of(2) { &self.a } else { &self.b })
     }
 }
 

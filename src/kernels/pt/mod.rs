@@ -6,6 +6,7 @@
 //!   kernels vs persistent level kernels vs one PT kernel with a ring queue);
 //! - [`prodcons`]: producer-consumer locality (global sum reduction; two-stage workload);
 //! - [`gsync`]: global synchronization (kernel relaunch vs in-dispatch barrier);
+//!
 //! plus the [`micro`] barrier-latency and queue-throughput benchmarks.
 //!
 //! [`execute`] runs a case at a requested tier with automatic fallback (probe verdict, aborts,

@@ -333,7 +333,7 @@ fn zhang_loop_model(p: &ParamValues) -> Option<f64> {
         1 => {
             let group = p.get("group").ok()?.max(1.0);
             // lanes per 32-wide warp that hold a long trip
-            let longs = (32.0 / group).max(1.0).min(32.0);
+            let longs = (32.0 / group).clamp(1.0, 32.0);
             Some((longs * long + (32.0 - longs) * short) / (32.0 * long))
         }
         _ => Some((short + long) / 2.0 / long.max(short)),
