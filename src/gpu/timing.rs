@@ -108,10 +108,42 @@ impl Gpu {
             });
             (set, resolve)
         });
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.record(steps, queries.as_ref().map(|(set, _)| set));
+        if let Some((set, resolve)) = &queries {
+            encoder.resolve_query_set(set, 0..2, resolve, 0);
+        }
+        let commands = encoder.finish();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::gpu("recording GPU work", e));
+        }
+        let t0 = Instant::now();
+        let index = self.queue.submit([commands]);
+        self.wait(Some(index), "running GPU work")?;
+        let wall_seconds = t0.elapsed().as_secs_f64();
+
+        match &queries {
+            Some((_, resolve)) => {
+                let raw = self.read_bytes(resolve, 16)?;
+                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&raw[..16]);
+                let ns = ticks[1].saturating_sub(ticks[0]) as f64 * self.queue.get_timestamp_period() as f64;
+                Ok(Timing { seconds: ns * 1e-9, source: TimingSource::DeviceTimestamps, wall_seconds })
+            }
+            None => Ok(Timing { seconds: wall_seconds, source: TimingSource::WallClock, wall_seconds }),
+        }
+    }
+
+    /// `steps` recorded into a new encoder, untimed and not submitted: for work submitted
+    /// together with something else, e.g. its readback through [`Gpu::submit_read`].
+    pub fn encode(&self, steps: &[Step]) -> wgpu::CommandEncoder {
+        self.record(steps, None)
+    }
+
+    /// Records `steps`, consecutive pass work in one compute pass; with `timestamps`, query 0
+    /// is written at the start of the first pass and query 1 at the end of the last.
+    fn record(&self, steps: &[Step], timestamps: Option<&wgpu::QuerySet>) -> wgpu::CommandEncoder {
         let first_pass = steps.iter().position(Step::is_pass_work);
         let last_pass = steps.iter().rposition(Step::is_pass_work);
-
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let mut i = 0;
         while i < steps.len() {
@@ -129,7 +161,7 @@ impl Gpu {
                     while i < steps.len() && steps[i].is_pass_work() {
                         i += 1;
                     }
-                    let timestamp_writes = queries.as_ref().map(|(set, _)| wgpu::ComputePassTimestampWrites {
+                    let timestamp_writes = timestamps.map(|set| wgpu::ComputePassTimestampWrites {
                         query_set: set,
                         beginning_of_pass_write_index: (Some(start) == first_pass).then_some(0),
                         end_of_pass_write_index: (last_pass.is_some_and(|l| l < i)).then_some(1),
@@ -158,26 +190,6 @@ impl Gpu {
                 }
             }
         }
-        if let Some((set, resolve)) = &queries {
-            encoder.resolve_query_set(set, 0..2, resolve, 0);
-        }
-        let commands = encoder.finish();
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::gpu("recording GPU work", e));
-        }
-        let t0 = Instant::now();
-        let index = self.queue.submit([commands]);
-        self.wait(Some(index), "running GPU work")?;
-        let wall_seconds = t0.elapsed().as_secs_f64();
-
-        match &queries {
-            Some((_, resolve)) => {
-                let raw = self.read_bytes(resolve, 16)?;
-                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&raw[..16]);
-                let ns = ticks[1].saturating_sub(ticks[0]) as f64 * self.queue.get_timestamp_period() as f64;
-                Ok(Timing { seconds: ns * 1e-9, source: TimingSource::DeviceTimestamps, wall_seconds })
-            }
-            None => Ok(Timing { seconds: wall_seconds, source: TimingSource::WallClock, wall_seconds }),
-        }
+        encoder
     }
 }

@@ -30,7 +30,6 @@ impl Bounder for Capture<'_> {
         if self.pool.child_count() >= self.want {
             return Ok(vec![u32::MAX; pool.child_count()]);
         }
-        let stride = pool.parent_stride();
         let mut mapped: Option<(usize, u32)> = None;
         for child in 0..pool.child_count() {
             if self.pool.child_count() >= self.want {
@@ -41,14 +40,7 @@ impl Bounder for Capture<'_> {
             let index = match mapped {
                 Some((from, to)) if from == parent => to,
                 _ => {
-                    let to = self.pool.parent_count() as u32;
-                    self.pool
-                        .parents
-                        .extend_from_slice(&pool.parents[parent * stride..(parent + 1) * stride]);
-                    let words = pool.jobs() + 1;
-                    self.pool
-                        .prefixes
-                        .extend_from_slice(&pool.prefixes[parent * words..(parent + 1) * words]);
+                    let to = self.pool.copy_parent(pool, parent);
                     mapped = Some((parent, to));
                     to
                 }

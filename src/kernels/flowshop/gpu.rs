@@ -309,13 +309,7 @@ impl Bounder for GpuBounder<'_> {
         }
         let readback = self.readback.as_ref().expect("made above");
         let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&self.kernel.pipeline);
-            pass.set_bind_group(0, Some(bind), &[]);
-            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
-        }
+        let encoder = gpu.encode(&[Step::dispatch(&self.kernel, bind, grid)]);
         let read = gpu.submit_read(encoder, &self.bounds.buffer.buffer, readback, bytes)?;
         self.pending = Some(PendingBounds { read, count: pool.child_count() });
         Ok(Started::Running)

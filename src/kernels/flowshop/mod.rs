@@ -502,8 +502,12 @@ impl Pool {
 
     /// The jobs of `parent`'s prefix, None when it was added without them.
     pub fn prefix(&self, parent: usize) -> Option<&[u32]> {
-        let record = &self.prefixes[parent * (self.jobs + 1)..(parent + 1) * (self.jobs + 1)];
+        let record = self.prefix_record(parent);
         (record[0] != UNKNOWN_PREFIX).then(|| &record[1..1 + record[0] as usize])
+    }
+
+    fn prefix_record(&self, parent: usize) -> &[u32] {
+        &self.prefixes[parent * (self.jobs + 1)..(parent + 1) * (self.jobs + 1)]
     }
 
     /// Appends `node` as a parent, its heads and tails computed from its prefix and suffix,
@@ -576,6 +580,14 @@ impl Pool {
         }
         self.push_child_unchecked(parent, job, direction);
         Ok(())
+    }
+
+    /// Appends parent `parent` of `from` (a pool of the same instance) with its record and
+    /// prefix. Returns its index here.
+    fn copy_parent(&mut self, from: &Pool, parent: usize) -> u32 {
+        self.parents.extend_from_slice(from.record(parent));
+        self.prefixes.extend_from_slice(from.prefix_record(parent));
+        (self.parent_count() - 1) as u32
     }
 
     fn push_parent(
