@@ -3,15 +3,24 @@
 
 mod common;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use clap::{Args as _, FromArgMatches as _};
+use proptest::prelude::*;
+use serde_json::{json, Value};
 use simtlab::kernels::flowshop::bench::{parent_depths, search_pool};
-use simtlab::kernels::flowshop::cli::{self, BoundArgs, BranchingArg, DeviceArg, InstanceArgs, SolveArgs};
+use simtlab::kernels::flowshop::cli::{
+    self, BoundArgs, BranchingArg, DeviceArg, FlowshopArgs, FlowshopCommand, InstanceArgs, KernelArg, MappingArg, SolveArgs,
+};
 use simtlab::kernels::flowshop::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
+use simtlab::kernels::flowshop::taillard::parse_instances;
 use simtlab::kernels::flowshop::{
     cpu, makespan, solve_with, taillard, BoundData, Bounder, Branching, CpuBounder, Direction, Exploration, Instance,
-    LowerBound, Node, Pool, SearchOptions,
+    IteratedGreedy, LowerBound, Node, Pool, Progress, SearchOptions, Solution, Stop, MAX_JOBS,
 };
 use simtlab::rng::Rng;
-use simtlab::Gpu;
+use simtlab::{Gpu, GpuOptions};
 
 const BOUNDS: [LowerBound; 2] = [LowerBound::Lb1, LowerBound::Lb2];
 
@@ -219,7 +228,7 @@ fn bad_inputs_are_errors() {
     let p = simtlab::kernels::flowshop::taillard::generate(4, 33, 5).unwrap();
     let wide = Instance::new("wide", 4, 33, 5, p, 0, 0).unwrap();
     let err = GpuBounder::new(&gpu, &BoundData::new(&wide), GpuBoundOptions::default()).err().expect("33 machines");
-    assert!(err.to_string().contains("machines"), "{err}");
+    assert!(err.to_string().contains("machines") && err.to_string().contains("--device cpu"), "{err}");
 
     let data = BoundData::new(&taillard(1).unwrap());
     let other = BoundData::new(&taillard(11).unwrap());
@@ -263,7 +272,7 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
         let data = BoundData::new(&instance);
         let mut cpu_bounder = CpuBounder::new(&data, bound, 2);
         let optimum = if optimum == 0 {
-            solve_with(&data, &SearchOptions { bound, ..Default::default() }, &mut cpu_bounder, None).unwrap().makespan
+            solve_with(&data, &SearchOptions { bound, ..Default::default() }, &mut cpu_bounder, None).unwrap().makespan.unwrap()
         } else {
             optimum
         };
@@ -281,7 +290,9 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
         let gpu_dfs = solve_with(&data, &options(Exploration::DepthFirst, 512), &mut gpu_bounder, None).unwrap();
         let gpu_bfs = solve_with(&data, &options(Exploration::BreadthFirst, 256), &mut gpu_bounder, None).unwrap();
         for s in [&cpu, &gpu_dfs, &gpu_bfs] {
-            assert!(s.optimal && s.makespan == optimum, "{}: {s:?}", instance.name);
+            // From the optimum as --ub: proven, with the start schedule if it was optimal.
+            assert_eq!(s.proven_lower_bound, Some(optimum), "{}: {s:?}", instance.name);
+            assert!(s.makespan.is_none_or(|v| v == optimum), "{}: {s:?}", instance.name);
             assert!(s.nodes > 0, "{} {bound:?}: the search has work", instance.name);
         }
         assert_eq!((gpu_dfs.nodes, gpu_dfs.leaves), (cpu.nodes, cpu.leaves), "{} {bound:?} {branching:?} dfs", instance.name);
@@ -296,14 +307,14 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
 fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize, branching: BranchingArg) -> simtlab::kernels::flowshop::Solution {
     let instance = taillard(name[2..].parse().unwrap()).unwrap();
     let args = SolveArgs { pool, branching, ..SolveArgs::new(name) };
-    let (solved, solution) = cli::solve_instance(&args, Some(gpu), None).unwrap();
+    let (solved, solution) = cli::solve_instance(&args, Some(gpu), None, None).unwrap();
     assert_eq!(solved, instance);
     assert!(solution.optimal, "{name}: {solution:?}");
-    assert_eq!(solution.makespan, instance.upper_bound, "{name}: Taillard's upper bound");
+    assert_eq!(solution.makespan, Some(instance.upper_bound), "{name}: Taillard's upper bound");
     let mut sorted = solution.permutation.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, (0..instance.jobs).collect::<Vec<_>>(), "{name}: a permutation");
-    assert_eq!(makespan(&instance, &solution.permutation).unwrap(), solution.makespan);
+    assert_eq!(Some(makespan(&instance, &solution.permutation).unwrap()), solution.makespan);
     eprintln!("{name}: {} nodes, {} leaves, {:.2} s", solution.nodes, solution.leaves, solution.seconds);
     solution
 }
@@ -311,7 +322,7 @@ fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize, branching: BranchingArg) -> 
 #[test]
 fn gpu_search_solves_ta001_and_a_20x10_instance() {
     let gpu = common::gpu();
-    assert_eq!(solve_on_gpu(&gpu, "ta001", 256, BranchingArg::Forward).makespan, 1278);
+    assert_eq!(solve_on_gpu(&gpu, "ta001", 256, BranchingArg::Forward).makespan, Some(1278));
     let forward = solve_on_gpu(&gpu, TA_20X10, 256, BranchingArg::Forward);
     let bidirectional = solve_on_gpu(&gpu, TA_20X10, 256, BranchingArg::Bidirectional);
     assert!(bidirectional.nodes < forward.nodes, "{} vs {} nodes", bidirectional.nodes, forward.nodes);
@@ -348,23 +359,363 @@ fn cli_functions_report_instances_bounds_and_solutions() {
 
     let gpu = common::gpu();
     let args = SolveArgs { json: true, ub: Some(1278), ..SolveArgs::new("ta001") };
-    let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, Some(&gpu)).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, Some(&gpu), None).unwrap()).unwrap();
     for field in ["makespan", "permutation", "nodes", "leaves", "optimal", "seconds", "branching"] {
         assert!(json.get(field).is_some(), "solve JSON lacks {field}: {json}");
     }
     assert_eq!((json["makespan"].as_u64(), json["optimal"].as_bool()), (Some(1278), Some(true)));
     let cpu = SolveArgs { device: DeviceArg::Cpu, ..args.clone() };
-    let cpu_json: serde_json::Value = serde_json::from_str(&cli::solve(&cpu, None).unwrap()).unwrap();
+    let cpu_json: serde_json::Value = serde_json::from_str(&cli::solve(&cpu, None, None).unwrap()).unwrap();
     assert_eq!((&cpu_json["nodes"], &cpu_json["leaves"]), (&json["nodes"], &json["leaves"]));
-    assert!(cli::solve(&SolveArgs { pool: 0, ..args.clone() }, Some(&gpu)).is_err());
-    assert!(cli::solve(&args, None).is_err(), "--device gpu without a GPU");
+    assert!(cli::solve(&SolveArgs { pool: 0, ..args.clone() }, Some(&gpu), None).is_err());
+    assert!(cli::solve(&args, None, None).is_err(), "--device gpu without a GPU");
 
     // --heuristic-rounds 0 starts from NEH (ta001: 1286), the default improves on it.
     let start = |rounds: Option<u32>| -> u64 {
         let args = SolveArgs { heuristic_rounds: rounds, node_limit: Some(1), ..cpu.clone() };
-        let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, None).unwrap()).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, None, None).unwrap()).unwrap();
         json["start_makespan"].as_u64().unwrap()
     };
     assert_eq!(start(Some(0)), 1286);
     assert!(start(None) < 1286);
+}
+
+/// `flowshop solve` through its library entry, as JSON.
+fn solve_json(args: &SolveArgs, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Value {
+    let args = SolveArgs { json: true, ..args.clone() };
+    serde_json::from_str(&cli::solve(&args, gpu, interrupted).unwrap()).unwrap()
+}
+
+fn jobs_of(value: &Value) -> Vec<usize> {
+    value.as_array().unwrap().iter().map(|j| j.as_u64().unwrap() as usize).collect()
+}
+
+/// A reported makespan comes with a complete schedule that has it; the start schedule too.
+fn check_reported_schedules(instance: &Instance, json: &Value) {
+    let start = jobs_of(&json["start_permutation"]);
+    assert_eq!(Some(u64::from(makespan(instance, &start).unwrap())), json["start_makespan"].as_u64(), "{json}");
+    match json["makespan"].as_u64() {
+        Some(value) => assert_eq!(u64::from(makespan(instance, &jobs_of(&json["permutation"])).unwrap()), value, "{json}"),
+        None => assert_eq!(json["permutation"], json!([]), "{json}"),
+    }
+}
+
+#[test]
+fn an_upper_bound_the_search_never_beats_proves_only_a_lower_bound() {
+    // Optima: ta001 1278, ta011 1582. NEH (--heuristic-rounds 0) gives more than these bounds.
+    for (name, ub) in [("ta011", 1581), ("ta001", 0), ("ta001", 1), ("ta001", 1277), ("ta001", 1278)] {
+        let instance = taillard(name[2..].parse().unwrap()).unwrap();
+        let args = SolveArgs { ub: Some(ub), heuristic_rounds: Some(0), device: DeviceArg::Cpu, ..SolveArgs::new(name) };
+        let json = solve_json(&args, None, None);
+        assert_eq!(
+            (&json["makespan"], &json["optimal"], &json["proven_lower_bound"], &json["stopped"]),
+            (&Value::Null, &json!(false), &json!(ub), &Value::Null),
+            "{name} --ub {ub}: {json}"
+        );
+        assert!(json["start_makespan"].as_u64().unwrap() > u64::from(ub));
+        check_reported_schedules(&instance, &json);
+        if name == "ta001" {
+            // (ta011's search takes seconds: once is enough)
+            let text = cli::solve(&args, None, None).unwrap();
+            assert!(text.contains(&format!("no schedule better than --ub {ub} exists")), "{text}");
+            assert!(!text.contains("optimal)") && text.contains("start schedule"), "{text}");
+        }
+    }
+
+    let ta001 = taillard(1).unwrap();
+    let neh_cpu = SolveArgs { heuristic_rounds: Some(0), device: DeviceArg::Cpu, ..SolveArgs::new("ta001") };
+    // Between the optimum and NEH's 1286, or above NEH: the search finds and proves 1278.
+    for ub in [1280, 2000] {
+        let json = solve_json(&SolveArgs { ub: Some(ub), ..neh_cpu.clone() }, None, None);
+        assert_eq!((&json["makespan"], &json["optimal"], &json["proven_lower_bound"]), (&json!(1278), &json!(true), &json!(1278)), "{json}");
+        check_reported_schedules(&ta001, &json);
+    }
+    // The start schedule meets the bound: it is the incumbent, proven optimal.
+    let json = solve_json(&SolveArgs { ub: Some(1278), heuristic_rounds: None, ..neh_cpu.clone() }, None, None);
+    assert_eq!((&json["makespan"], &json["optimal"], &json["start_makespan"]), (&json!(1278), &json!(true), &json!(1278)), "{json}");
+    // Stopped before anything within the bound was found: nothing proven either.
+    let stopped = SolveArgs { ub: Some(1280), time_limit: Some(0.0), ..neh_cpu.clone() };
+    let json = solve_json(&stopped, None, None);
+    assert_eq!(
+        (&json["makespan"], &json["optimal"], &json["proven_lower_bound"], &json["stopped"]),
+        (&Value::Null, &json!(false), &Value::Null, &json!("time limit")),
+        "{json}"
+    );
+    check_reported_schedules(&ta001, &json);
+    let text = cli::solve(&stopped, None, None).unwrap();
+    assert!(text.contains("no schedule of makespan at most --ub 1280 found (search stopped: time limit reached)"), "{text}");
+
+    // The GPU search reports the same.
+    let gpu = common::gpu();
+    let json = solve_json(&SolveArgs { ub: Some(1277), device: DeviceArg::Gpu, ..neh_cpu }, Some(&gpu), None);
+    assert_eq!((&json["makespan"], &json["optimal"], &json["proven_lower_bound"]), (&Value::Null, &json!(false), &json!(1277)), "{json}");
+    check_reported_schedules(&ta001, &json);
+}
+
+fn check_interrupted(instance: &Instance, s: &Solution) {
+    assert_eq!((s.optimal, s.stopped, s.proven_lower_bound), (false, Some(Stop::Interrupted), None), "{s:?}");
+    assert_eq!(s.permutation.len(), instance.jobs, "a complete schedule");
+    assert_eq!(Some(makespan(instance, &s.permutation).unwrap()), s.makespan);
+    assert!(s.makespan.unwrap() <= s.start_makespan);
+}
+
+#[test]
+fn an_interrupt_stops_the_search_with_the_best_schedule_so_far() {
+    let instance = taillard(21).unwrap(); // 20x20: far from proven within a few thousand nodes
+    let data = BoundData::new(&instance);
+    let gpu = common::gpu();
+    fn options(flag: &AtomicBool) -> SearchOptions<'_> {
+        SearchOptions {
+            bound: LowerBound::Lb1,
+            heuristic: IteratedGreedy { iterations: Some(0), ..IteratedGreedy::default() },
+            pool_size: 64,
+            progress_interval: Duration::ZERO,
+            interrupted: Some(flag),
+            ..Default::default()
+        }
+    }
+
+    // Set before the search: the start schedule, nothing explored.
+    let flag = AtomicBool::new(true);
+    let before = solve_with(&data, &options(&flag), &mut CpuBounder::new(&data, LowerBound::Lb1, 1), None).unwrap();
+    check_interrupted(&instance, &before);
+    assert_eq!((before.nodes, before.makespan), (0, Some(before.start_makespan)));
+
+    // Set while it runs (from the progress callback), bounding on the CPU and on the GPU.
+    let gpu_options = GpuBoundOptions { bound: LowerBound::Lb1, ..Default::default() };
+    let mut bounders: Vec<Box<dyn Bounder>> =
+        vec![Box::new(CpuBounder::new(&data, LowerBound::Lb1, 2)), Box::new(GpuBounder::new(&gpu, &data, gpu_options).unwrap())];
+    for bounder in &mut bounders {
+        let flag = AtomicBool::new(false);
+        let mut interrupt_later = |p: &Progress| {
+            if p.nodes >= 3000 {
+                flag.store(true, Ordering::Relaxed);
+            }
+        };
+        let during = solve_with(&data, &options(&flag), bounder.as_mut(), Some(&mut interrupt_later)).unwrap();
+        check_interrupted(&instance, &during);
+        assert!(during.nodes >= 3000 && during.nodes < 100_000, "{during:?}");
+    }
+
+    // Through the command's entry point: what was found so far, as JSON.
+    let args = SolveArgs { device: DeviceArg::Cpu, heuristic_rounds: Some(0), json: true, ..SolveArgs::new("ta021") };
+    let out = cli::run(&FlowshopArgs { command: FlowshopCommand::Solve(args.clone()) }, &GpuOptions::default(), &AtomicBool::new(true)).unwrap();
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((&json["optimal"], &json["stopped"], &json["proven_lower_bound"]), (&json!(false), &json!("interrupted"), &Value::Null), "{json}");
+    assert_eq!(jobs_of(&json["permutation"]).len(), 20);
+    check_reported_schedules(&instance, &json);
+    let text = cli::solve(&SolveArgs { json: false, ..args }, None, Some(&AtomicBool::new(true))).unwrap();
+    assert!(text.contains("(search stopped: interrupted; not proven optimal)"), "{text}");
+}
+
+/// Parses `flowshop` arguments as the binary does.
+fn parse_flowshop(argv: &[&str]) -> Result<FlowshopArgs, clap::Error> {
+    let command = FlowshopArgs::augment_args(clap::Command::new("flowshop")).no_binary_name(true);
+    FlowshopArgs::from_arg_matches(&command.try_get_matches_from(argv)?)
+}
+
+fn run_flowshop(args: &FlowshopArgs) -> simtlab::Result<String> {
+    cli::run(args, &GpuOptions::default(), &AtomicBool::new(false))
+}
+
+#[test]
+fn options_the_device_would_ignore_are_rejected() {
+    for (argv, option) in [
+        (&["solve", "ta001", "--threads", "2"][..], "--threads"),
+        (&["solve", "ta001", "--device", "gpu", "--threads", "0"][..], "--threads"),
+        (&["solve", "ta001", "--device", "cpu", "--kernel", "basic"][..], "--kernel"),
+        (&["solve", "ta001", "--device", "cpu", "--mapping", "per-parent"][..], "--mapping"),
+    ] {
+        let err = run_flowshop(&parse_flowshop(argv).unwrap()).unwrap_err().to_string();
+        assert!(err.contains(option) && err.contains("applies only to --device"), "{argv:?}: {err}");
+    }
+    let cpu = parse_flowshop(&["solve", "ta001", "--device", "cpu", "--node-limit", "1"]).unwrap();
+    let adapter = GpuOptions { adapter: Some("llvmpipe".into()), ..GpuOptions::default() };
+    let err = cli::run(&cpu, &adapter, &AtomicBool::new(false)).unwrap_err().to_string();
+    assert!(err.contains("--adapter") && err.contains("--device gpu"), "{err}");
+    // Where they apply they are taken.
+    let threads = parse_flowshop(&["solve", "ta001", "--device", "cpu", "--threads", "2", "--node-limit", "1"]).unwrap();
+    assert!(run_flowshop(&threads).is_ok());
+    let args = SolveArgs { kernel: Some(KernelArg::Basic), mapping: Some(MappingArg::PerParent), ub: Some(1278), ..SolveArgs::new("ta001") };
+    assert_eq!(solve_json(&args, Some(&common::gpu()), None)["makespan"], 1278);
+    // Time limits Duration cannot hold are errors, not panics.
+    for limit in ["-1", "NaN", "inf", "1e300"] {
+        let argv = ["solve", "ta001", "--device", "cpu", &format!("--time-limit={limit}")];
+        let err = run_flowshop(&parse_flowshop(&argv).unwrap()).unwrap_err().to_string();
+        assert!(err.contains("--time-limit"), "{limit}: {err}");
+    }
+}
+
+#[test]
+fn messages_say_what_to_do_in_command_line_terms() {
+    let dir = std::env::temp_dir().join(format!("simtlab-flowshop-messages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file instance with no best known value (header UB 0).
+    let single = dir.join("r4x2.txt");
+    std::fs::write(&single, "4 2 7 0 0\n3 1 4 1\n5 9 2 6\n").unwrap();
+    let args = SolveArgs { device: DeviceArg::Cpu, ..SolveArgs::new(single.to_str().unwrap()) };
+    let text = cli::solve(&args, None, None).unwrap();
+    assert!(text.contains("best known: unknown") && !text.contains("best known 0"), "{text}");
+    assert!(text.contains("(optimal)"), "{text}");
+    assert_eq!(solve_json(&args, None, None)["best_known"], Value::Null);
+    let ta001 = cli::solve(&SolveArgs { device: DeviceArg::Cpu, ..SolveArgs::new("ta001") }, None, None).unwrap();
+    assert!(ta001.contains("best known: 1278"), "{ta001}");
+
+    let double = dir.join("two.txt");
+    std::fs::write(&double, "4 2 7 0 0\n3 1 4 1\n5 9 2 6\n4 2 7 0 0\n3 1 4 1\n5 9 2 6\n").unwrap();
+    let err = cli::instance(&InstanceArgs { instance: double.to_str().unwrap().into(), json: false }).unwrap_err().to_string();
+    assert!(err.contains("holds 2 instances") && err.contains("file of its own") && !err.contains("read_instances"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Tokens of an instance file: mostly valid processing times, sometimes what users get wrong.
+fn file_token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => (1u32..100).prop_map(|v| v.to_string()),
+        1 => any::<i64>().prop_map(|v| v.to_string()),
+        1 => any::<u64>().prop_map(|v| v.to_string()),
+        1 => prop::sample::select(vec![
+            "0", "-1", "-0", "+3", "256", "257", "4096", "4097", "1073741824", "4294967295", "4294967296",
+            "99999999999999999999999", "x", "1.5", "1e3", ":", "processing",
+        ])
+        .prop_map(String::from),
+    ]
+}
+
+/// A Taillard file of `copies` instances of `jobs × machines` with some fields replaced,
+/// rows or columns added or missing, and label lines or not. The bool: left intact.
+fn near_valid_file() -> impl Strategy<Value = (String, bool)> {
+    (1usize..7, 1usize..5, -1i32..=1, -1i32..=1, any::<bool>(), 1usize..3, prop::collection::vec(prop::option::weighted(0.2, file_token()), 5))
+        .prop_flat_map(|(jobs, machines, row_change, column_change, labels, copies, header_changes)| {
+            let rows = (machines as i32 + row_change) as usize;
+            let columns = (jobs as i32 + column_change).max(0) as usize;
+            let cell = prop_oneof![19 => (1u32..100).prop_map(|v| v.to_string()), 1 => file_token()];
+            (
+                Just((jobs, machines, labels, copies, header_changes, row_change == 0 && column_change == 0)),
+                prop::collection::vec(prop::collection::vec(cell, columns), rows),
+            )
+        })
+        .prop_map(|((jobs, machines, labels, copies, header_changes, shape_intact), rows)| {
+            let mut header: Vec<String> = [jobs, machines, 12345, 0, 0].iter().map(|v| v.to_string()).collect();
+            for (field, change) in header.iter_mut().zip(&header_changes) {
+                if let Some(token) = change {
+                    *field = token.clone();
+                }
+            }
+            let cells_intact = rows.iter().flatten().all(|c| c.parse::<u32>().is_ok_and(|v| (1..100).contains(&v)));
+            let intact = shape_intact && cells_intact && header_changes.iter().all(Option::is_none);
+            let mut text = String::new();
+            for _ in 0..copies {
+                if labels {
+                    text += "number of jobs, number of machines, initial seed, upper bound and lower bound :\n";
+                }
+                text += &format!("{}\n", header.join(" "));
+                if labels {
+                    text += "processing times :\n";
+                }
+                for row in &rows {
+                    text += &format!("{}\n", row.join(" "));
+                }
+            }
+            (text, intact)
+        })
+}
+
+/// A `--prefix`/`--suffix` value: comma lists of job numbers, in range or not, repeated,
+/// negative, huge, or not numbers.
+fn job_list() -> impl Strategy<Value = String> {
+    let job = prop_oneof![
+        8 => (0usize..24).prop_map(|j| j.to_string()),
+        1 => any::<i64>().prop_map(|v| v.to_string()),
+        1 => prop::sample::select(vec!["", " 3", "+3", "-0", "18446744073709551615", "18446744073709551616", "x", "1.0"])
+            .prop_map(String::from),
+    ];
+    prop::collection::vec(job, 0..8).prop_map(|jobs| jobs.join(","))
+}
+
+/// Runs `flowshop bound` on `--prefix=prefix --suffix=suffix`; never panics, and succeeds
+/// exactly when the parsed jobs are distinct jobs of the instance.
+fn check_bound_options(instance: &str, prefix: &str, suffix: &str) {
+    let (prefix_arg, suffix_arg) = (format!("--prefix={prefix}"), format!("--suffix={suffix}"));
+    let Ok(args) = parse_flowshop(&["bound", instance, &prefix_arg, &suffix_arg, "--json"]) else { return };
+    let FlowshopCommand::Bound(bound) = &args.command else { panic!("parsed as {args:?}") };
+    let jobs = taillard(instance[2..].parse().unwrap()).unwrap().jobs;
+    let mut fixed: Vec<usize> = bound.prefix.iter().chain(&bound.suffix).copied().collect();
+    let in_range = fixed.iter().all(|&j| j < jobs);
+    fixed.sort_unstable();
+    fixed.dedup();
+    let valid = in_range && fixed.len() == bound.prefix.len() + bound.suffix.len();
+    match run_flowshop(&args) {
+        Ok(out) => {
+            assert!(valid, "{prefix:?} {suffix:?} accepted");
+            let json: Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(jobs_of(&json["prefix"]), bound.prefix);
+            assert_eq!(jobs_of(&json["suffix"]), bound.suffix);
+            assert_eq!(json["unscheduled"].as_u64(), Some((jobs - fixed.len()) as u64));
+        }
+        Err(e) => {
+            assert!(!valid, "{prefix:?} {suffix:?} rejected: {e}");
+            assert!(e.to_string().contains("job"), "{e}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_instance_parser_takes_any_text_without_panicking(text in "\\PC*", bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let _ = parse_instances(&text, "fuzz");
+        let _ = parse_instances(&String::from_utf8_lossy(&bytes), "fuzz");
+    }
+
+    #[test]
+    fn the_instance_parser_takes_number_soup_without_panicking(text in "([0-9]{1,12}|-|[ \n]|:|x){0,80}") {
+        if let Ok(instances) = parse_instances(&text, "fuzz") {
+            for i in instances {
+                prop_assert_eq!(i.p.len(), i.jobs * i.machines);
+                prop_assert!((1..=MAX_JOBS).contains(&i.jobs));
+            }
+        }
+    }
+
+    #[test]
+    fn near_valid_instance_files_are_read_or_rejected_with_a_line((text, intact) in near_valid_file()) {
+        match parse_instances(&text, "near") {
+            Ok(instances) => {
+                for instance in &instances {
+                    prop_assert_eq!(instance.p.len(), instance.jobs * instance.machines);
+                    // Small enough to bound and solve: the rest of the command works on it.
+                    let data = BoundData::new(instance);
+                    let root = Node::root(instance.jobs);
+                    let solution = simtlab::kernels::flowshop::solve(instance, &SearchOptions { threads: 1, ..Default::default() }).unwrap();
+                    prop_assert!(solution.optimal);
+                    prop_assert_eq!(Some(makespan(instance, &solution.permutation).unwrap()), solution.makespan);
+                    prop_assert!(cpu::lb1_node(&data, &root) <= solution.makespan.unwrap());
+                    prop_assert!(cpu::lb2_node(&data, &root) <= solution.makespan.unwrap());
+                }
+            }
+            Err(message) => {
+                prop_assert!(!intact, "an intact file was rejected: {message}\n{text}");
+                prop_assert!(message.contains("line") || message.contains("no instance"), "{message}");
+            }
+        }
+    }
+
+    #[test]
+    fn taillard_names_are_generated_or_rejected(name in "[tT][aA][0-9]{0,24}") {
+        let number = name[2..].parse::<u128>().ok();
+        let result = cli::instance(&InstanceArgs { instance: name.clone(), json: true });
+        prop_assert_eq!(result.is_ok(), number.is_some_and(|n| (1..=120).contains(&n)), "{}", name);
+    }
+
+    #[test]
+    fn node_options_are_bounded_or_rejected(prefix in job_list(), suffix in job_list(), instance in prop::sample::select(vec!["ta001", "ta011"])) {
+        check_bound_options(instance, &prefix, &suffix);
+    }
+
+    #[test]
+    fn node_options_take_any_text_without_panicking(prefix in "\\PC*", suffix in "[0-9,\\-]*") {
+        check_bound_options("ta001", &prefix, &suffix);
+    }
 }

@@ -12,6 +12,8 @@ use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 use std::time::Duration;
 
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 #[derive(Parser)]
 #[command(name = "simtlab", version, about = "Measure, explain and remove SIMT divergence on any GPU (wgpu)")]
 struct Cli {
@@ -407,7 +409,7 @@ fn run(cli: &Cli) -> Result<()> {
                 adapter: cli.adapter.clone(),
                 timeout: Some(Duration::from_secs_f64(cli.timeout.max(0.1))),
             };
-            print!("{}", simtlab::kernels::flowshop::cli::run(args, &options)?);
+            print!("{}", simtlab::kernels::flowshop::cli::run(args, &options, &INTERRUPTED)?);
             Ok(())
         }
         #[cfg(feature = "gui")]

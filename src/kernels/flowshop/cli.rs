@@ -3,15 +3,16 @@
 //!
 //! Jobs are numbered from 0 everywhere (prefixes, suffixes, permutations).
 
+use std::io::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::bench::{self, BenchConfig};
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use super::{
-    Branching,
-    cpu, read_instance, solve_with, taillard_by_name, BoundData, CpuBounder, Exploration, Instance, LowerBound, Node,
-    Progress, SearchOptions, IteratedGreedy, Solution,
+    cpu, read_instance, solve_with, taillard_by_name, BoundData, Branching, CpuBounder, Exploration, Instance,
+    IteratedGreedy, LowerBound, Node, Progress, SearchOptions, Solution,
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
@@ -139,8 +140,9 @@ pub struct SolveArgs {
     pub instance: String,
     #[arg(long, value_enum, default_value = "lb2")]
     pub bound: BoundArg,
-    /// Initial upper bound (the start heuristic's makespan is used when it is smaller or
-    /// absent).
+    /// Look only for schedules with a makespan of at most this value (the start
+    /// heuristic's schedule counts when it is no worse). If the search finishes without one,
+    /// that proves only that no schedule has a makespan below it.
     #[arg(long)]
     pub ub: Option<u32>,
     /// Iterated-greedy rounds after NEH for the start schedule (0: NEH alone). Default:
@@ -156,15 +158,15 @@ pub struct SolveArgs {
     pub exploration: ExplorationArg,
     #[arg(long, value_enum, default_value = "bidirectional")]
     pub branching: BranchingArg,
-    /// GPU kernel variant.
-    #[arg(long, value_enum, default_value = "refactored")]
-    pub kernel: KernelArg,
-    /// GPU thread mapping.
-    #[arg(long, value_enum, default_value = "per-child")]
-    pub mapping: MappingArg,
-    /// CPU bounding threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    /// GPU kernel variant (--device gpu only) [default: refactored].
+    #[arg(long, value_enum)]
+    pub kernel: Option<KernelArg>,
+    /// GPU thread mapping (--device gpu only) [default: per-child].
+    #[arg(long, value_enum)]
+    pub mapping: Option<MappingArg>,
+    /// CPU bounding threads (--device cpu only; 0 = all cores) [default: 0].
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Wait for each pool's bounds before filling the next one (strict deepest-first order;
     /// by default the host fills the next pool while the GPU bounds the current one).
     #[arg(long)]
@@ -191,9 +193,9 @@ impl SolveArgs {
             pool: 1024,
             exploration: ExplorationArg::Dfs,
             branching: BranchingArg::Bidirectional,
-            kernel: KernelArg::Refactored,
-            mapping: MappingArg::PerChild,
-            threads: 0,
+            kernel: None,
+            mapping: None,
+            threads: None,
             sequential: false,
             time_limit: None,
             node_limit: None,
@@ -270,35 +272,65 @@ struct SolveReport<'a> {
     /// The host filled the next pool while the GPU bounded the current one.
     overlap: bool,
     device: &'a str,
-    /// Taillard's best known upper bound for the instance (0 when unknown).
-    best_known: u32,
+    /// Best known makespan of the instance (Taillard's table or the file header); null when
+    /// unknown.
+    best_known: Option<u32>,
     #[serde(flatten)]
     solution: &'a Solution,
 }
 
-/// Runs the search of `args`; `gpu` is required for `--device gpu`.
-pub fn solve_instance(args: &SolveArgs, gpu: Option<&Gpu>, progress: Option<&mut dyn FnMut(&Progress)>) -> Result<(Instance, Solution)> {
+impl SolveArgs {
+    /// Rejects options that do not apply to the chosen device (they would be ignored).
+    fn check_device_options(&self) -> Result<()> {
+        match self.device {
+            DeviceArg::Gpu if self.threads.is_some() => Err(not_for_device("--threads", "cpu")),
+            DeviceArg::Cpu if self.kernel.is_some() => Err(not_for_device("--kernel", "gpu")),
+            DeviceArg::Cpu if self.mapping.is_some() => Err(not_for_device("--mapping", "gpu")),
+            _ => Ok(()),
+        }
+    }
+
+    fn search_options<'a>(&self, interrupted: Option<&'a AtomicBool>) -> Result<SearchOptions<'a>> {
+        let time_limit = match self.time_limit {
+            None => None,
+            Some(s) => Some(
+                Duration::try_from_secs_f64(s)
+                    .map_err(|_| Error::invalid("--time-limit", format!("{s} s; use a number of seconds ≥ 0")))?,
+            ),
+        };
+        Ok(SearchOptions {
+            bound: self.bound.into(),
+            exploration: self.exploration.into(),
+            branching: self.branching.into(),
+            pool_size: self.pool,
+            upper_bound: self.ub,
+            heuristic: IteratedGreedy { iterations: self.heuristic_rounds, ..IteratedGreedy::default() },
+            node_limit: self.node_limit,
+            time_limit,
+            interrupted,
+            threads: self.threads.unwrap_or(0),
+            progress_interval: Duration::from_secs(1),
+            overlap: !self.sequential,
+        })
+    }
+}
+
+fn not_for_device(option: &str, device: &str) -> Error {
+    Error::invalid(option, format!("it applies only to --device {device}; drop {option} or add --device {device}"))
+}
+
+/// Runs the search of `args`; `gpu` is required for `--device gpu`. The search stops early,
+/// with what it found so far, once `interrupted` is set.
+pub fn solve_instance(
+    args: &SolveArgs,
+    gpu: Option<&Gpu>,
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<(Instance, Solution)> {
+    args.check_device_options()?;
+    let options = args.search_options(interrupted)?;
     let instance = load_instance(&args.instance)?;
     let data = BoundData::new(&instance);
-    let options = SearchOptions {
-        bound: args.bound.into(),
-        exploration: args.exploration.into(),
-        branching: args.branching.into(),
-        pool_size: args.pool,
-        upper_bound: args.ub,
-        heuristic: IteratedGreedy { iterations: args.heuristic_rounds, ..IteratedGreedy::default() },
-        node_limit: args.node_limit,
-        time_limit: match args.time_limit {
-            Some(s) if !(s >= 0.0 && s.is_finite()) => {
-                return Err(Error::invalid("--time-limit", format!("{s} (use seconds ≥ 0)")));
-            }
-            Some(s) => Some(Duration::from_secs_f64(s)),
-            None => None,
-        },
-        threads: args.threads,
-        progress_interval: Duration::from_secs(1),
-        overlap: !args.sequential,
-    };
     let solution = match args.device {
         DeviceArg::Cpu => {
             let mut bounder = CpuBounder::new(&data, options.bound, options.threads);
@@ -308,9 +340,9 @@ pub fn solve_instance(args: &SolveArgs, gpu: Option<&Gpu>, progress: Option<&mut
             let gpu = gpu.ok_or_else(|| Error::invalid("--device gpu", "no GPU was opened"))?;
             let gpu_options = GpuBoundOptions {
                 bound: options.bound,
-                branchless: args.kernel == KernelArg::Refactored,
+                branchless: args.kernel.unwrap_or(KernelArg::Refactored) == KernelArg::Refactored,
                 probe: false,
-                mapping: args.mapping.into(),
+                mapping: args.mapping.unwrap_or(MappingArg::PerChild).into(),
                 walk_prefix: false,
             };
             let mut bounder = GpuBounder::new(gpu, &data, gpu_options)?;
@@ -320,20 +352,32 @@ pub fn solve_instance(args: &SolveArgs, gpu: Option<&Gpu>, progress: Option<&mut
     Ok((instance, solution))
 }
 
-/// `flowshop solve`: JSON fields `makespan`, `permutation` (0-based), `nodes`, `leaves`,
-/// `optimal` (the search finished), `seconds`, plus the instance and settings.
-pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>) -> Result<String> {
+fn job_list(jobs: &[usize]) -> String {
+    jobs.iter().map(|j| j.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+/// `flowshop solve`: JSON fields `makespan` (null when no schedule within `--ub` was found),
+/// `permutation` (0-based, achieves `makespan`), `optimal`, `proven_lower_bound` (no
+/// schedule is better; null when the search stopped early), `stopped` (why, or null),
+/// `start_makespan` and `start_permutation` (the start heuristic's schedule), `nodes`,
+/// `leaves`, `seconds`, plus the instance and settings. Stops early with what it found so
+/// far once `interrupted` is set.
+pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Result<String> {
     let mut report = |p: &Progress| {
-        eprintln!(
-            "[{:.0} s] best {}, {} nodes, {} leaves, {} open",
-            p.seconds, p.best, p.nodes, p.leaves, p.open
+        let best = p.best.map_or("none yet".into(), |b| b.to_string());
+        // Progress goes to stderr; a closed stderr must not stop the search.
+        let _ = writeln!(
+            std::io::stderr(),
+            "[{:.0} s] best {best}, {} nodes, {} leaves, {} open",
+            p.seconds, p.nodes, p.leaves, p.open
         );
     };
-    let (instance, solution) = solve_instance(args, gpu, Some(&mut report))?;
+    let (instance, solution) = solve_instance(args, gpu, interrupted, Some(&mut report))?;
     let device = match args.device {
         DeviceArg::Cpu => "cpu".to_string(),
         DeviceArg::Gpu => gpu.map_or("gpu".into(), |g| g.adapter_name()),
     };
+    let best_known = (instance.upper_bound != 0).then_some(instance.upper_bound);
     if args.json {
         return to_json(&SolveReport {
             instance: &instance.name,
@@ -343,43 +387,67 @@ pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>) -> Result<String> {
             branching: args.branching.into(),
             overlap: !args.sequential,
             device: &device,
-            best_known: instance.upper_bound,
+            best_known,
             solution: &solution,
         });
     }
+    let s = &solution;
+    let ub = args.ub.unwrap_or_default();
+    let result = match (s.makespan, s.stopped) {
+        (Some(makespan), None) => format!("makespan {makespan} (optimal)"),
+        (Some(makespan), Some(stop)) => format!("makespan {makespan} (search stopped: {stop}; not proven optimal)"),
+        (None, None) => format!(
+            "no schedule better than --ub {ub} exists (proven: the optimum is at least {ub}), \
+             and the search met none equal to it"
+        ),
+        (None, Some(stop)) => format!("no schedule of makespan at most --ub {ub} found (search stopped: {stop})"),
+    };
+    let schedule = if s.makespan.is_some() {
+        format!("permutation (0-based): {}", job_list(&s.permutation))
+    } else {
+        format!("start schedule (0-based, makespan {}): {}", s.start_makespan, job_list(&s.start_permutation))
+    };
     Ok(format!(
-        "{} ({}x{}), {:?} on {device}: makespan {} ({}), best known {}, start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\npermutation (0-based): {}\n",
+        "{} ({}x{}), {:?} on {device}: {result}; best known: {}; start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\n{schedule}\n",
         instance.name,
         instance.jobs,
         instance.machines,
         LowerBound::from(args.bound),
-        solution.makespan,
-        if solution.optimal { "optimal" } else { "search stopped early, not proven optimal" },
-        instance.upper_bound,
-        solution.start_makespan,
-        solution.heuristic_seconds,
-        solution.nodes,
-        solution.leaves,
-        solution.seconds,
-        solution.permutation.iter().map(|j| j.to_string()).collect::<Vec<_>>().join(" ")
+        best_known.map_or("unknown".into(), |v| v.to_string()),
+        s.start_makespan,
+        s.heuristic_seconds,
+        s.nodes,
+        s.leaves,
+        s.seconds,
     ))
 }
 
-/// Runs a `flowshop` subcommand, opening a GPU only for `solve --device gpu`.
-pub fn run(args: &FlowshopArgs, gpu_options: &GpuOptions) -> Result<String> {
+/// Runs a `flowshop` subcommand, opening a GPU only for `solve --device gpu`. `solve` stops
+/// early and reports what it found so far once `interrupted` is set (the caller's Ctrl-C
+/// handler sets it; this library installs no signal handler). Returns the text to print.
+pub fn run(args: &FlowshopArgs, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<String> {
     match &args.command {
         FlowshopCommand::Instance(a) => instance(a),
         FlowshopCommand::Bound(a) => bound(a),
         FlowshopCommand::Solve(a) => {
+            a.check_device_options()?;
             let gpu = match a.device {
                 DeviceArg::Gpu => {
                     let gpu = Gpu::new(gpu_options)?;
-                    eprintln!("adapter: {}", gpu.adapter_name());
+                    let _ = writeln!(std::io::stderr(), "adapter: {}", gpu.adapter_name());
                     Some(gpu)
                 }
-                DeviceArg::Cpu => None,
+                DeviceArg::Cpu => {
+                    if gpu_options.backend.is_some() {
+                        return Err(not_for_device("--backend", "gpu"));
+                    }
+                    if gpu_options.adapter.is_some() {
+                        return Err(not_for_device("--adapter", "gpu"));
+                    }
+                    None
+                }
             };
-            solve(a, gpu.as_ref())
+            solve(a, gpu.as_ref(), Some(interrupted))
         }
     }
 }

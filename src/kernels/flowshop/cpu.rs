@@ -226,7 +226,11 @@ impl Bounder for CpuBounder<'_> {
 
 /// Makespan of a complete job order; errors unless `order` is a permutation of the jobs.
 pub fn makespan(instance: &Instance, order: &[usize]) -> Result<u32> {
-    let n = instance.jobs;
+    permutation_makespan(instance.jobs, instance.machines, &instance.p, order)
+}
+
+/// [`makespan`] of `order` on the `n` × `m` machine-major processing times `p`.
+pub(super) fn permutation_makespan(n: usize, m: usize, p: &[u32], order: &[usize]) -> Result<u32> {
     let mut seen = vec![false; n];
     for &j in order {
         if j >= n || std::mem::replace(&mut seen[j], true) {
@@ -242,7 +246,7 @@ pub fn makespan(instance: &Instance, order: &[usize]) -> Result<u32> {
             format!("{} jobs given, instance has {n}", order.len()),
         ));
     }
-    Ok(completion(n, instance.machines, &instance.p, order))
+    Ok(completion(n, m, p, order))
 }
 
 /// Makespan of `order` (any subset of the jobs, in that order).

@@ -6,8 +6,6 @@
 //! Both evaluate insertions with Taillard's acceleration: the makespans of a job inserted at
 //! every position of a sequence of length `len` cost O(len·m) together.
 
-use std::time::Instant;
-
 use super::Instance;
 use crate::rng::Rng;
 
@@ -63,14 +61,14 @@ impl IteratedGreedy {
 }
 
 /// Iterated greedy from NEH with insertion local search; stops after `settings.rounds`
-/// rounds or at `deadline`. Deterministic for a seed when the deadline is not reached.
-/// Returns the best (makespan, order) met.
+/// rounds or as soon as `stop()` says so (checked before each round). Deterministic for a
+/// seed when `stop` never fires. Returns the best (makespan, order) met.
 pub(super) fn iterated_greedy(
     n: usize,
     m: usize,
     p: &[u32],
     settings: &IteratedGreedy,
-    deadline: Option<Instant>,
+    stop: &dyn Fn() -> bool,
 ) -> (u32, Vec<usize>) {
     let (neh_value, neh_order) = neh_on(n, m, p);
     let rounds = settings.rounds(n, m);
@@ -89,7 +87,7 @@ pub(super) fn iterated_greedy(
     let mut removed = Vec::with_capacity(destroyed);
     let mut candidate = Vec::with_capacity(n);
     for _ in 0..rounds {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if stop() {
             break;
         }
         candidate.clone_from(&current);
@@ -209,14 +207,14 @@ mod tests {
             let instance = taillard(number).unwrap();
             let (n, m, p) = (instance.jobs, instance.machines, &instance.p);
             let settings = IteratedGreedy { iterations: Some(300), ..IteratedGreedy::default() };
-            let (value, order) = iterated_greedy(n, m, p, &settings, None);
+            let (value, order) = iterated_greedy(n, m, p, &settings, &|| false);
             assert_eq!(cpu::makespan(&instance, &order).unwrap(), value);
             assert!(value >= optimum, "ta{number:03}: {value} below the optimum {optimum}");
             assert!(value < neh(&instance).0, "ta{number:03}: no better than NEH ({value})");
             // Same seed, same result; no rounds, NEH.
-            assert_eq!(iterated_greedy(n, m, p, &settings, None), (value, order));
+            assert_eq!(iterated_greedy(n, m, p, &settings, &|| false), (value, order));
             let none = IteratedGreedy { iterations: Some(0), ..settings };
-            assert_eq!(iterated_greedy(n, m, p, &none, None), neh(&instance));
+            assert_eq!(iterated_greedy(n, m, p, &none, &|| false), neh(&instance));
         }
     }
 

@@ -55,6 +55,7 @@ pub mod heuristic;
 pub mod taillard;
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
@@ -77,6 +78,8 @@ pub const MAX_MACHINES: usize = 256;
 pub const GPU_MAX_MACHINES: usize = 32;
 /// Workgroup size of both kernels.
 pub const WORKGROUP_SIZE: u32 = 64;
+/// Largest number of open nodes a search expands per pool ([`SearchOptions::pool_size`]).
+pub const MAX_POOL: usize = 1 << 20;
 /// Sum of all processing times must stay below this so every bound fits in a u32
 /// (bounds are at most twice that sum).
 const MAX_TOTAL_TIME: u64 = 1 << 30;
@@ -351,7 +354,7 @@ impl BoundData {
                 what: "machines for the flow-shop kernels".into(),
                 requested: self.machines as u64,
                 limit: GPU_MAX_MACHINES as u64,
-                hint: "bound this instance on the CPU (CpuBounder)".into(),
+                hint: "bound this instance on the CPU (--device cpu)".into(),
             });
         }
         Ok(())
@@ -750,15 +753,17 @@ pub enum Exploration {
 }
 
 #[derive(Clone, Debug)]
-pub struct SearchOptions {
+pub struct SearchOptions<'a> {
     /// Bound used by [`solve`]; [`solve_with`] uses whatever the bounder computes.
     pub bound: LowerBound,
     pub exploration: Exploration,
     pub branching: Branching,
     /// Open nodes expanded per iteration (each gives up to `jobs` children).
     pub pool_size: usize,
-    /// Initial incumbent value; the start heuristic's makespan is used when smaller or
-    /// when `None`.
+    /// Look only for schedules with a makespan of at most this value: the search starts
+    /// from it as its incumbent value unless the start heuristic's schedule is no worse.
+    /// When the search finishes without a schedule, that proves only that none has a
+    /// makespan below it ([`Solution::proven_lower_bound`]).
     pub upper_bound: Option<u32>,
     /// Start heuristic: NEH followed by iterated greedy (`iterations: Some(0)`: NEH alone).
     /// It gets at most a tenth of `time_limit`.
@@ -767,6 +772,9 @@ pub struct SearchOptions {
     pub node_limit: Option<u64>,
     /// Stop (result not optimal) after this long.
     pub time_limit: Option<Duration>,
+    /// Stop (result not optimal, [`Stop::Interrupted`]) once this flag is set, e.g. by the
+    /// caller's Ctrl-C handler; polled where the time limit is, about once per pool.
+    pub interrupted: Option<&'a AtomicBool>,
     /// CPU bounding threads for [`solve`]; 0 = all available.
     pub threads: usize,
     /// Minimum time between two progress reports.
@@ -778,7 +786,7 @@ pub struct SearchOptions {
     pub overlap: bool,
 }
 
-impl Default for SearchOptions {
+impl Default for SearchOptions<'_> {
     fn default() -> Self {
         Self {
             bound: LowerBound::default(),
@@ -789,6 +797,7 @@ impl Default for SearchOptions {
             heuristic: IteratedGreedy::default(),
             node_limit: None,
             time_limit: None,
+            interrupted: None,
             threads: 0,
             progress_interval: Duration::from_secs(1),
             overlap: true,
@@ -801,30 +810,62 @@ impl Default for SearchOptions {
 pub struct Progress {
     pub nodes: u64,
     pub leaves: u64,
-    /// Current incumbent value.
-    pub best: u32,
+    /// Best makespan found so far; `None` while no schedule within the given upper bound
+    /// was found.
+    pub best: Option<u32>,
     /// Open nodes waiting.
     pub open: usize,
     pub seconds: f64,
 }
 
+/// Why a search stopped before it had explored its whole tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Stop {
+    #[serde(rename = "node limit")]
+    NodeLimit,
+    #[serde(rename = "time limit")]
+    TimeLimit,
+    #[serde(rename = "interrupted")]
+    Interrupted,
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stop::NodeLimit => "node limit reached",
+            Stop::TimeLimit => "time limit reached",
+            Stop::Interrupted => "interrupted",
+        })
+    }
+}
+
+/// What a search found and what it proved. A makespan always comes with the complete
+/// schedule that achieves it (checked against the processing times before it is returned).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Solution {
-    /// Best makespan found, or the given upper bound if nothing beat it.
-    pub makespan: u32,
+    /// Makespan of `permutation`, the best schedule found with a makespan of at most the
+    /// given upper bound (any schedule when none was given); `None` when there is none.
+    pub makespan: Option<u32>,
+    /// Job order (0-based) achieving `makespan`; empty when `makespan` is `None`.
+    pub permutation: Vec<usize>,
+    /// `makespan` is proven optimal: the search finished, and no schedule is better.
+    pub optimal: bool,
+    /// No schedule has a makespan below this value (proven by a finished search): `makespan`
+    /// when optimal; the given upper bound when the search finished without a schedule
+    /// within it; `None` when the search stopped early.
+    pub proven_lower_bound: Option<u32>,
+    /// Why the search stopped early; `None` when it finished.
+    pub stopped: Option<Stop>,
     /// Makespan of the start heuristic's schedule (NEH, then iterated greedy).
     pub start_makespan: u32,
+    /// The start heuristic's schedule (0-based), whatever the upper bound.
+    pub start_permutation: Vec<usize>,
     /// Part of `seconds` the start heuristic took.
     pub heuristic_seconds: f64,
-    /// Job order (0-based) achieving `makespan`; empty when the initial bound came from
-    /// [`SearchOptions::upper_bound`] and no schedule reaching it was met.
-    pub permutation: Vec<usize>,
     /// Non-leaf children kept (bound < incumbent).
     pub nodes: u64,
     /// Leaves (complete schedules) evaluated.
     pub leaves: u64,
-    /// The search finished: no schedule has a makespan below `makespan`.
-    pub optimal: bool,
     pub seconds: f64,
     /// Part of `seconds` the host spent waiting for the bounder and starting it (on the
     /// GPU: upload, and the kernel and readback as far as they outlast the host's work on
@@ -905,23 +946,29 @@ pub fn solve_with(
     bounder: &mut dyn Bounder,
     mut progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<Solution> {
-    if options.pool_size == 0 {
-        return Err(Error::invalid("pool size", "must be at least 1"));
+    if !(1..=MAX_POOL).contains(&options.pool_size) {
+        return Err(Error::invalid(
+            "pool size",
+            format!("{} open nodes per pool; use 1..={MAX_POOL}", options.pool_size),
+        ));
     }
     let start = Instant::now();
     let (n, m) = (data.jobs, data.machines);
+    let interrupted = || options.interrupted.is_some_and(|flag| flag.load(Ordering::Relaxed));
 
-    let heuristic_deadline = options.time_limit.map(|limit| start + limit / 10);
-    let (start_makespan, start_order) =
-        heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, heuristic_deadline);
+    // A deadline past what Instant can hold is no deadline.
+    let heuristic_deadline = options.time_limit.and_then(|limit| start.checked_add(limit / 10));
+    let heuristic_stop = || interrupted() || heuristic_deadline.is_some_and(|d| Instant::now() >= d);
+    let (start_makespan, start_permutation) =
+        heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, &heuristic_stop);
+    check_schedule(data, &start_permutation, start_makespan, "start heuristic")?;
     let heuristic_seconds = start.elapsed().as_secs_f64();
-    let (mut best, mut best_perm) = (start_makespan, start_order);
-    if let Some(ub) = options.upper_bound {
-        if ub < best {
-            best = ub;
-            best_perm = Vec::new();
-        }
-    }
+    // `best` is the value a schedule must beat; `best_perm` a schedule of makespan `best`,
+    // None while `best` is only the given upper bound.
+    let (mut best, mut best_perm) = match options.upper_bound {
+        Some(ub) if ub < start_makespan => (ub, None),
+        _ => (start_makespan, Some(start_permutation.clone())),
+    };
 
     let mut open = OpenNodes::new(n, m);
     let stride = open.stride;
@@ -939,19 +986,23 @@ pub fn solve_with(
     let mut kept: Vec<usize> = Vec::new();
     let (mut nodes, mut leaves) = (0u64, 0u64);
     let mut waited = Duration::ZERO;
-    let mut finished = true;
+    let mut stopped = None;
     let mut last_report = start;
 
     while !open.is_empty() || in_flight.is_some() {
-        if options.node_limit.is_some_and(|limit| nodes >= limit)
-            || options
-                .time_limit
-                .is_some_and(|limit| start.elapsed() >= limit)
-        {
+        stopped = if interrupted() {
+            Some(Stop::Interrupted)
+        } else if options.time_limit.is_some_and(|limit| start.elapsed() >= limit) {
+            Some(Stop::TimeLimit)
+        } else if options.node_limit.is_some_and(|limit| nodes >= limit) {
+            Some(Stop::NodeLimit)
+        } else {
+            None
+        };
+        if stopped.is_some() {
             if let Some(Started::Running) = in_flight {
                 bounder.finish()?;
             }
-            finished = false;
             break;
         }
 
@@ -976,9 +1027,9 @@ pub fn solve_with(
                 // Its only child is a leaf: evaluate the complete schedule here.
                 leaves += 1;
                 let finish = leaf_makespan(data, ends, perm[front] as usize);
-                if finish < best || (finish == best && best_perm.is_empty()) {
+                if finish < best || (finish == best && best_perm.is_none()) {
                     best = finish;
-                    best_perm = perm.iter().map(|&j| j as usize).collect();
+                    best_perm = Some(perm.iter().map(|&j| j as usize).collect());
                 }
                 parents.truncate(at);
                 continue;
@@ -1086,7 +1137,7 @@ pub fn solve_with(
                 report(&Progress {
                     nodes,
                     leaves,
-                    best,
+                    best: best_perm.is_some().then_some(best),
                     open: open.len(),
                     seconds: start.elapsed().as_secs_f64(),
                 });
@@ -1094,17 +1145,40 @@ pub fn solve_with(
         }
     }
 
+    if let Some(perm) = &best_perm {
+        check_schedule(data, perm, best, "search")?;
+    }
+    let finished = stopped.is_none();
     Ok(Solution {
-        makespan: best,
+        makespan: best_perm.is_some().then_some(best),
+        optimal: finished && best_perm.is_some(),
+        proven_lower_bound: finished.then_some(best),
+        permutation: best_perm.unwrap_or_default(),
+        stopped,
         start_makespan,
+        start_permutation,
         heuristic_seconds,
-        permutation: best_perm,
         nodes,
         leaves,
-        optimal: finished,
         seconds: start.elapsed().as_secs_f64(),
         bounding_seconds: waited.as_secs_f64(),
     })
+}
+
+/// Fails unless `perm` is a complete schedule whose makespan, recomputed from the
+/// processing times, is `value` (a wrong schedule is never reported).
+fn check_schedule(data: &BoundData, perm: &[usize], value: u32, source: &str) -> Result<()> {
+    let recomputed = cpu::permutation_makespan(data.jobs, data.machines, &data.ptimes, perm)?;
+    if recomputed != value {
+        return Err(Error::invalid(
+            "search result",
+            format!(
+                "the {source} recorded makespan {value} for a schedule whose makespan is {recomputed}; \
+                 this is a bug in simtlab, please report it with the command line"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A pool with the records of its parents and, per child, the position of its job in the
@@ -1119,7 +1193,8 @@ impl Batch {
     fn new(data: &BoundData, record_words: usize) -> Self {
         Self {
             pool: Pool::for_data(data),
-            parents: Vec::with_capacity(record_words),
+            // grows as the pools fill; a large pool size reserves no more than 4 MiB up front
+            parents: Vec::with_capacity(record_words.min(1 << 20)),
             child_positions: Vec::new(),
         }
     }
@@ -1256,7 +1331,7 @@ mod tests {
 
     fn check_solution(instance: &Instance, solution: &Solution, optimum: u32) {
         assert!(solution.optimal);
-        assert_eq!(solution.makespan, optimum);
+        assert_eq!((solution.makespan, solution.proven_lower_bound, solution.stopped), (Some(optimum), Some(optimum), None));
         assert_eq!(makespan(instance, &solution.permutation).unwrap(), optimum);
     }
 
@@ -1323,7 +1398,8 @@ mod tests {
         ] {
             let optimum = solve(&instance, &SearchOptions::default())
                 .unwrap()
-                .makespan;
+                .makespan
+                .unwrap();
             let mut trees = Vec::new();
             for branching in [Branching::Forward, Branching::Bidirectional] {
                 let mut counts = Vec::new();
@@ -1343,8 +1419,10 @@ mod tests {
                         ..Default::default()
                     };
                     let solution = solve(&instance, &options).unwrap();
-                    assert!(solution.optimal);
-                    assert_eq!(solution.makespan, optimum);
+                    // From the optimum as upper bound: proven, and the schedule (if the start
+                    // heuristic had it) is optimal.
+                    assert_eq!(solution.proven_lower_bound, Some(optimum));
+                    assert!(solution.makespan.is_none_or(|v| v == optimum), "{solution:?}");
                     counts.push((solution.nodes, solution.leaves));
                 }
                 assert!(
@@ -1402,9 +1480,10 @@ mod tests {
         };
         let solution = solve(&instance, &options).unwrap();
         assert!(!solution.optimal);
+        assert_eq!((solution.stopped, solution.proven_lower_bound), (Some(Stop::NodeLimit), None));
         assert!(solution.nodes >= 500);
         assert_eq!(
-            makespan(&instance, &solution.permutation).unwrap(),
+            Some(makespan(&instance, &solution.permutation).unwrap()),
             solution.makespan
         );
 
@@ -1414,23 +1493,27 @@ mod tests {
         };
         let solution = solve(&instance, &options).unwrap();
         assert!(!solution.optimal && solution.nodes == 0);
+        assert_eq!(solution.stopped, Some(Stop::TimeLimit));
 
-        // A bound below the optimum: the search finishes without any schedule.
+        // A bound below the optimum: the search finishes without any schedule, which proves
+        // only that none is better than the bound. The start schedule is still reported.
         let small = random_instance(6, 3, 5);
-        let options = SearchOptions {
-            upper_bound: Some(1),
-            ..Default::default()
-        };
-        let solution = solve(&small, &options).unwrap();
-        assert!(solution.optimal && solution.permutation.is_empty() && solution.makespan == 1);
-        assert!(solve(
-            &small,
-            &SearchOptions {
-                pool_size: 0,
-                ..Default::default()
-            }
-        )
-        .is_err());
+        let optimum = cpu::tests::brute_force(&small, &[], &[]);
+        for ub in [0, 1, optimum - 1] {
+            let options = SearchOptions { upper_bound: Some(ub), ..Default::default() };
+            let solution = solve(&small, &options).unwrap();
+            assert_eq!((solution.makespan, solution.optimal), (None, false), "--ub {ub}");
+            assert_eq!((solution.proven_lower_bound, solution.stopped), (Some(ub), None), "--ub {ub}");
+            assert!(solution.permutation.is_empty());
+            assert_eq!(makespan(&small, &solution.start_permutation).unwrap(), solution.start_makespan);
+        }
+        // A bound the start schedule already meets: its schedule is the incumbent.
+        let options = SearchOptions { upper_bound: Some(optimum), ..Default::default() };
+        check_solution(&small, &solve(&small, &options).unwrap(), optimum);
+        for pool_size in [0, MAX_POOL + 1, usize::MAX] {
+            let err = solve(&small, &SearchOptions { pool_size, ..Default::default() }).unwrap_err();
+            assert!(err.to_string().contains("pool size"), "{err}");
+        }
     }
 
     #[test]
@@ -1498,6 +1581,7 @@ mod tests {
         let mut bounder = CpuBounder::new(&data, LowerBound::Lb1, 1);
         let solution = solve_with(&data, &options, &mut bounder, Some(&mut record)).unwrap();
         assert!(!reports.is_empty());
+        assert!(reports.iter().all(|r| r.best.is_some()), "no --ub: the start schedule counts");
         assert!(reports
             .windows(2)
             .all(|w| w[0].nodes <= w[1].nodes && w[0].best >= w[1].best));

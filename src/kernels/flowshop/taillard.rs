@@ -244,7 +244,8 @@ pub fn read_instance(path: &Path) -> Result<Instance> {
         return Err(Error::File {
             path: path.to_path_buf(),
             message: format!(
-                "holds {} instances; expected exactly one (use read_instances)",
+                "holds {} instances; the flowshop commands take a file with exactly one: \
+                 put each instance in a file of its own",
                 all.len()
             ),
         });
