@@ -15,7 +15,7 @@ pub enum Error {
     Limit { what: String, requested: u64, limit: u64, hint: String },
 
     /// No adapter matched the user's choice.
-    #[error("no GPU adapter matches {wanted}; available: {available}. Set --adapter/WGPU_ADAPTER_NAME to part of one of these names, or --backend/WGPU_BACKEND")]
+    #[error("no GPU adapter matches: {wanted}. Adapters on this machine: {available}. Set --adapter (or WGPU_ADAPTER_NAME) to part of one of these names, and --backend (or WGPU_BACKEND) to its backend")]
     NoAdapter { wanted: String, available: String },
 
     /// The device lacks something a run needs.
@@ -23,7 +23,7 @@ pub enum Error {
     Unsupported { what: String, adapter: String, hint: String },
 
     /// The GPU did not finish in time or reported an abort.
-    #[error("{what} did not finish within {seconds:.1} s; {hint}")]
+    #[error("{what} did not finish within {} s; {hint}", format_limit(*seconds))]
     Timeout { what: String, seconds: f64, hint: String },
 
     /// wgpu reported an error (validation, out of memory, device lost).
@@ -40,6 +40,12 @@ pub enum Error {
 
     #[error("I/O error on {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+}
+
+/// Seconds as given (0.01 stays 0.01, 60 stays 60), not rounded to a misleading "0.0".
+fn format_limit(seconds: f64) -> String {
+    let s = format!("{seconds:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 impl Error {

@@ -7,32 +7,73 @@ use simtlab::harness::{self, Progress, Protocol, Record};
 use simtlab::kernels::carrillo::{self, CarrilloArgs};
 use simtlab::kernels::matmul::{self, MatmulArgs};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
+use simtlab::kernels::flowshop::cli as flowshop_cli;
 use simtlab::kernels::zhang::{self, ZhangArgs};
 use simtlab::{Error, Gpu, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[derive(Parser)]
 #[command(name = "simtlab", version, about = "Measure, explain and remove SIMT divergence on any GPU (wgpu)")]
 struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which adapter to open (commands that list or open adapters).
+#[derive(Args, Clone, Default)]
+struct AdapterArgs {
     /// Backends to use (vulkan, gl, metal, dx12; comma list). Default: WGPU_BACKEND or all.
     #[arg(long, global = true)]
     backend: Option<String>,
     /// Part of the adapter name to use. Default: WGPU_ADAPTER_NAME or the best adapter.
     #[arg(long, global = true)]
     adapter: Option<String>,
-    /// Seconds to wait for one GPU submission before reporting a hang.
-    #[arg(long, global = true, default_value_t = 60.0)]
+}
+
+/// The adapter and how long to wait for it (commands that run GPU work).
+#[derive(Args, Clone)]
+struct GpuArgs {
+    #[command(flatten)]
+    adapter: AdapterArgs,
+    /// Seconds to wait for one GPU submission before reporting a hang (0.01 to 86400).
+    #[arg(long, global = true, default_value_t = 60.0, value_parser = parse_timeout)]
     timeout: f64,
+}
+
+/// GPU options of the benchmarks: the adapter, the timeout and the timed-run floor.
+#[derive(Args, Clone)]
+struct BenchGpuArgs {
+    #[command(flatten)]
+    gpu: GpuArgs,
     /// Benchmarks on a GPU (not a CPU adapter): a timed run shorter than this many milliseconds
     /// is repeated back to back in one submission and averaged, so that the GPU stays at its
-    /// working clock (0: time each run alone).
-    #[arg(long, global = true, default_value_t = 5.0)]
+    /// working clock (0: time each run alone; at most 10000).
+    #[arg(long, global = true, default_value_t = 5.0, value_parser = parse_min_sample_ms)]
     min_sample_ms: f64,
-    #[command(subcommand)]
-    command: Command,
+}
+
+fn parse_number(s: &str) -> std::result::Result<f64, String> {
+    s.trim().parse::<f64>().map_err(|_| format!("'{s}' is not a number"))
+}
+
+fn parse_timeout(s: &str) -> std::result::Result<f64, String> {
+    let v = parse_number(s)?;
+    if v.is_finite() && (0.01..=86400.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("'{s}': give seconds between 0.01 and 86400"))
+    }
+}
+
+fn parse_min_sample_ms(s: &str) -> std::result::Result<f64, String> {
+    let v = parse_number(s)?;
+    if v.is_finite() && (0.0..=10000.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("'{s}': give milliseconds between 0 and 10000"))
+    }
 }
 
 #[derive(Subcommand)]
@@ -41,6 +82,8 @@ enum Command {
     Devices {
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        adapter: AdapterArgs,
     },
     /// The analytical occupancy calculator (G80 to Hopper, AMD); `--arch list` lists presets.
     Occupancy(simtlab::occupancy::OccupancyArgs),
@@ -48,6 +91,8 @@ enum Command {
     Bench {
         #[command(subcommand)]
         family: BenchFamily,
+        #[command(flatten)]
+        gpu: BenchGpuArgs,
     },
     /// Re-run the papers' experiments on this adapter and write a report beside their numbers.
     Reproduce {
@@ -57,11 +102,17 @@ enum Command {
         /// Small sizes (minutes on a CPU adapter) instead of the papers' sizes.
         #[arg(long)]
         quick: bool,
+        /// Directory for report.md, results.json (written after every point) and the figures.
         #[arg(long, default_value = "simtlab-report")]
         out: PathBuf,
         /// Run only every n-th point starting at the i-th (i/n, 1 ≤ i ≤ n), for array jobs.
         #[arg(long)]
         shard: Option<String>,
+        /// Keep the points already in --out (same adapter and scale) and run only the rest.
+        #[arg(long)]
+        resume: bool,
+        #[command(flatten)]
+        gpu: BenchGpuArgs,
     },
     /// The desktop explorer: pick an adapter and a kernel, sweep its parameters, see time,
     /// throughput, the divergence heat map, occupancy and the paper's figure.
@@ -73,13 +124,33 @@ enum Command {
         /// Start a run (with the family's default sweep) as the window opens.
         #[arg(long)]
         run: bool,
+        #[command(flatten)]
+        adapter: AdapterArgs,
     },
     /// Permutation flow-shop: Taillard instances, LB1/LB2 bounds, branch-and-bound on the GPU.
-    Flowshop(simtlab::kernels::flowshop::cli::FlowshopArgs),
+    Flowshop {
+        #[command(subcommand)]
+        command: FlowshopCommand,
+    },
     /// Reports from earlier runs.
     Report {
         #[command(subcommand)]
         action: ReportAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum FlowshopCommand {
+    /// Print a Taillard instance (generated from its seed) or an instance file.
+    Instance(flowshop_cli::InstanceArgs),
+    /// LB1 and LB2 of one node (prefix and suffix fixed, 0-based job numbers).
+    Bound(flowshop_cli::BoundArgs),
+    /// Branch-and-bound to optimality (or to the limits), bounding on the GPU or the CPU.
+    Solve {
+        #[command(flatten)]
+        args: flowshop_cli::SolveArgs,
+        #[command(flatten)]
+        gpu: GpuArgs,
     },
 }
 
@@ -90,8 +161,12 @@ enum ReportAction {
         /// Directories written by `reproduce --shard`.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
+        /// Directory for the merged report (not one of the inputs).
         #[arg(long, default_value = "simtlab-report")]
         out: PathBuf,
+        /// Merge runs from different adapters (refused by default).
+        #[arg(long)]
+        allow_mixed: bool,
     },
 }
 
@@ -158,10 +233,10 @@ struct RemapArgs {
     /// Also run the chunked CPU-GPU pipeline with this many chunks (0: off).
     #[arg(long, default_value_t = 0)]
     pipeline: usize,
-    /// Host worker threads of the pipeline.
-    #[arg(long, default_value_t = 4)]
-    workers: usize,
-    /// Write the pipeline's timeline as a chrome trace (chrome://tracing, Perfetto).
+    /// Host worker threads of the pipeline (with --pipeline; default 4).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Write the pipeline's timeline as a chrome trace (chrome://tracing, Perfetto; with --pipeline).
     #[arg(long)]
     trace: Option<PathBuf>,
     #[command(flatten)]
@@ -256,30 +331,42 @@ struct MicroArgs {
     output: Output,
 }
 
-fn open_gpu(cli: &Cli) -> Result<Gpu> {
-    let options = GpuOptions {
-        backend: cli.backend.clone(),
-        adapter: cli.adapter.clone(),
-        timeout: Some(Duration::from_secs_f64(cli.timeout.max(0.1))),
-    };
-    let gpu = Gpu::new(&options)?;
+impl AdapterArgs {
+    fn options(&self, timeout: Option<f64>) -> GpuOptions {
+        GpuOptions {
+            backend: self.backend.clone(),
+            adapter: self.adapter.clone(),
+            timeout: timeout.map(Duration::from_secs_f64),
+        }
+    }
+}
+
+impl GpuArgs {
+    fn options(&self) -> GpuOptions {
+        self.adapter.options(Some(self.timeout))
+    }
+}
+
+/// Opens the adapter for a benchmark and says which one it is.
+fn open_gpu(args: &BenchGpuArgs) -> Result<Gpu> {
+    let gpu = Gpu::new(&args.gpu.options())?;
     if gpu.info.device_type != wgpu::DeviceType::Cpu {
-        gpu.set_min_timed_seconds(cli.min_sample_ms / 1e3);
+        gpu.set_min_timed_seconds(args.min_sample_ms / 1e3);
     }
     eprintln!("adapter: {} [{}], subgroup size {}", gpu.adapter_name(), gpu.info.driver, match gpu.caps.subgroup_size {
         Some(w) => w.to_string(),
         None => "n/a (no subgroups: divergence comes from host emulation; for a probe on a CPU machine install \
-                 lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)"
+                 lavapipe: apt-get install mesa-vulkan-drivers libvulkan1, as root)"
             .into(),
     });
     Ok(gpu)
 }
 
-fn devices(cli: &Cli, json: bool) -> Result<()> {
-    let options = GpuOptions { backend: cli.backend.clone(), adapter: cli.adapter.clone(), timeout: None };
-    let reports = gpu::survey(&options)?;
+fn devices(args: &AdapterArgs, json: bool) -> Result<()> {
+    let reports = gpu::survey(&args.options(None))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&reports).map_err(|e| Error::invalid("json", e.to_string()))?);
+        let text = serde_json::to_string_pretty(&reports).map_err(|e| Error::invalid("json", e.to_string()))?;
+        println!("{text}");
         return Ok(());
     }
     for r in &reports {
@@ -309,15 +396,29 @@ fn finish(records: &[Record], output: &Output) -> Result<()> {
 }
 
 /// Prints the records, writes the files asked for, and fails if any check failed.
+/// With `--json -` or `--csv -` the records go to standard output and the table to standard
+/// error, so that the output stays machine-readable.
 fn finish_files(records: &[Record], json: Option<&PathBuf>, csv: Option<&PathBuf>) -> Result<()> {
-    print!("{}", harness::table(records));
+    let to_stdout = |p: Option<&PathBuf>| p.is_some_and(|p| p.as_os_str() == "-");
+    if to_stdout(json) && to_stdout(csv) {
+        return Err(Error::invalid("output", "--json - and --csv - both ask for standard output; give one of them a file"));
+    }
+    if to_stdout(json) || to_stdout(csv) {
+        eprint!("{}", harness::table(records));
+    } else {
+        print!("{}", harness::table(records));
+    }
     if let Some(p) = json {
         harness::write_json(p, records)?;
-        eprintln!("wrote {}", p.display());
+        if !to_stdout(json) {
+            eprintln!("wrote {}", p.display());
+        }
     }
     if let Some(p) = csv {
         harness::write_csv(p, records)?;
-        eprintln!("wrote {}", p.display());
+        if !to_stdout(csv) {
+            eprintln!("wrote {}", p.display());
+        }
     }
     let failed = records.iter().filter(|r| !r.check.passed).count();
     if failed > 0 {
@@ -364,125 +465,148 @@ fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
     Ok(records)
 }
 
-fn reproduce(cli: &Cli, paper: &str, quick: bool, out: &std::path::Path, shard: Option<&str>) -> Result<()> {
+fn reproduce(gpu_args: &BenchGpuArgs, paper: &str, quick: bool, out: &Path, shard: Option<&str>, resume: bool) -> Result<()> {
     let shard: experiments::Shard = shard.map(str::parse).transpose()?.unwrap_or_else(experiments::Shard::whole);
     let selected = experiments::select(paper)?;
-    let gpu = open_gpu(cli)?;
+    let dir = experiments::OutputDir::open(out)?;
+    let previous = dir.previous()?;
+    let gpu = open_gpu(gpu_args)?;
     let t0 = std::time::Instant::now();
     let scale = if quick { experiments::Scale::Quick } else { experiments::Scale::Full };
-    let outcomes = experiments::run(&gpu, &selected, scale, shard);
     let env = harness::Environment::of(&gpu);
-    let header = vec![
-        format!("adapter: {} ({}, {}), driver {}", env.adapter, env.backend, env.device_type, env.driver),
-        format!("subgroup size: {}", env.subgroup_size.map_or("none".into(), |w| w.to_string())),
-        format!("command: simtlab {}", std::env::args().skip(1).collect::<Vec<_>>().join(" ")),
-        format!("git: {}; unix time {}; {:.0} s", env.git_hash, env.unix_time, t0.elapsed().as_secs_f64()),
-        format!("mode: {}; shard {}/{}", if quick { "quick" } else { "full" }, shard.index, shard.count),
-    ];
-    experiments::write_report(out, &outcomes, &header)?;
-    let failed: Vec<&experiments::Outcome> = outcomes.iter().filter(|o| o.error.is_some()).collect();
+    let mut info = experiments::RunInfo {
+        environment: env.clone(),
+        scale,
+        paper: paper.to_string(),
+        shard_index: shard.index,
+        shard_count: shard.count,
+        header: Vec::new(),
+    };
+    let kept = if resume { experiments::resumable(previous, &info)? } else { Vec::new() };
+    if !kept.is_empty() {
+        eprintln!("resuming: {} points already in {}", kept.len(), out.display());
+    }
+    let header = |seconds: f64, note: &str| {
+        vec![
+            format!("adapter: {} ({}, {}), driver {}", env.adapter, env.backend, env.device_type, env.driver),
+            format!("subgroup size: {}", env.subgroup_size.map_or("none".into(), |w| w.to_string())),
+            format!("command: simtlab {}", std::env::args().skip(1).collect::<Vec<_>>().join(" ")),
+            format!("git: {}; unix time {}; {seconds:.0} s{note}", env.git_hash, env.unix_time),
+            format!("mode: {}; shard {}/{}", if quick { "quick" } else { "full" }, shard.index, shard.count),
+        ]
+    };
+    let (outcomes, ended) = experiments::run_points(&gpu, &selected, scale, shard, kept, &INTERRUPTED, |so_far| {
+        info.header = header(t0.elapsed().as_secs_f64(), " (in progress)");
+        dir.write(&info, so_far)
+    })?;
+    let note = match ended {
+        experiments::Ended::Complete => String::new(),
+        experiments::Ended::Cancelled { remaining } => format!(" (interrupted, {remaining} points not run)"),
+    };
+    info.header = header(t0.elapsed().as_secs_f64(), &note);
+    dir.write(&info, &outcomes)?;
+    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
     let bad_checks = outcomes.iter().flat_map(|o| &o.records).filter(|r| !r.check.passed).count();
-    println!("{} points, {} failed, {} records failed their CPU check; report: {}", outcomes.len(), failed.len(), bad_checks, out.join("report.md").display());
-    if !failed.is_empty() || bad_checks > 0 {
+    println!("{} points, {failed} failed, {bad_checks} records failed their CPU check; report: {}", outcomes.len(), out.join("report.md").display());
+    if let experiments::Ended::Cancelled { remaining } = ended {
+        return Err(Error::invalid(
+            "reproduction",
+            format!("interrupted with {remaining} points left; the finished ones are in {}; add --resume to run the rest", out.display()),
+        ));
+    }
+    if failed > 0 || bad_checks > 0 {
         return Err(Error::invalid("reproduction", "some points failed; see the report"));
     }
     Ok(())
 }
 
-fn merge_reports(dirs: &[PathBuf], out: &std::path::Path) -> Result<()> {
-    let parts = dirs.iter().map(|d| experiments::read_outcomes(d)).collect::<Result<Vec<_>>>()?;
-    let merged = experiments::merge(parts);
-    let header = vec![format!("merged from {}", dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "))];
-    experiments::write_report(out, &merged, &header)?;
+fn merge_reports(dirs: &[PathBuf], out: &Path, allow_mixed: bool) -> Result<()> {
+    let (merged, header) = experiments::merge_dirs(dirs, out, allow_mixed)?;
+    let dir = experiments::OutputDir::open(out)?;
+    experiments::write_report(dir.path(), &merged, &header)?;
+    for line in header.iter().filter(|l| l.starts_with("missing shards") || l.starts_with("mixed adapters")) {
+        eprintln!("warning: {line}");
+    }
     println!("{} points merged; report: {}", merged.len(), out.join("report.md").display());
     Ok(())
 }
 
 fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
-        Command::Reproduce { paper, quick, out, shard } => reproduce(cli, paper, *quick, out, shard.as_deref()),
-        Command::Report { action: ReportAction::Merge { dirs, out } } => merge_reports(dirs, out),
-        Command::Devices { json } => devices(cli, *json),
-        Command::Flowshop(args) => {
-            let options = GpuOptions {
-                backend: cli.backend.clone(),
-                adapter: cli.adapter.clone(),
-                timeout: Some(Duration::from_secs_f64(cli.timeout.max(0.1))),
+        Command::Reproduce { paper, quick, out, shard, resume, gpu } => reproduce(gpu, paper, *quick, out, shard.as_deref(), *resume),
+        Command::Report { action: ReportAction::Merge { dirs, out, allow_mixed } } => merge_reports(dirs, out, *allow_mixed),
+        Command::Devices { json, adapter } => devices(adapter, *json),
+        Command::Flowshop { command } => {
+            let (command, options) = match command {
+                FlowshopCommand::Instance(a) => (flowshop_cli::FlowshopCommand::Instance(a.clone()), GpuOptions::default()),
+                FlowshopCommand::Bound(a) => (flowshop_cli::FlowshopCommand::Bound(a.clone()), GpuOptions::default()),
+                FlowshopCommand::Solve { args, gpu } => (flowshop_cli::FlowshopCommand::Solve(args.clone()), gpu.options()),
             };
-            print!("{}", simtlab::kernels::flowshop::cli::run(args, &options, &INTERRUPTED)?);
+            print!("{}", flowshop_cli::run(&flowshop_cli::FlowshopArgs { command }, &options, &INTERRUPTED)?);
             Ok(())
         }
         #[cfg(feature = "gui")]
-        Command::Gui { family, run } => simtlab::ui::explorer::run(
-            &GpuOptions {
-                backend: cli.backend.clone(),
-                adapter: cli.adapter.clone(),
-                timeout: Some(Duration::from_secs_f64(cli.timeout.max(0.1))),
-            },
-            family.as_deref(),
-            *run,
-        ),
+        Command::Gui { family, run, adapter } => simtlab::ui::explorer::run(&adapter.options(None), family.as_deref(), *run),
         Command::Occupancy(args) => {
             println!("{}", simtlab::occupancy::run_cli(args)?);
             Ok(())
         }
-        Command::Bench { family } => match family {
-            BenchFamily::Micro(a) => {
-                let gpu = open_gpu(cli)?;
-                let records = bench_micro(&gpu, a)?;
-                if a.pattern == Pattern::Loop {
-                    print_loop_slowdown(&records);
-                }
-                finish(&records, &a.output)
+        Command::Bench { family, gpu } => {
+            let gpu = open_gpu(gpu)?;
+            bench(&gpu, family)
+        }
+    }
+}
+
+fn bench(gpu: &Gpu, family: &BenchFamily) -> Result<()> {
+    match family {
+        BenchFamily::Micro(a) => {
+            let records = bench_micro(gpu, a)?;
+            if a.pattern == Pattern::Loop {
+                print_loop_slowdown(&records);
             }
-            BenchFamily::Remap(a) => {
-                let gpu = open_gpu(cli)?;
-                let records = bench_remap(&gpu, a)?;
-                print_remap(&records);
-                finish(&records, &a.output)
+            finish(&records, &a.output)
+        }
+        BenchFamily::Remap(a) => {
+            let records = bench_remap(gpu, a)?;
+            print_remap(&records);
+            finish(&records, &a.output)
+        }
+        BenchFamily::Zhang(a) => {
+            let records = zhang::bench_cli(gpu, &a.args)?;
+            finish_files(&records, a.output.json.as_ref(), a.output.csv.as_ref())?;
+            print!("\n{}", zhang::comparison(&records));
+            Ok(())
+        }
+        BenchFamily::Pt(a) => {
+            let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+            let records = simtlab::kernels::pt::cli::bench_cli(gpu, &a.pt, &protocol)?;
+            print_pt_verdicts(&records);
+            finish(&records, &a.output)
+        }
+        BenchFamily::Carrillo(c) => {
+            let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
+            let records = carrillo::bench_cli(gpu, &c.args, &protocol)?;
+            let out = finish(&records, &c.output);
+            print!("{}", carrillo::comparison_table(&records));
+            if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
+                println!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
             }
-            BenchFamily::Zhang(a) => {
-                let gpu = open_gpu(cli)?;
-                let records = zhang::bench_cli(&gpu, &a.args)?;
-                finish_files(&records, a.output.json.as_ref(), a.output.csv.as_ref())?;
-                print!("\n{}", zhang::comparison(&records));
-                Ok(())
-            }
-            BenchFamily::Pt(a) => {
-                let gpu = open_gpu(cli)?;
-                let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
-                let records = simtlab::kernels::pt::cli::bench_cli(&gpu, &a.pt, &protocol)?;
-                print_pt_verdicts(&records);
-                finish(&records, &a.output)
-            }
-            BenchFamily::Carrillo(c) => {
-                let gpu = open_gpu(cli)?;
-                let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
-                let records = carrillo::bench_cli(&gpu, &c.args, &protocol)?;
-                let out = finish(&records, &c.output);
-                print!("{}", carrillo::comparison_table(&records));
-                if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
-                    println!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
-                }
-                out
-            }
-            BenchFamily::Matmul(c) => {
-                let gpu = open_gpu(cli)?;
-                let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
-                let records = matmul::bench_cli(&gpu, &c.args, &protocol)?;
-                let out = finish(&records, &c.output);
-                print!("{}", matmul::ladder_table(&records));
-                out
-            }
-            BenchFamily::Flowshop(a) => {
-                use simtlab::kernels::flowshop::cli as flowshop;
-                let gpu = open_gpu(cli)?;
-                let records = flowshop::bench_cli(&gpu, a)?;
-                let out = finish_files(&records, a.json.as_ref(), a.csv.as_ref());
-                print!("\n{}", flowshop::bench_tables(&records)?);
-                out
-            }
-        },
+            out
+        }
+        BenchFamily::Matmul(c) => {
+            let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
+            let records = matmul::bench_cli(gpu, &c.args, &protocol)?;
+            let out = finish(&records, &c.output);
+            print!("{}", matmul::ladder_table(&records));
+            out
+        }
+        BenchFamily::Flowshop(a) => {
+            let records = flowshop_cli::bench_cli(gpu, a)?;
+            let out = finish_files(&records, a.json.as_ref(), a.csv.as_ref());
+            print!("\n{}", flowshop_cli::bench_tables(&records)?);
+            out
+        }
     }
 }
 
@@ -491,6 +615,13 @@ fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
     use simtlab::remap::Strategy;
     if a.kernel != "micro-loop" {
         return Err(Error::invalid("--kernel", format!("'{}': remapping runs on micro-loop", a.kernel)));
+    }
+    if a.pipeline == 0 && (a.workers.is_some() || a.trace.is_some()) {
+        return Err(Error::invalid("--workers/--trace", "they apply to the chunked pipeline only; add --pipeline N (chunks)"));
+    }
+    let workers = a.workers.unwrap_or(4);
+    if workers == 0 {
+        return Err(Error::invalid("--workers", "at least one host worker thread is needed"));
     }
     let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
     let cfg = MicroConfig {
@@ -530,11 +661,11 @@ fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
     progress.step("");
     if a.pipeline > 0 {
         for (remap, input) in [(true, &cfg), (false, &sorted)].into_iter().filter(|(remap, _)| *remap || with_ideal) {
-            let (mut rec, report) = remapped::bench_pipelined(gpu, input, a.pipeline, a.workers, remap)?;
+            let (mut rec, report) = remapped::bench_pipelined(gpu, input, a.pipeline, workers, remap)?;
             if !remap {
                 rec.variant = format!("ideal pipelined ({} chunks)", a.pipeline);
             } else if let Some(p) = &a.trace {
-                std::fs::write(p, report.to_chrome_trace()).map_err(|e| Error::io(p, e))?;
+                harness::write_file(p, report.to_chrome_trace().as_bytes())?;
                 eprintln!("wrote {}", p.display());
             }
             records.push(rec);
@@ -571,7 +702,16 @@ fn print_remap(records: &[Record]) {
 fn print_loop_slowdown(records: &[Record]) {
     let median = |v: &str| records.iter().find(|r| r.variant == v).map(|r| r.stats.median);
     if let (Some(one), Some(sorted)) = (median("one-long"), median("sorted")) {
-        println!("one-long over sorted (same work): {:.2}x slower", one / sorted);
+        println!("one-long over sorted (same work): {}", slower_or_faster(one, sorted));
+    }
+}
+
+/// `time` against `baseline` in words: "2.48x slower", "1.30x faster".
+fn slower_or_faster(time: f64, baseline: f64) -> String {
+    if time >= baseline {
+        format!("{:.2}x slower", time / baseline)
+    } else {
+        format!("{:.2}x faster", baseline / time)
     }
 }
 
@@ -589,8 +729,50 @@ fn print_pt_verdicts(records: &[Record]) {
     }
 }
 
+/// Set by the first Ctrl-C in commands that can stop early (`reproduce`, `flowshop solve`):
+/// they stop at their next safe point and keep what they finished. A second Ctrl-C ends the
+/// process at once; other commands end at the first.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(unix)]
+fn install_signal_handlers(catch_interrupt: bool) {
+    extern "C" fn on_interrupt(_: libc::c_int) {
+        const MESSAGE: &[u8] = b"\ninterrupted: finishing the current step and keeping what is done (Ctrl-C again to quit now)\n";
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // SAFETY: _exit is async-signal-safe
+            unsafe { libc::_exit(130) };
+        }
+        // SAFETY: write(2) is async-signal-safe and the buffer is static
+        unsafe { libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len()) };
+    }
+    // SAFETY: plain signal dispositions, set before any other thread exists
+    unsafe {
+        // a closed pipe (`simtlab ... | head`) ends the process quietly, as it does for cat
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        if catch_interrupt {
+            libc::signal(libc::SIGINT, on_interrupt as *const () as libc::sighandler_t);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn install_signal_handlers(_catch_interrupt: bool) {}
+
 fn main() {
     let cli = Cli::parse();
+    #[cfg(feature = "gui")]
+    let headless = !matches!(cli.command, Command::Gui { .. });
+    #[cfg(not(feature = "gui"))]
+    let headless = true;
+    if headless && std::env::var_os("NODEVICE_SELECT").is_none() {
+        // Mesa's device-selection Vulkan layer connects to a Wayland display while adapters are
+        // listed and prints "error: XDG_RUNTIME_DIR is invalid..." on a headless machine;
+        // simtlab chooses adapters itself, so a command without a window skips that layer.
+        // (Set before any thread exists.)
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
+    let stops_early = matches!(cli.command, Command::Reproduce { .. } | Command::Flowshop { command: FlowshopCommand::Solve { .. } });
+    install_signal_handlers(stops_early);
     if let Err(e) = run(&cli) {
         eprintln!("error: {e}");
         std::process::exit(1);

@@ -7,6 +7,7 @@
 mod carrillo;
 mod chakroun;
 mod gupta;
+mod output;
 mod ryoo;
 mod zhang;
 
@@ -15,6 +16,9 @@ use crate::gpu::Gpu;
 use crate::harness::{Progress, Record};
 use crate::report::Section;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub use output::{merge_dirs, missing_shards, read_info, read_outcomes, resumable, write_report, MergeInput, OutputDir, RunInfo};
 
 /// Problem sizes: `Tiny` for the test suite, `Quick` for a CPU adapter (minutes), `Full` for
 /// the papers' sizes on a real GPU.
@@ -129,6 +133,34 @@ impl Shard {
 
 /// Runs this shard's points of `experiments`, surviving failures (each is recorded).
 pub fn run(gpu: &Gpu, experiments: &[Box<dyn Experiment>], scale: Scale, shard: Shard) -> Vec<Outcome> {
+    let never = AtomicBool::new(false);
+    let (out, _) = run_points(gpu, experiments, scale, shard, Vec::new(), &never, |_| Ok(()))
+        .unwrap_or_else(|_| unreachable!("the callback never fails"));
+    out
+}
+
+/// How [`run_points`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    Complete,
+    /// `cancel` was set: the points after the one running then were not run.
+    Cancelled { remaining: usize },
+}
+
+/// Runs this shard's points that `kept` (outcomes of an earlier run) does not already have, in
+/// sweep order, calling `after_point` with all outcomes so far after each one (to write them).
+/// Stops between points once `cancel` is set. Failures of a point are recorded, not returned;
+/// the error returned is `after_point`'s.
+pub fn run_points(
+    gpu: &Gpu,
+    experiments: &[Box<dyn Experiment>],
+    scale: Scale,
+    shard: Shard,
+    kept: Vec<Outcome>,
+    cancel: &AtomicBool,
+    mut after_point: impl FnMut(&[Outcome]) -> Result<()>,
+) -> Result<(Vec<Outcome>, Ended)> {
+    let done: std::collections::HashSet<(String, String)> = kept.iter().map(|o| (o.point.experiment.clone(), o.point.key.clone())).collect();
     let points: Vec<(usize, Point)> = experiments
         .iter()
         .enumerate()
@@ -136,10 +168,16 @@ pub fn run(gpu: &Gpu, experiments: &[Box<dyn Experiment>], scale: Scale, shard: 
         .enumerate()
         .filter(|(pos, _)| shard.takes(*pos))
         .map(|(_, x)| x)
+        .filter(|(_, p)| !done.contains(&(p.experiment.clone(), p.key.clone())))
         .collect();
     let progress = Progress::new(points.len() as u64, "reproduce");
-    let mut out = Vec::with_capacity(points.len());
-    for (e, point) in points {
+    let mut out = kept;
+    let total = points.len();
+    for (i, (e, point)) in points.into_iter().enumerate() {
+        if cancel.load(Ordering::Relaxed) {
+            progress.finish();
+            return Ok((merge(vec![out]), Ended::Cancelled { remaining: total - i }));
+        }
         progress.message(format!("{} {}", point.experiment, point.key));
         let t0 = std::time::Instant::now();
         let result = experiments[e].run(gpu, &point);
@@ -152,10 +190,12 @@ pub fn run(gpu: &Gpu, experiments: &[Box<dyn Experiment>], scale: Scale, shard: 
             }
         };
         out.push(Outcome { point, records, error, seconds });
+        out = merge(vec![out]);
+        after_point(&out)?;
         progress.step("");
     }
     progress.finish();
-    out
+    Ok((out, Ended::Complete))
 }
 
 /// Joins outcomes of several shards; a point present twice keeps its first outcome.
@@ -222,32 +262,6 @@ mod tests {
             }
         }
     }
-}
-
-/// Renders every experiment that has outcomes into `dir/report.md` (+ PNGs) and writes all
-/// outcomes to `dir/results.json`.
-pub fn write_report(dir: &std::path::Path, outcomes: &[Outcome], header: &[String]) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let json = serde_json::to_string_pretty(outcomes).map_err(|e| Error::invalid("results", e.to_string()))?;
-    let path = dir.join("results.json");
-    std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
-    let mut sections = Vec::new();
-    for exp in all() {
-        let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.point.experiment == exp.id()).collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let values = crate::report::PaperValues::of(exp.paper())?;
-        sections.push(exp.render(&mine, &values));
-    }
-    crate::report::render_report(dir, "simtlab reproduction report", header, &sections)
-}
-
-/// Reads `dir/results.json` written by [`write_report`].
-pub fn read_outcomes(dir: &std::path::Path) -> Result<Vec<Outcome>> {
-    let path = dir.join("results.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    serde_json::from_str(&text).map_err(|e| Error::File { path, message: format!("not a simtlab results file: {e}") })
 }
 
 /// A record for an analytical result checked against the paper's published value (exact).

@@ -170,17 +170,28 @@ impl Gpu {
         Ok(PendingRead { staging: staging.clone(), submission, receiver, bytes })
     }
 
+    /// After a timeout: the device and queue are never destroyed, because destroying them
+    /// waits, without any bound, for the work still running. The caller gets its error now;
+    /// the handles live until the process ends.
+    fn abandon_pending_work(&self) {
+        std::mem::forget(self.device.clone());
+        std::mem::forget(self.queue.clone());
+    }
+
     /// Blocks until `submission` (or all work) finishes, at most `self.timeout`.
     pub fn wait(&self, submission: Option<wgpu::SubmissionIndex>, what: &str) -> Result<()> {
         self.device
             .poll(wgpu::PollType::Wait { submission_index: submission, timeout: Some(self.timeout) })
             .map(|_| ())
             .map_err(|e| match e {
-                wgpu::PollError::Timeout => Error::Timeout {
+                wgpu::PollError::Timeout => {
+                    self.abandon_pending_work();
+                    Error::Timeout {
                     what: what.to_string(),
                     seconds: self.timeout.as_secs_f64(),
                     hint: "a kernel may be spinning; persistent-thread kernels abort through their status word, use a lower --tier or a smaller size".into(),
-                },
+                    }
+                }
                 other => Error::gpu(what, other),
             })
     }
@@ -200,10 +211,9 @@ impl PendingRead {
         gpu.wait(Some(self.submission), "reading a buffer back")?;
         self.receiver
             .recv_timeout(gpu.timeout)
-            .map_err(|_| Error::Timeout {
-                what: "buffer mapping".into(),
-                seconds: gpu.timeout.as_secs_f64(),
-                hint: "the device may be lost".into(),
+            .map_err(|_| {
+                gpu.abandon_pending_work();
+                Error::Timeout { what: "buffer mapping".into(), seconds: gpu.timeout.as_secs_f64(), hint: "the device may be lost".into() }
             })?
             .map_err(|e| Error::gpu("mapping a readback buffer", e))?;
         let data = self

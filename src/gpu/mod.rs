@@ -130,20 +130,33 @@ pub fn adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
     Ok(list)
 }
 
+/// Every adapter on every backend, described for an error message; with the install hint when
+/// there is none at all.
+fn available_adapters() -> String {
+    let all = pollster::block_on(instance(wgpu::Backends::all()).enumerate_adapters(wgpu::Backends::all()));
+    if all.is_empty() {
+        "none on any backend (install a Vulkan driver; without a GPU, Mesa's lavapipe: `apt-get install mesa-vulkan-drivers libvulkan1` as root)".to_string()
+    } else {
+        all.iter().map(|a| describe(&a.get_info())).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// What the options ask for, in words.
+fn wanted(options: &GpuOptions) -> String {
+    let name = options.adapter.as_deref().map_or("any adapter".to_string(), |w| format!("an adapter named like '{w}'"));
+    match &options.backend {
+        Some(b) => format!("{name} on backend {b}"),
+        None => name,
+    }
+}
+
 fn choose_adapter(options: &GpuOptions) -> Result<wgpu::Adapter> {
     let list = adapters(options)?;
-    let available = if list.is_empty() {
-        "none (install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers libvulkan1`)".to_string()
-    } else {
-        list.iter().map(|a| describe(&a.get_info())).collect::<Vec<_>>().join(", ")
+    let found = match options.adapter.as_deref().map(str::to_lowercase) {
+        Some(w) => list.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&w)),
+        None => list.into_iter().next(),
     };
-    let wanted = options.adapter.as_deref().map(str::to_lowercase);
-    match wanted {
-        Some(w) => list.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&w)).ok_or(
-            Error::NoAdapter { wanted: format!("'{w}'"), available },
-        ),
-        None => list.into_iter().next().ok_or(Error::NoAdapter { wanted: "any adapter".into(), available }),
-    }
+    found.ok_or_else(|| Error::NoAdapter { wanted: wanted(options), available: available_adapters() })
 }
 
 /// Features simtlab uses when present; none is required.
@@ -262,8 +275,7 @@ pub fn survey(options: &GpuOptions) -> Result<Vec<AdapterReport>> {
         });
     }
     if out.is_empty() {
-        let wanted = wanted.unwrap_or_else(|| "any adapter".into());
-        return Err(Error::NoAdapter { wanted, available: "none".into() });
+        return Err(Error::NoAdapter { wanted: self::wanted(&options), available: available_adapters() });
     }
     Ok(out)
 }

@@ -4,7 +4,7 @@
 mod output;
 mod progress;
 
-pub use output::{format_seconds, read_json, table, write_csv, write_json};
+pub use output::{format_seconds, read_json, table, write_csv, write_file, write_json};
 pub use progress::Progress;
 
 use crate::divergence::DivergenceSummary;
@@ -64,6 +64,9 @@ const MAX_WARMUP_RUNS: usize = 100_000;
 /// Runs `once` untimed at least `warmup` times and, if `warmup` > 0, for at least
 /// [`MIN_WARMUP_S`]; then `samples` times, and summarises.
 pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) -> Result<Stats> {
+    if protocol.samples == 0 {
+        return Err(Error::invalid("--samples", "0: at least one timed sample is needed"));
+    }
     let start = std::time::Instant::now();
     let mut runs = 0;
     while runs < protocol.warmup
@@ -74,7 +77,7 @@ pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) ->
     }
     let mut samples = Vec::with_capacity(protocol.samples);
     let mut source = TimingSource::DeviceTimestamps;
-    for _ in 0..protocol.samples.max(1) {
+    for _ in 0..protocol.samples {
         let t = once()?;
         if t.source == TimingSource::WallClock {
             source = TimingSource::WallClock;

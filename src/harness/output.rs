@@ -4,21 +4,46 @@ use super::Record;
 use crate::error::{Error, Result};
 use std::path::Path;
 
-fn create_parent(path: &Path) -> Result<()> {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => std::fs::create_dir_all(p).map_err(|e| Error::io(p, e)),
-        _ => Ok(()),
+/// Writes `bytes` to `path`; `-` is standard output. A regular file (or a new one) is replaced
+/// through a temporary file beside it, so that a crash never leaves a truncated result behind;
+/// a symbolic link is written through to its target, and anything else that already exists (a
+/// FIFO, a device, `/dev/stdout`) is written directly, never replaced.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    if path.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        return out.write_all(bytes).and_then(|_| out.flush()).map_err(|e| Error::io(path, e));
+    }
+    // metadata follows links: a link to a regular file is replaced at its target
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?,
+        _ => path.to_path_buf(),
+    };
+    match std::fs::metadata(&target) {
+        Ok(m) if !m.is_file() => {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&target).map_err(|e| Error::io(path, e))?;
+            f.write_all(bytes).and_then(|_| f.flush()).map_err(|e| Error::io(path, e))
+        }
+        _ => {
+            if let Some(p) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+            }
+            let mut name = target.file_name().unwrap_or_default().to_os_string();
+            name.push(format!(".{}.tmp", std::process::id()));
+            let tmp = target.with_file_name(name);
+            std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
+            std::fs::rename(&tmp, &target).map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                Error::io(path, e)
+            })
+        }
     }
 }
 
-/// Writes records as a pretty JSON array (through a temporary file so a crash never leaves a
-/// truncated result behind).
+/// Writes records as a pretty JSON array ([`write_file`]: `-` is standard output).
 pub fn write_json(path: &Path, records: &[Record]) -> Result<()> {
-    create_parent(path)?;
     let text = serde_json::to_string_pretty(records).map_err(|e| Error::invalid("record", e.to_string()))?;
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    write_file(path, text.as_bytes())
 }
 
 pub fn read_json(path: &Path) -> Result<Vec<Record>> {
@@ -36,8 +61,8 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// Writes records as CSV ([`write_file`]: `-` is standard output).
 pub fn write_csv(path: &Path, records: &[Record]) -> Result<()> {
-    create_parent(path)?;
     let mut out = String::from(CSV_HEADER);
     out.push('\n');
     for r in records {
@@ -68,7 +93,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<()> {
         out += &row.join(",");
         out.push('\n');
     }
-    std::fs::write(path, out).map_err(|e| Error::io(path, e))
+    write_file(path, out.as_bytes())
 }
 
 /// A terminal table of records: what ran, time, throughput, divergence and the CPU check.
@@ -118,5 +143,57 @@ pub fn format_seconds(s: f64) -> String {
         format!("{:.3} ms", s * 1e3)
     } else {
         format!("{:.2} us", s * 1e6)
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::write_file;
+
+    fn temp_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("simtlab-output-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_symbolic_link_is_written_through_and_stays_a_link() {
+        let dir = temp_dir("link");
+        let target = dir.join("target.json");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_file(&link, b"[1, 2]").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced by a file");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "[1, 2]");
+        // no temporary file left beside either
+        let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn a_fifo_is_written_to_not_replaced() {
+        let dir = temp_dir("fifo");
+        let fifo = dir.join("pipe");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(status.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        write_file(&fifo, b"{\"a\": 1}").unwrap();
+        assert_eq!(reader.join().unwrap(), "{\"a\": 1}");
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&std::fs::symlink_metadata(&fifo).unwrap().file_type()), "the FIFO was replaced");
+    }
+
+    #[test]
+    fn a_regular_file_is_replaced_whole_and_missing_parents_are_made() {
+        let dir = temp_dir("regular");
+        let path = dir.join("a/b/out.csv");
+        write_file(&path, b"first, longer content").unwrap();
+        write_file(&path, b"second").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
+        assert_eq!(std::fs::read_dir(dir.join("a/b")).unwrap().count(), 1);
     }
 }

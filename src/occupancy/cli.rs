@@ -55,6 +55,12 @@ pub fn run_cli(args: &OccupancyArgs) -> Result<String> {
             "--regs is required (registers per thread from the compiler), unless --arch list",
         )
     })?;
+    if registers == 0 {
+        return Err(Error::invalid(
+            "--regs",
+            "0: every kernel uses registers; pass the count the compiler reports (e.g. from ptxas -v or the driver)",
+        ));
+    }
     let result = calculate(arch, Launch::new(threads, registers, args.smem))?;
     if args.json {
         let report = JsonReport {

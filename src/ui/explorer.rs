@@ -703,6 +703,14 @@ impl eframe::App for ExplorerApp {
 /// background thread on the adapter picked in the window.
 /// `family` preselects a kernel family by name; `run_now` starts a run as the window opens.
 pub fn run(options: &GpuOptions, family: Option<&str>, run_now: bool) -> Result<()> {
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"].iter().any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+    if cfg!(target_os = "linux") && !has_display {
+        return Err(Error::Unsupported {
+            what: "a window".into(),
+            adapter: "this session (neither DISPLAY nor WAYLAND_DISPLAY is set)".into(),
+            hint: "run it on a desktop, or under a virtual display (`xvfb-run simtlab gui`); the other commands need no display".into(),
+        });
+    }
     let mut explorer = Explorer::new(options);
     if let Some(name) = family {
         explorer.select_family_by_name(name)?;
@@ -714,5 +722,9 @@ pub fn run(options: &GpuOptions, family: Option<&str>, run_now: bool) -> Result<
         ..Default::default()
     };
     eframe::run_native("simtlab explorer", native, Box::new(|_cc| Ok(Box::new(ExplorerApp(explorer)))))
-        .map_err(|e| Error::gpu("running the explorer window", e.to_string()))
+        .map_err(|e| Error::Unsupported {
+            what: "the explorer window".into(),
+            adapter: "this display".into(),
+            hint: format!("the window system or its GPU surface refused it ({e})"),
+        })
 }

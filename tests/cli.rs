@@ -1,0 +1,192 @@
+//! The command line as a user meets it: bad values refused with a message (never a panic),
+//! options only where they apply, output to standard output, quiet exits on closed pipes,
+//! adapters always listed, output directories checked first.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn simtlab() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_simtlab"));
+    c.env_remove("WGPU_ADAPTER_NAME").env_remove("WGPU_BACKEND");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    simtlab().args(args).output().expect("simtlab runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh directory to run in.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("simtlab-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn assert_refused(out: &Output, needle: &str) {
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "accepted: {err}");
+    assert!(!err.contains("panicked"), "panicked: {err}");
+    assert!(err.contains(needle), "message lacks '{needle}': {err}");
+}
+
+#[test]
+fn timeouts_that_are_not_a_positive_finite_duration_are_refused() {
+    for bad in ["inf", "1e300", "0", "-1", "nan", "abc"] {
+        let out = run(&["bench", "micro", "--n", "1024", &format!("--timeout={bad}")]);
+        assert_refused(&out, "--timeout");
+    }
+    let out = run(&["bench", "micro", "--n", "1024", "--min-sample-ms=-5"]);
+    assert_refused(&out, "--min-sample-ms");
+}
+
+#[test]
+fn gpu_options_are_offered_only_by_commands_that_open_a_gpu() {
+    for (args, expected) in [
+        (&["occupancy", "--help"][..], false),
+        (&["report", "merge", "--help"], false),
+        (&["flowshop", "instance", "--help"], false),
+        (&["flowshop", "bound", "--help"], false),
+        (&["flowshop", "solve", "--help"], true),
+        (&["bench", "micro", "--help"], true),
+        (&["reproduce", "--help"], true),
+    ] {
+        let help = text(&run(args).stdout);
+        assert!(help.contains("Usage"), "{args:?}: {help}");
+        assert_eq!(help.contains("--timeout"), expected, "{args:?}: {help}");
+        assert_eq!(help.contains("--backend"), expected, "{args:?}: {help}");
+    }
+    assert_refused(&run(&["flowshop", "instance", "ta001", "--timeout", "5"]), "--timeout");
+    assert_refused(&run(&["occupancy", "--arch", "g80", "--threads", "256", "--regs", "10", "--backend", "vulkan"]), "--backend");
+}
+
+#[test]
+fn out_of_range_values_are_refused_not_clamped() {
+    assert_refused(&run(&["bench", "micro", "--n", "4096", "--samples", "0"]), "--samples");
+    assert_refused(&run(&["bench", "remap", "--n", "4096", "--pipeline", "4", "--workers", "0"]), "--workers");
+    assert_refused(&run(&["bench", "remap", "--n", "4096", "--workers", "2"]), "--pipeline");
+    assert_refused(&run(&["occupancy", "--arch", "g80", "--threads", "256", "--regs", "0"]), "--regs");
+}
+
+#[test]
+fn json_dash_is_standard_output_and_the_table_goes_to_standard_error() {
+    let dir = scratch("json-dash");
+    let out = simtlab()
+        .current_dir(&dir)
+        .args(["bench", "micro", "--pattern", "loop", "--distribution", "one-long", "--n", "4096", "--samples", "1", "--warmup", "0", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let records: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
+    let records = records.as_array().unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["variant"], "one-long");
+    assert_eq!(records[0]["check"]["passed"], true);
+    assert!(text(&out.stderr).contains("data_loop"), "the table is on stderr");
+    assert!(!dir.join("-").exists(), "a file named '-' was created");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    use std::io::Read;
+    let mut child = simtlab().args(["flowshop", "instance", "ta120", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut first = [0u8; 10];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(!err.contains("panicked") && !err.contains("error"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "a panic's exit code");
+}
+
+#[test]
+fn adapter_errors_list_the_adapters_that_exist() {
+    let out = run(&["devices", "--adapter", "no-such-adapter-anywhere"]);
+    assert_refused(&out, "no-such-adapter-anywhere");
+    let err = text(&out.stderr);
+    assert!(!err.contains("none on any backend"), "{err}");
+    let existing = simtlab::gpu::adapters(&Default::default()).unwrap();
+    assert!(!existing.is_empty(), "this test needs an adapter (lavapipe in CI)");
+    for a in &existing {
+        assert!(err.contains(&a.get_info().name), "{} not listed: {err}", a.get_info().name);
+    }
+    let other = if cfg!(target_os = "macos") { "dx12" } else { "metal" };
+    let out = run(&["bench", "micro", "--n", "1024", "--backend", other]);
+    assert_refused(&out, &existing[0].get_info().name);
+    assert!(!text(&out.stderr).contains("apt-get"), "tells the user to install a driver although adapters exist");
+}
+
+#[test]
+fn headless_commands_print_no_windowing_noise() {
+    let out = simtlab().env_remove("XDG_RUNTIME_DIR").env_remove("WAYLAND_DISPLAY").args(["devices"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(!err.contains("XDG_RUNTIME_DIR") && !err.lines().any(|l| l.starts_with("error")), "{err}");
+}
+
+/// Runs `reproduce` into `dir` and returns the output.
+fn reproduce(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["reproduce", "--quick", "--paper", "ryoo", "--out", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+#[test]
+fn reproduce_checks_out_before_any_gpu_work() {
+    let dir = scratch("out-file");
+    let file = dir.join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    let out = reproduce(&file, &[]);
+    assert_refused(&out, "not a directory");
+    assert!(!text(&out.stderr).contains("adapter:"), "opened the GPU first");
+}
+
+fn outcomes_in(dir: &Path) -> Option<Vec<serde_json::Value>> {
+    let text = std::fs::read_to_string(dir.join("results.json")).ok()?;
+    Some(serde_json::from_str::<Vec<serde_json::Value>>(&text).expect("results.json is valid JSON at every moment"))
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_reproduction_keeps_its_points_refuses_a_second_writer_and_resumes() {
+    let dir = scratch("interrupt").join("report");
+    let out_arg = dir.to_str().unwrap().to_string();
+    let args = ["reproduce", "--quick", "--paper", "zhang", "--out", &out_arg];
+    let child = simtlab().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let t0 = std::time::Instant::now();
+    let mut seen = 0;
+    while seen < 2 {
+        assert!(t0.elapsed().as_secs() < 300, "no points after 300 s");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        seen = outcomes_in(&dir).map_or(0, |o| o.len());
+    }
+    // a second run into the same directory is refused while the first holds it
+    let second = run(&args);
+    assert_refused(&second, "another simtlab run");
+    // SAFETY: sending SIGINT to our own child
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_refused(&out, "--resume");
+    let kept = outcomes_in(&dir).unwrap();
+    let total = 23;
+    assert!(kept.len() >= 2 && kept.len() < total, "{} points kept", kept.len());
+    assert!(std::fs::read_to_string(dir.join("report.md")).unwrap().contains("interrupted"));
+
+    let resumed = run(&[&args[..], &["--resume"]].concat());
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(text(&resumed.stderr).contains(&format!("resuming: {} points", kept.len())), "{}", text(&resumed.stderr));
+    let all = outcomes_in(&dir).unwrap();
+    assert_eq!(all.len(), total);
+    // the kept points were not run again: their outcomes are unchanged
+    for k in &kept {
+        assert!(all.contains(k), "point {} was rerun", k["point"]["key"]);
+    }
+    // and a resume on another scale is refused
+    let other = run(&["reproduce", "--paper", "zhang", "--out", &out_arg, "--resume"]);
+    assert_refused(&other, "Quick");
+}

@@ -1,0 +1,40 @@
+//! A kernel that runs far past the timeout: the caller gets `Error::Timeout` within about the
+//! timeout, and dropping the context afterwards does not wait for the kernel either.
+
+mod common;
+
+use simtlab::gpu::{shader, BufferKind, Step};
+use std::time::{Duration, Instant};
+
+/// 65535 × 64 invocations of 60000 dependent steps each: minutes on a CPU adapter.
+const SPIN: &str = "
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    var x = id.x;
+    for (var i = 0u; i < 60000u; i++) { x = x * 1664525u + 1013904223u; }
+    out[id.x] = x;
+}";
+
+#[test]
+fn a_kernel_past_the_timeout_is_reported_within_it_and_the_context_drops_at_once() {
+    let mut gpu = common::gpu();
+    if gpu.info.device_type != wgpu::DeviceType::Cpu {
+        eprintln!("skipped: the spin kernel is sized for a CPU adapter");
+        return;
+    }
+    gpu.timeout = Duration::from_secs(1);
+    let source = shader::preprocess_text("spin.wgsl", SPIN, &[], &|_| None).unwrap();
+    let kernel = gpu.compile(&source, "spin", "main", &[]).unwrap();
+    let out = gpu.buffer_zeroed::<u32>("out", 65535 * 64, BufferKind::Storage).unwrap();
+    let bind = kernel.bind(&gpu, &[&out]).unwrap();
+    let t0 = Instant::now();
+    let err = gpu.run(&[Step::dispatch(&kernel, &bind, [65535, 1, 1])], false).unwrap_err();
+    let reported = t0.elapsed();
+    assert!(matches!(err, simtlab::Error::Timeout { .. }), "{err}");
+    assert!(err.to_string().contains("within 1 s"), "{err}");
+    assert!(reported < Duration::from_secs(5), "reported after {reported:?}");
+    let t1 = Instant::now();
+    drop((bind, out, kernel, gpu));
+    assert!(t1.elapsed() < Duration::from_secs(2), "dropping waited {:?} for the kernel", t1.elapsed());
+}
