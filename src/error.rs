@@ -34,6 +34,14 @@ pub enum Error {
     #[error("invalid {what}: {message}")]
     Invalid { what: String, message: String },
 
+    /// The user interrupted a run; `kept` says what was kept and how to go on.
+    #[error("{what} was interrupted; {kept}")]
+    Cancelled { what: String, kept: String },
+
+    /// A workload name or parameter that does not exist or does not fit its type.
+    #[error("{}{message}", if workload.is_empty() { String::new() } else { format!("workload '{workload}': ") })]
+    InvalidParameter { workload: String, message: String },
+
     /// A file could not be read or parsed.
     #[error("{path}: {message}")]
     File { path: PathBuf, message: String },

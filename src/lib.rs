@@ -8,6 +8,7 @@
 //!   probe or from host emulation at any width.
 //! - [`occupancy`]: the analytical occupancy model (G80 to Hopper, AMD).
 //! - [`remap`]: thread-data remapping (redirection, LAM layout, GPU regrouping, pipelining).
+//! - [`workload`]: the registry of everything runnable (`simtlab list`, `simtlab run NAME`).
 //! - [`kernels`]: the benchmark kernel families, each with its CPU reference.
 //! - [`pt`]: persistent threads: capability probe, tiers, launch sizing, status and fallback.
 //! - `ui` (features `overlay` and `gui`): egui widgets for any egui host, and the desktop
@@ -26,6 +27,7 @@ pub mod report;
 pub mod rng;
 #[cfg(feature = "overlay")]
 pub mod ui;
+pub mod workload;
 
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuOptions};

@@ -132,6 +132,27 @@ enum Command {
         #[command(subcommand)]
         command: FlowshopCommand,
     },
+    /// List every workload (kernel configuration) simtlab can run, with its parameters.
+    List {
+        /// Print JSON (name, family, paper, parameters at each scale).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one workload from `simtlab list` and check it against its CPU reference.
+    Run {
+        /// The workload's name (`simtlab list`).
+        workload: String,
+        /// Parameter values (repeatable): name=value, e.g. --param n=4096.
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Parameter values to start from: tiny (seconds on a CPU), quick, or paper (the papers' sizes).
+        #[arg(long, default_value = "quick", value_parser = ["tiny", "quick", "paper"])]
+        scale: String,
+        #[command(flatten)]
+        output: Output,
+        #[command(flatten)]
+        gpu: BenchGpuArgs,
+    },
     /// Reports from earlier runs.
     Report {
         #[command(subcommand)]
@@ -509,10 +530,10 @@ fn reproduce(gpu_args: &BenchGpuArgs, paper: &str, quick: bool, out: &Path, shar
     let bad_checks = outcomes.iter().flat_map(|o| &o.records).filter(|r| !r.check.passed).count();
     println!("{} points, {failed} failed, {bad_checks} records failed their CPU check; report: {}", outcomes.len(), out.join("report.md").display());
     if let experiments::Ended::Cancelled { remaining } = ended {
-        return Err(Error::invalid(
-            "reproduction",
-            format!("interrupted with {remaining} points left; the finished ones are in {}; add --resume to run the rest", out.display()),
-        ));
+        return Err(Error::Cancelled {
+            what: "the reproduction".into(),
+            kept: format!("{remaining} points were not run; the finished ones are in {}; add --resume to run the rest", out.display()),
+        });
     }
     if failed > 0 || bad_checks > 0 {
         return Err(Error::invalid("reproduction", "some points failed; see the report"));
@@ -536,6 +557,8 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Reproduce { paper, quick, out, shard, resume, gpu } => reproduce(gpu, paper, *quick, out, shard.as_deref(), *resume),
         Command::Report { action: ReportAction::Merge { dirs, out, allow_mixed } } => merge_reports(dirs, out, *allow_mixed),
         Command::Devices { json, adapter } => devices(adapter, *json),
+        Command::List { json } => list_workloads(*json),
+        Command::Run { workload, params, scale, output, gpu } => run_workload(gpu, workload, params, scale, output),
         Command::Flowshop { command } => {
             let (command, options) = match command {
                 FlowshopCommand::Instance(a) => (flowshop_cli::FlowshopCommand::Instance(a.clone()), GpuOptions::default()),
@@ -543,6 +566,9 @@ fn run(cli: &Cli) -> Result<()> {
                 FlowshopCommand::Solve { args, gpu } => (flowshop_cli::FlowshopCommand::Solve(args.clone()), gpu.options()),
             };
             print!("{}", flowshop_cli::run(&flowshop_cli::FlowshopArgs { command }, &options, &INTERRUPTED)?);
+            if INTERRUPTED.load(Ordering::Relaxed) {
+                return Err(Error::Cancelled { what: "the search".into(), kept: "the best schedule found so far is printed above (not proven optimal)".into() });
+            }
             Ok(())
         }
         #[cfg(feature = "gui")]
@@ -556,6 +582,39 @@ fn run(cli: &Cli) -> Result<()> {
             bench(&gpu, family)
         }
     }
+}
+
+fn list_workloads(json: bool) -> Result<()> {
+    let all = simtlab::workload::registry();
+    if json {
+        let list: Vec<_> = all.iter().map(|w| w.describe()).collect();
+        println!("{}", serde_json::to_string_pretty(&list).map_err(|e| Error::invalid("json", e.to_string()))?);
+        return Ok(());
+    }
+    let width = all.iter().map(|w| w.name().len()).max().unwrap_or(0);
+    for w in &all {
+        println!("{:<width$}  {:<12}  {}", w.name(), w.family(), w.summary());
+    }
+    println!("\n`simtlab run NAME --scale tiny|quick|paper [--param name=value]...`; `simtlab list --json` shows every parameter");
+    Ok(())
+}
+
+fn run_workload(gpu_args: &BenchGpuArgs, name: &str, params: &[String], scale: &str, output: &Output) -> Result<()> {
+    use simtlab::workload::{self, Scale};
+    let scale = match scale {
+        "tiny" => Scale::Tiny,
+        "quick" => Scale::Quick,
+        _ => Scale::Full,
+    };
+    let w = workload::find(name)?;
+    let overrides = params.iter().map(|p| workload::parse_override(p)).collect::<Result<Vec<_>>>()?;
+    let values = workload::with_overrides(w.params(scale), &overrides).map_err(|e| match e {
+        Error::InvalidParameter { message, .. } => Error::InvalidParameter { workload: name.into(), message },
+        other => other,
+    })?;
+    let gpu = open_gpu(gpu_args)?;
+    let records = w.run(&gpu, &values, &Protocol { warmup: output.warmup, samples: output.samples })?;
+    finish(&records, output)
 }
 
 fn bench(gpu: &Gpu, family: &BenchFamily) -> Result<()> {

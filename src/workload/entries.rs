@@ -1,0 +1,184 @@
+//! The registry's lines: each workload's configuration at the tiny, quick and paper scales and
+//! the runner it calls. Tiny sizes run in seconds on a CPU adapter (the test suite runs them
+//! all); paper sizes are the papers' own, for a real GPU.
+
+use super::{Entry, Scale, Workload};
+use crate::kernels::carrillo::{self, BranchConfig, LoopConfig, MaskLayout};
+use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
+use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
+use crate::kernels::zhang::Strategy as Variants;
+use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
+use crate::remap::Strategy;
+use serde::{Deserialize, Serialize};
+
+const ZHANG_FIG1: &str = "Zhang et al., ICS'10, Figure 1";
+const ZHANG_S5: &str = "Zhang et al., ICS'10, section 5";
+const CARRILLO: &str = "Carrillo et al., G80 branch and loop splitting";
+const RYOO: &str = "Ryoo et al., PPoPP'08, matmul ladder";
+
+fn boxed<C: Serialize + serde::de::DeserializeOwned + 'static>(e: Entry<C>) -> Box<dyn Workload> {
+    Box::new(e)
+}
+
+/// The divergent loop at a scale: one long lane per 32 by default.
+fn micro_loop(scale: Scale) -> MicroConfig {
+    MicroConfig { pattern: Pattern::Loop, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() }
+}
+
+/// A square product of `n` and its seed.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MatmulParams {
+    pub shape: Shape,
+    pub seed: u64,
+}
+
+/// Branched and split kernels over the else fractions of a decision mask.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BranchSweep {
+    #[serde(flatten)]
+    pub config: BranchConfig,
+    pub else_fractions: Vec<f64>,
+}
+
+fn branch_sweep(scale: Scale) -> BranchSweep {
+    BranchSweep {
+        config: BranchConfig { n: scale.pick(1 << 12, 1 << 16, 1 << 22), light_rounds: 4, heavy_rounds: 16, seed: 1 },
+        else_fractions: scale.pick(vec![0.0, 0.5], vec![0.0, 0.25, 0.5, 1.0], vec![0.0, 0.1, 0.25, 0.5, 0.75, 1.0]),
+    }
+}
+
+fn run_branch(gpu: &crate::Gpu, s: &BranchSweep, layout: MaskLayout, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+    carrillo::sweep(gpu, &s.config, layout, &s.else_fractions, protocol, None)
+}
+
+/// Every workload, in family order.
+pub(super) fn all() -> Vec<Box<dyn Workload>> {
+    let mut v: Vec<Box<dyn Workload>> = vec![
+        boxed(Entry {
+            name: "micro-loop",
+            family: "micro",
+            paper: ZHANG_FIG1,
+            summary: "a data-dependent loop: trip counts from a distribution (one long lane per group by default)",
+            config: micro_loop,
+            run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
+        }),
+        boxed(Entry {
+            name: "micro-if",
+            family: "micro",
+            paper: ZHANG_FIG1,
+            summary: "a data-dependent if: a fraction of threads take an expensive path",
+            config: |s| MicroConfig { pattern: Pattern::If, distribution: Distribution::Random, n: s.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() },
+            run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
+        }),
+        boxed(Entry {
+            name: "lbm",
+            family: "lbm",
+            paper: ZHANG_S5,
+            summary: "3D lattice Boltzmann D3Q19 with obstacle cells, original and reference redirection",
+            config: |s| lbm::LbmConfig { edge: s.pick(12, 32, 192), ..Default::default() },
+            run: |gpu, c, p| lbm::bench(gpu, c, Variants::All, p),
+        }),
+        boxed(Entry {
+            name: "gafort",
+            family: "gafort",
+            paper: ZHANG_S5,
+            summary: "GAFORT's crossover and mutation of children, original and reference redirection",
+            config: |s| gafort::GaConfig { children: s.pick(1 << 10, 1 << 14, 1 << 16), ..Default::default() },
+            run: |gpu, c, p| gafort::bench(gpu, c, Variants::All, p),
+        }),
+        boxed(Entry {
+            name: "mcubes",
+            family: "mcubes",
+            paper: ZHANG_S5,
+            summary: "marching cubes over a scalar field (classify, scan, generate), original and redirection",
+            config: |s| mcubes::McConfig { edge: s.pick(12, 48, 256), ..Default::default() },
+            run: |gpu, c, p| mcubes::bench(gpu, c, Variants::All, p),
+        }),
+        boxed(Entry {
+            name: "reduction",
+            family: "reduction",
+            paper: ZHANG_S5,
+            summary: "f32 sum: interleaved, its index-array remap, sequential, fast and blocked kernels",
+            config: |s| reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None },
+            run: |gpu, c, p| reduction::bench(gpu, c, Variants::All, p),
+        }),
+        boxed(Entry {
+            name: "blackscholes",
+            family: "blackscholes",
+            paper: ZHANG_S5,
+            summary: "BlackScholes option pricing: the control case with no divergence",
+            config: |s| blackscholes::BsConfig { n: s.pick(4096, 1 << 16, 1 << 24), ..Default::default() },
+            run: |gpu, c, p| blackscholes::bench(gpu, c, Variants::All, p),
+        }),
+        boxed(Entry {
+            name: "branch-split-linear",
+            family: "carrillo",
+            paper: CARRILLO,
+            summary: "branched vs split kernels, else lanes in one contiguous block",
+            config: branch_sweep,
+            run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Linear, p),
+        }),
+        boxed(Entry {
+            name: "branch-split-random",
+            family: "carrillo",
+            paper: CARRILLO,
+            summary: "branched vs split kernels, else lanes scattered at random",
+            config: branch_sweep,
+            run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Random, p),
+        }),
+        boxed(Entry {
+            name: "loop-split",
+            family: "carrillo",
+            paper: CARRILLO,
+            summary: "a fused loop over two arrays vs one loop per array",
+            config: |s| LoopConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
+            run: |gpu, c, p| carrillo::bench_loops(gpu, c, p).map(Vec::from),
+        }),
+    ];
+    for variant in Variant::ALL {
+        v.push(matmul_entry(variant));
+    }
+    for strategy in [Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer, Strategy::Auto] {
+        v.push(remap_entry(strategy));
+    }
+    v
+}
+
+fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
+    // one registry line per rung: the rung is fixed by the entry, so it is a const parameter
+    macro_rules! rung {
+        ($($v:ident => $name:literal),*) => {
+            match variant {
+                $(Variant::$v => boxed(Entry {
+                    name: $name,
+                    family: "matmul",
+                    paper: RYOO,
+                    summary: "C = A·B in f32, one rung of the optimization ladder, checked against the CPU product",
+                    config: |s| MatmulParams { shape: Shape::square(s.pick(64, 512, 4096)), seed: 1 },
+                    run: |gpu, c, p| matmul::bench(gpu, Variant::$v, c.shape, &RegtileConfig::default(), p, c.seed).map(|r| vec![r]),
+                }),)*
+            }
+        };
+    }
+    rung!(Naive => "matmul-naive", Tiled4 => "matmul-tiled4", Tiled8 => "matmul-tiled8", Tiled12 => "matmul-tiled12", Tiled16 => "matmul-tiled16",
+          Unrolled => "matmul-unrolled", Prefetch => "matmul-prefetch", Regtile => "matmul-regtile")
+}
+
+fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
+    macro_rules! strategies {
+        ($($s:ident => $name:literal),*) => {
+            match strategy {
+                $(Strategy::$s => boxed(Entry {
+                    name: $name,
+                    family: "remap",
+                    paper: ZHANG_S5,
+                    summary: "the divergent loop remapped (thread-data remapping), remap cost beside kernel time",
+                    config: micro_loop,
+                    run: |gpu, c, p| remapped::bench_remap(gpu, c, Strategy::$s, p).map(|r| vec![r]),
+                }),)*
+            }
+        };
+    }
+    strategies!(None => "remap-none", Redirect => "remap-redirect", Lam => "remap-lam", GpuRegroup => "remap-gpu", Tile => "remap-tile",
+                Defer => "remap-defer", Auto => "remap-auto")
+}

@@ -1,0 +1,184 @@
+//! The registry of workloads: everything simtlab can run, under one shape.
+//!
+//! A [`Workload`] has a name, a family, the paper it comes from, typed parameters (a serde
+//! configuration, with its values at the `tiny`, `quick` and `paper` scales) and one way to run:
+//! inputs generated from the seed, the GPU run, and the check against the CPU reference, into
+//! [`Record`]s. `simtlab list` prints the [`registry`], `simtlab run NAME` runs any entry, and the
+//! tests run every entry at the tiny scale.
+//!
+//! Adding a workload is one line in [`registry`] (see `entries.rs`): its configuration at each
+//! scale and the runner it calls.
+//!
+//! ```no_run
+//! use simtlab::workload::{self, Scale};
+//! let gpu = simtlab::Gpu::new(&Default::default())?;
+//! let loop_ = workload::find("micro-loop")?;
+//! let params = workload::with_overrides(loop_.params(Scale::Tiny), &[("distribution", "sorted")])?;
+//! let records = loop_.run(&gpu, &params, &Scale::Tiny.protocol())?;
+//! assert!(records.iter().all(|r| r.check.passed));
+//! # Ok::<(), simtlab::Error>(())
+//! ```
+
+mod entries;
+
+pub use crate::experiments::Scale;
+
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::harness::{Protocol, Record};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Something simtlab can run and check.
+pub trait Workload: Send + Sync {
+    /// Unique, by what it computes (`micro-loop`, `reduction-fast`, `matmul-regtile`).
+    fn name(&self) -> &'static str;
+    /// The kernel family (`micro`, `lbm`, `matmul`, `pt`, …).
+    fn family(&self) -> &'static str;
+    /// The paper and the table or figure it reproduces.
+    fn paper(&self) -> &'static str;
+    /// One line on what it computes.
+    fn summary(&self) -> &'static str;
+    /// Every parameter with its value at `scale`, as a JSON object.
+    fn params(&self, scale: Scale) -> serde_json::Value;
+    /// Runs with `params` (an object as [`Workload::params`] gives, with any values changed) and
+    /// checks every result against the CPU reference (each record says whether it passed).
+    fn run(&self, gpu: &Gpu, params: &serde_json::Value, protocol: &Protocol) -> Result<Vec<Record>>;
+}
+
+/// What `simtlab list --json` prints for one workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct Description {
+    pub name: &'static str,
+    pub family: &'static str,
+    pub paper: &'static str,
+    pub summary: &'static str,
+    /// Parameters at each scale.
+    pub tiny: serde_json::Value,
+    pub quick: serde_json::Value,
+    pub paper_scale: serde_json::Value,
+}
+
+impl dyn Workload {
+    pub fn describe(&self) -> Description {
+        Description {
+            name: self.name(),
+            family: self.family(),
+            paper: self.paper(),
+            summary: self.summary(),
+            tiny: self.params(Scale::Tiny),
+            quick: self.params(Scale::Quick),
+            paper_scale: self.params(Scale::Full),
+        }
+    }
+}
+
+/// One registry line: a typed configuration per scale and the runner it goes to.
+pub(crate) struct Entry<C> {
+    pub name: &'static str,
+    pub family: &'static str,
+    pub paper: &'static str,
+    pub summary: &'static str,
+    pub config: fn(Scale) -> C,
+    pub run: fn(&Gpu, &C, &Protocol) -> Result<Vec<Record>>,
+}
+
+impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn family(&self) -> &'static str {
+        self.family
+    }
+    fn paper(&self) -> &'static str {
+        self.paper
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn params(&self, scale: Scale) -> serde_json::Value {
+        serde_json::to_value((self.config)(scale)).unwrap_or_default()
+    }
+    fn run(&self, gpu: &Gpu, params: &serde_json::Value, protocol: &Protocol) -> Result<Vec<Record>> {
+        let config: C = serde_json::from_value(params.clone()).map_err(|e| Error::InvalidParameter {
+            workload: self.name.into(),
+            message: format!("{e} (parameters at the paper scale: {})", self.params(Scale::Full)),
+        })?;
+        (self.run)(gpu, &config, protocol)
+    }
+}
+
+/// Every workload, by family.
+pub fn registry() -> Vec<Box<dyn Workload>> {
+    entries::all()
+}
+
+/// The workload called `name`, or an error listing the names.
+pub fn find(name: &str) -> Result<Box<dyn Workload>> {
+    let all = registry();
+    let names: Vec<&str> = all.iter().map(|w| w.name()).collect();
+    let names = names.join(", ");
+    all.into_iter()
+        .find(|w| w.name() == name)
+        .ok_or_else(|| Error::InvalidParameter { workload: name.into(), message: format!("no such workload; `simtlab list` shows them: {names}") })
+}
+
+/// `params` with `overrides` (`name`, `value`) applied: a value is read as JSON when it parses
+/// (numbers, booleans, `null`, lists), else as a string. A name the workload does not have is an
+/// error that lists the ones it has.
+pub fn with_overrides(mut params: serde_json::Value, overrides: &[(&str, &str)]) -> Result<serde_json::Value> {
+    let object = params
+        .as_object_mut()
+        .ok_or_else(|| Error::InvalidParameter { workload: String::new(), message: "this workload takes no parameters".into() })?;
+    for &(name, value) in overrides {
+        if !object.contains_key(name) {
+            let known: Vec<&str> = object.keys().map(String::as_str).collect();
+            return Err(Error::InvalidParameter {
+                workload: String::new(),
+                message: format!("no parameter '{name}'; use one of {}", known.join(", ")),
+            });
+        }
+        let parsed = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
+        object.insert(name.to_string(), parsed);
+    }
+    Ok(params)
+}
+
+/// Parses `name=value`.
+pub fn parse_override(text: &str) -> Result<(&str, &str)> {
+    text.split_once('=')
+        .map(|(k, v)| (k.trim(), v.trim()))
+        .filter(|(k, _)| !k.is_empty())
+        .ok_or_else(|| Error::InvalidParameter { workload: String::new(), message: format!("'{text}': give name=value, e.g. n=4096") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_scale_deserialises_back() {
+        let all = registry();
+        let mut names = std::collections::HashSet::new();
+        for w in &all {
+            assert!(names.insert(w.name()), "duplicate {}", w.name());
+            for scale in [Scale::Tiny, Scale::Quick, Scale::Full] {
+                let p = w.params(scale);
+                assert!(p.is_object(), "{} {scale:?}: {p}", w.name());
+            }
+        }
+        assert!(find("no-such").unwrap_err().to_string().contains("micro-loop"));
+    }
+
+    #[test]
+    fn overrides_replace_values_and_refuse_unknown_names() {
+        let w = find("micro-loop").unwrap();
+        let p = with_overrides(w.params(Scale::Tiny), &[("n", "100"), ("distribution", "sorted")]).unwrap();
+        assert_eq!(p["n"], 100);
+        assert_eq!(p["distribution"], "sorted");
+        let err = with_overrides(w.params(Scale::Tiny), &[("nn", "1")]).unwrap_err().to_string();
+        assert!(err.contains("'nn'") && err.contains("distribution"), "{err}");
+        assert!(parse_override("n").is_err() && parse_override("=3").is_err());
+        assert_eq!(parse_override("n = 5").unwrap(), ("n", "5"));
+    }
+}

@@ -1,0 +1,64 @@
+//! The workload registry end to end: every workload runs at the tiny scale on the default
+//! adapter and every record passes its CPU check; `simtlab list --json` and `simtlab run` agree
+//! with the registry.
+
+mod common;
+
+use simtlab::workload::{self, Scale};
+
+#[test]
+fn every_workload_runs_at_tiny_scale_and_passes_its_cpu_check() {
+    let gpu = common::gpu();
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    for w in workload::registry() {
+        let records = w.run(&gpu, &w.params(Scale::Tiny), &protocol).unwrap_or_else(|e| panic!("{}: {e}", w.name()));
+        assert!(!records.is_empty(), "{} gave no records", w.name());
+        for r in &records {
+            assert!(r.check.passed, "{} {} {}: {:?}", w.name(), r.kernel, r.variant, r.check.first_mismatch);
+            assert!(r.check.checked > 0, "{}: nothing was checked", w.name());
+            assert!(r.stats.median > 0.0, "{}: no time", w.name());
+        }
+    }
+}
+
+#[test]
+fn list_json_describes_every_workload_with_its_scales() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtlab")).args(["list", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let registry = workload::registry();
+    assert_eq!(list.len(), registry.len());
+    for (json, w) in list.iter().zip(&registry) {
+        assert_eq!(json["name"], w.name());
+        assert_eq!(json["family"], w.family());
+        for (key, scale) in [("tiny", Scale::Tiny), ("quick", Scale::Quick), ("paper_scale", Scale::Full)] {
+            assert_eq!(json[key], w.params(scale), "{} {key}", w.name());
+        }
+    }
+    for family in ["micro", "lbm", "gafort", "mcubes", "reduction", "blackscholes", "carrillo", "matmul", "remap"] {
+        assert!(list.iter().any(|w| w["family"] == family), "no {family} workload");
+    }
+}
+
+#[test]
+fn run_applies_parameters_and_refuses_unknown_ones() {
+    let bin = env!("CARGO_BIN_EXE_simtlab");
+    let out = std::process::Command::new(bin)
+        .args(["run", "micro-loop", "--scale", "tiny", "--param", "n=3000", "--param", "distribution=sorted", "--samples", "1", "--warmup", "0", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let records: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(records[0]["params"]["n"], 3000);
+    assert_eq!(records[0]["variant"], "sorted");
+    assert_eq!(records[0]["check"]["passed"], true);
+    for (args, needle) in [
+        (vec!["run", "micro-loop", "--param", "nn=3"], "no parameter 'nn'"),
+        (vec!["run", "micro-loop", "--param", "n=abc"], "micro-loop"),
+        (vec!["run", "no-such-workload"], "simtlab list"),
+    ] {
+        let out = std::process::Command::new(bin).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(needle) && !err.contains("panicked"), "{args:?}: {err}");
+    }
+}
