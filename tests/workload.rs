@@ -62,3 +62,33 @@ fn run_applies_parameters_and_refuses_unknown_ones() {
         assert!(!out.status.success() && err.contains(needle) && !err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_workload_records_into_the_callers_encoder_and_reads_back_without_blocking() {
+    let gpu = common::gpu();
+    for name in ["micro-loop", "micro-if"] {
+        let w = workload::find(name).unwrap();
+        let params = w.params(Scale::Tiny);
+        let recording = w.prepare(&gpu, &params).unwrap().unwrap_or_else(|| panic!("{name} records"));
+        // the app's frame: its own encoder, its own submit
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        recording.record(&gpu, &mut encoder);
+        let (buffer, bytes) = recording.output();
+        let read = gpu.record_read(&mut encoder, buffer, bytes);
+        gpu.queue.submit([encoder.finish()]);
+        let pending = read.map();
+        let t0 = std::time::Instant::now();
+        let mut frames = 0u32;
+        let data = loop {
+            if let Some(data) = pending.try_finish(&gpu).unwrap() {
+                break data;
+            }
+            frames += 1;
+            assert!(t0.elapsed().as_secs() < 60, "{name}: no result after {frames} frames");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        let check = recording.check(&data);
+        assert!(check.passed, "{name}: {:?}", check.first_mismatch);
+        assert_eq!(check.checked, params["n"].as_u64().unwrap(), "{name}");
+    }
+}

@@ -167,7 +167,7 @@ impl Gpu {
         staging.map_async(wgpu::MapMode::Read, ..bytes, move |r| {
             let _ = sender.send(r);
         });
-        Ok(PendingRead { staging: staging.clone(), submission, receiver, bytes })
+        Ok(PendingRead { staging: staging.clone(), submission: Some(submission), receiver, bytes })
     }
 
     /// After a timeout: the device and queue are never destroyed, because destroying them
@@ -200,7 +200,8 @@ impl Gpu {
 /// Work and a readback submitted by [`Gpu::submit_read`], not waited for yet.
 pub struct PendingRead {
     staging: wgpu::Buffer,
-    submission: wgpu::SubmissionIndex,
+    /// None when the caller submitted the work ([`RecordedRead::map`]).
+    submission: Option<wgpu::SubmissionIndex>,
     receiver: std::sync::mpsc::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
     bytes: u64,
 }
@@ -208,7 +209,7 @@ pub struct PendingRead {
 impl PendingRead {
     /// Waits (at most the GPU's timeout) for the work and returns the bytes read back.
     pub fn finish(self, gpu: &Gpu) -> Result<Vec<u8>> {
-        gpu.wait(Some(self.submission), "reading a buffer back")?;
+        gpu.wait(self.submission.clone(), "reading a buffer back")?;
         self.receiver
             .recv_timeout(gpu.timeout)
             .map_err(|_| {
@@ -216,6 +217,24 @@ impl PendingRead {
                 Error::Timeout { what: "buffer mapping".into(), seconds: gpu.timeout.as_secs_f64(), hint: "the device may be lost".into() }
             })?
             .map_err(|e| Error::gpu("mapping a readback buffer", e))?;
+        self.mapped_bytes()
+    }
+
+    /// The bytes once the GPU has finished the work and the copy, `None` before. Never blocks:
+    /// a frame loop calls it once per frame until it gives the bytes.
+    pub fn try_finish(&self, gpu: &Gpu) -> Result<Option<Vec<u8>>> {
+        gpu.device.poll(wgpu::PollType::Poll).map_err(|e| Error::gpu("polling the device", e))?;
+        match self.receiver.try_recv() {
+            Err(std::sync::mpsc::TryRecvError::Empty) => Ok(None),
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => Err(Error::gpu("mapping a readback buffer", "the mapping was dropped")),
+            Ok(mapped) => {
+                mapped.map_err(|e| Error::gpu("mapping a readback buffer", e))?;
+                self.mapped_bytes().map(Some)
+            }
+        }
+    }
+
+    fn mapped_bytes(&self) -> Result<Vec<u8>> {
         let data = self
             .staging
             .get_mapped_range(..self.bytes)
@@ -223,5 +242,34 @@ impl PendingRead {
             .to_vec();
         self.staging.unmap();
         Ok(data)
+    }
+}
+
+/// A copy of a buffer into a mappable one, recorded into the caller's encoder
+/// ([`Gpu::record_read`]); once the caller has submitted that encoder, [`RecordedRead::map`]
+/// requests the mapping, and [`PendingRead::try_finish`] gives the bytes without blocking.
+pub struct RecordedRead {
+    staging: wgpu::Buffer,
+    bytes: u64,
+}
+
+impl RecordedRead {
+    /// Call after submitting the encoder the copy was recorded into.
+    pub fn map(self) -> PendingRead {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        self.staging.map_async(wgpu::MapMode::Read, ..self.bytes, move |r| {
+            let _ = sender.send(r);
+        });
+        PendingRead { staging: self.staging, submission: None, receiver, bytes: self.bytes }
+    }
+}
+
+impl Gpu {
+    /// Records a copy of the first `bytes` (a multiple of 4) of `buffer` into the caller's
+    /// `encoder`, to read back after the caller submits it; nothing waits.
+    pub fn record_read(&self, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer, bytes: u64) -> RecordedRead {
+        let staging = self.readback_buffer("readback", bytes);
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+        RecordedRead { staging, bytes }
     }
 }

@@ -9,7 +9,7 @@ mod capabilities;
 pub mod shader;
 mod timing;
 
-pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead};
+pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
 pub use capabilities::Capabilities;
 pub use shader::{Kernel, ShaderSource};
 pub use timing::{Step, Timing, TimingSource};

@@ -139,57 +139,68 @@ impl Gpu {
         self.record(steps, None)
     }
 
-    /// Records `steps`, consecutive pass work in one compute pass; with `timestamps`, query 0
-    /// is written at the start of the first pass and query 1 at the end of the last.
+    /// Records `steps` into the caller's `encoder` (an app's frame encoder): nothing is
+    /// submitted and nothing waits.
+    pub fn record_into(&self, encoder: &mut wgpu::CommandEncoder, steps: &[Step]) {
+        record_steps(encoder, steps, None);
+    }
+
+    /// Records `steps` into a new encoder ([`record_steps`]).
     fn record(&self, steps: &[Step], timestamps: Option<&wgpu::QuerySet>) -> wgpu::CommandEncoder {
-        let first_pass = steps.iter().position(Step::is_pass_work);
-        let last_pass = steps.iter().rposition(Step::is_pass_work);
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        let mut i = 0;
-        while i < steps.len() {
-            match &steps[i] {
-                Step::Copy { from, to, bytes } => {
-                    encoder.copy_buffer_to_buffer(from, 0, to, 0, *bytes);
+        record_steps(&mut encoder, steps, timestamps);
+        encoder
+    }
+}
+
+/// Records `steps`, consecutive pass work in one compute pass; with `timestamps`, query 0 is
+/// written at the start of the first pass and query 1 at the end of the last.
+fn record_steps(encoder: &mut wgpu::CommandEncoder, steps: &[Step], timestamps: Option<&wgpu::QuerySet>) {
+    let first_pass = steps.iter().position(Step::is_pass_work);
+    let last_pass = steps.iter().rposition(Step::is_pass_work);
+    let mut i = 0;
+    while i < steps.len() {
+        match &steps[i] {
+            Step::Copy { from, to, bytes } => {
+                encoder.copy_buffer_to_buffer(from, 0, to, 0, *bytes);
+                i += 1;
+            }
+            Step::Clear { buffer } => {
+                encoder.clear_buffer(buffer, 0, None);
+                i += 1;
+            }
+            _ => {
+                let start = i;
+                while i < steps.len() && steps[i].is_pass_work() {
                     i += 1;
                 }
-                Step::Clear { buffer } => {
-                    encoder.clear_buffer(buffer, 0, None);
-                    i += 1;
-                }
-                _ => {
-                    let start = i;
-                    while i < steps.len() && steps[i].is_pass_work() {
-                        i += 1;
-                    }
-                    let timestamp_writes = timestamps.map(|set| wgpu::ComputePassTimestampWrites {
-                        query_set: set,
-                        beginning_of_pass_write_index: (Some(start) == first_pass).then_some(0),
-                        end_of_pass_write_index: (last_pass.is_some_and(|l| l < i)).then_some(1),
-                    });
-                    let timestamp_writes = timestamp_writes
-                        .filter(|w| w.beginning_of_pass_write_index.is_some() || w.end_of_pass_write_index.is_some());
-                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("simtlab"),
-                        timestamp_writes,
-                    });
-                    for step in &steps[start..i] {
-                        match step {
-                            Step::Dispatch { kernel, bind, workgroups } => {
-                                pass.set_pipeline(&kernel.pipeline);
-                                pass.set_bind_group(0, Some(*bind), &[]);
-                                pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
-                            }
-                            Step::DispatchIndirect { kernel, bind, args, offset } => {
-                                pass.set_pipeline(&kernel.pipeline);
-                                pass.set_bind_group(0, Some(*bind), &[]);
-                                pass.dispatch_workgroups_indirect(args, *offset);
-                            }
-                            _ => unreachable!("only pass work is grouped"),
+                let timestamp_writes = timestamps.map(|set| wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: (Some(start) == first_pass).then_some(0),
+                    end_of_pass_write_index: (last_pass.is_some_and(|l| l < i)).then_some(1),
+                });
+                let timestamp_writes = timestamp_writes
+                    .filter(|w| w.beginning_of_pass_write_index.is_some() || w.end_of_pass_write_index.is_some());
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("simtlab"),
+                    timestamp_writes,
+                });
+                for step in &steps[start..i] {
+                    match step {
+                        Step::Dispatch { kernel, bind, workgroups } => {
+                            pass.set_pipeline(&kernel.pipeline);
+                            pass.set_bind_group(0, Some(*bind), &[]);
+                            pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
                         }
+                        Step::DispatchIndirect { kernel, bind, args, offset } => {
+                            pass.set_pipeline(&kernel.pipeline);
+                            pass.set_bind_group(0, Some(*bind), &[]);
+                            pass.dispatch_workgroups_indirect(args, *offset);
+                        }
+                        _ => unreachable!("only pass work is grouped"),
                     }
                 }
             }
         }
-        encoder
     }
 }

@@ -3,6 +3,7 @@
 //! all); paper sizes are the papers' own, for a real GPU.
 
 use super::{Entry, Scale, Workload};
+use crate::gpu::Bind;
 use crate::kernels::carrillo::{self, BranchConfig, LoopConfig, MaskLayout};
 use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
 use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
@@ -51,6 +52,32 @@ fn run_branch(gpu: &crate::Gpu, s: &BranchSweep, layout: MaskLayout, protocol: &
     carrillo::sweep(gpu, &s.config, layout, &s.else_fractions, protocol, None)
 }
 
+/// The loop or if kernel ready to record: inputs from the seed, the CPU reference beside them.
+struct MicroRecording {
+    prepared: micro::Prepared,
+    expected: Vec<u32>,
+}
+
+fn micro_recording(gpu: &crate::Gpu, cfg: &MicroConfig) -> crate::Result<Box<dyn super::Recording>> {
+    let input = micro::generate(cfg)?;
+    let expected = micro::reference(cfg, &input);
+    let prepared = micro::Prepared::new(gpu, cfg, &input, Default::default())?;
+    Ok(Box::new(MicroRecording { prepared, expected }))
+}
+
+impl super::Recording for MicroRecording {
+    fn record(&self, gpu: &crate::Gpu, encoder: &mut wgpu::CommandEncoder) {
+        gpu.record_into(encoder, &self.prepared.steps());
+    }
+    fn output(&self) -> (&wgpu::Buffer, u64) {
+        let results = self.prepared.results_buffer();
+        (results.wgpu_buffer(), results.bytes())
+    }
+    fn check(&self, bytes: &[u8]) -> crate::harness::Check {
+        crate::harness::Check::exact(&bytemuck::pod_collect_to_vec::<u8, u32>(bytes), &self.expected)
+    }
+}
+
 /// Every workload, in family order.
 pub(super) fn all() -> Vec<Box<dyn Workload>> {
     let mut v: Vec<Box<dyn Workload>> = vec![
@@ -61,6 +88,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "a data-dependent loop: trip counts from a distribution (one long lane per group by default)",
             config: micro_loop,
             run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
+            prepare: Some(micro_recording),
         }),
         boxed(Entry {
             name: "micro-if",
@@ -69,6 +97,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "a data-dependent if: a fraction of threads take an expensive path",
             config: |s| MicroConfig { pattern: Pattern::If, distribution: Distribution::Random, n: s.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() },
             run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
+            prepare: Some(micro_recording),
         }),
         boxed(Entry {
             name: "lbm",
@@ -77,6 +106,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "3D lattice Boltzmann D3Q19 with obstacle cells, original and reference redirection",
             config: |s| lbm::LbmConfig { edge: s.pick(12, 32, 192), ..Default::default() },
             run: |gpu, c, p| lbm::bench(gpu, c, Variants::All, p),
+            prepare: None,
         }),
         boxed(Entry {
             name: "gafort",
@@ -85,6 +115,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "GAFORT's crossover and mutation of children, original and reference redirection",
             config: |s| gafort::GaConfig { children: s.pick(1 << 10, 1 << 14, 1 << 16), ..Default::default() },
             run: |gpu, c, p| gafort::bench(gpu, c, Variants::All, p),
+            prepare: None,
         }),
         boxed(Entry {
             name: "mcubes",
@@ -93,6 +124,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "marching cubes over a scalar field (classify, scan, generate), original and redirection",
             config: |s| mcubes::McConfig { edge: s.pick(12, 48, 256), ..Default::default() },
             run: |gpu, c, p| mcubes::bench(gpu, c, Variants::All, p),
+            prepare: None,
         }),
         boxed(Entry {
             name: "reduction",
@@ -101,6 +133,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "f32 sum: interleaved, its index-array remap, sequential, fast and blocked kernels",
             config: |s| reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None },
             run: |gpu, c, p| reduction::bench(gpu, c, Variants::All, p),
+            prepare: None,
         }),
         boxed(Entry {
             name: "blackscholes",
@@ -109,6 +142,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "BlackScholes option pricing: the control case with no divergence",
             config: |s| blackscholes::BsConfig { n: s.pick(4096, 1 << 16, 1 << 24), ..Default::default() },
             run: |gpu, c, p| blackscholes::bench(gpu, c, Variants::All, p),
+            prepare: None,
         }),
         boxed(Entry {
             name: "branch-split-linear",
@@ -117,6 +151,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "branched vs split kernels, else lanes in one contiguous block",
             config: branch_sweep,
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Linear, p),
+            prepare: None,
         }),
         boxed(Entry {
             name: "branch-split-random",
@@ -125,6 +160,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "branched vs split kernels, else lanes scattered at random",
             config: branch_sweep,
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Random, p),
+            prepare: None,
         }),
         boxed(Entry {
             name: "loop-split",
@@ -133,6 +169,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "a fused loop over two arrays vs one loop per array",
             config: |s| LoopConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
             run: |gpu, c, p| carrillo::bench_loops(gpu, c, p).map(Vec::from),
+            prepare: None,
         }),
     ];
     for variant in Variant::ALL {
@@ -156,6 +193,7 @@ fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
                     summary: "C = A·B in f32, one rung of the optimization ladder, checked against the CPU product",
                     config: |s| MatmulParams { shape: Shape::square(s.pick(64, 512, 4096)), seed: 1 },
                     run: |gpu, c, p| matmul::bench(gpu, Variant::$v, c.shape, &RegtileConfig::default(), p, c.seed).map(|r| vec![r]),
+                    prepare: None,
                 }),)*
             }
         };
@@ -175,6 +213,7 @@ fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
                     summary: "the divergent loop remapped (thread-data remapping), remap cost beside kernel time",
                     config: micro_loop,
                     run: |gpu, c, p| remapped::bench_remap(gpu, c, Strategy::$s, p).map(|r| vec![r]),
+                    prepare: None,
                 }),)*
             }
         };

@@ -44,6 +44,20 @@ pub trait Workload: Send + Sync {
     /// Runs with `params` (an object as [`Workload::params`] gives, with any values changed) and
     /// checks every result against the CPU reference (each record says whether it passed).
     fn run(&self, gpu: &Gpu, params: &serde_json::Value, protocol: &Protocol) -> Result<Vec<Record>>;
+    /// The workload's GPU work prepared for recording into a caller's encoder (an app's frame),
+    /// for the workloads that offer it; `None` for the others.
+    fn prepare(&self, gpu: &Gpu, params: &serde_json::Value) -> Result<Option<Box<dyn Recording>>>;
+}
+
+/// A workload's inputs uploaded and its kernels bound, recorded into the caller's encoder as
+/// often as wanted: nothing here submits or waits.
+pub trait Recording {
+    /// Records the dispatches into `encoder`.
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder);
+    /// The buffer holding the result, and its size in bytes.
+    fn output(&self) -> (&wgpu::Buffer, u64);
+    /// Checks bytes read back from [`Recording::output`] against the CPU reference.
+    fn check(&self, bytes: &[u8]) -> crate::harness::Check;
 }
 
 /// What `simtlab list --json` prints for one workload.
@@ -81,6 +95,7 @@ pub(crate) struct Entry<C> {
     pub summary: &'static str,
     pub config: fn(Scale) -> C,
     pub run: fn(&Gpu, &C, &Protocol) -> Result<Vec<Record>>,
+    pub prepare: Option<fn(&Gpu, &C) -> Result<Box<dyn Recording>>>,
 }
 
 impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
@@ -100,11 +115,22 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
         serde_json::to_value((self.config)(scale)).unwrap_or_default()
     }
     fn run(&self, gpu: &Gpu, params: &serde_json::Value, protocol: &Protocol) -> Result<Vec<Record>> {
-        let config: C = serde_json::from_value(params.clone()).map_err(|e| Error::InvalidParameter {
+        (self.run)(gpu, &self.config(params)?, protocol)
+    }
+    fn prepare(&self, gpu: &Gpu, params: &serde_json::Value) -> Result<Option<Box<dyn Recording>>> {
+        match self.prepare {
+            Some(prepare) => prepare(gpu, &self.config(params)?).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<C: Serialize + DeserializeOwned> Entry<C> {
+    fn config(&self, params: &serde_json::Value) -> Result<C> {
+        serde_json::from_value(params.clone()).map_err(|e| Error::InvalidParameter {
             workload: self.name.into(),
             message: format!("{e} (parameters at the paper scale: {})", self.params(Scale::Full)),
-        })?;
-        (self.run)(gpu, &config, protocol)
+        })
     }
 }
 

@@ -438,6 +438,11 @@ impl Prepared {
         gpu.read(&self.results)
     }
 
+    /// The buffer the kernel writes its results to (n u32), to read back without blocking.
+    pub fn results_buffer(&self) -> &GpuBuffer<u32> {
+        &self.results
+    }
+
     /// The probe's counters from the last dispatch (None when not probing).
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         match &self.probe {
