@@ -115,10 +115,10 @@ fn decision_masks_have_the_requested_layout() {
         assert!(carrillo::decision_mask(layout, n, 1.0, 2).unwrap().iter().all(|&m| m == 1));
     }
     assert!(carrillo::decision_mask(MaskLayout::Random, n, 1.5, 1).is_err());
-    let f = carrillo::sweep_fractions(MaskLayout::Random, 10);
+    let f = carrillo::sweep_fractions(MaskLayout::Random, 10).unwrap();
     assert_eq!((f[0], *f.last().unwrap()), (0.0, 1.0));
     assert!(f.contains(&0.01) && f.contains(&0.16) && f.windows(2).all(|w| w[0] < w[1]));
-    assert_eq!(carrillo::sweep_fractions(MaskLayout::Linear, 4), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    assert_eq!(carrillo::sweep_fractions(MaskLayout::Linear, 4).unwrap(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
 }
 
 /// Branched and split kernels write identical outputs, equal to the CPU reference, for masks
@@ -204,4 +204,118 @@ fn loop_split_equals_loop_fused() {
     let records = carrillo::bench_loops(&gpu, &LoopConfig { n: 500, len: 3, seed: 1 }, &Protocol { warmup: 0, samples: 1 }).unwrap();
     assert!(records.iter().all(|r| r.check.passed));
     assert!(LoopConfig { n: 10, len: 0, seed: 1 }.validate().is_err());
+}
+
+// ---------------------------------------------------------------- options and sizes
+
+fn carrillo_args() -> carrillo::CarrilloArgs {
+    carrillo::CarrilloArgs {
+        layout: MaskLayout::Linear,
+        steps: None,
+        fractions: Vec::new(),
+        n: 4096,
+        light_rounds: 8,
+        heavy_rounds: 1,
+        loop_len: 0,
+        loop_n: 1024,
+        seed: 1,
+    }
+}
+
+#[test]
+fn carrillo_out_of_range_options_are_errors_not_clamped() {
+    let gpu = common::gpu();
+    let p = Protocol { warmup: 0, samples: 1 };
+    for steps in [0, carrillo::MAX_STEPS + 1] {
+        let err = carrillo::bench_cli(&gpu, &carrillo::CarrilloArgs { steps: Some(steps), ..carrillo_args() }, &p).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, simtlab::Error::Invalid { .. }), "{text}");
+        assert!(text.contains("--steps") && text.contains(&format!("{steps}")) && text.contains("1..=1000"), "{text}");
+        assert!(carrillo::sweep_fractions(MaskLayout::Random, steps).is_err());
+    }
+    let both = carrillo::CarrilloArgs { steps: Some(4), fractions: vec![0.5], ..carrillo_args() };
+    let text = carrillo::bench_cli(&gpu, &both, &p).unwrap_err().to_string();
+    assert!(text.contains("--steps") && text.contains("--fractions"), "{text}");
+    // one step: the two ends, each branched and split
+    let records = carrillo::bench_cli(&gpu, &carrillo::CarrilloArgs { steps: Some(1), ..carrillo_args() }, &p).unwrap();
+    assert_eq!(records.len(), 4);
+    assert!(records.iter().all(|r| r.check.passed));
+    let fractions: Vec<f64> = records.iter().map(|r| r.params["else_fraction"].as_f64().unwrap()).collect();
+    assert_eq!(fractions, [0.0, 0.0, 1.0, 1.0]);
+    // the loop pair's options are checked before the sweep runs
+    let text = carrillo::bench_cli(&gpu, &carrillo::CarrilloArgs { loop_len: 5000, ..carrillo_args() }, &p).unwrap_err().to_string();
+    assert!(text.contains("--loop-len") && text.contains("5000"), "{text}");
+    let huge = carrillo::CarrilloArgs { loop_len: 4, loop_n: 1 << 29, ..carrillo_args() };
+    let err = carrillo::bench_cli(&gpu, &huge, &p).unwrap_err();
+    assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --loop-n"), "{err}");
+    if let Some(limit) = gpu.loop_iteration_limit() {
+        let long = carrillo::CarrilloArgs { light_rounds: limit as u32 + 1, ..carrillo_args() };
+        let err = carrillo::bench_cli(&gpu, &long, &p).unwrap_err();
+        assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --light-rounds"), "{err}");
+    }
+}
+
+#[test]
+fn matmul_sizes_past_memory_are_refused_before_generating() {
+    let gpu = common::gpu();
+    let p = Protocol { warmup: 0, samples: 1 };
+    let t0 = std::time::Instant::now();
+    // 60000² fits u32 indices, but A alone is 14.4 GB
+    let err = matmul::bench(&gpu, Variant::Naive, Shape::square(60000), &RegtileConfig::default(), &p, 1).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, simtlab::Error::Limit { requested, limit, .. } if requested == 60000 * 60000 * 4 && requested > limit), "{text}");
+    assert!(text.contains("60000×60000×60000") && text.contains("lower --n"), "{text}");
+    assert!(t0.elapsed().as_secs() < 10, "refused before generating: {:?}", t0.elapsed());
+}
+
+#[test]
+fn regtile_errors_describe_the_options_not_the_struct() {
+    for (cfg, option) in [
+        (RegtileConfig { bk: 6, ..Default::default() }, "--bk"),
+        (RegtileConfig { tm: 5, ..Default::default() }, "--tm"),
+        (RegtileConfig { wg_x: 64, wg_y: 32, ..Default::default() }, "--wg-x"),
+        (RegtileConfig { group_m: 0, ..Default::default() }, "--group-m"),
+    ] {
+        let text = cfg.validate().unwrap_err().to_string();
+        assert!(text.contains(option) && text.contains("workgroup tile"), "{text}");
+        assert!(!text.contains("RegtileConfig") && !text.contains('{'), "{text}");
+    }
+    let text = matmul::spec(Variant::Regtile, Shape::square(64), &RegtileConfig { bk: 0, ..Default::default() }).unwrap_err().to_string();
+    assert!(text.contains("--bk 0"), "{text}");
+}
+
+/// The default size runs on the default adapter: the paper's 4096 on a GPU, 512 on a CPU
+/// adapter (where one 4096³ tiled4 product takes minutes, past the submission timeout), and
+/// the record says why.
+#[test]
+fn matmul_default_size_fits_the_adapter() {
+    let gpu = common::gpu();
+    let args = matmul::MatmulArgs {
+        kernel: "naive".into(),
+        n: None,
+        m: None,
+        k: None,
+        wg_x: 16,
+        wg_y: 8,
+        tm: 8,
+        tn: 8,
+        bk: 16,
+        warp_x: 8,
+        warp_y: 4,
+        group_m: 8,
+        seed: 3,
+    };
+    let (shape, note) = args.shape(&gpu);
+    if gpu.info.device_type != wgpu::DeviceType::Cpu {
+        assert_eq!((shape, note), (Shape::square(matmul::PAPER_N), None));
+        return;
+    }
+    assert_eq!(shape, Shape::square(matmul::CPU_ADAPTER_N));
+    assert!(note.as_deref().is_some_and(|n| n.contains("--n 4096")), "{note:?}");
+    let records = matmul::bench_cli(&gpu, &args, &Protocol { warmup: 0, samples: 1 }).unwrap();
+    assert!(records[0].check.passed && records[0].variant == "512x512x512", "{}", records[0].variant);
+    assert!(records[0].extra["size_note"].as_str().is_some_and(|n| n.contains("CPU adapter")), "{}", records[0].extra);
+    // an explicit size is kept
+    let (shape, note) = matmul::MatmulArgs { n: Some(96), ..args }.shape(&gpu);
+    assert_eq!((shape, note), (Shape::square(96), None));
 }

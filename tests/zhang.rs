@@ -97,7 +97,7 @@ fn reduction_variants_match_the_f64_sum() {
         }
     }
     let bad = reduction::ReductionConfig { n: 1000, seed: 1, fast_groups: Some(0) };
-    assert!(bad.validate().unwrap_err().to_string().contains("fast groups"));
+    assert!(bad.validate().unwrap_err().to_string().contains("--reduction-groups"));
 }
 
 #[test]
@@ -273,4 +273,92 @@ fn bench_zhang_runs_every_kernel_and_checks_it() {
     assert_eq!(records.len(), 4 * 2 + 5);
     let table = zhang::comparison(&records);
     assert!(table.contains("redirect") && table.contains("speedup"), "{table}");
+}
+
+// ---------------------------------------------------------------- sizes against the adapter's limits
+
+fn args(kernel: Benchmark, n: Vec<usize>) -> ZhangArgs {
+    ZhangArgs { kernel, strategy: Strategy::None, n, samples: 1, warmup: 0, seed: 7, reduction_groups: Vec::new() }
+}
+
+/// Table 5's sizes need probe records of 16 bytes per element at subgroup width 8 (4× the
+/// input): past the storage binding limit on lavapipe from 2^24 elements. The probe runs in
+/// chunks that fit, and counts what one probe over the whole grid would.
+#[test]
+fn reduction_probe_records_past_the_binding_limit_run_in_chunks() {
+    let Some((gpu, w)) = common::gpu_with_subgroups() else { return };
+    let limit = gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size);
+    let probe_bytes_per_element = (reduction::LEVELS as u64 * 16).div_ceil(w as u64);
+    // the smallest power of two whose probe does not fit one binding, if its input does
+    let n = (2 * limit / probe_bytes_per_element).next_power_of_two() as usize;
+    if n as u64 * 4 > limit {
+        eprintln!("skipped: the probe of any input that fits {} fits too", gpu.adapter_name());
+        return;
+    }
+    let records = zhang::bench_cli(&gpu, &args(Benchmark::Reduction, vec![n])).unwrap();
+    assert_eq!(records.len(), 1);
+    let r = &records[0];
+    assert!(r.check.passed, "{:?}", r.check.first_mismatch);
+    assert!(r.extra["probe_chunks"].as_u64().unwrap() >= 2, "{}", r.extra);
+    assert_eq!(r.extra["divergence_native"]["divergence_ratio"].as_f64(), Some(1.0), "{}", r.extra);
+    assert_eq!(r.extra["divergence_native"]["warps"].as_u64(), Some((n / w as usize) as u64), "{}", r.extra);
+}
+
+#[test]
+fn reduction_probe_in_chunks_equals_one_probe() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let ids = reduction::id_array();
+    let cfg = reduction::ReductionConfig { n: 70_000 + 3, seed: 9, fast_groups: None };
+    let input = reduction::generate(&cfg).unwrap();
+    for (kernel, order) in [
+        (reduction::ReductionKernel::Interleaved, None),
+        (reduction::ReductionKernel::Interleaved, Some(ids.as_slice())),
+        (reduction::ReductionKernel::Sequential, None),
+    ] {
+        let whole = reduction::Prepared::new(&gpu, kernel, &cfg, &input, true, order).unwrap();
+        whole.dispatch(&gpu).unwrap();
+        let whole = whole.divergence(&gpu).unwrap().unwrap();
+        for chunk_groups in [1, 7, 64, 1 << 20] {
+            let (d, chunks) = reduction::probe_in_chunks(&gpu, kernel, &cfg, &input, order, chunk_groups).unwrap();
+            assert_eq!(chunks, cfg.n.div_ceil(256).div_ceil(chunk_groups), "{kernel:?}");
+            assert_eq!(d, whole, "{kernel:?} in chunks of {chunk_groups} workgroups");
+        }
+    }
+    let err = reduction::probe_in_chunks(&gpu, reduction::ReductionKernel::Fast, &cfg, &input, None, 8).unwrap_err();
+    assert!(err.to_string().contains("fast"), "{err}");
+}
+
+/// Sizes that pass validation but cannot be allocated are refused before any input is made
+/// (these would take minutes and tens of GiB to generate), naming the option to lower.
+#[test]
+fn zhang_sizes_past_memory_are_refused_before_generating() {
+    let gpu = common::gpu();
+    let t0 = std::time::Instant::now();
+    for (kernel, n) in [(Benchmark::Lbm, 512), (Benchmark::Mcubes, 1024), (Benchmark::Blackscholes, (1 << 31) - 1), (Benchmark::Gafort, (1 << 26) - 1)] {
+        let err = zhang::bench_cli(&gpu, &args(kernel, vec![n])).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, simtlab::Error::Limit { requested, limit, .. } if requested > limit), "{kernel:?}: {text}");
+        assert!(text.contains("lower --n") && text.contains(&format!("--n {n}")), "{kernel:?}: {text}");
+    }
+    // with --kernel all, a size no benchmark can run fails before the first one starts
+    let err = zhang::bench_cli(&gpu, &args(Benchmark::All, vec![16, 512])).unwrap_err();
+    assert!(err.to_string().contains("lbm --n 512"), "{err}");
+    assert!(t0.elapsed().as_secs() < 30, "refusals must not generate inputs: {:?}", t0.elapsed());
+}
+
+#[test]
+fn zhang_options_out_of_range_or_unused_are_errors() {
+    let gpu = common::gpu();
+    let mut a = args(Benchmark::Lbm, vec![16]);
+    a.reduction_groups = vec![8];
+    let err = zhang::bench_cli(&gpu, &a).unwrap_err().to_string();
+    assert!(err.contains("--reduction-groups") && err.contains("--kernel reduction"), "{err}");
+    let mut a = args(Benchmark::Reduction, vec![1000]);
+    a.reduction_groups = vec![70_000];
+    let err = zhang::bench_cli(&gpu, &a).unwrap_err().to_string();
+    assert!(err.contains("--reduction-groups") && err.contains("1..=65532"), "{err}");
+    for (kernel, n, option) in [(Benchmark::Lbm, 1, "--n (lbm lattice edge)"), (Benchmark::Mcubes, 0, "--n (mcubes grid edge)"), (Benchmark::Gafort, 1, "--n (gafort children)"), (Benchmark::Gafort, 1 << 27, "use --n ≤ 67108863")] {
+        let err = zhang::bench_cli(&gpu, &args(kernel, vec![n])).unwrap_err().to_string();
+        assert!(err.contains(option), "{err}");
+    }
 }

@@ -4,6 +4,7 @@
 
 pub mod cpu;
 
+use super::zhang::memory::{bytes, Footprint};
 use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
 use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
@@ -39,12 +40,18 @@ impl Default for BsConfig {
 impl BsConfig {
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize / 2 {
-            return Err(Error::invalid("blackscholes n", format!("{} (use 1..=2^31-1 options)", self.n)));
+            return Err(Error::invalid("--n (blackscholes options)", format!("{} (use 1..=2^31-1 options)", self.n)));
         }
         if self.volatility.is_nan() || self.volatility <= 0.0 {
             return Err(Error::invalid("volatility", format!("{} (must be > 0)", self.volatility)));
         }
         Ok(())
+    }
+
+    /// What a run allocates: one f32 per option in each buffer on the device; on the host three
+    /// inputs, the f64 reference, the prices read back and the redirect classes and index.
+    pub fn footprint(&self) -> Footprint {
+        Footprint::new("--n", format!("blackscholes --n {}", self.n)).device("price", bytes(self.n, 4)).host(bytes(self.n, 64))
     }
 
     /// Threads launched: ceil(n / OPTIONS_PER_THREAD).
@@ -172,6 +179,8 @@ pub fn check(gpu_prices: &(Vec<f32>, Vec<f32>), cpu_prices: &(Vec<f64>, Vec<f64>
 /// Runs the original (`org`) and, with a redirect strategy, the redirected (`redirect`)
 /// kernel: timing, check, divergence (GPU probe when available, emulation at 32 always).
 pub fn bench(gpu: &Gpu, cfg: &BsConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];

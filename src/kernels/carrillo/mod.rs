@@ -17,6 +17,7 @@ use crate::divergence::{self, Divergence, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
+use crate::kernels::zhang::memory::{bytes, Footprint};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -24,6 +25,10 @@ use std::sync::Arc;
 pub const WORKGROUP_SIZE: u32 = 256;
 /// The paper's data set: 4M elements.
 pub const PAPER_N: usize = 1 << 22;
+/// Most even steps of a sweep (`--steps`).
+pub const MAX_STEPS: usize = 1000;
+/// Even steps of a sweep when neither `--steps` nor `--fractions` is given.
+pub const DEFAULT_STEPS: usize = 10;
 const BRANCH_FILE: &str = "carrillo/branch_split.wgsl";
 const LOOP_FILE: &str = "carrillo/loop_split.wgsl";
 
@@ -64,17 +69,20 @@ pub fn decision_mask(layout: MaskLayout, n: usize, else_fraction: f64, seed: u64
     })
 }
 
-/// The else-fractions of a sweep: `steps + 1` even steps from 0 to 1, and for the random
-/// layout also fine steps over 0.5-20 %, where the paper's worst cases lie.
-pub fn sweep_fractions(layout: MaskLayout, steps: usize) -> Vec<f64> {
-    let steps = steps.max(1);
+/// The else-fractions of a sweep: `steps + 1` even steps from 0 to 1 (1 ≤ steps ≤
+/// [`MAX_STEPS`]), and for the random layout also fine steps over 0.5-20 %, where the paper's
+/// worst cases lie.
+pub fn sweep_fractions(layout: MaskLayout, steps: usize) -> Result<Vec<f64>> {
+    if !(1..=MAX_STEPS).contains(&steps) {
+        return Err(Error::invalid("--steps", format!("{steps} (use 1..={MAX_STEPS} even steps from 0 to 100 %)")));
+    }
     let mut f: Vec<f64> = (0..=steps).map(|i| i as f64 / steps as f64).collect();
     if layout == MaskLayout::Random {
         f.extend([0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.10, 0.12, 0.14, 0.16, 0.18, 0.20]);
     }
     f.sort_by(f64::total_cmp);
     f.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-    f
+    Ok(f)
 }
 
 /// The branch benchmark's size and branch weights.
@@ -98,6 +106,29 @@ impl BranchConfig {
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize {
             return Err(Error::invalid("--n", format!("{} (use 1..=2^32-1 elements)", self.n)));
+        }
+        Ok(())
+    }
+
+    /// What a sweep allocates: 4 words per element of data on the device; on the host the
+    /// data, the mask, the reference and both results read back (40 bytes per element).
+    pub fn footprint(&self) -> Footprint {
+        Footprint::new("--n", format!("carrillo --n {}", self.n)).device("branch data", bytes(self.n, 16)).host(bytes(self.n, 40))
+    }
+
+    /// Refuses branch weights that `gpu` would silently cut short (lavapipe ends loops after
+    /// 65535 iterations per invocation).
+    pub fn check_loops(&self, gpu: &Gpu) -> Result<()> {
+        let Some(limit) = gpu.loop_iteration_limit() else { return Ok(()) };
+        for (option, rounds) in [("--light-rounds", self.light_rounds), ("--heavy-rounds", self.heavy_rounds)] {
+            if rounds as u64 > limit {
+                return Err(Error::Limit {
+                    what: format!("{option} {rounds}: loop iterations per invocation"),
+                    requested: rounds as u64,
+                    limit,
+                    hint: format!("{} cuts longer loops short; lower {option}", gpu.adapter_name()),
+                });
+            }
         }
         Ok(())
     }
@@ -330,6 +361,9 @@ pub fn sweep(
     protocol: &Protocol,
     progress: Option<&Progress>,
 ) -> Result<Vec<Record>> {
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
+    cfg.check_loops(gpu)?;
     let data = cfg.data();
     let plain = BranchPrepared::new(gpu, cfg, &data, false)?;
     let probed = match gpu.caps.subgroup_size {
@@ -386,11 +420,21 @@ impl LoopConfig {
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.len == 0 || self.len > 4096 || (self.n as u64) * (self.len as u64) > u32::MAX as u64 {
             return Err(Error::invalid(
-                "loop split size",
-                format!("n = {}, len = {} (need n ≥ 1, 1 ≤ len ≤ 4096, n·len < 2^32)", self.n, self.len),
+                "--loop-n/--loop-len",
+                format!("--loop-n {} --loop-len {} (need --loop-n ≥ 1, 1 ≤ --loop-len ≤ 4096, their product < 2^32)", self.n, self.len),
             ));
         }
         Ok(())
+    }
+
+    /// What the pair allocates: four arrays of n·len words on the device; on the host the four
+    /// inputs, the reference and both results.
+    pub fn footprint(&self) -> Footprint {
+        let total = self.n.saturating_mul(self.len);
+        Footprint::new("--loop-n", format!("carrillo --loop-n {} --loop-len {}", self.n, self.len))
+            .device("p1", bytes(total, 4))
+            .host(bytes(total, 16))
+            .host(bytes(self.n, 12))
     }
 
     /// The four input arrays (n·len each): p1, p2 any; p3 < 2^20; p4 in 1..2^16.
@@ -463,6 +507,8 @@ impl LoopPrepared {
 
 /// Times loop-fused against loop-split and checks both against the CPU reference.
 pub fn bench_loops(gpu: &Gpu, cfg: &LoopConfig, protocol: &Protocol) -> Result<[Record; 2]> {
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
     let inputs = cfg.inputs()?;
     let run = LoopPrepared::new(gpu, cfg, &inputs)?;
     run.run_fused(gpu)?;
@@ -501,9 +547,10 @@ pub struct CarrilloArgs {
     /// Decision-mask layout: linear (two sections) or random.
     #[arg(long, value_enum, default_value = "linear")]
     pub layout: MaskLayout,
-    /// Even steps of the else-fraction from 0 to 100 % (random adds fine steps over 0.5-20 %).
-    #[arg(long, default_value_t = 10)]
-    pub steps: usize,
+    /// Even steps of the else-fraction from 0 to 100 %, 1..=1000 (random adds fine steps over
+    /// 0.5-20 %). Default: 10, unless --fractions is given.
+    #[arg(long)]
+    pub steps: Option<usize>,
     /// Explicit else-fractions (0..=1) instead of the sweep.
     #[arg(long, value_delimiter = ',')]
     pub fractions: Vec<f64>,
@@ -526,20 +573,31 @@ pub struct CarrilloArgs {
     pub seed: u64,
 }
 
-/// Runs the branch sweep (and the loop-splitting pair unless `loop_len` is 0).
+/// Runs the branch sweep (and the loop-splitting pair unless `loop_len` is 0). Every option
+/// is checked, and both benchmarks' memory, before anything runs.
 pub fn bench_cli(gpu: &Gpu, args: &CarrilloArgs, protocol: &Protocol) -> Result<Vec<Record>> {
     let cfg = BranchConfig { n: args.n, light_rounds: args.light_rounds, heavy_rounds: args.heavy_rounds, seed: args.seed };
     cfg.validate()?;
-    let fractions = if args.fractions.is_empty() { sweep_fractions(args.layout, args.steps) } else { args.fractions.clone() };
+    let fractions = match (args.steps, args.fractions.is_empty()) {
+        (Some(_), false) => return Err(Error::invalid("--steps", "give --steps or --fractions, not both")),
+        (steps, true) => sweep_fractions(args.layout, steps.unwrap_or(DEFAULT_STEPS))?,
+        (None, false) => args.fractions.clone(),
+    };
     if let Some(f) = fractions.iter().find(|f| !(0.0..=1.0).contains(*f)) {
         return Err(Error::invalid("--fractions", format!("{f} (use 0..=1)")));
     }
-    let progress = Progress::new(fractions.len() as u64 + (args.loop_len > 0) as u64, "carrillo");
+    let loops = (args.loop_len > 0).then_some(LoopConfig { n: args.loop_n, len: args.loop_len, seed: args.seed });
+    if let Some(l) = &loops {
+        l.validate()?;
+        l.footprint().check(gpu)?;
+    }
+    cfg.footprint().check(gpu)?;
+    cfg.check_loops(gpu)?;
+    let progress = Progress::new(fractions.len() as u64 + loops.is_some() as u64, "carrillo");
     let mut records = sweep(gpu, &cfg, args.layout, &fractions, protocol, Some(&progress))?;
-    if args.loop_len > 0 {
+    if let Some(l) = &loops {
         progress.message("loop splitting");
-        let loops = LoopConfig { n: args.loop_n, len: args.loop_len, seed: args.seed };
-        records.extend(bench_loops(gpu, &loops, protocol)?);
+        records.extend(bench_loops(gpu, l, protocol)?);
         progress.step("");
     }
     progress.finish();

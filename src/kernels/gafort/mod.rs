@@ -9,6 +9,7 @@
 
 pub mod cpu;
 
+use super::zhang::memory::{bytes, Footprint};
 use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
 use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
@@ -44,15 +45,28 @@ impl Default for GaConfig {
 impl GaConfig {
     pub fn validate(&self) -> Result<()> {
         if self.children < 2 || self.children > (u32::MAX / 8) as usize {
-            return Err(Error::invalid("gafort children", format!("{} (use 2..=2^29-1)", self.children)));
+            return Err(Error::invalid("--n (gafort children)", format!("{} (use 2..=2^29-1)", self.children)));
         }
         if self.genes == 0 || self.genes as u64 * self.children as u64 > u32::MAX as u64 {
-            return Err(Error::invalid("gafort genes", format!("{} genes × {} children must fit in 2^32", self.genes, self.children)));
+            return Err(Error::invalid(
+                "--n (gafort children)",
+                format!("{} children of {} genes (genes × children must be under 2^32: use --n ≤ {})", self.children, self.genes, u32::MAX / self.genes.max(1)),
+            ));
         }
         if !(0.0..=1.0).contains(&self.pcross) || !(0.0..=1.0).contains(&self.pmutate) {
             return Err(Error::invalid("gafort probabilities", "pcross and pmutate must be in 0..=1"));
         }
         Ok(())
+    }
+
+    /// What a run allocates: the genes of every parent (and child) on the device; on the host
+    /// parents, two sets of children (reference and read back) and 8 draws per child.
+    pub fn footprint(&self) -> Footprint {
+        let genes = bytes(self.children, self.genes as u64 * 4);
+        Footprint::new("--n", format!("gafort --n {} ({} genes each)", self.children, self.genes))
+            .device("parents", genes)
+            .host(genes.saturating_mul(3))
+            .host(bytes(self.children, 64))
     }
 
     /// Crossover when the u32 draw is below this.
@@ -182,6 +196,8 @@ pub fn check(gpu: &(Vec<u32>, Vec<u32>), cpu: &(Vec<u32>, Vec<u32>)) -> Check {
 
 /// org and (redirect strategies) redirect: children/s, best child fitness in `extra`.
 pub fn bench(gpu: &Gpu, cfg: &GaConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];

@@ -5,6 +5,7 @@
 
 pub mod cpu;
 
+use super::zhang::memory::{bytes, Footprint};
 use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
 use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
@@ -41,7 +42,7 @@ impl Default for LbmConfig {
 impl LbmConfig {
     pub fn validate(&self) -> Result<()> {
         if self.edge < 2 || self.edge > 512 {
-            return Err(Error::invalid("lbm edge", format!("{} (use 2..=512 cells per side)", self.edge)));
+            return Err(Error::invalid("--n (lbm lattice edge)", format!("{} (use 2..=512 cells per side)", self.edge)));
         }
         if !(0.0..0.9).contains(&self.obstacles) {
             return Err(Error::invalid("lbm obstacles", format!("{} (use a fraction in 0..0.9)", self.obstacles)));
@@ -50,6 +51,16 @@ impl LbmConfig {
             return Err(Error::invalid("lbm omega", format!("{} (stable BGK needs 0 < ω < 2)", self.omega)));
         }
         Ok(())
+    }
+
+    /// What a run allocates: 19 distributions per cell on the device (the largest buffers,
+    /// in and out); on the host the input, the f64 reference, the result read back and the
+    /// path vectors, about 400 bytes per cell.
+    pub fn footprint(&self) -> Footprint {
+        let cells = self.edge.saturating_pow(3);
+        Footprint::new("--n", format!("lbm --n {} ({cells} cells)", self.edge))
+            .device("f in", bytes(cells, 4 * cpu::Q as u64))
+            .host(bytes(cells, 400))
     }
 
     pub fn dims(&self) -> [usize; 3] {
@@ -192,6 +203,8 @@ pub fn check(gpu: &[f32], cpu: &[f64]) -> Check {
 
 /// org and (redirect strategies) redirect; MLUPS = cells / median time / 10⁶.
 pub fn bench(gpu: &Gpu, cfg: &LbmConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];

@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess, validate};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
+use crate::kernels::zhang::memory::{bytes, Footprint};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -117,11 +118,22 @@ impl Shape {
         let fits = |x: usize, y: usize| (x as u64) * (y as u64) <= u32::MAX as u64;
         if self.m == 0 || self.n == 0 || self.k == 0 || !fits(self.m, self.k) || !fits(self.k, self.n) || !fits(self.m, self.n) {
             return Err(Error::invalid(
-                "matrix shape",
-                format!("{}×{}×{} (every dimension ≥ 1 and each matrix under 2^32 elements)", self.m, self.n, self.k),
+                "--n/--m/--k",
+                format!("M×N×K = {self} (every dimension ≥ 1 and each matrix under 2^32 elements)"),
             ));
         }
         Ok(())
+    }
+
+    /// What a run allocates: A, B and C on the device; on the host A, B, C read back and
+    /// the checked rows of the reference.
+    pub fn footprint(&self) -> Footprint {
+        let (a, b, c) = (bytes(self.m, self.k as u64 * 4), bytes(self.k, self.n as u64 * 4), bytes(self.m, self.n as u64 * 4));
+        Footprint::new("--n (or --m, --k)", format!("matmul M×N×K = {self}"))
+            .device("A", a)
+            .device("B", b)
+            .device("C", c)
+            .host(a.saturating_add(b).saturating_add(c).saturating_add(bytes(65, self.n as u64 * 12)))
     }
 
     pub fn flops(&self) -> f64 {
@@ -131,6 +143,13 @@ impl Shape {
     /// K and N multiples of 4: the vec4 path of `regtile`.
     pub fn vec4_aligned(&self) -> bool {
         self.k.is_multiple_of(4) && self.n.is_multiple_of(4)
+    }
+}
+
+/// `M×N×K`, as the user gives sizes.
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}×{}×{}", self.m, self.n, self.k)
     }
 }
 
@@ -161,6 +180,26 @@ impl Default for RegtileConfig {
     }
 }
 
+/// The tile sizes in the command line's terms.
+impl std::fmt::Display for RegtileConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--wg-x {} --wg-y {} --tm {} --tn {} --bk {} --warp-x {} --warp-y {} --group-m {} (workgroup tile {}×{})",
+            self.wg_x,
+            self.wg_y,
+            self.tm,
+            self.tn,
+            self.bk,
+            self.warp_x,
+            self.warp_y,
+            self.group_m,
+            self.bm(),
+            self.bn()
+        )
+    }
+}
+
 /// Most vec4 an invocation loads per step for A and for B (`MAX_LOADS` in regtile.wgsl).
 pub const REGTILE_MAX_LOADS: u32 = 4;
 
@@ -178,25 +217,28 @@ impl RegtileConfig {
     }
 
     pub fn validate(&self) -> Result<()> {
-        let bad = |msg: String| Err(Error::invalid("regtile config", format!("{self:?}: {msg}")));
+        let bad = |option: &str, msg: String| Err(Error::invalid(option, format!("regtile {self}: {msg}")));
         if ![4, 8].contains(&self.tm) || ![4, 8].contains(&self.tn) {
-            return bad("tm and tn must be 4 or 8".into());
+            return bad("--tm/--tn", "outputs per invocation must be 4 or 8 along each axis".into());
         }
         if self.bk == 0 || !self.bk.is_multiple_of(4) || self.bk > 64 {
-            return bad("bk must be a multiple of 4 up to 64".into());
+            return bad("--bk", "the K step must be a multiple of 4 in 4..=64".into());
         }
         if self.group_m == 0 {
-            return bad("group_m must be ≥ 1".into());
+            return bad("--group-m", "use at least 1 tile row per group".into());
         }
         if self.wg_x == 0 || self.wg_y == 0 || self.threads() > 1024 {
-            return bad("wg_x·wg_y must be 1..=1024".into());
+            return bad("--wg-x/--wg-y", "use 1..=1024 invocations per workgroup (wg-x × wg-y)".into());
         }
         let loads_a = (self.bm() * self.bk / 4).div_ceil(self.threads());
         let loads_b = (self.bn() * self.bk / 4).div_ceil(self.threads());
         if loads_a > REGTILE_MAX_LOADS || loads_b > REGTILE_MAX_LOADS {
-            return bad(format!(
-                "each invocation would load {loads_a} (A) and {loads_b} (B) vec4 per step; at most {REGTILE_MAX_LOADS}: use more invocations or a smaller bk"
-            ));
+            return bad(
+                "--wg-x/--wg-y/--bk",
+                format!(
+                    "each invocation would load {loads_a} (A) and {loads_b} (B) vec4 per K step; at most {REGTILE_MAX_LOADS}: use more invocations (--wg-x, --wg-y) or a smaller --bk"
+                ),
+            );
         }
         Ok(())
     }
@@ -333,17 +375,18 @@ impl Prepared {
     pub fn new(gpu: &Gpu, variant: Variant, shape: Shape, a: &[f32], b: &[f32], regtile: &RegtileConfig) -> Result<Prepared> {
         shape.validate()?;
         if a.len() != shape.m * shape.k || b.len() != shape.k * shape.n {
-            return Err(Error::invalid("matrices", format!("A has {} and B {} entries for {shape:?}", a.len(), b.len())));
+            return Err(Error::invalid("matrices", format!("A has {} and B {} entries for M×N×K = {shape}", a.len(), b.len())));
         }
         let spec = spec(variant, shape, regtile)?;
         let res = resources(&spec)?;
         let caps = &gpu.caps;
+        let fixed = || format!("the {} kernel's tiles are fixed: leave it out of --kernel on this adapter", variant.name());
         if res.threads_per_workgroup > caps.max_compute_invocations_per_workgroup {
             return Err(Error::Limit {
                 what: format!("{} invocations per workgroup", variant.name()),
                 requested: res.threads_per_workgroup as u64,
                 limit: caps.max_compute_invocations_per_workgroup as u64,
-                hint: "use smaller regtile wg_x/wg_y".into(),
+                hint: if variant == Variant::Regtile { "lower --wg-x or --wg-y".into() } else { fixed() },
             });
         }
         if res.workgroup_bytes > caps.max_compute_workgroup_storage_size as u64 {
@@ -351,7 +394,7 @@ impl Prepared {
                 what: format!("{} workgroup memory", variant.name()),
                 requested: res.workgroup_bytes,
                 limit: caps.max_compute_workgroup_storage_size as u64,
-                hint: "use smaller regtile tiles or bk".into(),
+                hint: if variant == Variant::Regtile { "lower --wg-x, --wg-y, --tm, --tn or --bk".into() } else { fixed() },
             });
         }
         let groups_x = shape.n.div_ceil(spec.tile.1 as usize) as u64;
@@ -359,10 +402,10 @@ impl Prepared {
         let max = caps.max_compute_workgroups_per_dimension as u64;
         if groups_x > max || groups_y > max {
             return Err(Error::Limit {
-                what: format!("{} workgroups for {shape:?}", variant.name()),
+                what: format!("{} workgroups per dimension for M×N×K = {shape}", variant.name()),
                 requested: groups_x.max(groups_y),
                 limit: max,
-                hint: "use a smaller matrix".into(),
+                hint: "lower --n (or --m, --k)".into(),
             });
         }
         let kernel = gpu.kernel_with_constants(spec.file, "main", &spec.defines, &spec.constants)?;
@@ -405,6 +448,7 @@ pub const FULL_CHECK_MACS: f64 = (1u64 << 30) as f64;
 /// and the kernel's resources.
 pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig, protocol: &Protocol, seed: u64) -> Result<Record> {
     shape.validate()?;
+    shape.footprint().check(gpu)?;
     let mut rng = Rng::new(seed);
     let a = random_matrix(shape.m, shape.k, &mut rng);
     let b = random_matrix(shape.k, shape.n, &mut rng);
@@ -455,6 +499,13 @@ pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig,
     })
 }
 
+/// The paper's matrix size, `--n` by default.
+pub const PAPER_N: usize = 4096;
+/// `--n` by default on a CPU adapter (lavapipe, llvmpipe): there the slowest kernel (tiled4)
+/// runs at about 0.2 GFLOPS, so one 4096³ product takes about 10 minutes, far past the
+/// submission timeout, and 512³ about a second.
+pub const CPU_ADAPTER_N: usize = 512;
+
 /// `simtlab bench matmul`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct MatmulArgs {
@@ -462,9 +513,10 @@ pub struct MatmulArgs {
     /// (comma list).
     #[arg(long, default_value = "all")]
     pub kernel: String,
-    /// Square size M = N = K (the paper: 4096).
-    #[arg(long, default_value_t = 4096)]
-    pub n: usize,
+    /// Square size M = N = K. Default: the paper's 4096, or 512 on a CPU adapter (lavapipe,
+    /// llvmpipe), where 4096 runs past the submission timeout.
+    #[arg(long)]
+    pub n: Option<usize>,
     /// Rows of A and C (default: n).
     #[arg(long)]
     pub m: Option<usize>,
@@ -498,8 +550,22 @@ pub struct MatmulArgs {
 }
 
 impl MatmulArgs {
-    pub fn shape(&self) -> Shape {
-        Shape { m: self.m.unwrap_or(self.n), n: self.n, k: self.k.unwrap_or(self.n) }
+    /// The shape to run on `gpu` and, when `--n` was left out and the paper's size was cut
+    /// for the adapter, why.
+    pub fn shape(&self, gpu: &Gpu) -> (Shape, Option<String>) {
+        let (n, note) = match self.n {
+            Some(n) => (n, None),
+            None if gpu.info.device_type == wgpu::DeviceType::Cpu => (
+                CPU_ADAPTER_N,
+                Some(format!(
+                    "--n defaults to {CPU_ADAPTER_N} on the CPU adapter {}: the paper's {PAPER_N} runs past the {:.0} s submission timeout there (give --n {PAPER_N} and --timeout to insist)",
+                    gpu.adapter_name(),
+                    gpu.timeout.as_secs_f64()
+                )),
+            ),
+            None => (PAPER_N, None),
+        };
+        (Shape { m: self.m.unwrap_or(n), n, k: self.k.unwrap_or(n) }, note)
     }
 
     pub fn regtile(&self) -> RegtileConfig {
@@ -510,14 +576,25 @@ impl MatmulArgs {
 /// Runs the chosen kernels on one shape.
 pub fn bench_cli(gpu: &Gpu, args: &MatmulArgs, protocol: &Protocol) -> Result<Vec<Record>> {
     let variants = Variant::parse_list(&args.kernel)?;
-    let shape = args.shape();
+    let (shape, size_note) = args.shape(gpu);
     shape.validate()?;
+    shape.footprint().check(gpu)?;
     let regtile = args.regtile();
+    if variants.contains(&Variant::Regtile) {
+        regtile.validate()?;
+    }
     let progress = harness::Progress::new(variants.len() as u64, "matmul");
+    if let Some(note) = &size_note {
+        progress.println(note);
+    }
     let mut records = Vec::new();
     for v in variants {
         progress.message(v.name());
-        records.push(bench(gpu, v, shape, &regtile, protocol, args.seed)?);
+        let mut r = bench(gpu, v, shape, &regtile, protocol, args.seed)?;
+        if let (Some(note), Some(extra)) = (&size_note, r.extra.as_object_mut()) {
+            extra.insert("size_note".into(), note.clone().into());
+        }
+        records.push(r);
         progress.step("");
     }
     progress.finish();

@@ -9,6 +9,7 @@ pub mod tables;
 
 pub use tables::Tables;
 
+use super::zhang::memory::{bytes, Footprint};
 use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
 use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
@@ -42,7 +43,7 @@ impl Default for McConfig {
 impl McConfig {
     pub fn validate(&self) -> Result<()> {
         if self.edge < 1 || self.edge > 1024 {
-            return Err(Error::invalid("mcubes edge", format!("{} (use 1..=1024 voxels per side)", self.edge)));
+            return Err(Error::invalid("--n (mcubes grid edge)", format!("{} (use 1..=1024 voxels per side)", self.edge)));
         }
         if self.balls == 0 || self.balls > 1024 {
             return Err(Error::invalid("mcubes balls", format!("{} (use 1..=1024)", self.balls)));
@@ -52,6 +53,17 @@ impl McConfig {
 
     pub fn voxels(&self) -> usize {
         self.edge.pow(3)
+    }
+
+    /// What a run allocates before the mesh (whose size the scan decides; its buffer is
+    /// checked when it is made): the sampled field and 3 words per voxel on the device; on the
+    /// host the field, the reference's and the GPU's classification, and the redirect index.
+    pub fn footprint(&self) -> Footprint {
+        let samples = (self.edge + 1).saturating_pow(3);
+        Footprint::new("--n", format!("mcubes --n {} ({} voxels)", self.edge, self.edge.saturating_pow(3)))
+            .device("volume", bytes(samples, 4))
+            .host(bytes(samples, 4))
+            .host(bytes(self.edge.saturating_pow(3), 32))
     }
 }
 
@@ -268,6 +280,8 @@ pub fn check(gpu: &Gpu, run: &Prepared, expected: &McReference) -> Result<Check>
 /// org and (redirect strategies) redirect, timing the generate pass (as Table 4) and, in
 /// `extra`, the whole pipeline; voxels/s and triangles.
 pub fn bench(gpu: &Gpu, cfg: &McConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
     let volume = generate(cfg)?;
     let expected = reference(cfg, &volume);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];

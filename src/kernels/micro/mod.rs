@@ -8,6 +8,7 @@ use crate::divergence::{self, Divergence, ProbeLayout};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
+use crate::kernels::zhang::memory::{bytes, Footprint};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -105,8 +106,11 @@ impl MicroConfig {
         if !(0.0..=1.0).contains(&self.probability) {
             return Err(Error::invalid("--probability", format!("{} (use 0..=1)", self.probability)));
         }
-        if self.short > self.long || self.group == 0 {
-            return Err(Error::invalid("trip counts", format!("short {} must be ≤ long {}, group > 0", self.short, self.long)));
+        if self.short > self.long {
+            return Err(Error::invalid("--short/--long", format!("short {} is above long {} (use short ≤ long)", self.short, self.long)));
+        }
+        if self.group == 0 {
+            return Err(Error::invalid("--group", "0 (use at least 1 lane per group)"));
         }
         if !(1..=32).contains(&self.defer_per_thread) {
             return Err(Error::invalid("--defer-per-thread", format!("{} (use 1..=32 elements per invocation)", self.defer_per_thread)));
@@ -118,6 +122,13 @@ impl MicroConfig {
             return Err(Error::invalid("--distribution", "the if pattern takes random (default) or sorted"));
         }
         Ok(())
+    }
+
+    /// What a run allocates: one word per thread in each buffer on the device; on the host
+    /// the inputs, the reference, the results read back and, for remapped runs, the index and
+    /// the moved inputs and results (32 bytes per thread at most).
+    pub fn footprint(&self) -> Footprint {
+        Footprint::new("--n", format!("micro --n {}", self.n)).device("results", bytes(self.n, 4)).host(bytes(self.n, 32))
     }
 
     pub fn kernel_name(&self) -> &'static str {
@@ -237,18 +248,26 @@ impl TileSort {
     }
 
     fn validate(&self, gpu: &Gpu) -> Result<()> {
-        let bad = |msg: String| Err(Error::invalid("tile sort", format!("{self:?}: {msg}")));
+        let tile = format!("a tile of {} invocations × {} elements in {} trip classes", self.workgroup, self.per_thread, self.classes);
         if self.classes == 0 || self.classes as usize > crate::remap::MAX_TILE_CLASSES {
-            return bad(format!("use 1..={} classes", crate::remap::MAX_TILE_CLASSES));
+            return Err(Error::invalid("tile sort", format!("{tile}: use 1..={} classes", crate::remap::MAX_TILE_CLASSES)));
         }
         let max_wg = gpu.caps.max_compute_invocations_per_workgroup;
-        if self.workgroup == 0 || self.workgroup > max_wg || self.per_thread == 0 {
-            return bad(format!("use 1..={max_wg} invocations per workgroup and at least one element each"));
+        if self.workgroup == 0 || self.workgroup > max_wg {
+            return Err(Error::invalid("--tile-workgroup", format!("{tile}: use 1..={max_wg} invocations per workgroup")));
         }
-        let bytes = self.elements() * 4 + crate::remap::MAX_TILE_CLASSES * 4;
-        let max_bytes = gpu.caps.max_compute_workgroup_storage_size as usize;
+        if self.per_thread == 0 {
+            return Err(Error::invalid("--tile-per-thread", format!("{tile}: use at least 1 element per invocation")));
+        }
+        let bytes = (self.elements() + crate::remap::MAX_TILE_CLASSES) as u64 * 4;
+        let max_bytes = gpu.caps.max_compute_workgroup_storage_size as u64;
         if bytes > max_bytes {
-            return bad(format!("the tile needs {bytes} bytes of workgroup memory, the adapter allows {max_bytes}; use a smaller workgroup or per_thread"));
+            return Err(Error::Limit {
+                what: format!("{tile}: workgroup memory (bytes)"),
+                requested: bytes,
+                limit: max_bytes,
+                hint: "lower --tile-workgroup or --tile-per-thread".into(),
+            });
         }
         Ok(())
     }
@@ -267,6 +286,31 @@ const _: () = assert!((TILE_PER_THREAD * TILE_WORKGROUP) as usize == crate::rema
 /// so fewer barriers and global claims (on an H100: 1 → 8 took 2^24 one-long loops from 301
 /// to 288 us end to end).
 pub const DEFER_PER_THREAD: u32 = 8;
+
+/// Refuses loops that `gpu` would silently cut short (lavapipe ends loops after 65535
+/// iterations per invocation): `--heavy` rounds (if), or `--long` trips times the elements an
+/// invocation runs one after the other (loop; a tile sort runs `per_thread` of them).
+fn check_loops(gpu: &Gpu, cfg: &MicroConfig, tile: Option<TileSort>) -> Result<()> {
+    let Some(limit) = gpu.loop_iteration_limit() else { return Ok(()) };
+    let (requested, what, option) = match (cfg.pattern, tile) {
+        (Pattern::If, _) => (cfg.heavy as u64, format!("--heavy {}", cfg.heavy), "--heavy"),
+        (Pattern::Loop, None) => (cfg.long as u64, format!("--long {}", cfg.long), "--long"),
+        (Pattern::Loop, Some(t)) => (
+            cfg.long as u64 * t.per_thread as u64,
+            format!("--long {} × --tile-per-thread {}", cfg.long, t.per_thread),
+            "--long or --tile-per-thread",
+        ),
+    };
+    if requested > limit {
+        return Err(Error::Limit {
+            what: format!("{what}: loop iterations per invocation"),
+            requested,
+            limit,
+            hint: format!("{} cuts longer loops short; lower {option}", gpu.adapter_name()),
+        });
+    }
+    Ok(())
+}
 
 /// Uploaded inputs and a bound kernel, ready to dispatch repeatedly.
 pub struct Prepared {
@@ -331,6 +375,7 @@ impl Prepared {
             }
             defines.push("DEFER");
         }
+        check_loops(gpu, cfg, options.tile)?;
         let file = format!("micro/{}.wgsl", cfg.kernel_name());
         let (kernel, grid, workgroup_size) = match options.tile {
             Some(t) => {
@@ -455,6 +500,9 @@ impl Prepared {
 /// Times the configuration, checks it against the CPU reference, and measures divergence
 /// (GPU probe in a separate run so it does not perturb timing; host emulation without subgroups).
 pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record> {
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
+    check_loops(gpu, cfg, None)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let plain = Prepared::new(gpu, cfg, &input, RunOptions::default())?;

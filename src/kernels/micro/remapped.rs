@@ -58,6 +58,8 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
     if cfg.pattern != Pattern::Loop {
         return Err(Error::invalid("--kernel", "remapping benchmarks use the loop pattern (micro-loop)"));
     }
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let width = gpu.caps.subgroup_size.unwrap_or(cfg.group);
@@ -264,15 +266,23 @@ fn min_max(v: &[u32]) -> (u32, u32) {
 /// i+Δ while the GPU runs chunk i. Returns the record (wall clock of the whole stream, outputs
 /// checked) and the pipeline report (timeline, depth reached).
 pub fn bench_pipelined(gpu: &Gpu, cfg: &MicroConfig, chunks: usize, workers: usize, remapped: bool) -> Result<(Record, remap::PipelineReport)> {
-    if cfg.pattern != Pattern::Loop || chunks == 0 {
-        return Err(Error::invalid("pipeline", "the loop pattern with at least one chunk"));
+    if cfg.pattern != Pattern::Loop {
+        return Err(Error::invalid("--kernel", "the pipeline runs the loop pattern (micro-loop)"));
     }
+    if chunks == 0 || chunks > cfg.n {
+        return Err(Error::invalid("--pipeline", format!("{chunks} chunks (use 1..={} for --n {})", cfg.n, cfg.n)));
+    }
+    if workers == 0 {
+        return Err(Error::invalid("--workers", "0 (use at least 1 host thread)"));
+    }
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let chunk_len = cfg.n.div_ceil(chunks);
     let range = |i: usize| (i * chunk_len).min(cfg.n)..((i + 1) * chunk_len).min(cfg.n);
     let mut results = vec![0u32; cfg.n];
-    let pipeline = Pipeline::new(workers.max(1), 4)?;
+    let pipeline = Pipeline::new(workers, 4)?;
     let t0 = Instant::now();
     let report = pipeline.run(
         chunks,

@@ -9,8 +9,9 @@
 
 pub mod cpu;
 
+use super::zhang::memory::{bytes, Footprint};
 use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, Strategy, PAPER_WARP};
-use crate::divergence::{self, Divergence};
+use crate::divergence::{self, Divergence, ProbeLayout};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
@@ -74,14 +75,22 @@ pub struct ReductionConfig {
 impl ReductionConfig {
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > (u32::MAX as usize) - 3 {
-            return Err(Error::invalid("reduction n", format!("{} (use 1..2^32-4 elements)", self.n)));
+            return Err(Error::invalid("--n (reduction elements)", format!("{} (use 1..=2^32-4)", self.n)));
         }
         if let Some(g) = self.fast_groups {
             if g == 0 || g > FAST_GROUPS_LIMIT {
-                return Err(Error::invalid("reduction fast groups", format!("{g} (use 1..{FAST_GROUPS_LIMIT})")));
+                return Err(Error::invalid("--reduction-groups", format!("{g} (use 1..={FAST_GROUPS_LIMIT})")));
             }
         }
         Ok(())
+    }
+
+    /// What a run allocates: the input (padded to vec4) on the device; the input, its padded
+    /// copy and the partial sums on the host.
+    pub fn footprint(&self) -> Footprint {
+        Footprint::new("--n", format!("reduction --n {}", self.n))
+            .device("reduction input", bytes(self.n.div_ceil(4), 16))
+            .host(bytes(self.n, 12))
     }
 
     /// Workgroups of the first `fast` pass: the override rounded up to a multiple of 4 (the
@@ -102,6 +111,8 @@ impl ReductionConfig {
 }
 
 /// Values uniform in [0.5, 1.5) (never zeros).
+///
+/// The caller checks [`ReductionConfig::footprint`] first (as [`bench`] does).
 pub fn generate(cfg: &ReductionConfig) -> Result<Vec<f32>> {
     cfg.validate()?;
     let mut rng = Rng::new(cfg.seed);
@@ -287,6 +298,44 @@ impl Prepared {
     }
 }
 
+/// The probe of the first pass of a tree kernel (interleaved, with `id_array` or not, or
+/// sequential) over `input`, dispatched in chunks of whole workgroups whose probe records fit
+/// one storage binding of the adapter (8 sites × 4 words per subgroup: at subgroup width 8,
+/// 16 bytes per element, 4× the input). The chunks' probes join in order, as one run over the
+/// whole grid would have counted them. Returns the divergence and the number of chunks.
+pub fn probe_first_pass(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32], id_array: Option<&[u32]>) -> Result<(Divergence, usize)> {
+    let width = gpu.require_subgroups()?;
+    let per_group = ProbeLayout::new(LEVELS, 1, WORKGROUP_SIZE, width).words() as u64 * 4;
+    let limit = gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size);
+    probe_in_chunks(gpu, kernel, cfg, input, id_array, (limit / per_group).max(1) as usize)
+}
+
+/// [`probe_first_pass`] with at most `chunk_groups` workgroups per chunk.
+pub fn probe_in_chunks(
+    gpu: &Gpu,
+    kernel: ReductionKernel,
+    cfg: &ReductionConfig,
+    input: &[f32],
+    id_array: Option<&[u32]>,
+    chunk_groups: usize,
+) -> Result<(Divergence, usize)> {
+    if !matches!(kernel, ReductionKernel::Interleaved | ReductionKernel::Sequential) {
+        return Err(Error::invalid("reduction probe", format!("the {} kernel has no divergent branch to probe", kernel.name())));
+    }
+    if chunk_groups == 0 {
+        return Err(Error::invalid("probe chunk", "0 workgroups (use at least 1)"));
+    }
+    let mut parts = Vec::new();
+    for slice in input.chunks(chunk_groups.saturating_mul(WORKGROUP_SIZE as usize)) {
+        let chunk = ReductionConfig { n: slice.len(), ..cfg.clone() };
+        let run = Prepared::new(gpu, kernel, &chunk, slice, true, id_array)?;
+        run.dispatch(gpu)?;
+        parts.push(run.divergence(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?);
+    }
+    let chunks = parts.len();
+    Ok((zhang::join_warps(parts)?, chunks))
+}
+
 /// The GPU sum against the f64 reference, by relative error.
 pub fn check(gpu_sum: f32, cpu_sum: f64) -> Check {
     Check::relative(&[gpu_sum], &[cpu_sum as f32], TOLERANCE, 1e-30)
@@ -295,6 +344,8 @@ pub fn check(gpu_sum: f32, cpu_sum: f64) -> Check {
 /// org (interleaved), redirect (interleaved + newIDArray) and, with `Strategy::All`,
 /// sequential and fast; GB/s = 4n bytes / median time.
 pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+    cfg.validate()?;
+    cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = cpu::sum(&input);
     let ids = id_array();
@@ -313,12 +364,16 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Pr
         let stats = harness::measure(protocol, || run.dispatch(gpu))?;
         let check = check(run.result(gpu)?, expected);
         drop(run);
-        let native = if gpu.caps.subgroup_size.is_some() && matches!(kernel, ReductionKernel::Interleaved | ReductionKernel::Sequential) {
-            let p = Prepared::new(gpu, kernel, cfg, &input, true, order)?;
-            p.dispatch(gpu)?;
-            p.divergence(gpu)?
+        let (native, probe_chunks) = if gpu.caps.subgroup_size.is_some() && matches!(kernel, ReductionKernel::Interleaved | ReductionKernel::Sequential) {
+            let (d, chunks) = probe_first_pass(gpu, kernel, cfg, &input, order)?;
+            (Some(d), Some(chunks))
         } else {
-            None
+            (None, None)
+        };
+        let groups = match kernel {
+            ReductionKernel::Fast => Some(cfg.fast_groups()),
+            ReductionKernel::Blocked => Some(cfg.blocked_groups()),
+            _ => None,
         };
         let w32 = emulate(kernel, cfg, order, PAPER_WARP)?;
         records.push(zhang::record(
@@ -333,7 +388,12 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Pr
                 stats,
                 check,
                 divergence: DivergenceReport::new(native.as_ref(), &w32),
-                extra: serde_json::json!({ "shader": kernel.name(), "subgroups": gpu.caps.subgroup_size.is_some() }),
+                extra: serde_json::json!({
+                    "shader": kernel.name(),
+                    "subgroups": gpu.caps.subgroup_size.is_some(),
+                    "first_pass_workgroups": groups,
+                    "probe_chunks": probe_chunks,
+                }),
             },
         ));
     }

@@ -4,7 +4,10 @@
 //! The kernels live in their own families (`kernels::lbm`, `gafort`, `mcubes`, `reduction`,
 //! `blackscholes`). This module holds what they share: the reference-redirection index
 //! ([`redirect_by_class`], a stable counting sort by class computed on the host), the run
-//! options, probe buffers, record building, and the `simtlab bench zhang` sweep.
+//! options, probe buffers, record building, the memory check every family's bench runs
+//! before generating inputs ([`memory`]), and the `simtlab bench zhang` sweep.
+
+pub mod memory;
 
 use crate::divergence::{Divergence, DivergenceSummary, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
@@ -61,6 +64,27 @@ pub fn join_sites(parts: Vec<Divergence>) -> Result<Divergence> {
         }
     }
     out.divergent_warps = out.per_warp_divergent.iter().filter(|&&d| d > 0).count() as u64;
+    Ok(out)
+}
+
+/// Joins the probes of consecutive chunks of one kernel's grid (the same sites over different
+/// warps, e.g. dispatches split so that each chunk's records fit one binding): site counters
+/// added, warps kept in order, as one probe over the whole grid would have counted them.
+pub fn join_warps(parts: Vec<Divergence>) -> Result<Divergence> {
+    let mut iter = parts.into_iter();
+    let mut out = iter.next().ok_or_else(|| Error::invalid("divergence", "no chunks to join"))?;
+    for p in iter {
+        if p.width != out.width || p.sites.len() != out.sites.len() {
+            return Err(Error::invalid("divergence", "chunks probed at different widths or sites"));
+        }
+        for (s, c) in out.sites.iter_mut().zip(&p.sites) {
+            s.add(c);
+        }
+        out.per_warp_divergent.extend(p.per_warp_divergent);
+        out.per_warp_efficiency.extend(p.per_warp_efficiency);
+        out.divergent_warps += p.divergent_warps;
+        out.warps += p.warps;
+    }
     Ok(out)
 }
 
@@ -231,21 +255,67 @@ pub struct ZhangArgs {
     pub warmup: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Reduction only: first-pass workgroups of the `fast` kernel to try (comma list);
-    /// default: one choice from the size.
+    /// Reduction only: first-pass workgroups of the `fast` kernel to try (comma list, each
+    /// 1..=65532, rounded up to a multiple of 4); default: one choice from the size.
     #[arg(long, value_delimiter = ',')]
     pub reduction_groups: Vec<usize>,
 }
 
-/// Runs the chosen benchmarks and returns their records.
-pub fn bench_cli(gpu: &Gpu, args: &ZhangArgs) -> Result<Vec<Record>> {
-    let protocol = Protocol { warmup: args.warmup, samples: args.samples };
+/// One benchmark at one size.
+#[derive(Clone, Debug)]
+enum Job {
+    Lbm(super::lbm::LbmConfig),
+    Gafort(super::gafort::GaConfig),
+    Mcubes(super::mcubes::McConfig),
+    Reduction(super::reduction::ReductionConfig),
+    Blackscholes(super::blackscholes::BsConfig),
+}
+
+impl Job {
+    fn label(&self) -> String {
+        match self {
+            Job::Lbm(c) => format!("lbm n={}", c.edge),
+            Job::Gafort(c) => format!("gafort n={}", c.children),
+            Job::Mcubes(c) => format!("mcubes n={}", c.edge),
+            Job::Reduction(c) => format!("reduction n={}", c.n),
+            Job::Blackscholes(c) => format!("blackscholes n={}", c.n),
+        }
+    }
+
+    /// Validates the configuration and returns what it will allocate.
+    fn footprint(&self) -> Result<memory::Footprint> {
+        match self {
+            Job::Lbm(c) => c.validate().map(|_| c.footprint()),
+            Job::Gafort(c) => c.validate().map(|_| c.footprint()),
+            Job::Mcubes(c) => c.validate().map(|_| c.footprint()),
+            Job::Reduction(c) => c.validate().map(|_| c.footprint()),
+            Job::Blackscholes(c) => c.validate().map(|_| c.footprint()),
+        }
+    }
+
+    fn bench(&self, gpu: &Gpu, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+        match self {
+            Job::Lbm(c) => super::lbm::bench(gpu, c, strategy, protocol),
+            Job::Gafort(c) => super::gafort::bench(gpu, c, strategy, protocol),
+            Job::Mcubes(c) => super::mcubes::bench(gpu, c, strategy, protocol),
+            Job::Reduction(c) => super::reduction::bench(gpu, c, strategy, protocol),
+            Job::Blackscholes(c) => super::blackscholes::bench(gpu, c, strategy, protocol),
+        }
+    }
+}
+
+/// The jobs `args` asks for, each validated and checked against the adapter's and the host's
+/// memory before any runs, so a size that cannot run fails at once.
+fn jobs(gpu: &Gpu, args: &ZhangArgs) -> Result<Vec<Job>> {
     let chosen: Vec<Benchmark> = match args.kernel {
         Benchmark::All => vec![Benchmark::Lbm, Benchmark::Gafort, Benchmark::Mcubes, Benchmark::Reduction, Benchmark::Blackscholes],
         k => vec![k],
     };
-    let sizes = |default: &[usize]| if args.n.is_empty() { default.to_vec() } else { args.n.clone() };
-    let mut jobs: Vec<(Benchmark, usize)> = Vec::new();
+    if !args.reduction_groups.is_empty() && !chosen.contains(&Benchmark::Reduction) {
+        return Err(Error::invalid("--reduction-groups", "applies to --kernel reduction (or all)"));
+    }
+    let seed = args.seed;
+    let mut jobs = Vec::new();
     for &k in &chosen {
         let default: &[usize] = match k {
             Benchmark::Lbm => &[64],
@@ -255,31 +325,38 @@ pub fn bench_cli(gpu: &Gpu, args: &ZhangArgs) -> Result<Vec<Record>> {
             Benchmark::Blackscholes => &[1 << 22],
             Benchmark::All => &[],
         };
-        jobs.extend(sizes(default).into_iter().map(|n| (k, n)));
+        let sizes = if args.n.is_empty() { default } else { &args.n[..] };
+        for &n in sizes {
+            match k {
+                Benchmark::Lbm => jobs.push(Job::Lbm(super::lbm::LbmConfig { edge: n, seed, ..Default::default() })),
+                Benchmark::Gafort => jobs.push(Job::Gafort(super::gafort::GaConfig { children: n, seed, ..Default::default() })),
+                Benchmark::Mcubes => jobs.push(Job::Mcubes(super::mcubes::McConfig { edge: n, seed, ..Default::default() })),
+                Benchmark::Reduction if args.reduction_groups.is_empty() => {
+                    jobs.push(Job::Reduction(super::reduction::ReductionConfig { n, seed, fast_groups: None }))
+                }
+                Benchmark::Reduction => jobs.extend(
+                    args.reduction_groups.iter().map(|&g| Job::Reduction(super::reduction::ReductionConfig { n, seed, fast_groups: Some(g) })),
+                ),
+                Benchmark::Blackscholes => jobs.push(Job::Blackscholes(super::blackscholes::BsConfig { n, seed, ..Default::default() })),
+                Benchmark::All => {}
+            }
+        }
     }
+    for job in &jobs {
+        job.footprint()?.check(gpu)?;
+    }
+    Ok(jobs)
+}
+
+/// Runs the chosen benchmarks and returns their records.
+pub fn bench_cli(gpu: &Gpu, args: &ZhangArgs) -> Result<Vec<Record>> {
+    let protocol = Protocol { warmup: args.warmup, samples: args.samples };
+    let jobs = jobs(gpu, args)?;
     let progress = Progress::new(jobs.len() as u64, "zhang");
     let mut records = Vec::new();
-    for (k, n) in jobs {
-        progress.message(format!("{k:?} n={n}"));
-        let seed = args.seed;
-        let mut r = match k {
-            Benchmark::Lbm => super::lbm::bench(gpu, &super::lbm::LbmConfig { edge: n, seed, ..Default::default() }, args.strategy, &protocol)?,
-            Benchmark::Gafort => super::gafort::bench(gpu, &super::gafort::GaConfig { children: n, seed, ..Default::default() }, args.strategy, &protocol)?,
-            Benchmark::Mcubes => super::mcubes::bench(gpu, &super::mcubes::McConfig { edge: n, seed, ..Default::default() }, args.strategy, &protocol)?,
-            Benchmark::Reduction => {
-                let groups: Vec<Option<usize>> =
-                    if args.reduction_groups.is_empty() { vec![None] } else { args.reduction_groups.iter().map(|&g| Some(g)).collect() };
-                let mut all = Vec::new();
-                for fast_groups in groups {
-                    let cfg = super::reduction::ReductionConfig { n, seed, fast_groups };
-                    all.append(&mut super::reduction::bench(gpu, &cfg, args.strategy, &protocol)?);
-                }
-                all
-            }
-            Benchmark::Blackscholes => super::blackscholes::bench(gpu, &super::blackscholes::BsConfig { n, seed, ..Default::default() }, args.strategy, &protocol)?,
-            Benchmark::All => Vec::new(),
-        };
-        records.append(&mut r);
+    for job in jobs {
+        progress.message(job.label());
+        records.append(&mut job.bench(gpu, args.strategy, &protocol)?);
         progress.step("");
     }
     progress.finish();
