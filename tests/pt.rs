@@ -14,7 +14,9 @@ use simtlab::kernels::pt::micro::{self, BarrierArrival, BarrierFence, BarrierKin
 use simtlab::kernels::pt::prodcons::{ProdConsCase, ProdConsConfig, Workload};
 use simtlab::kernels::pt::sync::{SyncCase, SyncConfig, Work};
 use simtlab::kernels::pt::{self as cases, Case};
-use simtlab::pt::{AbortReason, PtOptions, Runtime, Tier};
+use simtlab::harness::Protocol;
+use simtlab::pt::{AbortReason, Plan, PtOptions, Runtime, Status, Tier};
+use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -220,4 +222,186 @@ fn gsync_use_case_matches_cpu_at_every_tier() {
         let case = GsyncCase::new(GsyncConfig { blocks: 3, syncs, fmas: 10, seed: 7 }).unwrap();
         check_every_tier(&gpu, &rt, &case);
     }
+}
+
+
+#[test]
+fn queue_runs_the_driver_cuts_short_abort_and_the_default_size_passes() {
+    let _serial = serial();
+    let gpu = common::gpu();
+    let rt = runtime();
+    let protocol = Protocol { warmup: 0, samples: 1 };
+    let n = micro::default_queue_items(&gpu);
+    // the default size: every item exactly once, for every kind
+    for kind in [QueueKind::Single, QueueKind::Chunked, QueueKind::Distributed, QueueKind::Ring] {
+        let cfg = QueueConfig { kind, n, ..Default::default() };
+        let r = micro::bench_queue(&gpu, &rt, &cfg, &protocol).unwrap_or_else(|e| panic!("{kind:?} at n = {n}: {e}"));
+        assert!(r.check.passed, "{kind:?}: {:?}", r.check);
+        if kind != QueueKind::Ring {
+            assert_eq!(r.check.checked, n as u64, "{kind:?}");
+        }
+    }
+    let Some(limit) = gpu.loop_iteration_limit() else {
+        assert_eq!(n, 1 << 24);
+        return;
+    };
+    assert!(n >= 1 << 14 && (n as u64) <= limit * 8 / 3, "{n}");
+    // far more items than one workgroup's invocations can claim within the loop limit: the
+    // kernel reports the cut, the bench says so and never counts the missing items as wrong
+    for kind in [QueueKind::Single, QueueKind::Chunked, QueueKind::Distributed] {
+        let cfg = QueueConfig { kind, n: 1 << 24, workgroups: Some(1), ..Default::default() };
+        let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
+        assert_eq!(r.status.abort, Some(AbortReason::LoopLimit), "{kind:?}");
+        assert!(r.counts.iter().filter(|&&c| c == 0).count() > 0, "{kind:?}: items were left");
+        let e = micro::bench_queue(&gpu, &rt, &cfg, &protocol).unwrap_err().to_string();
+        assert!(e.contains("cut short") && e.contains(&format!("{}", 1 << 24)) && e.contains(&format!("limit {n}")), "{e}");
+    }
+}
+
+#[test]
+fn distributed_queue_with_64_heads_on_few_workgroups_processes_every_item_once() {
+    let _serial = serial();
+    let gpu = common::gpu();
+    let rt = runtime();
+    for workgroups in [1, 2] {
+        let cfg = QueueConfig { kind: QueueKind::Distributed, n: 65_536, heads: 64, workgroups: Some(workgroups), ..Default::default() };
+        let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
+        assert_eq!(r.status.abort, None, "{workgroups} workgroups");
+        let twice = r.counts.iter().filter(|&&c| c > 1).count();
+        let never = r.counts.iter().filter(|&&c| c == 0).count();
+        assert_eq!((twice, never), (0, 0), "{workgroups} workgroups: items taken twice, never");
+        // one failed claim per invocation ends its loop
+        assert_eq!(r.claims, 65_536 + 256 * workgroups);
+    }
+    let bad = QueueConfig { kind: QueueKind::Distributed, n: 100, heads: 100_000, ..Default::default() };
+    let e = micro::queue(&gpu, &rt, &bad, false).unwrap_err().to_string();
+    assert!(e.contains("--heads") && e.contains("1..=64"), "{e}");
+}
+
+/// Sync with its tier-2 formulation reporting an abort from the second run on: the checked run
+/// passes, a timed run aborts (as when another process starves the spinning workgroups).
+struct AbortsWhenTimed(SyncCase);
+
+struct AbortingRun<'a> {
+    inner: Box<dyn cases::Prepared + 'a>,
+    runs: Cell<u32>,
+}
+
+impl cases::Prepared for AbortingRun<'_> {
+    fn once(&self, gpu: &Gpu) -> simtlab::Result<simtlab::gpu::Timing> {
+        self.runs.set(self.runs.get() + 1);
+        self.inner.once(gpu)
+    }
+    fn status(&self, gpu: &Gpu) -> simtlab::Result<Option<Status>> {
+        let mut status = self.inner.status(gpu)?;
+        if let (Some(s), true) = (status.as_mut(), self.runs.get() >= 2) {
+            s.abort = Some(AbortReason::BarrierTimeout);
+            s.detail = 7;
+        }
+        Ok(status)
+    }
+    fn output(&self, gpu: &Gpu) -> simtlab::Result<Vec<u32>> {
+        self.inner.output(gpu)
+    }
+}
+
+impl Case for AbortsWhenTimed {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn supported(&self) -> &'static [Tier] {
+        self.0.supported()
+    }
+    fn variants(&self, tier: Tier) -> &'static [&'static str] {
+        self.0.variants(tier)
+    }
+    fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, retry: u32) -> simtlab::Result<Box<dyn cases::Prepared + 'a>> {
+        let inner = self.0.prepare(gpu, rt, plan, variant, retry)?;
+        Ok(if plan.used == Tier::Blocking { Box::new(AbortingRun { inner, runs: Cell::new(0) }) } else { inner })
+    }
+    fn reference(&self) -> Vec<u32> {
+        self.0.reference()
+    }
+    fn params(&self) -> serde_json::Value {
+        self.0.params()
+    }
+    fn seed(&self) -> u64 {
+        self.0.seed()
+    }
+    fn work(&self) -> (f64, &'static str) {
+        self.0.work()
+    }
+}
+
+/// The records of a sweep over every tier: the variants, each once, all checked.
+fn assert_one_row_each(records: &[simtlab::harness::Record], variants: &[&str]) {
+    let got: Vec<&str> = records.iter().map(|r| r.variant.as_str()).collect();
+    assert_eq!(got, variants);
+    for r in records {
+        assert!(r.check.passed, "{}: {:?}", r.variant, r.check);
+    }
+}
+
+/// The one record a failed tier fell back onto: it carries the fallback and the failed tier.
+fn assert_marked(record: &simtlab::harness::Record, failed: u8, reason: &str) {
+    let fallbacks: Vec<&str> = record.extra["fallbacks"].as_array().unwrap().iter().filter_map(|f| f.as_str()).collect();
+    assert_eq!(fallbacks.len(), 1, "{fallbacks:?}");
+    assert!(fallbacks[0].starts_with(&format!("tier {failed} ")) && fallbacks[0].contains(reason), "{fallbacks:?}");
+    assert_eq!(record.extra["failed_tiers"], serde_json::json!([failed]));
+}
+
+#[test]
+fn a_tier_2_abort_keeps_the_tiers_that_passed_and_marks_the_failed_one() {
+    let _serial = serial();
+    let gpu = common::gpu();
+    let protocol = Protocol { warmup: 0, samples: 2 };
+    let sync = || SyncCase::new(SyncConfig { n: 3000, fmas: 9, seed: 6, ..Default::default() }).unwrap();
+    let rows = ["readback (tier 0)", "indirect (tier 0)", "persistent (tier 1)"];
+
+    // tier 2 aborts in a timed run, after its checked run passed
+    let records = cases::bench(&gpu, &runtime(), &AbortsWhenTimed(sync()), &Tier::ALL, &protocol).unwrap();
+    assert_one_row_each(&records, &rows);
+    assert_marked(&records[2], 2, "aborted in a timed run: global barrier timeout");
+    assert!(records[..2].iter().all(|r| r.extra.get("failed_tiers").is_none()));
+
+    // tier 2 aborts at once: more workgroups taken as co-resident than run at once, and a
+    // small spin cap (the never-hang test's runtime)
+    let records = cases::bench(&gpu, &oversubscribed(64, 20_000), &sync(), &Tier::ALL, &protocol).unwrap();
+    assert_one_row_each(&records, &rows);
+    assert_marked(&records[2], 2, "aborted in a checked run: global barrier timeout");
+
+    // gsync has no tier 1: its tier 2 falls back onto the tier 0 row
+    let gsync = GsyncCase::new(GsyncConfig { blocks: 3, syncs: 4, fmas: 12, seed: 5 }).unwrap();
+    let records = cases::bench(&gpu, &oversubscribed(64, 20_000), &gsync, &[Tier::Multi, Tier::Blocking], &protocol).unwrap();
+    assert_one_row_each(&records, &["relaunch (tier 0)"]);
+    assert_marked(&records[0], 2, "barrier timeout");
+    // asked for tier 2 alone: the row is the fallback's, with its reason
+    let records = cases::bench(&gpu, &oversubscribed(64, 20_000), &gsync, &[Tier::Blocking], &protocol).unwrap();
+    assert_one_row_each(&records, &["relaunch (tier 0)"]);
+    assert_eq!((records[0].extra["tier_requested"].as_u64(), records[0].extra["tier_used"].as_u64()), (Some(2), Some(0)));
+}
+
+#[test]
+fn bench_pt_prints_a_fallback_once_on_stdout_without_duplicate_rows() {
+    let _serial = serial();
+    let gpu = common::gpu();
+    if gpu.loop_iteration_limit().is_none() {
+        eprintln!("skipped: {} runs gsync's blocking tier to the end (no loop limit forces the fallback)", gpu.adapter_name());
+        return;
+    }
+    // one participant runs 101 phases x 1024 blocks: past llvmpipe's loop limit, so tier 2
+    // aborts and falls back to tier 0
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtlab"))
+        .args(["bench", "pt", "--case", "gsync", "--fmas", "1", "--syncs", "100", "--blocks", "1024", "--samples", "1", "--warmup", "0"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let fallback = "tier 2 (blocking) -> tier 0 (multi-dispatch)";
+    assert_eq!(stdout.matches(fallback).count(), 1, "{stdout}");
+    assert_eq!(stderr.matches(fallback).count(), 0, "{stderr}");
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("gsync ") && l.contains(" ms ")).collect();
+    assert_eq!(rows.len(), 1, "{stdout}");
+    assert!(rows[0].contains("relaunch (tier 0)") && rows[0].trim_end().ends_with("ok"), "{stdout}");
 }

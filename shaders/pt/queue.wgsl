@@ -2,7 +2,8 @@
 // independently (no waiting) until n items are taken; with `check` it marks each claimed item
 // in `counts` so the host can verify every item was processed exactly once.
 // Kinds: 0 single head (one atomicAdd per item), 1 chunked (pt_cfg.chunk items per atomicAdd),
-// 2 distributed heads with stealing. `ring`: each participant workgroup pushes and pops
+// 2 distributed heads with stealing. An invocation that leaves its claim loop without seeing the
+// queue empty (a driver's loop limit) aborts with PT_REASON_LOOP_LIMIT. `ring`: each participant workgroup pushes and pops
 // `rounds` items through the bounded ring (waits, so blocking tier only).
 //! variants: (none)
 
@@ -33,8 +34,16 @@ fn take(item: u32, acc: ptr<function, u32>) {
 fn claims(ids: Ids) {
     let me = global_index(ids, 256u);
     let threads = pt_cfg.launched * 256u;
+    let heads = clamp(pt_cfg.heads, 1u, PTQ_MAX_HEADS);
+    let chunk = max(pt_cfg.chunk, 1u);
+    var home = me * heads / max(threads, 1u);
     var acc = 0u;
     var claims = 0u;
+    // set when this invocation saw the queue empty: the only normal way out of the loop. A
+    // driver that caps loop iterations (llvmpipe: 65535 per invocation, all loops together)
+    // ends the loops early instead; the invocation then aborts with PT_REASON_LOOP_LIMIT so the
+    // host reports the run as cut short rather than as items left unprocessed.
+    var drained = false;
     let n = params.n;
     // natural bound: every claim moves a head forward; the cap is a safety net
     for (var guard = 0u; guard <= n + 1u; guard++) {
@@ -42,29 +51,40 @@ fn claims(ids: Ids) {
             let c = ptq_claim(1u);
             claims += 1u;
             if (c >= n) {
+                drained = true;
                 break;
             }
             take(c, &acc);
         } else if (params.kind == 1u) {
-            let chunk = max(pt_cfg.chunk, 1u);
             let c = ptq_claim(chunk);
             claims += 1u;
             if (c >= n) {
+                drained = true;
                 break;
             }
             let end = min(c + chunk, n);
-            for (var i = c; i < end; i++) {
+            var i = c;
+            for (; i < end; i++) {
                 take(i, &acc);
             }
+            if (i < end) {
+                break;
+            }
         } else {
-            let heads = clamp(pt_cfg.heads, 1u, PTQ_MAX_HEADS);
-            let c = ptq_claim_distributed(me * heads / max(threads, 1u), n);
+            let c = ptq_claim_distributed(&home, n);
             claims += 1u;
             if (c == PTQ_EMPTY) {
+                drained = true;
+                break;
+            }
+            if (c == PTQ_CUT) {
                 break;
             }
             take(c, &acc);
         }
+    }
+    if (!drained) {
+        pt_abort(PT_REASON_LOOP_LIMIT, claims);
     }
     atomicAdd(&tally[0], claims);
     if (acc == 0x12345678u) {

@@ -5,7 +5,8 @@
 // - single head:    ptq_claim(1)              one atomicAdd per claim
 // - chunked:        ptq_claim(pt_cfg.chunk)   one atomicAdd per chunk of items
 // - distributed:    ptq_claim_distributed     items split into `heads` ranges; claim from the
-//                                             home range, then steal from the others
+//                                             home range, then steal from the others (and
+//                                             stay with the range stolen from)
 // - bounded ring:   ptq_push / ptq_pop        MPMC ring with an overflow flag (abort reason 2);
 //                                             the host retries with a larger capacity
 // Claims never wait. A pop waits (bounded) only for a push that already reserved its slot.
@@ -25,6 +26,8 @@ const PTQ_HEAD_STRIDE: u32 = 32u;
 const PTQ_MAX_HEADS: u32 = 64u;
 const PTQ_SLOTS: u32 = 2080u;  // PTQ_HEADS + PTQ_MAX_HEADS * PTQ_HEAD_STRIDE
 const PTQ_EMPTY: u32 = 0xFFFFFFFFu;
+// a distributed claim whose scan the driver cut short (items: n < PTQ_CUT)
+const PTQ_CUT: u32 = 0xFFFFFFFEu;
 
 // Claims `count` consecutive indices from the single head; the caller compares with its n.
 fn ptq_claim(count: u32) -> u32 {
@@ -36,12 +39,15 @@ fn ptq_range_start(k: u32, n: u32, heads: u32) -> u32 {
     return k * (n / heads) + min(k, n % heads);
 }
 
-// Claims one index in 0..n from the distributed heads, starting at range `home` and stealing
-// round-robin from the others when it is exhausted; PTQ_EMPTY when every range is.
-fn ptq_claim_distributed(home: u32, n: u32) -> u32 {
+// Claims one index in 0..n from the distributed heads, starting at range *home and stealing
+// round-robin from the others when it is exhausted; *home moves to the range the claim came
+// from, so an exhausted range is scanned past once, not on every later claim. PTQ_EMPTY when
+// every range is exhausted; PTQ_CUT when the scan ended early (a driver's loop limit).
+fn ptq_claim_distributed(home: ptr<function, u32>, n: u32) -> u32 {
     let heads = clamp(pt_cfg.heads, 1u, PTQ_MAX_HEADS);
-    for (var j = 0u; j < heads; j++) {
-        let k = (home + j) % heads;
+    var j = 0u;
+    for (; j < heads; j++) {
+        let k = (*home + j) % heads;
         let lo = ptq_range_start(k, n, heads);
         let len = ptq_range_start(k + 1u, n, heads) - lo;
         let word = PTQ_HEADS + k * PTQ_HEAD_STRIDE;
@@ -50,8 +56,12 @@ fn ptq_claim_distributed(home: u32, n: u32) -> u32 {
         }
         let c = atomicAdd(&pt_queue[word], 1u);
         if (c < len) {
+            *home = k;
             return lo + c;
         }
+    }
+    if (j < heads) {
+        return PTQ_CUT;
     }
     return PTQ_EMPTY;
 }

@@ -1,9 +1,9 @@
 //! Gupta et al.: the four persistent-threads use cases, PT vs nonPT.
 
-use super::{parse_args, CliSweep, Experiment};
+use super::{parse_args, CliSweep, Experiment, Outcome, Point, Scale};
 use crate::harness::Record;
 use crate::kernels::pt::cli::{bench_cli, PtArgs};
-use crate::report::{PaperValues, Verdict};
+use crate::report::{PaperValues, Section, Verdict};
 
 /// Median of the fastest record whose variant says `tier N` for N in `tiers`.
 fn best(records: &[&Record], case: &str, tiers: &[u8]) -> Option<f64> {
@@ -37,8 +37,52 @@ fn run(gpu: &crate::gpu::Gpu, words: &[String], protocol: &crate::harness::Proto
     bench_cli(gpu, &args, protocol)
 }
 
+/// One note listing every record that ran at a lower tier than its sweep asked for (a failed
+/// probe, an abort, a tier the case lacks), with the point and the reasons `results.json` keeps
+/// in the record's `fallbacks`; none when nothing fell back.
+fn fallback_notes(outcomes: &[&Outcome]) -> Vec<String> {
+    let lines: Vec<String> = outcomes
+        .iter()
+        .flat_map(|o| o.records.iter().map(move |r| (o, r)))
+        .filter_map(|(o, r)| {
+            let reasons: Vec<&str> = r.extra.get("fallbacks")?.as_array()?.iter().filter_map(|x| x.as_str()).collect();
+            (!reasons.is_empty()).then(|| format!("- `{}`: {} {}: {}", o.point.key, r.kernel, r.variant, reasons.join("; ")))
+        })
+        .collect();
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    vec![format!("Fallbacks (these rows ran at a lower tier than asked):\n\n{}", lines.join("\n"))]
+}
+
+/// The Gupta sweep: the CLI sweep's section with its fallbacks noted.
+struct GuptaSweep(CliSweep);
+
+impl Experiment for GuptaSweep {
+    fn paper(&self) -> &'static str {
+        self.0.paper()
+    }
+    fn id(&self) -> &'static str {
+        self.0.id()
+    }
+    fn title(&self) -> &'static str {
+        self.0.title()
+    }
+    fn points(&self, scale: Scale) -> Vec<Point> {
+        self.0.points(scale)
+    }
+    fn run(&self, gpu: &crate::gpu::Gpu, point: &Point) -> crate::error::Result<Vec<Record>> {
+        self.0.run(gpu, point)
+    }
+    fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
+        let mut section = self.0.render(outcomes, paper);
+        section.notes.extend(fallback_notes(outcomes));
+        section
+    }
+}
+
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(CliSweep {
+    vec![Box::new(GuptaSweep(CliSweep {
         paper: "gupta",
         id: "gupta-use-cases",
         title: "The four use cases, nonPT (tier 0) vs PT (tier 1 non-blocking, tier 2 blocking)",
@@ -64,5 +108,62 @@ pub fn experiments() -> Vec<Box<dyn Experiment>> {
         verdicts,
         figure: None,
         paper_tables: &[],
-    })]
+    }))]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::TimingSource;
+    use crate::harness::{Check, Environment, Stats};
+
+    fn record(variant: &str, extra: serde_json::Value) -> Record {
+        Record {
+            schema: crate::harness::SCHEMA_VERSION,
+            family: "pt".into(),
+            kernel: "gsync".into(),
+            variant: variant.into(),
+            params: serde_json::json!({}),
+            seed: 1,
+            environment: Environment {
+                adapter: "test".into(),
+                backend: "none".into(),
+                device_type: "cpu".into(),
+                driver: String::new(),
+                subgroup_size: None,
+                git_hash: String::new(),
+                unix_time: 0,
+                min_timed_s: 0.0,
+            },
+            stats: Stats::from_samples(vec![1e-3], TimingSource::WallClock).unwrap(),
+            check: Check::exact(&[1u32], &[1]),
+            divergence: None,
+            throughput: None,
+            extra,
+        }
+    }
+
+    #[test]
+    fn gupta_report_notes_every_fallback_its_records_carry() {
+        let exp = &experiments()[0];
+        let point = exp.points(Scale::Tiny).remove(0);
+        let fell = "tier 2 (blocking) -> tier 0 (multi-dispatch): gsync aborted in a checked run: global barrier timeout";
+        let outcome = Outcome {
+            point: point.clone(),
+            records: vec![
+                record("relaunch (tier 0)", serde_json::json!({ "fallbacks": [fell], "failed_tiers": [2] })),
+                record("relaunch (tier 0)", serde_json::json!({ "fallbacks": [] })),
+            ],
+            error: None,
+            seconds: 0.0,
+        };
+        let paper = PaperValues::of("gupta").unwrap();
+        let section = exp.render(&[&outcome], &paper);
+        let notes = section.notes.join("\n");
+        assert_eq!(notes.matches(fell).count(), 1, "{notes}");
+        assert!(notes.contains(&point.key) && notes.contains("gsync relaunch (tier 0)"), "{notes}");
+        // nothing fell back: no note
+        let quiet = Outcome { records: vec![record("barrier (tier 2)", serde_json::json!({ "fallbacks": [] }))], ..outcome };
+        assert!(exp.render(&[&quiet], &paper).notes.is_empty());
+    }
 }

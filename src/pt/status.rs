@@ -118,6 +118,11 @@ impl Status {
                 adapter: adapter.into(),
                 hint: "use --tier 0 or 1 (no waiting between workgroups)".into(),
             },
+            AbortReason::LoopLimit => Error::Timeout {
+                what,
+                seconds,
+                hint: "the run was cut short, not wrong: the driver ends an invocation's loops after a fixed number of iterations (llvmpipe: 65535 in all); use a smaller size or more workgroups".into(),
+            },
             _ => Error::Timeout {
                 what,
                 seconds,
@@ -164,5 +169,8 @@ mod tests {
         words[word::ABORT] = 1;
         let e = Status::decode(&words, &cfg).error("gsync", "x", 0.1).to_string();
         assert!(e.contains("barrier timeout") && e.contains("--tier"), "{e}");
+        words[word::ABORT] = 5;
+        let e = Status::decode(&words, &cfg).error("queue", "llvmpipe", 0.1).to_string();
+        assert!(e.contains("cut short, not wrong") && !e.contains("--tier"), "{e}");
     }
 }

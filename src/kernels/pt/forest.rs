@@ -58,9 +58,15 @@ pub struct ForestCase {
 }
 
 impl ForestCase {
+    /// The tiers this case has.
+    pub const TIERS: &'static [Tier] = &[Tier::Multi, Tier::NonBlocking, Tier::Blocking];
+
     pub fn new(cfg: ForestConfig) -> Result<ForestCase> {
-        if cfg.items == 0 || cfg.depth == 0 || cfg.depth > 1000 {
-            return Err(Error::invalid("forest", format!("items {} and depth {} (use items ≥ 1, depth 1..=1000)", cfg.items, cfg.depth)));
+        if cfg.items == 0 {
+            return Err(Error::invalid("--items", "0 (use 1 or more initial items)"));
+        }
+        if cfg.depth == 0 || cfg.depth > 1000 {
+            return Err(Error::invalid("--depth", format!("{} (use 1..=1000)", cfg.depth)));
         }
         let tilted = cfg.shape == Shape::Tilted;
         let width = (0..cfg.depth).map(|l| cpu::forest_level_size(cfg.items, l, tilted)).max().unwrap_or(1);
@@ -149,7 +155,7 @@ impl Case for ForestCase {
     }
 
     fn supported(&self) -> &'static [Tier] {
-        &[Tier::Multi, Tier::NonBlocking, Tier::Blocking]
+        Self::TIERS
     }
 
     fn variants(&self, tier: Tier) -> &'static [&'static str] {

@@ -44,8 +44,14 @@ pub struct GsyncCase {
 }
 
 impl GsyncCase {
+    /// The tiers this case has.
+    pub const TIERS: &'static [Tier] = &[Tier::Multi, Tier::Blocking];
+
     pub fn new(cfg: GsyncConfig) -> Result<GsyncCase> {
         check_n("--blocks", cfg.blocks as usize, (u32::MAX / 512) as usize)?;
+        if cfg.syncs == u32::MAX {
+            return Err(crate::Error::invalid("--syncs", format!("{} (use 0..={}: the work runs in syncs + 1 phases)", cfg.syncs, u32::MAX - 1)));
+        }
         let init = Rng::new(cfg.seed).vec_u32(cfg.blocks as usize * 256);
         Ok(GsyncCase { cfg, init })
     }
@@ -105,7 +111,7 @@ impl Case for GsyncCase {
     }
 
     fn supported(&self) -> &'static [Tier] {
-        &[Tier::Multi, Tier::Blocking]
+        Self::TIERS
     }
 
     fn variants(&self, tier: Tier) -> &'static [&'static str] {

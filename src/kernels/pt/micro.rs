@@ -229,6 +229,52 @@ impl Default for QueueConfig {
     }
 }
 
+/// Most items of a claims run (indices up to `PTQ_CUT` in `pt_queue.wgsl` stay distinct).
+pub const MAX_QUEUE_ITEMS: u32 = 1 << 31;
+
+impl QueueConfig {
+    /// Errors on a value the queue kernel cannot run as given, naming the option.
+    pub fn validate(&self) -> Result<()> {
+        let range = |what: &str, v: u32, lo: u32, hi: u32| -> Result<()> {
+            if v < lo || v > hi {
+                return Err(Error::invalid(what, format!("{v} (use {lo}..={hi})")));
+            }
+            Ok(())
+        };
+        if self.kind != QueueKind::Ring {
+            range("--n", self.n, 1, MAX_QUEUE_ITEMS)?;
+        }
+        range("--chunk", self.chunk, 1, MAX_QUEUE_ITEMS)?;
+        range("--heads", self.heads, 1, pt::queue_word::MAX_HEADS as u32)?;
+        range("--rounds", self.rounds, 1, u32::MAX)?;
+        if let Some(c) = self.capacity {
+            range("--capacity", c, 1, MAX_QUEUE_ITEMS)?;
+        }
+        if let Some(w) = self.workgroups {
+            range("--workgroups", w, 1, u32::MAX)?;
+        }
+        Ok(())
+    }
+}
+
+/// Items a claims run takes by default: 2^24, or on a driver that cuts an invocation's loops
+/// after a fixed number of iterations ([`Gpu::loop_iteration_limit`], llvmpipe: 65535 in all)
+/// what one subgroup can claim alone within that limit. lavapipe runs the subgroups of a
+/// workgroup one after another while none waits, so the first one claims everything it can;
+/// a claim costs its loop 3 iterations there, and the size keeps a margin over that (4 per
+/// item, rounded down to a power of two). Without a measured subgroup size (GL) it assumes 4
+/// lanes, llvmpipe's narrowest vector.
+pub fn default_queue_items(gpu: &Gpu) -> u32 {
+    match gpu.loop_iteration_limit() {
+        Some(limit) => {
+            let lanes = gpu.caps.subgroup_size.unwrap_or(4).max(1) as u64;
+            let items = (limit * lanes / 4).clamp(1, 1 << 24);
+            1 << items.ilog2()
+        }
+        None => 1 << 24,
+    }
+}
+
 /// One queue-kernel launch.
 #[derive(Clone, Debug)]
 pub struct QueueRun {
@@ -243,22 +289,25 @@ pub struct QueueRun {
 
 /// Runs the queue kernel once.
 pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<QueueRun> {
+    cfg.validate()?;
     let ring = cfg.kind == QueueKind::Ring;
     let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
     let launched = match cfg.workgroups {
+        Some(w) if w > gpu.caps.max_compute_workgroups_per_dimension => {
+            return Err(Error::invalid("--workgroups", format!("{w} (use 1..={})", gpu.caps.max_compute_workgroups_per_dimension)));
+        }
         Some(w) => w,
         None => rt.launch(gpu, tier)?,
-    }
-    .max(1);
+    };
     let items = if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("--rounds", "too many items"))? } else { cfg.n };
     let kernel = gpu.kernel("pt/queue.wgsl", if ring { "ring" } else { "claims" }, &[])?;
     let mut config = rt.config(gpu, tier, launched);
     if !ring {
         config.flags |= FLAG_ALL_PARTICIPATE;
     }
-    config.chunk = cfg.chunk.max(1);
-    config.heads = cfg.heads.clamp(1, pt::queue_word::MAX_HEADS as u32);
-    config.capacity = cfg.capacity.unwrap_or(2 * launched).max(1);
+    config.chunk = cfg.chunk;
+    config.heads = cfg.heads;
+    config.capacity = cfg.capacity.unwrap_or(launched.saturating_mul(2));
     let control = Control::new(gpu, config)?;
     let counts = gpu.buffer_zeroed::<u32>("queue counts", if check { items as usize } else { 1 }, BufferKind::Storage)?;
     let tally = gpu.buffer_zeroed::<u32>("queue tally", 4, BufferKind::Storage)?;
@@ -298,18 +347,33 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
     })
 }
 
+/// The error of an aborted queue run; a run the driver's loop limit cut short says so and
+/// names the size that fits, never reports its missing items as wrong results.
+fn queue_error(gpu: &Gpu, cfg: &QueueConfig, status: &Status, seconds: f64) -> Error {
+    let what = format!("{:?} queue on {}", cfg.kind, gpu.adapter_name());
+    match (status.abort, gpu.loop_iteration_limit()) {
+        (Some(pt::AbortReason::LoopLimit), Some(limit)) if cfg.kind != QueueKind::Ring => Error::Limit {
+            what: format!("{what}: run cut short (not wrong) by the driver's limit of {limit} loop iterations per invocation: items (--n)"),
+            requested: cfg.n as u64,
+            limit: default_queue_items(gpu) as u64,
+            hint: "one subgroup may claim every item on this driver, so use a smaller --n".into(),
+        },
+        _ => status.error(&what, &gpu.adapter_name(), seconds),
+    }
+}
+
 /// Queue throughput: claims/s and items/s, with one checked run (every item exactly once).
 pub fn bench_queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, protocol: &Protocol) -> Result<Record> {
     let checked = queue(gpu, rt, cfg, true)?;
     if checked.status.aborted() {
-        return Err(checked.status.error(&format!("{:?} queue", cfg.kind), &gpu.adapter_name(), checked.seconds));
+        return Err(queue_error(gpu, cfg, &checked.status, checked.seconds));
     }
     let check = Check::exact(&checked.counts, &vec![1u32; checked.items as usize]);
     let mut claims = 0;
     let stats = harness::measure(protocol, || {
         let r = queue(gpu, rt, cfg, false)?;
         if r.status.aborted() {
-            return Err(r.status.error("queue", &gpu.adapter_name(), r.seconds));
+            return Err(queue_error(gpu, cfg, &r.status, r.seconds));
         }
         claims = r.claims;
         let source = if gpu.caps.timestamps { crate::gpu::TimingSource::DeviceTimestamps } else { crate::gpu::TimingSource::WallClock };

@@ -80,8 +80,9 @@ fn aborted(status: &Option<Status>) -> Option<&Status> {
 }
 
 /// Runs `case` at `requested` (variant `variant` or the tier's default), falling back to a lower
-/// tier when the probe fails or a blocking kernel aborts, and retrying with a larger queue on
-/// overflow. With a protocol, times it after the first (checked) run.
+/// tier when the probe fails or a blocking kernel aborts (in the checked run or in a timed one),
+/// and retrying with a larger queue on overflow. With a protocol, times it after the first
+/// (checked) run.
 pub fn execute(
     gpu: &Gpu,
     rt: &Runtime,
@@ -103,14 +104,35 @@ pub fn execute(
         prepared.once(gpu)?;
         let first_seconds = t0.elapsed().as_secs_f64();
         let status = prepared.status(gpu)?;
-        if let Some(st) = aborted(&status) {
+        let mut abort = aborted(&status).map(|st| (st.clone(), "checked run"));
+        let mut stats = None;
+        if let (None, Some(p)) = (&abort, protocol) {
+            // an abort in a timed run (e.g. another process starving the spinning workgroups)
+            // is handled like one in the checked run, not returned as an error
+            let mut timed_abort = None;
+            let measured = harness::measure(p, || {
+                let t = prepared.once(gpu)?;
+                if let Some(st) = aborted(&prepared.status(gpu)?) {
+                    let e = st.error(case.name(), &gpu.adapter_name(), t.wall_seconds);
+                    timed_abort = Some(st.clone());
+                    return Err(e);
+                }
+                Ok(t)
+            });
+            match (measured, timed_abort) {
+                (Ok(s), _) => stats = Some(s),
+                (Err(_), Some(st)) => abort = Some((st, "timed run")),
+                (Err(e), None) => return Err(e),
+            }
+        }
+        if let Some((st, when)) = abort {
             if st.abort == Some(AbortReason::QueueOverflow) && retries < MAX_RETRIES {
                 retries += 1;
                 continue;
             }
             if plan.lower().is_some() {
                 let why = format!(
-                    "{} aborted: {} (detail {})",
+                    "{} aborted in a {when}: {} (detail {})",
                     case.name(),
                     st.abort.map(|a| a.describe()).unwrap_or_default(),
                     st.detail
@@ -122,16 +144,6 @@ pub fn execute(
             }
             return Err(st.error(case.name(), &gpu.adapter_name(), first_seconds));
         }
-        let stats = match protocol {
-            Some(p) => Some(harness::measure(p, || {
-                let t = prepared.once(gpu)?;
-                if let Some(st) = aborted(&prepared.status(gpu)?) {
-                    return Err(st.error(case.name(), &gpu.adapter_name(), t.wall_seconds));
-                }
-                Ok(t)
-            })?),
-            None => None,
-        };
         let output = prepared.output(gpu)?;
         return Ok(Outcome { output, plan, variant: variant_name.to_string(), status, retries, stats, first_seconds });
     }
@@ -144,16 +156,30 @@ pub fn run_checked(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tier: Tier, variant
     Ok((out, check))
 }
 
-/// Benchmarks every variant of every tier in `tiers` (each may fall back) into records.
+/// The record's label: "variant (tier N)".
+fn label(variant: &str, tier: Tier) -> String {
+    format!("{variant} (tier {})", tier.number())
+}
+
+/// Benchmarks every variant of every tier in `tiers` (each may fall back) into records, one
+/// per formulation that ran. A tier that fell back onto a formulation this sweep already
+/// measured adds no second row: its fallback is noted on that record instead (`fallbacks`, and
+/// the failed tier in `failed_tiers`), so the results of the tiers that passed are kept.
 pub fn bench(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tiers: &[Tier], protocol: &Protocol) -> Result<Vec<Record>> {
     let expected = case.reference();
-    let mut records = Vec::new();
-    for &tier in tiers {
+    let mut records: Vec<Record> = Vec::new();
+    let mut tiers = tiers.to_vec();
+    // lower tiers first, so a fallback lands on a formulation already measured
+    tiers.sort();
+    tiers.dedup();
+    for &tier in &tiers {
         let variants: &[&str] = if case.supported().contains(&tier) { case.variants(tier) } else { &[""] };
         for v in variants {
             let out = execute(gpu, rt, case, tier, Some(v), Some(protocol))?;
-            if let Some(m) = out.plan.message() {
-                eprintln!("{}: {m}", case.name());
+            let variant = label(&out.variant, out.plan.used);
+            if let Some(same) = records.iter_mut().find(|r| r.variant == variant && !out.plan.fallbacks.is_empty()) {
+                note_fallback(same, &out.plan);
+                continue;
             }
             let check = Check::exact(&out.output, &expected);
             let stats = out.stats.clone().ok_or_else(|| Error::invalid("bench", "no samples"))?;
@@ -162,7 +188,7 @@ pub fn bench(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tiers: &[Tier], protocol:
                 schema: harness::SCHEMA_VERSION,
                 family: "pt".into(),
                 kernel: case.name().into(),
-                variant: format!("{} (tier {})", out.variant, out.plan.used.number()),
+                variant,
                 params: case.params(),
                 seed: case.seed(),
                 environment: Environment::of(gpu),
@@ -175,6 +201,21 @@ pub fn bench(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tiers: &[Tier], protocol:
         }
     }
     Ok(records)
+}
+
+/// Notes on `record` that a run requested at `plan.requested` fell back onto it.
+fn note_fallback(record: &mut Record, plan: &Plan) {
+    let Some(extra) = record.extra.as_object_mut() else { return };
+    let mut push = |key: &str, value: serde_json::Value| match extra.get_mut(key).and_then(|v| v.as_array_mut()) {
+        Some(list) => list.push(value),
+        None => {
+            extra.insert(key.into(), serde_json::Value::Array(vec![value]));
+        }
+    };
+    for f in &plan.fallbacks {
+        push("fallbacks", f.clone().into());
+    }
+    push("failed_tiers", plan.requested.number().into());
 }
 
 /// A wall-clock timing (for formulations with a host readback in the middle).

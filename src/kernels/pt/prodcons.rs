@@ -56,6 +56,14 @@ pub struct ProdConsCase {
 }
 
 impl ProdConsCase {
+    /// The tiers a workload has.
+    pub fn tiers(workload: Workload) -> &'static [Tier] {
+        match workload {
+            Workload::Reduce => &[Tier::Multi, Tier::NonBlocking, Tier::Blocking],
+            Workload::TwoStage => &[Tier::Multi, Tier::NonBlocking],
+        }
+    }
+
     pub fn new(cfg: ProdConsConfig) -> Result<ProdConsCase> {
         check_n("--n", cfg.n, u32::MAX as usize / 2)?;
         if cfg.pass > 256 {
@@ -132,10 +140,7 @@ impl Case for ProdConsCase {
     }
 
     fn supported(&self) -> &'static [Tier] {
-        match self.cfg.workload {
-            Workload::Reduce => &[Tier::Multi, Tier::NonBlocking, Tier::Blocking],
-            Workload::TwoStage => &[Tier::Multi, Tier::NonBlocking],
-        }
+        Self::tiers(self.cfg.workload)
     }
 
     fn variants(&self, tier: Tier) -> &'static [&'static str] {

@@ -60,6 +60,9 @@ pub struct SyncCase {
 }
 
 impl SyncCase {
+    /// The tiers this case has.
+    pub const TIERS: &'static [Tier] = &[Tier::Multi, Tier::NonBlocking, Tier::Blocking];
+
     pub fn new(cfg: SyncConfig) -> Result<SyncCase> {
         check_n("--n", cfg.n, u32::MAX as usize / 2)?;
         if !(0.0..=1.0).contains(&cfg.emit) {
@@ -152,7 +155,7 @@ impl Case for SyncCase {
     }
 
     fn supported(&self) -> &'static [Tier] {
-        &[Tier::Multi, Tier::NonBlocking, Tier::Blocking]
+        Self::TIERS
     }
 
     fn variants(&self, tier: Tier) -> &'static [&'static str] {
