@@ -7,6 +7,10 @@ use crate::gpu::Bind;
 use crate::kernels::carrillo::{self, BranchConfig, LoopConfig, MaskLayout};
 use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
 use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
+use crate::kernels::flowshop::bench::{bench_instance, BenchConfig};
+use crate::kernels::flowshop::gpu::ThreadMapping;
+use crate::kernels::flowshop::{Exploration, LowerBound};
+use crate::kernels::pt::{self, forest, gsync, micro as pt_micro, prodcons, sync};
 use crate::kernels::zhang::Strategy as Variants;
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use crate::remap::Strategy;
@@ -16,6 +20,8 @@ const ZHANG_FIG1: &str = "Zhang et al., ICS'10, Figure 1";
 const ZHANG_S5: &str = "Zhang et al., ICS'10, section 5";
 const CARRILLO: &str = "Carrillo et al., G80 branch and loop splitting";
 const RYOO: &str = "Ryoo et al., PPoPP'08, matmul ladder";
+const GUPTA: &str = "Gupta et al., persistent threads";
+const CHAKROUN: &str = "Chakroun et al., PPAM'11, Tables 1-2";
 
 fn boxed<C: Serialize + serde::de::DeserializeOwned + 'static>(e: Entry<C>) -> Box<dyn Workload> {
     Box::new(e)
@@ -76,6 +82,35 @@ impl super::Recording for MicroRecording {
     fn check(&self, bytes: &[u8]) -> crate::harness::Check {
         crate::harness::Check::exact(&bytemuck::pod_collect_to_vec::<u8, u32>(bytes), &self.expected)
     }
+}
+
+/// A persistent-threads case on every tier it has (each may fall back, and says so).
+fn run_case(gpu: &crate::Gpu, case: &dyn pt::Case, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+    let rt = crate::pt::Runtime::new(Default::default());
+    pt::bench(gpu, &rt, case, case.supported(), protocol)
+}
+
+/// Global barrier latency at one workgroup count (0: as many as are co-resident).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BarrierParams {
+    pub workgroups: u32,
+    pub iterations: u32,
+    pub kind: pt_micro::BarrierKind,
+}
+
+fn run_barrier(gpu: &crate::Gpu, b: &BarrierParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+    let rt = crate::pt::Runtime::new(Default::default());
+    let workgroups = if b.workgroups == 0 { rt.capability(gpu)?.discovered.max(1) } else { b.workgroups };
+    pt_micro::bench_barrier(gpu, &rt, &[workgroups], &[b.kind], b.iterations, protocol)
+}
+
+fn queue(kind: pt_micro::QueueKind, scale: Scale) -> pt_micro::QueueConfig {
+    pt_micro::QueueConfig { kind, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() }
+}
+
+fn run_queue(gpu: &crate::Gpu, q: &pt_micro::QueueConfig, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+    let rt = crate::pt::Runtime::new(Default::default());
+    pt_micro::bench_queue(gpu, &rt, q, protocol).map(|r| vec![r])
 }
 
 /// Every workload, in family order.
@@ -172,6 +207,99 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             prepare: None,
         }),
     ];
+    v.extend([
+        boxed(Entry {
+            name: "pt-sync",
+            family: "pt",
+            paper: GUPTA,
+            summary: "CPU-GPU synchronization: a consumer sized by readback or indirect dispatch vs persistent threads",
+            config: |s| sync::SyncConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
+            run: |gpu, c, p| run_case(gpu, &sync::SyncCase::new(c.clone())?, p),
+            prepare: None,
+        }),
+        boxed(Entry {
+            name: "pt-forest",
+            family: "pt",
+            paper: GUPTA,
+            summary: "load balancing: tilted or complete forest expansion, level kernels vs a persistent queue",
+            config: |s| forest::ForestConfig { items: s.pick(16, 64, 128), depth: s.pick(8, 20, 50), fmas: s.pick(16, 100, 1000), ..Default::default() },
+            run: |gpu, c, p| run_case(gpu, &forest::ForestCase::new(c.clone())?, p),
+            prepare: None,
+        }),
+        boxed(Entry {
+            name: "pt-prodcons",
+            family: "pt",
+            paper: GUPTA,
+            summary: "producer-consumer locality: a global reduction or a two-stage workload",
+            config: |s| prodcons::ProdConsConfig { n: s.pick(1 << 12, 1 << 18, 1 << 22), ..Default::default() },
+            run: |gpu, c, p| run_case(gpu, &prodcons::ProdConsCase::new(c.clone())?, p),
+            prepare: None,
+        }),
+        boxed(Entry {
+            name: "pt-gsync",
+            family: "pt",
+            paper: GUPTA,
+            summary: "global synchronization: kernel relaunch vs an in-dispatch global barrier",
+            config: |s| gsync::GsyncConfig { blocks: s.pick(16, 256, 1024), syncs: s.pick(4, 20, 100), fmas: s.pick(16, 100, 1000), seed: 1 },
+            run: |gpu, c, p| run_case(gpu, &gsync::GsyncCase::new(c.clone())?, p),
+            prepare: None,
+        }),
+        boxed(Entry {
+            name: "pt-barrier",
+            family: "pt",
+            paper: GUPTA,
+            summary: "global barrier latency in one dispatch beside relaunching a kernel (0 workgroups: all co-resident)",
+            config: |s| BarrierParams { workgroups: 0, iterations: s.pick(16, 200, 1000), kind: Default::default() },
+            run: run_barrier,
+            prepare: None,
+        }),
+        boxed(Entry {
+            name: "pt-queue-single",
+            family: "pt",
+            paper: GUPTA,
+            summary: "work-queue throughput: one global head, one claim per item (every item exactly once)",
+            config: |s| queue(pt_micro::QueueKind::Single, s),
+            run: run_queue,
+            prepare: None,
+        }),
+        boxed(Entry {
+            name: "pt-queue-chunked",
+            family: "pt",
+            paper: GUPTA,
+            summary: "work-queue throughput: one global head, a chunk of items per claim",
+            config: |s| queue(pt_micro::QueueKind::Chunked, s),
+            run: run_queue,
+            prepare: None,
+        }),
+        boxed(Entry {
+            name: "pt-queue-distributed",
+            family: "pt",
+            paper: GUPTA,
+            summary: "work-queue throughput: distributed heads over item ranges with stealing",
+            config: |s| queue(pt_micro::QueueKind::Distributed, s),
+            run: run_queue,
+            prepare: None,
+        }),
+        boxed(Entry {
+            name: "flowshop-bound-pools",
+            family: "flowshop",
+            paper: CHAKROUN,
+            summary: "LB2 bounding of flow-shop B&B pools built depth- and breadth-first, every bound checked against the CPU",
+            config: |s| BenchConfig {
+                instance: "ta021".into(),
+                pool_sizes: s.pick(vec![256], vec![1024, 4096], vec![4096, 65536]),
+                bound: LowerBound::Lb2,
+                strategies: vec![Exploration::DepthFirst, Exploration::BreadthFirst],
+                branchless: vec![true, false],
+                walk_prefix: vec![false],
+                mapping: ThreadMapping::PerChild,
+                cpu: false,
+                probe: true,
+            },
+            run: |gpu, c, p| bench_instance(gpu, c, p, None),
+            prepare: None,
+        }),
+    ]);
     for variant in Variant::ALL {
         v.push(matmul_entry(variant));
     }
