@@ -1,0 +1,201 @@
+//! The simtlab command line: devices, benchmarks, the workload registry, reproduction of the
+//! papers, the flow-shop solver, the occupancy calculator, the explorer. One file per
+//! subcommand; the library holds the logic.
+
+mod bench;
+mod flowshop;
+mod gpu_args;
+mod output;
+mod reproduce;
+mod workload;
+
+use clap::{Parser, Subcommand};
+use bench::BenchFamily;
+use flowshop::FlowshopCommand;
+use gpu_args::{AdapterArgs, BenchGpuArgs};
+use output::Output;
+use simtlab::Result;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Parser)]
+#[command(name = "simtlab", version, about = "Measure, explain and remove SIMT divergence on any GPU (wgpu)")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List every adapter with its measured subgroup size and the features that matter.
+    Devices {
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        adapter: AdapterArgs,
+    },
+    /// The analytical occupancy calculator (G80 to Hopper, AMD); `--arch list` lists presets.
+    Occupancy(simtlab::occupancy::OccupancyArgs),
+    /// Run a benchmark family.
+    Bench {
+        #[command(subcommand)]
+        family: BenchFamily,
+        #[command(flatten)]
+        gpu: BenchGpuArgs,
+    },
+    /// Re-run the papers' experiments on this adapter and write a report beside their numbers.
+    Reproduce {
+        /// zhang, chakroun, carrillo, gupta, ryoo or all.
+        #[arg(long, default_value = "all")]
+        paper: String,
+        /// Small sizes (minutes on a CPU adapter) instead of the papers' sizes.
+        #[arg(long)]
+        quick: bool,
+        /// Directory for report.md, results.json (written after every point) and the figures.
+        #[arg(long, default_value = "simtlab-report")]
+        out: PathBuf,
+        /// Run only every n-th point starting at the i-th (i/n, 1 ≤ i ≤ n), for array jobs.
+        #[arg(long)]
+        shard: Option<String>,
+        /// Keep the points already in --out (same adapter and scale) and run only the rest.
+        #[arg(long)]
+        resume: bool,
+        #[command(flatten)]
+        gpu: BenchGpuArgs,
+    },
+    /// The desktop explorer: pick an adapter and a kernel, sweep its parameters, see time,
+    /// throughput, the divergence heat map, occupancy and the paper's figure.
+    #[cfg(feature = "gui")]
+    Gui {
+        /// Kernel family to open with ("micro loop", "micro if").
+        #[arg(long)]
+        family: Option<String>,
+        /// Start a run (with the family's default sweep) as the window opens.
+        #[arg(long)]
+        run: bool,
+        #[command(flatten)]
+        adapter: AdapterArgs,
+    },
+    /// Permutation flow-shop: Taillard instances, LB1/LB2 bounds, branch-and-bound on the GPU.
+    Flowshop {
+        #[command(subcommand)]
+        command: FlowshopCommand,
+    },
+    /// List every workload (kernel configuration) simtlab can run, with its parameters.
+    List {
+        /// Print JSON (name, family, paper, parameters at each scale).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one workload from `simtlab list` and check it against its CPU reference.
+    Run {
+        /// The workload's name (`simtlab list`).
+        workload: String,
+        /// Parameter values (repeatable): name=value, e.g. --param n=4096.
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Parameter values to start from: tiny (seconds on a CPU), quick, or paper (the papers' sizes).
+        #[arg(long, default_value = "quick", value_parser = ["tiny", "quick", "paper"])]
+        scale: String,
+        #[command(flatten)]
+        output: Output,
+        #[command(flatten)]
+        gpu: BenchGpuArgs,
+    },
+    /// Reports from earlier runs.
+    Report {
+        #[command(subcommand)]
+        action: ReportAction,
+    },
+}
+
+
+#[derive(Subcommand)]
+enum ReportAction {
+    /// Join the results of several shard directories into one report.
+    Merge {
+        /// Directories written by `reproduce --shard`.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Directory for the merged report (not one of the inputs).
+        #[arg(long, default_value = "simtlab-report")]
+        out: PathBuf,
+        /// Merge runs from different adapters (refused by default).
+        #[arg(long)]
+        allow_mixed: bool,
+    },
+}
+
+
+fn run(cli: &Cli) -> Result<()> {
+    match &cli.command {
+        Command::Reproduce { paper, quick, out, shard, resume, gpu } => reproduce::reproduce(gpu, paper, *quick, out, shard.as_deref(), *resume),
+        Command::Report { action: ReportAction::Merge { dirs, out, allow_mixed } } => reproduce::merge_reports(dirs, out, *allow_mixed),
+        Command::Devices { json, adapter } => gpu_args::devices(adapter, *json),
+        Command::List { json } => workload::list(*json),
+        Command::Run { workload, params, scale, output, gpu } => workload::run(gpu, workload, params, scale, output),
+        Command::Flowshop { command } => flowshop::run(command),
+        #[cfg(feature = "gui")]
+        Command::Gui { family, run, adapter } => simtlab::ui::explorer::run(&adapter.options(None), family.as_deref(), *run),
+        Command::Occupancy(args) => {
+            println!("{}", simtlab::occupancy::run_cli(args)?);
+            Ok(())
+        }
+        Command::Bench { family, gpu } => {
+            let gpu = gpu_args::open_gpu(gpu)?;
+            bench::run(&gpu, family)
+        }
+    }
+}
+
+
+/// Set by the first Ctrl-C in commands that can stop early (`reproduce`, `flowshop solve`):
+/// they stop at their next safe point and keep what they finished. A second Ctrl-C ends the
+/// process at once; other commands end at the first.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(unix)]
+fn install_signal_handlers(catch_interrupt: bool) {
+    extern "C" fn on_interrupt(_: libc::c_int) {
+        const MESSAGE: &[u8] = b"\ninterrupted: finishing the current step and keeping what is done (Ctrl-C again to quit now)\n";
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // SAFETY: _exit is async-signal-safe
+            unsafe { libc::_exit(130) };
+        }
+        // SAFETY: write(2) is async-signal-safe and the buffer is static
+        unsafe { libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len()) };
+    }
+    // SAFETY: plain signal dispositions, set before any other thread exists
+    unsafe {
+        // a closed pipe (`simtlab ... | head`) ends the process quietly, as it does for cat
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        if catch_interrupt {
+            libc::signal(libc::SIGINT, on_interrupt as *const () as libc::sighandler_t);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn install_signal_handlers(_catch_interrupt: bool) {}
+
+fn main() {
+    let cli = Cli::parse();
+    #[cfg(feature = "gui")]
+    let headless = !matches!(cli.command, Command::Gui { .. });
+    #[cfg(not(feature = "gui"))]
+    let headless = true;
+    if headless && std::env::var_os("NODEVICE_SELECT").is_none() {
+        // Mesa's device-selection Vulkan layer connects to a Wayland display while adapters are
+        // listed and prints "error: XDG_RUNTIME_DIR is invalid..." on a headless machine;
+        // simtlab chooses adapters itself, so a command without a window skips that layer.
+        // (Set before any thread exists.)
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
+    let stops_early = matches!(cli.command, Command::Reproduce { .. } | Command::Flowshop { command: FlowshopCommand::Solve { .. } });
+    install_signal_handlers(stops_early);
+    if let Err(e) = run(&cli) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+

@@ -1,0 +1,60 @@
+//! Where a benchmark's records go: the table, `--json`, `--csv`.
+
+use clap::Args;
+use simtlab::harness::{self, Record};
+use simtlab::{Error, Result};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct Output {
+    /// Timed samples per configuration (after warm-up).
+    #[arg(long, default_value_t = 10)]
+    pub samples: usize,
+    /// Untimed warm-up runs per configuration.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    /// Write all records as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write all records as CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+}
+
+
+pub fn finish(records: &[Record], output: &Output) -> Result<()> {
+    finish_files(records, output.json.as_ref(), output.csv.as_ref())
+}
+
+/// Prints the records, writes the files asked for, and fails if any check failed.
+/// With `--json -` or `--csv -` the records go to standard output and the table to standard
+/// error, so that the output stays machine-readable.
+pub fn finish_files(records: &[Record], json: Option<&PathBuf>, csv: Option<&PathBuf>) -> Result<()> {
+    let to_stdout = |p: Option<&PathBuf>| p.is_some_and(|p| p.as_os_str() == "-");
+    if to_stdout(json) && to_stdout(csv) {
+        return Err(Error::invalid("output", "--json - and --csv - both ask for standard output; give one of them a file"));
+    }
+    if to_stdout(json) || to_stdout(csv) {
+        eprint!("{}", harness::table(records));
+    } else {
+        print!("{}", harness::table(records));
+    }
+    if let Some(p) = json {
+        harness::write_json(p, records)?;
+        if !to_stdout(json) {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    if let Some(p) = csv {
+        harness::write_csv(p, records)?;
+        if !to_stdout(csv) {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    let failed = records.iter().filter(|r| !r.check.passed).count();
+    if failed > 0 {
+        return Err(Error::invalid("results", format!("{failed} configuration(s) differ from the CPU reference")));
+    }
+    Ok(())
+}
+
