@@ -158,6 +158,11 @@ fn micro_sizes_past_memory_are_refused_before_generating() {
         let text = err.to_string();
         assert!(matches!(err, Error::Limit { requested, limit, .. } if requested == 4 * u32::MAX as u64 && requested > limit), "{text}");
         assert!(text.contains("--n 4294967295") && text.contains("lower --n"), "{text}");
+        // the generator alone refuses what the host cannot hold
+        if simtlab::kernels::zhang::memory::host_limit() < cfg.footprint().host {
+            let err = micro::generate(&cfg).unwrap_err();
+            assert!(matches!(err, Error::Limit { .. }) && err.to_string().contains("host memory"), "{err}");
+        }
     }
     assert!(t0.elapsed().as_secs() < 10, "refused before generating: {:?}", t0.elapsed());
 }

@@ -70,6 +70,7 @@ pub struct BsInput {
 
 pub fn generate(cfg: &BsConfig) -> Result<BsInput> {
     cfg.validate()?;
+    cfg.footprint().check_host()?;
     let mut rng = Rng::new(cfg.seed);
     let mut range = |lo: f32, hi: f32| -> Vec<f32> { (0..cfg.n).map(|_| lo + (hi - lo) * rng.next_f32()).collect() };
     let price = range(5.0, 30.0);

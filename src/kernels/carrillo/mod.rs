@@ -440,6 +440,7 @@ impl LoopConfig {
     /// The four input arrays (n·len each): p1, p2 any; p3 < 2^20; p4 in 1..2^16.
     pub fn inputs(&self) -> Result<[Vec<u32>; 4]> {
         self.validate()?;
+        self.footprint().check_host()?;
         let total = self.n * self.len;
         let mut rng = Rng::new(self.seed ^ 0x6c6f_6f70);
         let p1 = rng.vec_u32(total);

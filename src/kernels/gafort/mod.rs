@@ -87,6 +87,7 @@ pub struct GaInput {
 
 pub fn generate(cfg: &GaConfig) -> Result<GaInput> {
     cfg.validate()?;
+    cfg.footprint().check_host()?;
     let mut rng = Rng::new(cfg.seed);
     let (p, l) = (cfg.children, cfg.genes);
     let parents: Vec<u32> = (0..p * l as usize).map(|_| rng.next_u32() >> 31).collect();

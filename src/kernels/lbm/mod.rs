@@ -81,6 +81,7 @@ pub struct LbmInput {
 
 pub fn generate(cfg: &LbmConfig) -> Result<LbmInput> {
     cfg.validate()?;
+    cfg.footprint().check_host()?;
     let mut rng = Rng::new(cfg.seed);
     let e = cfg.edge;
     let n = cfg.cells();

@@ -82,6 +82,7 @@ impl Mesh {
 /// The sampled field, (edge + 1)³ values, x fastest.
 pub fn generate(cfg: &McConfig) -> Result<Vec<f32>> {
     cfg.validate()?;
+    cfg.footprint().check_host()?;
     let mut rng = Rng::new(cfg.seed);
     let balls: Vec<([f64; 3], f64)> = (0..cfg.balls)
         .map(|_| {

@@ -173,6 +173,7 @@ pub fn loop_trips(cfg: &MicroConfig, rng: &mut Rng) -> Vec<u32> {
 
 pub fn generate(cfg: &MicroConfig) -> Result<MicroInput> {
     cfg.validate()?;
+    cfg.footprint().check_host()?;
     let mut rng = Rng::new(cfg.seed);
     Ok(match cfg.pattern {
         Pattern::If => {

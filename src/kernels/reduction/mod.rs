@@ -110,11 +110,10 @@ impl ReductionConfig {
     }
 }
 
-/// Values uniform in [0.5, 1.5) (never zeros).
-///
-/// The caller checks [`ReductionConfig::footprint`] first (as [`bench`] does).
+/// Values uniform in [0.5, 1.5) (never zeros); refused past the host memory limit.
 pub fn generate(cfg: &ReductionConfig) -> Result<Vec<f32>> {
     cfg.validate()?;
+    cfg.footprint().check_host()?;
     let mut rng = Rng::new(cfg.seed);
     Ok((0..cfg.n).map(|_| 0.5 + rng.next_f32()).collect())
 }

@@ -72,11 +72,16 @@ impl Footprint {
                 ),
             });
         }
-        self.check_host(host_limit())
+        self.check_host()
+    }
+
+    /// The host part of [`Footprint::check`] (generators call it: it needs no adapter).
+    pub fn check_host(&self) -> Result<()> {
+        self.check_host_within(host_limit())
     }
 
     /// The host part of [`Footprint::check`] against `limit` bytes.
-    pub fn check_host(&self, limit: u64) -> Result<()> {
+    pub fn check_host_within(&self, limit: u64) -> Result<()> {
         if self.host > limit {
             return Err(Error::Limit {
                 what: format!("{}: host memory (bytes)", self.setting),
@@ -105,11 +110,11 @@ mod tests {
     #[test]
     fn host_check_names_the_option() {
         let f = Footprint::new("--n", "micro --n 4294967295").host(bytes(u32::MAX as usize, 16));
-        let e = f.check_host(1 << 30).unwrap_err();
+        let e = f.check_host_within(1 << 30).unwrap_err();
         let text = e.to_string();
         assert!(matches!(e, Error::Limit { requested, limit, .. } if requested == 16 * u32::MAX as u64 && limit == 1 << 30), "{text}");
         assert!(text.contains("lower --n"), "{text}");
-        assert!(Footprint::new("--n", "micro --n 8").host(64).check_host(1 << 30).is_ok());
+        assert!(Footprint::new("--n", "micro --n 8").host(64).check_host_within(1 << 30).is_ok());
         assert_eq!(bytes(usize::MAX, 8), u64::MAX);
     }
 }
