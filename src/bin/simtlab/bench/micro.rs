@@ -1,0 +1,105 @@
+//! `simtlab bench micro`: Zhang's Figure 1 patterns.
+
+use crate::output::{finish, Output};
+use clap::Args;
+use simtlab::harness::{Progress, Protocol, Record};
+use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
+use simtlab::{Gpu, Result};
+
+#[derive(Args)]
+pub struct MicroArgs {
+    #[arg(long, value_enum, default_value = "loop")]
+    pub pattern: Pattern,
+    /// Trip-count layouts to sweep (loop) or random/sorted values (if). Default: all that apply.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub distribution: Vec<Distribution>,
+    /// Threads (elements).
+    #[arg(long, default_value_t = 1 << 20)]
+    pub n: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// if: fractions of threads on the expensive path to sweep.
+    #[arg(long, value_delimiter = ',', default_value = "0,0.1,0.5,0.9,1")]
+    pub probability: Vec<f64>,
+    /// if: mixing rounds on the expensive path.
+    #[arg(long, default_value_t = 256)]
+    pub heavy: u32,
+    /// loop: short and long trip counts.
+    #[arg(long, default_value_t = 16)]
+    pub short: u32,
+    #[arg(long, default_value_t = 512)]
+    pub long: u32,
+    /// loop: width of the groups that get one long lane (32 = an NVIDIA warp).
+    #[arg(long, default_value_t = 32)]
+    pub group: u32,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+
+
+pub fn run(gpu: &Gpu, a: &MicroArgs) -> Result<()> {
+    let records = bench_micro(gpu, a)?;
+    if a.pattern == Pattern::Loop {
+        print_loop_slowdown(&records);
+    }
+    finish(&records, &a.output)
+}
+
+pub fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
+    let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+    let base = MicroConfig {
+        pattern: a.pattern,
+        n: a.n,
+        seed: a.seed,
+        heavy: a.heavy,
+        short: a.short,
+        long: a.long,
+        group: a.group,
+        ..Default::default()
+    };
+    let mut configs = Vec::new();
+    match a.pattern {
+        Pattern::Loop => {
+            let dists = if a.distribution.is_empty() {
+                vec![Distribution::Uniform, Distribution::OneLong, Distribution::Random, Distribution::Sorted]
+            } else {
+                a.distribution.clone()
+            };
+            configs.extend(dists.into_iter().map(|distribution| MicroConfig { distribution, ..base.clone() }));
+        }
+        Pattern::If => {
+            let distribution = a.distribution.first().copied().unwrap_or(Distribution::Random);
+            configs.extend(a.probability.iter().map(|&probability| MicroConfig { distribution, probability, ..base.clone() }));
+        }
+    }
+    let progress = Progress::new(configs.len() as u64, "micro");
+    let mut records = Vec::new();
+    for cfg in &configs {
+        progress.message(format!("{} {}", cfg.kernel_name(), cfg.distribution.name()));
+        records.push(micro::bench(gpu, cfg, &protocol)?);
+        progress.step("");
+    }
+    progress.finish();
+    Ok(records)
+}
+
+
+
+/// The headline of the loop sweep: how much the divergent layout costs over the sorted one.
+pub fn print_loop_slowdown(records: &[Record]) {
+    let median = |v: &str| records.iter().find(|r| r.variant == v).map(|r| r.stats.median);
+    if let (Some(one), Some(sorted)) = (median("one-long"), median("sorted")) {
+        println!("one-long over sorted (same work): {}", slower_or_faster(one, sorted));
+    }
+}
+
+/// `time` against `baseline` in words: "2.48x slower", "1.30x faster".
+pub fn slower_or_faster(time: f64, baseline: f64) -> String {
+    if time >= baseline {
+        format!("{:.2}x slower", time / baseline)
+    } else {
+        format!("{:.2}x faster", baseline / time)
+    }
+}
+

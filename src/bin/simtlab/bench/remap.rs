@@ -1,0 +1,152 @@
+//! `simtlab bench remap`: thread-data remapping of the divergent loop.
+
+use crate::output::{finish, Output};
+use clap::Args;
+use simtlab::harness::{self, Progress, Protocol, Record};
+use simtlab::kernels::micro::{Distribution, MicroConfig};
+use simtlab::{Error, Gpu, Result};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct RemapArgs {
+    /// The kernel to remap (micro-loop: the data-dependent loop).
+    #[arg(long, default_value = "micro-loop")]
+    pub kernel: String,
+    /// Strategies to run (none, redirect, lam, gpu, tile, defer, auto); default all.
+    #[arg(long, value_delimiter = ',')]
+    pub strategy: Vec<simtlab::remap::Strategy>,
+    #[arg(long, value_enum, default_value = "one-long")]
+    pub distribution: Distribution,
+    #[arg(long, default_value_t = 1 << 20)]
+    pub n: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 16)]
+    pub short: u32,
+    #[arg(long, default_value_t = 512)]
+    pub long: u32,
+    /// Tile sort: invocations per workgroup.
+    #[arg(long, default_value_t = simtlab::kernels::micro::TILE_WORKGROUP)]
+    pub tile_workgroup: u32,
+    /// Tile sort: elements per invocation (a tile is workgroup × this many elements).
+    #[arg(long, default_value_t = simtlab::kernels::micro::TILE_PER_THREAD)]
+    pub tile_per_thread: u32,
+    /// Deferral: loops of at least this many trips run in the second pass (default: the
+    /// threshold the emulation finds best).
+    #[arg(long)]
+    pub defer_from: Option<u32>,
+    /// Deferral: elements per invocation in the first pass (1..=32).
+    #[arg(long, default_value_t = simtlab::kernels::micro::DEFER_PER_THREAD)]
+    pub defer_per_thread: u32,
+    /// Deferral: workgroups of the second pass (its invocations stride over the deferred loops).
+    #[arg(long, default_value_t = simtlab::kernels::micro::DEFER_WORKGROUPS)]
+    pub defer_workgroups: u32,
+    /// Also run the chunked CPU-GPU pipeline with this many chunks (0: off).
+    #[arg(long, default_value_t = 0)]
+    pub pipeline: usize,
+    /// Host worker threads of the pipeline (with --pipeline; default 4).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Write the pipeline's timeline as a chrome trace (chrome://tracing, Perfetto; with --pipeline).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+
+pub fn run(gpu: &Gpu, a: &RemapArgs) -> Result<()> {
+    let records = bench_remap(gpu, a)?;
+    print_remap(&records);
+    finish(&records, &a.output)
+}
+
+pub fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
+    use simtlab::kernels::micro::remapped;
+    use simtlab::remap::Strategy;
+    if a.kernel != "micro-loop" {
+        return Err(Error::invalid("--kernel", format!("'{}': remapping runs on micro-loop", a.kernel)));
+    }
+    if a.pipeline == 0 && (a.workers.is_some() || a.trace.is_some()) {
+        return Err(Error::invalid("--workers/--trace", "they apply to the chunked pipeline only; add --pipeline N (chunks)"));
+    }
+    let workers = a.workers.unwrap_or(4);
+    if workers == 0 {
+        return Err(Error::invalid("--workers", "at least one host worker thread is needed"));
+    }
+    let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+    let cfg = MicroConfig {
+        n: a.n,
+        seed: a.seed,
+        short: a.short,
+        long: a.long,
+        distribution: a.distribution,
+        tile_workgroup: a.tile_workgroup,
+        tile_per_thread: a.tile_per_thread,
+        defer_from: a.defer_from,
+        defer_per_thread: a.defer_per_thread,
+        defer_workgroups: a.defer_workgroups,
+        ..Default::default()
+    };
+    let sorted = MicroConfig { distribution: Distribution::Sorted, ..cfg.clone() };
+    let strategies = if a.strategy.is_empty() {
+        vec![Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer, Strategy::Auto]
+    } else {
+        a.strategy.clone()
+    };
+    let with_ideal = a.distribution == Distribution::OneLong;
+    let progress = Progress::new(strategies.len() as u64 + 1 + (1 + with_ideal as u64) * (a.pipeline > 0) as u64, "remap");
+    let mut records = Vec::new();
+    for s in strategies {
+        progress.message(s.to_string());
+        records.push(remapped::bench_remap(gpu, &cfg, s, &protocol)?);
+        progress.step("");
+    }
+    // the ideal: the same trips already sorted, unmapped (the sorted layout is the one-long
+    // multiset's, so other distributions have no ideal row)
+    if with_ideal {
+        let mut ideal = remapped::bench_remap(gpu, &sorted, Strategy::None, &protocol)?;
+        ideal.variant = "ideal (pre-sorted input)".into();
+        records.push(ideal);
+    }
+    progress.step("");
+    if a.pipeline > 0 {
+        for (remap, input) in [(true, &cfg), (false, &sorted)].into_iter().filter(|(remap, _)| *remap || with_ideal) {
+            let (mut rec, report) = remapped::bench_pipelined(gpu, input, a.pipeline, workers, remap)?;
+            if !remap {
+                rec.variant = format!("ideal pipelined ({} chunks)", a.pipeline);
+            } else if let Some(p) = &a.trace {
+                harness::write_file(p, report.to_chrome_trace().as_bytes())?;
+                eprintln!("wrote {}", p.display());
+            }
+            records.push(rec);
+            progress.step("");
+        }
+    }
+    progress.finish();
+    Ok(records)
+}
+
+
+/// Remap cost, divergence before/after and the decision, beside the timing table.
+pub fn print_remap(records: &[Record]) {
+    println!("strategy                     kernel     remap+restore  end to end  div. ratio W=32 before→after  decision");
+    for r in records {
+        let x = &r.extra;
+        let f = |k: &str| x[k].as_f64().map_or("—".to_string(), harness::format_seconds);
+        let remap = x["remap_s"].as_f64().unwrap_or(0.0) + x["restore_s"].as_f64().unwrap_or(0.0);
+        let div = |k: &str| x[k]["divergence_ratio"].as_f64().map_or("—".into(), |v| format!("{v:.3}"));
+        let decision = x["decision"]["reason"].as_str().unwrap_or("");
+        let depth = x["depth_reached"].as_u64().map(|d| format!("pipeline depth {d}")).unwrap_or_default();
+        println!(
+            "{:<28} {:<10} {:<14} {:<11} {} → {}  {decision}{depth}",
+            r.variant,
+            f("kernel_s"),
+            if x["remap_s"].is_null() { "—".into() } else { harness::format_seconds(remap) },
+            x["end_to_end_s"].as_f64().map_or(harness::format_seconds(r.stats.median), harness::format_seconds),
+            div("emulated_before"),
+            div("emulated_after")
+        );
+    }
+}
+
