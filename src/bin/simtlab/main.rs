@@ -7,6 +7,7 @@ mod flowshop;
 mod gpu_args;
 mod output;
 mod reproduce;
+mod value;
 mod workload;
 
 use clap::{Parser, Subcommand};

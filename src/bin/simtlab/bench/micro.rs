@@ -1,6 +1,7 @@
 //! `simtlab bench micro`: Zhang's Figure 1 patterns.
 
 use crate::output::{finish, Output};
+use crate::value::named;
 use clap::Args;
 use simtlab::harness::{Progress, Protocol, Record};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
@@ -8,10 +9,10 @@ use simtlab::{Gpu, Result};
 
 #[derive(Args)]
 pub struct MicroArgs {
-    #[arg(long, value_enum, default_value = "loop")]
+    #[arg(long, value_parser = named::<Pattern>(PATTERNS), default_value = "loop")]
     pub pattern: Pattern,
     /// Trip-count layouts to sweep (loop) or random/sorted values (if). Default: all that apply.
-    #[arg(long, value_enum, value_delimiter = ',')]
+    #[arg(long, value_parser = named::<Distribution>(DISTRIBUTIONS), value_delimiter = ',')]
     pub distribution: Vec<Distribution>,
     /// Threads (elements).
     #[arg(long, default_value_t = 1 << 20)]
@@ -37,6 +38,9 @@ pub struct MicroArgs {
 }
 
 
+
+pub const PATTERNS: &[&str] = &["if", "loop"];
+pub const DISTRIBUTIONS: &[&str] = &["uniform", "one-long", "random", "sorted"];
 
 pub fn run(gpu: &Gpu, a: &MicroArgs) -> Result<()> {
     let records = bench_micro(gpu, a)?;

@@ -3,7 +3,7 @@
 mod carrillo;
 mod flowshop;
 mod matmul;
-mod micro;
+pub mod micro;
 mod pt;
 mod remap;
 mod zhang;

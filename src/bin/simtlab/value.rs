@@ -1,0 +1,32 @@
+//! clap parsers for library types, so that the library needs no clap: an enum is parsed by its
+//! serde names (kebab-case), and `--help` lists them.
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use serde::de::DeserializeOwned;
+
+/// Parses one of `names` (the enum's serde names) into `T`.
+pub fn named<T>(names: &'static [&'static str]) -> impl TypedValueParser<Value = T>
+where
+    T: DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(names).try_map(|name: String| {
+        serde_json::from_value::<T>(serde_json::Value::String(name.clone())).map_err(|e| format!("'{name}': {e}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every name listed for a parser is a variant of its type.
+    pub fn all_names_parse<T: serde::de::DeserializeOwned>(names: &[&str]) {
+        for name in names {
+            assert!(serde_json::from_value::<T>(serde_json::Value::String(name.to_string())).is_ok(), "'{name}' is not a variant");
+        }
+    }
+
+    #[test]
+    fn names_parse() {
+        use crate::bench::micro::{DISTRIBUTIONS, PATTERNS};
+        all_names_parse::<simtlab::kernels::micro::Pattern>(PATTERNS);
+        all_names_parse::<simtlab::kernels::micro::Distribution>(DISTRIBUTIONS);
+    }
+}
