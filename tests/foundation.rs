@@ -124,7 +124,7 @@ fn short_timed_runs_repeat_to_the_minimum_sample_time_when_asked() {
         return;
     }
     // relaunch: workgroup 0 adds 1 to word 2 per dispatch, so the word counts the runs
-    let kernel = gpu.kernel("pt/probe.wgsl", "relaunch", &[]).unwrap();
+    let kernel = gpu.kernel("pt/capability.wgsl", "relaunch", &[]).unwrap();
     let result = gpu.buffer_zeroed::<u32>("runs", 4, BufferKind::Storage).unwrap();
     let bind = kernel.bind(&gpu, &[&result]).unwrap();
     let steps = [simtlab::gpu::Step::dispatch(&kernel, &bind, [1, 1, 1])];
@@ -159,7 +159,7 @@ fn micro_sizes_past_memory_are_refused_before_generating() {
         assert!(matches!(err, Error::Limit { requested, limit, .. } if requested == 4 * u32::MAX as u64 && requested > limit), "{text}");
         assert!(text.contains("--n 4294967295") && text.contains("lower --n"), "{text}");
         // the generator alone refuses what the host cannot hold
-        if simtlab::kernels::zhang::memory::host_limit() < cfg.footprint().host {
+        if simtlab::harness::footprint::host_limit() < cfg.footprint().host {
             let err = micro::generate(&cfg).unwrap_err();
             assert!(matches!(err, Error::Limit { .. }) && err.to_string().contains("host memory"), "{err}");
         }

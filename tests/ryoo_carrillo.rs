@@ -208,8 +208,8 @@ fn loop_split_equals_loop_fused() {
 
 // ---------------------------------------------------------------- options and sizes
 
-fn carrillo_args() -> carrillo::CarrilloArgs {
-    carrillo::CarrilloArgs {
+fn carrillo_args() -> carrillo::SplitSweep {
+    carrillo::SplitSweep {
         layout: MaskLayout::Linear,
         steps: None,
         fractions: Vec::new(),
@@ -227,30 +227,30 @@ fn carrillo_out_of_range_options_are_errors_not_clamped() {
     let gpu = common::gpu();
     let p = Protocol { warmup: 0, samples: 1 };
     for steps in [0, carrillo::MAX_STEPS + 1] {
-        let err = carrillo::bench_cli(&gpu, &carrillo::CarrilloArgs { steps: Some(steps), ..carrillo_args() }, &p).unwrap_err();
+        let err = carrillo::run_sweep(&gpu, &carrillo::SplitSweep { steps: Some(steps), ..carrillo_args() }, &p).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, simtlab::Error::Invalid { .. }), "{text}");
         assert!(text.contains("--steps") && text.contains(&format!("{steps}")) && text.contains("1..=1000"), "{text}");
         assert!(carrillo::sweep_fractions(MaskLayout::Random, steps).is_err());
     }
-    let both = carrillo::CarrilloArgs { steps: Some(4), fractions: vec![0.5], ..carrillo_args() };
-    let text = carrillo::bench_cli(&gpu, &both, &p).unwrap_err().to_string();
+    let both = carrillo::SplitSweep { steps: Some(4), fractions: vec![0.5], ..carrillo_args() };
+    let text = carrillo::run_sweep(&gpu, &both, &p).unwrap_err().to_string();
     assert!(text.contains("--steps") && text.contains("--fractions"), "{text}");
     // one step: the two ends, each branched and split
-    let records = carrillo::bench_cli(&gpu, &carrillo::CarrilloArgs { steps: Some(1), ..carrillo_args() }, &p).unwrap();
+    let records = carrillo::run_sweep(&gpu, &carrillo::SplitSweep { steps: Some(1), ..carrillo_args() }, &p).unwrap();
     assert_eq!(records.len(), 4);
     assert!(records.iter().all(|r| r.check.passed));
     let fractions: Vec<f64> = records.iter().map(|r| r.params["else_fraction"].as_f64().unwrap()).collect();
     assert_eq!(fractions, [0.0, 0.0, 1.0, 1.0]);
     // the loop pair's options are checked before the sweep runs
-    let text = carrillo::bench_cli(&gpu, &carrillo::CarrilloArgs { loop_len: 5000, ..carrillo_args() }, &p).unwrap_err().to_string();
+    let text = carrillo::run_sweep(&gpu, &carrillo::SplitSweep { loop_len: 5000, ..carrillo_args() }, &p).unwrap_err().to_string();
     assert!(text.contains("--loop-len") && text.contains("5000"), "{text}");
-    let huge = carrillo::CarrilloArgs { loop_len: 4, loop_n: 1 << 29, ..carrillo_args() };
-    let err = carrillo::bench_cli(&gpu, &huge, &p).unwrap_err();
+    let huge = carrillo::SplitSweep { loop_len: 4, loop_n: 1 << 29, ..carrillo_args() };
+    let err = carrillo::run_sweep(&gpu, &huge, &p).unwrap_err();
     assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --loop-n"), "{err}");
     if let Some(limit) = gpu.loop_iteration_limit() {
-        let long = carrillo::CarrilloArgs { light_rounds: limit as u32 + 1, ..carrillo_args() };
-        let err = carrillo::bench_cli(&gpu, &long, &p).unwrap_err();
+        let long = carrillo::SplitSweep { light_rounds: limit as u32 + 1, ..carrillo_args() };
+        let err = carrillo::run_sweep(&gpu, &long, &p).unwrap_err();
         assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --light-rounds"), "{err}");
     }
 }
@@ -290,21 +290,7 @@ fn regtile_errors_describe_the_options_not_the_struct() {
 #[test]
 fn matmul_default_size_fits_the_adapter() {
     let gpu = common::gpu();
-    let args = matmul::MatmulArgs {
-        kernel: "naive".into(),
-        n: None,
-        m: None,
-        k: None,
-        wg_x: 16,
-        wg_y: 8,
-        tm: 8,
-        tn: 8,
-        bk: 16,
-        warp_x: 8,
-        warp_y: 4,
-        group_m: 8,
-        seed: 3,
-    };
+    let args = matmul::Ladder { variants: vec![Variant::Naive], n: None, m: None, k: None, regtile: RegtileConfig::default(), seed: 3 };
     let (shape, note) = args.shape(&gpu);
     if gpu.info.device_type != wgpu::DeviceType::Cpu {
         assert_eq!((shape, note), (Shape::square(matmul::PAPER_N), None));
@@ -312,10 +298,10 @@ fn matmul_default_size_fits_the_adapter() {
     }
     assert_eq!(shape, Shape::square(matmul::CPU_ADAPTER_N));
     assert!(note.as_deref().is_some_and(|n| n.contains("--n 4096")), "{note:?}");
-    let records = matmul::bench_cli(&gpu, &args, &Protocol { warmup: 0, samples: 1 }).unwrap();
+    let records = matmul::run_ladder(&gpu, &args, &Protocol { warmup: 0, samples: 1 }).unwrap();
     assert!(records[0].check.passed && records[0].variant == "512x512x512", "{}", records[0].variant);
     assert!(records[0].extra["size_note"].as_str().is_some_and(|n| n.contains("CPU adapter")), "{}", records[0].extra);
     // an explicit size is kept
-    let (shape, note) = matmul::MatmulArgs { n: Some(96), ..args }.shape(&gpu);
+    let (shape, note) = matmul::Ladder { n: Some(96), ..args }.shape(&gpu);
     assert_eq!((shape, note), (Shape::square(96), None));
 }

@@ -6,8 +6,10 @@
 mod common;
 
 use simtlab::divergence::Divergence;
-use simtlab::kernels::zhang::{self, Benchmark, RunOptions, Strategy, ZhangArgs};
+use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
+use simtlab::harness::Protocol;
 use simtlab::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
+use simtlab::remap::{RunOptions, Variants};
 use simtlab::Gpu;
 
 /// The GPU probe must count exactly what host emulation at the same width predicts.
@@ -261,8 +263,8 @@ fn mcubes_matches_reference_and_redirect_reduces_divergence() {
 #[test]
 fn bench_zhang_runs_every_kernel_and_checks_it() {
     let gpu: Gpu = common::gpu();
-    let args = ZhangArgs { kernel: Benchmark::All, strategy: Strategy::All, n: vec![16], samples: 1, warmup: 0, seed: 3, reduction_groups: vec![8] };
-    let records = zhang::bench_cli(&gpu, &args).unwrap();
+    let sweep = BenchmarkSweep { benchmark: Benchmark::All, variants: Variants::All, n: vec![16], protocol: Protocol { warmup: 0, samples: 1 }, seed: 3, reduction_groups: vec![8] };
+    let records = zhang::run_benchmarks(&gpu, &sweep).unwrap();
     for r in &records {
         assert!(r.check.passed, "{} {}: {:?}", r.family, r.variant, r.check.first_mismatch);
         assert!(r.extra.get("divergence_w32").is_some());
@@ -277,8 +279,8 @@ fn bench_zhang_runs_every_kernel_and_checks_it() {
 
 // ---------------------------------------------------------------- sizes against the adapter's limits
 
-fn args(kernel: Benchmark, n: Vec<usize>) -> ZhangArgs {
-    ZhangArgs { kernel, strategy: Strategy::None, n, samples: 1, warmup: 0, seed: 7, reduction_groups: Vec::new() }
+fn args(benchmark: Benchmark, n: Vec<usize>) -> BenchmarkSweep {
+    BenchmarkSweep { benchmark, variants: Variants::None, n, protocol: Protocol { warmup: 0, samples: 1 }, seed: 7, reduction_groups: Vec::new() }
 }
 
 /// Table 5's sizes need probe records of 16 bytes per element at subgroup width 8 (4× the
@@ -295,7 +297,7 @@ fn reduction_probe_records_past_the_binding_limit_run_in_chunks() {
         eprintln!("skipped: the probe of any input that fits {} fits too", gpu.adapter_name());
         return;
     }
-    let records = zhang::bench_cli(&gpu, &args(Benchmark::Reduction, vec![n])).unwrap();
+    let records = zhang::run_benchmarks(&gpu, &args(Benchmark::Reduction, vec![n])).unwrap();
     assert_eq!(records.len(), 1);
     let r = &records[0];
     assert!(r.check.passed, "{:?}", r.check.first_mismatch);
@@ -335,13 +337,13 @@ fn zhang_sizes_past_memory_are_refused_before_generating() {
     let gpu = common::gpu();
     let t0 = std::time::Instant::now();
     for (kernel, n) in [(Benchmark::Lbm, 512), (Benchmark::Mcubes, 1024), (Benchmark::Blackscholes, (1 << 31) - 1), (Benchmark::Gafort, (1 << 26) - 1)] {
-        let err = zhang::bench_cli(&gpu, &args(kernel, vec![n])).unwrap_err();
+        let err = zhang::run_benchmarks(&gpu, &args(kernel, vec![n])).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, simtlab::Error::Limit { requested, limit, .. } if requested > limit), "{kernel:?}: {text}");
         assert!(text.contains("lower --n") && text.contains(&format!("--n {n}")), "{kernel:?}: {text}");
     }
     // with --kernel all, a size no benchmark can run fails before the first one starts
-    let err = zhang::bench_cli(&gpu, &args(Benchmark::All, vec![16, 512])).unwrap_err();
+    let err = zhang::run_benchmarks(&gpu, &args(Benchmark::All, vec![16, 512])).unwrap_err();
     assert!(err.to_string().contains("lbm --n 512"), "{err}");
     assert!(t0.elapsed().as_secs() < 30, "refusals must not generate inputs: {:?}", t0.elapsed());
 }
@@ -351,14 +353,14 @@ fn zhang_options_out_of_range_or_unused_are_errors() {
     let gpu = common::gpu();
     let mut a = args(Benchmark::Lbm, vec![16]);
     a.reduction_groups = vec![8];
-    let err = zhang::bench_cli(&gpu, &a).unwrap_err().to_string();
+    let err = zhang::run_benchmarks(&gpu, &a).unwrap_err().to_string();
     assert!(err.contains("--reduction-groups") && err.contains("--kernel reduction"), "{err}");
     let mut a = args(Benchmark::Reduction, vec![1000]);
     a.reduction_groups = vec![70_000];
-    let err = zhang::bench_cli(&gpu, &a).unwrap_err().to_string();
+    let err = zhang::run_benchmarks(&gpu, &a).unwrap_err().to_string();
     assert!(err.contains("--reduction-groups") && err.contains("1..=65532"), "{err}");
     for (kernel, n, option) in [(Benchmark::Lbm, 1, "--n (lbm lattice edge)"), (Benchmark::Mcubes, 0, "--n (mcubes grid edge)"), (Benchmark::Gafort, 1, "--n (gafort children)"), (Benchmark::Gafort, 1 << 27, "use --n ≤ 67108863")] {
-        let err = zhang::bench_cli(&gpu, &args(kernel, vec![n])).unwrap_err().to_string();
+        let err = zhang::run_benchmarks(&gpu, &args(kernel, vec![n])).unwrap_err().to_string();
         assert!(err.contains(option), "{err}");
     }
 }

@@ -8,12 +8,18 @@
 //! - divergence ratio (Zhang) = fraction of warps whose path vectors differ.
 
 mod emulate;
+mod join;
 mod probe;
 
 pub use emulate::{emulate_loops, emulate_loops_with_idle_lanes, emulate_paths};
-pub use probe::{ProbeLayout, PROBE_BINDING, PROBE_WORDS_PER_SITE};
+pub use join::{join_sites, join_warps};
+pub use probe::{read_probe, ProbeLayout, ProbeRecords, PROBE_BINDING, PROBE_WORDS_PER_SITE};
 
 use serde::{Deserialize, Serialize};
+
+/// The width host emulation reports divergence at beside the native one: an NVIDIA warp,
+/// the width of the GPUs the divergence literature measured on.
+pub const EMULATION_WIDTH: u32 = 32;
 
 /// Counters of one probe site, summed over subgroups (or over one subgroup for a heat-map cell).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,4 +119,18 @@ pub struct DivergenceSummary {
     pub branch_efficiency: f64,
     pub divergence_ratio: f64,
     pub warps: u64,
+}
+
+/// Divergence of one run as reported: measured (GPU probe at the native width) when the
+/// adapter has subgroups, and always the host emulation at [`EMULATION_WIDTH`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DivergenceReport {
+    pub native: Option<DivergenceSummary>,
+    pub emulated_w32: DivergenceSummary,
+}
+
+impl DivergenceReport {
+    pub fn new(native: Option<&Divergence>, emulated_w32: &Divergence) -> Self {
+        DivergenceReport { native: native.map(Divergence::summary), emulated_w32: emulated_w32.summary() }
+    }
 }

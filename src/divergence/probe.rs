@@ -5,6 +5,8 @@
 //! taken_lanes. Each record is written by one lane of its own subgroup, so no atomics.
 
 use super::{Divergence, SiteCounters};
+use crate::error::Result;
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer};
 
 pub const PROBE_WORDS_PER_SITE: usize = 4;
 
@@ -55,4 +57,37 @@ impl ProbeLayout {
         }
         out
     }
+}
+
+/// A probe records buffer and its layout for `sites` sites over a kernel's grid.
+pub struct ProbeRecords {
+    pub buffer: GpuBuffer<u32>,
+    pub layout: ProbeLayout,
+}
+
+impl ProbeRecords {
+    /// Records for `sites` sites over `grid` workgroups of `workgroup_size` invocations at
+    /// subgroup `width`; None when `width` is None (not probing).
+    pub fn new(gpu: &Gpu, width: Option<u32>, sites: usize, grid: [u32; 3], workgroup_size: u32) -> Result<Option<Self>> {
+        let Some(w) = width else { return Ok(None) };
+        let workgroups = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+        let layout = ProbeLayout::new(sites, workgroups, workgroup_size, w);
+        let buffer = gpu.buffer_zeroed::<u32>("probe records", layout.words(), BufferKind::Storage)?;
+        Ok(Some(ProbeRecords { buffer, layout }))
+    }
+
+    /// The binding slot of the records (`PROBE_BINDING`).
+    pub fn slot(&self) -> (u32, &dyn Bind) {
+        (PROBE_BINDING, &self.buffer)
+    }
+
+    /// Reads and decodes the records.
+    pub fn read(&self, gpu: &Gpu) -> Result<Divergence> {
+        Ok(self.layout.decode(&gpu.read(&self.buffer)?))
+    }
+}
+
+/// Reads the probe of a prepared run (None when it ran without one).
+pub fn read_probe(gpu: &Gpu, probe: &Option<ProbeRecords>) -> Result<Option<Divergence>> {
+    probe.as_ref().map(|p| p.read(gpu)).transpose()
 }

@@ -4,6 +4,7 @@ use super::{model_record, params, point, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
+use crate::kernels::carrillo::{self, MaskLayout, SplitSweep};
 use crate::occupancy::{calculate, carrillo_worst_case, find_arch, Branch, Launch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
 
@@ -86,9 +87,22 @@ impl Experiment for SplitOccupancy {
     }
 }
 
-fn sweep_run(gpu: &Gpu, words: &[String], protocol: &crate::harness::Protocol) -> Result<Vec<Record>> {
-    let args: crate::kernels::carrillo::CarrilloArgs = super::parse_args(words)?;
-    crate::kernels::carrillo::bench_cli(gpu, &args, protocol)
+/// The branch-splitting sweeps of each scale, keyed by the `bench carrillo` options they are.
+fn sweep_points(scale: Scale) -> Vec<(&'static str, SplitSweep)> {
+    match scale {
+        Scale::Tiny => vec![("--layout linear --steps 2 --n 4096 --loop-len 0", SplitSweep { layout: MaskLayout::Linear, steps: Some(2), n: 4096, loop_len: 0, ..Default::default() })],
+        Scale::Quick => vec![
+            ("--layout linear --steps 5 --n 65536 --loop-n 65536", SplitSweep { layout: MaskLayout::Linear, steps: Some(5), n: 65536, loop_n: 65536, ..Default::default() }),
+            (
+                "--layout random --fractions 0,0.01,0.05,0.2,0.5,1 --n 65536 --loop-len 0",
+                SplitSweep { layout: MaskLayout::Random, fractions: vec![0.0, 0.01, 0.05, 0.2, 0.5, 1.0], n: 65536, loop_len: 0, ..Default::default() },
+            ),
+        ],
+        Scale::Full => vec![
+            ("--layout linear --steps 10", SplitSweep { layout: MaskLayout::Linear, steps: Some(10), ..Default::default() }),
+            ("--layout random --steps 10 --loop-len 0", SplitSweep { layout: MaskLayout::Random, steps: Some(10), loop_len: 0, ..Default::default() }),
+        ],
+    }
 }
 
 /// Split time / branched time per else-fraction (below 1: splitting pays).
@@ -143,16 +157,12 @@ fn sweep_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
 }
 
 pub fn sweeps() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(super::CliSweep {
+    vec![Box::new(super::ConfigSweep {
         paper: "carrillo",
         id: "carrillo-branch-split",
         title: "Figures 7-10: branched vs split kernels over the else fraction, linear and random masks; loop splitting",
-        points: [
-            &["--layout linear --steps 2 --n 4096 --loop-len 0"],
-            &["--layout linear --steps 5 --n 65536 --loop-n 65536", "--layout random --fractions 0,0.01,0.05,0.2,0.5,1 --n 65536 --loop-len 0"],
-            &["--layout linear --steps 10", "--layout random --steps 10 --loop-len 0"],
-        ],
-        run: sweep_run,
+        points: sweep_points,
+        run: carrillo::run_sweep,
         verdicts: sweep_verdicts,
         figure: Some(sweep_figure),
         paper_tables: &["fig8", "fig10"],

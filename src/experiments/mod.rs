@@ -9,7 +9,7 @@ mod chakroun;
 mod gupta;
 mod output;
 mod ryoo;
-mod zhang;
+pub mod zhang;
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -344,34 +344,95 @@ impl Experiment for CliSweep {
         (self.run)(gpu, &sp.args, &sp.scale.protocol())
     }
     fn render(&self, outcomes: &[&Outcome], paper: &crate::report::PaperValues) -> Section {
-        use crate::report::{Cell, Table};
-        let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
-        let mut table = Table {
-            title: String::new(),
-            columns: ["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"].map(String::from).to_vec(),
-            rows: Vec::new(),
-        };
-        for r in &records {
-            table.rows.push(vec![
-                Cell::text(&r.kernel),
-                Cell::text(&r.variant),
-                Cell::measured(r.stats.median * 1e3, 4),
-                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
-                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(&t.unit)),
-                r.divergence.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
-                Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
-            ]);
-        }
-        Section {
-            paper: self.paper.into(),
-            id: self.id.into(),
-            title: self.title.into(),
-            tables: vec![table],
-            paper_tables: self.paper_tables.iter().map(|s| s.to_string()).collect(),
-            figures: self.figure.map(|f| f(&records)).into_iter().collect(),
-            verdicts: (self.verdicts)(&records, paper),
-            failures: failures(outcomes),
-            ..Default::default()
-        }
+        sweep_section(self.paper, self.id, self.title, self.paper_tables, self.verdicts, self.figure, outcomes, paper)
+    }
+}
+
+/// The section of a sweep: one table row per record, the figure and the verdicts.
+#[allow(clippy::too_many_arguments)]
+fn sweep_section(
+    paper_name: &str,
+    id: &str,
+    title: &str,
+    paper_tables: &[&str],
+    verdicts: fn(&[&Record], &crate::report::PaperValues) -> Vec<crate::report::Verdict>,
+    figure: Option<fn(&[&Record]) -> crate::report::Figure>,
+    outcomes: &[&Outcome],
+    paper: &crate::report::PaperValues,
+) -> Section {
+    use crate::report::{Cell, Table};
+    let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
+    let mut table = Table {
+        title: String::new(),
+        columns: ["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"].map(String::from).to_vec(),
+        rows: Vec::new(),
+    };
+    for r in &records {
+        table.rows.push(vec![
+            Cell::text(&r.kernel),
+            Cell::text(&r.variant),
+            Cell::measured(r.stats.median * 1e3, 4),
+            r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
+            r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(&t.unit)),
+            r.divergence.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
+            Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
+        ]);
+    }
+    Section {
+        paper: paper_name.into(),
+        id: id.into(),
+        title: title.into(),
+        tables: vec![table],
+        paper_tables: paper_tables.iter().map(|s| s.to_string()).collect(),
+        figures: figure.map(|f| f(&records)).into_iter().collect(),
+        verdicts: verdicts(&records, paper),
+        failures: failures(outcomes),
+        ..Default::default()
+    }
+}
+
+/// A sweep of one family's typed configuration. Each point is a configuration keyed by the
+/// command-line options that ask for it, plus the scale (`--layout linear --steps 2 [Tiny]`),
+/// so that results files written when the sweeps ran from those options still merge.
+pub(crate) struct ConfigSweep<C> {
+    pub paper: &'static str,
+    pub id: &'static str,
+    pub title: &'static str,
+    /// (options, configuration) of each point at a scale.
+    pub points: fn(Scale) -> Vec<(&'static str, C)>,
+    pub run: fn(&Gpu, &C, &crate::harness::Protocol) -> Result<Vec<Record>>,
+    pub verdicts: fn(&[&Record], &crate::report::PaperValues) -> Vec<crate::report::Verdict>,
+    pub figure: Option<fn(&[&Record]) -> crate::report::Figure>,
+    pub paper_tables: &'static [&'static str],
+}
+
+#[derive(Serialize, Deserialize)]
+struct ConfigPoint<C> {
+    config: C,
+    scale: Scale,
+}
+
+impl<C: Serialize + serde::de::DeserializeOwned> Experiment for ConfigSweep<C> {
+    fn paper(&self) -> &'static str {
+        self.paper
+    }
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn title(&self) -> &'static str {
+        self.title
+    }
+    fn points(&self, scale: Scale) -> Vec<Point> {
+        (self.points)(scale)
+            .into_iter()
+            .map(|(options, config)| point(self.id, format!("{options} [{scale:?}]"), serde_json::to_value(ConfigPoint { config, scale }).unwrap_or_default()))
+            .collect()
+    }
+    fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
+        let cp: ConfigPoint<C> = params(p)?;
+        (self.run)(gpu, &cp.config, &cp.scale.protocol())
+    }
+    fn render(&self, outcomes: &[&Outcome], paper: &crate::report::PaperValues) -> Section {
+        sweep_section(self.paper, self.id, self.title, self.paper_tables, self.verdicts, self.figure, outcomes, paper)
     }
 }

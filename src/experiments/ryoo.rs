@@ -4,6 +4,7 @@ use super::{model_record, params, point, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
+use crate::kernels::matmul::{self, Ladder, Variant};
 use crate::occupancy::{calculate, find_arch, Launch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
 
@@ -105,9 +106,10 @@ impl Experiment for MatmulOccupancy {
     }
 }
 
-fn ladder_run(gpu: &Gpu, words: &[String], protocol: &crate::harness::Protocol) -> Result<Vec<Record>> {
-    let args: crate::kernels::matmul::MatmulArgs = super::parse_args(words)?;
-    crate::kernels::matmul::bench_cli(gpu, &args, protocol)
+/// The ladder's size at each scale, keyed by the `bench matmul` options it is.
+fn ladder_points(scale: Scale) -> Vec<(&'static str, Ladder)> {
+    let (options, n) = scale.pick(("--kernel all --n 64", 64), ("--kernel all --n 256", 256), ("--kernel all --n 4096", 4096));
+    vec![(options, Ladder { variants: Variant::ALL.to_vec(), n: Some(n), ..Default::default() })]
 }
 
 fn gflops(records: &[&Record], kernel: &str) -> Option<f64> {
@@ -140,12 +142,12 @@ fn ladder_figure(records: &[&Record]) -> crate::report::Figure {
 }
 
 pub fn ladder() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(super::CliSweep {
+    vec![Box::new(super::ConfigSweep {
         paper: "ryoo",
         id: "ryoo-fig4-matmul",
         title: "Figure 4: the matmul optimization ladder (GFLOPS), plus a modern register-tiled kernel",
-        points: [&["--kernel all --n 64"], &["--kernel all --n 256"], &["--kernel all --n 4096"]],
-        run: ladder_run,
+        points: ladder_points,
+        run: matmul::run_ladder,
         verdicts: ladder_verdicts,
         figure: Some(ladder_figure),
         paper_tables: &["fig4"],

@@ -1,12 +1,191 @@
-//! Zhang et al., ICS'10: the divergence patterns of Figure 1 and the remapping benchmarks.
+//! Zhang et al., ICS'10: the divergence patterns of Figure 1 and the remapping benchmarks of
+//! section 5 (3D-LBM, GAFORT, MarchingCubes, Reduction, BlackScholes), each run without and
+//! with thread-data remapping; [`run_benchmarks`] is also `simtlab bench zhang`.
 
 use super::{failures, params, point, Experiment, Outcome, Point, Scale};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::Record;
+use crate::harness::{self, Footprint, Progress, Protocol, Record};
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
-use crate::kernels::zhang::{self, Benchmark, Strategy as ZhangStrategy, ZhangArgs};
+use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
+use crate::remap::Variants;
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};
+use serde::{Deserialize, Serialize};
+
+/// The five benchmarks of section 5.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Benchmark {
+    Lbm,
+    Gafort,
+    Mcubes,
+    Reduction,
+    Blackscholes,
+    All,
+}
+
+/// A run of the section 5 benchmarks: which ones, which variants, at which sizes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BenchmarkSweep {
+    pub benchmark: Benchmark,
+    pub variants: Variants,
+    /// Problem sizes: lbm = lattice edge (cells = n³), gafort = children, mcubes = grid edge
+    /// (voxels = n³), reduction = elements, blackscholes = options. Empty: each benchmark's
+    /// own sizes (reduction: 2^21..2^25 as in Table 5).
+    pub n: Vec<usize>,
+    pub seed: u64,
+    pub protocol: Protocol,
+    /// Reduction only: first-pass workgroups of the `fast` kernel to try (each 1..=65532,
+    /// rounded up to a multiple of 4); empty: one choice from the size.
+    pub reduction_groups: Vec<usize>,
+}
+
+impl Default for BenchmarkSweep {
+    fn default() -> Self {
+        BenchmarkSweep { benchmark: Benchmark::All, variants: Variants::All, n: Vec::new(), seed: 1, protocol: Protocol::default(), reduction_groups: Vec::new() }
+    }
+}
+
+/// One benchmark at one size.
+#[derive(Clone, Debug)]
+enum Job {
+    Lbm(lbm::LbmConfig),
+    Gafort(gafort::GaConfig),
+    Mcubes(mcubes::McConfig),
+    Reduction(reduction::ReductionConfig),
+    Blackscholes(blackscholes::BsConfig),
+}
+
+impl Job {
+    fn label(&self) -> String {
+        match self {
+            Job::Lbm(c) => format!("lbm n={}", c.edge),
+            Job::Gafort(c) => format!("gafort n={}", c.children),
+            Job::Mcubes(c) => format!("mcubes n={}", c.edge),
+            Job::Reduction(c) => format!("reduction n={}", c.n),
+            Job::Blackscholes(c) => format!("blackscholes n={}", c.n),
+        }
+    }
+
+    /// Validates the configuration and returns what it will allocate.
+    fn footprint(&self) -> Result<Footprint> {
+        match self {
+            Job::Lbm(c) => c.validate().map(|_| c.footprint()),
+            Job::Gafort(c) => c.validate().map(|_| c.footprint()),
+            Job::Mcubes(c) => c.validate().map(|_| c.footprint()),
+            Job::Reduction(c) => c.validate().map(|_| c.footprint()),
+            Job::Blackscholes(c) => c.validate().map(|_| c.footprint()),
+        }
+    }
+
+    fn bench(&self, gpu: &Gpu, variants: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
+        match self {
+            Job::Lbm(c) => lbm::bench(gpu, c, variants, protocol),
+            Job::Gafort(c) => gafort::bench(gpu, c, variants, protocol),
+            Job::Mcubes(c) => mcubes::bench(gpu, c, variants, protocol),
+            Job::Reduction(c) => reduction::bench(gpu, c, variants, protocol),
+            Job::Blackscholes(c) => blackscholes::bench(gpu, c, variants, protocol),
+        }
+    }
+}
+
+/// The jobs `sweep` asks for, each validated and checked against the adapter's and the host's
+/// memory before any runs, so a size that cannot run fails at once.
+fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
+    let chosen: Vec<Benchmark> = match sweep.benchmark {
+        Benchmark::All => vec![Benchmark::Lbm, Benchmark::Gafort, Benchmark::Mcubes, Benchmark::Reduction, Benchmark::Blackscholes],
+        k => vec![k],
+    };
+    if !sweep.reduction_groups.is_empty() && !chosen.contains(&Benchmark::Reduction) {
+        return Err(Error::invalid("--reduction-groups", "applies to --kernel reduction (or all)"));
+    }
+    let seed = sweep.seed;
+    let mut jobs = Vec::new();
+    for &k in &chosen {
+        let default: &[usize] = match k {
+            Benchmark::Lbm => &[64],
+            Benchmark::Gafort => &[1 << 16],
+            Benchmark::Mcubes => &[128],
+            Benchmark::Reduction => &[1 << 21, 1 << 22, 1 << 23, 1 << 24, 1 << 25],
+            Benchmark::Blackscholes => &[1 << 22],
+            Benchmark::All => &[],
+        };
+        let sizes = if sweep.n.is_empty() { default } else { &sweep.n[..] };
+        for &n in sizes {
+            match k {
+                Benchmark::Lbm => jobs.push(Job::Lbm(lbm::LbmConfig { edge: n, seed, ..Default::default() })),
+                Benchmark::Gafort => jobs.push(Job::Gafort(gafort::GaConfig { children: n, seed, ..Default::default() })),
+                Benchmark::Mcubes => jobs.push(Job::Mcubes(mcubes::McConfig { edge: n, seed, ..Default::default() })),
+                Benchmark::Reduction if sweep.reduction_groups.is_empty() => {
+                    jobs.push(Job::Reduction(reduction::ReductionConfig { n, seed, fast_groups: None }))
+                }
+                Benchmark::Reduction => jobs.extend(
+                    sweep.reduction_groups.iter().map(|&g| Job::Reduction(reduction::ReductionConfig { n, seed, fast_groups: Some(g) })),
+                ),
+                Benchmark::Blackscholes => jobs.push(Job::Blackscholes(blackscholes::BsConfig { n, seed, ..Default::default() })),
+                Benchmark::All => {}
+            }
+        }
+    }
+    for job in &jobs {
+        job.footprint()?.check(gpu)?;
+    }
+    Ok(jobs)
+}
+
+/// Runs the chosen benchmarks and returns their records.
+pub fn run_benchmarks(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Record>> {
+    let jobs = jobs(gpu, sweep)?;
+    let progress = Progress::new(jobs.len() as u64, "zhang");
+    let mut records = Vec::new();
+    for job in jobs {
+        progress.message(job.label());
+        records.append(&mut job.bench(gpu, sweep.variants, &sweep.protocol)?);
+        progress.step("");
+    }
+    progress.finish();
+    Ok(records)
+}
+
+/// The paper's view: per benchmark and size, time org/opt, divergence org/opt and speedup of
+/// each variant over the original (`org`) run of the same call.
+pub fn comparison(records: &[Record]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  throughput opt",
+        "kernel", "variant vs org", "time org", "time opt", "div org", "div opt", "w32 org", "w32 opt", "speedup"
+    );
+    let ratio = |r: &Record, key: &str| {
+        r.extra.get(key).and_then(|d| d.get("divergence_ratio")).and_then(|v| v.as_f64())
+    };
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", 100.0 * v));
+    for org in records.iter().filter(|r| r.variant == "org") {
+        let same = |r: &&Record| r.kernel == org.kernel && r.params == org.params && r.variant != "org";
+        let others: Vec<&Record> = records.iter().filter(same).collect();
+        let rows: Vec<Option<&Record>> = if others.is_empty() { vec![None] } else { others.into_iter().map(Some).collect() };
+        for opt in rows {
+            let t_opt = opt.map(|o| o.stats.median);
+            let _ = writeln!(
+                s,
+                "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  {}",
+                org.kernel,
+                opt.map_or("(org only)".to_string(), |o| o.variant.clone()),
+                harness::format_seconds(org.stats.median),
+                t_opt.map_or("-".into(), harness::format_seconds),
+                pct(ratio(org, "divergence_native")),
+                pct(opt.and_then(|o| ratio(o, "divergence_native"))),
+                pct(ratio(org, "divergence_w32")),
+                pct(opt.and_then(|o| ratio(o, "divergence_w32"))),
+                t_opt.map_or("-".into(), |t| format!("{:.2}x", org.stats.median / t)),
+                opt.or(Some(org)).and_then(|r| r.throughput.as_ref()).map_or("-".into(), |t| format!("{:.3} {}", t.value, t.unit)),
+            );
+        }
+    }
+    s
+}
 
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
     let t = |bench, id, title, paper_table, sizes: [&'static [usize]; 3]| -> Box<dyn Experiment> {
@@ -57,9 +236,8 @@ impl Experiment for RemapTable {
     }
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let tp: TablePoint = params(p)?;
-        let protocol = tp.scale.protocol();
-        let args = ZhangArgs { kernel: self.bench, strategy: ZhangStrategy::All, n: vec![tp.n], seed: 1, samples: protocol.samples, warmup: protocol.warmup, reduction_groups: Vec::new() };
-        zhang::bench_cli(gpu, &args)
+        let sweep = BenchmarkSweep { benchmark: self.bench, variants: Variants::All, n: vec![tp.n], seed: 1, protocol: tp.scale.protocol(), reduction_groups: Vec::new() };
+        run_benchmarks(gpu, &sweep)
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
         let mut table = Table {

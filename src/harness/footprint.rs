@@ -1,8 +1,7 @@
 //! What a benchmark run will allocate, checked before its inputs are generated: each device
 //! buffer against what the adapter can bind, and the host arrays against [`host_limit`]. A run
 //! that does not fit is refused with an [`Error::Limit`] naming the option to lower, instead
-//! of aborting in an allocation. Every family's `bench` uses it (micro, matmul and carrillo
-//! too, not only the five of section 5).
+//! of aborting in an allocation. Every kernel family's `bench` uses it.
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;

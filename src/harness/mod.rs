@@ -1,9 +1,11 @@
 //! The benchmark protocol: warm-up, N samples, summary statistics, a CPU-reference check on
 //! every record, and schema-versioned records (JSON, CSV) that say where they were measured.
 
+pub mod footprint;
 mod output;
 mod progress;
 
+pub use footprint::Footprint;
 pub use output::{format_seconds, read_json, table, write_csv, write_file, write_json};
 pub use progress::Progress;
 

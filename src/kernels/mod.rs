@@ -11,7 +11,6 @@ pub mod mcubes;
 pub mod micro;
 pub mod pt;
 pub mod reduction;
-pub mod zhang;
 
 /// Splits `0..n` into one contiguous range per available core and runs `f` on each range on
 /// its own thread; results come back in order. CPU references use it for large inputs.

@@ -8,17 +8,16 @@
 
 mod arch;
 mod calculator;
-mod cli;
 mod curves;
 mod kernel;
 mod models;
+mod report;
 
 #[cfg(test)]
 mod tests;
 
 pub use arch::{arch_names, find_arch, Arch, RegisterGranularity, Vendor, ARCHS};
 pub use calculator::{calculate, check_launch, BlockLimits, Launch, Limiter, Occupancy};
-pub use cli::{format_table, run_cli, OccupancyArgs};
 pub use curves::{
     occupancy_curves, registers_curve, shared_memory_curve, shared_memory_step, threads_curve,
     Curve, CurveAxis, OccupancyCurves,
@@ -32,3 +31,4 @@ pub use models::{
     BranchKernel, InstructionMix, SplitComparison, ThroughputDevice, ThroughputEstimate,
     GEFORCE_8800_GTX,
 };
+pub use report::{format_table, report, OccupancyQuery};

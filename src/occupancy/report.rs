@@ -1,31 +1,29 @@
-//! `simtlab occupancy`: the calculator from the command line.
+//! The calculator's answer as text: the table (or JSON) of one launch, and the list of
+//! architecture presets (`simtlab occupancy`).
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::arch::{find_arch, Arch, Vendor, ARCHS};
 use super::calculator::{calculate, Launch, Limiter, Occupancy};
 use crate::error::{Error, Result};
 
-/// Arguments of the `occupancy` subcommand.
-#[derive(clap::Args, Clone, Debug, PartialEq, Eq)]
-pub struct OccupancyArgs {
+/// One question to the calculator (the options of `simtlab occupancy`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OccupancyQuery {
     /// Architecture preset: cc1.0 ... cc9.0, g80, a100, h100, gcn, cdna3, rdna3, ...;
-    /// "list" prints all presets.
-    #[arg(long)]
+    /// "list" asks for all presets.
     pub arch: String,
-    /// Threads per block (workgroup size).
-    #[arg(long)]
+    /// Threads per block (workgroup size); required unless listing.
     pub threads: Option<u32>,
-    /// Registers per thread (VGPRs per lane on AMD), as the compiler reports them.
-    #[arg(long)]
+    /// Registers per thread (VGPRs per lane on AMD), as the compiler reports them; required
+    /// unless listing.
     pub regs: Option<u32>,
     /// Shared (workgroup) memory per block, in bytes.
-    #[arg(long, default_value_t = 0)]
     pub smem: u32,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// JSON instead of a table.
     pub json: bool,
 }
 
@@ -37,19 +35,19 @@ struct JsonReport<'a> {
     result: &'a Occupancy,
 }
 
-/// Runs the subcommand and returns the text to print.
-pub fn run_cli(args: &OccupancyArgs) -> Result<String> {
-    if args.arch.trim().eq_ignore_ascii_case("list") {
-        return list_archs(args.json);
+/// Answers `query`: the text to print (a table, or JSON), or the list of presets.
+pub fn report(query: &OccupancyQuery) -> Result<String> {
+    if query.arch.trim().eq_ignore_ascii_case("list") {
+        return list_archs(query.json);
     }
-    let arch = find_arch(&args.arch)?;
-    let threads = args.threads.ok_or_else(|| {
+    let arch = find_arch(&query.arch)?;
+    let threads = query.threads.ok_or_else(|| {
         Error::invalid(
             "arguments",
             "--threads is required (threads per block), unless --arch list",
         )
     })?;
-    let registers = args.regs.ok_or_else(|| {
+    let registers = query.regs.ok_or_else(|| {
         Error::invalid(
             "arguments",
             "--regs is required (registers per thread from the compiler), unless --arch list",
@@ -61,8 +59,8 @@ pub fn run_cli(args: &OccupancyArgs) -> Result<String> {
             "0: every kernel uses registers; pass the count the compiler reports (e.g. from ptxas -v or the driver)",
         ));
     }
-    let result = calculate(arch, Launch::new(threads, registers, args.smem))?;
-    if args.json {
+    let result = calculate(arch, Launch::new(threads, registers, query.smem))?;
+    if query.json {
         let report = JsonReport {
             device: arch.device,
             result: &result,

@@ -581,14 +581,14 @@ fn main(@builtin(local_invocation_index) i: u32) { scratch[i] = i; }
 
 #[test]
 fn cli_json_and_table() {
-    let args = OccupancyArgs {
+    let args = OccupancyQuery {
         arch: "g80".into(),
         threads: Some(256),
         regs: Some(11),
         smem: 0,
         json: true,
     };
-    let json: serde_json::Value = serde_json::from_str(&run_cli(&args).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&report(&args).unwrap()).unwrap();
     assert_eq!(json["arch"], "cc1.0");
     assert_eq!(json["active_blocks_per_sm"], 2);
     assert_eq!(json["active_warps_per_sm"], 16);
@@ -597,24 +597,24 @@ fn cli_json_and_table() {
     assert!(json.get("reason").is_none());
     assert!((json["occupancy"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
 
-    let args = OccupancyArgs {
+    let args = OccupancyQuery {
         arch: "h100".into(),
         threads: Some(1024),
         regs: Some(65),
         smem: 0,
         json: true,
     };
-    let json: serde_json::Value = serde_json::from_str(&run_cli(&args).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&report(&args).unwrap()).unwrap();
     assert_eq!(json["limited_by"], "does_not_launch");
     assert!(json["reason"].as_str().unwrap().contains("registers"));
 
-    let table = run_cli(&OccupancyArgs {
+    let table = report(&OccupancyQuery {
         json: false,
         ..args.clone()
     })
     .unwrap();
     assert!(table.contains("does_not_launch"));
-    let table = run_cli(&OccupancyArgs {
+    let table = report(&OccupancyQuery {
         arch: "cc8.0".into(),
         threads: Some(256),
         regs: Some(64),
@@ -624,7 +624,7 @@ fn cli_json_and_table() {
     .unwrap();
     assert!(table.contains("50.0 %") && table.contains("registers"));
 
-    let list = run_cli(&OccupancyArgs {
+    let list = report(&OccupancyQuery {
         arch: "list".into(),
         threads: None,
         regs: None,
@@ -634,7 +634,7 @@ fn cli_json_and_table() {
     .unwrap();
     assert!(list.contains("cc9.0") && list.contains("rdna3") && list.contains("g80"));
     let list: serde_json::Value = serde_json::from_str(
-        &run_cli(&OccupancyArgs {
+        &report(&OccupancyQuery {
             arch: "list".into(),
             threads: None,
             regs: None,
@@ -646,7 +646,7 @@ fn cli_json_and_table() {
     .unwrap();
     assert_eq!(list.as_array().unwrap().len(), ARCHS.len());
 
-    assert!(run_cli(&OccupancyArgs {
+    assert!(report(&OccupancyQuery {
         arch: "g80".into(),
         threads: None,
         regs: Some(1),
@@ -654,7 +654,7 @@ fn cli_json_and_table() {
         json: false
     })
     .is_err());
-    assert!(run_cli(&OccupancyArgs {
+    assert!(report(&OccupancyQuery {
         arch: "nope".into(),
         threads: Some(1),
         regs: Some(1),
@@ -662,32 +662,4 @@ fn cli_json_and_table() {
         json: false
     })
     .is_err());
-}
-
-#[test]
-fn cli_args_parse_with_clap() {
-    use clap::Parser;
-    #[derive(clap::Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        args: OccupancyArgs,
-    }
-    let w = Wrapper::try_parse_from([
-        "x",
-        "--arch",
-        "cc9.0",
-        "--threads",
-        "128",
-        "--regs",
-        "40",
-        "--smem",
-        "4096",
-        "--json",
-    ])
-    .unwrap();
-    assert_eq!(w.args.arch, "cc9.0");
-    assert_eq!(w.args.smem, 4096);
-    assert!(w.args.json);
-    let w = Wrapper::try_parse_from(["x", "--arch", "list"]).unwrap();
-    assert_eq!(w.args.smem, 0);
 }

@@ -50,6 +50,17 @@ pub enum Bucketing {
     Quantile,
 }
 
+/// Dense class ids for arbitrary keys (e.g. exact path vectors, one class per distinct
+/// vector): equal keys get equal ids, ids ordered like the keys. Returns (class per element,
+/// number of classes), ready for [`super::redirect_index_of`].
+pub fn dense_classes(keys: &[u32]) -> (Vec<u32>, u32) {
+    let mut distinct = keys.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let classes = keys.iter().map(|k| distinct.binary_search(k).unwrap_or(0) as u32).collect();
+    (classes, distinct.len() as u32)
+}
+
 /// Class of every element, in `0..count()`, with the population of each class.
 ///
 /// Invariants (upheld by every constructor): each id is below `count()`, `sizes()` sums to
@@ -404,6 +415,12 @@ fn cluster(mut populations: Vec<(u32, usize)>, classes: usize, weights: Option<&
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dense_classes_rank_keys() {
+        let (c, k) = dense_classes(&[70, 5, 70, 9]);
+        assert_eq!((c, k), (vec![2, 0, 2, 1], 3));
+    }
 
     #[test]
     fn few_distinct_trips_get_exact_ascending_classes() {

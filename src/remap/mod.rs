@@ -38,6 +38,8 @@
 //!      [`deferred_trips`] is what the lanes then see.
 //! 4. **Hide the cost** for chunked work with a [`Pipeline`]: workers compute the mapping of
 //!    chunk i+Δ while the GPU runs chunk i; a mapping that is late runs unmapped, correctly.
+//! 5. **Measure** the original against the remapped variant: [`RunOptions`] is what a
+//!    remappable kernel's prepared run takes, [`VariantRun`] the record of each variant.
 //!
 //! ```
 //! use simtlab::remap::{classify_loops, Bucketing, LamPlan, redirect_index, gather};
@@ -60,8 +62,9 @@ mod gpu_regroup;
 mod lam;
 mod pipeline;
 mod redirect;
+mod variant;
 
-pub use classes::{classify_loops, classify_paths, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
+pub use classes::{classify_loops, classify_paths, dense_classes, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
 pub use control::{decide, CostModel, Deadline, Decision, Profile, Strategy};
 pub use defer::{best_defer_threshold, deferred_trips};
 pub use gpu_regroup::{
@@ -71,7 +74,8 @@ pub use gpu_regroup::{
 pub use gpu::{classify_trips_reference, equal_width, GpuRegroup};
 pub use lam::{Label, LamPlan};
 pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
-pub use redirect::{gather, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
+pub use redirect::{gather, in_order, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
+pub use variant::{host_seconds, RunOptions, VariantRun, Variants};
 
 #[cfg(test)]
 mod tests;

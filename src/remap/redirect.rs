@@ -104,6 +104,16 @@ pub fn gather<T: Copy>(data: &[T], index: &[u32]) -> Result<Vec<T>> {
         .collect()
 }
 
+/// `values` in thread order under an optional index array (thread i sees
+/// `values[order[i]]`); the original order when there is none. The index must be in range
+/// (one built by [`redirect_index`] is); use [`gather`] for one that may not be.
+pub fn in_order<T: Copy>(values: &[T], order: Option<&[u32]>) -> Vec<T> {
+    match order {
+        Some(o) => o.iter().map(|&i| values[i as usize]).collect(),
+        None => values.to_vec(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +125,8 @@ mod tests {
         assert_eq!(gather(&[2, 0, 1, 0, 2, 1], &d).unwrap(), vec![0, 0, 1, 1, 2, 2]);
         let inv = inverse(&d).unwrap();
         assert!((0..6).all(|i| inv[d[i] as usize] == i as u32));
+        assert_eq!(in_order(&[2, 0, 1, 0, 2, 1], Some(&d)), vec![0, 0, 1, 1, 2, 2]);
+        assert_eq!(in_order(&[2, 0, 1], None), vec![2, 0, 1]);
     }
 
     #[test]

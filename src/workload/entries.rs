@@ -11,7 +11,7 @@ use crate::kernels::flowshop::bench::{bench_instance, BenchConfig};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::pt::{self, forest, gsync, micro as pt_micro, prodcons, sync};
-use crate::kernels::zhang::Strategy as Variants;
+use crate::remap::Variants;
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use crate::remap::Strategy;
 use serde::{Deserialize, Serialize};

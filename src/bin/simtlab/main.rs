@@ -5,6 +5,7 @@
 mod bench;
 mod flowshop;
 mod gpu_args;
+mod occupancy;
 mod output;
 mod reproduce;
 mod value;
@@ -36,7 +37,7 @@ enum Command {
         adapter: AdapterArgs,
     },
     /// The analytical occupancy calculator (G80 to Hopper, AMD); `--arch list` lists presets.
-    Occupancy(simtlab::occupancy::OccupancyArgs),
+    Occupancy(occupancy::OccupancyArgs),
     /// Run a benchmark family.
     Bench {
         #[command(subcommand)]
@@ -138,10 +139,7 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Flowshop { command } => flowshop::run(command),
         #[cfg(feature = "gui")]
         Command::Gui { family, run, adapter } => simtlab::ui::explorer::run(&adapter.options(None), family.as_deref(), *run),
-        Command::Occupancy(args) => {
-            println!("{}", simtlab::occupancy::run_cli(args)?);
-            Ok(())
-        }
+        Command::Occupancy(args) => occupancy::run(args),
         Command::Bench { family, gpu } => {
             let gpu = gpu_args::open_gpu(gpu)?;
             bench::run(&gpu, family)

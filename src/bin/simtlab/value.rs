@@ -28,5 +28,8 @@ mod tests {
         use crate::bench::micro::{DISTRIBUTIONS, PATTERNS};
         all_names_parse::<simtlab::kernels::micro::Pattern>(PATTERNS);
         all_names_parse::<simtlab::kernels::micro::Distribution>(DISTRIBUTIONS);
+        all_names_parse::<simtlab::experiments::zhang::Benchmark>(crate::bench::zhang::BENCHMARKS);
+        all_names_parse::<simtlab::remap::Variants>(crate::bench::zhang::VARIANTS);
+        all_names_parse::<simtlab::kernels::carrillo::MaskLayout>(crate::bench::carrillo::MASK_LAYOUTS);
     }
 }

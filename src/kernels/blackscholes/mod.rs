@@ -4,12 +4,12 @@
 
 pub mod cpu;
 
-use super::zhang::memory::{bytes, Footprint};
-use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
-use crate::divergence::{self, Divergence};
+use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeRecords};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::harness::footprint::{bytes, Footprint};
+use crate::remap::{self, RunOptions, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -96,7 +96,7 @@ pub fn classes(cfg: &BsConfig, input: &BsInput) -> Vec<u32> {
 
 /// The redirection index: options with d1 ≤ 0 first, then d1 > 0 (stable).
 pub fn redirect(cfg: &BsConfig, input: &BsInput) -> Result<Vec<u32>> {
-    zhang::redirect_by_class(&classes(cfg, input), 2)
+    remap::redirect_index_of(&classes(cfg, input), 2)
 }
 
 /// Host emulation at `width`: the option loop's trip counts per thread (redirection changes
@@ -166,7 +166,7 @@ impl Prepared {
     }
 
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        zhang::read_probe(gpu, &self.probe)
+        divergence::read_probe(gpu, &self.probe)
     }
 }
 
@@ -179,14 +179,14 @@ pub fn check(gpu_prices: &(Vec<f32>, Vec<f32>), cpu_prices: &(Vec<f64>, Vec<f64>
 
 /// Runs the original (`org`) and, with a redirect strategy, the redirected (`redirect`)
 /// kernel: timing, check, divergence (GPU probe when available, emulation at 32 always).
-pub fn bench(gpu: &Gpu, cfg: &BsConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+pub fn bench(gpu: &Gpu, cfg: &BsConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
-    if strategy.includes_redirect() {
-        let (index, secs) = zhang::host_seconds(|| redirect(cfg, &input));
+    if which.includes_redirect() {
+        let (index, secs) = remap::host_seconds(|| redirect(cfg, &input));
         variants.push(("redirect", Some(index?), secs));
     }
     let mut records = Vec::new();
@@ -203,10 +203,9 @@ pub fn bench(gpu: &Gpu, cfg: &BsConfig, strategy: Strategy, protocol: &Protocol)
         } else {
             None
         };
-        let w32 = emulate(cfg, order, PAPER_WARP)?;
-        records.push(zhang::record(
-            gpu,
-            Outcome {
+        let w32 = emulate(cfg, order, EMULATION_WIDTH)?;
+        records.push(
+            VariantRun {
                 family: "blackscholes",
                 kernel: "black_scholes".into(),
                 variant: variant.into(),
@@ -217,8 +216,9 @@ pub fn bench(gpu: &Gpu, cfg: &BsConfig, strategy: Strategy, protocol: &Protocol)
                 check,
                 divergence: DivergenceReport::new(native.as_ref(), &w32),
                 extra: serde_json::json!({ "remap_host_seconds": remap_seconds }),
-            },
-        ));
+            }
+            .record(gpu),
+        );
     }
     Ok(records)
 }

@@ -17,7 +17,7 @@ use crate::divergence::{self, Divergence, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
-use crate::kernels::zhang::memory::{bytes, Footprint};
+use crate::harness::footprint::{bytes, Footprint};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -33,7 +33,7 @@ const BRANCH_FILE: &str = "carrillo/branch_split.wgsl";
 const LOOP_FILE: &str = "carrillo/loop_split.wgsl";
 
 /// Layout of the decision mask.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MaskLayout {
     /// Layout 1 (Figure 7): the first `fraction·n` elements take the else-branch, the rest the
@@ -542,52 +542,62 @@ pub fn bench_loops(gpu: &Gpu, cfg: &LoopConfig, protocol: &Protocol) -> Result<[
     ])
 }
 
-/// `simtlab bench carrillo`.
-#[derive(Clone, Debug, clap::Args)]
-pub struct CarrilloArgs {
-    /// Decision-mask layout: linear (two sections) or random.
-    #[arg(long, value_enum, default_value = "linear")]
+/// A branch-splitting sweep over the else-fraction and the loop-splitting pair
+/// (`simtlab bench carrillo`; each field is the option of the same name).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SplitSweep {
+    /// Decision-mask layout.
     pub layout: MaskLayout,
-    /// Even steps of the else-fraction from 0 to 100 %, 1..=1000 (random adds fine steps over
-    /// 0.5-20 %). Default: 10, unless --fractions is given.
-    #[arg(long)]
+    /// Even steps of the else-fraction from 0 to 100 %, 1..=[`MAX_STEPS`] (random adds fine
+    /// steps over 0.5-20 %). None: [`DEFAULT_STEPS`], unless `fractions` are given.
     pub steps: Option<usize>,
-    /// Explicit else-fractions (0..=1) instead of the sweep.
-    #[arg(long, value_delimiter = ',')]
+    /// Explicit else-fractions (0..=1) instead of the even steps.
     pub fractions: Vec<f64>,
-    /// Elements (the paper: 4M = 2^22).
-    #[arg(long, default_value_t = PAPER_N)]
+    /// Elements of the branch benchmark.
     pub n: usize,
     /// Mixing rounds of the light if-branch.
-    #[arg(long, default_value_t = 128)]
     pub light_rounds: u32,
     /// Double rounds of the heavy else-branch.
-    #[arg(long, default_value_t = 4)]
     pub heavy_rounds: u32,
     /// Elements per thread in the loop-splitting benchmark (0 = skip it).
-    #[arg(long, default_value_t = 8)]
     pub loop_len: usize,
     /// Threads of the loop-splitting benchmark.
-    #[arg(long, default_value_t = 1 << 20)]
     pub loop_n: usize,
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+impl Default for SplitSweep {
+    fn default() -> Self {
+        let (branch, loops) = (BranchConfig::default(), LoopConfig::default());
+        SplitSweep {
+            layout: MaskLayout::Linear,
+            steps: None,
+            fractions: Vec::new(),
+            n: branch.n,
+            light_rounds: branch.light_rounds,
+            heavy_rounds: branch.heavy_rounds,
+            loop_len: loops.len,
+            loop_n: loops.n,
+            seed: branch.seed,
+        }
+    }
 }
 
 /// Runs the branch sweep (and the loop-splitting pair unless `loop_len` is 0). Every option
 /// is checked, and both benchmarks' memory, before anything runs.
-pub fn bench_cli(gpu: &Gpu, args: &CarrilloArgs, protocol: &Protocol) -> Result<Vec<Record>> {
-    let cfg = BranchConfig { n: args.n, light_rounds: args.light_rounds, heavy_rounds: args.heavy_rounds, seed: args.seed };
+pub fn run_sweep(gpu: &Gpu, config: &SplitSweep, protocol: &Protocol) -> Result<Vec<Record>> {
+    let cfg = BranchConfig { n: config.n, light_rounds: config.light_rounds, heavy_rounds: config.heavy_rounds, seed: config.seed };
     cfg.validate()?;
-    let fractions = match (args.steps, args.fractions.is_empty()) {
+    let fractions = match (config.steps, config.fractions.is_empty()) {
         (Some(_), false) => return Err(Error::invalid("--steps", "give --steps or --fractions, not both")),
-        (steps, true) => sweep_fractions(args.layout, steps.unwrap_or(DEFAULT_STEPS))?,
-        (None, false) => args.fractions.clone(),
+        (steps, true) => sweep_fractions(config.layout, steps.unwrap_or(DEFAULT_STEPS))?,
+        (None, false) => config.fractions.clone(),
     };
     if let Some(f) = fractions.iter().find(|f| !(0.0..=1.0).contains(*f)) {
         return Err(Error::invalid("--fractions", format!("{f} (use 0..=1)")));
     }
-    let loops = (args.loop_len > 0).then_some(LoopConfig { n: args.loop_n, len: args.loop_len, seed: args.seed });
+    let loops = (config.loop_len > 0).then_some(LoopConfig { n: config.loop_n, len: config.loop_len, seed: config.seed });
     if let Some(l) = &loops {
         l.validate()?;
         l.footprint().check(gpu)?;
@@ -595,7 +605,7 @@ pub fn bench_cli(gpu: &Gpu, args: &CarrilloArgs, protocol: &Protocol) -> Result<
     cfg.footprint().check(gpu)?;
     cfg.check_loops(gpu)?;
     let progress = Progress::new(fractions.len() as u64 + loops.is_some() as u64, "carrillo");
-    let mut records = sweep(gpu, &cfg, args.layout, &fractions, protocol, Some(&progress))?;
+    let mut records = sweep(gpu, &cfg, config.layout, &fractions, protocol, Some(&progress))?;
     if let Some(l) = &loops {
         progress.message("loop splitting");
         records.extend(bench_loops(gpu, l, protocol)?);

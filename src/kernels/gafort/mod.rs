@@ -9,12 +9,12 @@
 
 pub mod cpu;
 
-use super::zhang::memory::{bytes, Footprint};
-use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
-use crate::divergence::{self, Divergence};
+use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeRecords};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::harness::footprint::{bytes, Footprint};
+use crate::remap::{self, RunOptions, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -119,14 +119,14 @@ pub fn trips(cfg: &GaConfig, input: &GaInput) -> Vec<u32> {
 
 /// The redirection index: children sorted by trip count (stable counting sort, L + 1 classes).
 pub fn redirect(cfg: &GaConfig, input: &GaInput) -> Result<Vec<u32>> {
-    zhang::redirect_by_class(&trips(cfg, input), cfg.genes + 1)
+    remap::redirect_index_of(&trips(cfg, input), (cfg.genes + 1) as usize)
 }
 
 /// Host emulation at `width` of both sites (thread t makes child `order[t]`).
 pub fn emulate(cfg: &GaConfig, input: &GaInput, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-    let trips = zhang::in_order(&trips(cfg, input), order);
+    let trips = remap::in_order(&trips(cfg, input), order);
     let crossed: Vec<u32> = trips.iter().map(|&t| (t > 0) as u32).collect();
-    zhang::join_sites(vec![divergence::emulate_paths(&crossed, 1, width)?, divergence::emulate_loops(&trips, width)?])
+    divergence::join_sites(vec![divergence::emulate_paths(&crossed, 1, width)?, divergence::emulate_loops(&trips, width)?])
 }
 
 pub struct Prepared {
@@ -184,7 +184,7 @@ impl Prepared {
     }
 
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        zhang::read_probe(gpu, &self.probe)
+        divergence::read_probe(gpu, &self.probe)
     }
 }
 
@@ -196,14 +196,14 @@ pub fn check(gpu: &(Vec<u32>, Vec<u32>), cpu: &(Vec<u32>, Vec<u32>)) -> Check {
 }
 
 /// org and (redirect strategies) redirect: children/s, best child fitness in `extra`.
-pub fn bench(gpu: &Gpu, cfg: &GaConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+pub fn bench(gpu: &Gpu, cfg: &GaConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
-    if strategy.includes_redirect() {
-        let (index, secs) = zhang::host_seconds(|| redirect(cfg, &input));
+    if which.includes_redirect() {
+        let (index, secs) = remap::host_seconds(|| redirect(cfg, &input));
         variants.push(("redirect", Some(index?), secs));
     }
     let best = expected.1.iter().copied().max().unwrap_or(0);
@@ -221,10 +221,9 @@ pub fn bench(gpu: &Gpu, cfg: &GaConfig, strategy: Strategy, protocol: &Protocol)
         } else {
             None
         };
-        let w32 = emulate(cfg, &input, order, PAPER_WARP)?;
-        records.push(zhang::record(
-            gpu,
-            Outcome {
+        let w32 = emulate(cfg, &input, order, EMULATION_WIDTH)?;
+        records.push(
+            VariantRun {
                 family: "gafort",
                 kernel: "children".into(),
                 variant: variant.into(),
@@ -235,8 +234,9 @@ pub fn bench(gpu: &Gpu, cfg: &GaConfig, strategy: Strategy, protocol: &Protocol)
                 check,
                 divergence: DivergenceReport::new(native.as_ref(), &w32),
                 extra: serde_json::json!({ "remap_host_seconds": remap_seconds, "best_fitness": best }),
-            },
-        ));
+            }
+            .record(gpu),
+        );
     }
     Ok(records)
 }

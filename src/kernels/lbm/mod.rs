@@ -5,12 +5,12 @@
 
 pub mod cpu;
 
-use super::zhang::memory::{bytes, Footprint};
-use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
-use crate::divergence::{self, Divergence};
+use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeRecords};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::harness::footprint::{bytes, Footprint};
+use crate::remap::{self, RunOptions, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -130,13 +130,13 @@ pub fn paths(cfg: &LbmConfig, input: &LbmInput) -> Vec<u32> {
 
 /// The redirection index: cells grouped by path vector (stable counting sort of dense ids).
 pub fn redirect(cfg: &LbmConfig, input: &LbmInput) -> Result<Vec<u32>> {
-    let (classes, k) = zhang::dense_classes(&paths(cfg, input));
-    zhang::redirect_by_class(&classes, k)
+    let (classes, k) = remap::dense_classes(&paths(cfg, input));
+    remap::redirect_index_of(&classes, k as usize)
 }
 
 /// Host emulation at `width` (thread t updates cell `order[t]`).
 pub fn emulate(cfg: &LbmConfig, input: &LbmInput, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-    divergence::emulate_paths(&zhang::in_order(&paths(cfg, input), order), SITES, width)
+    divergence::emulate_paths(&remap::in_order(&paths(cfg, input), order), SITES, width)
 }
 
 pub struct Prepared {
@@ -193,7 +193,7 @@ impl Prepared {
     }
 
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        zhang::read_probe(gpu, &self.probe)
+        divergence::read_probe(gpu, &self.probe)
     }
 }
 
@@ -203,14 +203,14 @@ pub fn check(gpu: &[f32], cpu: &[f64]) -> Check {
 }
 
 /// org and (redirect strategies) redirect; MLUPS = cells / median time / 10⁶.
-pub fn bench(gpu: &Gpu, cfg: &LbmConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+pub fn bench(gpu: &Gpu, cfg: &LbmConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
-    if strategy.includes_redirect() {
-        let (index, secs) = zhang::host_seconds(|| redirect(cfg, &input));
+    if which.includes_redirect() {
+        let (index, secs) = remap::host_seconds(|| redirect(cfg, &input));
         variants.push(("redirect", Some(index?), secs));
     }
     let fluid = input.flags.iter().filter(|&&f| f != 0).count();
@@ -228,10 +228,9 @@ pub fn bench(gpu: &Gpu, cfg: &LbmConfig, strategy: Strategy, protocol: &Protocol
         } else {
             None
         };
-        let w32 = emulate(cfg, &input, order, PAPER_WARP)?;
-        records.push(zhang::record(
-            gpu,
-            Outcome {
+        let w32 = emulate(cfg, &input, order, EMULATION_WIDTH)?;
+        records.push(
+            VariantRun {
                 family: "lbm",
                 kernel: "stream_collide".into(),
                 variant: variant.into(),
@@ -242,8 +241,9 @@ pub fn bench(gpu: &Gpu, cfg: &LbmConfig, strategy: Strategy, protocol: &Protocol
                 check,
                 divergence: DivergenceReport::new(native.as_ref(), &w32),
                 extra: serde_json::json!({ "remap_host_seconds": remap_seconds, "fluid_cells": fluid }),
-            },
-        ));
+            }
+            .record(gpu),
+        );
     }
     Ok(records)
 }

@@ -26,13 +26,13 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess, validate};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
-use crate::kernels::zhang::memory::{bytes, Footprint};
+use crate::harness::footprint::{bytes, Footprint};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// The rungs of the ladder.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
     Naive,
@@ -506,51 +506,32 @@ pub const PAPER_N: usize = 4096;
 /// submission timeout, and 512³ about a second.
 pub const CPU_ADAPTER_N: usize = 512;
 
-/// `simtlab bench matmul`.
-#[derive(Clone, Debug, clap::Args)]
-pub struct MatmulArgs {
-    /// Kernels: naive, tiled4, tiled8, tiled12, tiled16, unrolled, prefetch, regtile or all
-    /// (comma list).
-    #[arg(long, default_value = "all")]
-    pub kernel: String,
-    /// Square size M = N = K. Default: the paper's 4096, or 512 on a CPU adapter (lavapipe,
-    /// llvmpipe), where 4096 runs past the submission timeout.
-    #[arg(long)]
+/// Kernels of the ladder run on one shape (`simtlab bench matmul`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Ladder {
+    /// The kernels to run, in order.
+    pub variants: Vec<Variant>,
+    /// Square size M = N = K. None: [`PAPER_N`], or [`CPU_ADAPTER_N`] on a CPU adapter
+    /// (lavapipe, llvmpipe), where 4096 runs past the submission timeout.
     pub n: Option<usize>,
-    /// Rows of A and C (default: n).
-    #[arg(long)]
+    /// Rows of A and C (None: n).
     pub m: Option<usize>,
-    /// Columns of A, rows of B (default: n).
-    #[arg(long)]
+    /// Columns of A, rows of B (None: n).
     pub k: Option<usize>,
-    /// regtile: invocations per workgroup along N and M.
-    #[arg(long, default_value_t = 16)]
-    pub wg_x: u32,
-    #[arg(long, default_value_t = 8)]
-    pub wg_y: u32,
-    /// regtile: outputs per invocation along M and N (4 or 8).
-    #[arg(long, default_value_t = 8)]
-    pub tm: u32,
-    #[arg(long, default_value_t = 8)]
-    pub tn: u32,
-    /// regtile: step along K (multiple of 4).
-    #[arg(long, default_value_t = 16)]
-    pub bk: u32,
-    /// regtile: consecutive invocations form warp_x × warp_y blocks (row order if they do not
-    /// divide wg_x, wg_y).
-    #[arg(long, default_value_t = 8)]
-    pub warp_x: u32,
-    #[arg(long, default_value_t = 4)]
-    pub warp_y: u32,
-    /// regtile: workgroups run in groups of this many tile rows (1 = row order).
-    #[arg(long, default_value_t = 8)]
-    pub group_m: u32,
-    #[arg(long, default_value_t = 1)]
+    /// Tile sizes of `regtile`.
+    pub regtile: RegtileConfig,
     pub seed: u64,
 }
 
-impl MatmulArgs {
-    /// The shape to run on `gpu` and, when `--n` was left out and the paper's size was cut
+impl Default for Ladder {
+    fn default() -> Self {
+        Ladder { variants: Variant::ALL.to_vec(), n: None, m: None, k: None, regtile: RegtileConfig::default(), seed: 1 }
+    }
+}
+
+impl Ladder {
+    /// The shape to run on `gpu` and, when `n` was left out and the paper's size was cut
     /// for the adapter, why.
     pub fn shape(&self, gpu: &Gpu) -> (Shape, Option<String>) {
         let (n, note) = match self.n {
@@ -567,30 +548,28 @@ impl MatmulArgs {
         };
         (Shape { m: self.m.unwrap_or(n), n, k: self.k.unwrap_or(n) }, note)
     }
-
-    pub fn regtile(&self) -> RegtileConfig {
-        RegtileConfig { wg_x: self.wg_x, wg_y: self.wg_y, tm: self.tm, tn: self.tn, bk: self.bk, warp_x: self.warp_x, warp_y: self.warp_y, group_m: self.group_m }
-    }
 }
 
 /// Runs the chosen kernels on one shape.
-pub fn bench_cli(gpu: &Gpu, args: &MatmulArgs, protocol: &Protocol) -> Result<Vec<Record>> {
-    let variants = Variant::parse_list(&args.kernel)?;
-    let (shape, size_note) = args.shape(gpu);
+pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec<Record>> {
+    if ladder.variants.is_empty() {
+        return Err(Error::invalid("--kernel", "no kernel named"));
+    }
+    let (shape, size_note) = ladder.shape(gpu);
     shape.validate()?;
     shape.footprint().check(gpu)?;
-    let regtile = args.regtile();
-    if variants.contains(&Variant::Regtile) {
+    let regtile = ladder.regtile;
+    if ladder.variants.contains(&Variant::Regtile) {
         regtile.validate()?;
     }
-    let progress = harness::Progress::new(variants.len() as u64, "matmul");
+    let progress = harness::Progress::new(ladder.variants.len() as u64, "matmul");
     if let Some(note) = &size_note {
         progress.println(note);
     }
     let mut records = Vec::new();
-    for v in variants {
+    for &v in &ladder.variants {
         progress.message(v.name());
-        let mut r = bench(gpu, v, shape, &regtile, protocol, args.seed)?;
+        let mut r = bench(gpu, v, shape, &regtile, protocol, ladder.seed)?;
         if let (Some(note), Some(extra)) = (&size_note, r.extra.as_object_mut()) {
             extra.insert("size_note".into(), note.clone().into());
         }

@@ -9,12 +9,12 @@ pub mod tables;
 
 pub use tables::Tables;
 
-use super::zhang::memory::{bytes, Footprint};
-use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, RunOptions, Strategy, PAPER_WARP};
-use crate::divergence::{self, Divergence};
+use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeRecords};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::harness::footprint::{bytes, Footprint};
+use crate::remap::{self, RunOptions, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -130,12 +130,12 @@ pub fn reference(cfg: &McConfig, volume: &[f32]) -> McReference {
 
 /// The redirection index: voxels grouped by vertex count (0..=15; stable counting sort).
 pub fn redirect(counts: &[u32]) -> Result<Vec<u32>> {
-    zhang::redirect_by_class(counts, 16)
+    remap::redirect_index_of(counts, 16)
 }
 
 /// Host emulation of the vertex loop at `width` (thread t handles voxel `order[t]`).
 pub fn emulate(counts: &[u32], order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-    divergence::emulate_loops(&zhang::in_order(counts, order), width)
+    divergence::emulate_loops(&remap::in_order(counts, order), width)
 }
 
 /// Uploaded volume with classification and scan done; the generate pass bound.
@@ -255,7 +255,7 @@ impl Prepared {
     }
 
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        zhang::read_probe(gpu, &self.probe)
+        divergence::read_probe(gpu, &self.probe)
     }
 }
 
@@ -280,14 +280,14 @@ pub fn check(gpu: &Gpu, run: &Prepared, expected: &McReference) -> Result<Check>
 
 /// org and (redirect strategies) redirect, timing the generate pass (as Table 4) and, in
 /// `extra`, the whole pipeline; voxels/s and triangles.
-pub fn bench(gpu: &Gpu, cfg: &McConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+pub fn bench(gpu: &Gpu, cfg: &McConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;
     let volume = generate(cfg)?;
     let expected = reference(cfg, &volume);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
-    if strategy.includes_redirect() {
-        let (index, secs) = zhang::host_seconds(|| redirect(&expected.counts));
+    if which.includes_redirect() {
+        let (index, secs) = remap::host_seconds(|| redirect(&expected.counts));
         variants.push(("redirect", Some(index?), secs));
     }
     let mut records = Vec::new();
@@ -305,10 +305,9 @@ pub fn bench(gpu: &Gpu, cfg: &McConfig, strategy: Strategy, protocol: &Protocol)
         } else {
             None
         };
-        let w32 = emulate(&expected.counts, order, PAPER_WARP)?;
-        records.push(zhang::record(
-            gpu,
-            Outcome {
+        let w32 = emulate(&expected.counts, order, EMULATION_WIDTH)?;
+        records.push(
+            VariantRun {
                 family: "mcubes",
                 kernel: "generate".into(),
                 variant: variant.into(),
@@ -323,8 +322,9 @@ pub fn bench(gpu: &Gpu, cfg: &McConfig, strategy: Strategy, protocol: &Protocol)
                     "triangles": expected.total / 3,
                     "pipeline_median_seconds": pipeline.median,
                 }),
-            },
-        ));
+            }
+            .record(gpu),
+        );
     }
     Ok(records)
 }

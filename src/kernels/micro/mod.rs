@@ -8,14 +8,14 @@ use crate::divergence::{self, Divergence, ProbeLayout};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
-use crate::kernels::zhang::memory::{bytes, Footprint};
+use crate::harness::footprint::{bytes, Footprint};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 pub const WORKGROUP_SIZE: u32 = 256;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
     /// `if (value < threshold)` with an expensive taken path.
@@ -25,7 +25,7 @@ pub enum Pattern {
 }
 
 /// Trip-count layouts of the loop pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Distribution {
     /// Every thread runs the same (mean) trip count: no divergence.

@@ -2,19 +2,19 @@
 //!
 //! - `interleaved` (org): `if (tid % 2s == 0)` at level s: every warp diverges at every level.
 //! - `interleaved` + REMAP (redirect): the paper's newIDArray (even ids first, then odd ones,
-//!   i.e. [`zhang::redirect_by_class`] by `tid % 2`) replaces tid except in the load, so the
+//!   i.e. [`remap::redirect_index_of`] by `tid % 2`) replaces tid except in the load, so the
 //!   first level runs in whole warps and half the warps never diverge.
 //! - `sequential`: the non-divergent addressing of the SDK (the algorithmic fix).
 //! - `fast`: vec4 loads, many elements per thread, subgroupAdd when available: the ceiling.
 
 pub mod cpu;
 
-use super::zhang::memory::{bytes, Footprint};
-use super::zhang::{self, DivergenceReport, Outcome, ProbeRecords, Strategy, PAPER_WARP};
-use crate::divergence::{self, Divergence, ProbeLayout};
+use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeLayout, ProbeRecords};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::harness::footprint::{bytes, Footprint};
+use crate::remap::{self, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -33,7 +33,7 @@ pub const FAST_VEC4_PER_THREAD: usize = 16;
 /// vec4 elements per thread of the `blocked` first pass (`PER` in fast.wgsl).
 pub const BLOCKED_VEC4_PER_THREAD: usize = 8;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReductionKernel {
     Interleaved,
@@ -121,7 +121,7 @@ pub fn generate(cfg: &ReductionConfig) -> Result<Vec<f32>> {
 /// Zhang's newIDArray for one workgroup: the redirection index by class `tid % 2`.
 pub fn id_array() -> Vec<u32> {
     let classes: Vec<u32> = (0..WORKGROUP_SIZE).map(|t| t % 2).collect();
-    zhang::redirect_by_class(&classes, 2).expect("two classes")
+    remap::redirect_index_of(&classes, 2).expect("two classes")
 }
 
 /// Path vector of local thread `id` in a tree kernel: bit k = the condition at level k.
@@ -293,7 +293,7 @@ impl Prepared {
 
     /// The probe of the first pass (None when not probing or for `fast`).
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        zhang::read_probe(gpu, &self.probe)
+        divergence::read_probe(gpu, &self.probe)
     }
 }
 
@@ -332,7 +332,7 @@ pub fn probe_in_chunks(
         parts.push(run.divergence(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?);
     }
     let chunks = parts.len();
-    Ok((zhang::join_warps(parts)?, chunks))
+    Ok((divergence::join_warps(parts)?, chunks))
 }
 
 /// The GPU sum against the f64 reference, by relative error.
@@ -340,19 +340,19 @@ pub fn check(gpu_sum: f32, cpu_sum: f64) -> Check {
     Check::relative(&[gpu_sum], &[cpu_sum as f32], TOLERANCE, 1e-30)
 }
 
-/// org (interleaved), redirect (interleaved + newIDArray) and, with `Strategy::All`,
+/// org (interleaved), redirect (interleaved + newIDArray) and, with `Variants::All`,
 /// sequential and fast; GB/s = 4n bytes / median time.
-pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Protocol) -> Result<Vec<Record>> {
+pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = cpu::sum(&input);
     let ids = id_array();
     let mut variants: Vec<(&str, ReductionKernel, Option<&[u32]>)> = vec![("org", ReductionKernel::Interleaved, None)];
-    if strategy.includes_redirect() {
+    if which.includes_redirect() {
         variants.push(("redirect", ReductionKernel::Interleaved, Some(&ids)));
     }
-    if strategy == Strategy::All {
+    if which == Variants::All {
         variants.push(("sequential", ReductionKernel::Sequential, None));
         variants.push(("fast", ReductionKernel::Fast, None));
         variants.push(("blocked", ReductionKernel::Blocked, None));
@@ -374,10 +374,9 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Pr
             ReductionKernel::Blocked => Some(cfg.blocked_groups()),
             _ => None,
         };
-        let w32 = emulate(kernel, cfg, order, PAPER_WARP)?;
-        records.push(zhang::record(
-            gpu,
-            Outcome {
+        let w32 = emulate(kernel, cfg, order, EMULATION_WIDTH)?;
+        records.push(
+            VariantRun {
                 family: "reduction",
                 kernel: "reduction".into(),
                 variant: variant.into(),
@@ -393,8 +392,9 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, strategy: Strategy, protocol: &Pr
                     "first_pass_workgroups": groups,
                     "probe_chunks": probe_chunks,
                 }),
-            },
-        ));
+            }
+            .record(gpu),
+        );
     }
     Ok(records)
 }

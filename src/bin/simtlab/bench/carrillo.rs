@@ -1,10 +1,13 @@
 //! `simtlab bench carrillo`: branch and loop splitting.
 
 use crate::output::{finish, Output};
+use crate::value::named;
 use clap::Args;
 use simtlab::harness::Protocol;
-use simtlab::kernels::carrillo::{self, CarrilloArgs};
+use simtlab::kernels::carrillo::{self, MaskLayout, SplitSweep, PAPER_N};
 use simtlab::{Gpu, Result};
+
+pub const MASK_LAYOUTS: &[&str] = &["linear", "random"];
 
 #[derive(Args)]
 pub struct CarrilloCli {
@@ -14,13 +17,102 @@ pub struct CarrilloCli {
     pub output: Output,
 }
 
+/// `simtlab bench carrillo`.
+#[derive(Clone, Debug, Args)]
+pub struct CarrilloArgs {
+    /// Decision-mask layout: linear (two sections) or random.
+    #[arg(long, value_parser = named::<MaskLayout>(MASK_LAYOUTS), default_value = "linear")]
+    pub layout: MaskLayout,
+    /// Even steps of the else-fraction from 0 to 100 %, 1..=1000 (random adds fine steps over
+    /// 0.5-20 %). Default: 10, unless --fractions is given.
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// Explicit else-fractions (0..=1) instead of the sweep.
+    #[arg(long, value_delimiter = ',')]
+    pub fractions: Vec<f64>,
+    /// Elements (the paper: 4M = 2^22).
+    #[arg(long, default_value_t = PAPER_N)]
+    pub n: usize,
+    /// Mixing rounds of the light if-branch.
+    #[arg(long, default_value_t = 128)]
+    pub light_rounds: u32,
+    /// Double rounds of the heavy else-branch.
+    #[arg(long, default_value_t = 4)]
+    pub heavy_rounds: u32,
+    /// Elements per thread in the loop-splitting benchmark (0 = skip it).
+    #[arg(long, default_value_t = 8)]
+    pub loop_len: usize,
+    /// Threads of the loop-splitting benchmark.
+    #[arg(long, default_value_t = 1 << 20)]
+    pub loop_n: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl CarrilloArgs {
+    pub fn sweep(&self) -> SplitSweep {
+        SplitSweep {
+            layout: self.layout,
+            steps: self.steps,
+            fractions: self.fractions.clone(),
+            n: self.n,
+            light_rounds: self.light_rounds,
+            heavy_rounds: self.heavy_rounds,
+            loop_len: self.loop_len,
+            loop_n: self.loop_n,
+            seed: self.seed,
+        }
+    }
+}
+
 pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
     let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
-    let records = carrillo::bench_cli(gpu, &c.args, &protocol)?;
+    let records = carrillo::run_sweep(gpu, &c.args.sweep(), &protocol)?;
     let out = finish(&records, &c.output);
     print!("{}", carrillo::comparison_table(&records));
     if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
         println!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: CarrilloArgs,
+    }
+
+    fn sweep(words: &str) -> SplitSweep {
+        Wrapper::try_parse_from(std::iter::once("x").chain(words.split_whitespace())).unwrap().args.sweep()
+    }
+
+    /// The defaults of the command line are the library's.
+    #[test]
+    fn defaults_are_the_sweeps() {
+        assert_eq!(sweep(""), SplitSweep::default());
+        assert_eq!(sweep("--layout random --fractions 0,0.5").fractions, [0.0, 0.5]);
+    }
+
+    /// `reproduce` keys its sweep points by the options they stand for.
+    #[test]
+    fn reproduce_points_are_their_keys() {
+        let mut checked = 0;
+        for experiment in simtlab::experiments::select("carrillo").unwrap() {
+            for scale in [simtlab::experiments::Scale::Tiny, simtlab::experiments::Scale::Quick, simtlab::experiments::Scale::Full] {
+                for p in experiment.points(scale) {
+                    let Some(config) = p.params.get("config") else { continue };
+                    let words = p.key.rsplit_once(" [").map_or(p.key.as_str(), |(w, _)| w);
+                    let parsed: SplitSweep = serde_json::from_value(config.clone()).unwrap();
+                    assert_eq!(sweep(words), parsed, "{}", p.key);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 0);
+    }
 }

@@ -1,12 +1,12 @@
 //! `simtlab bench FAMILY`: one file per family with its arguments, its sweep and its headline.
 
-mod carrillo;
+pub mod carrillo;
 mod flowshop;
 mod matmul;
 pub mod micro;
 mod pt;
 mod remap;
-mod zhang;
+pub mod zhang;
 
 use clap::Subcommand;
 use simtlab::{Gpu, Result};

@@ -1,6 +1,8 @@
 //! `simtlab bench remap`: thread-data remapping of the divergent loop.
 
+use crate::bench::micro::DISTRIBUTIONS;
 use crate::output::{finish, Output};
+use crate::value::named;
 use clap::Args;
 use simtlab::harness::{self, Progress, Protocol, Record};
 use simtlab::kernels::micro::{Distribution, MicroConfig};
@@ -15,7 +17,7 @@ pub struct RemapArgs {
     /// Strategies to run (none, redirect, lam, gpu, tile, defer, auto); default all.
     #[arg(long, value_delimiter = ',')]
     pub strategy: Vec<simtlab::remap::Strategy>,
-    #[arg(long, value_enum, default_value = "one-long")]
+    #[arg(long, value_parser = named::<Distribution>(DISTRIBUTIONS), default_value = "one-long")]
     pub distribution: Distribution,
     #[arg(long, default_value_t = 1 << 20)]
     pub n: usize,

@@ -1,0 +1,103 @@
+//! A kernel benchmarked without and with remapping: which variants run ([`Variants`]), the
+//! options every remappable kernel's prepared run takes ([`RunOptions`]: the divergence probe
+//! and a reference-redirection index), and the record of one variant ([`VariantRun`]), with
+//! its divergence measured at the native width and emulated at width 32.
+
+use crate::divergence::DivergenceReport;
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::harness::{self, Check, Environment, Record, Stats, Throughput};
+use serde::{Deserialize, Serialize};
+
+/// Which variants of a kernel a benchmark runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variants {
+    /// The original kernel only.
+    None,
+    /// The reference-redirection variant only (with the original as the baseline it needs).
+    Redirect,
+    /// Every variant the kernel has.
+    All,
+}
+
+impl Variants {
+    pub fn includes_redirect(self) -> bool {
+        matches!(self, Variants::Redirect | Variants::All)
+    }
+}
+
+/// Options of a prepared run of a remappable kernel.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions<'a> {
+    /// Count divergence with the GPU probe (needs subgroups).
+    pub probe: bool,
+    /// Reference redirection: thread t works on element `remap[t]` (the REMAP variant).
+    pub remap: Option<&'a [u32]>,
+}
+
+impl RunOptions<'_> {
+    /// Shader defines for these options, and the subgroup width when probing (checks that
+    /// the adapter has subgroups).
+    pub fn defines(&self, gpu: &Gpu) -> Result<(Vec<&'static str>, Option<u32>)> {
+        let width = if self.probe { Some(gpu.require_subgroups()?) } else { None };
+        let mut d = Vec::new();
+        if width.is_some() {
+            d.push("PROBE");
+        }
+        if self.remap.is_some() {
+            d.push("REMAP");
+        }
+        Ok((d, width))
+    }
+}
+
+/// Everything one variant's run produced, turned into a [`Record`] by [`VariantRun::record`].
+pub struct VariantRun {
+    pub family: &'static str,
+    pub kernel: String,
+    pub variant: String,
+    pub params: serde_json::Value,
+    pub seed: u64,
+    pub stats: Stats,
+    pub check: Check,
+    pub divergence: DivergenceReport,
+    pub throughput: Throughput,
+    pub extra: serde_json::Value,
+}
+
+impl VariantRun {
+    /// The record: `divergence` is the GPU probe's when measured, else the emulation at width
+    /// 32; `extra` carries both plus the family's own figures.
+    pub fn record(self, gpu: &Gpu) -> Record {
+        let mut extra = serde_json::json!({
+            "divergence_source": if self.divergence.native.is_some() { "gpu-probe" } else { "host-emulation-w32" },
+            "divergence_native": self.divergence.native,
+            "divergence_w32": self.divergence.emulated_w32,
+        });
+        if let (Some(map), serde_json::Value::Object(more)) = (extra.as_object_mut(), self.extra) {
+            map.extend(more);
+        }
+        Record {
+            schema: harness::SCHEMA_VERSION,
+            family: self.family.into(),
+            kernel: self.kernel,
+            variant: self.variant,
+            params: self.params,
+            seed: self.seed,
+            environment: Environment::of(gpu),
+            stats: self.stats,
+            check: self.check,
+            divergence: Some(self.divergence.native.unwrap_or(self.divergence.emulated_w32)),
+            throughput: Some(self.throughput),
+            extra,
+        }
+    }
+}
+
+/// Host seconds of `f` (the cost of building a redirection index).
+pub fn host_seconds<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t0 = std::time::Instant::now();
+    let v = f();
+    (v, t0.elapsed().as_secs_f64())
+}
