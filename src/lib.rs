@@ -10,7 +10,8 @@
 //! - [`remap`]: thread-data remapping (redirection, LAM layout, GPU regrouping, pipelining).
 //! - [`workload`]: the registry of everything runnable (`simtlab list`, `simtlab run NAME`).
 //! - [`kernels`]: the benchmark kernel families, each with its CPU reference.
-//! - [`pt`]: persistent threads: capability probe, tiers, launch sizing, status and fallback.
+//! - [`pt`]: persistent threads: capability check, tiers, launch sizing, status and fallback;
+//!   Gupta's use cases and the barrier and queue benchmarks on them.
 //! - `ui` (features `overlay` and `gui`): egui widgets for any egui host, and the desktop
 //!   explorer behind `simtlab gui`.
 

@@ -1,4 +1,4 @@
-//! Persistent threads on the default adapter (lavapipe in CI): capability probe, barrier and
+//! Persistent threads on the default adapter (lavapipe in CI): capability check, barrier and
 //! queue correctness, never-hang aborts with fallback, queue overflow with retry, and Gupta's
 //! four use cases against their CPU references at every tier.
 //!
@@ -8,13 +8,14 @@
 mod common;
 
 use simtlab::gpu::Gpu;
-use simtlab::kernels::pt::forest::{ForestCase, ForestConfig, Shape};
-use simtlab::kernels::pt::gsync::{GsyncCase, GsyncConfig};
-use simtlab::kernels::pt::micro::{self, BarrierArrival, BarrierFence, BarrierKind, QueueConfig, QueueKind};
-use simtlab::kernels::pt::prodcons::{ProdConsCase, ProdConsConfig, Workload};
-use simtlab::kernels::pt::sync::{SyncCase, SyncConfig, Work};
-use simtlab::kernels::pt::{self as cases, Case};
 use simtlab::harness::Protocol;
+use simtlab::pt::barrier::{self, BarrierArrival, BarrierFence, BarrierKind};
+use simtlab::pt::cases::forest::{ForestCase, ForestConfig, Shape};
+use simtlab::pt::cases::gsync::{GsyncCase, GsyncConfig};
+use simtlab::pt::cases::prodcons::{ProdConsCase, ProdConsConfig, Workload};
+use simtlab::pt::cases::sync::{SyncCase, SyncConfig, Work};
+use simtlab::pt::cases::{self, Case};
+use simtlab::pt::queue::{self, QueueConfig, QueueKind};
 use simtlab::pt::{AbortReason, Plan, PtOptions, Runtime, Status, Tier};
 use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard};
@@ -54,7 +55,7 @@ fn check_every_tier(gpu: &Gpu, rt: &Runtime, case: &dyn Case) {
 }
 
 #[test]
-fn probe_discovers_co_resident_workgroups_and_allows_the_blocking_tier() {
+fn capability_check_discovers_co_resident_workgroups_and_allows_the_blocking_tier() {
     let _serial = serial();
     let gpu = common::gpu();
     let rt = runtime();
@@ -88,7 +89,7 @@ fn barrier_passes_messages_through_atomics_over_many_iterations() {
         (64, kind(BarrierArrival::Tree, BarrierFence::Device)),
         (discovered, kind(BarrierArrival::Tree, BarrierFence::None)),
     ] {
-        let r = micro::barrier(&gpu, &rt, launch, iterations, kind).unwrap();
+        let r = barrier::barrier(&gpu, &rt, launch, iterations, kind).unwrap();
         assert_eq!(r.status.abort, None, "{r:?}");
         assert!(r.participants >= 1 && r.participants <= launch.min(discovered.max(1) * 4), "{r:?}");
         assert_eq!(r.completed, iterations, "{r:?}");
@@ -106,7 +107,7 @@ fn queues_process_every_item_exactly_once() {
     for kind in [QueueKind::Single, QueueKind::Chunked, QueueKind::Distributed] {
         for workgroups in [1, 5] {
             let cfg = QueueConfig { kind, n: 20_011, chunk: 64, heads: 7, workgroups: Some(workgroups), ..Default::default() };
-            let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
+            let r = queue::queue(&gpu, &rt, &cfg, true).unwrap();
             assert_eq!(r.status.abort, None, "{kind:?}");
             let bad = r.counts.iter().position(|&c| c != 1);
             assert!(bad.is_none(), "{kind:?} with {workgroups} workgroups: item {bad:?} processed {:?} times", bad.map(|i| r.counts[i]));
@@ -114,7 +115,7 @@ fn queues_process_every_item_exactly_once() {
         }
     }
     let cfg = QueueConfig { kind: QueueKind::Ring, rounds: 300, ..Default::default() };
-    let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
+    let r = queue::queue(&gpu, &rt, &cfg, true).unwrap();
     assert_eq!(r.status.abort, None);
     assert!(r.counts.iter().all(|&c| c == 1), "ring: {:?}", r.counts.iter().filter(|&&c| c != 1).count());
     assert_eq!(r.counts.len() as u32, 300 * r.status.discovered);
@@ -126,7 +127,7 @@ fn oversubscribed_blocking_kernel_aborts_instead_of_hanging() {
     let gpu = common::gpu();
     // a small cap: the barrier wait times out
     let t0 = Instant::now();
-    let r = micro::barrier(&gpu, &oversubscribed(256, 20_000), 256, 10, BarrierKind::default()).unwrap();
+    let r = barrier::barrier(&gpu, &oversubscribed(256, 20_000), 256, 10, BarrierKind::default()).unwrap();
     assert!(t0.elapsed() < Duration::from_secs(30));
     assert_eq!(r.status.abort, Some(AbortReason::BarrierTimeout), "{r:?}");
     assert!(r.completed < 10);
@@ -134,7 +135,7 @@ fn oversubscribed_blocking_kernel_aborts_instead_of_hanging() {
     assert!(err.contains("barrier timeout") && err.contains("--tier"), "{err}");
     // the default cap: the wait is cut by the spin cap or by the driver's loop limit, never hangs
     let t0 = Instant::now();
-    let r = micro::barrier(&gpu, &oversubscribed(256, PtOptions::default().spin_cap), 256, 10, BarrierKind::default()).unwrap();
+    let r = barrier::barrier(&gpu, &oversubscribed(256, PtOptions::default().spin_cap), 256, 10, BarrierKind::default()).unwrap();
     assert!(t0.elapsed() < Duration::from_secs(60));
     assert!(matches!(r.status.abort, Some(AbortReason::BarrierTimeout | AbortReason::LoopLimit)), "{r:?}");
 }
@@ -231,11 +232,11 @@ fn queue_runs_the_driver_cuts_short_abort_and_the_default_size_passes() {
     let gpu = common::gpu();
     let rt = runtime();
     let protocol = Protocol { warmup: 0, samples: 1 };
-    let n = micro::default_queue_items(&gpu);
+    let n = queue::default_queue_items(&gpu);
     // the default size: every item exactly once, for every kind
     for kind in [QueueKind::Single, QueueKind::Chunked, QueueKind::Distributed, QueueKind::Ring] {
         let cfg = QueueConfig { kind, n, ..Default::default() };
-        let r = micro::bench_queue(&gpu, &rt, &cfg, &protocol).unwrap_or_else(|e| panic!("{kind:?} at n = {n}: {e}"));
+        let r = queue::bench_queue(&gpu, &rt, &cfg, &protocol).unwrap_or_else(|e| panic!("{kind:?} at n = {n}: {e}"));
         assert!(r.check.passed, "{kind:?}: {:?}", r.check);
         if kind != QueueKind::Ring {
             assert_eq!(r.check.checked, n as u64, "{kind:?}");
@@ -250,10 +251,10 @@ fn queue_runs_the_driver_cuts_short_abort_and_the_default_size_passes() {
     // kernel reports the cut, the bench says so and never counts the missing items as wrong
     for kind in [QueueKind::Single, QueueKind::Chunked, QueueKind::Distributed] {
         let cfg = QueueConfig { kind, n: 1 << 24, workgroups: Some(1), ..Default::default() };
-        let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
+        let r = queue::queue(&gpu, &rt, &cfg, true).unwrap();
         assert_eq!(r.status.abort, Some(AbortReason::LoopLimit), "{kind:?}");
         assert!(r.counts.iter().filter(|&&c| c == 0).count() > 0, "{kind:?}: items were left");
-        let e = micro::bench_queue(&gpu, &rt, &cfg, &protocol).unwrap_err().to_string();
+        let e = queue::bench_queue(&gpu, &rt, &cfg, &protocol).unwrap_err().to_string();
         assert!(e.contains("cut short") && e.contains(&format!("{}", 1 << 24)) && e.contains(&format!("limit {n}")), "{e}");
     }
 }
@@ -265,7 +266,7 @@ fn distributed_queue_with_64_heads_on_few_workgroups_processes_every_item_once()
     let rt = runtime();
     for workgroups in [1, 2] {
         let cfg = QueueConfig { kind: QueueKind::Distributed, n: 65_536, heads: 64, workgroups: Some(workgroups), ..Default::default() };
-        let r = micro::queue(&gpu, &rt, &cfg, true).unwrap();
+        let r = queue::queue(&gpu, &rt, &cfg, true).unwrap();
         assert_eq!(r.status.abort, None, "{workgroups} workgroups");
         let twice = r.counts.iter().filter(|&&c| c > 1).count();
         let never = r.counts.iter().filter(|&&c| c == 0).count();
@@ -274,7 +275,7 @@ fn distributed_queue_with_64_heads_on_few_workgroups_processes_every_item_once()
         assert_eq!(r.claims, 65_536 + 256 * workgroups);
     }
     let bad = QueueConfig { kind: QueueKind::Distributed, n: 100, heads: 100_000, ..Default::default() };
-    let e = micro::queue(&gpu, &rt, &bad, false).unwrap_err().to_string();
+    let e = queue::queue(&gpu, &rt, &bad, false).unwrap_err().to_string();
     assert!(e.contains("--heads") && e.contains("1..=64"), "{e}");
 }
 
@@ -358,8 +359,8 @@ fn a_tier_2_abort_keeps_the_tiers_that_passed_and_marks_the_failed_one() {
     let sync = || SyncCase::new(SyncConfig { n: 3000, fmas: 9, seed: 6, ..Default::default() }).unwrap();
     let rows = ["readback (tier 0)", "indirect (tier 0)", "persistent (tier 1)"];
 
-    // tier 2 aborts in a timed run, after its checked run passed (where the probe refuses the
-    // blocking tier, as on GL, tier 2 falls back before it runs)
+    // tier 2 aborts in a timed run, after its checked run passed (where the capability check
+    // refuses the blocking tier, as on GL, tier 2 falls back before it runs)
     let rt = runtime();
     let blocking = rt.capability(&gpu).unwrap().blocking_ok;
     let records = cases::bench(&gpu, &rt, &AbortsWhenTimed(sync()), &Tier::ALL, &protocol).unwrap();

@@ -9,7 +9,7 @@
 // Kernels: `level` (tier 0: one workgroup per item of the current level, sized by indirect
 // dispatch from `level_args`), `level_pt` (tier 1: persistent workgroups claim the level's
 // items with atomicAdd), `expand_pt` (tier 2: one persistent kernel, ring queue of items and a
-// pending counter for termination). CPU reference: kernels::pt::cpu::forest.
+// pending counter for termination). CPU reference: pt::cases::cpu::forest.
 //! variants: (none)
 
 #import grid

@@ -7,7 +7,7 @@
 // - phases_pt: tier 2, one persistent kernel, a global barrier between phases; state goes
 //   through atomics because plain stores need not be visible to other workgroups.
 // The result is in `a` for an even number of phases, else in `b`.
-// CPU reference: kernels::pt::cpu::gsync.
+// CPU reference: pt::cases::cpu::gsync.
 //! variants: PLAIN
 
 #import grid

@@ -12,7 +12,7 @@
 //   DRAM, consumer sized by indirect dispatch.
 // - stage_pt: tier 1, persistent workgroups, stage-1 results go to a workgroup-memory queue
 //   that the whole workgroup drains once it holds 256 items.
-// CPU reference: kernels::pt::cpu::{reduce, two_stage}.
+// CPU reference: pt::cases::cpu::{reduce, two_stage}.
 //! variants: (none)
 
 #import grid

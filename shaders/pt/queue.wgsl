@@ -1,4 +1,4 @@
-// Queue throughput microbenchmark (host: kernels::pt queue case). Every invocation claims
+// Queue throughput benchmark (host: simtlab::pt::queue). Every invocation claims
 // independently (no waiting) until n items are taken; with `check` it marks each claimed item
 // in `counts` so the host can verify every item was processed exactly once.
 // Kinds: 0 single head (one atomicAdd per item), 1 chunked (pt_cfg.chunk items per atomicAdd),

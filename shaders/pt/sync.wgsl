@@ -6,7 +6,7 @@
 //   items with atomicAdd until the count (written by the producer) is reached; no readback.
 // - fused: tier 2, one persistent kernel: produce, global barrier, consume.
 // Work per item: `fmas` multiply-adds (mode 0, compute-intensive) or multiply-adds each with a
-// strided load (mode 1, compute + memory). CPU reference: kernels::pt::cpu::sync.
+// strided load (mode 1, compute + memory). CPU reference: pt::cases::cpu::sync.
 //! variants: (none)
 
 #import grid

@@ -1,5 +1,5 @@
 // Synthetic work of Gupta's benchmarks: `count` multiply-adds x = x * mul + add (mod 2^32),
-// exact on every device (CPU reference: kernels::pt::cpu::mads). mul and add come from a
+// exact on every device (CPU reference: pt::cases::cpu::mads). mul and add come from a
 // uniform so the compiler cannot fold the chain. Unrolled by 4.
 
 fn pt_mads(x0: u32, count: u32, mul: u32, add: u32) -> u32 {
@@ -25,7 +25,7 @@ fn pt_mads(x0: u32, count: u32, mul: u32, add: u32) -> u32 {
     return x;
 }
 
-// Integer hash for seeding items (CPU: kernels::pt::cpu::hash).
+// Integer hash for seeding items (CPU: pt::cases::cpu::hash).
 fn pt_hash(a: u32) -> u32 {
     var x = a * 0x9E3779B1u;
     x ^= x >> 16u;

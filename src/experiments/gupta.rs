@@ -2,7 +2,7 @@
 
 use super::{parse_args, CliSweep, Experiment, Outcome, Point, Scale};
 use crate::harness::Record;
-use crate::kernels::pt::cli::{bench_cli, PtArgs};
+use crate::pt::sweep::{bench_cli, PtArgs};
 use crate::report::{PaperValues, Section, Verdict};
 
 /// Median of the fastest record whose variant says `tier N` for N in `tiers`.

@@ -1,8 +1,8 @@
 //! Tier choice, launch sizing and fallback: [`Runtime`] holds the options and the adapter's
-//! probed [`Capability`]; [`Runtime::plan`] picks the tier a run may use and how many
+//! assessed [`Capability`]; [`Runtime::plan`] picks the tier a run may use and how many
 //! workgroups a persistent kernel launches; [`Plan`] records every fallback for the results.
 
-use super::probe::{probe, Capability};
+use super::capability::{assess, Capability};
 use super::status::Status;
 use super::{PtConfig, Tier, FLAG_ALL_PARTICIPATE};
 use crate::error::{Error, Result};
@@ -21,14 +21,14 @@ pub struct PtOptions {
     /// 32 on GPUs, 2048 on CPU adapters (whose workers start slowly; llvmpipe also caps the
     /// loop iterations of an invocation at 65535 in total, so the grace must stay well below).
     pub grace: Option<u32>,
-    /// Workgroups launched by the discovery probe (an upper bound on what can be found).
+    /// Workgroups launched by the capability check's discovery (an upper bound on what can be found).
     pub discovery_launch: u32,
-    /// Barriers of the capability probe's barrier and message-passing check.
-    pub probe_iterations: u32,
+    /// Barriers of the capability check's barrier and message-passing test.
+    pub capability_iterations: u32,
     /// Workgroups a persistent kernel launches instead of the discovered count (sweeps, tests).
     pub launch: Option<u32>,
     /// TEST ONLY: blocking kernels skip discovery and treat every launched workgroup as a
-    /// participant, and the probe verdict is ignored. With a launch larger than what is
+    /// participant, and the capability verdict is ignored. With a launch larger than what is
     /// co-resident this deadlocks by construction; the bounded waits must then abort.
     pub assume_resident: bool,
 }
@@ -39,7 +39,7 @@ impl Default for PtOptions {
             spin_cap: DEFAULT_SPIN_CAP,
             grace: None,
             discovery_launch: 4096,
-            probe_iterations: 256,
+            capability_iterations: 256,
             launch: None,
             assume_resident: false,
         }
@@ -96,7 +96,7 @@ impl Plan {
     }
 }
 
-/// Options plus the adapter's capability, probed once on first use.
+/// Options plus the adapter's capability, assessed once on first use.
 pub struct Runtime {
     pub options: PtOptions,
     capability: Mutex<Option<Capability>>,
@@ -112,19 +112,19 @@ impl Runtime {
         self.options.grace.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu { 2048 } else { 32 })
     }
 
-    /// The probed capability (runs [`probe`] on first call).
+    /// The adapter's capability (runs [`assess`] on first call).
     pub fn capability(&self, gpu: &Gpu) -> Result<Capability> {
         let mut slot = self.capability.lock().map_err(|_| Error::gpu("pt runtime", "capability lock poisoned"))?;
         if let Some(c) = slot.as_ref() {
             return Ok(c.clone());
         }
-        let c = probe(gpu, &self.options, self.grace(gpu))?;
+        let c = assess(gpu, &self.options, self.grace(gpu))?;
         *slot = Some(c.clone());
         Ok(c)
     }
 
-    /// The capability if it was already probed.
-    pub fn probed(&self) -> Option<Capability> {
+    /// The capability if it was already assessed.
+    pub fn assessed(&self) -> Option<Capability> {
         self.capability.lock().ok().and_then(|c| c.clone())
     }
 
@@ -144,7 +144,7 @@ impl Runtime {
     }
 
     /// Chooses the tier for a case that supports `supported`: the highest supported tier not
-    /// above `requested`; the blocking tier only when the probe passed on this adapter.
+    /// above `requested`; the blocking tier only when the capability check passed on this adapter.
     pub fn plan(&self, gpu: &Gpu, requested: Tier, supported: &[Tier]) -> Result<Plan> {
         let mut supported = supported.to_vec();
         supported.sort();

@@ -1,28 +1,40 @@
 //! Persistent threads (Gupta et al.): maximal launch, work queues and global barriers, made
 //! safe on GPUs that give no forward-progress guarantee between workgroups.
 //!
-//! Three tiers, from always safe to needing a passed capability probe:
+//! Three tiers, from always safe to needing a passed capability check:
 //! - [`Tier::Multi`] (0): multi-dispatch / indirect dispatch; no workgroup ever waits for another.
 //! - [`Tier::NonBlocking`] (1): persistent workgroups that claim work with atomics and never wait.
 //! - [`Tier::Blocking`] (2): persistent workgroups that wait (global barriers, queue pops),
-//!   used only after [`probe::probe`] passed on the adapter (occupancy discovery, barriers and a
-//!   cross-workgroup message-passing check through atomics, all time-capped).
+//!   used only after [`capability::assess`] passed on the adapter (occupancy discovery, barriers
+//!   and a cross-workgroup message-passing check through atomics, all time-capped).
 //!
 //! Device side: `shaders/shared/pt_{control,discovery,barrier,queue}.wgsl`. Every wait loop there
 //! is bounded by [`PtConfig::spin_cap`] polls and leaves through the abort word of the control
 //! buffer with an [`AbortReason`]; the host decodes it ([`Status`]) into a clear [`crate::Error`]
 //! or an automatic fallback to a lower tier ([`launch::Runtime`], [`launch::Plan`]).
+//!
+//! What runs on it:
+//! - [`cases`]: Gupta's four use cases (sync, forest, prodcons, gsync), nonPT and PT
+//!   formulations over the tiers, each checked against its CPU reference ([`cases::cpu`]);
+//! - [`barrier`]: global barrier latency against relaunch;
+//! - [`queue`]: queue throughput per queue kind;
+//! - [`sweep`]: a sweep over any of them (what `simtlab bench pt` runs), checked before it runs.
 
+pub mod barrier;
+pub mod capability;
+pub mod cases;
 pub mod launch;
-pub mod probe;
+pub mod queue;
 pub mod status;
+pub mod sweep;
 
+pub use capability::{assess, Capability};
 pub use launch::{Plan, PtOptions, Runtime};
-pub use probe::{probe, Capability};
 pub use status::{AbortReason, Status};
 
 use crate::error::Result;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Step};
+use crate::harness::{self, Check, Environment, Record, Stats, Throughput};
 use serde::{Deserialize, Serialize};
 
 /// Binding of the control words (`pt_ctl`) in every PT kernel.
@@ -102,7 +114,7 @@ pub enum Tier {
     Multi,
     /// 1: persistent workgroups claiming work with atomics, never waiting.
     NonBlocking,
-    /// 2: persistent workgroups that wait (barriers, queue pops); needs a passed probe.
+    /// 2: persistent workgroups that wait (barriers, queue pops); needs a passed capability check.
     Blocking,
 }
 
@@ -160,5 +172,23 @@ impl Control {
     /// Reads and decodes the control words after a launch.
     pub fn status(&self, gpu: &Gpu) -> Result<Status> {
         Ok(Status::decode(&gpu.read(&self.ctl)?, &self.config))
+    }
+}
+
+/// A record of the `pt` family for a benchmark without random inputs (barrier, queue).
+pub(crate) fn record(gpu: &Gpu, kernel: &str, variant: String, params: serde_json::Value, stats: Stats, check: Check, throughput: Throughput, extra: serde_json::Value) -> Record {
+    Record {
+        schema: harness::SCHEMA_VERSION,
+        family: "pt".into(),
+        kernel: kernel.into(),
+        variant,
+        params,
+        seed: 0,
+        environment: Environment::of(gpu),
+        stats,
+        check,
+        divergence: None,
+        throughput: Some(throughput),
+        extra,
     }
 }

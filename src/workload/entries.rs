@@ -10,7 +10,8 @@ use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
 use crate::kernels::flowshop::bench::{bench_instance, BenchConfig};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
-use crate::kernels::pt::{self, forest, gsync, micro as pt_micro, prodcons, sync};
+use crate::pt::cases::{self as pt, forest, gsync, prodcons, sync};
+use crate::pt::{barrier as pt_barrier, queue as pt_queue};
 use crate::remap::Variants;
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use crate::remap::Strategy;
@@ -95,22 +96,22 @@ fn run_case(gpu: &crate::Gpu, case: &dyn pt::Case, protocol: &crate::harness::Pr
 pub struct BarrierParams {
     pub workgroups: u32,
     pub iterations: u32,
-    pub kind: pt_micro::BarrierKind,
+    pub kind: pt_barrier::BarrierKind,
 }
 
 fn run_barrier(gpu: &crate::Gpu, b: &BarrierParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
     let rt = crate::pt::Runtime::new(Default::default());
     let workgroups = if b.workgroups == 0 { rt.capability(gpu)?.discovered.max(1) } else { b.workgroups };
-    pt_micro::bench_barrier(gpu, &rt, &[workgroups], &[b.kind], b.iterations, protocol)
+    pt_barrier::bench_barrier(gpu, &rt, &[workgroups], &[b.kind], b.iterations, protocol)
 }
 
-fn queue(kind: pt_micro::QueueKind, scale: Scale) -> pt_micro::QueueConfig {
-    pt_micro::QueueConfig { kind, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() }
+fn queue(kind: pt_queue::QueueKind, scale: Scale) -> pt_queue::QueueConfig {
+    pt_queue::QueueConfig { kind, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() }
 }
 
-fn run_queue(gpu: &crate::Gpu, q: &pt_micro::QueueConfig, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+fn run_queue(gpu: &crate::Gpu, q: &pt_queue::QueueConfig, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
     let rt = crate::pt::Runtime::new(Default::default());
-    pt_micro::bench_queue(gpu, &rt, q, protocol).map(|r| vec![r])
+    pt_queue::bench_queue(gpu, &rt, q, protocol).map(|r| vec![r])
 }
 
 /// Every workload, in family order.
@@ -258,7 +259,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "work-queue throughput: one global head, one claim per item (every item exactly once)",
-            config: |s| queue(pt_micro::QueueKind::Single, s),
+            config: |s| queue(pt_queue::QueueKind::Single, s),
             run: run_queue,
             prepare: None,
         }),
@@ -267,7 +268,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "work-queue throughput: one global head, a chunk of items per claim",
-            config: |s| queue(pt_micro::QueueKind::Chunked, s),
+            config: |s| queue(pt_queue::QueueKind::Chunked, s),
             run: run_queue,
             prepare: None,
         }),
@@ -276,7 +277,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "work-queue throughput: distributed heads over item ranges with stealing",
-            config: |s| queue(pt_micro::QueueKind::Distributed, s),
+            config: |s| queue(pt_queue::QueueKind::Distributed, s),
             run: run_queue,
             prepare: None,
         }),

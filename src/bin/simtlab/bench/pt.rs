@@ -8,7 +8,7 @@ use simtlab::{Gpu, Result};
 #[derive(Args)]
 pub struct PtBenchArgs {
     #[command(flatten)]
-    pub pt: simtlab::kernels::pt::cli::PtArgs,
+    pub pt: simtlab::pt::sweep::PtArgs,
     #[command(flatten)]
     pub output: Output,
 }
@@ -16,7 +16,7 @@ pub struct PtBenchArgs {
 
 pub fn run(gpu: &Gpu, a: &PtBenchArgs) -> Result<()> {
     let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
-    let records = simtlab::kernels::pt::cli::bench_cli(gpu, &a.pt, &protocol)?;
+    let records = simtlab::pt::sweep::bench_cli(gpu, &a.pt, &protocol)?;
     print_pt_verdicts(&records);
     finish(&records, &a.output)
 }

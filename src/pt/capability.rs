@@ -1,7 +1,7 @@
-//! The capability probe that gates the blocking tier on an adapter: occupancy discovery, then
-//! global barriers among the discovered workgroups with a cross-workgroup message-passing check
-//! through atomics. Every wait is bounded, so a GPU that starves spinning workgroups makes the
-//! probe fail (abort), not hang.
+//! The capability check that gates the blocking tier on an adapter ([`assess`]): occupancy
+//! discovery, then global barriers among the discovered workgroups with a cross-workgroup
+//! message-passing check through atomics (`shaders/pt/capability.wgsl`). Every wait is bounded,
+//! so a GPU that starves spinning workgroups makes the check fail (abort), not hang.
 
 use super::launch::PtOptions;
 use super::{Control, PtConfig};
@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// Barriers of the capability check on drivers with a loop-iteration limit.
-const LOOP_LIMITED_PROBE_ITERATIONS: u32 = 32;
+const LOOP_LIMITED_ITERATIONS: u32 = 32;
 
+/// What [`assess`] found on an adapter, and its verdict on the blocking tier.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Capability {
     pub adapter: String,
@@ -38,25 +39,25 @@ pub struct Capability {
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct ProbeParams {
+struct CheckParams {
     iters: u32,
     pad: [u32; 3],
 }
 
-/// Runs one probe kernel (`discover` or `barrier`) with `launch` workgroups; returns the result
+/// Runs one kernel of the check (`discover` or `barrier`) with `launch` workgroups; returns the result
 /// words, the decoded status and the wall time, or the host-side error.
-fn run_probe_kernel(
+fn run_kernel(
     gpu: &Gpu,
     entry: &str,
     launch: u32,
     iters: u32,
     config: PtConfig,
 ) -> Result<([u32; 3], super::Status, f64)> {
-    let kernel = gpu.kernel("pt/probe.wgsl", entry, &[])?;
+    let kernel = gpu.kernel("pt/capability.wgsl", entry, &[])?;
     let control = Control::new(gpu, config)?;
-    let result = gpu.buffer_zeroed::<u32>("probe result", 4, BufferKind::Storage)?;
-    let messages = gpu.buffer_zeroed::<u32>("probe messages", 2 * launch as usize, BufferKind::Storage)?;
-    let params = gpu.buffer("probe params", &[ProbeParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
+    let result = gpu.buffer_zeroed::<u32>("capability result", 4, BufferKind::Storage)?;
+    let messages = gpu.buffer_zeroed::<u32>("capability messages", 2 * launch as usize, BufferKind::Storage)?;
+    let params = gpu.buffer("capability params", &[CheckParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
     let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &result), (1, &messages), (2, &params)];
     slots.extend(control.slots());
     let bind = kernel.bind_at(gpu, &slots)?;
@@ -67,9 +68,9 @@ fn run_probe_kernel(
     Ok(([r[0], r[1], r[2]], control.status(gpu)?, seconds))
 }
 
-/// Probes `gpu`. Errors only when the probe cannot be set up; a failing capability is a
-/// `Capability` with `blocking_ok == false` and a reason.
-pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
+/// Checks what `gpu` can do. Errors only when the check cannot be set up; a failing capability
+/// is a `Capability` with `blocking_ok == false` and a reason.
+pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
     let max = gpu.caps.max_compute_workgroups_per_dimension;
     let launch = options.discovery_launch.clamp(1, max);
     let config = PtConfig {
@@ -95,8 +96,8 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
         // every poll of every barrier: with the CPU's threads descheduled now and then, 256
         // barriers can use that budget up. Fewer barriers check the same thing there.
         barrier_iterations: match gpu.loop_iteration_limit() {
-            Some(_) => options.probe_iterations.min(LOOP_LIMITED_PROBE_ITERATIONS),
-            None => options.probe_iterations,
+            Some(_) => options.capability_iterations.min(LOOP_LIMITED_ITERATIONS),
+            None => options.capability_iterations,
         },
         barrier_completed: 0,
         stale_messages: 0,
@@ -106,7 +107,7 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
     };
     // wgpu's GL backend runs compute through GLSL, whose storage-memory semantics between
     // invocations are weaker than Vulkan's model; the forest ring queue gave wrong answers
-    // there (Mesa llvmpipe GL) while every probe check passed, so blocking PT stays off on GL.
+    // there (Mesa llvmpipe GL) while every capability check passed, so blocking PT stays off on GL.
     if gpu.info.backend == wgpu::Backend::Gl {
         cap.reason = Some("the GL backend gives no cross-invocation memory model strong enough for blocking queues; use Vulkan, Metal or DX12".into());
         return Ok(cap);
@@ -116,7 +117,7 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
         e => Err(e),
     };
 
-    match run_probe_kernel(gpu, "discover", launch, 0, config) {
+    match run_kernel(gpu, "discover", launch, 0, config) {
         Ok((r, status, seconds)) => {
             cap.discovered = status.discovered;
             cap.late = status.late;
@@ -139,7 +140,7 @@ pub fn probe(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
     let launch = cap.discovered;
     let config = PtConfig { launched: launch, ..config };
     let iterations = cap.barrier_iterations;
-    match run_probe_kernel(gpu, "barrier", launch, iterations, config) {
+    match run_kernel(gpu, "barrier", launch, iterations, config) {
         Ok((r, status, seconds)) => {
             cap.barrier_participants = r[0];
             cap.stale_messages = r[1];

@@ -5,18 +5,14 @@
 //! - [`forest`]: load balancing on complete and tilted forest expansion (level-by-level
 //!   kernels vs persistent level kernels vs one PT kernel with a ring queue);
 //! - [`prodcons`]: producer-consumer locality (global sum reduction; two-stage workload);
-//! - [`gsync`]: global synchronization (kernel relaunch vs in-dispatch barrier);
+//! - [`gsync`]: global synchronization (kernel relaunch vs in-dispatch barrier).
 //!
-//! plus the [`micro`] barrier-latency and queue-throughput benchmarks.
-//!
-//! [`execute`] runs a case at a requested tier with automatic fallback (probe verdict, aborts,
-//! queue overflow retries) and returns the output with the [`Plan`] that says what ran.
+//! [`execute`] runs a case at a requested tier with automatic fallback (capability verdict,
+//! aborts, queue overflow retries) and returns the output with the [`Plan`] that says what ran.
 
-pub mod cli;
 pub mod cpu;
 pub mod forest;
 pub mod gsync;
-pub mod micro;
 pub mod prodcons;
 pub mod sync;
 
@@ -71,7 +67,7 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn verdict(&self, rt: &Runtime) -> serde_json::Value {
-        self.plan.verdict(rt.probed().as_ref(), self.status.as_ref(), self.retries)
+        self.plan.verdict(rt.assessed().as_ref(), self.status.as_ref(), self.retries)
     }
 }
 
@@ -80,7 +76,7 @@ fn aborted(status: &Option<Status>) -> Option<&Status> {
 }
 
 /// Runs `case` at `requested` (variant `variant` or the tier's default), falling back to a lower
-/// tier when the probe fails or a blocking kernel aborts (in the checked run or in a timed one),
+/// tier when the capability check fails or a blocking kernel aborts (in the checked run or in a timed one),
 /// and retrying with a larger queue on overflow. With a protocol, times it after the first
 /// (checked) run.
 pub fn execute(

@@ -1,5 +1,5 @@
-// Capability probe and barrier microbenchmark for persistent threads (host: simtlab::pt::probe
-// and kernels::pt barrier case).
+// Capability check and barrier benchmark for persistent threads (host: simtlab::pt::capability
+// and simtlab::pt::barrier).
 // - discover: occupancy discovery only; participants count themselves.
 // - barrier: `iters` global barriers. Before barrier k each participant stores a message
 //   k * count + id + 1 (atomicStore) into slot (k % 2) * count + id; after it, it reads its

@@ -1,11 +1,12 @@
-//! `simtlab bench pt`: the command-line sweep over the use cases and microbenchmarks.
+//! The sweep `simtlab bench pt` runs: a use case or benchmark over lists of options.
 
-use super::forest::{ForestCase, ForestConfig, Shape};
-use super::gsync::{GsyncCase, GsyncConfig};
-use super::micro::{self, QueueConfig, QueueKind};
-use super::prodcons::{ProdConsCase, ProdConsConfig, Workload};
-use super::sync::{SyncCase, SyncConfig, Work};
-use super::{bench, Case};
+use super::barrier;
+use super::cases::forest::{ForestCase, ForestConfig, Shape};
+use super::cases::gsync::{GsyncCase, GsyncConfig};
+use super::cases::prodcons::{ProdConsCase, ProdConsConfig, Workload};
+use super::cases::sync::{SyncCase, SyncConfig, Work};
+use super::cases::{bench, Case};
+use super::queue::{self, QueueConfig, QueueKind};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{Progress, Protocol, Record};
@@ -82,10 +83,10 @@ pub struct PtArgs {
     pub workgroups: Vec<u32>,
     /// barrier: how workgroups arrive (device: storageBarrier; none: workgroupBarrier only; default device).
     #[arg(long, value_enum, value_delimiter = ',')]
-    pub fence: Vec<micro::BarrierFence>,
+    pub fence: Vec<barrier::BarrierFence>,
     /// barrier: where workgroups arrive (flat: one counter; tree: sub-counters, then one; default flat).
     #[arg(long, value_enum, value_delimiter = ',')]
-    pub arrival: Vec<micro::BarrierArrival>,
+    pub arrival: Vec<barrier::BarrierArrival>,
     /// barrier: barriers per launch (default 1000).
     #[arg(long)]
     pub iterations: Option<u32>,
@@ -287,7 +288,7 @@ pub fn validate(args: &PtArgs) -> Result<()> {
             }
             // every value through the queue's own check (n as a claims kind reads it)
             for &n in &or(&args.n, &[1]) {
-                let n = u32::try_from(n).map_err(|_| Error::invalid("--n", format!("{n} (use 1..={})", micro::MAX_QUEUE_ITEMS)))?;
+                let n = u32::try_from(n).map_err(|_| Error::invalid("--n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;
                 queue_config(args, QueueKind::Single, n, None).validate()?;
             }
         }
@@ -388,20 +389,20 @@ pub fn bench_cli(gpu: &Gpu, args: &PtArgs, protocol: &Protocol) -> Result<Vec<Re
         }
         PtCase::Barrier => {
             let w = if args.workgroups.is_empty() { vec![cap.discovered.max(1)] } else { args.workgroups.clone() };
-            let arrivals = or(&args.arrival, &[micro::BarrierArrival::Flat]);
-            let fences = or(&args.fence, &[micro::BarrierFence::Device]);
-            let kinds: Vec<micro::BarrierKind> =
-                arrivals.iter().flat_map(|&arrival| fences.iter().map(move |&fence| micro::BarrierKind { arrival, fence })).collect();
-            return micro::bench_barrier(gpu, &rt, &w, &kinds, args.iterations.unwrap_or(1000), protocol);
+            let arrivals = or(&args.arrival, &[barrier::BarrierArrival::Flat]);
+            let fences = or(&args.fence, &[barrier::BarrierFence::Device]);
+            let kinds: Vec<barrier::BarrierKind> =
+                arrivals.iter().flat_map(|&arrival| fences.iter().map(move |&fence| barrier::BarrierKind { arrival, fence })).collect();
+            return barrier::bench_barrier(gpu, &rt, &w, &kinds, args.iterations.unwrap_or(1000), protocol);
         }
         PtCase::Queue => {
             let mut records = Vec::new();
             let workgroups: Vec<Option<u32>> = args.workgroups.iter().map(|&w| Some(w)).collect();
             for &kind in &or(&args.kind, &DEFAULT_KINDS) {
                 for &w in &or(&workgroups, &[None]) {
-                    for &n in &or(&args.n, &[micro::default_queue_items(gpu) as usize]) {
-                        let n = u32::try_from(n).map_err(|_| Error::invalid("--n", format!("{n} (use 1..={})", micro::MAX_QUEUE_ITEMS)))?;
-                        records.push(micro::bench_queue(gpu, &rt, &queue_config(args, kind, n, w), protocol)?);
+                    for &n in &or(&args.n, &[queue::default_queue_items(gpu) as usize]) {
+                        let n = u32::try_from(n).map_err(|_| Error::invalid("--n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;
+                        records.push(queue::bench_queue(gpu, &rt, &queue_config(args, kind, n, w), protocol)?);
                     }
                 }
             }

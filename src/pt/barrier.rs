@@ -1,0 +1,172 @@
+//! Global barrier latency: `iters` in-dispatch barriers among the participants of one launch,
+//! against relaunching an empty kernel once per barrier (`shaders/pt/capability.wgsl`, the
+//! kernels of the capability check, and `shaders/shared/pt_barrier.wgsl`).
+
+use super::{record, Control, Runtime, Status, Tier};
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, BufferKind, Gpu, Step};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
+use serde::{Deserialize, Serialize};
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct BarrierParams {
+    iters: u32,
+    pad: [u32; 3],
+}
+
+/// How a workgroup arrives at the global barrier (`pt_barrier` in shaders/shared/pt_barrier.wgsl).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum BarrierFence {
+    /// storageBarrier: a control barrier with a device-scope fence on storage.
+    #[default]
+    Device,
+    /// workgroupBarrier only (PT_BARRIER_NO_FENCE): data crosses only through atomics.
+    None,
+}
+
+impl BarrierFence {
+    fn define(self) -> Option<&'static str> {
+        (self == BarrierFence::None).then_some("PT_BARRIER_NO_FENCE")
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BarrierFence::Device => "device",
+            BarrierFence::None => "none",
+        }
+    }
+}
+
+/// Where workgroups arrive at the global barrier.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum BarrierArrival {
+    /// One counter for all participants.
+    #[default]
+    Flat,
+    /// Sub-counters of at least 32 participants, then one top counter (PT_BARRIER_TREE).
+    Tree,
+}
+
+impl BarrierArrival {
+    fn define(self) -> Option<&'static str> {
+        (self == BarrierArrival::Tree).then_some("PT_BARRIER_TREE")
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BarrierArrival::Flat => "flat",
+            BarrierArrival::Tree => "tree",
+        }
+    }
+}
+
+/// The barrier variant: how participants arrive and whether the arrival fences.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BarrierKind {
+    pub arrival: BarrierArrival,
+    pub fence: BarrierFence,
+}
+
+impl BarrierKind {
+    fn defines(self) -> Vec<&'static str> {
+        self.arrival.define().into_iter().chain(self.fence.define()).collect()
+    }
+
+    pub fn name(self) -> String {
+        format!("{} arrival, fence {}", self.arrival.name(), self.fence.name())
+    }
+}
+
+/// One barrier-kernel launch.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BarrierRun {
+    pub launched: u32,
+    pub participants: u32,
+    pub iterations: u32,
+    pub completed: u32,
+    pub stale_messages: u32,
+    pub seconds: f64,
+    pub status: Status,
+}
+
+/// Launches `workgroups` workgroups running `iters` global barriers with the message-passing
+/// check. With discovery (the default) the participants are the co-resident ones; with
+/// `rt.options.assume_resident` every launched workgroup participates (test-only).
+pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32, kind: BarrierKind) -> Result<BarrierRun> {
+    let kernel = gpu.kernel("pt/capability.wgsl", "barrier", &kind.defines())?;
+    let control = Control::new(gpu, rt.config(gpu, Tier::Blocking, workgroups))?;
+    let result = gpu.buffer_zeroed::<u32>("barrier result", 4, BufferKind::Storage)?;
+    let messages = gpu.buffer_zeroed::<u32>("barrier messages", 2 * workgroups as usize, BufferKind::Storage)?;
+    let params = gpu.buffer("barrier params", &[BarrierParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
+    let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &result), (1, &messages), (2, &params)];
+    slots.extend(control.slots());
+    let bind = kernel.bind_at(gpu, &slots)?;
+    let t = gpu.run(&[Step::clear(&result), control.reset(), Step::dispatch(&kernel, &bind, [workgroups, 1, 1])], true)?;
+    let r = gpu.read(&result)?;
+    Ok(BarrierRun {
+        launched: workgroups,
+        participants: r[0],
+        iterations: iters,
+        completed: r[2],
+        stale_messages: r[1],
+        seconds: t.seconds,
+        status: control.status(gpu)?,
+    })
+}
+
+/// Time of `count` back-to-back dispatches of an empty kernel over `workgroups` workgroups.
+pub fn relaunch(gpu: &Gpu, workgroups: u32, count: u32) -> Result<f64> {
+    let kernel = gpu.kernel("pt/capability.wgsl", "relaunch", &[])?;
+    let result = gpu.buffer_zeroed::<u32>("relaunch result", 4, BufferKind::Storage)?;
+    let bind = kernel.bind(gpu, &[&result])?;
+    let steps: Vec<Step> = (0..count.max(1)).map(|_| Step::dispatch(&kernel, &bind, [workgroups, 1, 1])).collect();
+    Ok(gpu.run(&steps, true)?.seconds)
+}
+
+
+/// Barrier latency at each workgroup count: (time of `iters` barriers - time of 0) / iters,
+/// beside the per-dispatch time of relaunching an empty kernel.
+pub fn bench_barrier(gpu: &Gpu, rt: &Runtime, workgroups: &[u32], kinds: &[BarrierKind], iters: u32, protocol: &Protocol) -> Result<Vec<Record>> {
+    let cap = rt.capability(gpu)?;
+    if !cap.blocking_ok && !rt.options.assume_resident {
+        eprintln!("barrier: the capability probe failed ({}); measuring anyway with bounded waits", cap.reason.as_deref().unwrap_or("?"));
+    }
+    let mut records = Vec::new();
+    for (&w, &kind) in workgroups.iter().flat_map(|w| kinds.iter().map(move |k| (w, k))) {
+        let mut last = None;
+        let per = harness::measure(protocol, || {
+            let full = barrier(gpu, rt, w, iters, kind)?;
+            let empty = barrier(gpu, rt, w, 0, kind)?;
+            if full.status.aborted() {
+                return Err(full.status.error(&format!("barrier at {w} workgroups"), &gpu.adapter_name(), full.seconds));
+            }
+            let s = (full.seconds - empty.seconds).max(0.0) / iters.max(1) as f64;
+            let source = if gpu.caps.timestamps { crate::gpu::TimingSource::DeviceTimestamps } else { crate::gpu::TimingSource::WallClock };
+            last = Some(full);
+            Ok(crate::gpu::Timing { seconds: s, source, wall_seconds: s })
+        })?;
+        let run = last.ok_or_else(|| Error::invalid("barrier", "no samples"))?;
+        let check = Check::exact(&[run.stale_messages, run.completed], &[0, iters]);
+        let relaunch_s = relaunch(gpu, w, iters)? / iters.max(1) as f64;
+        let value = per.median * 1e6;
+        records.push(record(
+            gpu,
+            "barrier",
+            format!("{w} workgroups ({} participants), {}", run.participants, kind.name()),
+            serde_json::json!({ "workgroups": w, "iterations": iters, "fence": kind.fence, "arrival": kind.arrival }),
+            per,
+            check,
+            Throughput { value, unit: "us/barrier".into() },
+            serde_json::json!({
+                "participants": run.participants,
+                "relaunch_us": relaunch_s * 1e6,
+                "status": run.status,
+                "probe": rt.assessed(),
+            }),
+        ));
+    }
+    Ok(records)
+}
