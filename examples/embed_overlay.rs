@@ -102,7 +102,7 @@ impl Simtlab {
         let (distribution, prepared) = &self.layouts[index];
         let timing = prepared.dispatch(&self.gpu)?;
         self.last = format!("{}: {:.3} ms ({:?})", distribution.name(), timing.seconds * 1e3, timing.source);
-        if self.runs % LAYOUT_EVERY == 0 {
+        if self.runs.is_multiple_of(LAYOUT_EVERY) {
             if let Some(d) = prepared.divergence(&self.gpu)? {
                 let source = format!("GPU probe, {} layout, subgroup width {}", distribution.name(), d.width);
                 let color_by = self.overlay.as_ref().map(|o| o.color_by).unwrap_or_default();
@@ -279,7 +279,7 @@ impl Frame {
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
 
         // 1. simtlab: every few frames, a dispatch on the app's queue
-        if self.frames % KERNEL_EVERY == 0 {
+        if self.frames.is_multiple_of(KERNEL_EVERY) {
             let t = self.now();
             let result = self.simtlab.as_mut().map(|s| s.run());
             if let Some(Err(e)) = result {

@@ -26,9 +26,18 @@ pub enum Error {
     #[error("{what} did not finish within {} s; {hint}", format_limit(*seconds))]
     Timeout { what: String, seconds: f64, hint: String },
 
-    /// wgpu reported an error (validation, out of memory, device lost).
-    #[error("GPU error in {context}: {message}")]
-    Gpu { context: String, message: String },
+    /// wgpu reported an error (validation, out of memory, device lost); `source` is wgpu's own
+    /// error where there is one.
+    #[error("GPU error in {context}: {source}")]
+    Gpu {
+        context: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+
+    /// A GPU result differs from the CPU reference.
+    #[error("{failed} of {total} configuration(s) differ from the CPU reference; {first}")]
+    CheckFailed { failed: usize, total: usize, first: String },
 
     /// Bad parameters from the user.
     #[error("invalid {what}: {message}")]
@@ -61,8 +70,9 @@ impl Error {
         Error::Invalid { what: what.into(), message: message.into() }
     }
 
-    pub fn gpu(context: impl Into<String>, message: impl ToString) -> Self {
-        Error::Gpu { context: context.into(), message: message.to_string() }
+    /// A GPU error in `context`, keeping wgpu's error (or a message) as the source.
+    pub fn gpu(context: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>) -> Self {
+        Error::Gpu { context: context.into(), source: source.into() }
     }
 
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

@@ -95,8 +95,11 @@ pub(crate) struct Entry<C> {
     pub summary: &'static str,
     pub config: fn(Scale) -> C,
     pub run: fn(&Gpu, &C, &Protocol) -> Result<Vec<Record>>,
-    pub prepare: Option<fn(&Gpu, &C) -> Result<Box<dyn Recording>>>,
+    pub prepare: Option<Prepare<C>>,
 }
+
+/// How a registry line prepares its [`Recording`].
+pub(crate) type Prepare<C> = fn(&Gpu, &C) -> Result<Box<dyn Recording>>;
 
 impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     fn name(&self) -> &'static str {

@@ -51,9 +51,13 @@ pub fn finish_files(records: &[Record], json: Option<&PathBuf>, csv: Option<&Pat
             eprintln!("wrote {}", p.display());
         }
     }
-    let failed = records.iter().filter(|r| !r.check.passed).count();
-    if failed > 0 {
-        return Err(Error::invalid("results", format!("{failed} configuration(s) differ from the CPU reference")));
+    let failed: Vec<&Record> = records.iter().filter(|r| !r.check.passed).collect();
+    if let Some(r) = failed.first() {
+        return Err(Error::CheckFailed {
+            failed: failed.len(),
+            total: records.len(),
+            first: format!("{} {}: {}", r.kernel, r.variant, r.check.first_mismatch.as_deref().unwrap_or("see the table")),
+        });
     }
     Ok(())
 }

@@ -165,10 +165,15 @@ pub struct PaperRef {
     pub claims: &'static [&'static str],
     /// The paper's scenario as a number for these parameters (e.g. the SIMT efficiency the
     /// text's reasoning gives at its warp width), with what it means.
-    pub model: Option<(&'static str, fn(&ParamValues) -> Option<f64>)>,
+    pub model: Option<(&'static str, ModelValue)>,
     /// Our counterpart of the model value, from a run.
-    pub ours: Option<(&'static str, fn(&PointResult) -> f64)>,
+    pub ours: Option<(&'static str, OurValue)>,
 }
+
+/// The paper's scenario as a number for a parameter set.
+pub type ModelValue = fn(&ParamValues) -> Option<f64>;
+/// Our counterpart of a model value, from a run.
+pub type OurValue = fn(&PointResult) -> f64;
 
 /// A kernel family the explorer can run.
 #[derive(Clone, Copy, Debug)]
