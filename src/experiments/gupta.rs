@@ -1,9 +1,12 @@
 //! Gupta et al.: the four persistent-threads use cases, PT vs nonPT.
 
-use super::{parse_args, CliSweep, Experiment, Outcome, Point, Scale};
+use super::{failures, params, point, Experiment, Outcome, Point, Scale};
+use crate::gpu::Gpu;
 use crate::harness::Record;
-use crate::pt::sweep::{bench_cli, PtArgs};
-use crate::report::{PaperValues, Section, Verdict};
+use crate::pt::cases::forest::Shape;
+use crate::pt::sweep::{self, Bench, Sweep};
+use crate::report::{Cell, PaperValues, Section, Table, Verdict};
+use serde::{Deserialize, Serialize};
 
 /// Median of the fastest record whose variant says `tier N` for N in `tiers`.
 fn best(records: &[&Record], case: &str, tiers: &[u8]) -> Option<f64> {
@@ -32,11 +35,6 @@ fn verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
         .collect()
 }
 
-fn run(gpu: &crate::gpu::Gpu, words: &[String], protocol: &crate::harness::Protocol) -> crate::error::Result<Vec<Record>> {
-    let args: PtArgs = parse_args(words)?;
-    bench_cli(gpu, &args, protocol)
-}
-
 /// One note listing every record that ran at a lower tier than its sweep asked for (a failed
 /// probe, an abort, a tier the case lacks), with the point and the reasons `results.json` keeps
 /// in the record's `fallbacks`; none when nothing fell back.
@@ -55,60 +53,110 @@ fn fallback_notes(outcomes: &[&Outcome]) -> Vec<String> {
     vec![format!("Fallbacks (these rows ran at a lower tier than asked):\n\n{}", lines.join("\n"))]
 }
 
-/// The Gupta sweep: the CLI sweep's section with its fallbacks noted.
-struct GuptaSweep(CliSweep);
+/// A sweep of `bench` with `set` applied to its defaults.
+fn of(bench: Bench, set: impl FnOnce(&mut Sweep)) -> Sweep {
+    let mut s = Sweep::new(bench);
+    set(&mut s);
+    s
+}
 
-impl Experiment for GuptaSweep {
+/// The sweeps of a scale, each with the `simtlab bench pt` arguments that ask for it: a point's
+/// key is those arguments and the scale, as results files since the first Gupta run name it.
+fn sweeps(scale: Scale) -> Vec<(&'static str, Sweep)> {
+    use Bench::*;
+    match scale {
+        Scale::Tiny => vec![
+            ("--case gsync --syncs 5 --blocks 8", of(Gsync, |s| (s.syncs, s.blocks) = (vec![5], vec![8]))),
+            ("--case sync --n 2048", of(Sync, |s| s.n = vec![2048])),
+        ],
+        Scale::Quick => vec![
+            ("--case sync --n 65536", of(Sync, |s| s.n = vec![65536])),
+            ("--case forest --depth 20 --items 64", of(Forest, |s| (s.depth, s.items) = (vec![20], vec![64]))),
+            ("--case prodcons --n 65536", of(Prodcons, |s| s.n = vec![65536])),
+            ("--case gsync --syncs 20 --blocks 64", of(Gsync, |s| (s.syncs, s.blocks) = (vec![20], vec![64]))),
+        ],
+        Scale::Full => vec![
+            ("--case sync --n 1048576,16777216", of(Sync, |s| s.n = vec![1 << 20, 1 << 24])),
+            (
+                "--case forest --depth 200 --items 1024 --shape tilted",
+                of(Forest, |s| (s.depth, s.items, s.shape) = (vec![200], vec![1024], vec![Shape::Tilted])),
+            ),
+            (
+                "--case forest --depth 12 --items 1024 --shape complete",
+                of(Forest, |s| (s.depth, s.items, s.shape) = (vec![12], vec![1024], vec![Shape::Complete])),
+            ),
+            ("--case prodcons --n 1048576,16777216", of(Prodcons, |s| s.n = vec![1 << 20, 1 << 24])),
+            ("--case gsync --syncs 100,1000 --blocks 1056", of(Gsync, |s| (s.syncs, s.blocks) = (vec![100, 1000], vec![1056]))),
+            ("--case barrier --workgroups 132,1056", of(Barrier, |s| s.workgroups = vec![132, 1056])),
+            ("--case queue", Sweep::new(Queue)),
+        ],
+    }
+}
+
+/// A point's parameters: the sweep and the scale whose timing protocol it runs with.
+#[derive(Serialize, Deserialize)]
+struct SweepPoint {
+    sweep: Sweep,
+    scale: Scale,
+}
+
+/// The four use cases (and at full scale the barrier and queue benchmarks), one sweep per point,
+/// with every fallback noted in the section.
+struct UseCases;
+
+impl Experiment for UseCases {
     fn paper(&self) -> &'static str {
-        self.0.paper()
+        "gupta"
     }
     fn id(&self) -> &'static str {
-        self.0.id()
+        "gupta-use-cases"
     }
     fn title(&self) -> &'static str {
-        self.0.title()
+        "The four use cases, nonPT (tier 0) vs PT (tier 1 non-blocking, tier 2 blocking)"
     }
     fn points(&self, scale: Scale) -> Vec<Point> {
-        self.0.points(scale)
+        sweeps(scale)
+            .into_iter()
+            .map(|(line, sweep)| point(self.id(), format!("{line} [{scale:?}]"), serde_json::to_value(SweepPoint { sweep, scale }).unwrap_or_default()))
+            .collect()
     }
-    fn run(&self, gpu: &crate::gpu::Gpu, point: &Point) -> crate::error::Result<Vec<Record>> {
-        self.0.run(gpu, point)
+    fn run(&self, gpu: &Gpu, p: &Point) -> crate::error::Result<Vec<Record>> {
+        let sp: SweepPoint = params(p)?;
+        Ok(sweep::run(gpu, &sp.sweep, &sp.scale.protocol())?.records)
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
-        let mut section = self.0.render(outcomes, paper);
-        section.notes.extend(fallback_notes(outcomes));
-        section
+        let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
+        let mut table = Table {
+            title: String::new(),
+            columns: ["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"].map(String::from).to_vec(),
+            rows: Vec::new(),
+        };
+        for r in &records {
+            table.rows.push(vec![
+                Cell::text(&r.kernel),
+                Cell::text(&r.variant),
+                Cell::measured(r.stats.median * 1e3, 4),
+                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
+                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(&t.unit)),
+                r.divergence.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
+                Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
+            ]);
+        }
+        Section {
+            paper: self.paper().into(),
+            id: self.id().into(),
+            title: self.title().into(),
+            tables: vec![table],
+            verdicts: verdicts(&records, paper),
+            notes: fallback_notes(outcomes),
+            failures: failures(outcomes),
+            ..Default::default()
+        }
     }
 }
 
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(GuptaSweep(CliSweep {
-        paper: "gupta",
-        id: "gupta-use-cases",
-        title: "The four use cases, nonPT (tier 0) vs PT (tier 1 non-blocking, tier 2 blocking)",
-        points: [
-            &["--case gsync --syncs 5 --blocks 8", "--case sync --n 2048"],
-            &[
-                "--case sync --n 65536",
-                "--case forest --depth 20 --items 64",
-                "--case prodcons --n 65536",
-                "--case gsync --syncs 20 --blocks 64",
-            ],
-            &[
-                "--case sync --n 1048576,16777216",
-                "--case forest --depth 200 --items 1024 --shape tilted",
-                "--case forest --depth 12 --items 1024 --shape complete",
-                "--case prodcons --n 1048576,16777216",
-                "--case gsync --syncs 100,1000 --blocks 1056",
-                "--case barrier --workgroups 132,1056",
-                "--case queue",
-            ],
-        ],
-        run,
-        verdicts,
-        figure: None,
-        paper_tables: &[],
-    }))]
+    vec![Box::new(UseCases)]
 }
 
 #[cfg(test)]
@@ -140,6 +188,39 @@ mod tests {
             divergence: None,
             throughput: None,
             extra,
+        }
+    }
+
+    #[test]
+    fn gupta_point_keys_stay_those_of_earlier_results() {
+        let keys = |scale| experiments()[0].points(scale).into_iter().map(|p| p.key).collect::<Vec<_>>();
+        assert_eq!(keys(Scale::Tiny), ["--case gsync --syncs 5 --blocks 8 [Tiny]", "--case sync --n 2048 [Tiny]"]);
+        assert_eq!(
+            keys(Scale::Quick),
+            [
+                "--case sync --n 65536 [Quick]",
+                "--case forest --depth 20 --items 64 [Quick]",
+                "--case prodcons --n 65536 [Quick]",
+                "--case gsync --syncs 20 --blocks 64 [Quick]",
+            ]
+        );
+        assert_eq!(
+            keys(Scale::Full),
+            [
+                "--case sync --n 1048576,16777216 [Full]",
+                "--case forest --depth 200 --items 1024 --shape tilted [Full]",
+                "--case forest --depth 12 --items 1024 --shape complete [Full]",
+                "--case prodcons --n 1048576,16777216 [Full]",
+                "--case gsync --syncs 100,1000 --blocks 1056 [Full]",
+                "--case barrier --workgroups 132,1056 [Full]",
+                "--case queue [Full]",
+            ]
+        );
+        for scale in [Scale::Tiny, Scale::Quick, Scale::Full] {
+            for p in experiments()[0].points(scale) {
+                let sp: SweepPoint = params(&p).unwrap();
+                sp.sweep.validate().unwrap_or_else(|e| panic!("{}: {e}", p.key));
+            }
         }
     }
 

@@ -16,7 +16,7 @@ struct BarrierParams {
 }
 
 /// How a workgroup arrives at the global barrier (`pt_barrier` in shaders/shared/pt_barrier.wgsl).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BarrierFence {
     /// storageBarrier: a control barrier with a device-scope fence on storage.
@@ -40,7 +40,7 @@ impl BarrierFence {
 }
 
 /// Where workgroups arrive at the global barrier.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BarrierArrival {
     /// One counter for all participants.

@@ -9,7 +9,7 @@ use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::pt;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum QueueKind {
     /// One global head, one atomicAdd per item.

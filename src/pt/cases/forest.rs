@@ -8,7 +8,7 @@ use crate::pt::{self, queue_word, Control, Plan, Runtime, Status, Tier};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Shape {
     /// Every item has two children until the depth: a complete binary tree per input.

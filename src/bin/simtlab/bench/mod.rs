@@ -4,7 +4,7 @@ pub mod carrillo;
 mod flowshop;
 mod matmul;
 pub mod micro;
-mod pt;
+pub mod pt;
 mod remap;
 pub mod zhang;
 
