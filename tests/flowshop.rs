@@ -6,12 +6,11 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use clap::{Args as _, FromArgMatches as _};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use simtlab::kernels::flowshop::bench::{parent_depths, search_pool};
-use simtlab::kernels::flowshop::cli::{
-    self, BoundArgs, BranchingArg, DeviceArg, FlowshopArgs, FlowshopCommand, InstanceArgs, KernelArg, MappingArg, SolveArgs,
+use simtlab::kernels::flowshop::commands::{
+    self, Command, Device, InstanceOptions, KernelVariant, NodeBoundOptions, SolveOptions,
 };
 use simtlab::kernels::flowshop::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use simtlab::kernels::flowshop::taillard::parse_instances;
@@ -304,10 +303,10 @@ fn gpu_and_cpu_searches_count_the_same_nodes_from_the_optimum() {
 
 /// Solves on the GPU from NEH and checks the makespan against Taillard's best known upper
 /// bound (proven optimal for these instances) and against the returned permutation.
-fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize, branching: BranchingArg) -> simtlab::kernels::flowshop::Solution {
+fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize, branching: Branching) -> simtlab::kernels::flowshop::Solution {
     let instance = taillard(name[2..].parse().unwrap()).unwrap();
-    let args = SolveArgs { pool, branching, ..SolveArgs::new(name) };
-    let (solved, solution) = cli::solve_instance(&args, Some(gpu), None, None).unwrap();
+    let args = SolveOptions { pool, branching, ..SolveOptions::new(name) };
+    let (solved, solution) = commands::solve_instance(&args, Some(gpu), None, None).unwrap();
     assert_eq!(solved, instance);
     assert!(solution.optimal, "{name}: {solution:?}");
     assert_eq!(solution.makespan, Some(instance.upper_bound), "{name}: Taillard's upper bound");
@@ -322,11 +321,11 @@ fn solve_on_gpu(gpu: &Gpu, name: &str, pool: usize, branching: BranchingArg) -> 
 #[test]
 fn gpu_search_solves_ta001_and_a_20x10_instance() {
     let gpu = common::gpu();
-    assert_eq!(solve_on_gpu(&gpu, "ta001", 256, BranchingArg::Forward).makespan, Some(1278));
-    let forward = solve_on_gpu(&gpu, TA_20X10, 256, BranchingArg::Forward);
-    let bidirectional = solve_on_gpu(&gpu, TA_20X10, 256, BranchingArg::Bidirectional);
+    assert_eq!(solve_on_gpu(&gpu, "ta001", 256, Branching::Forward).makespan, Some(1278));
+    let forward = solve_on_gpu(&gpu, TA_20X10, 256, Branching::Forward);
+    let bidirectional = solve_on_gpu(&gpu, TA_20X10, 256, Branching::Bidirectional);
     assert!(bidirectional.nodes < forward.nodes, "{} vs {} nodes", bidirectional.nodes, forward.nodes);
-    solve_on_gpu(&gpu, "ta011", 1024, BranchingArg::Bidirectional);
+    solve_on_gpu(&gpu, "ta011", 1024, Branching::Bidirectional);
 }
 
 /// A 20x10 instance whose proof takes seconds with LB2.
@@ -335,17 +334,17 @@ const TA_20X10: &str = "ta019";
 #[test]
 fn cli_functions_report_instances_bounds_and_solutions() {
     let json: serde_json::Value =
-        serde_json::from_str(&cli::instance(&InstanceArgs { instance: "ta001".into(), json: true }).unwrap()).unwrap();
+        serde_json::from_str(&commands::instance(&InstanceOptions { instance: "ta001".into(), json: true }).unwrap()).unwrap();
     assert_eq!(json["name"], "ta001");
     assert_eq!((json["jobs"].as_u64(), json["machines"].as_u64(), json["seed"].as_u64()), (Some(20), Some(5), Some(873654221)));
     let p: Vec<u64> = json["p"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
     assert_eq!(p.len(), 100);
     assert_eq!(&p[..20], &[54, 83, 15, 71, 77, 36, 53, 38, 27, 87, 76, 91, 14, 29, 12, 77, 32, 87, 68, 94]);
-    let text = cli::instance(&InstanceArgs { instance: "ta001".into(), json: false }).unwrap();
+    let text = commands::instance(&InstanceOptions { instance: "ta001".into(), json: false }).unwrap();
     assert!(text.contains("873654221"), "{text}");
 
     let bound = |prefix: Vec<usize>, suffix: Vec<usize>| -> serde_json::Value {
-        let out = cli::bound(&BoundArgs { instance: "ta001".into(), prefix, suffix, json: true }).unwrap();
+        let out = commands::bound(&NodeBoundOptions { instance: "ta001".into(), prefix, suffix, json: true }).unwrap();
         serde_json::from_str(&out).unwrap()
     };
     let root = bound(vec![], vec![]);
@@ -353,27 +352,27 @@ fn cli_functions_report_instances_bounds_and_solutions() {
     assert!(root["lb2"].as_u64().unwrap() >= 1232 && root["lb2"].as_u64().unwrap() <= 1278);
     let node = bound(vec![2, 0], vec![5]);
     assert!(node["lb1"].as_u64().unwrap() <= node["lb2"].as_u64().unwrap() || node["lb1"].as_u64() > Some(0));
-    assert!(cli::bound(&BoundArgs { instance: "ta001".into(), prefix: vec![0, 0], suffix: vec![], json: true }).is_err());
-    assert!(cli::instance(&InstanceArgs { instance: "ta121".into(), json: true }).is_err());
-    assert!(cli::instance(&InstanceArgs { instance: "/nonexistent/file.txt".into(), json: true }).is_err());
+    assert!(commands::bound(&NodeBoundOptions { instance: "ta001".into(), prefix: vec![0, 0], suffix: vec![], json: true }).is_err());
+    assert!(commands::instance(&InstanceOptions { instance: "ta121".into(), json: true }).is_err());
+    assert!(commands::instance(&InstanceOptions { instance: "/nonexistent/file.txt".into(), json: true }).is_err());
 
     let gpu = common::gpu();
-    let args = SolveArgs { json: true, ub: Some(1278), ..SolveArgs::new("ta001") };
-    let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, Some(&gpu), None).unwrap()).unwrap();
+    let args = SolveOptions { json: true, ub: Some(1278), ..SolveOptions::new("ta001") };
+    let json: serde_json::Value = serde_json::from_str(&commands::solve(&args, Some(&gpu), None).unwrap()).unwrap();
     for field in ["makespan", "permutation", "nodes", "leaves", "optimal", "seconds", "branching"] {
         assert!(json.get(field).is_some(), "solve JSON lacks {field}: {json}");
     }
     assert_eq!((json["makespan"].as_u64(), json["optimal"].as_bool()), (Some(1278), Some(true)));
-    let cpu = SolveArgs { device: DeviceArg::Cpu, ..args.clone() };
-    let cpu_json: serde_json::Value = serde_json::from_str(&cli::solve(&cpu, None, None).unwrap()).unwrap();
+    let cpu = SolveOptions { device: Device::Cpu, ..args.clone() };
+    let cpu_json: serde_json::Value = serde_json::from_str(&commands::solve(&cpu, None, None).unwrap()).unwrap();
     assert_eq!((&cpu_json["nodes"], &cpu_json["leaves"]), (&json["nodes"], &json["leaves"]));
-    assert!(cli::solve(&SolveArgs { pool: 0, ..args.clone() }, Some(&gpu), None).is_err());
-    assert!(cli::solve(&args, None, None).is_err(), "--device gpu without a GPU");
+    assert!(commands::solve(&SolveOptions { pool: 0, ..args.clone() }, Some(&gpu), None).is_err());
+    assert!(commands::solve(&args, None, None).is_err(), "--device gpu without a GPU");
 
     // --heuristic-rounds 0 starts from NEH (ta001: 1286), the default improves on it.
     let start = |rounds: Option<u32>| -> u64 {
-        let args = SolveArgs { heuristic_rounds: rounds, node_limit: Some(1), ..cpu.clone() };
-        let json: serde_json::Value = serde_json::from_str(&cli::solve(&args, None, None).unwrap()).unwrap();
+        let args = SolveOptions { heuristic_rounds: rounds, node_limit: Some(1), ..cpu.clone() };
+        let json: serde_json::Value = serde_json::from_str(&commands::solve(&args, None, None).unwrap()).unwrap();
         json["start_makespan"].as_u64().unwrap()
     };
     assert_eq!(start(Some(0)), 1286);
@@ -381,9 +380,9 @@ fn cli_functions_report_instances_bounds_and_solutions() {
 }
 
 /// `flowshop solve` through its library entry, as JSON.
-fn solve_json(args: &SolveArgs, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Value {
-    let args = SolveArgs { json: true, ..args.clone() };
-    serde_json::from_str(&cli::solve(&args, gpu, interrupted).unwrap()).unwrap()
+fn solve_json(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Value {
+    let args = SolveOptions { json: true, ..args.clone() };
+    serde_json::from_str(&commands::solve(&args, gpu, interrupted).unwrap()).unwrap()
 }
 
 fn jobs_of(value: &Value) -> Vec<usize> {
@@ -405,7 +404,7 @@ fn an_upper_bound_the_search_never_beats_proves_only_a_lower_bound() {
     // Optima: ta001 1278, ta011 1582. NEH (--heuristic-rounds 0) gives more than these bounds.
     for (name, ub) in [("ta011", 1581), ("ta001", 0), ("ta001", 1), ("ta001", 1277), ("ta001", 1278)] {
         let instance = taillard(name[2..].parse().unwrap()).unwrap();
-        let args = SolveArgs { ub: Some(ub), heuristic_rounds: Some(0), device: DeviceArg::Cpu, ..SolveArgs::new(name) };
+        let args = SolveOptions { ub: Some(ub), heuristic_rounds: Some(0), device: Device::Cpu, ..SolveOptions::new(name) };
         let json = solve_json(&args, None, None);
         assert_eq!(
             (&json["makespan"], &json["optimal"], &json["proven_lower_bound"], &json["stopped"]),
@@ -416,25 +415,25 @@ fn an_upper_bound_the_search_never_beats_proves_only_a_lower_bound() {
         check_reported_schedules(&instance, &json);
         if name == "ta001" {
             // (ta011's search takes seconds: once is enough)
-            let text = cli::solve(&args, None, None).unwrap();
+            let text = commands::solve(&args, None, None).unwrap();
             assert!(text.contains(&format!("no schedule better than --ub {ub} exists")), "{text}");
             assert!(!text.contains("optimal)") && text.contains("start schedule"), "{text}");
         }
     }
 
     let ta001 = taillard(1).unwrap();
-    let neh_cpu = SolveArgs { heuristic_rounds: Some(0), device: DeviceArg::Cpu, ..SolveArgs::new("ta001") };
+    let neh_cpu = SolveOptions { heuristic_rounds: Some(0), device: Device::Cpu, ..SolveOptions::new("ta001") };
     // Between the optimum and NEH's 1286, or above NEH: the search finds and proves 1278.
     for ub in [1280, 2000] {
-        let json = solve_json(&SolveArgs { ub: Some(ub), ..neh_cpu.clone() }, None, None);
+        let json = solve_json(&SolveOptions { ub: Some(ub), ..neh_cpu.clone() }, None, None);
         assert_eq!((&json["makespan"], &json["optimal"], &json["proven_lower_bound"]), (&json!(1278), &json!(true), &json!(1278)), "{json}");
         check_reported_schedules(&ta001, &json);
     }
     // The start schedule meets the bound: it is the incumbent, proven optimal.
-    let json = solve_json(&SolveArgs { ub: Some(1278), heuristic_rounds: None, ..neh_cpu.clone() }, None, None);
+    let json = solve_json(&SolveOptions { ub: Some(1278), heuristic_rounds: None, ..neh_cpu.clone() }, None, None);
     assert_eq!((&json["makespan"], &json["optimal"], &json["start_makespan"]), (&json!(1278), &json!(true), &json!(1278)), "{json}");
     // Stopped before anything within the bound was found: nothing proven either.
-    let stopped = SolveArgs { ub: Some(1280), time_limit: Some(0.0), ..neh_cpu.clone() };
+    let stopped = SolveOptions { ub: Some(1280), time_limit: Some(0.0), ..neh_cpu.clone() };
     let json = solve_json(&stopped, None, None);
     assert_eq!(
         (&json["makespan"], &json["optimal"], &json["proven_lower_bound"], &json["stopped"]),
@@ -442,12 +441,12 @@ fn an_upper_bound_the_search_never_beats_proves_only_a_lower_bound() {
         "{json}"
     );
     check_reported_schedules(&ta001, &json);
-    let text = cli::solve(&stopped, None, None).unwrap();
+    let text = commands::solve(&stopped, None, None).unwrap();
     assert!(text.contains("no schedule of makespan at most --ub 1280 found (search stopped: time limit reached)"), "{text}");
 
     // The GPU search reports the same.
     let gpu = common::gpu();
-    let json = solve_json(&SolveArgs { ub: Some(1277), device: DeviceArg::Gpu, ..neh_cpu }, Some(&gpu), None);
+    let json = solve_json(&SolveOptions { ub: Some(1277), device: Device::Gpu, ..neh_cpu }, Some(&gpu), None);
     assert_eq!((&json["makespan"], &json["optimal"], &json["proven_lower_bound"]), (&Value::Null, &json!(false), &json!(1277)), "{json}");
     check_reported_schedules(&ta001, &json);
 }
@@ -498,50 +497,43 @@ fn an_interrupt_stops_the_search_with_the_best_schedule_so_far() {
     }
 
     // Through the command's entry point: what was found so far, as JSON.
-    let args = SolveArgs { device: DeviceArg::Cpu, heuristic_rounds: Some(0), json: true, ..SolveArgs::new("ta021") };
-    let out = cli::run(&FlowshopArgs { command: FlowshopCommand::Solve(args.clone()) }, &GpuOptions::default(), &AtomicBool::new(true)).unwrap();
+    let args = SolveOptions { device: Device::Cpu, heuristic_rounds: Some(0), json: true, ..SolveOptions::new("ta021") };
+    let out = commands::run(&Command::Solve(args.clone()), &GpuOptions::default(), &AtomicBool::new(true)).unwrap();
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!((&json["optimal"], &json["stopped"], &json["proven_lower_bound"]), (&json!(false), &json!("interrupted"), &Value::Null), "{json}");
     assert_eq!(jobs_of(&json["permutation"]).len(), 20);
     check_reported_schedules(&instance, &json);
-    let text = cli::solve(&SolveArgs { json: false, ..args }, None, Some(&AtomicBool::new(true))).unwrap();
+    let text = commands::solve(&SolveOptions { json: false, ..args }, None, Some(&AtomicBool::new(true))).unwrap();
     assert!(text.contains("(search stopped: interrupted; not proven optimal)"), "{text}");
 }
 
-/// Parses `flowshop` arguments as the binary does.
-fn parse_flowshop(argv: &[&str]) -> Result<FlowshopArgs, clap::Error> {
-    let command = FlowshopArgs::augment_args(clap::Command::new("flowshop")).no_binary_name(true);
-    FlowshopArgs::from_arg_matches(&command.try_get_matches_from(argv)?)
-}
-
-fn run_flowshop(args: &FlowshopArgs) -> simtlab::Result<String> {
-    cli::run(args, &GpuOptions::default(), &AtomicBool::new(false))
+fn run_solve(args: SolveOptions, gpu_options: &GpuOptions) -> simtlab::Result<String> {
+    commands::run(&Command::Solve(args), gpu_options, &AtomicBool::new(false))
 }
 
 #[test]
 fn options_the_device_would_ignore_are_rejected() {
-    for (argv, option) in [
-        (&["solve", "ta001", "--threads", "2"][..], "--threads"),
-        (&["solve", "ta001", "--device", "gpu", "--threads", "0"][..], "--threads"),
-        (&["solve", "ta001", "--device", "cpu", "--kernel", "basic"][..], "--kernel"),
-        (&["solve", "ta001", "--device", "cpu", "--mapping", "per-parent"][..], "--mapping"),
+    let gpu = SolveOptions::new("ta001");
+    let cpu = SolveOptions { device: Device::Cpu, node_limit: Some(1), ..gpu.clone() };
+    for (args, option) in [
+        (SolveOptions { threads: Some(2), ..gpu.clone() }, "--threads"),
+        (SolveOptions { threads: Some(0), ..gpu.clone() }, "--threads"),
+        (SolveOptions { kernel: Some(KernelVariant::Basic), ..cpu.clone() }, "--kernel"),
+        (SolveOptions { mapping: Some(ThreadMapping::PerParent), ..cpu.clone() }, "--mapping"),
     ] {
-        let err = run_flowshop(&parse_flowshop(argv).unwrap()).unwrap_err().to_string();
-        assert!(err.contains(option) && err.contains("applies only to --device"), "{argv:?}: {err}");
+        let err = run_solve(args.clone(), &GpuOptions::default()).unwrap_err().to_string();
+        assert!(err.contains(option) && err.contains("applies only to --device"), "{args:?}: {err}");
     }
-    let cpu = parse_flowshop(&["solve", "ta001", "--device", "cpu", "--node-limit", "1"]).unwrap();
     let adapter = GpuOptions { adapter: Some("llvmpipe".into()), ..GpuOptions::default() };
-    let err = cli::run(&cpu, &adapter, &AtomicBool::new(false)).unwrap_err().to_string();
+    let err = run_solve(cpu.clone(), &adapter).unwrap_err().to_string();
     assert!(err.contains("--adapter") && err.contains("--device gpu"), "{err}");
     // Where they apply they are taken.
-    let threads = parse_flowshop(&["solve", "ta001", "--device", "cpu", "--threads", "2", "--node-limit", "1"]).unwrap();
-    assert!(run_flowshop(&threads).is_ok());
-    let args = SolveArgs { kernel: Some(KernelArg::Basic), mapping: Some(MappingArg::PerParent), ub: Some(1278), ..SolveArgs::new("ta001") };
+    assert!(run_solve(SolveOptions { threads: Some(2), ..cpu.clone() }, &GpuOptions::default()).is_ok());
+    let args = SolveOptions { kernel: Some(KernelVariant::Basic), mapping: Some(ThreadMapping::PerParent), ub: Some(1278), ..gpu };
     assert_eq!(solve_json(&args, Some(&common::gpu()), None)["makespan"], 1278);
     // Time limits Duration cannot hold are errors, not panics.
-    for limit in ["-1", "NaN", "inf", "1e300"] {
-        let argv = ["solve", "ta001", "--device", "cpu", &format!("--time-limit={limit}")];
-        let err = run_flowshop(&parse_flowshop(&argv).unwrap()).unwrap_err().to_string();
+    for limit in [-1.0, f64::NAN, f64::INFINITY, 1e300] {
+        let err = run_solve(SolveOptions { time_limit: Some(limit), ..cpu.clone() }, &GpuOptions::default()).unwrap_err().to_string();
         assert!(err.contains("--time-limit"), "{limit}: {err}");
     }
 }
@@ -553,17 +545,17 @@ fn messages_say_what_to_do_in_command_line_terms() {
     // A file instance with no best known value (header UB 0).
     let single = dir.join("r4x2.txt");
     std::fs::write(&single, "4 2 7 0 0\n3 1 4 1\n5 9 2 6\n").unwrap();
-    let args = SolveArgs { device: DeviceArg::Cpu, ..SolveArgs::new(single.to_str().unwrap()) };
-    let text = cli::solve(&args, None, None).unwrap();
+    let args = SolveOptions { device: Device::Cpu, ..SolveOptions::new(single.to_str().unwrap()) };
+    let text = commands::solve(&args, None, None).unwrap();
     assert!(text.contains("best known: unknown") && !text.contains("best known 0"), "{text}");
     assert!(text.contains("(optimal)"), "{text}");
     assert_eq!(solve_json(&args, None, None)["best_known"], Value::Null);
-    let ta001 = cli::solve(&SolveArgs { device: DeviceArg::Cpu, ..SolveArgs::new("ta001") }, None, None).unwrap();
+    let ta001 = commands::solve(&SolveOptions { device: Device::Cpu, ..SolveOptions::new("ta001") }, None, None).unwrap();
     assert!(ta001.contains("best known: 1278"), "{ta001}");
 
     let double = dir.join("two.txt");
     std::fs::write(&double, "4 2 7 0 0\n3 1 4 1\n5 9 2 6\n4 2 7 0 0\n3 1 4 1\n5 9 2 6\n").unwrap();
-    let err = cli::instance(&InstanceArgs { instance: double.to_str().unwrap().into(), json: false }).unwrap_err().to_string();
+    let err = commands::instance(&InstanceOptions { instance: double.to_str().unwrap().into(), json: false }).unwrap_err().to_string();
     assert!(err.contains("holds 2 instances") && err.contains("file of its own") && !err.contains("read_instances"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -633,24 +625,30 @@ fn job_list() -> impl Strategy<Value = String> {
     prop::collection::vec(job, 0..8).prop_map(|jobs| jobs.join(","))
 }
 
+/// A `--prefix`/`--suffix` value read as the command line reads it: a comma list of job
+/// numbers, None when one is not a number (the command line refuses it).
+fn parse_jobs(list: &str) -> Option<Vec<usize>> {
+    list.split(',').map(|job| job.parse().ok()).collect()
+}
+
 /// Runs `flowshop bound` on `--prefix=prefix --suffix=suffix`; never panics, and succeeds
 /// exactly when the parsed jobs are distinct jobs of the instance.
 fn check_bound_options(instance: &str, prefix: &str, suffix: &str) {
-    let (prefix_arg, suffix_arg) = (format!("--prefix={prefix}"), format!("--suffix={suffix}"));
-    let Ok(args) = parse_flowshop(&["bound", instance, &prefix_arg, &suffix_arg, "--json"]) else { return };
-    let FlowshopCommand::Bound(bound) = &args.command else { panic!("parsed as {args:?}") };
+    let (Some(prefix), Some(suffix)) = (parse_jobs(prefix), parse_jobs(suffix)) else { return };
+    let bound = NodeBoundOptions { instance: instance.into(), prefix, suffix, json: true };
     let jobs = taillard(instance[2..].parse().unwrap()).unwrap().jobs;
     let mut fixed: Vec<usize> = bound.prefix.iter().chain(&bound.suffix).copied().collect();
     let in_range = fixed.iter().all(|&j| j < jobs);
     fixed.sort_unstable();
     fixed.dedup();
     let valid = in_range && fixed.len() == bound.prefix.len() + bound.suffix.len();
-    match run_flowshop(&args) {
+    let (prefix, suffix) = (&bound.prefix, &bound.suffix);
+    match commands::bound(&bound) {
         Ok(out) => {
             assert!(valid, "{prefix:?} {suffix:?} accepted");
             let json: Value = serde_json::from_str(&out).unwrap();
-            assert_eq!(jobs_of(&json["prefix"]), bound.prefix);
-            assert_eq!(jobs_of(&json["suffix"]), bound.suffix);
+            assert_eq!(&jobs_of(&json["prefix"]), prefix);
+            assert_eq!(&jobs_of(&json["suffix"]), suffix);
             assert_eq!(json["unscheduled"].as_u64(), Some((jobs - fixed.len()) as u64));
         }
         Err(e) => {
@@ -705,7 +703,7 @@ proptest! {
     #[test]
     fn taillard_names_are_generated_or_rejected(name in "[tT][aA][0-9]{0,24}") {
         let number = name[2..].parse::<u128>().ok();
-        let result = cli::instance(&InstanceArgs { instance: name.clone(), json: true });
+        let result = commands::instance(&InstanceOptions { instance: name.clone(), json: true });
         prop_assert_eq!(result.is_ok(), number.is_some_and(|n| (1..=120).contains(&n)), "{}", name);
     }
 

@@ -1,7 +1,8 @@
 //! Chakroun et al., PPAM'11: GPU bounding of flow-shop B&B pools. Table 1: pools built
 //! depth-first vs breadth-first (thread-data reordering); Table 2: branch-refactored vs basic
 //! kernel as a speedup over one CPU core. Pools come from the real search of Taillard
-//! instances; every GPU bound is checked against the CPU.
+//! instances; every GPU bound is checked against the CPU. The tables and the means behind the
+//! verdicts also serve `simtlab bench flowshop` ([`bench_tables`]).
 
 use super::{failures, params, point, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
@@ -10,7 +11,7 @@ use crate::harness::Record;
 use crate::kernels::flowshop::bench::{self, BenchConfig};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
-use crate::report::{PaperValues, Section, Verdict};
+use crate::report::{Cell, PaperValues, Section, Table, Verdict};
 
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(Table1), Box::new(Table2)]
@@ -84,13 +85,13 @@ impl Experiment for Table1 {
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
         let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
-        let (walked, theirs) = bench::dfs_over_bfs(&records, paper, true);
-        let (record, _) = bench::dfs_over_bfs(&records, paper, false);
+        let (walked, theirs) = dfs_over_bfs(&records, paper, true);
+        let (record, _) = dfs_over_bfs(&records, paper, false);
         Section {
             paper: self.paper().into(),
             id: self.id().into(),
             title: self.title().into(),
-            tables: vec![bench::table1(&records, paper), bench::throughput_table(&records)],
+            tables: vec![table1(&records, paper), bench::throughput_table(&records)],
             paper_tables: vec!["table1".into()],
             verdicts: vec![
                 Verdict::direction(
@@ -143,13 +144,13 @@ impl Experiment for Table2 {
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
         let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
-        let (ours, theirs) = bench::refactoring_gain(&records, paper);
+        let (ours, theirs) = refactoring_gain(&records, paper);
         let paper_best = paper.claim("max_speedup_refactored_table").and_then(|c| c.value);
         Section {
             paper: self.paper().into(),
             id: self.id().into(),
             title: self.title().into(),
-            tables: vec![bench::table2(&records, paper), bench::throughput_table(&records)],
+            tables: vec![table2(&records, paper), bench::throughput_table(&records)],
             paper_tables: vec!["table2".into()],
             verdicts: vec![
                 Verdict::direction(
@@ -162,7 +163,7 @@ impl Experiment for Table2 {
                 Verdict::direction(
                     "the GPU bounds a pool faster than one CPU core (best refactored speedup)",
                     paper_best,
-                    bench::best_speedup(&records),
+                    best_speedup(&records),
                     "x",
                     1.0,
                 ),
@@ -172,4 +173,207 @@ impl Experiment for Table2 {
             ..Default::default()
         }
     }
+}
+
+/// The tables of `simtlab bench flowshop` as text: Table 1 and Table 2 (the paper's values
+/// beside ours), bounds per second, and the means the verdicts compare.
+pub fn bench_tables(records: &[Record]) -> Result<String> {
+    let paper = PaperValues::of("chakroun")?;
+    let refs: Vec<&Record> = records.iter().collect();
+    let mut out = String::new();
+    for table in [table1(&refs, &paper), table2(&refs, &paper), bench::throughput_table(&refs)] {
+        if !table.rows.is_empty() {
+            out += &bench::table_text(&table);
+            out.push('\n');
+        }
+    }
+    for (walk, heads) in [(false, "record heads"), (true, "prefix walk")] {
+        let (ours, theirs) = dfs_over_bfs(&refs, &paper, walk);
+        if let Some(ours) = ours {
+            let theirs = theirs.map_or("—".into(), |v| format!("{v:.3}"));
+            out += &format!("DFS kernel time / BFS kernel time, basic kernel, {heads}, mean: ours {ours:.3}, paper {theirs}\n");
+        }
+    }
+    let (ours, theirs) = refactoring_gain(&refs, &paper);
+    if let Some(ours) = ours {
+        out += &format!("basic time / refactored time, mean: ours {ours:.3}, paper {}\n", theirs.map_or("—".into(), |v| format!("{v:.3}")));
+    }
+    Ok(out)
+}
+
+fn param_str(r: &Record, key: &str) -> String {
+    r.params[key].as_str().unwrap_or("").to_string()
+}
+
+/// Instance sizes ("20x20", ...) in the order they appear.
+fn sizes(records: &[&Record]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in records {
+        let s = param_str(r, "size");
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn pool_sizes(records: &[&Record]) -> Vec<u64> {
+    let mut v: Vec<u64> = records.iter().filter_map(|r| r.params["pool_size"].as_u64()).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The paper's value for `pool` × `label` (4th column) in table `id`, instance size `size`.
+fn paper_value(paper: &PaperValues, id: &str, pool: u64, label: &str, size: &str) -> Option<f64> {
+    let t = paper.table(id)?;
+    let column = t.columns.iter().position(|c| *c == format!("ta_{size}"))?;
+    let row = t.rows.iter().find(|r| {
+        r.first().and_then(|v| v.as_integer()) == Some(pool as i64) && r.get(3).and_then(|v| v.as_str()) == Some(label)
+    })?;
+    match row.get(column)? {
+        toml::Value::Float(f) => Some(*f),
+        toml::Value::Integer(i) => Some(*i as f64),
+        _ => None,
+    }
+}
+
+fn find<'r>(records: &[&'r Record], pred: impl Fn(&Record) -> bool) -> Option<&'r Record> {
+    records.iter().copied().find(|r| pred(r))
+}
+
+/// The GPU record of a kernel (`branchless`, `walk_prefix`) on one pool.
+fn gpu_record<'r>(records: &[&'r Record], size: &str, pool: u64, strategy: &str, branchless: bool, walk_prefix: bool) -> Option<&'r Record> {
+    find(records, |r| {
+        r.params["device"] == "gpu"
+            && param_str(r, "size") == size
+            && r.params["pool_size"].as_u64() == Some(pool)
+            && param_str(r, "strategy") == strategy
+            && r.params["branchless"] == branchless
+            && r.params["walk_prefix"].as_bool().unwrap_or(false) == walk_prefix
+    })
+}
+
+/// Kernel time of a GPU record (device timestamps where the adapter has them), else its
+/// wall time per pool.
+fn kernel_seconds(r: &Record) -> f64 {
+    r.extra["kernel_seconds_median"].as_f64().unwrap_or(r.stats.median)
+}
+
+/// Table 1: kernel time to bound a pool built depth-first vs breadth-first (basic kernel),
+/// with the heads read from the parent record and walked along the prefix (the paper's
+/// kernel), in ms beside the paper's values (unit not printed in the paper).
+fn table1(records: &[&Record], paper: &PaperValues) -> Table {
+    let sizes = sizes(records);
+    let mut columns = vec!["pool".to_string(), "pool order".into()];
+    for s in &sizes {
+        columns.extend([format!("{s} record heads (ms)"), format!("{s} prefix walk (ms)"), format!("{s} paper")]);
+    }
+    let mut rows = Vec::new();
+    for pool in pool_sizes(records) {
+        for (strategy, label) in [("dfs", "DFS"), ("bfs", "BFS")] {
+            let mut row = vec![Cell::exact(pool as f64, 0), Cell::text(label)];
+            let mut any = false;
+            for s in &sizes {
+                for walk in [false, true] {
+                    let ours = gpu_record(records, s, pool, strategy, false, walk).map(|r| kernel_seconds(r) * 1e3);
+                    any |= ours.is_some();
+                    row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 3)));
+                }
+                row.push(paper_value(paper, "table1", pool, label, s).map_or(Cell::Missing, |v| Cell::exact(v, 2)));
+            }
+            if any {
+                rows.push(row);
+            }
+        }
+    }
+    Table {
+        title: "Table 1: kernel time to bound one pool on the GPU, basic kernel, pools built DFS vs BFS".into(),
+        columns,
+        rows,
+    }
+}
+
+/// Mean over (instance, pool) pairs of DFS kernel time / BFS kernel time (basic kernel,
+/// heads walked along the prefix when `walk_prefix`), ours and the paper's.
+fn dfs_over_bfs(records: &[&Record], paper: &PaperValues, walk_prefix: bool) -> (Option<f64>, Option<f64>) {
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for s in sizes(records) {
+        for pool in pool_sizes(records) {
+            let dfs = gpu_record(records, &s, pool, "dfs", false, walk_prefix);
+            let bfs = gpu_record(records, &s, pool, "bfs", false, walk_prefix);
+            if let (Some(d), Some(b)) = (dfs, bfs) {
+                ours.push(kernel_seconds(d) / kernel_seconds(b));
+                if let (Some(pd), Some(pb)) = (paper_value(paper, "table1", pool, "DFS", &s), paper_value(paper, "table1", pool, "BFS", &s)) {
+                    theirs.push(pd / pb);
+                }
+            }
+        }
+    }
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    (mean(&ours), mean(&theirs))
+}
+
+fn speedup(r: &Record) -> Option<f64> {
+    r.extra["speedup_over_one_core"].as_f64()
+}
+
+/// The pool order the GPU records of Table 2 use: the one the CPU was timed on.
+fn table2_strategy(records: &[&Record]) -> String {
+    find(records, |r| r.params["device"] == "cpu").map_or("bfs".into(), |r| param_str(r, "strategy"))
+}
+
+/// Table 2: speedup of the refactored and basic kernels over one CPU core (same pool).
+fn table2(records: &[&Record], paper: &PaperValues) -> Table {
+    let sizes = sizes(records);
+    let strategy = table2_strategy(records);
+    let mut columns = vec!["pool".to_string(), "version".into()];
+    for s in &sizes {
+        columns.extend([format!("{s} ours (x)"), format!("{s} paper (x)")]);
+    }
+    let mut rows = Vec::new();
+    for pool in pool_sizes(records) {
+        for (branchless, label) in [(true, "refactored"), (false, "basic")] {
+            let mut row = vec![Cell::exact(pool as f64, 0), Cell::text(label)];
+            let mut any = false;
+            for s in &sizes {
+                let ours = gpu_record(records, s, pool, &strategy, branchless, false).and_then(speedup);
+                any |= ours.is_some();
+                row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 2)));
+                row.push(paper_value(paper, "table2", pool, label, s).map_or(Cell::Missing, |v| Cell::exact(v, 2)));
+            }
+            if any {
+                rows.push(row);
+            }
+        }
+    }
+    Table {
+        title: format!("Table 2: speedup over one CPU core, refactored vs basic kernel ({} pools)", strategy.to_uppercase()),
+        columns,
+        rows,
+    }
+}
+
+/// Mean over (instance, pool) of basic time / refactored time, ours and the paper's
+/// (the paper's from its speedups: refactored speedup / basic speedup).
+fn refactoring_gain(records: &[&Record], paper: &PaperValues) -> (Option<f64>, Option<f64>) {
+    let strategy = table2_strategy(records);
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for s in sizes(records) {
+        for pool in pool_sizes(records) {
+            if let (Some(r), Some(b)) = (gpu_record(records, &s, pool, &strategy, true, false), gpu_record(records, &s, pool, &strategy, false, false)) {
+                ours.push(b.stats.median / r.stats.median);
+                if let (Some(pr), Some(pb)) = (paper_value(paper, "table2", pool, "refactored", &s), paper_value(paper, "table2", pool, "basic", &s)) {
+                    theirs.push(pr / pb);
+                }
+            }
+        }
+    }
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    (mean(&ours), mean(&theirs))
+}
+
+/// Largest speedup over one core among the GPU records (refactored kernel).
+fn best_speedup(records: &[&Record]) -> Option<f64> {
+    records.iter().filter(|r| r.params["branchless"] == true).filter_map(|r| speedup(r)).reduce(f64::max)
 }

@@ -5,7 +5,7 @@
 //! the paper's published values beside ours (`assets/papers/*.toml`).
 
 mod carrillo;
-mod chakroun;
+pub mod chakroun;
 mod gupta;
 mod output;
 mod ryoo;

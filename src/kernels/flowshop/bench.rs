@@ -1,6 +1,6 @@
-//! Benchmarks of Chakroun et al.: time to bound pools built depth-first vs breadth-first
-//! (Table 1), branch-refactored vs basic kernel as a speedup over one CPU core (Table 2),
-//! and bounds per second on the GPU, one CPU core and all CPU cores.
+//! Benchmarks of the bounding: kernel time to bound pools built depth-first vs
+//! breadth-first, branch-refactored vs basic kernel as a speedup over one CPU core, and
+//! bounds per second on the GPU, one CPU core and all CPU cores.
 //!
 //! Pools come from the real search ([`search_pool`]), never from synthetic data, and every
 //! GPU result is compared with the CPU bounds of the same pool; a mismatch is an error.
@@ -15,7 +15,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
 use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
-use crate::report::{Cell, PaperValues, Table};
+use crate::report::{Cell, Table};
 
 /// Records a real search's pools until `want` children are gathered, then prunes every
 /// child so the search ends quickly.
@@ -307,179 +307,6 @@ fn add_speedups(records: &mut [Record]) {
 
 fn param_str(r: &Record, key: &str) -> String {
     r.params[key].as_str().unwrap_or("").to_string()
-}
-
-/// Instance sizes ("20x20", ...) in the order they appear.
-fn sizes(records: &[&Record]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for r in records {
-        let s = param_str(r, "size");
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    out
-}
-
-fn pool_sizes(records: &[&Record]) -> Vec<u64> {
-    let mut v: Vec<u64> = records.iter().filter_map(|r| r.params["pool_size"].as_u64()).collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
-/// The paper's value for `pool` × `label` (4th column) in table `id`, instance size `size`.
-pub fn paper_value(paper: &PaperValues, id: &str, pool: u64, label: &str, size: &str) -> Option<f64> {
-    let t = paper.table(id)?;
-    let column = t.columns.iter().position(|c| *c == format!("ta_{size}"))?;
-    let row = t.rows.iter().find(|r| {
-        r.first().and_then(|v| v.as_integer()) == Some(pool as i64) && r.get(3).and_then(|v| v.as_str()) == Some(label)
-    })?;
-    match row.get(column)? {
-        toml::Value::Float(f) => Some(*f),
-        toml::Value::Integer(i) => Some(*i as f64),
-        _ => None,
-    }
-}
-
-fn find<'r>(records: &[&'r Record], pred: impl Fn(&Record) -> bool) -> Option<&'r Record> {
-    records.iter().copied().find(|r| pred(r))
-}
-
-/// The GPU record of a kernel (`branchless`, `walk_prefix`) on one pool.
-fn gpu_record<'r>(records: &[&'r Record], size: &str, pool: u64, strategy: &str, branchless: bool, walk_prefix: bool) -> Option<&'r Record> {
-    find(records, |r| {
-        r.params["device"] == "gpu"
-            && param_str(r, "size") == size
-            && r.params["pool_size"].as_u64() == Some(pool)
-            && param_str(r, "strategy") == strategy
-            && r.params["branchless"] == branchless
-            && r.params["walk_prefix"].as_bool().unwrap_or(false) == walk_prefix
-    })
-}
-
-/// Kernel time of a GPU record (device timestamps where the adapter has them), else its
-/// wall time per pool.
-fn kernel_seconds(r: &Record) -> f64 {
-    r.extra["kernel_seconds_median"].as_f64().unwrap_or(r.stats.median)
-}
-
-/// Table 1: kernel time to bound a pool built depth-first vs breadth-first (basic kernel),
-/// with the heads read from the parent record and walked along the prefix (the paper's
-/// kernel), in ms beside the paper's values (unit not printed in the paper).
-pub fn table1(records: &[&Record], paper: &PaperValues) -> Table {
-    let sizes = sizes(records);
-    let mut columns = vec!["pool".to_string(), "pool order".into()];
-    for s in &sizes {
-        columns.extend([format!("{s} record heads (ms)"), format!("{s} prefix walk (ms)"), format!("{s} paper")]);
-    }
-    let mut rows = Vec::new();
-    for pool in pool_sizes(records) {
-        for (strategy, label) in [("dfs", "DFS"), ("bfs", "BFS")] {
-            let mut row = vec![Cell::exact(pool as f64, 0), Cell::text(label)];
-            let mut any = false;
-            for s in &sizes {
-                for walk in [false, true] {
-                    let ours = gpu_record(records, s, pool, strategy, false, walk).map(|r| kernel_seconds(r) * 1e3);
-                    any |= ours.is_some();
-                    row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 3)));
-                }
-                row.push(paper_value(paper, "table1", pool, label, s).map_or(Cell::Missing, |v| Cell::exact(v, 2)));
-            }
-            if any {
-                rows.push(row);
-            }
-        }
-    }
-    Table {
-        title: "Table 1: kernel time to bound one pool on the GPU, basic kernel, pools built DFS vs BFS".into(),
-        columns,
-        rows,
-    }
-}
-
-/// Mean over (instance, pool) pairs of DFS kernel time / BFS kernel time (basic kernel,
-/// heads walked along the prefix when `walk_prefix`), ours and the paper's.
-pub fn dfs_over_bfs(records: &[&Record], paper: &PaperValues, walk_prefix: bool) -> (Option<f64>, Option<f64>) {
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for s in sizes(records) {
-        for pool in pool_sizes(records) {
-            let dfs = gpu_record(records, &s, pool, "dfs", false, walk_prefix);
-            let bfs = gpu_record(records, &s, pool, "bfs", false, walk_prefix);
-            if let (Some(d), Some(b)) = (dfs, bfs) {
-                ours.push(kernel_seconds(d) / kernel_seconds(b));
-                if let (Some(pd), Some(pb)) = (paper_value(paper, "table1", pool, "DFS", &s), paper_value(paper, "table1", pool, "BFS", &s)) {
-                    theirs.push(pd / pb);
-                }
-            }
-        }
-    }
-    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-    (mean(&ours), mean(&theirs))
-}
-
-fn speedup(r: &Record) -> Option<f64> {
-    r.extra["speedup_over_one_core"].as_f64()
-}
-
-/// The pool order the GPU records of Table 2 use: the one the CPU was timed on.
-fn table2_strategy(records: &[&Record]) -> String {
-    find(records, |r| r.params["device"] == "cpu").map_or("bfs".into(), |r| param_str(r, "strategy"))
-}
-
-/// Table 2: speedup of the refactored and basic kernels over one CPU core (same pool).
-pub fn table2(records: &[&Record], paper: &PaperValues) -> Table {
-    let sizes = sizes(records);
-    let strategy = table2_strategy(records);
-    let mut columns = vec!["pool".to_string(), "version".into()];
-    for s in &sizes {
-        columns.extend([format!("{s} ours (x)"), format!("{s} paper (x)")]);
-    }
-    let mut rows = Vec::new();
-    for pool in pool_sizes(records) {
-        for (branchless, label) in [(true, "refactored"), (false, "basic")] {
-            let mut row = vec![Cell::exact(pool as f64, 0), Cell::text(label)];
-            let mut any = false;
-            for s in &sizes {
-                let ours = gpu_record(records, s, pool, &strategy, branchless, false).and_then(speedup);
-                any |= ours.is_some();
-                row.push(ours.map_or(Cell::Missing, |v| Cell::measured(v, 2)));
-                row.push(paper_value(paper, "table2", pool, label, s).map_or(Cell::Missing, |v| Cell::exact(v, 2)));
-            }
-            if any {
-                rows.push(row);
-            }
-        }
-    }
-    Table {
-        title: format!("Table 2: speedup over one CPU core, refactored vs basic kernel ({} pools)", strategy.to_uppercase()),
-        columns,
-        rows,
-    }
-}
-
-/// Mean over (instance, pool) of basic time / refactored time, ours and the paper's
-/// (the paper's from its speedups: refactored speedup / basic speedup).
-pub fn refactoring_gain(records: &[&Record], paper: &PaperValues) -> (Option<f64>, Option<f64>) {
-    let strategy = table2_strategy(records);
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for s in sizes(records) {
-        for pool in pool_sizes(records) {
-            if let (Some(r), Some(b)) = (gpu_record(records, &s, pool, &strategy, true, false), gpu_record(records, &s, pool, &strategy, false, false)) {
-                ours.push(b.stats.median / r.stats.median);
-                if let (Some(pr), Some(pb)) = (paper_value(paper, "table2", pool, "refactored", &s), paper_value(paper, "table2", pool, "basic", &s)) {
-                    theirs.push(pr / pb);
-                }
-            }
-        }
-    }
-    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-    (mean(&ours), mean(&theirs))
-}
-
-/// Largest speedup over one core among the GPU records (refactored kernel).
-pub fn best_speedup(records: &[&Record]) -> Option<f64> {
-    records.iter().filter(|r| r.params["branchless"] == true).filter_map(|r| speedup(r)).reduce(f64::max)
 }
 
 /// Bounds per second: GPU kernels, one CPU core, all CPU cores, per instance and pool.

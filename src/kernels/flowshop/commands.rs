@@ -1,10 +1,10 @@
-//! `simtlab flowshop instance|bound|solve` and `simtlab bench flowshop`: clap arguments and
-//! the functions behind them (they return text or records, so tests call them directly).
+//! `simtlab flowshop instance|bound|solve` and `simtlab bench flowshop`: the options of each
+//! command and the functions behind them (they return text or records, so tests call them
+//! directly; the command line parses into these options in `src/bin/`).
 //!
 //! Jobs are numbered from 0 everywhere (prefixes, suffixes, permutations).
 
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -17,182 +17,116 @@ use super::{
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::harness::{Protocol, Record};
-use crate::report::PaperValues;
 
-#[derive(clap::Args, Debug)]
-pub struct FlowshopArgs {
-    #[command(subcommand)]
-    pub command: FlowshopCommand,
-}
-
-#[derive(clap::Subcommand, Debug)]
-pub enum FlowshopCommand {
+/// A `flowshop` subcommand with its options.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
     /// Print a Taillard instance (generated from its seed) or an instance file.
-    Instance(InstanceArgs),
+    Instance(InstanceOptions),
     /// LB1 and LB2 of one node (prefix and suffix fixed, 0-based job numbers).
-    Bound(BoundArgs),
+    Bound(NodeBoundOptions),
     /// Branch-and-bound to optimality (or to the limits), bounding on the GPU or the CPU.
-    Solve(SolveArgs),
+    Solve(SolveOptions),
 }
 
-#[derive(clap::Args, Debug, Clone)]
-pub struct InstanceArgs {
+/// `flowshop instance`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct InstanceOptions {
     /// taNNN (Taillard's 120 instances) or a file in Taillard's format.
     pub instance: String,
-    #[arg(long)]
     pub json: bool,
 }
 
-#[derive(clap::Args, Debug, Clone)]
-pub struct BoundArgs {
+/// `flowshop bound`: the bounds of one node.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NodeBoundOptions {
     /// taNNN or an instance file.
     pub instance: String,
-    /// Jobs fixed at the start, in order (0-based), e.g. 3,0,7.
-    #[arg(long, value_delimiter = ',')]
+    /// Jobs fixed at the start, in order (0-based).
     pub prefix: Vec<usize>,
     /// Jobs fixed at the end, in order (0-based).
-    #[arg(long, value_delimiter = ',')]
     pub suffix: Vec<usize>,
-    #[arg(long)]
     pub json: bool,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoundArg {
-    Lb1,
-    Lb2,
-}
-
-impl From<BoundArg> for LowerBound {
-    fn from(b: BoundArg) -> Self {
-        match b {
-            BoundArg::Lb1 => LowerBound::Lb1,
-            BoundArg::Lb2 => LowerBound::Lb2,
-        }
-    }
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeviceArg {
+/// Where `flowshop solve` bounds its pools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Device {
+    /// The WGSL kernels ([`GpuBounder`]).
+    #[default]
     Gpu,
+    /// CPU threads ([`CpuBounder`]).
     Cpu,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExplorationArg {
-    Dfs,
-    Bfs,
-}
-
-impl From<ExplorationArg> for Exploration {
-    fn from(e: ExplorationArg) -> Self {
-        match e {
-            ExplorationArg::Dfs => Exploration::DepthFirst,
-            ExplorationArg::Bfs => Exploration::BreadthFirst,
-        }
-    }
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BranchingArg {
-    /// Children append a job to the prefix.
-    Forward,
-    /// Bound both directions, branch in the one that keeps fewer children.
-    Bidirectional,
-}
-
-impl From<BranchingArg> for Branching {
-    fn from(b: BranchingArg) -> Self {
-        match b {
-            BranchingArg::Forward => Branching::Forward,
-            BranchingArg::Bidirectional => Branching::Bidirectional,
-        }
-    }
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KernelArg {
+/// GPU kernel variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KernelVariant {
     /// Branch-refactored (max/select instead of data-dependent ifs).
+    #[default]
     Refactored,
     Basic,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MappingArg {
-    /// One thread per child node.
-    PerChild,
-    /// One thread per parent node, bounding its children in turn.
-    PerParent,
+/// Where a GPU kernel gets a parent's heads ([`GpuBoundOptions::walk_prefix`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Heads {
+    /// Read from the parent record.
+    #[default]
+    Record,
+    /// Recomputed along the prefix (a loop as long as the node is deep).
+    Walk,
 }
 
-impl From<MappingArg> for ThreadMapping {
-    fn from(m: MappingArg) -> Self {
-        match m {
-            MappingArg::PerChild => ThreadMapping::PerChild,
-            MappingArg::PerParent => ThreadMapping::PerParent,
-        }
-    }
-}
-
-#[derive(clap::Args, Debug, Clone)]
-pub struct SolveArgs {
+/// `flowshop solve`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SolveOptions {
     /// taNNN or an instance file.
     pub instance: String,
-    #[arg(long, value_enum, default_value = "lb2")]
-    pub bound: BoundArg,
+    pub bound: LowerBound,
     /// Look only for schedules with a makespan of at most this value (the start
     /// heuristic's schedule counts when it is no worse). If the search finishes without one,
     /// that proves only that no schedule has a makespan below it.
-    #[arg(long)]
     pub ub: Option<u32>,
-    /// Iterated-greedy rounds after NEH for the start schedule (0: NEH alone). Default:
-    /// 10⁸ / (jobs²·machines) between 20 and 10000, about a second on one core.
-    #[arg(long)]
+    /// Iterated-greedy rounds after NEH for the start schedule (0: NEH alone; None: 10⁸ /
+    /// (jobs²·machines) between 20 and 10000, about a second on one core).
     pub heuristic_rounds: Option<u32>,
-    #[arg(long, value_enum, default_value = "gpu")]
-    pub device: DeviceArg,
+    pub device: Device,
     /// Open nodes expanded per iteration (each gives up to `jobs` children to bound).
-    #[arg(long, default_value_t = 1024)]
     pub pool: usize,
-    #[arg(long, value_enum, default_value = "dfs")]
-    pub exploration: ExplorationArg,
-    #[arg(long, value_enum, default_value = "bidirectional")]
-    pub branching: BranchingArg,
-    /// GPU kernel variant (--device gpu only) [default: refactored].
-    #[arg(long, value_enum)]
-    pub kernel: Option<KernelArg>,
-    /// GPU thread mapping (--device gpu only) [default: per-child].
-    #[arg(long, value_enum)]
-    pub mapping: Option<MappingArg>,
-    /// CPU bounding threads (--device cpu only; 0 = all cores) [default: 0].
-    #[arg(long)]
+    pub exploration: Exploration,
+    pub branching: Branching,
+    /// GPU kernel variant (`Device::Gpu` only; None: refactored).
+    pub kernel: Option<KernelVariant>,
+    /// GPU thread mapping (`Device::Gpu` only; None: per child).
+    pub mapping: Option<ThreadMapping>,
+    /// CPU bounding threads (`Device::Cpu` only; 0 or None: all cores).
     pub threads: Option<usize>,
     /// Wait for each pool's bounds before filling the next one (strict deepest-first order;
     /// by default the host fills the next pool while the GPU bounds the current one).
-    #[arg(long)]
     pub sequential: bool,
     /// Stop after this many seconds (the result is then not proven optimal).
-    #[arg(long)]
     pub time_limit: Option<f64>,
     /// Stop after this many nodes.
-    #[arg(long)]
     pub node_limit: Option<u64>,
-    #[arg(long)]
     pub json: bool,
 }
 
-impl SolveArgs {
+impl SolveOptions {
     /// Defaults of the command line for `instance`.
     pub fn new(instance: impl Into<String>) -> Self {
         Self {
             instance: instance.into(),
-            bound: BoundArg::Lb2,
+            bound: LowerBound::Lb2,
             ub: None,
             heuristic_rounds: None,
-            device: DeviceArg::Gpu,
+            device: Device::Gpu,
             pool: 1024,
-            exploration: ExplorationArg::Dfs,
-            branching: BranchingArg::Bidirectional,
+            exploration: Exploration::DepthFirst,
+            branching: Branching::Bidirectional,
             kernel: None,
             mapping: None,
             threads: None,
@@ -221,7 +155,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
 
 /// `flowshop instance`: JSON fields `name`, `jobs`, `machines`, `seed`, `p` (machine-major),
 /// `upper_bound`, `lower_bound`; or Taillard's text format.
-pub fn instance(args: &InstanceArgs) -> Result<String> {
+pub fn instance(args: &InstanceOptions) -> Result<String> {
     let instance = load_instance(&args.instance)?;
     if args.json {
         to_json(&instance)
@@ -241,7 +175,7 @@ struct BoundReport<'a> {
 }
 
 /// `flowshop bound`: JSON fields `lb1`, `lb2` (and the node).
-pub fn bound(args: &BoundArgs) -> Result<String> {
+pub fn bound(args: &NodeBoundOptions) -> Result<String> {
     let instance = load_instance(&args.instance)?;
     let data = BoundData::new(&instance);
     let node = Node::new(instance.jobs, args.prefix.clone(), args.suffix.clone())?;
@@ -279,13 +213,13 @@ struct SolveReport<'a> {
     solution: &'a Solution,
 }
 
-impl SolveArgs {
+impl SolveOptions {
     /// Rejects options that do not apply to the chosen device (they would be ignored).
     fn check_device_options(&self) -> Result<()> {
         match self.device {
-            DeviceArg::Gpu if self.threads.is_some() => Err(not_for_device("--threads", "cpu")),
-            DeviceArg::Cpu if self.kernel.is_some() => Err(not_for_device("--kernel", "gpu")),
-            DeviceArg::Cpu if self.mapping.is_some() => Err(not_for_device("--mapping", "gpu")),
+            Device::Gpu if self.threads.is_some() => Err(not_for_device("--threads", "cpu")),
+            Device::Cpu if self.kernel.is_some() => Err(not_for_device("--kernel", "gpu")),
+            Device::Cpu if self.mapping.is_some() => Err(not_for_device("--mapping", "gpu")),
             _ => Ok(()),
         }
     }
@@ -299,9 +233,9 @@ impl SolveArgs {
             ),
         };
         Ok(SearchOptions {
-            bound: self.bound.into(),
-            exploration: self.exploration.into(),
-            branching: self.branching.into(),
+            bound: self.bound,
+            exploration: self.exploration,
+            branching: self.branching,
             pool_size: self.pool,
             upper_bound: self.ub,
             heuristic: IteratedGreedy { iterations: self.heuristic_rounds, ..IteratedGreedy::default() },
@@ -322,7 +256,7 @@ fn not_for_device(option: &str, device: &str) -> Error {
 /// Runs the search of `args`; `gpu` is required for `--device gpu`. The search stops early,
 /// with what it found so far, once `interrupted` is set.
 pub fn solve_instance(
-    args: &SolveArgs,
+    args: &SolveOptions,
     gpu: Option<&Gpu>,
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
@@ -332,17 +266,17 @@ pub fn solve_instance(
     let instance = load_instance(&args.instance)?;
     let data = BoundData::new(&instance);
     let solution = match args.device {
-        DeviceArg::Cpu => {
+        Device::Cpu => {
             let mut bounder = CpuBounder::new(&data, options.bound, options.threads);
             solve_with(&data, &options, &mut bounder, progress)?
         }
-        DeviceArg::Gpu => {
+        Device::Gpu => {
             let gpu = gpu.ok_or_else(|| Error::invalid("--device gpu", "no GPU was opened"))?;
             let gpu_options = GpuBoundOptions {
                 bound: options.bound,
-                branchless: args.kernel.unwrap_or(KernelArg::Refactored) == KernelArg::Refactored,
+                branchless: args.kernel.unwrap_or_default() == KernelVariant::Refactored,
                 probe: false,
-                mapping: args.mapping.unwrap_or(MappingArg::PerChild).into(),
+                mapping: args.mapping.unwrap_or_default(),
                 walk_prefix: false,
             };
             let mut bounder = GpuBounder::new(gpu, &data, gpu_options)?;
@@ -362,7 +296,7 @@ fn job_list(jobs: &[usize]) -> String {
 /// `start_makespan` and `start_permutation` (the start heuristic's schedule), `nodes`,
 /// `leaves`, `seconds`, plus the instance and settings. Stops early with what it found so
 /// far once `interrupted` is set.
-pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Result<String> {
+pub fn solve(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Result<String> {
     let mut report = |p: &Progress| {
         let best = p.best.map_or("none yet".into(), |b| b.to_string());
         // Progress goes to stderr; a closed stderr must not stop the search.
@@ -374,8 +308,8 @@ pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>, interrupted: Option<&AtomicBoo
     };
     let (instance, solution) = solve_instance(args, gpu, interrupted, Some(&mut report))?;
     let device = match args.device {
-        DeviceArg::Cpu => "cpu".to_string(),
-        DeviceArg::Gpu => gpu.map_or("gpu".into(), |g| g.adapter_name()),
+        Device::Cpu => "cpu".to_string(),
+        Device::Gpu => gpu.map_or("gpu".into(), |g| g.adapter_name()),
     };
     let best_known = (instance.upper_bound != 0).then_some(instance.upper_bound);
     if args.json {
@@ -383,8 +317,8 @@ pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>, interrupted: Option<&AtomicBoo
             instance: &instance.name,
             jobs: instance.jobs,
             machines: instance.machines,
-            bound: args.bound.into(),
-            branching: args.branching.into(),
+            bound: args.bound,
+            branching: args.branching,
             overlap: !args.sequential,
             device: &device,
             best_known,
@@ -412,7 +346,7 @@ pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>, interrupted: Option<&AtomicBoo
         instance.name,
         instance.jobs,
         instance.machines,
-        LowerBound::from(args.bound),
+        args.bound,
         best_known.map_or("unknown".into(), |v| v.to_string()),
         s.start_makespan,
         s.heuristic_seconds,
@@ -425,19 +359,19 @@ pub fn solve(args: &SolveArgs, gpu: Option<&Gpu>, interrupted: Option<&AtomicBoo
 /// Runs a `flowshop` subcommand, opening a GPU only for `solve --device gpu`. `solve` stops
 /// early and reports what it found so far once `interrupted` is set (the caller's Ctrl-C
 /// handler sets it; this library installs no signal handler). Returns the text to print.
-pub fn run(args: &FlowshopArgs, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<String> {
-    match &args.command {
-        FlowshopCommand::Instance(a) => instance(a),
-        FlowshopCommand::Bound(a) => bound(a),
-        FlowshopCommand::Solve(a) => {
+pub fn run(command: &Command, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<String> {
+    match command {
+        Command::Instance(a) => instance(a),
+        Command::Bound(a) => bound(a),
+        Command::Solve(a) => {
             a.check_device_options()?;
             let gpu = match a.device {
-                DeviceArg::Gpu => {
+                Device::Gpu => {
                     let gpu = Gpu::new(gpu_options)?;
                     let _ = writeln!(std::io::stderr(), "adapter: {}", gpu.adapter_name());
                     Some(gpu)
                 }
-                DeviceArg::Cpu => {
+                Device::Cpu => {
                     if gpu_options.backend.is_some() {
                         return Err(not_for_device("--backend", "gpu"));
                     }
@@ -452,58 +386,33 @@ pub fn run(args: &FlowshopArgs, gpu_options: &GpuOptions, interrupted: &AtomicBo
     }
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HeadsArg {
-    Record,
-    Walk,
-}
-
-/// `simtlab bench flowshop`: Table 1 (DFS vs BFS pools), Table 2 (refactored vs basic,
-/// speedup over one CPU core) and bounds/s on GPU vs one core vs all cores.
-#[derive(clap::Args, Debug, Clone)]
-pub struct BenchArgs {
-    /// Taillard instances (the paper's sizes: 20x20, 50x20, 100x20, 200x20, 500x20).
-    #[arg(long, value_delimiter = ',', default_value = "ta021,ta051,ta081,ta101,ta111")]
+/// `simtlab bench flowshop`: kernel time on pools built DFS vs BFS, refactored vs basic kernel
+/// over one CPU core, and bounds/s on GPU vs one core vs all cores.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BenchOptions {
+    /// Taillard instances.
     pub instances: Vec<String>,
     /// Children per pool.
-    #[arg(long, value_delimiter = ',', default_value = "4096,8192,16384,32768,65536")]
     pub pools: Vec<usize>,
-    #[arg(long, value_enum, default_value = "lb2")]
-    pub bound: BoundArg,
+    pub bound: LowerBound,
     /// Pool orders.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "dfs,bfs")]
-    pub exploration: Vec<ExplorationArg>,
+    pub exploration: Vec<Exploration>,
     /// GPU kernel variants.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "refactored,basic")]
-    pub kernel: Vec<KernelArg>,
-    /// Where each GPU kernel gets a parent's heads: `record` reads them from the parent
-    /// record, `walk` recomputes them along the prefix as the paper's kernel does (a loop as
-    /// long as the node is deep).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "record")]
-    pub heads: Vec<HeadsArg>,
-    #[arg(long, value_enum, default_value = "per-child")]
-    pub mapping: MappingArg,
-    /// Skip the CPU timings (and with them Table 2).
-    #[arg(long)]
+    pub kernel: Vec<KernelVariant>,
+    /// Where each GPU kernel gets a parent's heads.
+    pub heads: Vec<Heads>,
+    pub mapping: ThreadMapping,
+    /// Skip the CPU timings (and with them the speedups over one core).
     pub no_cpu: bool,
     /// Skip the divergence probe runs.
-    #[arg(long)]
     pub no_probe: bool,
     /// Timed samples per GPU configuration (the CPU takes at most 3).
-    #[arg(long, default_value_t = 10)]
     pub samples: usize,
     /// Untimed warm-up runs per GPU configuration.
-    #[arg(long, default_value_t = 2)]
     pub warmup: usize,
-    /// Write all records as JSON.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write all records as CSV.
-    #[arg(long)]
-    pub csv: Option<PathBuf>,
 }
 
-impl BenchArgs {
+impl BenchOptions {
     /// One benchmark configuration per instance.
     pub fn configs(&self) -> Vec<BenchConfig> {
         self.instances
@@ -511,11 +420,11 @@ impl BenchArgs {
             .map(|name| BenchConfig {
                 instance: name.to_ascii_lowercase(),
                 pool_sizes: self.pools.clone(),
-                bound: self.bound.into(),
-                strategies: self.exploration.iter().map(|&e| e.into()).collect(),
-                branchless: self.kernel.iter().map(|&k| k == KernelArg::Refactored).collect(),
-                walk_prefix: self.heads.iter().map(|&h| h == HeadsArg::Walk).collect(),
-                mapping: self.mapping.into(),
+                bound: self.bound,
+                strategies: self.exploration.clone(),
+                branchless: self.kernel.iter().map(|&k| k == KernelVariant::Refactored).collect(),
+                walk_prefix: self.heads.iter().map(|&h| h == Heads::Walk).collect(),
+                mapping: self.mapping,
                 cpu: !self.no_cpu,
                 probe: !self.no_probe,
             })
@@ -529,39 +438,14 @@ impl BenchArgs {
 
 /// Runs the benchmark; every GPU result is checked against the CPU bounds of the same pool
 /// (an error on the first mismatch).
-pub fn bench_cli(gpu: &Gpu, args: &BenchArgs) -> Result<Vec<Record>> {
-    let configs = args.configs();
+pub fn run_bench(gpu: &Gpu, options: &BenchOptions) -> Result<Vec<Record>> {
+    let configs = options.configs();
     let progress = crate::harness::Progress::new(configs.len() as u64, "flowshop");
     let mut records = Vec::new();
     for config in &configs {
-        records.extend(bench::bench_instance(gpu, config, &args.protocol(), Some(&progress))?);
+        records.extend(bench::bench_instance(gpu, config, &options.protocol(), Some(&progress))?);
         progress.step("");
     }
     progress.finish();
     Ok(records)
-}
-
-/// Table 1, Table 2 (paper values beside ours) and the bounds/s table as text.
-pub fn bench_tables(records: &[Record]) -> Result<String> {
-    let paper = PaperValues::of("chakroun")?;
-    let refs: Vec<&Record> = records.iter().collect();
-    let mut out = String::new();
-    for table in [bench::table1(&refs, &paper), bench::table2(&refs, &paper), bench::throughput_table(&refs)] {
-        if !table.rows.is_empty() {
-            out += &bench::table_text(&table);
-            out.push('\n');
-        }
-    }
-    for (walk, heads) in [(false, "record heads"), (true, "prefix walk")] {
-        let (ours, theirs) = bench::dfs_over_bfs(&refs, &paper, walk);
-        if let Some(ours) = ours {
-            let theirs = theirs.map_or("—".into(), |v| format!("{v:.3}"));
-            out += &format!("DFS kernel time / BFS kernel time, basic kernel, {heads}, mean: ours {ours:.3}, paper {theirs}\n");
-        }
-    }
-    let (ours, theirs) = bench::refactoring_gain(&refs, &paper);
-    if let Some(ours) = ours {
-        out += &format!("basic time / refactored time, mean: ours {ours:.3}, paper {}\n", theirs.map_or("—".into(), |v| format!("{v:.3}")));
-    }
-    Ok(out)
 }

@@ -48,7 +48,7 @@
 //! and fills the next pool while the bounder works on the current one.
 
 pub mod bench;
-pub mod cli;
+pub mod commands;
 pub mod cpu;
 mod data;
 pub mod gpu;

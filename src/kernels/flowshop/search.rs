@@ -37,7 +37,8 @@ impl Branching {
     }
 }
 
-/// Order in which open nodes are taken into pools.
+/// Order in which open nodes are taken into pools. Serialized as `depthfirst` /
+/// `breadthfirst`; `dfs` / `bfs` (the command line's names) are read as well.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Exploration {
@@ -45,8 +46,10 @@ pub enum Exploration {
     /// increasing bound, then increasing machine idle time: this finds good incumbents fast
     /// (ta001 goes from NEH's 1286 to 1278 within a few thousand nodes with LB2).
     #[default]
+    #[serde(alias = "dfs")]
     DepthFirst,
     /// Queue: pools of nodes of one or two consecutive levels (the paper's reordering).
+    #[serde(alias = "bfs")]
     BreadthFirst,
 }
 

@@ -1,12 +1,81 @@
 //! `simtlab bench flowshop`: Chakroun's Tables 1-2.
 
+use crate::flowshop::{BOUNDS, EXPLORATIONS, HEADS, KERNELS, MAPPINGS};
 use crate::output::finish_files;
-use simtlab::kernels::flowshop::cli as flowshop_cli;
+use crate::value::{described, named};
+use clap::Args;
+use simtlab::kernels::flowshop::commands::{self, BenchOptions, Heads, KernelVariant};
+use simtlab::kernels::flowshop::gpu::ThreadMapping;
+use simtlab::kernels::flowshop::{Exploration, LowerBound};
 use simtlab::{Gpu, Result};
+use std::path::PathBuf;
 
-pub fn run(gpu: &Gpu, a: &flowshop_cli::BenchArgs) -> Result<()> {
-    let records = flowshop_cli::bench_cli(gpu, a)?;
+/// `simtlab bench flowshop`: Table 1 (DFS vs BFS pools), Table 2 (refactored vs basic,
+/// speedup over one CPU core) and bounds/s on GPU vs one core vs all cores.
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Taillard instances (the paper's sizes: 20x20, 50x20, 100x20, 200x20, 500x20).
+    #[arg(long, value_delimiter = ',', default_value = "ta021,ta051,ta081,ta101,ta111")]
+    pub instances: Vec<String>,
+    /// Children per pool.
+    #[arg(long, value_delimiter = ',', default_value = "4096,8192,16384,32768,65536")]
+    pub pools: Vec<usize>,
+    #[arg(long, value_parser = named::<LowerBound>(BOUNDS), default_value = "lb2")]
+    pub bound: LowerBound,
+    /// Pool orders.
+    #[arg(long, value_parser = named::<Exploration>(EXPLORATIONS), value_delimiter = ',', default_value = "dfs,bfs")]
+    pub exploration: Vec<Exploration>,
+    /// GPU kernel variants.
+    #[arg(long, value_parser = described::<KernelVariant>(KERNELS), value_delimiter = ',', default_value = "refactored,basic")]
+    pub kernel: Vec<KernelVariant>,
+    /// Where each GPU kernel gets a parent's heads: `record` reads them from the parent
+    /// record, `walk` recomputes them along the prefix as the paper's kernel does (a loop as
+    /// long as the node is deep).
+    #[arg(long, value_parser = named::<Heads>(HEADS), value_delimiter = ',', default_value = "record")]
+    pub heads: Vec<Heads>,
+    #[arg(long, value_parser = described::<ThreadMapping>(MAPPINGS), default_value = "per-child")]
+    pub mapping: ThreadMapping,
+    /// Skip the CPU timings (and with them Table 2).
+    #[arg(long)]
+    pub no_cpu: bool,
+    /// Skip the divergence probe runs.
+    #[arg(long)]
+    pub no_probe: bool,
+    /// Timed samples per GPU configuration (the CPU takes at most 3).
+    #[arg(long, default_value_t = 10)]
+    pub samples: usize,
+    /// Untimed warm-up runs per GPU configuration.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    /// Write all records as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write all records as CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+}
+
+impl BenchArgs {
+    pub fn options(&self) -> BenchOptions {
+        BenchOptions {
+            instances: self.instances.clone(),
+            pools: self.pools.clone(),
+            bound: self.bound,
+            exploration: self.exploration.clone(),
+            kernel: self.kernel.clone(),
+            heads: self.heads.clone(),
+            mapping: self.mapping,
+            no_cpu: self.no_cpu,
+            no_probe: self.no_probe,
+            samples: self.samples,
+            warmup: self.warmup,
+        }
+    }
+}
+
+pub fn run(gpu: &Gpu, a: &BenchArgs) -> Result<()> {
+    let records = commands::run_bench(gpu, &a.options())?;
     let out = finish_files(&records, a.json.as_ref(), a.csv.as_ref());
-    print!("\n{}", flowshop_cli::bench_tables(&records)?);
+    print!("\n{}", simtlab::experiments::chakroun::bench_tables(&records)?);
     out
 }

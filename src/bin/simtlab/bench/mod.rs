@@ -33,7 +33,7 @@ pub enum BenchFamily {
     Matmul(matmul::MatmulCli),
     /// Chakroun's flow-shop B&B bounding: DFS vs BFS pools (Table 1), refactored vs basic
     /// kernel over one CPU core (Table 2), bounds/s on GPU vs CPU.
-    Flowshop(simtlab::kernels::flowshop::cli::BenchArgs),
+    Flowshop(flowshop::BenchArgs),
 }
 
 
