@@ -58,11 +58,11 @@ mod tests {
         all_names_parse::<simtlab::experiments::zhang::Benchmark>(crate::bench::zhang::BENCHMARKS);
         all_names_parse::<simtlab::remap::Variants>(crate::bench::zhang::VARIANTS);
         all_names_parse::<simtlab::kernels::carrillo::MaskLayout>(crate::bench::carrillo::MASK_LAYOUTS);
-        all_names_parse::<simtlab::pt::cases::sync::Work>(crate::bench::pt::WORKS);
-        all_names_parse::<simtlab::pt::cases::forest::Shape>(crate::bench::pt::SHAPES);
-        all_names_parse::<simtlab::pt::cases::prodcons::Workload>(crate::bench::pt::WORKLOADS);
-        all_names_parse::<simtlab::pt::barrier::BarrierFence>(crate::bench::pt::FENCES);
-        all_names_parse::<simtlab::pt::barrier::BarrierArrival>(crate::bench::pt::ARRIVALS);
-        all_names_parse::<simtlab::pt::queue::QueueKind>(crate::bench::pt::QUEUE_KINDS);
+        all_names_parse::<simtlab::pt::cases::sync::Work>(&names(crate::bench::pt::WORKS));
+        all_names_parse::<simtlab::pt::cases::forest::Shape>(&names(crate::bench::pt::SHAPES));
+        all_names_parse::<simtlab::pt::cases::prodcons::Workload>(&names(crate::bench::pt::WORKLOADS));
+        all_names_parse::<simtlab::pt::barrier::BarrierFence>(&names(crate::bench::pt::FENCES));
+        all_names_parse::<simtlab::pt::barrier::BarrierArrival>(&names(crate::bench::pt::ARRIVALS));
+        all_names_parse::<simtlab::pt::queue::QueueKind>(&names(crate::bench::pt::QUEUE_KINDS));
     }
 }

@@ -1,7 +1,7 @@
 //! `simtlab bench pt`: persistent threads, Gupta's use cases and the barrier / queue benchmarks.
 
 use crate::output::{finish, Output};
-use crate::value::named;
+use crate::value::described;
 use clap::Args;
 use simtlab::harness::{Protocol, Record};
 use simtlab::pt::barrier::{BarrierArrival, BarrierFence};
@@ -38,12 +38,28 @@ pub enum PtCase {
     Probe,
 }
 
-pub const WORKS: &[&str] = &["ci", "cmi"];
-pub const SHAPES: &[&str] = &["complete", "tilted"];
-pub const WORKLOADS: &[&str] = &["reduce", "two-stage"];
-pub const FENCES: &[&str] = &["device", "none"];
-pub const ARRIVALS: &[&str] = &["flat", "tree"];
-pub const QUEUE_KINDS: &[&str] = &["single", "chunked", "distributed", "ring"];
+pub const WORKS: &[(&str, &str)] =
+    &[("ci", "Compute-intensive: multiply-adds only"), ("cmi", "Compute and memory: a strided load with every multiply-add")];
+pub const SHAPES: &[(&str, &str)] = &[
+    ("complete", "Every item has two children until the depth: a complete binary tree per input"),
+    ("tilted", "The second half of each level has two children, the first half none"),
+];
+pub const WORKLOADS: &[(&str, &str)] =
+    &[("reduce", "Global sum of n values"), ("two-stage", "Stage 1 on every item, stage 2 on `pass` of every 256")];
+pub const FENCES: &[(&str, &str)] = &[
+    ("device", "storageBarrier: a control barrier with a device-scope fence on storage"),
+    ("none", "workgroupBarrier only (PT_BARRIER_NO_FENCE): data crosses only through atomics"),
+];
+pub const ARRIVALS: &[(&str, &str)] = &[
+    ("flat", "One counter for all participants"),
+    ("tree", "Sub-counters of at least 32 participants, then one top counter (PT_BARRIER_TREE)"),
+];
+pub const QUEUE_KINDS: &[(&str, &str)] = &[
+    ("single", "One global head, one atomicAdd per item"),
+    ("chunked", "One global head, `chunk` items per atomicAdd"),
+    ("distributed", "`heads` heads over item ranges, stealing when the home range is empty"),
+    ("ring", "The bounded MPMC ring (push + pop per item; blocking tier)"),
+];
 
 /// Arguments of `simtlab bench pt`. List-valued options are swept (cartesian product). An
 /// option the chosen case does not use is an error ([`Sweep::validate`]), so defaults live in
@@ -67,10 +83,10 @@ pub struct PtArgs {
     #[arg(long)]
     pub emit: Option<f64>,
     /// sync: ci (compute-intensive) or cmi (compute + memory) (default ci).
-    #[arg(long, value_parser = named::<Work>(WORKS), value_delimiter = ',')]
+    #[arg(long, value_parser = described::<Work>(WORKS), value_delimiter = ',')]
     pub work: Vec<Work>,
     /// forest: complete or tilted (default tilted).
-    #[arg(long, value_parser = named::<Shape>(SHAPES), value_delimiter = ',')]
+    #[arg(long, value_parser = described::<Shape>(SHAPES), value_delimiter = ',')]
     pub shape: Vec<Shape>,
     /// forest: initial items (default 128).
     #[arg(long, value_delimiter = ',')]
@@ -82,7 +98,7 @@ pub struct PtArgs {
     #[arg(long)]
     pub capacity: Option<u32>,
     /// prodcons: reduce or two-stage (default both).
-    #[arg(long, value_parser = named::<Workload>(WORKLOADS), value_delimiter = ',')]
+    #[arg(long, value_parser = described::<Workload>(WORKLOADS), value_delimiter = ',')]
     pub workload: Vec<Workload>,
     /// prodcons two-stage: items passed to stage 2 per 256, 0..=256 (default 0,32,128,256).
     #[arg(long, value_delimiter = ',')]
@@ -97,16 +113,16 @@ pub struct PtArgs {
     #[arg(long, value_delimiter = ',')]
     pub workgroups: Vec<u32>,
     /// barrier: how workgroups arrive (device: storageBarrier; none: workgroupBarrier only; default device).
-    #[arg(long, value_parser = named::<BarrierFence>(FENCES), value_delimiter = ',')]
+    #[arg(long, value_parser = described::<BarrierFence>(FENCES), value_delimiter = ',')]
     pub fence: Vec<BarrierFence>,
     /// barrier: where workgroups arrive (flat: one counter; tree: sub-counters, then one; default flat).
-    #[arg(long, value_parser = named::<BarrierArrival>(ARRIVALS), value_delimiter = ',')]
+    #[arg(long, value_parser = described::<BarrierArrival>(ARRIVALS), value_delimiter = ',')]
     pub arrival: Vec<BarrierArrival>,
     /// barrier: barriers per launch (default 1000).
     #[arg(long)]
     pub iterations: Option<u32>,
     /// queue: kinds to measure (default single,chunked,distributed,ring).
-    #[arg(long, value_parser = named::<QueueKind>(QUEUE_KINDS), value_delimiter = ',')]
+    #[arg(long, value_parser = described::<QueueKind>(QUEUE_KINDS), value_delimiter = ',')]
     pub kind: Vec<QueueKind>,
     /// queue chunked: items per chunk (default 256).
     #[arg(long)]
@@ -270,7 +286,9 @@ mod tests {
             assert_eq!(values(id), names, "--{id}");
         }
         // every variant has its name listed
-        let listed = |names: &[&str], v: serde_json::Value| assert!(names.contains(&v.as_str().unwrap()), "{v} not listed");
+        let listed = |values: &[(&str, &str)], v: serde_json::Value| {
+            assert!(values.iter().any(|(name, _)| Some(*name) == v.as_str()), "{v} not listed")
+        };
         for w in [Work::Ci, Work::Cmi] {
             listed(WORKS, serde_json::to_value(w).unwrap());
         }
