@@ -4,7 +4,10 @@ mod common;
 
 use simtlab::experiments::{self, Outcome, Scale, Shard};
 
-fn deterministic_view(outcomes: &[Outcome]) -> Vec<(String, String, Vec<(String, bool, Option<String>)>)> {
+/// Per point: experiment, key, and per record its variant, check and divergence.
+type View = Vec<(String, String, Vec<(String, bool, Option<String>)>)>;
+
+fn deterministic_view(outcomes: &[Outcome]) -> View {
     outcomes
         .iter()
         .map(|o| {

@@ -293,104 +293,6 @@ pub(crate) fn model_record(gpu: &Gpu, family: &str, kernel: &str, variant: &str,
     }
 }
 
-/// Builds a family's clap arguments from words, so experiments drive exactly what the CLI runs.
-pub(crate) fn parse_args<A: clap::Args + clap::FromArgMatches>(words: &[String]) -> Result<A> {
-    let cmd = A::augment_args(clap::Command::new("experiment").no_binary_name(true));
-    let matches = cmd.try_get_matches_from(words).map_err(|e| Error::invalid("experiment arguments", e.to_string()))?;
-    A::from_arg_matches(&matches).map_err(|e| Error::invalid("experiment arguments", e.to_string()))
-}
-
-/// A sweep run through a family's CLI entry point: each point is one argument list.
-pub(crate) struct CliSweep {
-    pub paper: &'static str,
-    pub id: &'static str,
-    pub title: &'static str,
-    /// Argument lists per scale (tiny, quick, full).
-    pub points: [&'static [&'static str]; 3],
-    pub run: fn(&Gpu, &[String], &crate::harness::Protocol) -> Result<Vec<Record>>,
-    pub verdicts: fn(&[&Record], &crate::report::PaperValues) -> Vec<crate::report::Verdict>,
-    pub figure: Option<fn(&[&Record]) -> crate::report::Figure>,
-    pub paper_tables: &'static [&'static str],
-}
-
-#[derive(Serialize, Deserialize)]
-struct SweepPoint {
-    args: Vec<String>,
-    scale: Scale,
-}
-
-impl Experiment for CliSweep {
-    fn paper(&self) -> &'static str {
-        self.paper
-    }
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn title(&self) -> &'static str {
-        self.title
-    }
-    fn points(&self, scale: Scale) -> Vec<Point> {
-        scale
-            .pick(self.points[0], self.points[1], self.points[2])
-            .iter()
-            .map(|line| {
-                let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-                point(self.id, format!("{line} [{scale:?}]"), serde_json::to_value(SweepPoint { args, scale }).unwrap_or_default())
-            })
-            .collect()
-    }
-    fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
-        let sp: SweepPoint = params(p)?;
-        (self.run)(gpu, &sp.args, &sp.scale.protocol())
-    }
-    fn render(&self, outcomes: &[&Outcome], paper: &crate::report::PaperValues) -> Section {
-        sweep_section(self.paper, self.id, self.title, self.paper_tables, self.verdicts, self.figure, outcomes, paper)
-    }
-}
-
-/// The section of a sweep: one table row per record, the figure and the verdicts.
-#[allow(clippy::too_many_arguments)]
-fn sweep_section(
-    paper_name: &str,
-    id: &str,
-    title: &str,
-    paper_tables: &[&str],
-    verdicts: fn(&[&Record], &crate::report::PaperValues) -> Vec<crate::report::Verdict>,
-    figure: Option<fn(&[&Record]) -> crate::report::Figure>,
-    outcomes: &[&Outcome],
-    paper: &crate::report::PaperValues,
-) -> Section {
-    use crate::report::{Cell, Table};
-    let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
-    let mut table = Table {
-        title: String::new(),
-        columns: ["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"].map(String::from).to_vec(),
-        rows: Vec::new(),
-    };
-    for r in &records {
-        table.rows.push(vec![
-            Cell::text(&r.kernel),
-            Cell::text(&r.variant),
-            Cell::measured(r.stats.median * 1e3, 4),
-            r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
-            r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(&t.unit)),
-            r.divergence.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
-            Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
-        ]);
-    }
-    Section {
-        paper: paper_name.into(),
-        id: id.into(),
-        title: title.into(),
-        tables: vec![table],
-        paper_tables: paper_tables.iter().map(|s| s.to_string()).collect(),
-        figures: figure.map(|f| f(&records)).into_iter().collect(),
-        verdicts: verdicts(&records, paper),
-        failures: failures(outcomes),
-        ..Default::default()
-    }
-}
-
 /// A sweep of one family's typed configuration. Each point is a configuration keyed by the
 /// command-line options that ask for it, plus the scale (`--layout linear --steps 2 [Tiny]`),
 /// so that results files written when the sweeps ran from those options still merge.
@@ -433,6 +335,34 @@ impl<C: Serialize + serde::de::DeserializeOwned> Experiment for ConfigSweep<C> {
         (self.run)(gpu, &cp.config, &cp.scale.protocol())
     }
     fn render(&self, outcomes: &[&Outcome], paper: &crate::report::PaperValues) -> Section {
-        sweep_section(self.paper, self.id, self.title, self.paper_tables, self.verdicts, self.figure, outcomes, paper)
+        use crate::report::{Cell, Table};
+        let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
+        let mut table = Table {
+            title: String::new(),
+            columns: ["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"].map(String::from).to_vec(),
+            rows: Vec::new(),
+        };
+        for r in &records {
+            table.rows.push(vec![
+                Cell::text(&r.kernel),
+                Cell::text(&r.variant),
+                Cell::measured(r.stats.median * 1e3, 4),
+                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
+                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(&t.unit)),
+                r.divergence.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
+                Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
+            ]);
+        }
+        Section {
+            paper: self.paper.into(),
+            id: self.id.into(),
+            title: self.title.into(),
+            tables: vec![table],
+            paper_tables: self.paper_tables.iter().map(|s| s.to_string()).collect(),
+            figures: self.figure.map(|f| f(&records)).into_iter().collect(),
+            verdicts: (self.verdicts)(&records, paper),
+            failures: failures(outcomes),
+            ..Default::default()
+        }
     }
 }
