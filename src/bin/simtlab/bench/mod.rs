@@ -5,7 +5,7 @@ mod flowshop;
 mod matmul;
 pub mod micro;
 pub mod pt;
-mod remap;
+pub mod remap;
 pub mod zhang;
 
 use clap::Subcommand;

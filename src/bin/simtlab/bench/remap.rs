@@ -1,13 +1,19 @@
 //! `simtlab bench remap`: thread-data remapping of the divergent loop.
 
-use crate::bench::micro::DISTRIBUTIONS;
 use crate::output::{finish, Output};
-use crate::value::named;
+use crate::value::described;
 use clap::Args;
 use simtlab::harness::{self, Progress, Protocol, Record};
 use simtlab::kernels::micro::{Distribution, MicroConfig};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
+
+pub const DISTRIBUTIONS: &[(&str, &str)] = &[
+    ("uniform", "Every thread runs the same (mean) trip count: no divergence"),
+    ("one-long", "In each group of `group` threads one random lane runs `long` trips, the others `short`"),
+    ("random", "Trip counts uniform in [short, long]"),
+    ("sorted", "The one-long multiset sorted ascending: the same work, long lanes side by side"),
+];
 
 #[derive(Args)]
 pub struct RemapArgs {
@@ -17,7 +23,7 @@ pub struct RemapArgs {
     /// Strategies to run (none, redirect, lam, gpu, tile, defer, auto); default all.
     #[arg(long, value_delimiter = ',')]
     pub strategy: Vec<simtlab::remap::Strategy>,
-    #[arg(long, value_parser = named::<Distribution>(DISTRIBUTIONS), default_value = "one-long")]
+    #[arg(long, value_parser = described::<Distribution>(DISTRIBUTIONS), default_value = "one-long")]
     pub distribution: Distribution,
     #[arg(long, default_value_t = 1 << 20)]
     pub n: usize,

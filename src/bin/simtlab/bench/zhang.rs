@@ -1,7 +1,7 @@
 //! `simtlab bench zhang`: Zhang's section 5 benchmarks, original vs redirection.
 
 use crate::output::finish_files;
-use crate::value::named;
+use crate::value::{described, named};
 use clap::Args;
 use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
 use simtlab::harness::Protocol;
@@ -10,7 +10,11 @@ use simtlab::{Gpu, Result};
 use std::path::PathBuf;
 
 pub const BENCHMARKS: &[&str] = &["lbm", "gafort", "mcubes", "reduction", "blackscholes", "all"];
-pub const VARIANTS: &[&str] = &["none", "redirect", "all"];
+pub const VARIANTS: &[(&str, &str)] = &[
+    ("none", "The original kernel only"),
+    ("redirect", "The reference-redirection variant only (with the original as the baseline it needs)"),
+    ("all", "Every variant the kernel has"),
+];
 
 #[derive(Args)]
 pub struct ZhangCli {
@@ -27,7 +31,7 @@ pub struct ZhangArgs {
     #[arg(long, value_parser = named::<Benchmark>(BENCHMARKS), default_value = "all")]
     pub kernel: Benchmark,
     /// none: the original kernels; redirect: original vs reference redirection; all: every variant.
-    #[arg(long, value_parser = named::<Variants>(VARIANTS), default_value = "all")]
+    #[arg(long, value_parser = described::<Variants>(VARIANTS), default_value = "all")]
     pub strategy: Variants,
     /// Problem sizes (comma list): lbm = lattice edge (cells = n³), gafort = children,
     /// mcubes = grid edge (voxels = n³), reduction = elements, blackscholes = options.
