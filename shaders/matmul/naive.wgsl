@@ -3,17 +3,8 @@
 // 256-thread blocks. CPU reference: kernels::matmul::cpu::matmul.
 //! variants: (none)
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    pad: u32,
-}
-
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@group(0) @binding(3) var<uniform> params: Params;
+alias MatmulElement = f32;
+#import matmul_bindings
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {

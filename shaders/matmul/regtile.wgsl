@@ -50,23 +50,12 @@ override B_VEC4: u32 = BK * BN / 4u;
 override A_LOADS: u32 = (A_VEC4 + THREADS - 1u) / THREADS;
 override B_LOADS: u32 = (B_VEC4 + THREADS - 1u) / THREADS;
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    pad: u32,
-}
-
 #ifdef UNALIGNED
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+alias MatmulElement = f32;
 #else
-@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> b: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
+alias MatmulElement = vec4<f32>;
 #endif
-@group(0) @binding(3) var<uniform> params: Params;
+#import matmul_bindings
 
 // Two buffers each: As[buf][k][m] (A transposed), Bs[buf][k][n], as vec4 along m / n.
 var<workgroup> As: array<vec4<f32>, 2u * A_VEC4>;

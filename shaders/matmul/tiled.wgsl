@@ -7,17 +7,8 @@
 
 override TILE: u32 = 16u;
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    pad: u32,
-}
-
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@group(0) @binding(3) var<uniform> params: Params;
+alias MatmulElement = f32;
+#import matmul_bindings
 
 var<workgroup> As: array<f32, TILE * TILE>;
 var<workgroup> Bs: array<f32, TILE * TILE>;
