@@ -27,26 +27,8 @@
 // Workgroup index = wid.x + wid.y * nwg.x (shared/grid.wgsl).
 //! variants: WRITE_CLASSES
 
-#import grid
-#import trip_class
+#import regroup_tile
 
-override CLASSES: u32 = 10u;
-override SUBTILES: u32 = 4u;
-const WORKGROUP_SIZE: u32 = 256u;
-
-struct RegroupParams {
-    n: u32,
-    tiles: u32,
-    histogram_len: u32,
-    blocks: u32,
-    lo: u32,
-    width: u32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: RegroupParams;
-@group(0) @binding(1) var<storage, read> trips: array<u32>;
 @group(0) @binding(2) var<storage, read_write> histogram: array<u32>;
 #ifdef WRITE_CLASSES
 @group(0) @binding(3) var<storage, read_write> classes: array<u32>;
@@ -66,11 +48,11 @@ fn main(ids: Ids) {
         atomicStore(&counts[c], 0u);
     }
     workgroupBarrier();
-    let first = tile * SUBTILES * WORKGROUP_SIZE;
+    let first = tile_start(tile);
     for (var s = 0u; s < SUBTILES; s++) {
         let element = first + s * WORKGROUP_SIZE + lane;
         if (element < params.n) {
-            let cls = trip_class(trips[element], params.lo, params.width, CLASSES);
+            let cls = element_class(element);
             atomicAdd(&counts[cls], 1u);
 #ifdef WRITE_CLASSES
             classes[element] = cls;

@@ -22,23 +22,12 @@
 // Workgroup index = wid.x + wid.y * nwg.x (shared/grid.wgsl). Totals must fit u32 (n < 2^32).
 
 #import grid
+#import regroup
 
 const WORKGROUP_SIZE: u32 = 256u;
 const ITEMS: u32 = 4u;
 const BLOCK: u32 = 1024u; // WORKGROUP_SIZE * ITEMS
 
-struct RegroupParams {
-    n: u32,
-    tiles: u32,
-    histogram_len: u32,
-    blocks: u32,
-    lo: u32,
-    width: u32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: RegroupParams;
 @group(0) @binding(1) var<storage, read_write> histogram: array<u32>;
 @group(0) @binding(2) var<storage, read_write> block_sums: array<u32>;
 

@@ -22,29 +22,11 @@
 //                                   works on element index[i] (bind as remap_index there)
 // Workgroup index = wid.x + wid.y * nwg.x (shared/grid.wgsl).
 
-#import grid
-#import trip_class
-
-override CLASSES: u32 = 10u;
-override SUBTILES: u32 = 4u;
-const WORKGROUP_SIZE: u32 = 256u;
+#import regroup_tile
 
 // 256 lanes / 32 bits per word
 const MASK_WORDS: u32 = 8u;
 
-struct RegroupParams {
-    n: u32,
-    tiles: u32,
-    histogram_len: u32,
-    blocks: u32,
-    lo: u32,
-    width: u32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: RegroupParams;
-@group(0) @binding(1) var<storage, read> trips: array<u32>;
 @group(0) @binding(2) var<storage, read> offsets: array<u32>;
 @group(0) @binding(3) var<storage, read_write> index: array<u32>;
 
@@ -71,7 +53,7 @@ fn main(ids: Ids) {
 
     let word = lane / 32u;
     let bit = lane % 32u;
-    let first = tile * SUBTILES * WORKGROUP_SIZE;
+    let first = tile_start(tile);
     for (var s = 0u; s < SUBTILES; s++) {
         let start = first + s * WORKGROUP_SIZE;
         // uniform: the remaining sub-tiles of the last tile are empty
@@ -82,7 +64,7 @@ fn main(ids: Ids) {
         let in_range = element < params.n;
         var own_class = 0u;
         if (in_range) {
-            own_class = trip_class(trips[element], params.lo, params.width, CLASSES);
+            own_class = element_class(element);
             atomicOr(&masks[own_class * MASK_WORDS + word], 1u << bit);
         }
         workgroupBarrier();
