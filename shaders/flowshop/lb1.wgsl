@@ -29,77 +29,38 @@
 // PROBE sites: 0 thread in range, 1..3 the ifs of the basic variant, 4 the per-parent loop,
 // 5 the prefix walk (WALK_PREFIX).
 
-#import grid
-#import probe
+#import flowshop_pool
 
 const PROBE_SITES: u32 = 6u;
-const WG: u32 = 64u;
-const MAX_MACHINES: u32 = 32u;
-// Set in a child's job word when the child puts its job in front of the suffix.
-const BACKWARD_CHILD: u32 = 0x80000000u;
-
-struct Params {
-    jobs: u32,
-    machines: u32,
-    pairs: u32,          // unused here; same uniform block as lb2
-    children: u32,
-    parent_stride: u32,
-    mask_words: u32,
-    parents: u32,
-    _pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> ptimes: array<u32>;
-@group(0) @binding(2) var<storage, read> parents: array<u32>;
-@group(0) @binding(3) var<storage, read> children: array<u32>;
-@group(0) @binding(4) var<storage, read_write> bounds: array<u32>;
-@group(0) @binding(9) var<storage, read> offsets: array<u32>;
-
-#import flowshop_prefix
 
 fn bound_child(index: u32) -> u32 {
-    let parent = children[2u * index];
-    let word = children[2u * index + 1u];
-    let job = word & ~BACKWARD_CHILD;
-    let backward = word >= BACKWARD_CHILD;
+    let child = child_at(index);
     let n = params.jobs;
-    // The host refuses m > MAX_MACHINES (BoundData::check_gpu).
-    let m = min(params.machines, MAX_MACHINES);
-    let base = parent * params.parent_stride;
-
-    // A backward child's tails: `job` put in front of the parent's suffix. Forward children
-    // keep the parent's tails; both are computed and selected (no branch on the direction).
-    var tails: array<u32, MAX_MACHINES>;
-    var start = 0u;
-    for (var k = m; k > 0u; k = k - 1u) {
-        let tail = parents[base + m + k - 1u];
-        start = max(start, tail) + ptimes[(k - 1u) * n + job];
-        tails[k - 1u] = select(tail, start, backward);
-    }
+    let m = machine_count();
+    var tails = child_tails(child);
 
     // finish: completion of `job` on machine k after the parent's prefix (a forward child's
     // head f[k]; a backward child keeps the parent's head); t: max over l <= k of
     // f[l] + r[l]; bound: max over k of t + b[k].
 #ifdef WALK_PREFIX
-    let parent_heads = prefix_heads(parent, base, 5u);
+    let parent_heads = prefix_heads(child.parent, child.base, 5u);
 #endif
     var finish = 0u;
     var t = 0u;
     var bound = 0u;
     for (var k = 0u; k < m; k = k + 1u) {
-        let pk = ptimes[k * n + job];
+        let pk = ptimes[k * n + child.job];
 #ifdef WALK_PREFIX
         let head = parent_heads[k];
 #else
-        let head = parents[base + k];
+        let head = parents[child.base + k];
 #endif
         let tail = tails[k];
         // The child no longer has `job` to schedule.
-        let rest = parents[base + 2u * m + k] - pk;
+        let rest = parents[child.base + 2u * m + k] - pk;
 #ifdef BRANCHLESS
         finish = max(finish, head) + pk;
-        let f = select(finish, head, backward);
+        let f = select(finish, head, child.backward);
         t = max(t, f + rest);
         bound = max(bound, t + tail);
 #else
@@ -107,7 +68,7 @@ fn bound_child(index: u32) -> u32 {
             finish = head;
         }
         finish = finish + pk;
-        let f = select(finish, head, backward);
+        let f = select(finish, head, child.backward);
         if (probe(2u, f + rest > t)) {
             t = f + rest;
         }
@@ -121,23 +82,10 @@ fn bound_child(index: u32) -> u32 {
 
 @compute @workgroup_size(WG)
 fn lb1(ids: Ids) {
-    probe_begin(ids);
-    let index = global_index(ids, WG);
-    if (probe(0u, index < params.children)) {
-        bounds[index] = bound_child(index);
-    }
-    probe_end();
+    bound_each_child(ids);
 }
 
 @compute @workgroup_size(WG)
 fn lb1_per_parent(ids: Ids) {
-    probe_begin(ids);
-    let parent = global_index(ids, WG);
-    if (probe(0u, parent < params.parents)) {
-        let end = offsets[parent + 1u];
-        for (var c = offsets[parent]; probe(4u, c < end); c = c + 1u) {
-            bounds[c] = bound_child(c);
-        }
-    }
-    probe_end();
+    bound_children_of_parent(ids, 4u);
 }

@@ -33,74 +33,37 @@
 // PROBE sites: 0 thread in range, 1 job unscheduled (the basic variant's if),
 // 2 the per-parent loop, 3 the prefix walk (WALK_PREFIX).
 
-#import grid
-#import probe
+#import flowshop_pool
 
 const PROBE_SITES: u32 = 4u;
-const WG: u32 = 64u;
-const MAX_MACHINES: u32 = 32u;
-// Set in a child's job word when the child puts its job in front of the suffix.
-const BACKWARD_CHILD: u32 = 0x80000000u;
 
-struct Params {
-    jobs: u32,
-    machines: u32,
-    pairs: u32,
-    children: u32,
-    parent_stride: u32,
-    mask_words: u32,
-    parents: u32,
-    // stop at the first pair whose bound reaches this (the child is pruned); 0 = never
-    prune_at: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> ptimes: array<u32>;
-@group(0) @binding(2) var<storage, read> parents: array<u32>;
-@group(0) @binding(3) var<storage, read> children: array<u32>;
-@group(0) @binding(4) var<storage, read_write> bounds: array<u32>;
 @group(0) @binding(5) var<storage, read> pairs: array<u32>;
 @group(0) @binding(6) var<storage, read> sequences: array<vec4<u32>>;
-@group(0) @binding(9) var<storage, read> offsets: array<u32>;
-
-#import flowshop_prefix
 
 fn bound_child(index: u32) -> u32 {
-    let parent = children[2u * index];
-    let word = children[2u * index + 1u];
-    let job = word & ~BACKWARD_CHILD;
-    let backward = word >= BACKWARD_CHILD;
+    let child = child_at(index);
     let n = params.jobs;
-    // The host refuses m > MAX_MACHINES (BoundData::check_gpu).
-    let m = min(params.machines, MAX_MACHINES);
-    let base = parent * params.parent_stride;
-    let tails_at = base + params.machines;
-    let mask_at = base + 3u * params.machines;
+    let m = machine_count();
+    let mask_at = child.base + 3u * params.machines;
 
     // Child heads and tails: a forward child's job follows the parent's prefix (new heads),
     // a backward child's job precedes its suffix (new tails). Both chains are computed and
     // selected so children of either direction run the same instructions.
     var heads: array<u32, MAX_MACHINES>;
-    var tails: array<u32, MAX_MACHINES>;
 #ifdef WALK_PREFIX
-    let parent_heads = prefix_heads(parent, base, 3u);
+    let parent_heads = prefix_heads(child.parent, child.base, 3u);
 #endif
     var finish = 0u;
     for (var k = 0u; k < m; k = k + 1u) {
 #ifdef WALK_PREFIX
         let head = parent_heads[k];
 #else
-        let head = parents[base + k];
+        let head = parents[child.base + k];
 #endif
-        finish = max(finish, head) + ptimes[k * n + job];
-        heads[k] = select(finish, head, backward);
+        finish = max(finish, head) + ptimes[k * n + child.job];
+        heads[k] = select(finish, head, child.backward);
     }
-    var start = 0u;
-    for (var k = m; k > 0u; k = k - 1u) {
-        let tail = parents[tails_at + k - 1u];
-        start = max(start, tail) + ptimes[(k - 1u) * n + job];
-        tails[k - 1u] = select(tail, start, backward);
-    }
+    var tails = child_tails(child);
 
     // LB1, O(m): the bound of one machine; exact with one machine (no pair), and never above
     // LB2. With an incumbent it settles every child it prunes before the O(m²n) pair loop
@@ -108,7 +71,7 @@ fn bound_child(index: u32) -> u32 {
     var t = 0u;
     var bound = 0u;
     for (var k = 0u; k < m; k = k + 1u) {
-        t = max(t, heads[k] + parents[base + 2u * params.machines + k] - ptimes[k * n + job]);
+        t = max(t, heads[k] + parents[child.base + 2u * params.machines + k] - ptimes[k * n + child.job]);
         bound = max(bound, t + tails[k]);
     }
     if (params.pairs > 0u && params.prune_at != 0u && bound >= params.prune_at) {
@@ -127,7 +90,7 @@ fn bound_child(index: u32) -> u32 {
             let s = sequences[q * n + i];
             let j = s.x;
             let word = parents[mask_at + (j >> 5u)];
-            let unscheduled = (((word >> (j & 31u)) & 1u) == 1u) && (j != job);
+            let unscheduled = (((word >> (j & 31u)) & 1u) == 1u) && (j != child.job);
 #ifdef BRANCHLESS
             // Every thread does the same work; jobs already scheduled add zero.
             tu = tu + select(0u, s.y, unscheduled);
@@ -149,23 +112,10 @@ fn bound_child(index: u32) -> u32 {
 
 @compute @workgroup_size(WG)
 fn lb2(ids: Ids) {
-    probe_begin(ids);
-    let index = global_index(ids, WG);
-    if (probe(0u, index < params.children)) {
-        bounds[index] = bound_child(index);
-    }
-    probe_end();
+    bound_each_child(ids);
 }
 
 @compute @workgroup_size(WG)
 fn lb2_per_parent(ids: Ids) {
-    probe_begin(ids);
-    let parent = global_index(ids, WG);
-    if (probe(0u, parent < params.parents)) {
-        let end = offsets[parent + 1u];
-        for (var c = offsets[parent]; probe(2u, c < end); c = c + 1u) {
-            bounds[c] = bound_child(c);
-        }
-    }
-    probe_end();
+    bound_children_of_parent(ids, 2u);
 }
