@@ -26,7 +26,12 @@ fn divergence() -> Divergence {
     let divergent_warps = per_warp_divergent.iter().filter(|&&d| d > 0).count() as u64;
     Divergence {
         width: 32,
-        sites: vec![SiteCounters { evaluations: 4 * WARPS as u64, divergent: 2 * WARPS as u64, taken_steps: 3 * WARPS as u64, taken_lanes: 50 * WARPS as u64 }],
+        sites: vec![SiteCounters {
+            evaluations: 4 * WARPS as u64,
+            divergent: 2 * WARPS as u64,
+            taken_steps: 3 * WARPS as u64,
+            taken_lanes: 50 * WARPS as u64,
+        }],
         per_warp_divergent,
         per_warp_efficiency,
         divergent_warps,
@@ -68,9 +73,7 @@ fn overlay(c: &mut Criterion) {
 
     let mut before_after = DivergenceOverlay::new(&d, "before").with_after(&d, "after");
     frame(&ctx, |ui| before_after.ui(ui));
-    c.bench_function("overlay/before_after_frame/2^20_warps", |b| {
-        b.iter(|| black_box(frame(&ctx, |ui| before_after.ui(ui))))
-    });
+    c.bench_function("overlay/before_after_frame/2^20_warps", |b| b.iter(|| black_box(frame(&ctx, |ui| before_after.ui(ui)))));
 
     // a data change: copy the per-warp values, bin them, build and upload the texture
     c.bench_function("overlay/first_frame_after_data_change/2^20_warps", |b| {

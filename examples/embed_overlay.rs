@@ -139,7 +139,11 @@ impl Frame {
     fn new(event_loop: &ActiveEventLoop, display: OwnedDisplayHandle, pinned: Option<Distribution>) -> Result<Frame, String> {
         let window = Arc::new(
             event_loop
-                .create_window(Window::default_attributes().with_title("simtlab overlay in a wgpu app").with_inner_size(winit::dpi::LogicalSize::new(1100.0, 720.0)))
+                .create_window(
+                    Window::default_attributes()
+                        .with_title("simtlab overlay in a wgpu app")
+                        .with_inner_size(winit::dpi::LogicalSize::new(1100.0, 720.0)),
+                )
                 .map_err(|e| e.to_string())?,
         );
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)));
@@ -171,11 +175,16 @@ impl Frame {
             height: size.height.max(1),
             present_mode: wgpu::PresentMode::AutoVsync,
             view_formats: vec![],
-            ..surface.get_default_config(&adapter, size.width.max(1), size.height.max(1)).ok_or("the surface does not work with this adapter")?
+            ..surface
+                .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+                .ok_or("the surface does not work with this adapter")?
         };
         surface.configure(&device, &config);
 
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("scene"), source: wgpu::ShaderSource::Wgsl(SCENE_WGSL.into()) });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("scene"),
+            source: wgpu::ShaderSource::Wgsl(SCENE_WGSL.into()),
+        });
         let scene_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("scene uniforms"),
             size: 16,
@@ -204,7 +213,12 @@ impl Frame {
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("scene"),
             layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState { module: &module, entry_point: Some("vs_main"), buffers: &[], compilation_options: Default::default() },
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                buffers: &[],
+                compilation_options: Default::default(),
+            },
             primitive: wgpu::PrimitiveState::default(),
             depth_stencil: None,
             multisample: wgpu::MultisampleState::default(),
@@ -219,13 +233,21 @@ impl Frame {
         });
 
         // simtlab on the app's own device and queue: no instance, no device of its own
-        let (simtlab, simtlab_error) = match Gpu::from_device(device.clone(), queue.clone(), adapter.get_info()).and_then(|gpu| Simtlab::new(gpu, pinned)) {
-            Ok(s) => (Some(s), None),
-            Err(e) => (None, Some(e.to_string())),
-        };
+        let (simtlab, simtlab_error) =
+            match Gpu::from_device(device.clone(), queue.clone(), adapter.get_info()).and_then(|gpu| Simtlab::new(gpu, pinned)) {
+                Ok(s) => (Some(s), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
 
         let egui_ctx = egui::Context::default();
-        let egui_state = egui_winit::State::new(egui_ctx.clone(), egui::ViewportId::ROOT, &window, Some(window.scale_factor() as f32), None, Some(device.limits().max_texture_dimension_2d as usize));
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(device.limits().max_texture_dimension_2d as usize),
+        );
         let egui_renderer = egui_wgpu::Renderer::new(&device, format, egui_wgpu::RendererOptions::default());
         Ok(Frame {
             started: Instant::now(),
@@ -300,7 +322,10 @@ impl Frame {
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                     view: &view,
                     resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.06, g: 0.07, b: 0.1, a: 1.0 }), store: wgpu::StoreOp::Store },
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.06, g: 0.07, b: 0.1, a: 1.0 }),
+                        store: wgpu::StoreOp::Store,
+                    },
                     depth_slice: None,
                 })],
                 depth_stencil_attachment: None,
@@ -322,29 +347,33 @@ impl Frame {
         let simtlab = &mut self.simtlab;
         let error = &self.simtlab_error;
         let output = self.egui_ctx.run_ui(input, |ui| {
-            egui::Window::new("simtlab divergence").default_pos([16.0, 16.0]).default_width(560.0).show(ui.ctx(), |ui| {
-                match simtlab {
-                    Some(s) => {
-                        ui.label(format!("{} · {} · frame {frames}", s.gpu.adapter_name(), s.last));
-                        match &mut s.overlay {
-                            Some(o) => o.ui(ui),
-                            None => {
-                                ui.label("no probe data (the device has no subgroups)");
-                            }
+            egui::Window::new("simtlab divergence").default_pos([16.0, 16.0]).default_width(560.0).show(ui.ctx(), |ui| match simtlab {
+                Some(s) => {
+                    ui.label(format!("{} · {} · frame {frames}", s.gpu.adapter_name(), s.last));
+                    match &mut s.overlay {
+                        Some(o) => o.ui(ui),
+                        None => {
+                            ui.label("no probe data (the device has no subgroups)");
                         }
                     }
-                    None => {
-                        ui.colored_label(ui.visuals().error_fg_color, format!("simtlab: {}", error.as_deref().unwrap_or("not started")));
-                    }
+                }
+                None => {
+                    ui.colored_label(ui.visuals().error_fg_color, format!("simtlab: {}", error.as_deref().unwrap_or("not started")));
                 }
             });
-            egui::Window::new("frame timeline").anchor(egui::Align2::LEFT_BOTTOM, [16.0, -16.0]).default_width(700.0).show(ui.ctx(), |ui| {
-                timeline.ui(ui);
-            });
+            egui::Window::new("frame timeline").anchor(egui::Align2::LEFT_BOTTOM, [16.0, -16.0]).default_width(700.0).show(
+                ui.ctx(),
+                |ui| {
+                    timeline.ui(ui);
+                },
+            );
         });
         self.egui_state.handle_platform_output(&self.window, output.platform_output);
         let jobs = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
-        let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: [self.config.width, self.config.height], pixels_per_point: output.pixels_per_point };
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: output.pixels_per_point,
+        };
         let mut textures = output.textures_delta;
         for (id, deltas) in textures.set.drain() {
             for delta in deltas {

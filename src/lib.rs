@@ -16,8 +16,8 @@
 //!   explorer behind `simtlab gui`.
 
 pub mod divergence;
-pub mod experiments;
 pub mod error;
+pub mod experiments;
 pub mod gpu;
 pub mod harness;
 pub mod kernels;

@@ -77,7 +77,22 @@ fn json_dash_is_standard_output_and_the_table_goes_to_standard_error() {
     let dir = scratch("json-dash");
     let out = simtlab()
         .current_dir(&dir)
-        .args(["bench", "micro", "--pattern", "loop", "--distribution", "one-long", "--n", "4096", "--samples", "1", "--warmup", "0", "--json", "-"])
+        .args([
+            "bench",
+            "micro",
+            "--pattern",
+            "loop",
+            "--distribution",
+            "one-long",
+            "--n",
+            "4096",
+            "--samples",
+            "1",
+            "--warmup",
+            "0",
+            "--json",
+            "-",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -94,7 +109,8 @@ fn json_dash_is_standard_output_and_the_table_goes_to_standard_error() {
 #[test]
 fn a_closed_pipe_ends_the_command_quietly() {
     use std::io::Read;
-    let mut child = simtlab().args(["flowshop", "instance", "ta120", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        simtlab().args(["flowshop", "instance", "ta120", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut first = [0u8; 10];
     child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
     drop(child.stdout.take());

@@ -9,14 +9,12 @@ use std::time::Duration;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use simtlab::kernels::flowshop::bench::{parent_depths, search_pool};
-use simtlab::kernels::flowshop::commands::{
-    self, Command, Device, InstanceOptions, KernelVariant, NodeBoundOptions, SolveOptions,
-};
+use simtlab::kernels::flowshop::commands::{self, Command, Device, InstanceOptions, KernelVariant, NodeBoundOptions, SolveOptions};
 use simtlab::kernels::flowshop::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use simtlab::kernels::flowshop::taillard::parse_instances;
 use simtlab::kernels::flowshop::{
-    cpu, makespan, solve_with, taillard, BoundData, Bounder, Branching, CpuBounder, Direction, Exploration, Instance,
-    IteratedGreedy, LowerBound, Node, Pool, Progress, SearchOptions, Solution, Stop, MAX_JOBS,
+    cpu, makespan, solve_with, taillard, BoundData, Bounder, Branching, CpuBounder, Direction, Exploration, Instance, IteratedGreedy,
+    LowerBound, Node, Pool, Progress, SearchOptions, Solution, Stop, MAX_JOBS,
 };
 use simtlab::rng::Rng;
 use simtlab::{Gpu, GpuOptions};
@@ -426,7 +424,11 @@ fn an_upper_bound_the_search_never_beats_proves_only_a_lower_bound() {
     // Between the optimum and NEH's 1286, or above NEH: the search finds and proves 1278.
     for ub in [1280, 2000] {
         let json = solve_json(&SolveOptions { ub: Some(ub), ..neh_cpu.clone() }, None, None);
-        assert_eq!((&json["makespan"], &json["optimal"], &json["proven_lower_bound"]), (&json!(1278), &json!(true), &json!(1278)), "{json}");
+        assert_eq!(
+            (&json["makespan"], &json["optimal"], &json["proven_lower_bound"]),
+            (&json!(1278), &json!(true), &json!(1278)),
+            "{json}"
+        );
         check_reported_schedules(&ta001, &json);
     }
     // The start schedule meets the bound: it is the incumbent, proven optimal.
@@ -500,7 +502,11 @@ fn an_interrupt_stops_the_search_with_the_best_schedule_so_far() {
     let args = SolveOptions { device: Device::Cpu, heuristic_rounds: Some(0), json: true, ..SolveOptions::new("ta021") };
     let out = commands::run(&Command::Solve(args.clone()), &GpuOptions::default(), &AtomicBool::new(true)).unwrap();
     let json: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!((&json["optimal"], &json["stopped"], &json["proven_lower_bound"]), (&json!(false), &json!("interrupted"), &Value::Null), "{json}");
+    assert_eq!(
+        (&json["optimal"], &json["stopped"], &json["proven_lower_bound"]),
+        (&json!(false), &json!("interrupted"), &Value::Null),
+        "{json}"
+    );
     assert_eq!(jobs_of(&json["permutation"]).len(), 20);
     check_reported_schedules(&instance, &json);
     let text = commands::solve(&SolveOptions { json: false, ..args }, None, Some(&AtomicBool::new(true))).unwrap();
@@ -577,7 +583,15 @@ fn file_token() -> impl Strategy<Value = String> {
 /// A Taillard file of `copies` instances of `jobs × machines` with some fields replaced,
 /// rows or columns added or missing, and label lines or not. The bool: left intact.
 fn near_valid_file() -> impl Strategy<Value = (String, bool)> {
-    (1usize..7, 1usize..5, -1i32..=1, -1i32..=1, any::<bool>(), 1usize..3, prop::collection::vec(prop::option::weighted(0.2, file_token()), 5))
+    (
+        1usize..7,
+        1usize..5,
+        -1i32..=1,
+        -1i32..=1,
+        any::<bool>(),
+        1usize..3,
+        prop::collection::vec(prop::option::weighted(0.2, file_token()), 5),
+    )
         .prop_flat_map(|(jobs, machines, row_change, column_change, labels, copies, header_changes)| {
             let rows = (machines as i32 + row_change) as usize;
             let columns = (jobs as i32 + column_change).max(0) as usize;

@@ -21,9 +21,8 @@ fn probe_vs_emulation(cfg: &MicroConfig) {
 
 #[test]
 fn loop_probe_matches_emulation_for_every_distribution() {
-    for (i, distribution) in [Distribution::Uniform, Distribution::OneLong, Distribution::Random, Distribution::Sorted]
-        .into_iter()
-        .enumerate()
+    for (i, distribution) in
+        [Distribution::Uniform, Distribution::OneLong, Distribution::Random, Distribution::Sorted].into_iter().enumerate()
     {
         // sizes not a multiple of the workgroup or the subgroup
         let cfg = MicroConfig { n: 3000 + 37 * i, distribution, short: 1, long: 50, group: 8, seed: i as u64, ..Default::default() };
@@ -34,7 +33,14 @@ fn loop_probe_matches_emulation_for_every_distribution() {
 #[test]
 fn if_probe_matches_emulation() {
     for p in [0.1, 0.5, 0.97] {
-        let cfg = MicroConfig { pattern: Pattern::If, distribution: Distribution::Random, n: 5003, probability: p, heavy: 8, ..Default::default() };
+        let cfg = MicroConfig {
+            pattern: Pattern::If,
+            distribution: Distribution::Random,
+            n: 5003,
+            probability: p,
+            heavy: 8,
+            ..Default::default()
+        };
         probe_vs_emulation(&cfg);
     }
 }

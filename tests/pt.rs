@@ -225,7 +225,6 @@ fn gsync_use_case_matches_cpu_at_every_tier() {
     }
 }
 
-
 #[test]
 fn queue_runs_the_driver_cuts_short_abort_and_the_default_size_passes() {
     let _serial = serial();
@@ -316,7 +315,14 @@ impl Case for AbortsWhenTimed {
     fn variants(&self, tier: Tier) -> &'static [&'static str] {
         self.0.variants(tier)
     }
-    fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, retry: u32) -> simtlab::Result<Box<dyn cases::Prepared + 'a>> {
+    fn prepare<'a>(
+        &'a self,
+        gpu: &Gpu,
+        rt: &Runtime,
+        plan: &Plan,
+        variant: &str,
+        retry: u32,
+    ) -> simtlab::Result<Box<dyn cases::Prepared + 'a>> {
         let inner = self.0.prepare(gpu, rt, plan, variant, retry)?;
         Ok(if plan.used == Tier::Blocking { Box::new(AbortingRun { inner, runs: Cell::new(0) }) } else { inner })
     }

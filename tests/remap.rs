@@ -14,17 +14,9 @@ fn gpu_regroup_equals_its_cpu_reference() {
     // sizes around the tile edge (1024 elements), several scan blocks (300_000 in 37 classes:
     // 10_841 histogram entries, 11 blocks of 1024), and more block sums than one 256-wide
     // chunk of scan_block_sums (1_048_577 in 256 classes: 262_400 entries, 257 blocks)
-    for (n, classes) in [
-        (1usize, 3u32),
-        (255, 10),
-        (1000, 10),
-        (1024, 10),
-        (1025, 1),
-        (70_001, 37),
-        (4096, 256),
-        (300_000, 37),
-        (1_048_577, 256),
-    ] {
+    for (n, classes) in
+        [(1usize, 3u32), (255, 10), (1000, 10), (1024, 10), (1025, 1), (70_001, 37), (4096, 256), (300_000, 37), (1_048_577, 256)]
+    {
         let mut rng = simtlab::rng::Rng::new(n as u64);
         let trips: Vec<u32> = (0..n).map(|_| rng.range_u32(3, 900)).collect();
         let width = remap::equal_width(3, 900, classes);

@@ -14,7 +14,9 @@ fn deterministic_view(outcomes: &[Outcome]) -> View {
             let recs = o
                 .records
                 .iter()
-                .map(|r| (r.variant.clone(), r.check.passed, r.divergence.map(|d| format!("{:.6} {:.6}", d.divergence_ratio, d.simt_efficiency))))
+                .map(|r| {
+                    (r.variant.clone(), r.check.passed, r.divergence.map(|d| format!("{:.6} {:.6}", d.divergence_ratio, d.simt_efficiency)))
+                })
                 .collect();
             (o.point.experiment.clone(), o.point.key.clone(), recs)
         })

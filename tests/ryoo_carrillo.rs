@@ -49,7 +49,9 @@ fn regtile_configurations_match_the_cpu_product() {
     ];
     for (i, cfg) in configs.iter().enumerate() {
         // the last has 5×3 workgroup tiles with the default config: grouping leaves a partial group
-        for shape in [Shape { m: 68, n: 36, k: 44 }, Shape { m: 33, n: 70, k: 9 }, Shape { m: 130, n: 132, k: 20 }, Shape { m: 600, n: 300, k: 8 }] {
+        for shape in
+            [Shape { m: 68, n: 36, k: 44 }, Shape { m: 33, n: 70, k: 9 }, Shape { m: 130, n: 132, k: 20 }, Shape { m: 600, n: 300, k: 8 }]
+        {
             matmul_matches_cpu(&gpu, Variant::Regtile, shape, cfg, 20 + i as u64);
         }
     }

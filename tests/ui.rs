@@ -105,14 +105,15 @@ fn heat_map_aggregates_a_million_warps() {
     let divergent: Vec<u32> = (0..1u32 << 20).map(|i| i % 7).collect();
     let efficiency: Vec<f32> = (0..1u32 << 20).map(|i| (i % 32) as f32 / 32.0).collect();
     let mut map = HeatMap::from_values(32, divergent, efficiency);
-    let mut h = Harness::builder()
-        .with_size([600.0, 200.0])
-        .build_ui_state(|ui, m: &mut HeatMap| {
+    let mut h = Harness::builder().with_size([600.0, 200.0]).build_ui_state(
+        |ui, m: &mut HeatMap| {
             m.ui(ui, ColorBy::DivergentEvaluations);
-        }, {
+        },
+        {
             map.height = 140.0;
             map
-        });
+        },
+    );
     h.run();
     let node = h.get_by_label_contains("heat map: 1048576 warps of 32 lanes");
     let label = node.accesskit_node().label().unwrap_or_default().to_string();
@@ -127,9 +128,7 @@ fn occupancy_panel_g80_register_cliff() {
     // Ryoo et al.'s matmul: 256 threads x 10 registers fit 3 blocks (all 24 warps) on G80;
     // one more register per thread leaves room for only 2.
     let panel = OccupancyPanel::new(find_arch("g80").unwrap(), Launch::new(256, 10, 0));
-    let mut h = Harness::builder()
-        .with_size([760.0, 420.0])
-        .build_ui_state(|ui, p: &mut OccupancyPanel| p.ui(ui), panel);
+    let mut h = Harness::builder().with_size([760.0, 420.0]).build_ui_state(|ui, p: &mut OccupancyPanel| p.ui(ui), panel);
     h.run();
     h.get_by_label("active blocks per SM: 3");
     h.get_by_label("active warps per SM: 24 of 24");
@@ -171,9 +170,12 @@ fn timeline_snapshot() {
     }
     let timeline = Timeline::new(spans);
     assert_eq!(timeline.lanes, vec!["gpu", "worker 0", "worker 1"]);
-    let mut h = Harness::builder().with_size([520.0, 90.0]).build_ui_state(|ui, t: &mut Timeline| {
-        t.ui(ui);
-    }, timeline);
+    let mut h = Harness::builder().with_size([520.0, 90.0]).build_ui_state(
+        |ui, t: &mut Timeline| {
+            t.ui(ui);
+        },
+        timeline,
+    );
     h.run();
     h.get_by_label("timeline: 12 spans on 3 lanes");
     h.snapshot("timeline_pipeline");

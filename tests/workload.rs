@@ -44,7 +44,22 @@ fn list_json_describes_every_workload_with_its_scales() {
 fn run_applies_parameters_and_refuses_unknown_ones() {
     let bin = env!("CARGO_BIN_EXE_simtlab");
     let out = std::process::Command::new(bin)
-        .args(["run", "micro-loop", "--scale", "tiny", "--param", "n=3000", "--param", "distribution=sorted", "--samples", "1", "--warmup", "0", "--json", "-"])
+        .args([
+            "run",
+            "micro-loop",
+            "--scale",
+            "tiny",
+            "--param",
+            "n=3000",
+            "--param",
+            "distribution=sorted",
+            "--samples",
+            "1",
+            "--warmup",
+            "0",
+            "--json",
+            "-",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -263,7 +263,14 @@ fn mcubes_matches_reference_and_redirect_reduces_divergence() {
 #[test]
 fn bench_zhang_runs_every_kernel_and_checks_it() {
     let gpu: Gpu = common::gpu();
-    let sweep = BenchmarkSweep { benchmark: Benchmark::All, variants: Variants::All, n: vec![16], protocol: Protocol { warmup: 0, samples: 1 }, seed: 3, reduction_groups: vec![8] };
+    let sweep = BenchmarkSweep {
+        benchmark: Benchmark::All,
+        variants: Variants::All,
+        n: vec![16],
+        protocol: Protocol { warmup: 0, samples: 1 },
+        seed: 3,
+        reduction_groups: vec![8],
+    };
     let records = zhang::run_benchmarks(&gpu, &sweep).unwrap();
     for r in &records {
         assert!(r.check.passed, "{} {}: {:?}", r.family, r.variant, r.check.first_mismatch);
@@ -280,7 +287,14 @@ fn bench_zhang_runs_every_kernel_and_checks_it() {
 // ---------------------------------------------------------------- sizes against the adapter's limits
 
 fn args(benchmark: Benchmark, n: Vec<usize>) -> BenchmarkSweep {
-    BenchmarkSweep { benchmark, variants: Variants::None, n, protocol: Protocol { warmup: 0, samples: 1 }, seed: 7, reduction_groups: Vec::new() }
+    BenchmarkSweep {
+        benchmark,
+        variants: Variants::None,
+        n,
+        protocol: Protocol { warmup: 0, samples: 1 },
+        seed: 7,
+        reduction_groups: Vec::new(),
+    }
 }
 
 /// Table 5's sizes need probe records of 16 bytes per element at subgroup width 8 (4× the
@@ -336,7 +350,9 @@ fn reduction_probe_in_chunks_equals_one_probe() {
 fn zhang_sizes_past_memory_are_refused_before_generating() {
     let gpu = common::gpu();
     let t0 = std::time::Instant::now();
-    for (kernel, n) in [(Benchmark::Lbm, 512), (Benchmark::Mcubes, 1024), (Benchmark::Blackscholes, (1 << 31) - 1), (Benchmark::Gafort, (1 << 26) - 1)] {
+    for (kernel, n) in
+        [(Benchmark::Lbm, 512), (Benchmark::Mcubes, 1024), (Benchmark::Blackscholes, (1 << 31) - 1), (Benchmark::Gafort, (1 << 26) - 1)]
+    {
         let err = zhang::run_benchmarks(&gpu, &args(kernel, vec![n])).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, simtlab::Error::Limit { requested, limit, .. } if requested > limit), "{kernel:?}: {text}");
@@ -359,7 +375,12 @@ fn zhang_options_out_of_range_or_unused_are_errors() {
     a.reduction_groups = vec![70_000];
     let err = zhang::run_benchmarks(&gpu, &a).unwrap_err().to_string();
     assert!(err.contains("--reduction-groups") && err.contains("1..=65532"), "{err}");
-    for (kernel, n, option) in [(Benchmark::Lbm, 1, "--n (lbm lattice edge)"), (Benchmark::Mcubes, 0, "--n (mcubes grid edge)"), (Benchmark::Gafort, 1, "--n (gafort children)"), (Benchmark::Gafort, 1 << 27, "use --n ≤ 67108863")] {
+    for (kernel, n, option) in [
+        (Benchmark::Lbm, 1, "--n (lbm lattice edge)"),
+        (Benchmark::Mcubes, 0, "--n (mcubes grid edge)"),
+        (Benchmark::Gafort, 1, "--n (gafort children)"),
+        (Benchmark::Gafort, 1 << 27, "use --n ≤ 67108863"),
+    ] {
         let err = zhang::run_benchmarks(&gpu, &args(kernel, vec![n])).unwrap_err().to_string();
         assert!(err.contains(option), "{err}");
     }

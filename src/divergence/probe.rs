@@ -38,12 +38,8 @@ impl ProbeLayout {
         for record in words.chunks_exact(self.sites * PROBE_WORDS_PER_SITE).take(self.subgroups) {
             let mut warp = SiteCounters::default();
             for (s, w) in record.chunks_exact(PROBE_WORDS_PER_SITE).enumerate() {
-                let c = SiteCounters {
-                    evaluations: w[0] as u64,
-                    divergent: w[1] as u64,
-                    taken_steps: w[2] as u64,
-                    taken_lanes: w[3] as u64,
-                };
+                let c =
+                    SiteCounters { evaluations: w[0] as u64, divergent: w[1] as u64, taken_steps: w[2] as u64, taken_lanes: w[3] as u64 };
                 out.sites[s].add(&c);
                 warp.add(&c);
             }

@@ -36,7 +36,11 @@ impl Experiment for SplitOccupancy {
             .into_iter()
             .map(|(kernel, registers, pct)| {
                 let v = KernelRegs { kernel: kernel.into(), registers, paper_occupancy_pct: pct };
-                point(self.id(), format!("{}-r{registers}", kernel.split_whitespace().next().unwrap_or("k")), serde_json::to_value(v).unwrap_or_default())
+                point(
+                    self.id(),
+                    format!("{}-r{registers}", kernel.split_whitespace().next().unwrap_or("k")),
+                    serde_json::to_value(v).unwrap_or_default(),
+                )
             })
             .collect()
     }
@@ -45,14 +49,17 @@ impl Experiment for SplitOccupancy {
         let occ = calculate(find_arch("cc1.0")?, Launch::new(256, k.registers, 0))?;
         // the paper prints whole percents
         let ours = (occ.occupancy * 100.0).round();
-        let mut rec = model_record(gpu, "occupancy", &k.kernel, &format!("{} registers", k.registers), p.params.clone(), ours, k.paper_occupancy_pct);
+        let mut rec =
+            model_record(gpu, "occupancy", &k.kernel, &format!("{} registers", k.registers), p.params.clone(), ours, k.paper_occupancy_pct);
         rec.extra["blocks"] = serde_json::json!(occ.active_blocks_per_sm);
         Ok(vec![rec])
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
         let mut table = Table {
             title: "cc1.0, 256 threads per block".into(),
-            columns: ["kernel", "registers", "blocks/SM", "occupancy % (model)", "occupancy % (paper)", "agrees"].map(String::from).to_vec(),
+            columns: ["kernel", "registers", "blocks/SM", "occupancy % (model)", "occupancy % (paper)", "agrees"]
+                .map(String::from)
+                .to_vec(),
             rows: Vec::new(),
         };
         let mut agree = !outcomes.is_empty();
@@ -78,7 +85,13 @@ impl Experiment for SplitOccupancy {
             title: self.title().into(),
             tables: vec![table],
             verdicts: vec![
-                Verdict { claim: "the model reproduces the paper's occupancies".into(), paper: None, ours: None, unit: String::new(), agrees: Some(agree) },
+                Verdict {
+                    claim: "the model reproduces the paper's occupancies".into(),
+                    paper: None,
+                    ours: None,
+                    unit: String::new(),
+                    agrees: Some(agree),
+                },
                 Verdict::direction("eq. 2 worst-case gain of splitting (percent)", paper_gain, worst.map(|w| w.gain_percent), " %", 0.0),
             ],
             failures: outcomes.iter().filter_map(|o| o.error.clone()).collect(),
@@ -90,17 +103,32 @@ impl Experiment for SplitOccupancy {
 /// The branch-splitting sweeps of each scale, keyed by the `bench carrillo` options they are.
 fn sweep_points(scale: Scale) -> Vec<(&'static str, SplitSweep)> {
     match scale {
-        Scale::Tiny => vec![("--layout linear --steps 2 --n 4096 --loop-len 0", SplitSweep { layout: MaskLayout::Linear, steps: Some(2), n: 4096, loop_len: 0, ..Default::default() })],
+        Scale::Tiny => vec![(
+            "--layout linear --steps 2 --n 4096 --loop-len 0",
+            SplitSweep { layout: MaskLayout::Linear, steps: Some(2), n: 4096, loop_len: 0, ..Default::default() },
+        )],
         Scale::Quick => vec![
-            ("--layout linear --steps 5 --n 65536 --loop-n 65536", SplitSweep { layout: MaskLayout::Linear, steps: Some(5), n: 65536, loop_n: 65536, ..Default::default() }),
+            (
+                "--layout linear --steps 5 --n 65536 --loop-n 65536",
+                SplitSweep { layout: MaskLayout::Linear, steps: Some(5), n: 65536, loop_n: 65536, ..Default::default() },
+            ),
             (
                 "--layout random --fractions 0,0.01,0.05,0.2,0.5,1 --n 65536 --loop-len 0",
-                SplitSweep { layout: MaskLayout::Random, fractions: vec![0.0, 0.01, 0.05, 0.2, 0.5, 1.0], n: 65536, loop_len: 0, ..Default::default() },
+                SplitSweep {
+                    layout: MaskLayout::Random,
+                    fractions: vec![0.0, 0.01, 0.05, 0.2, 0.5, 1.0],
+                    n: 65536,
+                    loop_len: 0,
+                    ..Default::default()
+                },
             ),
         ],
         Scale::Full => vec![
             ("--layout linear --steps 10", SplitSweep { layout: MaskLayout::Linear, steps: Some(10), ..Default::default() }),
-            ("--layout random --steps 10 --loop-len 0", SplitSweep { layout: MaskLayout::Random, steps: Some(10), loop_len: 0, ..Default::default() }),
+            (
+                "--layout random --steps 10 --loop-len 0",
+                SplitSweep { layout: MaskLayout::Random, steps: Some(10), loop_len: 0, ..Default::default() },
+            ),
         ],
     }
 }
@@ -151,7 +179,13 @@ fn sweep_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
                 return None;
             }
             let mean_speedup = r.len() as f64 / r.iter().map(|p| p.1).sum::<f64>();
-            Some(Verdict::direction(format!("{l} mask: splitting speeds up the branch (mean speedup over the sweep)"), gain, Some(mean_speedup), "x", 1.0))
+            Some(Verdict::direction(
+                format!("{l} mask: splitting speeds up the branch (mean speedup over the sweep)"),
+                gain,
+                Some(mean_speedup),
+                "x",
+                1.0,
+            ))
         })
         .collect()
 }

@@ -50,11 +50,7 @@ fn run_point(gpu: &Gpu, p: &Point, table2: bool) -> Result<Vec<Record>> {
         instance: ip.instance,
         pool_sizes: ip.pools,
         bound: LowerBound::Lb2,
-        strategies: if table2 {
-            vec![Exploration::BreadthFirst]
-        } else {
-            vec![Exploration::DepthFirst, Exploration::BreadthFirst]
-        },
+        strategies: if table2 { vec![Exploration::BreadthFirst] } else { vec![Exploration::DepthFirst, Exploration::BreadthFirst] },
         branchless: if table2 { vec![true, false] } else { vec![false] },
         // Table 1 also runs the paper's kernel, which walks each node's prefix
         walk_prefix: if table2 { vec![false] } else { vec![false, true] },
@@ -228,9 +224,10 @@ fn pool_sizes(records: &[&Record]) -> Vec<u64> {
 fn paper_value(paper: &PaperValues, id: &str, pool: u64, label: &str, size: &str) -> Option<f64> {
     let t = paper.table(id)?;
     let column = t.columns.iter().position(|c| *c == format!("ta_{size}"))?;
-    let row = t.rows.iter().find(|r| {
-        r.first().and_then(|v| v.as_integer()) == Some(pool as i64) && r.get(3).and_then(|v| v.as_str()) == Some(label)
-    })?;
+    let row = t
+        .rows
+        .iter()
+        .find(|r| r.first().and_then(|v| v.as_integer()) == Some(pool as i64) && r.get(3).and_then(|v| v.as_str()) == Some(label))?;
     match row.get(column)? {
         toml::Value::Float(f) => Some(*f),
         toml::Value::Integer(i) => Some(*i as f64),
@@ -243,7 +240,14 @@ fn find<'r>(records: &[&'r Record], pred: impl Fn(&Record) -> bool) -> Option<&'
 }
 
 /// The GPU record of a kernel (`branchless`, `walk_prefix`) on one pool.
-fn gpu_record<'r>(records: &[&'r Record], size: &str, pool: u64, strategy: &str, branchless: bool, walk_prefix: bool) -> Option<&'r Record> {
+fn gpu_record<'r>(
+    records: &[&'r Record],
+    size: &str,
+    pool: u64,
+    strategy: &str,
+    branchless: bool,
+    walk_prefix: bool,
+) -> Option<&'r Record> {
     find(records, |r| {
         r.params["device"] == "gpu"
             && param_str(r, "size") == size
@@ -287,11 +291,7 @@ fn table1(records: &[&Record], paper: &PaperValues) -> Table {
             }
         }
     }
-    Table {
-        title: "Table 1: kernel time to bound one pool on the GPU, basic kernel, pools built DFS vs BFS".into(),
-        columns,
-        rows,
-    }
+    Table { title: "Table 1: kernel time to bound one pool on the GPU, basic kernel, pools built DFS vs BFS".into(), columns, rows }
 }
 
 /// Mean over (instance, pool) pairs of DFS kernel time / BFS kernel time (basic kernel,
@@ -304,7 +304,8 @@ fn dfs_over_bfs(records: &[&Record], paper: &PaperValues, walk_prefix: bool) -> 
             let bfs = gpu_record(records, &s, pool, "bfs", false, walk_prefix);
             if let (Some(d), Some(b)) = (dfs, bfs) {
                 ours.push(kernel_seconds(d) / kernel_seconds(b));
-                if let (Some(pd), Some(pb)) = (paper_value(paper, "table1", pool, "DFS", &s), paper_value(paper, "table1", pool, "BFS", &s)) {
+                if let (Some(pd), Some(pb)) = (paper_value(paper, "table1", pool, "DFS", &s), paper_value(paper, "table1", pool, "BFS", &s))
+                {
                     theirs.push(pd / pb);
                 }
             }
@@ -361,9 +362,13 @@ fn refactoring_gain(records: &[&Record], paper: &PaperValues) -> (Option<f64>, O
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for s in sizes(records) {
         for pool in pool_sizes(records) {
-            if let (Some(r), Some(b)) = (gpu_record(records, &s, pool, &strategy, true, false), gpu_record(records, &s, pool, &strategy, false, false)) {
+            if let (Some(r), Some(b)) =
+                (gpu_record(records, &s, pool, &strategy, true, false), gpu_record(records, &s, pool, &strategy, false, false))
+            {
                 ours.push(b.stats.median / r.stats.median);
-                if let (Some(pr), Some(pb)) = (paper_value(paper, "table2", pool, "refactored", &s), paper_value(paper, "table2", pool, "basic", &s)) {
+                if let (Some(pr), Some(pb)) =
+                    (paper_value(paper, "table2", pool, "refactored", &s), paper_value(paper, "table2", pool, "basic", &s))
+                {
                     theirs.push(pr / pb);
                 }
             }

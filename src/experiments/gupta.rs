@@ -117,7 +117,9 @@ impl Experiment for UseCases {
     fn points(&self, scale: Scale) -> Vec<Point> {
         sweeps(scale)
             .into_iter()
-            .map(|(line, sweep)| point(self.id(), format!("{line} [{scale:?}]"), serde_json::to_value(SweepPoint { sweep, scale }).unwrap_or_default()))
+            .map(|(line, sweep)| {
+                point(self.id(), format!("{line} [{scale:?}]"), serde_json::to_value(SweepPoint { sweep, scale }).unwrap_or_default())
+            })
             .collect()
     }
     fn run(&self, gpu: &Gpu, p: &Point) -> crate::error::Result<Vec<Record>> {

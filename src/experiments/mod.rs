@@ -144,7 +144,9 @@ pub fn run(gpu: &Gpu, experiments: &[Box<dyn Experiment>], scale: Scale, shard: 
 pub enum Ended {
     Complete,
     /// `cancel` was set: the points after the one running then were not run.
-    Cancelled { remaining: usize },
+    Cancelled {
+        remaining: usize,
+    },
 }
 
 /// Runs this shard's points that `kept` (outcomes of an earlier run) does not already have, in
@@ -160,7 +162,8 @@ pub fn run_points(
     cancel: &AtomicBool,
     mut after_point: impl FnMut(&[Outcome]) -> Result<()>,
 ) -> Result<(Vec<Outcome>, Ended)> {
-    let done: std::collections::HashSet<(String, String)> = kept.iter().map(|o| (o.point.experiment.clone(), o.point.key.clone())).collect();
+    let done: std::collections::HashSet<(String, String)> =
+        kept.iter().map(|o| (o.point.experiment.clone(), o.point.key.clone())).collect();
     let points: Vec<(usize, Point)> = experiments
         .iter()
         .enumerate()
@@ -201,11 +204,8 @@ pub fn run_points(
 /// Joins outcomes of several shards; a point present twice keeps its first outcome.
 pub fn merge(parts: Vec<Vec<Outcome>>) -> Vec<Outcome> {
     let mut seen = std::collections::HashSet::new();
-    let mut out: Vec<Outcome> = parts
-        .into_iter()
-        .flatten()
-        .filter(|o| seen.insert((o.point.experiment.clone(), o.point.key.clone())))
-        .collect();
+    let mut out: Vec<Outcome> =
+        parts.into_iter().flatten().filter(|o| seen.insert((o.point.experiment.clone(), o.point.key.clone()))).collect();
     // report order = sweep order, whatever the shard order was
     let order: std::collections::HashMap<(String, String), usize> = all()
         .iter()
@@ -265,7 +265,15 @@ mod tests {
 }
 
 /// A record for an analytical result checked against the paper's published value (exact).
-pub(crate) fn model_record(gpu: &Gpu, family: &str, kernel: &str, variant: &str, params: serde_json::Value, ours: f64, paper: f64) -> Record {
+pub(crate) fn model_record(
+    gpu: &Gpu,
+    family: &str,
+    kernel: &str,
+    variant: &str,
+    params: serde_json::Value,
+    ours: f64,
+    paper: f64,
+) -> Record {
     let t0 = std::time::Instant::now();
     let elapsed = t0.elapsed().as_secs_f64().max(1e-9);
     let passed = (ours - paper).abs() <= 1e-9 * paper.abs().max(1.0);
@@ -327,7 +335,9 @@ impl<C: Serialize + serde::de::DeserializeOwned> Experiment for ConfigSweep<C> {
     fn points(&self, scale: Scale) -> Vec<Point> {
         (self.points)(scale)
             .into_iter()
-            .map(|(options, config)| point(self.id, format!("{options} [{scale:?}]"), serde_json::to_value(ConfigPoint { config, scale }).unwrap_or_default()))
+            .map(|(options, config)| {
+                point(self.id, format!("{options} [{scale:?}]"), serde_json::to_value(ConfigPoint { config, scale }).unwrap_or_default())
+            })
             .collect()
     }
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {

@@ -163,7 +163,10 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, allow_mixed: bool) -> Result<(Ve
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let out_c = canonical(out);
     if let Some(d) = dirs.iter().find(|d| canonical(d) == out_c) {
-        return Err(Error::invalid("--out", format!("{} is one of the inputs; merging into it would overwrite that shard. Give another --out", d.display())));
+        return Err(Error::invalid(
+            "--out",
+            format!("{} is one of the inputs; merging into it would overwrite that shard. Give another --out", d.display()),
+        ));
     }
     let inputs = dirs
         .iter()
@@ -174,7 +177,12 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, allow_mixed: bool) -> Result<(Ve
         match &i.info {
             Some(info) => vec![info.adapter()],
             None => {
-                let mut v: Vec<String> = i.outcomes.iter().flat_map(|o| &o.records).map(|r| format!("{} ({})", r.environment.adapter, r.environment.backend)).collect();
+                let mut v: Vec<String> = i
+                    .outcomes
+                    .iter()
+                    .flat_map(|o| &o.records)
+                    .map(|r| format!("{} ({})", r.environment.adapter, r.environment.backend))
+                    .collect();
                 v.sort();
                 v.dedup();
                 v
@@ -195,8 +203,15 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, allow_mixed: bool) -> Result<(Ve
     let first = inputs.iter().find_map(|i| i.info.as_ref());
     if let Some(info) = first {
         // the first run's adapter, subgroup and mode lines (everything but its command)
-        header.extend(info.header.iter().filter(|l| !l.starts_with("command:") && !l.starts_with("mode:") && !l.starts_with("git:")).cloned());
-        let mut gits: Vec<&str> = inputs.iter().filter_map(|i| i.info.as_ref()).flat_map(|i| i.header.iter().filter(|l| l.starts_with("git:"))).map(String::as_str).collect();
+        header.extend(
+            info.header.iter().filter(|l| !l.starts_with("command:") && !l.starts_with("mode:") && !l.starts_with("git:")).cloned(),
+        );
+        let mut gits: Vec<&str> = inputs
+            .iter()
+            .filter_map(|i| i.info.as_ref())
+            .flat_map(|i| i.header.iter().filter(|l| l.starts_with("git:")))
+            .map(String::as_str)
+            .collect();
         gits.dedup();
         header.extend(gits.into_iter().map(String::from));
     }

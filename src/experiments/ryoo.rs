@@ -53,7 +53,8 @@ impl Experiment for MatmulOccupancy {
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let v: Version = params(p)?;
         let occ = calculate(find_arch("cc1.0")?, Launch::new(256, v.registers, 0))?;
-        let mut rec = model_record(gpu, "occupancy", "matmul", &v.version, p.params.clone(), occ.active_blocks_per_sm as f64, v.paper_blocks as f64);
+        let mut rec =
+            model_record(gpu, "occupancy", "matmul", &v.version, p.params.clone(), occ.active_blocks_per_sm as f64, v.paper_blocks as f64);
         rec.extra["occupancy"] = serde_json::json!(occ.occupancy);
         rec.extra["limited_by"] = serde_json::json!(occ.limited_by.as_str());
         Ok(vec![rec])
@@ -82,7 +83,8 @@ impl Experiment for MatmulOccupancy {
             }
         }
         let gflops = |row: &str| paper.value("fig4", row, "gflops");
-        let prefetch_loss = gflops("tiled & unrolled + prefetch (Section 4.4)").zip(gflops("tiled & unrolled (Fig. 3c)")).map(|(a, b)| a / b);
+        let prefetch_loss =
+            gflops("tiled & unrolled + prefetch (Section 4.4)").zip(gflops("tiled & unrolled (Fig. 3c)")).map(|(a, b)| a / b);
         Section {
             paper: self.paper().into(),
             id: self.id().into(),
@@ -121,9 +123,27 @@ fn ladder_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
     let (naive, tiled, unrolled) = (p("not tiled (initial, Fig. 3a)"), p("tiled only (Fig. 3b)"), p("tiled & unrolled (Fig. 3c)"));
     let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
     vec![
-        Verdict::direction("16x16 tiling speeds up the naive kernel", ratio(tiled, naive), ratio(gflops(records, "tiled16"), gflops(records, "naive")), "x", 1.0),
-        Verdict::direction("unrolling speeds up the tiled kernel", ratio(unrolled, tiled), ratio(gflops(records, "unrolled"), gflops(records, "tiled16")), "x", 1.0),
-        Verdict::direction("4x4 tiles are slower than the naive kernel (paper: 'worse than non-tiled')", Some(0.5), ratio(gflops(records, "tiled4"), gflops(records, "naive")), "x", 1.0),
+        Verdict::direction(
+            "16x16 tiling speeds up the naive kernel",
+            ratio(tiled, naive),
+            ratio(gflops(records, "tiled16"), gflops(records, "naive")),
+            "x",
+            1.0,
+        ),
+        Verdict::direction(
+            "unrolling speeds up the tiled kernel",
+            ratio(unrolled, tiled),
+            ratio(gflops(records, "unrolled"), gflops(records, "tiled16")),
+            "x",
+            1.0,
+        ),
+        Verdict::direction(
+            "4x4 tiles are slower than the naive kernel (paper: 'worse than non-tiled')",
+            Some(0.5),
+            ratio(gflops(records, "tiled4"), gflops(records, "naive")),
+            "x",
+            1.0,
+        ),
     ]
 }
 

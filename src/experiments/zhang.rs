@@ -43,7 +43,14 @@ pub struct BenchmarkSweep {
 
 impl Default for BenchmarkSweep {
     fn default() -> Self {
-        BenchmarkSweep { benchmark: Benchmark::All, variants: Variants::All, n: Vec::new(), seed: 1, protocol: Protocol::default(), reduction_groups: Vec::new() }
+        BenchmarkSweep {
+            benchmark: Benchmark::All,
+            variants: Variants::All,
+            n: Vec::new(),
+            seed: 1,
+            protocol: Protocol::default(),
+            reduction_groups: Vec::new(),
+        }
     }
 }
 
@@ -158,9 +165,7 @@ pub fn comparison(records: &[Record]) -> String {
         "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  throughput opt",
         "kernel", "variant vs org", "time org", "time opt", "div org", "div opt", "w32 org", "w32 opt", "speedup"
     );
-    let ratio = |r: &Record, key: &str| {
-        r.extra.get(key).and_then(|d| d.get("divergence_ratio")).and_then(|v| v.as_f64())
-    };
+    let ratio = |r: &Record, key: &str| r.extra.get(key).and_then(|d| d.get("divergence_ratio")).and_then(|v| v.as_f64());
     let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", 100.0 * v));
     for org in records.iter().filter(|r| r.variant == "org") {
         let same = |r: &&Record| r.kernel == org.kernel && r.params == org.params && r.variant != "org";
@@ -194,11 +199,41 @@ pub fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(LoopLayouts),
         Box::new(IfProbability),
-        t(Benchmark::Lbm, "zhang-table2-lbm", "Table 2: 3D-LBM (D3Q19), original vs redirection (n = lattice edge)", Some("table2"), [&[8], &[16, 32], &[64, 128]]),
-        t(Benchmark::Gafort, "zhang-table3-gafort", "Table 3: GAFORT-like GA, original vs redirection (n = children)", Some("table3"), [&[256], &[4096, 16384], &[65536, 1 << 20]]),
-        t(Benchmark::Mcubes, "zhang-table4-mcubes", "Table 4: MarchingCubes, original vs redirection (n = grid edge)", Some("table4"), [&[12], &[32, 48], &[128, 256]]),
-        t(Benchmark::Reduction, "zhang-table5-reduction", "Table 5: Reduction, interleaved vs IDArray, sequential and fast (n = elements)", Some("table5"), [&[1 << 12], &[1 << 16, 1 << 18], &[1 << 21, 1 << 22, 1 << 23, 1 << 24, 1 << 25, 1 << 26]]),
-        t(Benchmark::Blackscholes, "zhang-blackscholes", "BlackScholes: the control case with no divergence (n = options)", None, [&[4096], &[1 << 16], &[1 << 22, 1 << 24]]),
+        t(
+            Benchmark::Lbm,
+            "zhang-table2-lbm",
+            "Table 2: 3D-LBM (D3Q19), original vs redirection (n = lattice edge)",
+            Some("table2"),
+            [&[8], &[16, 32], &[64, 128]],
+        ),
+        t(
+            Benchmark::Gafort,
+            "zhang-table3-gafort",
+            "Table 3: GAFORT-like GA, original vs redirection (n = children)",
+            Some("table3"),
+            [&[256], &[4096, 16384], &[65536, 1 << 20]],
+        ),
+        t(
+            Benchmark::Mcubes,
+            "zhang-table4-mcubes",
+            "Table 4: MarchingCubes, original vs redirection (n = grid edge)",
+            Some("table4"),
+            [&[12], &[32, 48], &[128, 256]],
+        ),
+        t(
+            Benchmark::Reduction,
+            "zhang-table5-reduction",
+            "Table 5: Reduction, interleaved vs IDArray, sequential and fast (n = elements)",
+            Some("table5"),
+            [&[1 << 12], &[1 << 16, 1 << 18], &[1 << 21, 1 << 22, 1 << 23, 1 << 24, 1 << 25, 1 << 26]],
+        ),
+        t(
+            Benchmark::Blackscholes,
+            "zhang-blackscholes",
+            "BlackScholes: the control case with no divergence (n = options)",
+            None,
+            [&[4096], &[1 << 16], &[1 << 22, 1 << 24]],
+        ),
     ]
 }
 
@@ -236,15 +271,33 @@ impl Experiment for RemapTable {
     }
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let tp: TablePoint = params(p)?;
-        let sweep = BenchmarkSweep { benchmark: self.bench, variants: Variants::All, n: vec![tp.n], seed: 1, protocol: tp.scale.protocol(), reduction_groups: Vec::new() };
+        let sweep = BenchmarkSweep {
+            benchmark: self.bench,
+            variants: Variants::All,
+            n: vec![tp.n],
+            seed: 1,
+            protocol: tp.scale.protocol(),
+            reduction_groups: Vec::new(),
+        };
         run_benchmarks(gpu, &sweep)
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
         let mut table = Table {
             title: "median times; divergence ratio at the native width (GPU probe) and at W=32 (emulation)".into(),
-            columns: ["n", "variant", "time org (ms)", "time opt (ms)", "speedup", "div org native", "div opt native", "div org W=32", "div opt W=32", "check"]
-                .map(String::from)
-                .to_vec(),
+            columns: [
+                "n",
+                "variant",
+                "time org (ms)",
+                "time opt (ms)",
+                "speedup",
+                "div org native",
+                "div opt native",
+                "div org W=32",
+                "div opt W=32",
+                "check",
+            ]
+            .map(String::from)
+            .to_vec(),
             rows: Vec::new(),
         };
         let all: Vec<&Record> = records(outcomes).map(|(_, r)| r).collect();
@@ -260,7 +313,13 @@ impl Experiment for RemapTable {
                     w32 = (ratio(org, "divergence_w32"), ratio(opt, "divergence_w32"));
                 }
                 table.rows.push(vec![
-                    Cell::text(org.params.get("n").or(org.params.get("edge")).or(org.params.get("children")).map_or(String::new(), |v| v.to_string())),
+                    Cell::text(
+                        org.params
+                            .get("n")
+                            .or(org.params.get("edge"))
+                            .or(org.params.get("children"))
+                            .map_or(String::new(), |v| v.to_string()),
+                    ),
                     Cell::text(&opt.variant),
                     Cell::measured(org.stats.median * 1e3, 3),
                     Cell::measured(opt.stats.median * 1e3, 3),
@@ -280,9 +339,21 @@ impl Experiment for RemapTable {
         let mut verdicts = Vec::new();
         if self.bench == Benchmark::Blackscholes {
             let none = all.iter().all(|r| ratio(r, "divergence_w32") == Some(0.0));
-            verdicts.push(Verdict { claim: "BlackScholes has no divergence: remapping cannot pay (efficiency control keeps it off)".into(), paper: None, ours: None, unit: String::new(), agrees: Some(none && !all.is_empty()) });
+            verdicts.push(Verdict {
+                claim: "BlackScholes has no divergence: remapping cannot pay (efficiency control keeps it off)".into(),
+                paper: None,
+                ours: None,
+                unit: String::new(),
+                agrees: Some(none && !all.is_empty()),
+            });
         } else {
-            verdicts.push(Verdict::direction("remapping reduces the divergence ratio at W=32 (org − opt)", None, w32.0.zip(w32.1).map(|(a, b)| a - b), "", 0.0));
+            verdicts.push(Verdict::direction(
+                "remapping reduces the divergence ratio at W=32 (org − opt)",
+                None,
+                w32.0.zip(w32.1).map(|(a, b)| a - b),
+                "",
+                0.0,
+            ));
             verdicts.push(Verdict::direction("remapping speeds the kernel up (best speedup)", paper_speedup, best_speedup, "x", 1.0));
         }
         Section {
@@ -350,9 +421,7 @@ impl Experiment for LoopLayouts {
         let mut series: Vec<Series> = Vec::new();
         let all: Vec<(&Point, &Record)> = records(outcomes).collect();
         let time_of = |d: &str, long: u64| {
-            all.iter()
-                .find(|(_, r)| r.variant == d && r.params["long"].as_u64() == Some(long))
-                .map(|(_, r)| r.stats.median)
+            all.iter().find(|(_, r)| r.variant == d && r.params["long"].as_u64() == Some(long)).map(|(_, r)| r.stats.median)
         };
         let mut slowdowns = Vec::new();
         for (_, r) in &all {

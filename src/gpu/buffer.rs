@@ -89,11 +89,8 @@ impl Gpu {
         } else {
             bytes
         };
-        let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage: kind.usages(),
-        });
+        let buffer =
+            self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage: kind.usages() });
         Ok(GpuBuffer { buffer, len: data.len(), kind, _t: PhantomData })
     }
 
@@ -235,11 +232,7 @@ impl PendingRead {
     }
 
     fn mapped_bytes(&self) -> Result<Vec<u8>> {
-        let data = self
-            .staging
-            .get_mapped_range(..self.bytes)
-            .map_err(|e| Error::gpu("reading a mapped buffer", e))?
-            .to_vec();
+        let data = self.staging.get_mapped_range(..self.bytes).map_err(|e| Error::gpu("reading a mapped buffer", e))?.to_vec();
         self.staging.unmap();
         Ok(data)
     }

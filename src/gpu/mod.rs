@@ -45,11 +45,7 @@ impl GpuOptions {
     /// Explicit values win over the environment.
     pub fn or_env(self) -> Self {
         let env = Self::from_env();
-        GpuOptions {
-            backend: self.backend.or(env.backend),
-            adapter: self.adapter.or(env.adapter),
-            timeout: self.timeout,
-        }
+        GpuOptions { backend: self.backend.or(env.backend), adapter: self.adapter.or(env.adapter), timeout: self.timeout }
     }
 
     fn backends(&self) -> Result<wgpu::Backends> {

@@ -62,12 +62,7 @@ pub fn preprocess(path: &str, defines: &[&str]) -> Result<ShaderSource> {
 }
 
 /// Preprocesses `text` (named `path` in errors); `import` resolves `#import name`.
-pub fn preprocess_text(
-    path: &str,
-    text: &str,
-    defines: &[&str],
-    import: &dyn Fn(&str) -> Option<&'static str>,
-) -> Result<ShaderSource> {
+pub fn preprocess_text(path: &str, text: &str, defines: &[&str], import: &dyn Fn(&str) -> Option<&'static str>) -> Result<ShaderSource> {
     let mut out = ShaderSource { text: String::new(), origins: Vec::new(), files: Vec::new() };
     let mut imported = Vec::new();
     expand(path, text, defines, import, &mut out, &mut imported)?;
@@ -129,8 +124,8 @@ pub fn validate(source: &ShaderSource) -> Result<(naga::Module, naga::valid::Mod
         let (file, line) = source.origin(line);
         Error::Shader { file, line, column, message }
     };
-    let module = naga::front::wgsl::parse_str(&source.text)
-        .map_err(|e| located(e.location(&source.text), e.emit_to_string(&source.text)))?;
+    let module =
+        naga::front::wgsl::parse_str(&source.text).map_err(|e| located(e.location(&source.text), e.emit_to_string(&source.text)))?;
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
         .validate(&module)
         .map_err(|e| located(e.location(&source.text), e.emit_to_string(&source.text)))?;
@@ -160,17 +155,16 @@ impl Kernel {
     pub fn bind_at(&self, gpu: &Gpu, slots: &[(u32, &dyn Bind)]) -> Result<wgpu::BindGroup> {
         let mut entries = Vec::new();
         for &b in &self.bindings {
-            let buffer = slots.iter().find(|(i, _)| *i == b).map(|(_, buf)| *buf).ok_or_else(|| {
-                Error::invalid("bindings", format!("{} uses binding {b}, which was not given", self.name))
-            })?;
+            let buffer = slots
+                .iter()
+                .find(|(i, _)| *i == b)
+                .map(|(_, buf)| *buf)
+                .ok_or_else(|| Error::invalid("bindings", format!("{} uses binding {b}, which was not given", self.name)))?;
             entries.push(wgpu::BindGroupEntry { binding: b, resource: buffer.wgpu_buffer().as_entire_binding() });
         }
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&self.name),
-            layout: &self.layout,
-            entries: &entries,
-        });
+        let group =
+            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&self.name), layout: &self.layout, entries: &entries });
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(Error::gpu(format!("binding buffers for {}", self.name), e)),
             None => Ok(group),
@@ -188,13 +182,7 @@ impl Gpu {
     }
 
     /// As [`Gpu::kernel`], with values for pipeline-overridable constants.
-    pub fn kernel_with_constants(
-        &self,
-        path: &str,
-        entry: &str,
-        defines: &[&str],
-        constants: &[(&str, f64)],
-    ) -> Result<Arc<Kernel>> {
+    pub fn kernel_with_constants(&self, path: &str, entry: &str, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
         let key = format!("{path}:{entry}:{defines:?}:{constants:?}");
         if let Some(k) = self.pipelines.0.lock().expect("pipeline cache lock").get(&key) {
             return Ok(k.clone());

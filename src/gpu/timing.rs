@@ -179,12 +179,9 @@ fn record_steps(encoder: &mut wgpu::CommandEncoder, steps: &[Step], timestamps: 
                     beginning_of_pass_write_index: (Some(start) == first_pass).then_some(0),
                     end_of_pass_write_index: (last_pass.is_some_and(|l| l < i)).then_some(1),
                 });
-                let timestamp_writes = timestamp_writes
-                    .filter(|w| w.beginning_of_pass_write_index.is_some() || w.end_of_pass_write_index.is_some());
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("simtlab"),
-                    timestamp_writes,
-                });
+                let timestamp_writes =
+                    timestamp_writes.filter(|w| w.beginning_of_pass_write_index.is_some() || w.end_of_pass_write_index.is_some());
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("simtlab"), timestamp_writes });
                 for step in &steps[start..i] {
                     match step {
                         Step::Dispatch { kernel, bind, workgroups } => {

@@ -71,9 +71,7 @@ pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) ->
     }
     let start = std::time::Instant::now();
     let mut runs = 0;
-    while runs < protocol.warmup
-        || (protocol.warmup > 0 && runs < MAX_WARMUP_RUNS && start.elapsed().as_secs_f64() < MIN_WARMUP_S)
-    {
+    while runs < protocol.warmup || (protocol.warmup > 0 && runs < MAX_WARMUP_RUNS && start.elapsed().as_secs_f64() < MIN_WARMUP_S) {
         once()?;
         runs += 1;
     }
@@ -116,14 +114,7 @@ impl Check {
                 first.get_or_insert_with(|| format!("[{i}]: gpu {g:?}, cpu {c:?}"));
             }
         }
-        Check {
-            passed: mismatches == 0,
-            checked: cpu.len() as u64,
-            mismatches,
-            max_rel_error: 0.0,
-            tolerance: 0.0,
-            first_mismatch: first,
-        }
+        Check { passed: mismatches == 0, checked: cpu.len() as u64, mismatches, max_rel_error: 0.0, tolerance: 0.0, first_mismatch: first }
     }
 
     /// Relative-error comparison of floats: |g - c| <= tol * max(|c|, floor).
@@ -140,14 +131,7 @@ impl Check {
                 first.get_or_insert_with(|| format!("[{i}]: gpu {g}, cpu {c}, relative error {rel:.3e}"));
             }
         }
-        Check {
-            passed: mismatches == 0,
-            checked: cpu.len() as u64,
-            mismatches,
-            max_rel_error: max_rel,
-            tolerance,
-            first_mismatch: first,
-        }
+        Check { passed: mismatches == 0, checked: cpu.len() as u64, mismatches, max_rel_error: max_rel, tolerance, first_mismatch: first }
     }
 
     /// Turns a failed check into an error (for tests and strict runs).
@@ -193,10 +177,7 @@ impl Environment {
             driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info).trim().to_string(),
             subgroup_size: gpu.caps.subgroup_size,
             git_hash: env!("SIMTLAB_GIT_HASH").to_string(),
-            unix_time: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0),
+            unix_time: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
             min_timed_s: gpu.min_timed_seconds(),
         }
     }

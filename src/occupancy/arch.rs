@@ -119,10 +119,8 @@ impl Arch {
     pub fn warps_per_register_bank(&self, registers_per_thread: u32) -> u32 {
         let banks = self.register_banks();
         let bank_cap = self.max_warps_per_sm / banks;
-        let per_warp = round_up(
-            u64::from(registers_per_thread) * u64::from(self.threads_per_warp),
-            u64::from(self.register_allocation_unit),
-        );
+        let per_warp =
+            round_up(u64::from(registers_per_thread) * u64::from(self.threads_per_warp), u64::from(self.register_allocation_unit));
         if per_warp == 0 {
             return bank_cap;
         }
@@ -325,29 +323,18 @@ pub fn arch_names() -> Vec<&'static str> {
 }
 
 fn normalize(name: &str) -> String {
-    name.trim()
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '-'))
-        .collect()
+    name.trim().to_ascii_lowercase().chars().filter(|c| !matches!(c, ' ' | '-')).collect()
 }
 
 /// Looks a preset up by name or alias, case-insensitively; `8.0`, `sm80` and `sm_80` also
 /// find `cc8.0`.
 pub fn find_arch(name: &str) -> Result<&'static Arch> {
     let wanted = normalize(name);
-    let as_cc = if let Some(digits) = wanted
-        .strip_prefix("sm_")
-        .or_else(|| wanted.strip_prefix("sm"))
-    {
+    let as_cc = if let Some(digits) = wanted.strip_prefix("sm_").or_else(|| wanted.strip_prefix("sm")) {
         // sm_86 -> cc8.6
         let mut chars = digits.chars();
         match (chars.next(), chars.next(), chars.next()) {
-            (Some(major), Some(minor), None)
-                if major.is_ascii_digit() && minor.is_ascii_digit() =>
-            {
-                Some(format!("cc{major}.{minor}"))
-            }
+            (Some(major), Some(minor), None) if major.is_ascii_digit() && minor.is_ascii_digit() => Some(format!("cc{major}.{minor}")),
             _ => None,
         }
     } else if wanted.starts_with(|c: char| c.is_ascii_digit()) {
@@ -358,9 +345,7 @@ pub fn find_arch(name: &str) -> Result<&'static Arch> {
     ARCHS
         .iter()
         .find(|arch| {
-            arch.name == wanted
-                || as_cc.as_deref() == Some(arch.name)
-                || arch.aliases.iter().any(|alias| normalize(alias) == wanted)
+            arch.name == wanted || as_cc.as_deref() == Some(arch.name) || arch.aliases.iter().any(|alias| normalize(alias) == wanted)
         })
         .ok_or_else(|| {
             Error::invalid(

@@ -16,16 +16,8 @@ pub struct Launch {
 }
 
 impl Launch {
-    pub fn new(
-        threads_per_block: u32,
-        registers_per_thread: u32,
-        shared_memory_per_block: u32,
-    ) -> Self {
-        Launch {
-            threads_per_block,
-            registers_per_thread,
-            shared_memory_per_block,
-        }
+    pub fn new(threads_per_block: u32, registers_per_thread: u32, shared_memory_per_block: u32) -> Self {
+        Launch { threads_per_block, registers_per_thread, shared_memory_per_block }
     }
 }
 
@@ -74,10 +66,7 @@ pub struct BlockLimits {
 
 impl BlockLimits {
     pub fn min(&self) -> u32 {
-        self.warps
-            .min(self.blocks)
-            .min(self.registers)
-            .min(self.shared_memory)
+        self.warps.min(self.blocks).min(self.registers).min(self.shared_memory)
     }
 }
 
@@ -153,11 +142,8 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
     let registers = u64::from(launch.registers_per_thread);
     let warps_per_block = threads.div_ceil(warp);
 
-    let block_cap = if arch.single_warp_blocks_skip_block_limit && warps_per_block == 1 {
-        arch.max_warps_per_sm
-    } else {
-        arch.max_blocks_per_sm
-    };
+    let block_cap =
+        if arch.single_warp_blocks_skip_block_limit && warps_per_block == 1 { arch.max_warps_per_sm } else { arch.max_blocks_per_sm };
 
     let by_warps = u64::from(arch.max_warps_per_sm) / warps_per_block;
     let mut refusal = None;
@@ -166,15 +152,8 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
     let (registers_per_block, by_registers) = match arch.register_granularity {
         RegisterGranularity::Block => {
             let warps = round_up(warps_per_block, u64::from(arch.warp_allocation_granularity));
-            let per_block = round_up(
-                warps * registers * warp,
-                u64::from(arch.register_allocation_unit),
-            );
-            let blocks = if registers == 0 {
-                u64::from(block_cap)
-            } else {
-                u64::from(arch.registers_per_sm) / per_block
-            };
+            let per_block = round_up(warps * registers * warp, u64::from(arch.register_allocation_unit));
+            let blocks = if registers == 0 { u64::from(block_cap) } else { u64::from(arch.registers_per_sm) / per_block };
             if blocks == 0 {
                 refusal = Some(Refusal::RegistersPerSm);
             }
@@ -191,16 +170,12 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
                 u64::from(block_cap)
             } else if checked > u64::from(arch.max_registers_per_block) {
                 let counted_warps = round_up(warps_per_block, banks);
-                refusal = Some(Refusal::RegistersPerBlock {
-                    per_warp,
-                    counted_warps,
-                });
+                refusal = Some(Refusal::RegistersPerBlock { per_warp, counted_warps });
                 0
             } else {
                 // Spreadsheet: FLOOR(FLOOR(max regs per block / regs per warp, warp
                 // granularity) / warps per block) * FLOOR(regs per SM / max regs per block).
-                let warps_fit =
-                    round_down(u64::from(arch.max_registers_per_block) / per_warp, banks);
+                let warps_fit = round_down(u64::from(arch.max_registers_per_block) / per_warp, banks);
                 let copies = u64::from(arch.registers_per_sm / arch.max_registers_per_block.max(1));
                 let blocks = warps_fit / warps_per_block * copies;
                 if blocks == 0 {
@@ -213,23 +188,17 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
     };
 
     // Shared memory.
-    let requested = u64::from(launch.shared_memory_per_block)
-        + u64::from(arch.reserved_shared_memory_per_block);
+    let requested = u64::from(launch.shared_memory_per_block) + u64::from(arch.reserved_shared_memory_per_block);
     let shared_per_block = round_up(requested, u64::from(arch.shared_memory_allocation_unit));
-    let shared_limit = u64::from(arch.max_shared_memory_per_block)
-        + u64::from(arch.reserved_shared_memory_per_block);
+    let shared_limit = u64::from(arch.max_shared_memory_per_block) + u64::from(arch.reserved_shared_memory_per_block);
     let by_shared = if shared_per_block > shared_limit {
         if refusal.is_none() {
-            refusal = Some(Refusal::SharedMemoryPerBlock {
-                needed: shared_per_block,
-            });
+            refusal = Some(Refusal::SharedMemoryPerBlock { needed: shared_per_block });
         }
         0
     } else {
         // No shared memory at all leaves only the block limit, as in the spreadsheet.
-        let blocks = u64::from(arch.shared_memory_per_sm)
-            .checked_div(shared_per_block)
-            .unwrap_or(u64::from(block_cap));
+        let blocks = u64::from(arch.shared_memory_per_sm).checked_div(shared_per_block).unwrap_or(u64::from(block_cap));
         if blocks == 0 && refusal.is_none() {
             refusal = Some(Refusal::SharedMemoryPerSm);
         }
@@ -237,12 +206,7 @@ pub(crate) fn compute(arch: &Arch, launch: Launch) -> Core {
     };
 
     let clamp = |x: u64| x.min(u64::from(u32::MAX)) as u32;
-    let limits = BlockLimits {
-        warps: clamp(by_warps),
-        blocks: block_cap,
-        registers: clamp(by_registers),
-        shared_memory: clamp(by_shared),
-    };
+    let limits = BlockLimits { warps: clamp(by_warps), blocks: block_cap, registers: clamp(by_registers), shared_memory: clamp(by_shared) };
     let active_blocks = limits.min();
     Core {
         warps_per_block: clamp(warps_per_block),
@@ -300,17 +264,9 @@ pub fn calculate(arch: &Arch, launch: Launch) -> Result<Occupancy> {
         (Limiter::SharedMemory, limits.shared_memory),
     ];
     let (limited_by, tied_limits, reason) = if active == 0 {
-        (
-            Limiter::DoesNotLaunch,
-            Vec::new(),
-            Some(refusal_reason(arch, launch, &core)),
-        )
+        (Limiter::DoesNotLaunch, Vec::new(), Some(refusal_reason(arch, launch, &core)))
     } else {
-        let tied: Vec<Limiter> = ordered
-            .iter()
-            .filter(|(_, blocks)| *blocks == active)
-            .map(|(limiter, _)| *limiter)
-            .collect();
+        let tied: Vec<Limiter> = ordered.iter().filter(|(_, blocks)| *blocks == active).map(|(limiter, _)| *limiter).collect();
         (tied[0], tied, None)
     };
 
@@ -338,10 +294,7 @@ fn refusal_reason(arch: &Arch, launch: Launch, core: &Core) -> String {
     let sm = arch.sm_word();
     let warp = arch.warp_word();
     match core.refusal {
-        Some(Refusal::RegistersPerBlock {
-            per_warp,
-            counted_warps,
-        }) => format!(
+        Some(Refusal::RegistersPerBlock { per_warp, counted_warps }) => format!(
             "at {} registers/thread each {warp} takes {per_warp} registers; the block's {} \
              {warp}s, counted as {counted_warps} (a multiple of the {} register banks), need {} \
              registers, over the {} one block may hold; use fewer registers or smaller blocks",
@@ -362,8 +315,7 @@ fn refusal_reason(arch: &Arch, launch: Launch, core: &Core) -> String {
             launch.shared_memory_per_block,
             arch.reserved_shared_memory_per_block,
             arch.shared_memory_allocation_unit,
-            u64::from(arch.max_shared_memory_per_block)
-                + u64::from(arch.reserved_shared_memory_per_block)
+            u64::from(arch.max_shared_memory_per_block) + u64::from(arch.reserved_shared_memory_per_block)
         ),
         Some(Refusal::SharedMemoryPerSm) => format!(
             "a block needs {} bytes of shared memory, more than the {} bytes of one {sm}",

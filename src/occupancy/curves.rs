@@ -68,16 +68,8 @@ fn sample(arch: &Arch, axis: CurveAxis, launch: Launch, xs: impl Iterator<Item =
         CurveAxis::SharedMemoryPerBlock => launch.shared_memory_per_block,
     };
     let current_index = points.binary_search_by_key(&current_x, |&(x, _)| x).ok();
-    let current = (
-        current_x,
-        current_index.map_or_else(|| at(current_x), |i| points[i].1),
-    );
-    Curve {
-        axis,
-        points,
-        current,
-        current_index,
-    }
+    let current = (current_x, current_index.map_or_else(|| at(current_x), |i| points[i].1));
+    Curve { axis, points, current, current_index }
 }
 
 /// Occupancy for every multiple of the warp size up to the largest block.
@@ -91,12 +83,7 @@ pub fn threads_curve(arch: &Arch, launch: Launch) -> Result<Curve> {
 /// Occupancy for 1 to the maximum registers per thread; never increases with `x`.
 pub fn registers_curve(arch: &Arch, launch: Launch) -> Result<Curve> {
     check_launch(arch, launch)?;
-    Ok(sample(
-        arch,
-        CurveAxis::RegistersPerThread,
-        launch,
-        1..=arch.max_registers_per_thread,
-    ))
+    Ok(sample(arch, CurveAxis::RegistersPerThread, launch, 1..=arch.max_registers_per_thread))
 }
 
 /// Occupancy from 0 to the per-block shared memory maximum; never increases with `x`.

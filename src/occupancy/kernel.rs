@@ -31,11 +31,7 @@ pub struct KernelResources {
 impl KernelResources {
     /// The launch this kernel makes with `registers_per_thread` registers.
     pub fn launch(&self, registers_per_thread: u32) -> Launch {
-        Launch::new(
-            self.threads_per_workgroup,
-            registers_per_thread,
-            self.workgroup_memory_bytes,
-        )
+        Launch::new(self.threads_per_workgroup, registers_per_thread, self.workgroup_memory_bytes)
     }
 }
 
@@ -62,27 +58,24 @@ pub fn kernel_resources_with_workgroup_size(
             message: error.message().to_string(),
         }
     })?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .map_err(|error| {
-        let location = error.location(wgsl_source);
-        let mut message = error.to_string();
-        let mut source = std::error::Error::source(error.as_inner());
-        while let Some(cause) = source {
-            message.push_str(": ");
-            message.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        Error::Shader {
-            file: SOURCE_NAME.to_string(),
-            line: location.map_or(0, |l| l.line_number as usize),
-            column: location.map_or(0, |l| l.line_position as usize),
-            message,
-        }
-    })?;
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .validate(&module)
+        .map_err(|error| {
+            let location = error.location(wgsl_source);
+            let mut message = error.to_string();
+            let mut source = std::error::Error::source(error.as_inner());
+            while let Some(cause) = source {
+                message.push_str(": ");
+                message.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            Error::Shader {
+                file: SOURCE_NAME.to_string(),
+                line: location.map_or(0, |l| l.line_number as usize),
+                column: location.map_or(0, |l| l.line_position as usize),
+                message,
+            }
+        })?;
 
     let compute_entries = || {
         module
@@ -93,35 +86,17 @@ pub fn kernel_resources_with_workgroup_size(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let (index, entry) = module
-        .entry_points
-        .iter()
-        .enumerate()
-        .find(|(_, ep)| ep.name == entry_point)
-        .ok_or_else(|| {
-            Error::invalid(
-                "entry point",
-                format!(
-                    "no entry point named '{entry_point}'; compute entry points: {}",
-                    compute_entries()
-                ),
-            )
-        })?;
+    let (index, entry) = module.entry_points.iter().enumerate().find(|(_, ep)| ep.name == entry_point).ok_or_else(|| {
+        Error::invalid("entry point", format!("no entry point named '{entry_point}'; compute entry points: {}", compute_entries()))
+    })?;
     if entry.stage != naga::ShaderStage::Compute {
         return Err(Error::invalid(
             "entry point",
-            format!(
-                "'{entry_point}' is a {:?} entry point, not compute; compute entry points: {}",
-                entry.stage,
-                compute_entries()
-            ),
+            format!("'{entry_point}' is a {:?} entry point, not compute; compute entry points: {}", entry.stage, compute_entries()),
         ));
     }
 
-    let overridden = entry
-        .workgroup_size_overrides
-        .as_ref()
-        .is_some_and(|dims| dims.iter().any(Option::is_some));
+    let overridden = entry.workgroup_size_overrides.as_ref().is_some_and(|dims| dims.iter().any(Option::is_some));
     let size = match (overridden, workgroup_size) {
         (false, _) => entry.workgroup_size,
         (true, Some(given)) => given,
@@ -136,28 +111,15 @@ pub fn kernel_resources_with_workgroup_size(
         }
     };
     if size.contains(&0) {
-        return Err(Error::invalid(
-            "workgroup size",
-            format!("{size:?} has a zero dimension"),
-        ));
+        return Err(Error::invalid("workgroup size", format!("{size:?} has a zero dimension")));
     }
     let threads = size
         .iter()
         .try_fold(1u32, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| {
-            Error::invalid(
-                "workgroup size",
-                format!("{size:?} has more than {} invocations", u32::MAX),
-            )
-        })?;
+        .ok_or_else(|| Error::invalid("workgroup size", format!("{size:?} has more than {} invocations", u32::MAX)))?;
 
     let mut layouter = naga::proc::Layouter::default();
-    layouter.update(module.to_ctx()).map_err(|error| {
-        Error::invalid(
-            "workgroup memory",
-            format!("cannot lay out a type: {error}"),
-        )
-    })?;
+    layouter.update(module.to_ctx()).map_err(|error| Error::invalid("workgroup memory", format!("cannot lay out a type: {error}")))?;
 
     let uses = info.get_entry_point(index);
     let mut variables = Vec::new();
@@ -178,17 +140,10 @@ pub fn kernel_resources_with_workgroup_size(
         }
         let size_bytes = layouter[global.ty].size;
         total += u64::from(size_bytes);
-        variables.push(WorkgroupVariable {
-            name: global.name.clone(),
-            size_bytes,
-        });
+        variables.push(WorkgroupVariable { name: global.name.clone(), size_bytes });
     }
-    let workgroup_memory_bytes = u32::try_from(total).map_err(|_| {
-        Error::invalid(
-            "workgroup memory",
-            format!("{total} bytes of workgroup variables exceed 4 GiB"),
-        )
-    })?;
+    let workgroup_memory_bytes = u32::try_from(total)
+        .map_err(|_| Error::invalid("workgroup memory", format!("{total} bytes of workgroup variables exceed 4 GiB")))?;
 
     Ok(KernelResources {
         entry_point: entry_point.to_string(),
@@ -203,21 +158,13 @@ pub fn kernel_resources_with_workgroup_size(
 /// with length 0, which would understate the memory).
 fn sized_by_override(types: &naga::UniqueArena<naga::Type>, ty: naga::Handle<naga::Type>) -> bool {
     match &types[ty].inner {
-        naga::TypeInner::Array { base, size, .. } => {
-            matches!(size, naga::ArraySize::Pending(_)) || sized_by_override(types, *base)
-        }
-        naga::TypeInner::Struct { members, .. } => {
-            members.iter().any(|m| sized_by_override(types, m.ty))
-        }
+        naga::TypeInner::Array { base, size, .. } => matches!(size, naga::ArraySize::Pending(_)) || sized_by_override(types, *base),
+        naga::TypeInner::Struct { members, .. } => members.iter().any(|m| sized_by_override(types, m.ty)),
         _ => false,
     }
 }
 
 /// Occupancy of the kernel on `arch` when the compiler gives it `registers_per_thread`.
-pub fn kernel_occupancy(
-    arch: &Arch,
-    kernel: &KernelResources,
-    registers_per_thread: u32,
-) -> Result<Occupancy> {
+pub fn kernel_occupancy(arch: &Arch, kernel: &KernelResources, registers_per_thread: u32) -> Result<Occupancy> {
     calculate(arch, kernel.launch(registers_per_thread))
 }

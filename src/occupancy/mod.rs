@@ -19,16 +19,11 @@ mod tests;
 pub use arch::{arch_names, find_arch, Arch, RegisterGranularity, Vendor, ARCHS};
 pub use calculator::{calculate, check_launch, BlockLimits, Launch, Limiter, Occupancy};
 pub use curves::{
-    occupancy_curves, registers_curve, shared_memory_curve, shared_memory_step, threads_curve,
-    Curve, CurveAxis, OccupancyCurves,
+    occupancy_curves, registers_curve, shared_memory_curve, shared_memory_step, threads_curve, Curve, CurveAxis, OccupancyCurves,
 };
-pub use kernel::{
-    kernel_occupancy, kernel_resources, kernel_resources_with_workgroup_size, KernelResources,
-    WorkgroupVariable,
-};
+pub use kernel::{kernel_occupancy, kernel_resources, kernel_resources_with_workgroup_size, KernelResources, WorkgroupVariable};
 pub use models::{
-    branch_split_on_arch, carrillo_speedup, carrillo_worst_case, ryoo_estimate, Branch,
-    BranchKernel, InstructionMix, SplitComparison, ThroughputDevice, ThroughputEstimate,
-    GEFORCE_8800_GTX,
+    branch_split_on_arch, carrillo_speedup, carrillo_worst_case, ryoo_estimate, Branch, BranchKernel, InstructionMix, SplitComparison,
+    ThroughputDevice, ThroughputEstimate, GEFORCE_8800_GTX,
 };
 pub use report::{format_table, report, OccupancyQuery};

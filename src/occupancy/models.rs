@@ -17,10 +17,7 @@ fn positive(what: &str, value: f64) -> Result<f64> {
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
-        Err(Error::invalid(
-            what,
-            format!("{value} must be a finite number above 0"),
-        ))
+        Err(Error::invalid(what, format!("{value} must be a finite number above 0")))
     }
 }
 
@@ -28,10 +25,7 @@ fn non_negative(what: &str, value: f64) -> Result<f64> {
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
-        Err(Error::invalid(
-            what,
-            format!("{value} must be a finite number, 0 or more"),
-        ))
+        Err(Error::invalid(what, format!("{value} must be a finite number, 0 or more")))
     }
 }
 
@@ -60,12 +54,7 @@ pub struct Branch {
 /// most demanding branch; `launch_overhead` is `σ`, the cost of the extra kernel launches.
 /// Each split kernel's time shrinks by `ρ_min/ρ_i` since throughput is taken to scale with
 /// occupancy.
-pub fn carrillo_speedup(
-    branched_time: f64,
-    branches: &[Branch],
-    branched_occupancy: f64,
-    launch_overhead: f64,
-) -> Result<f64> {
+pub fn carrillo_speedup(branched_time: f64, branches: &[Branch], branched_occupancy: f64, launch_overhead: f64) -> Result<f64> {
     let total = positive("branched time T", branched_time)?;
     let split = split_time(branches, branched_occupancy, launch_overhead)?;
     Ok(total / split)
@@ -87,10 +76,7 @@ fn split_time(branches: &[Branch], branched_occupancy: f64, launch_overhead: f64
     }
     let denominator = sum + sigma;
     if denominator <= 0.0 {
-        return Err(Error::invalid(
-            "branches",
-            "split runtime Σ t_i·ρ_min/ρ_i + σ is 0; give the branches a time",
-        ));
+        return Err(Error::invalid("branches", "split runtime Σ t_i·ρ_min/ρ_i + σ is 0; give the branches a time"));
     }
     Ok(denominator)
 }
@@ -152,32 +138,15 @@ pub fn branch_split_on_arch(
     launch_overhead: f64,
 ) -> Result<SplitComparison> {
     if branches.len() != times.len() {
-        return Err(Error::invalid(
-            "branches",
-            format!(
-                "{} branches but {} times; give one time per branch",
-                branches.len(),
-                times.len()
-            ),
-        ));
+        return Err(Error::invalid("branches", format!("{} branches but {} times; give one time per branch", branches.len(), times.len())));
     }
-    let branched_registers = branches
-        .iter()
-        .map(|b| b.registers_per_thread)
-        .max()
-        .unwrap_or(0);
+    let branched_registers = branches.iter().map(|b| b.registers_per_thread).max().unwrap_or(0);
     let occupancy_at = |registers: u32| -> Result<f64> {
-        let result = calculate(
-            arch,
-            Launch::new(threads_per_block, registers, shared_memory_per_block),
-        )?;
+        let result = calculate(arch, Launch::new(threads_per_block, registers, shared_memory_per_block))?;
         if result.active_blocks_per_sm == 0 {
             return Err(Error::invalid(
                 "branch kernel",
-                format!(
-                    "{registers} registers/thread does not launch: {}",
-                    result.reason.unwrap_or_default()
-                ),
+                format!("{registers} registers/thread does not launch: {}", result.reason.unwrap_or_default()),
             ));
         }
         Ok(result.occupancy)
@@ -185,16 +154,10 @@ pub fn branch_split_on_arch(
     let rho_min = occupancy_at(branched_registers)?;
     let mut described = Vec::with_capacity(branches.len());
     for (branch, &time) in branches.iter().zip(times) {
-        described.push(Branch {
-            time,
-            occupancy: occupancy_at(branch.registers_per_thread)?,
-        });
+        described.push(Branch { time, occupancy: occupancy_at(branch.registers_per_thread)? });
     }
     let split = split_time(&described, rho_min, launch_overhead)?;
-    let total = positive(
-        "branched time T = Σ t_i",
-        described.iter().map(|b| b.time).sum(),
-    )?;
+    let total = positive("branched time T = Σ t_i", described.iter().map(|b| b.time).sum())?;
     let speedup = total / split;
     Ok(SplitComparison {
         branched_occupancy: rho_min,
@@ -223,12 +186,8 @@ impl ThroughputDevice {
 }
 
 /// GeForce 8800 GTX as Ryoo et al. describe it: 16 SMs x 8 SPs at 1.35 GHz, 86.4 GB/s.
-pub const GEFORCE_8800_GTX: ThroughputDevice = ThroughputDevice {
-    name: "GeForce 8800 GTX",
-    scalar_processors: 128,
-    clock_ghz: 1.35,
-    memory_bandwidth_gb_per_s: 86.4,
-};
+pub const GEFORCE_8800_GTX: ThroughputDevice =
+    ThroughputDevice { name: "GeForce 8800 GTX", scalar_processors: 128, clock_ghz: 1.35, memory_bandwidth_gb_per_s: 86.4 };
 
 /// Fractions of a kernel's executed instructions (Ryoo counts them in PTX).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -265,10 +224,7 @@ pub fn ryoo_estimate(device: &ThroughputDevice, mix: InstructionMix) -> Result<T
     let loads = fraction("global load fraction", mix.global_load_fraction)?;
     let bytes = non_negative("bytes per load", mix.bytes_per_load)?;
     if device.scalar_processors == 0 {
-        return Err(Error::invalid(
-            "device",
-            "needs at least one scalar processor",
-        ));
+        return Err(Error::invalid("device", "needs at least one scalar processor"));
     }
     positive("clock (GHz)", device.clock_ghz)?;
     let available = positive("memory bandwidth (GB/s)", device.memory_bandwidth_gb_per_s)?;
@@ -284,10 +240,6 @@ pub fn ryoo_estimate(device: &ThroughputDevice, mix: InstructionMix) -> Result<T
         available_bandwidth_gb_per_s: available,
         bandwidth_ratio: ratio,
         bandwidth_bound: ratio > 1.0,
-        bandwidth_limited_gflops: if ratio > 1.0 {
-            potential / ratio
-        } else {
-            potential
-        },
+        bandwidth_limited_gflops: if ratio > 1.0 { potential / ratio } else { potential },
     })
 }

@@ -41,18 +41,11 @@ pub fn report(query: &OccupancyQuery) -> Result<String> {
         return list_archs(query.json);
     }
     let arch = find_arch(&query.arch)?;
-    let threads = query.threads.ok_or_else(|| {
-        Error::invalid(
-            "arguments",
-            "--threads is required (threads per block), unless --arch list",
-        )
-    })?;
-    let registers = query.regs.ok_or_else(|| {
-        Error::invalid(
-            "arguments",
-            "--regs is required (registers per thread from the compiler), unless --arch list",
-        )
-    })?;
+    let threads =
+        query.threads.ok_or_else(|| Error::invalid("arguments", "--threads is required (threads per block), unless --arch list"))?;
+    let registers = query
+        .regs
+        .ok_or_else(|| Error::invalid("arguments", "--regs is required (registers per thread from the compiler), unless --arch list"))?;
     if registers == 0 {
         return Err(Error::invalid(
             "--regs",
@@ -61,12 +54,8 @@ pub fn report(query: &OccupancyQuery) -> Result<String> {
     }
     let result = calculate(arch, Launch::new(threads, registers, query.smem))?;
     if query.json {
-        let report = JsonReport {
-            device: arch.device,
-            result: &result,
-        };
-        serde_json::to_string_pretty(&report)
-            .map_err(|e| Error::invalid("JSON output", e.to_string()))
+        let report = JsonReport { device: arch.device, result: &result };
+        serde_json::to_string_pretty(&report).map_err(|e| Error::invalid("JSON output", e.to_string()))
     } else {
         Ok(format_table(arch, &result))
     }
@@ -81,52 +70,23 @@ pub fn format_table(arch: &Arch, result: &Occupancy) -> String {
     let warp = arch.warp_word();
     let sm = arch.sm_word();
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Architecture          {} ({}, {}, {} {sm}s)",
-        arch.name, arch.device, arch.isa, arch.sm_count
-    );
+    let _ = writeln!(out, "Architecture          {} ({}, {}, {} {sm}s)", arch.name, arch.device, arch.isa, arch.sm_count);
     let _ = writeln!(
         out,
         "Launch                {} threads/block, {} registers/thread, {} B shared memory/block",
         result.threads_per_block, result.registers_per_thread, result.shared_memory_per_block
     );
-    let _ = writeln!(
-        out,
-        "{:<22}{}",
-        format!("{}s per block", capitalize(warp)),
-        result.warps_per_block
-    );
-    let _ = writeln!(
-        out,
-        "Registers per block   {}",
-        result.allocated_registers_per_block
-    );
-    let _ = writeln!(
-        out,
-        "Shared memory/block   {} B allocated",
-        result.allocated_shared_memory_per_block
-    );
+    let _ = writeln!(out, "{:<22}{}", format!("{}s per block", capitalize(warp)), result.warps_per_block);
+    let _ = writeln!(out, "Registers per block   {}", result.allocated_registers_per_block);
+    let _ = writeln!(out, "Shared memory/block   {} B allocated", result.allocated_shared_memory_per_block);
     let _ = writeln!(out);
     let _ = writeln!(out, "Blocks per {sm} allowed by");
     let limits = result.block_limits;
     let rows = [
-        (
-            Limiter::Warps,
-            format!("{warp} slots ({} per {sm})", arch.max_warps_per_sm),
-            limits.warps,
-        ),
+        (Limiter::Warps, format!("{warp} slots ({} per {sm})", arch.max_warps_per_sm), limits.warps),
         (Limiter::Blocks, "block slots".to_string(), limits.blocks),
-        (
-            Limiter::Registers,
-            format!("registers ({} per {sm})", arch.registers_per_sm),
-            limits.registers,
-        ),
-        (
-            Limiter::SharedMemory,
-            format!("shared memory ({} B per {sm})", arch.shared_memory_per_sm),
-            limits.shared_memory,
-        ),
+        (Limiter::Registers, format!("registers ({} per {sm})", arch.registers_per_sm), limits.registers),
+        (Limiter::SharedMemory, format!("shared memory ({} B per {sm})", arch.shared_memory_per_sm), limits.shared_memory),
     ];
     for (limiter, label, blocks) in rows {
         let mark = if result.tied_limits.first() == Some(&limiter) {
@@ -140,16 +100,8 @@ pub fn format_table(arch: &Arch, result: &Occupancy) -> String {
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "Active blocks/{sm:<8}{}", result.active_blocks_per_sm);
-    let _ = writeln!(
-        out,
-        "Active {warp}s/{sm:<9}{} of {}",
-        result.active_warps_per_sm, result.max_warps_per_sm
-    );
-    let _ = writeln!(
-        out,
-        "Active threads/{sm:<7}{}",
-        result.active_threads_per_sm
-    );
+    let _ = writeln!(out, "Active {warp}s/{sm:<9}{} of {}", result.active_warps_per_sm, result.max_warps_per_sm);
+    let _ = writeln!(out, "Active threads/{sm:<7}{}", result.active_threads_per_sm);
     let _ = writeln!(out, "Occupancy             {}", percent(result.occupancy));
     let _ = write!(out, "Limited by            {}", result.limited_by);
     if let Some(reason) = &result.reason {
@@ -161,10 +113,7 @@ pub fn format_table(arch: &Arch, result: &Occupancy) -> String {
 
 fn capitalize(word: &str) -> String {
     let mut chars = word.chars();
-    chars
-        .next()
-        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
-        .unwrap_or_default()
+    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
 }
 
 #[derive(Serialize)]
@@ -181,17 +130,9 @@ fn list_archs(json: bool) -> Result<String> {
     if json {
         let listed: Vec<ListedArch> = ARCHS
             .iter()
-            .map(|a| ListedArch {
-                name: a.name,
-                aliases: a.aliases,
-                vendor: a.vendor,
-                device: a.device,
-                isa: a.isa,
-                sm_count: a.sm_count,
-            })
+            .map(|a| ListedArch { name: a.name, aliases: a.aliases, vendor: a.vendor, device: a.device, isa: a.isa, sm_count: a.sm_count })
             .collect();
-        return serde_json::to_string_pretty(&listed)
-            .map_err(|e| Error::invalid("JSON output", e.to_string()));
+        return serde_json::to_string_pretty(&listed).map_err(|e| Error::invalid("JSON output", e.to_string()));
     }
     let mut out = String::new();
     let _ = writeln!(

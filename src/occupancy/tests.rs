@@ -146,10 +146,7 @@ fn shared_memory_limited_on_g80() {
     assert_eq!(r.active_blocks_per_sm, 3);
     assert_eq!(r.occupancy, 0.5);
     assert_eq!(r.limited_by, Limiter::SharedMemory);
-    assert_eq!(
-        run("g80", 128, 8, 16 * 1024 + 1).limited_by,
-        Limiter::DoesNotLaunch
-    );
+    assert_eq!(run("g80", 128, 8, 16 * 1024 + 1).limited_by, Limiter::DoesNotLaunch);
 }
 
 // --- AMD ---
@@ -189,33 +186,13 @@ fn amd_waves_per_simd_from_vgprs() {
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
     let g80 = arch("g80");
-    assert!(matches!(
-        calculate(g80, Launch::new(0, 10, 0)),
-        Err(Error::Invalid { .. })
-    ));
-    assert!(matches!(
-        calculate(g80, Launch::new(513, 10, 0)),
-        Err(Error::Limit {
-            requested: 513,
-            limit: 512,
-            ..
-        })
-    ));
-    assert!(matches!(
-        calculate(g80, Launch::new(256, 125, 0)),
-        Err(Error::Limit {
-            requested: 125,
-            limit: 124,
-            ..
-        })
-    ));
+    assert!(matches!(calculate(g80, Launch::new(0, 10, 0)), Err(Error::Invalid { .. })));
+    assert!(matches!(calculate(g80, Launch::new(513, 10, 0)), Err(Error::Limit { requested: 513, limit: 512, .. })));
+    assert!(matches!(calculate(g80, Launch::new(256, 125, 0)), Err(Error::Limit { requested: 125, limit: 124, .. })));
     assert!(calculate(arch("cc8.0"), Launch::new(256, 256, 0)).is_err());
     assert!(calculate(arch("cc8.0"), Launch::new(u32::MAX, u32::MAX, u32::MAX)).is_err());
     // Huge shared memory does not overflow.
-    assert_eq!(
-        run("cc8.0", 1, 0, u32::MAX).limited_by,
-        Limiter::DoesNotLaunch
-    );
+    assert_eq!(run("cc8.0", 1, 0, u32::MAX).limited_by, Limiter::DoesNotLaunch);
     let message = find_arch("cc4.2").unwrap_err().to_string();
     assert!(message.contains("cc4.2"));
     assert!(message.contains("cc1.0") && message.contains("cc9.0") && message.contains("rdna3"));
@@ -233,8 +210,8 @@ fn arch_names_and_aliases() {
     assert_eq!(arch("cc1.0").sm_count, 16);
     assert_eq!(arch("h100").sm_count, 132);
     for required in [
-        "cc1.0", "cc1.1", "cc1.2", "cc1.3", "cc2.0", "cc3.5", "cc5.2", "cc6.0", "cc7.0", "cc7.5",
-        "cc8.0", "cc8.6", "cc8.9", "cc9.0", "gcn", "cdna2", "cdna3", "rdna1", "rdna2", "rdna3",
+        "cc1.0", "cc1.1", "cc1.2", "cc1.3", "cc2.0", "cc3.5", "cc5.2", "cc6.0", "cc7.0", "cc7.5", "cc8.0", "cc8.6", "cc8.9", "cc9.0",
+        "gcn", "cdna2", "cdna3", "rdna1", "rdna2", "rdna3",
     ] {
         assert_eq!(arch(required).name, required);
     }
@@ -243,39 +220,17 @@ fn arch_names_and_aliases() {
 #[test]
 fn presets_are_consistent() {
     for a in ARCHS {
-        assert_eq!(
-            a.max_threads_per_sm,
-            a.max_warps_per_sm * a.threads_per_warp,
-            "{}",
-            a.name
-        );
-        assert!(
-            a.max_threads_per_block / a.threads_per_warp <= a.max_warps_per_sm,
-            "{}",
-            a.name
-        );
-        assert!(
-            a.max_registers_per_block <= a.registers_per_sm,
-            "{}",
-            a.name
-        );
+        assert_eq!(a.max_threads_per_sm, a.max_warps_per_sm * a.threads_per_warp, "{}", a.name);
+        assert!(a.max_threads_per_block / a.threads_per_warp <= a.max_warps_per_sm, "{}", a.name);
+        assert!(a.max_registers_per_block <= a.registers_per_sm, "{}", a.name);
         assert_eq!(a.registers_per_sm % a.register_banks(), 0, "{}", a.name);
-        assert!(
-            a.max_shared_memory_per_block + a.reserved_shared_memory_per_block
-                <= a.shared_memory_per_sm,
-            "{}",
-            a.name
-        );
+        assert!(a.max_shared_memory_per_block + a.reserved_shared_memory_per_block <= a.shared_memory_per_sm, "{}", a.name);
         // The smallest launch reaches the block or warp cap.
         let r = calculate(a, Launch::new(a.threads_per_warp, 1, 0)).unwrap();
         assert!(r.active_blocks_per_sm > 0, "{}", a.name);
         // Every preset has a full-occupancy configuration.
-        let full = (1..=a.max_threads_per_block / a.threads_per_warp).any(|w| {
-            calculate(a, Launch::new(w * a.threads_per_warp, 8, 0))
-                .unwrap()
-                .occupancy
-                == 1.0
-        });
+        let full = (1..=a.max_threads_per_block / a.threads_per_warp)
+            .any(|w| calculate(a, Launch::new(w * a.threads_per_warp, 8, 0)).unwrap().occupancy == 1.0);
         assert!(full, "{}", a.name);
     }
 }
@@ -287,26 +242,12 @@ fn curves_are_monotone_in_registers_and_shared_memory() {
     for a in ARCHS {
         let launch = Launch::new(a.threads_per_warp * 4, 16, 0);
         let curves = occupancy_curves(a, launch).unwrap();
-        for curve in [
-            &curves.registers_per_thread,
-            &curves.shared_memory_per_block,
-        ] {
-            assert!(
-                curve.points.windows(2).all(|w| w[1].1 <= w[0].1),
-                "{} {:?} not monotone",
-                a.name,
-                curve.axis
-            );
+        for curve in [&curves.registers_per_thread, &curves.shared_memory_per_block] {
+            assert!(curve.points.windows(2).all(|w| w[1].1 <= w[0].1), "{} {:?} not monotone", a.name, curve.axis);
             assert!(curve.points.iter().all(|&(_, o)| (0.0..=1.0).contains(&o)));
         }
-        assert_eq!(
-            curves.registers_per_thread.points.len(),
-            a.max_registers_per_thread as usize
-        );
-        assert_eq!(
-            curves.threads_per_block.points.len(),
-            (a.max_threads_per_block / a.threads_per_warp) as usize
-        );
+        assert_eq!(curves.registers_per_thread.points.len(), a.max_registers_per_thread as usize);
+        assert_eq!(curves.threads_per_block.points.len(), (a.max_threads_per_block / a.threads_per_warp) as usize);
         assert_eq!(curves.shared_memory_per_block.points[0].0, 0);
     }
 }
@@ -335,23 +276,10 @@ fn curves_mark_the_current_point() {
 
 #[test]
 fn carrillo_equal_occupancies_reduce_to_launch_overhead() {
-    let branches = [
-        Branch {
-            time: 3.0,
-            occupancy: 0.5,
-        },
-        Branch {
-            time: 5.0,
-            occupancy: 0.5,
-        },
-    ];
+    let branches = [Branch { time: 3.0, occupancy: 0.5 }, Branch { time: 5.0, occupancy: 0.5 }];
     let s = carrillo_speedup(8.0, &branches, 0.5, 0.4).unwrap();
     assert!(close(s, 8.0 / (8.0 + 0.4), 1e-12));
-    assert!(close(
-        carrillo_speedup(8.0, &branches, 0.5, 0.0).unwrap(),
-        1.0,
-        1e-12
-    ));
+    assert!(close(carrillo_speedup(8.0, &branches, 0.5, 0.0).unwrap(), 1.0, 1e-12));
     let worst = carrillo_worst_case(&branches, 0.0).unwrap();
     assert!(close(worst.speedup, 1.0, 1e-12));
 }
@@ -359,29 +287,13 @@ fn carrillo_equal_occupancies_reduce_to_launch_overhead() {
 #[test]
 fn carrillo_section_5_worst_case() {
     // Eq. (2): 2 / (1 x 0.67/1 + 1 x 0.67/0.67 + 0) = 1.197, "about 19.7 %".
-    let branches = [
-        Branch {
-            time: 1.0,
-            occupancy: 1.0,
-        },
-        Branch {
-            time: 1.0,
-            occupancy: 0.67,
-        },
-    ];
+    let branches = [Branch { time: 1.0, occupancy: 1.0 }, Branch { time: 1.0, occupancy: 0.67 }];
     let w = carrillo_worst_case(&branches, 0.0).unwrap();
     assert!(close(w.branched_occupancy, 0.67, 1e-12));
     assert!(close(w.split_time, 1.67, 1e-12));
     assert!(close(w.gain_percent, 19.76, 0.01));
     // Same with occupancies from the calculator: 6 vs 13 registers at 256 threads on G80.
-    let kernels = [
-        BranchKernel {
-            registers_per_thread: 6,
-        },
-        BranchKernel {
-            registers_per_thread: 13,
-        },
-    ];
+    let kernels = [BranchKernel { registers_per_thread: 6 }, BranchKernel { registers_per_thread: 13 }];
     let w = branch_split_on_arch(arch("g80"), 256, 0, &kernels, &[1.0, 1.0], 0.0).unwrap();
     assert!(close(w.branched_occupancy, 2.0 / 3.0, 1e-12));
     assert!(close(w.speedup, 1.2, 1e-12));
@@ -392,53 +304,15 @@ fn carrillo_section_5_worst_case() {
 
 #[test]
 fn carrillo_rejects_bad_input() {
-    let ok = [Branch {
-        time: 1.0,
-        occupancy: 1.0,
-    }];
+    let ok = [Branch { time: 1.0, occupancy: 1.0 }];
     assert!(carrillo_speedup(1.0, &[], 1.0, 0.0).is_err());
     assert!(carrillo_speedup(0.0, &ok, 1.0, 0.0).is_err());
     assert!(carrillo_speedup(1.0, &ok, 0.0, 0.0).is_err());
     assert!(carrillo_speedup(1.0, &ok, 1.0, -1.0).is_err());
-    assert!(carrillo_speedup(
-        1.0,
-        &[Branch {
-            time: f64::NAN,
-            occupancy: 1.0
-        }],
-        1.0,
-        0.0
-    )
-    .is_err());
-    assert!(carrillo_speedup(
-        1.0,
-        &[Branch {
-            time: 1.0,
-            occupancy: 1.5
-        }],
-        1.0,
-        0.0
-    )
-    .is_err());
-    assert!(carrillo_worst_case(
-        &[Branch {
-            time: 0.0,
-            occupancy: 1.0
-        }],
-        0.0
-    )
-    .is_err());
-    assert!(branch_split_on_arch(
-        arch("g80"),
-        256,
-        0,
-        &[BranchKernel {
-            registers_per_thread: 6
-        }],
-        &[],
-        0.0
-    )
-    .is_err());
+    assert!(carrillo_speedup(1.0, &[Branch { time: f64::NAN, occupancy: 1.0 }], 1.0, 0.0).is_err());
+    assert!(carrillo_speedup(1.0, &[Branch { time: 1.0, occupancy: 1.5 }], 1.0, 0.0).is_err());
+    assert!(carrillo_worst_case(&[Branch { time: 0.0, occupancy: 1.0 }], 0.0).is_err());
+    assert!(branch_split_on_arch(arch("g80"), 256, 0, &[BranchKernel { registers_per_thread: 6 }], &[], 0.0).is_err());
 }
 
 // --- Ryoo model ---
@@ -446,26 +320,13 @@ fn carrillo_rejects_bad_input() {
 #[test]
 fn ryoo_throughput_and_bandwidth_on_8800_gtx() {
     assert!(close(GEFORCE_8800_GTX.issue_rate_gops(), 172.8, 1e-9));
-    let quarter = ryoo_estimate(
-        &GEFORCE_8800_GTX,
-        InstructionMix {
-            fma_fraction: 0.25,
-            global_load_fraction: 0.0,
-            bytes_per_load: 4.0,
-        },
-    )
-    .unwrap();
+    let quarter =
+        ryoo_estimate(&GEFORCE_8800_GTX, InstructionMix { fma_fraction: 0.25, global_load_fraction: 0.0, bytes_per_load: 4.0 }).unwrap();
     assert!(close(quarter.potential_gflops, 86.4, 1e-9));
     // Plain matmul: 1 FMA in 8 instructions, 1/4 of them 4-byte global loads.
-    let plain = ryoo_estimate(
-        &GEFORCE_8800_GTX,
-        InstructionMix {
-            fma_fraction: 1.0 / 8.0,
-            global_load_fraction: 0.25,
-            bytes_per_load: 4.0,
-        },
-    )
-    .unwrap();
+    let plain =
+        ryoo_estimate(&GEFORCE_8800_GTX, InstructionMix { fma_fraction: 1.0 / 8.0, global_load_fraction: 0.25, bytes_per_load: 4.0 })
+            .unwrap();
     assert!(close(plain.potential_gflops, 43.2, 1e-9));
     assert!(close(plain.required_bandwidth_gb_per_s, 172.8, 1e-9)); // "173 GB/s"
     assert!(close(plain.bandwidth_ratio, 2.0, 1e-9));
@@ -474,24 +335,12 @@ fn ryoo_throughput_and_bandwidth_on_8800_gtx() {
     // Unrolled 16x16 tiles: 16 FMAs in 59 instructions -> 93.72 GFLOPS.
     let unrolled = ryoo_estimate(
         &GEFORCE_8800_GTX,
-        InstructionMix {
-            fma_fraction: 16.0 / 59.0,
-            global_load_fraction: 0.25 / 16.0,
-            bytes_per_load: 4.0,
-        },
+        InstructionMix { fma_fraction: 16.0 / 59.0, global_load_fraction: 0.25 / 16.0, bytes_per_load: 4.0 },
     )
     .unwrap();
     assert!(close(unrolled.potential_gflops, 93.72, 0.01));
     assert!(!unrolled.bandwidth_bound);
-    assert!(ryoo_estimate(
-        &GEFORCE_8800_GTX,
-        InstructionMix {
-            fma_fraction: 1.5,
-            global_load_fraction: 0.0,
-            bytes_per_load: 4.0
-        }
-    )
-    .is_err());
+    assert!(ryoo_estimate(&GEFORCE_8800_GTX, InstructionMix { fma_fraction: 1.5, global_load_fraction: 0.0, bytes_per_load: 4.0 }).is_err());
 }
 
 // --- WGSL kernels ---
@@ -534,18 +383,10 @@ fn kernel_resources_reads_workgroup_memory_and_size() {
 
 #[test]
 fn kernel_resources_errors() {
-    assert!(matches!(
-        kernel_resources(TWO_ARRAYS, "nope"),
-        Err(Error::Invalid { .. })
-    ));
-    let message = kernel_resources(TWO_ARRAYS, "nope")
-        .unwrap_err()
-        .to_string();
+    assert!(matches!(kernel_resources(TWO_ARRAYS, "nope"), Err(Error::Invalid { .. })));
+    let message = kernel_resources(TWO_ARRAYS, "nope").unwrap_err().to_string();
     assert!(message.contains("main") && message.contains("other"));
-    assert!(matches!(
-        kernel_resources("fn broken( {", "main"),
-        Err(Error::Shader { line: 1, .. })
-    ));
+    assert!(matches!(kernel_resources("fn broken( {", "main"), Err(Error::Shader { line: 1, .. })));
 
     let overridden = r#"
 override block: u32 = 64;
@@ -553,9 +394,7 @@ var<workgroup> scratch: array<u32, 128>;
 @compute @workgroup_size(block)
 fn main(@builtin(local_invocation_index) i: u32) { scratch[i] = i; }
 "#;
-    let message = kernel_resources(overridden, "main")
-        .unwrap_err()
-        .to_string();
+    let message = kernel_resources(overridden, "main").unwrap_err().to_string();
     assert!(message.contains("override"), "{message}");
     let k = kernel_resources_with_workgroup_size(overridden, "main", Some([256, 1, 1])).unwrap();
     assert_eq!(k.threads_per_workgroup, 256);
@@ -568,9 +407,7 @@ var<workgroup> scratch: array<u32, n>;
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) i: u32) { scratch[i] = i; }
 "#;
-    let message = kernel_resources(sized_by_override, "main")
-        .unwrap_err()
-        .to_string();
+    let message = kernel_resources(sized_by_override, "main").unwrap_err().to_string();
     assert!(message.contains("override"), "{message}");
 
     let fragment = "@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }";
@@ -581,13 +418,7 @@ fn main(@builtin(local_invocation_index) i: u32) { scratch[i] = i; }
 
 #[test]
 fn cli_json_and_table() {
-    let args = OccupancyQuery {
-        arch: "g80".into(),
-        threads: Some(256),
-        regs: Some(11),
-        smem: 0,
-        json: true,
-    };
+    let args = OccupancyQuery { arch: "g80".into(), threads: Some(256), regs: Some(11), smem: 0, json: true };
     let json: serde_json::Value = serde_json::from_str(&report(&args).unwrap()).unwrap();
     assert_eq!(json["arch"], "cc1.0");
     assert_eq!(json["active_blocks_per_sm"], 2);
@@ -597,69 +428,23 @@ fn cli_json_and_table() {
     assert!(json.get("reason").is_none());
     assert!((json["occupancy"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
 
-    let args = OccupancyQuery {
-        arch: "h100".into(),
-        threads: Some(1024),
-        regs: Some(65),
-        smem: 0,
-        json: true,
-    };
+    let args = OccupancyQuery { arch: "h100".into(), threads: Some(1024), regs: Some(65), smem: 0, json: true };
     let json: serde_json::Value = serde_json::from_str(&report(&args).unwrap()).unwrap();
     assert_eq!(json["limited_by"], "does_not_launch");
     assert!(json["reason"].as_str().unwrap().contains("registers"));
 
-    let table = report(&OccupancyQuery {
-        json: false,
-        ..args.clone()
-    })
-    .unwrap();
+    let table = report(&OccupancyQuery { json: false, ..args.clone() }).unwrap();
     assert!(table.contains("does_not_launch"));
-    let table = report(&OccupancyQuery {
-        arch: "cc8.0".into(),
-        threads: Some(256),
-        regs: Some(64),
-        smem: 0,
-        json: false,
-    })
-    .unwrap();
+    let table = report(&OccupancyQuery { arch: "cc8.0".into(), threads: Some(256), regs: Some(64), smem: 0, json: false }).unwrap();
     assert!(table.contains("50.0 %") && table.contains("registers"));
 
-    let list = report(&OccupancyQuery {
-        arch: "list".into(),
-        threads: None,
-        regs: None,
-        smem: 0,
-        json: false,
-    })
-    .unwrap();
+    let list = report(&OccupancyQuery { arch: "list".into(), threads: None, regs: None, smem: 0, json: false }).unwrap();
     assert!(list.contains("cc9.0") && list.contains("rdna3") && list.contains("g80"));
-    let list: serde_json::Value = serde_json::from_str(
-        &report(&OccupancyQuery {
-            arch: "list".into(),
-            threads: None,
-            regs: None,
-            smem: 0,
-            json: true,
-        })
-        .unwrap(),
-    )
-    .unwrap();
+    let list: serde_json::Value =
+        serde_json::from_str(&report(&OccupancyQuery { arch: "list".into(), threads: None, regs: None, smem: 0, json: true }).unwrap())
+            .unwrap();
     assert_eq!(list.as_array().unwrap().len(), ARCHS.len());
 
-    assert!(report(&OccupancyQuery {
-        arch: "g80".into(),
-        threads: None,
-        regs: Some(1),
-        smem: 0,
-        json: false
-    })
-    .is_err());
-    assert!(report(&OccupancyQuery {
-        arch: "nope".into(),
-        threads: Some(1),
-        regs: Some(1),
-        smem: 0,
-        json: false
-    })
-    .is_err());
+    assert!(report(&OccupancyQuery { arch: "g80".into(), threads: None, regs: Some(1), smem: 0, json: false }).is_err());
+    assert!(report(&OccupancyQuery { arch: "nope".into(), threads: Some(1), regs: Some(1), smem: 0, json: false }).is_err());
 }

@@ -126,10 +126,16 @@ pub fn relaunch(gpu: &Gpu, workgroups: u32, count: u32) -> Result<f64> {
     Ok(gpu.run(&steps, true)?.seconds)
 }
 
-
 /// Barrier latency at each workgroup count: (time of `iters` barriers - time of 0) / iters,
 /// beside the per-dispatch time of relaunching an empty kernel.
-pub fn bench_barrier(gpu: &Gpu, rt: &Runtime, workgroups: &[u32], kinds: &[BarrierKind], iters: u32, protocol: &Protocol) -> Result<Vec<Record>> {
+pub fn bench_barrier(
+    gpu: &Gpu,
+    rt: &Runtime,
+    workgroups: &[u32],
+    kinds: &[BarrierKind],
+    iters: u32,
+    protocol: &Protocol,
+) -> Result<Vec<Record>> {
     let cap = rt.capability(gpu)?;
     if !cap.blocking_ok && !rt.options.assume_resident {
         eprintln!("barrier: the capability probe failed ({}); measuring anyway with bounded waits", cap.reason.as_deref().unwrap_or("?"));

@@ -46,13 +46,7 @@ struct CheckParams {
 
 /// Runs one kernel of the check (`discover` or `barrier`) with `launch` workgroups; returns the result
 /// words, the decoded status and the wall time, or the host-side error.
-fn run_kernel(
-    gpu: &Gpu,
-    entry: &str,
-    launch: u32,
-    iters: u32,
-    config: PtConfig,
-) -> Result<([u32; 3], super::Status, f64)> {
+fn run_kernel(gpu: &Gpu, entry: &str, launch: u32, iters: u32, config: PtConfig) -> Result<([u32; 3], super::Status, f64)> {
     let kernel = gpu.kernel("pt/capability.wgsl", entry, &[])?;
     let control = Control::new(gpu, config)?;
     let result = gpu.buffer_zeroed::<u32>("capability result", 4, BufferKind::Storage)?;
@@ -73,16 +67,7 @@ fn run_kernel(
 pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
     let max = gpu.caps.max_compute_workgroups_per_dimension;
     let launch = options.discovery_launch.clamp(1, max);
-    let config = PtConfig {
-        spin_cap: options.spin_cap.max(1),
-        grace,
-        flags: 0,
-        launched: launch,
-        capacity: 0,
-        heads: 1,
-        chunk: 1,
-        pad: 0,
-    };
+    let config = PtConfig { spin_cap: options.spin_cap.max(1), grace, flags: 0, launched: launch, capacity: 0, heads: 1, chunk: 1, pad: 0 };
     let mut cap = Capability {
         adapter: gpu.adapter_name(),
         discovered: 0,
@@ -109,7 +94,9 @@ pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> 
     // invocations are weaker than Vulkan's model; the forest ring queue gave wrong answers
     // there (Mesa llvmpipe GL) while every capability check passed, so blocking PT stays off on GL.
     if gpu.info.backend == wgpu::Backend::Gl {
-        cap.reason = Some("the GL backend gives no cross-invocation memory model strong enough for blocking queues; use Vulkan, Metal or DX12".into());
+        cap.reason = Some(
+            "the GL backend gives no cross-invocation memory model strong enough for blocking queues; use Vulkan, Metal or DX12".into(),
+        );
         return Ok(cap);
     }
     let host_failure = |e: Error| match e {

@@ -176,7 +176,16 @@ impl Control {
 }
 
 /// A record of the `pt` family for a benchmark without random inputs (barrier, queue).
-pub(crate) fn record(gpu: &Gpu, kernel: &str, variant: String, params: serde_json::Value, stats: Stats, check: Check, throughput: Throughput, extra: serde_json::Value) -> Record {
+pub(crate) fn record(
+    gpu: &Gpu,
+    kernel: &str,
+    variant: String,
+    params: serde_json::Value,
+    stats: Stats,
+    check: Check,
+    throughput: Throughput,
+    extra: serde_json::Value,
+) -> Record {
     Record {
         schema: harness::SCHEMA_VERSION,
         family: "pt".into(),

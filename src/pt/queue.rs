@@ -141,12 +141,19 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
         QueueKind::Distributed => 2,
         QueueKind::Ring => 3,
     };
-    let params = gpu.buffer("queue params", &[QueueParams { n: items, kind, check: check as u32, rounds: cfg.rounds }], BufferKind::Uniform)?;
+    let params =
+        gpu.buffer("queue params", &[QueueParams { n: items, kind, check: check as u32, rounds: cfg.rounds }], BufferKind::Uniform)?;
     let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &counts), (1, &tally), (2, &params), (pt::QUEUE_BINDING, &queue)];
     slots.extend(control.slots());
     let bind = kernel.bind_at(gpu, &slots)?;
     let t = gpu.run(
-        &[Step::clear(&counts), Step::clear(&tally), Step::clear(&queue), control.reset(), Step::dispatch(&kernel, &bind, [launched, 1, 1])],
+        &[
+            Step::clear(&counts),
+            Step::clear(&tally),
+            Step::clear(&queue),
+            control.reset(),
+            Step::dispatch(&kernel, &bind, [launched, 1, 1]),
+        ],
         true,
     )?;
     let status = control.status(gpu)?;
@@ -160,14 +167,7 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
             counts.push(u32::MAX); // an item outside the participants' range was processed
         }
     }
-    Ok(QueueRun {
-        counts,
-        claims: gpu.read(&tally)?[0],
-        items,
-        seconds: t.seconds,
-        launched,
-        status,
-    })
+    Ok(QueueRun { counts, claims: gpu.read(&tally)?[0], items, seconds: t.seconds, launched, status })
 }
 
 /// The error of an aborted queue run; a run the driver's loop limit cut short says so and

@@ -232,7 +232,10 @@ fn validate(sweep: &Sweep) -> Result<()> {
         }
     }
     if sweep.seed.is_some() && !matches!(case, Sync | Forest | Prodcons | Gsync) {
-        return Err(Error::invalid("--seed", format!("--case {name} has no random inputs (it applies to --case sync, forest, prodcons, gsync)")));
+        return Err(Error::invalid(
+            "--seed",
+            format!("--case {name} has no random inputs (it applies to --case sync, forest, prodcons, gsync)"),
+        ));
     }
 
     // tiers: each one the case has
@@ -312,7 +315,10 @@ fn validate(sweep: &Sweep) -> Result<()> {
                 }
             }
             if !sweep.n.is_empty() && kinds.iter().all(|&k| k == QueueKind::Ring) {
-                return Err(Error::invalid("--n", "--kind ring moves --rounds items per participant (--n applies to single, chunked, distributed)"));
+                return Err(Error::invalid(
+                    "--n",
+                    "--kind ring moves --rounds items per participant (--n applies to single, chunked, distributed)",
+                ));
             }
             if sweep.launch.is_some() && !sweep.workgroups.is_empty() {
                 return Err(Error::invalid("--launch", "--case queue launches --workgroups when given: use one of them"));
@@ -507,7 +513,9 @@ mod tests {
         assert!(rejected(sweep(Sync, |s| s.heads = Some(8)), "--heads").contains("--case queue"));
         assert!(rejected(sweep(Queue, |s| s.seed = Some(3)), "--seed").contains("no random inputs"));
         assert!(rejected(sweep(Sync, |s| (s.tier, s.launch) = (vec![0], Some(8))), "--launch").contains("tier 0"));
-        assert!(rejected(sweep(Queue, |s| (s.kind, s.heads) = (vec![QueueKind::Single], Some(8))), "--heads").contains("--kind distributed"));
+        assert!(
+            rejected(sweep(Queue, |s| (s.kind, s.heads) = (vec![QueueKind::Single], Some(8))), "--heads").contains("--kind distributed")
+        );
         let single_chunked = vec![QueueKind::Single, QueueKind::Chunked];
         assert!(rejected(sweep(Queue, |s| (s.kind, s.rounds) = (single_chunked, Some(8))), "--rounds").contains("--kind ring"));
         assert!(rejected(sweep(Queue, |s| (s.kind, s.n) = (vec![QueueKind::Ring], vec![100])), "--n").contains("--rounds"));

@@ -117,10 +117,7 @@ impl Classes {
 
 fn check_len(n: usize) -> Result<()> {
     if n > MAX_ELEMENTS {
-        return Err(Error::invalid(
-            "element count",
-            format!("{n} elements; index arrays are u32, so at most {MAX_ELEMENTS}"),
-        ));
+        return Err(Error::invalid("element count", format!("{n} elements; index arrays are u32, so at most {MAX_ELEMENTS}")));
     }
     Ok(())
 }
@@ -139,10 +136,7 @@ pub(crate) fn class_sizes(ids: &[u32], count: usize) -> Result<Vec<usize>> {
         match sizes.get_mut(c as usize) {
             Some(s) => *s += 1,
             None => {
-                return Err(Error::invalid(
-                    "class id",
-                    format!("element {i} has class {c}, but there are only {count} classes"),
-                ));
+                return Err(Error::invalid("class id", format!("element {i} has class {c}, but there are only {count} classes")));
             }
         }
     }
@@ -205,11 +199,8 @@ pub fn classify_loops(trips: &[u32], classes: usize, bucketing: Bucketing) -> Re
 fn classify_equal_width(values: &[u32], min: u32, max: u32, span: u64, classes: usize) -> Classes {
     // span > classes >= 1 here, so the width is at most 2^31 and fits a u32
     let width = span.div_ceil(classes as u64) as u32;
-    let cuts: Vec<u32> = (0..classes as u64)
-        .map(|k| min as u64 + k * width as u64)
-        .filter(|&lo| lo <= max as u64)
-        .map(|lo| lo as u32)
-        .collect();
+    let cuts: Vec<u32> =
+        (0..classes as u64).map(|k| min as u64 + k * width as u64).filter(|&lo| lo <= max as u64).map(|lo| lo as u32).collect();
     // Division by the same width for every element: multiply by a 64-bit reciprocal instead
     // (exact for 32-bit operands and divisors >= 2; Lemire et al., "Faster remainder by
     // direct computation", 2019).
@@ -313,17 +304,11 @@ pub fn classify_paths(paths: &[u32], conditions: usize, classes: usize, weights:
     check_classes(classes)?;
     check_len(paths.len())?;
     if conditions > 32 {
-        return Err(Error::invalid(
-            "path vector",
-            format!("{conditions} conditions; at most 32 fit in a u32 path vector"),
-        ));
+        return Err(Error::invalid("path vector", format!("{conditions} conditions; at most 32 fit in a u32 path vector")));
     }
     if let Some(w) = weights {
         if w.len() != conditions {
-            return Err(Error::invalid(
-                "condition weights",
-                format!("{} weights for {conditions} conditions", w.len()),
-            ));
+            return Err(Error::invalid("condition weights", format!("{} weights for {conditions} conditions", w.len())));
         }
         if let Some(k) = w.iter().position(|x| !x.is_finite() || *x < 0.0) {
             return Err(Error::invalid("condition weights", format!("weight {k} is {}; use finite values >= 0", w[k])));
@@ -376,8 +361,7 @@ fn cluster(mut populations: Vec<(u32, usize)>, classes: usize, weights: Option<&
     let mut representatives: Vec<u32> = populations[..seeds].iter().map(|p| p.0).collect();
     representatives.sort_unstable();
     // Seed order by population, for tie-breaking; mapped to class ids (sorted order).
-    let seed_class: Vec<u32> =
-        populations[..seeds].iter().map(|p| representatives.binary_search(&p.0).unwrap_or(0) as u32).collect();
+    let seed_class: Vec<u32> = populations[..seeds].iter().map(|p| representatives.binary_search(&p.0).unwrap_or(0) as u32).collect();
 
     let distance = |a: u32, b: u32| -> f64 {
         match weights {

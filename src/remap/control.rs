@@ -142,14 +142,7 @@ impl Profile {
 
     /// Emulates `if` sites from per-thread path vectors of `conditions` conditions (tiles of
     /// `tile` elements for the tile-sorted order).
-    pub fn from_paths(
-        paths: &[u32],
-        conditions: usize,
-        classes: &Classes,
-        width: u32,
-        tile: usize,
-        kernel_time_s: f64,
-    ) -> Result<Profile> {
+    pub fn from_paths(paths: &[u32], conditions: usize, classes: &Classes, width: u32, tile: usize, kernel_time_s: f64) -> Result<Profile> {
         check_same_len(paths.len(), classes)?;
         let index = redirect_index(classes);
         let lam = LamPlan::new(classes, width)?;
@@ -486,8 +479,7 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
             work_s: lam_work,
             exposed_s: lam_exposed,
             budget_s: lam_budget,
-            applicable: (!c.layout_applicable)
-                .then_some("the kernel does not meet the layout transformation conditions"),
+            applicable: (!c.layout_applicable).then_some("the kernel does not meet the layout transformation conditions"),
         },
         Candidate {
             strategy: Strategy::GpuRegroup,
@@ -550,22 +542,10 @@ pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Resul
         if let Some(why) = c.applicable {
             reason += &format!(" (warning: {why})");
         }
-        return Ok(Decision {
-            strategy,
-            reason,
-            predicted_gain_s: c.gain_s(),
-            cost_s: c.exposed_s,
-            abandon_after_s: c.budget_s.max(0.0),
-        });
+        return Ok(Decision { strategy, reason, predicted_gain_s: c.gain_s(), cost_s: c.exposed_s, abandon_after_s: c.budget_s.max(0.0) });
     }
 
-    let none = |reason: String| Decision {
-        strategy: Strategy::None,
-        reason,
-        predicted_gain_s: 0.0,
-        cost_s: 0.0,
-        abandon_after_s: 0.0,
-    };
+    let none = |reason: String| Decision { strategy: Strategy::None, reason, predicted_gain_s: 0.0, cost_s: 0.0, abandon_after_s: 0.0 };
     if profile.divergence_ratio == 0.0 || profile.efficiency_before >= 1.0 {
         return Ok(none(format!(
             "none: no warp diverges (divergence ratio {:.1}%, SIMT efficiency {:.1}%), so remapping can only add its cost",
@@ -625,7 +605,8 @@ mod tests {
 
     #[test]
     fn strategy_round_trips_through_text() {
-        for s in [Strategy::Auto, Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer] {
+        for s in [Strategy::Auto, Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer]
+        {
             assert_eq!(s.to_string().parse::<Strategy>().unwrap(), s);
         }
         assert!("fast".parse::<Strategy>().is_err());
@@ -677,7 +658,14 @@ mod tests {
         let from = p.defer_from.expect("one long loop per warp is worth deferring");
         assert!(from > 10 && from <= 500, "{from}");
         assert!(p.efficiency_before < 0.1 && p.efficiency_defer > 0.9, "{p:?}");
-        let flat = Profile::from_loops(&[10; 256], &crate::remap::classify_loops(&[10; 256], 10, crate::remap::Bucketing::EqualWidth).unwrap(), 32, 1024, 0.01).unwrap();
+        let flat = Profile::from_loops(
+            &[10; 256],
+            &crate::remap::classify_loops(&[10; 256], 10, crate::remap::Bucketing::EqualWidth).unwrap(),
+            32,
+            1024,
+            0.01,
+        )
+        .unwrap();
         assert_eq!(flat.defer_from, None);
     }
 

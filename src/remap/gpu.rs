@@ -50,7 +50,10 @@ impl GpuRegroup {
 
     fn build(gpu: &Gpu, trips: &dyn Bind, n: usize, lo: u32, width: u32, classes: u32, keep_classes: bool) -> Result<GpuRegroup> {
         if classes == 0 || classes > super::MAX_GPU_CLASSES || width == 0 {
-            return Err(Error::invalid("GPU regroup", format!("{classes} classes of width {width} (use 1..={} classes, width ≥ 1)", super::MAX_GPU_CLASSES)));
+            return Err(Error::invalid(
+                "GPU regroup",
+                format!("{classes} classes of width {width} (use 1..={} classes, width ≥ 1)", super::MAX_GPU_CLASSES),
+            ));
         }
         let dispatch = regroup_dispatch(n, classes)?;
         let constants = [("CLASSES", classes as f64), ("SUBTILES", GPU_SUBTILES as f64)];

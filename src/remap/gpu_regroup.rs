@@ -83,8 +83,7 @@ pub fn regroup_dispatch(n: usize, classes: u32) -> Result<RegroupDispatch> {
 
 fn tiled_dispatch(n: usize, classes: u32, tile: u32) -> Result<RegroupDispatch> {
     check_shape(classes, tile)?;
-    let n32 = u32::try_from(n)
-        .map_err(|_| Error::invalid("element count", format!("{n}; the GPU regroup indexes with u32")))?;
+    let n32 = u32::try_from(n).map_err(|_| Error::invalid("element count", format!("{n}; the GPU regroup indexes with u32")))?;
     let tiles = n32.div_ceil(tile);
     let histogram_len = tiles.checked_mul(classes).ok_or_else(|| Error::Limit {
         what: "GPU regroup histogram entries".into(),
@@ -138,10 +137,7 @@ fn check_shape(classes: u32, tile: u32) -> Result<()> {
 pub fn gpu_regroup_reference(classes: &[u32], classes_count: u32, tile: u32) -> Result<Vec<u32>> {
     let d = tiled_dispatch(classes.len(), classes_count, tile)?;
     if let Some(i) = classes.iter().position(|&c| c >= classes_count) {
-        return Err(Error::invalid(
-            "class id",
-            format!("element {i} has class {}, not below {classes_count}", classes[i]),
-        ));
+        return Err(Error::invalid("class id", format!("element {i} has class {}, not below {classes_count}", classes[i])));
     }
     let (tiles, tile) = (d.params.tiles as usize, tile as usize);
 

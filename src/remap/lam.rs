@@ -217,8 +217,7 @@ fn plan(ids: &[u32], sizes: &[usize], width: usize, deadline: Option<&Deadline>)
     let n = ids.len();
     let full = n / width;
     let segments = n.div_ceil(width);
-    let expired =
-        |segment: usize| segment.is_multiple_of(SEGMENTS_PER_DEADLINE_CHECK) && deadline.is_some_and(|d| d.expired());
+    let expired = |segment: usize| segment.is_multiple_of(SEGMENTS_PER_DEADLINE_CHECK) && deadline.is_some_and(|d| d.expired());
 
     // ---- label
     let mut quota: Vec<usize> = sizes.iter().map(|&s| s / width).collect();

@@ -67,11 +67,11 @@ mod variant;
 pub use classes::{classify_loops, classify_paths, dense_classes, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
 pub use control::{decide, CostModel, Deadline, Decision, Profile, Strategy};
 pub use defer::{best_defer_threshold, deferred_trips};
-pub use gpu_regroup::{
-    gpu_regroup_reference, regroup_dispatch, workgroup_grid, RegroupDispatch, RegroupParams, GPU_SUBTILES, GPU_TILE,
-    GPU_WORKGROUP_SIZE, MAX_GPU_CLASSES, MAX_TILE, MAX_WORKGROUPS_PER_DIMENSION, SCAN_BLOCK, SCAN_WORKGROUP_SIZE,
-};
 pub use gpu::{classify_trips_reference, equal_width, GpuRegroup};
+pub use gpu_regroup::{
+    gpu_regroup_reference, regroup_dispatch, workgroup_grid, RegroupDispatch, RegroupParams, GPU_SUBTILES, GPU_TILE, GPU_WORKGROUP_SIZE,
+    MAX_GPU_CLASSES, MAX_TILE, MAX_WORKGROUPS_PER_DIMENSION, SCAN_BLOCK, SCAN_WORKGROUP_SIZE,
+};
 pub use lam::{Label, LamPlan};
 pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
 pub use redirect::{gather, in_order, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};

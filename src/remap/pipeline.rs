@@ -198,9 +198,7 @@ impl Pipeline {
             // Files an arrival: a ready slot for a chunk still to run, the span of a late one.
             let file = |arrival: Arrival<M>, slots: &mut [Slot<M>], report: &mut PipelineReport| -> Option<Error> {
                 match arrival {
-                    Arrival::Panicked { chunk } => {
-                        Some(Error::invalid("remap closure", format!("it panicked on chunk {chunk}")))
-                    }
+                    Arrival::Panicked { chunk } => Some(Error::invalid("remap closure", format!("it panicked on chunk {chunk}"))),
                     Arrival::Done { chunk, span, mapping } => {
                         match report.chunks.get_mut(chunk) {
                             Some(timing) => timing.remap = Some(span),

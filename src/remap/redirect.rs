@@ -97,9 +97,9 @@ pub fn gather<T: Copy>(data: &[T], index: &[u32]) -> Result<Vec<T>> {
         .iter()
         .enumerate()
         .map(|(i, &d)| {
-            data.get(d as usize).copied().ok_or_else(|| {
-                Error::invalid("index array", format!("entry {i} is {d}, outside the {} data elements", data.len()))
-            })
+            data.get(d as usize)
+                .copied()
+                .ok_or_else(|| Error::invalid("index array", format!("entry {i} is {d}, outside the {} data elements", data.len())))
         })
         .collect()
 }

@@ -15,8 +15,8 @@ use proptest::strategy::Strategy as _;
 fn class_array() -> impl proptest::strategy::Strategy<Value = (Vec<u32>, usize)> {
     (1usize..12).prop_flat_map(|r| {
         let noise = prop::collection::vec(0..r as u32, 0..700);
-        let runs = (prop::collection::vec((0..r as u32, 1usize..80), 0..20), prop::collection::vec(0..r as u32, 0..40))
-            .prop_map(|(runs, noise)| {
+        let runs = (prop::collection::vec((0..r as u32, 1usize..80), 0..20), prop::collection::vec(0..r as u32, 0..40)).prop_map(
+            |(runs, noise)| {
                 let mut ids: Vec<u32> = runs.iter().flat_map(|&(c, len)| std::iter::repeat_n(c, len)).collect();
                 // sprinkle foreign elements over the runs
                 for (k, &c) in noise.iter().enumerate() {
@@ -26,7 +26,8 @@ fn class_array() -> impl proptest::strategy::Strategy<Value = (Vec<u32>, usize)>
                     }
                 }
                 ids
-            });
+            },
+        );
         prop_oneof![noise, runs].prop_map(move |ids| (ids, r))
     })
 }
@@ -201,9 +202,7 @@ fn control_leaves_a_divergence_free_kernel_alone() {
     let classes = classify_loops(&trips, 10, Bucketing::EqualWidth).unwrap();
     let profile = Profile::from_loops(&trips, &classes, 32, TILE_ELEMENTS, 0.05).unwrap();
     assert_eq!(profile.divergence_ratio, 0.0);
-    let decision =
-        decide(Strategy::Auto, &profile, &CostModel { gpu_regroup_s_per_element: 0.0, ..CostModel::default() })
-            .unwrap();
+    let decision = decide(Strategy::Auto, &profile, &CostModel { gpu_regroup_s_per_element: 0.0, ..CostModel::default() }).unwrap();
     assert_eq!(decision.strategy, Strategy::None, "{}", decision.reason);
     assert_eq!(decision.predicted_gain_s, 0.0);
 
@@ -284,8 +283,7 @@ fn pipeline_outputs_equal_unmapped_sequential_runs() {
         assert!(pair[0].depth <= pair[1].depth);
     }
     for worker in 0..2 {
-        let mut spans: Vec<RemapSpan> =
-            report.chunks.iter().filter_map(|c| c.remap).filter(|r| r.worker == worker).collect();
+        let mut spans: Vec<RemapSpan> = report.chunks.iter().filter_map(|c| c.remap).filter(|r| r.worker == worker).collect();
         spans.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
         assert!(spans.windows(2).all(|p| p[0].end_s <= p[1].start_s), "a worker does one remap at a time");
     }
@@ -344,8 +342,7 @@ fn preprocess(source: &str, defines: &[&str]) -> String {
 }
 
 fn validate(name: &str, source: &str) -> naga::Module {
-    let module =
-        naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
+    let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
         .validate(&module)
         .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));

@@ -93,9 +93,7 @@ pub fn render_png(figure: &Figure, path: &Path) -> Result<()> {
                     .map_err(|e| err(e.to_string()))?
                     .label(&s.name)
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-                chart
-                    .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
-                    .map_err(|e| err(e.to_string()))?;
+                chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(|e| err(e.to_string()))?;
             }
             chart
                 .configure_series_labels()

@@ -42,12 +42,18 @@ struct AdapterEntry {
 /// What the worker reports.
 enum Message {
     Opened(String),
-    Progress { done: usize, total: usize, what: String },
+    Progress {
+        done: usize,
+        total: usize,
+        what: String,
+    },
     /// A finished point, with its overlay built on the worker (copying and binning millions
     /// of warps is kept off the UI thread).
     Point(Box<PointResult>, Box<DivergenceOverlay>),
     Failed(String),
-    Finished { cancelled: bool },
+    Finished {
+        cancelled: bool,
+    },
 }
 
 struct Running {
@@ -122,10 +128,7 @@ impl Explorer {
             })
             .collect();
         let fams = families();
-        let mut occupancy = OccupancyPanel::new(
-            find_arch("cc9.0").unwrap_or(&crate::occupancy::ARCHS[0]),
-            Launch::new(256, 32, 0),
-        );
+        let mut occupancy = OccupancyPanel::new(find_arch("cc9.0").unwrap_or(&crate::occupancy::ARCHS[0]), Launch::new(256, 32, 0));
         occupancy.plot_height = 90.0;
         let mut explorer = Explorer {
             status: if adapters.is_empty() { "no adapter found".into() } else { "ready".into() },
@@ -355,10 +358,13 @@ impl Explorer {
         let running = self.running.is_some();
         ui.add_enabled_ui(!running, |ui| {
             let labels: Vec<String> = self.adapters.iter().map(|a| a.label.clone()).collect();
-            let current = self.adapters.get(self.adapter).map_or_else(|| "none".into(), |a| {
-                let i = a.adapter.get_info();
-                format!("{} ({:?})", i.name.split(" (").next().unwrap_or(&i.name), i.backend)
-            });
+            let current = self.adapters.get(self.adapter).map_or_else(
+                || "none".into(),
+                |a| {
+                    let i = a.adapter.get_info();
+                    format!("{} ({:?})", i.name.split(" (").next().unwrap_or(&i.name), i.backend)
+                },
+            );
             ComboBox::from_label("adapter").selected_text(current).width((ui.available_width() - 70.0).max(80.0)).show_ui(ui, |ui| {
                 for (i, l) in labels.iter().enumerate() {
                     ui.selectable_value(&mut self.adapter, i, l);
@@ -479,10 +485,14 @@ impl Explorer {
                         .allow_scroll(false)
                         .show(ui, |plot| {
                             plot.line(Line::new("as laid out", PlotPoints::from(plain.clone())).color(PLAIN_COLOR));
-                            plot.points(Points::new("as laid out", plain).radius(3.0).shape(MarkerShape::Circle).filled(true).color(PLAIN_COLOR));
+                            plot.points(
+                                Points::new("as laid out", plain).radius(3.0).shape(MarkerShape::Circle).filled(true).color(PLAIN_COLOR),
+                            );
                             if !remap.is_empty() {
                                 plot.line(Line::new("remapped", PlotPoints::from(remap.clone())).color(REMAP_COLOR));
-                                plot.points(Points::new("remapped", remap).radius(3.0).shape(MarkerShape::Square).filled(true).color(REMAP_COLOR));
+                                plot.points(
+                                    Points::new("remapped", remap).radius(3.0).shape(MarkerShape::Square).filled(true).color(REMAP_COLOR),
+                                );
                             }
                         });
                 });
@@ -541,10 +551,16 @@ impl Explorer {
                     .include_y(1.0)
                     .allow_scroll(false)
                     .show(ui, |plot| {
-                        plot.line(Line::new(model_label, PlotPoints::from(paper_pts.clone())).style(egui_plot::LineStyle::dashed_loose()).color(PAPER_COLOR));
+                        plot.line(
+                            Line::new(model_label, PlotPoints::from(paper_pts.clone()))
+                                .style(egui_plot::LineStyle::dashed_loose())
+                                .color(PAPER_COLOR),
+                        );
                         plot.points(Points::new(model_label, paper_pts).radius(3.0).shape(MarkerShape::Diamond).color(PAPER_COLOR));
                         plot.line(Line::new(ours_label, PlotPoints::from(ours_pts.clone())).color(PLAIN_COLOR));
-                        plot.points(Points::new(ours_label, ours_pts).radius(3.0).shape(MarkerShape::Circle).filled(true).color(PLAIN_COLOR));
+                        plot.points(
+                            Points::new(ours_label, ours_pts).radius(3.0).shape(MarkerShape::Circle).filled(true).color(PLAIN_COLOR),
+                        );
                     });
                 if let Some(r) = self.results.last() {
                     ui.small(format!("ours: {} (the paper's warp is 32 lanes)", r.plain.divergence_source));
@@ -721,10 +737,9 @@ pub fn run(options: &GpuOptions, family: Option<&str>, run_now: bool) -> Result<
         renderer: eframe::Renderer::Wgpu,
         ..Default::default()
     };
-    eframe::run_native("simtlab explorer", native, Box::new(|_cc| Ok(Box::new(ExplorerApp(explorer)))))
-        .map_err(|e| Error::Unsupported {
-            what: "the explorer window".into(),
-            adapter: "this display".into(),
-            hint: format!("the window system or its GPU surface refused it ({e})"),
-        })
+    eframe::run_native("simtlab explorer", native, Box::new(|_cc| Ok(Box::new(ExplorerApp(explorer))))).map_err(|e| Error::Unsupported {
+        what: "the explorer window".into(),
+        adapter: "this display".into(),
+        hint: format!("the window system or its GPU surface refused it ({e})"),
+    })
 }

@@ -5,16 +5,16 @@
 use super::{Entry, Scale, Workload};
 use crate::gpu::Bind;
 use crate::kernels::carrillo::{self, BranchConfig, LoopConfig, MaskLayout};
-use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
-use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
 use crate::kernels::flowshop::bench::{bench_instance, BenchConfig};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
+use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
+use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
+use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use crate::pt::cases::{self as pt, forest, gsync, prodcons, sync};
 use crate::pt::{barrier as pt_barrier, queue as pt_queue};
-use crate::remap::Variants;
-use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use crate::remap::Strategy;
+use crate::remap::Variants;
 use serde::{Deserialize, Serialize};
 
 const ZHANG_FIG1: &str = "Zhang et al., ICS'10, Figure 1";
@@ -55,7 +55,12 @@ fn branch_sweep(scale: Scale) -> BranchSweep {
     }
 }
 
-fn run_branch(gpu: &crate::Gpu, s: &BranchSweep, layout: MaskLayout, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+fn run_branch(
+    gpu: &crate::Gpu,
+    s: &BranchSweep,
+    layout: MaskLayout,
+    protocol: &crate::harness::Protocol,
+) -> crate::Result<Vec<crate::harness::Record>> {
     carrillo::sweep(gpu, &s.config, layout, &s.else_fractions, protocol, None)
 }
 
@@ -109,7 +114,11 @@ fn queue(kind: pt_queue::QueueKind, scale: Scale) -> pt_queue::QueueConfig {
     pt_queue::QueueConfig { kind, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() }
 }
 
-fn run_queue(gpu: &crate::Gpu, q: &pt_queue::QueueConfig, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+fn run_queue(
+    gpu: &crate::Gpu,
+    q: &pt_queue::QueueConfig,
+    protocol: &crate::harness::Protocol,
+) -> crate::Result<Vec<crate::harness::Record>> {
     let rt = crate::pt::Runtime::new(Default::default());
     pt_queue::bench_queue(gpu, &rt, q, protocol).map(|r| vec![r])
 }
@@ -131,7 +140,12 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "micro",
             paper: ZHANG_FIG1,
             summary: "a data-dependent if: a fraction of threads take an expensive path",
-            config: |s| MicroConfig { pattern: Pattern::If, distribution: Distribution::Random, n: s.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() },
+            config: |s| MicroConfig {
+                pattern: Pattern::If,
+                distribution: Distribution::Random,
+                n: s.pick(1 << 12, 1 << 16, 1 << 24),
+                ..Default::default()
+            },
             run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
             prepare: Some(micro_recording),
         }),
@@ -223,7 +237,12 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "load balancing: tilted or complete forest expansion, level kernels vs a persistent queue",
-            config: |s| forest::ForestConfig { items: s.pick(16, 64, 128), depth: s.pick(8, 20, 50), fmas: s.pick(16, 100, 1000), ..Default::default() },
+            config: |s| forest::ForestConfig {
+                items: s.pick(16, 64, 128),
+                depth: s.pick(8, 20, 50),
+                fmas: s.pick(16, 100, 1000),
+                ..Default::default()
+            },
             run: |gpu, c, p| run_case(gpu, &forest::ForestCase::new(c.clone())?, p),
             prepare: None,
         }),
@@ -241,7 +260,12 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "global synchronization: kernel relaunch vs an in-dispatch global barrier",
-            config: |s| gsync::GsyncConfig { blocks: s.pick(16, 256, 1024), syncs: s.pick(4, 20, 100), fmas: s.pick(16, 100, 1000), seed: 1 },
+            config: |s| gsync::GsyncConfig {
+                blocks: s.pick(16, 256, 1024),
+                syncs: s.pick(4, 20, 100),
+                fmas: s.pick(16, 100, 1000),
+                seed: 1,
+            },
             run: |gpu, c, p| run_case(gpu, &gsync::GsyncCase::new(c.clone())?, p),
             prepare: None,
         }),
@@ -304,7 +328,9 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
     for variant in Variant::ALL {
         v.push(matmul_entry(variant));
     }
-    for strategy in [Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer, Strategy::Auto] {
+    for strategy in
+        [Strategy::None, Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer, Strategy::Auto]
+    {
         v.push(remap_entry(strategy));
     }
     v

@@ -147,9 +147,10 @@ pub fn find(name: &str) -> Result<Box<dyn Workload>> {
     let all = registry();
     let names: Vec<&str> = all.iter().map(|w| w.name()).collect();
     let names = names.join(", ");
-    all.into_iter()
-        .find(|w| w.name() == name)
-        .ok_or_else(|| Error::InvalidParameter { workload: name.into(), message: format!("no such workload; `simtlab list` shows them: {names}") })
+    all.into_iter().find(|w| w.name() == name).ok_or_else(|| Error::InvalidParameter {
+        workload: name.into(),
+        message: format!("no such workload; `simtlab list` shows them: {names}"),
+    })
 }
 
 /// `params` with `overrides` (`name`, `value`) applied: a value is read as JSON when it parses

@@ -6,9 +6,7 @@ use crate::value::{described, named};
 use crate::INTERRUPTED;
 use clap::{Args, Subcommand};
 use simtlab::gpu::GpuOptions;
-use simtlab::kernels::flowshop::commands::{
-    self, Device, InstanceOptions, KernelVariant, NodeBoundOptions, SolveOptions,
-};
+use simtlab::kernels::flowshop::commands::{self, Device, InstanceOptions, KernelVariant, NodeBoundOptions, SolveOptions};
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
 use simtlab::kernels::flowshop::{Branching, Exploration, LowerBound};
 use simtlab::{Error, Result};
@@ -26,13 +24,10 @@ pub const BRANCHINGS: &[(&str, &str)] = &[
     ("bidirectional", "Bound both directions, branch in the one that keeps fewer children"),
 ];
 /// `--kernel`: [`KernelVariant`]'s names, each with its help line.
-pub const KERNELS: &[(&str, &str)] =
-    &[("refactored", "Branch-refactored (max/select instead of data-dependent ifs)"), ("basic", "")];
+pub const KERNELS: &[(&str, &str)] = &[("refactored", "Branch-refactored (max/select instead of data-dependent ifs)"), ("basic", "")];
 /// `--mapping`: [`ThreadMapping`]'s names, each with its help line.
-pub const MAPPINGS: &[(&str, &str)] = &[
-    ("per-child", "One thread per child node"),
-    ("per-parent", "One thread per parent node, bounding its children in turn"),
-];
+pub const MAPPINGS: &[(&str, &str)] =
+    &[("per-child", "One thread per child node"), ("per-parent", "One thread per parent node, bounding its children in turn")];
 /// `bench flowshop --heads`: [`commands::Heads`]' names.
 pub const HEADS: &[&str] = &["record", "walk"];
 
@@ -128,12 +123,7 @@ impl InstanceArgs {
 
 impl BoundArgs {
     pub fn options(&self) -> NodeBoundOptions {
-        NodeBoundOptions {
-            instance: self.instance.clone(),
-            prefix: self.prefix.clone(),
-            suffix: self.suffix.clone(),
-            json: self.json,
-        }
+        NodeBoundOptions { instance: self.instance.clone(), prefix: self.prefix.clone(), suffix: self.suffix.clone(), json: self.json }
     }
 }
 
@@ -174,7 +164,10 @@ pub fn run(command: &FlowshopCommand) -> Result<()> {
     let (command, options) = command.command();
     print!("{}", commands::run(&command, &options, &INTERRUPTED)?);
     if INTERRUPTED.load(Ordering::Relaxed) {
-        return Err(Error::Cancelled { what: "the search".into(), kept: "the best schedule found so far is printed above (not proven optimal)".into() });
+        return Err(Error::Cancelled {
+            what: "the search".into(),
+            kept: "the best schedule found so far is printed above (not proven optimal)".into(),
+        });
     }
     Ok(())
 }
@@ -207,8 +200,24 @@ mod tests {
         let (command, _) = parse(&["solve", "ta001"]);
         assert_eq!(command, commands::Command::Solve(SolveOptions::new("ta001")), "defaults as SolveOptions::new");
         let argv = [
-            "solve", "ta002", "--bound", "lb1", "--exploration", "bfs", "--branching", "forward", "--kernel", "basic",
-            "--mapping", "per-parent", "--pool", "7", "--ub", "1300", "--sequential", "--json",
+            "solve",
+            "ta002",
+            "--bound",
+            "lb1",
+            "--exploration",
+            "bfs",
+            "--branching",
+            "forward",
+            "--kernel",
+            "basic",
+            "--mapping",
+            "per-parent",
+            "--pool",
+            "7",
+            "--ub",
+            "1300",
+            "--sequential",
+            "--json",
         ];
         let (command, _) = parse(&argv);
         let expected = SolveOptions {

@@ -60,14 +60,9 @@ pub fn parse_min_sample_ms(s: &str) -> std::result::Result<f64, String> {
     }
 }
 
-
 impl AdapterArgs {
     pub fn options(&self, timeout: Option<f64>) -> GpuOptions {
-        GpuOptions {
-            backend: self.backend.clone(),
-            adapter: self.adapter.clone(),
-            timeout: timeout.map(Duration::from_secs_f64),
-        }
+        GpuOptions { backend: self.backend.clone(), adapter: self.adapter.clone(), timeout: timeout.map(Duration::from_secs_f64) }
     }
 }
 
@@ -83,12 +78,17 @@ pub fn open_gpu(args: &BenchGpuArgs) -> Result<Gpu> {
     if gpu.info.device_type != wgpu::DeviceType::Cpu {
         gpu.set_min_timed_seconds(args.min_sample_ms / 1e3);
     }
-    eprintln!("adapter: {} [{}], subgroup size {}", gpu.adapter_name(), gpu.info.driver, match gpu.caps.subgroup_size {
-        Some(w) => w.to_string(),
-        None => "n/a (no subgroups: divergence comes from host emulation; for a probe on a CPU machine install \
+    eprintln!(
+        "adapter: {} [{}], subgroup size {}",
+        gpu.adapter_name(),
+        gpu.info.driver,
+        match gpu.caps.subgroup_size {
+            Some(w) => w.to_string(),
+            None => "n/a (no subgroups: divergence comes from host emulation; for a probe on a CPU machine install \
                  lavapipe: apt-get install mesa-vulkan-drivers libvulkan1, as root)"
-            .into(),
-    });
+                .into(),
+        }
+    );
     Ok(gpu)
 }
 
@@ -103,7 +103,9 @@ pub fn devices(args: &AdapterArgs, json: bool) -> Result<()> {
         println!("{} — {} {} — driver {} {}", r.name, r.backend, r.device_type, r.driver, r.driver_info);
         match (&r.capabilities, &r.error) {
             (Some(c), _) => {
-                let size = c.subgroup_size.map_or("none".to_string(), |w| format!("{w} (measured; adapter says {}..{})", c.subgroup_min_size, c.subgroup_max_size));
+                let size = c.subgroup_size.map_or("none".to_string(), |w| {
+                    format!("{w} (measured; adapter says {}..{})", c.subgroup_min_size, c.subgroup_max_size)
+                });
                 println!("  subgroups: {size}; barrier: {}", c.subgroup_barrier);
                 println!("  timestamps: {} (inside passes: {}); @coherent: {}", c.timestamps, c.timestamps_inside_passes, c.coherent);
                 println!(
@@ -120,4 +122,3 @@ pub fn devices(args: &AdapterArgs, json: bool) -> Result<()> {
     }
     Ok(())
 }
-

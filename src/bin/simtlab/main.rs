@@ -11,8 +11,8 @@ mod reproduce;
 mod value;
 mod workload;
 
-use clap::{Parser, Subcommand};
 use bench::BenchFamily;
+use clap::{Parser, Subcommand};
 use flowshop::FlowshopCommand;
 use gpu_args::{AdapterArgs, BenchGpuArgs};
 use output::Output;
@@ -27,6 +27,8 @@ struct Cli {
     command: Command,
 }
 
+// parsed once per process: the size of the largest variant does not matter
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// List every adapter with its measured subgroup size and the features that matter.
@@ -111,7 +113,6 @@ enum Command {
     },
 }
 
-
 #[derive(Subcommand)]
 enum ReportAction {
     /// Join the results of several shard directories into one report.
@@ -128,10 +129,11 @@ enum ReportAction {
     },
 }
 
-
 fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
-        Command::Reproduce { paper, quick, out, shard, resume, gpu } => reproduce::reproduce(gpu, paper, *quick, out, shard.as_deref(), *resume),
+        Command::Reproduce { paper, quick, out, shard, resume, gpu } => {
+            reproduce::reproduce(gpu, paper, *quick, out, shard.as_deref(), *resume)
+        }
         Command::Report { action: ReportAction::Merge { dirs, out, allow_mixed } } => reproduce::merge_reports(dirs, out, *allow_mixed),
         Command::Devices { json, adapter } => gpu_args::devices(adapter, *json),
         Command::List { json } => workload::list(*json),
@@ -146,7 +148,6 @@ fn run(cli: &Cli) -> Result<()> {
         }
     }
 }
-
 
 /// Set by the first Ctrl-C in commands that can stop early (`reproduce`, `flowshop solve`):
 /// they stop at their next safe point and keep what they finished. A second Ctrl-C ends the
@@ -197,4 +198,3 @@ fn main() {
         std::process::exit(1);
     }
 }
-

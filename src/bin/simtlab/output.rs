@@ -21,7 +21,6 @@ pub struct Output {
     pub csv: Option<PathBuf>,
 }
 
-
 pub fn finish(records: &[Record], output: &Output) -> Result<()> {
     finish_files(records, output.json.as_ref(), output.csv.as_ref())
 }
@@ -61,4 +60,3 @@ pub fn finish_files(records: &[Record], json: Option<&PathBuf>, csv: Option<&Pat
     }
     Ok(())
 }
-

@@ -47,7 +47,11 @@ pub fn reproduce(gpu_args: &BenchGpuArgs, paper: &str, quick: bool, out: &Path, 
     dir.write(&info, &outcomes)?;
     let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
     let bad_checks = outcomes.iter().flat_map(|o| &o.records).filter(|r| !r.check.passed).count();
-    println!("{} points, {failed} failed, {bad_checks} records failed their CPU check; report: {}", outcomes.len(), out.join("report.md").display());
+    println!(
+        "{} points, {failed} failed, {bad_checks} records failed their CPU check; report: {}",
+        outcomes.len(),
+        out.join("report.md").display()
+    );
     if let experiments::Ended::Cancelled { remaining } = ended {
         return Err(Error::Cancelled {
             what: "the reproduction".into(),
@@ -70,4 +74,3 @@ pub fn merge_reports(dirs: &[PathBuf], out: &Path, allow_mixed: bool) -> Result<
     println!("{} points merged; report: {}", merged.len(), out.join("report.md").display());
     Ok(())
 }
-

@@ -9,9 +9,8 @@ pub fn named<T>(names: &'static [&'static str]) -> impl TypedValueParser<Value =
 where
     T: DeserializeOwned + Clone + Send + Sync + 'static,
 {
-    PossibleValuesParser::new(names).try_map(|name: String| {
-        serde_json::from_value::<T>(serde_json::Value::String(name.clone())).map_err(|e| format!("'{name}': {e}"))
-    })
+    PossibleValuesParser::new(names)
+        .try_map(|name: String| serde_json::from_value::<T>(serde_json::Value::String(name.clone())).map_err(|e| format!("'{name}': {e}")))
 }
 
 /// As [`named`], with a help line per name (`""`: none), which `--help` lists under the option.
@@ -27,9 +26,8 @@ where
             value.help(help)
         }
     });
-    PossibleValuesParser::new(values).try_map(|name: String| {
-        serde_json::from_value::<T>(serde_json::Value::String(name.clone())).map_err(|e| format!("'{name}': {e}"))
-    })
+    PossibleValuesParser::new(values)
+        .try_map(|name: String| serde_json::from_value::<T>(serde_json::Value::String(name.clone())).map_err(|e| format!("'{name}': {e}")))
 }
 
 #[cfg(test)]

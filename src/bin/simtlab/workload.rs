@@ -37,4 +37,3 @@ pub fn run(gpu_args: &BenchGpuArgs, name: &str, params: &[String], scale: &str, 
     let records = w.run(&gpu, &values, &Protocol { warmup: output.warmup, samples: output.samples })?;
     finish(&records, output)
 }
-

@@ -4,11 +4,11 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeRecords};
+use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::harness::footprint::{bytes, Footprint};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::remap::{self, RunOptions, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -88,7 +88,8 @@ pub fn reference(cfg: &BsConfig, input: &BsInput) -> (Vec<f64>, Vec<f64>) {
 pub fn classes(cfg: &BsConfig, input: &BsInput) -> Vec<u32> {
     (0..cfg.n)
         .map(|i| {
-            let d = cpu::d1(input.price[i] as f64, input.strike[i] as f64, input.years[i] as f64, cfg.riskfree as f64, cfg.volatility as f64);
+            let d =
+                cpu::d1(input.price[i] as f64, input.strike[i] as f64, input.years[i] as f64, cfg.riskfree as f64, cfg.volatility as f64);
             (d > 0.0) as u32
         })
         .collect()

@@ -88,8 +88,7 @@ pub fn heavy(x: V, i: u32, rounds: u32) -> u32 {
 /// `branch_split.wgsl` (every entry point): light where `mask[i] == 0`, heavy elsewhere.
 pub fn branch(mask: &[u32], data: &[[u32; 4]], light_rounds: u32, heavy_rounds: u32) -> Vec<u32> {
     parallel_ranges(mask.len(), |r| {
-        r.map(|i| if mask[i] == 0 { light(data[i], light_rounds) } else { heavy(data[i], i as u32, heavy_rounds) })
-            .collect::<Vec<_>>()
+        r.map(|i| if mask[i] == 0 { light(data[i], light_rounds) } else { heavy(data[i], i as u32, heavy_rounds) }).collect::<Vec<_>>()
     })
     .concat()
 }

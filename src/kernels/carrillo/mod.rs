@@ -16,8 +16,8 @@ pub mod cpu;
 use crate::divergence::{self, Divergence, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
 use crate::harness::footprint::{bytes, Footprint};
+use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -236,10 +236,7 @@ impl BranchPrepared {
     /// of the second.
     pub fn run_split(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run(
-            &[
-                Step::dispatch(&self.kernels[1], &self.binds[1], self.grid),
-                Step::dispatch(&self.kernels[2], &self.binds[2], self.grid),
-            ],
+            &[Step::dispatch(&self.kernels[1], &self.binds[1], self.grid), Step::dispatch(&self.kernels[2], &self.binds[2], self.grid)],
             true,
         )
     }
@@ -471,11 +468,8 @@ impl LoopPrepared {
         }
         let fused = gpu.kernel(LOOP_FILE, "fused", &[])?;
         let split = gpu.kernel(LOOP_FILE, "split", &[])?;
-        let p: Vec<GpuBuffer<u32>> = inputs
-            .iter()
-            .enumerate()
-            .map(|(i, v)| gpu.buffer(&format!("p{}", i + 1), v, BufferKind::Storage))
-            .collect::<Result<_>>()?;
+        let p: Vec<GpuBuffer<u32>> =
+            inputs.iter().enumerate().map(|(i, v)| gpu.buffer(&format!("p{}", i + 1), v, BufferKind::Storage)).collect::<Result<_>>()?;
         let params = gpu.buffer("params", &[cfg.n as u32, cfg.len as u32, 0, 0], BufferKind::Uniform)?;
         let results_fused = gpu.buffer_zeroed::<u32>("fused results", cfg.n, BufferKind::Storage)?;
         let results_split = gpu.buffer_zeroed::<u32>("split results", cfg.n, BufferKind::Storage)?;

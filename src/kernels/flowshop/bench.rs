@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use super::{
-    solve_with, taillard_by_name, BoundData, Bounder, Branching, CpuBounder, Exploration, Instance, LowerBound, Pool,
-    IteratedGreedy, SearchOptions,
+    solve_with, taillard_by_name, BoundData, Bounder, Branching, CpuBounder, Exploration, Instance, IteratedGreedy, LowerBound, Pool,
+    SearchOptions,
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
@@ -60,11 +60,7 @@ pub fn search_pool(instance: &Instance, exploration: Exploration, children: usiz
         return Err(Error::invalid("pool size", "must be at least 1 child"));
     }
     let data = BoundData::new(instance);
-    let mut capture = Capture {
-        inner: CpuBounder::new(&data, LowerBound::Lb1, 1),
-        pool: Pool::for_data(&data),
-        want: children,
-    };
+    let mut capture = Capture { inner: CpuBounder::new(&data, LowerBound::Lb1, 1), pool: Pool::for_data(&data), want: children };
     let options = SearchOptions {
         bound: LowerBound::Lb1,
         exploration,
@@ -213,11 +209,8 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
     let cpu_protocol = Protocol { warmup: 0, samples: protocol.samples.clamp(1, 3) };
     let mut records = Vec::new();
     for &size in &config.pool_sizes {
-        let cpu_strategy = if config.strategies.contains(&Exploration::BreadthFirst) {
-            Exploration::BreadthFirst
-        } else {
-            config.strategies[0]
-        };
+        let cpu_strategy =
+            if config.strategies.contains(&Exploration::BreadthFirst) { Exploration::BreadthFirst } else { config.strategies[0] };
         for &strategy in &config.strategies {
             if let Some(p) = progress {
                 p.message(format!("{} pool {size} {}", instance.name, exploration_name(strategy)));
@@ -245,10 +238,8 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
                     if walk_prefix { " walk" } else { "" },
                     exploration_name(strategy)
                 );
-                let params = info.params(
-                    "gpu",
-                    serde_json::json!({ "branchless": branchless, "mapping": config.mapping, "walk_prefix": walk_prefix }),
-                );
+                let params = info
+                    .params("gpu", serde_json::json!({ "branchless": branchless, "mapping": config.mapping, "walk_prefix": walk_prefix }));
                 // kernel times of the timed samples only (the last calls; warm-up runs may
                 // find the GPU still clocking up)
                 let mut kernel = kernel.split_off(kernel.len().saturating_sub(stats.samples.len()));
@@ -296,9 +287,9 @@ fn add_speedups(records: &mut [Record]) {
         .filter_map(|r| Some((r.params["pool_size"].as_u64()?, r.params["instance"].as_str()?.to_string(), r.stats.median)))
         .collect();
     for r in records.iter_mut().filter(|r| r.params["device"] != "cpu") {
-        let found = one_core.iter().find(|(size, name, _)| {
-            r.params["pool_size"].as_u64() == Some(*size) && r.params["instance"].as_str() == Some(name.as_str())
-        });
+        let found = one_core
+            .iter()
+            .find(|(size, name, _)| r.params["pool_size"].as_u64() == Some(*size) && r.params["instance"].as_str() == Some(name.as_str()));
         if let Some((_, _, cpu)) = found {
             r.extra["speedup_over_one_core"] = serde_json::json!(cpu / r.stats.median.max(1e-12));
         }
@@ -340,9 +331,8 @@ pub fn table_text(table: &Table) -> String {
     let mut rows: Vec<Vec<String>> = vec![table.columns.clone()];
     rows.extend(table.rows.iter().map(|r| r.iter().map(Cell::render).collect()));
     let columns = table.columns.len();
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0))
-        .collect();
+    let widths: Vec<usize> =
+        (0..columns).map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0)).collect();
     let mut out = format!("{}\n", table.title);
     for (i, row) in rows.iter().enumerate() {
         let line: Vec<String> = row.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect();

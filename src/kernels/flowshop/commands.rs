@@ -11,8 +11,8 @@ use std::time::Duration;
 use super::bench::{self, BenchConfig};
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use super::{
-    cpu, read_instance, solve_with, taillard_by_name, BoundData, Branching, CpuBounder, Exploration, Instance,
-    IteratedGreedy, LowerBound, Node, Progress, SearchOptions, Solution,
+    cpu, read_instance, solve_with, taillard_by_name, BoundData, Branching, CpuBounder, Exploration, Instance, IteratedGreedy, LowerBound,
+    Node, Progress, SearchOptions, Solution,
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
@@ -300,11 +300,7 @@ pub fn solve(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&Atomic
     let mut report = |p: &Progress| {
         let best = p.best.map_or("none yet".into(), |b| b.to_string());
         // Progress goes to stderr; a closed stderr must not stop the search.
-        let _ = writeln!(
-            std::io::stderr(),
-            "[{:.0} s] best {best}, {} nodes, {} leaves, {} open",
-            p.seconds, p.nodes, p.leaves, p.open
-        );
+        let _ = writeln!(std::io::stderr(), "[{:.0} s] best {best}, {} nodes, {} leaves, {} open", p.seconds, p.nodes, p.leaves, p.open);
     };
     let (instance, solution) = solve_instance(args, gpu, interrupted, Some(&mut report))?;
     let device = match args.device {

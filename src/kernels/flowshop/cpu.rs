@@ -51,9 +51,7 @@ pub(super) fn extend_tails(data: &BoundData, tails: &mut [u32], job: usize) {
 
 /// `r[k] = Σ_{j ∈ unscheduled} p[k][j]`.
 pub fn remaining(data: &BoundData, unscheduled: &[usize]) -> Vec<u32> {
-    (0..data.machines)
-        .map(|k| unscheduled.iter().map(|&j| data.time(k, j)).sum())
-        .collect()
+    (0..data.machines).map(|k| unscheduled.iter().map(|&j| data.time(k, j)).sum()).collect()
 }
 
 /// LB1 from heads f, remaining work r and tails b.
@@ -70,10 +68,7 @@ fn lb1_from(f: &[u32], r: &[u32], b: &[u32]) -> u32 {
 /// LB2 from heads f and tails b; `unscheduled(j)` tells whether job j is in U.
 /// With a single machine there is no pair and LB1 (exact there) is returned.
 fn lb2_from(data: &BoundData, f: &[u32], b: &[u32], unscheduled: impl Fn(usize) -> bool) -> u32 {
-    (0..data.pair_count())
-        .map(|q| pair_term(data, q, f, b, &unscheduled))
-        .max()
-        .unwrap_or(0)
+    (0..data.pair_count()).map(|q| pair_term(data, q, f, b, &unscheduled)).max().unwrap_or(0)
 }
 
 /// LB2's term for machine pair q: the unscheduled jobs in the pair's Johnson order on the
@@ -81,10 +76,7 @@ fn lb2_from(data: &BoundData, f: &[u32], b: &[u32], unscheduled: impl Fn(usize) 
 pub(super) fn pair_term(data: &BoundData, q: usize, f: &[u32], b: &[u32], unscheduled: &impl Fn(usize) -> bool) -> u32 {
     let n = data.jobs;
     let (u, v) = (data.pairs[2 * q] as usize, data.pairs[2 * q + 1] as usize);
-    let (pu, pv) = (
-        &data.ptimes[u * n..(u + 1) * n],
-        &data.ptimes[v * n..(v + 1) * n],
-    );
+    let (pu, pv) = (&data.ptimes[u * n..(u + 1) * n], &data.ptimes[v * n..(v + 1) * n]);
     let lag = &data.lags[q * n..(q + 1) * n];
     let (mut tu, mut tv) = (f[u], f[v]);
     for &j in &data.johnson[q * n..(q + 1) * n] {
@@ -156,9 +148,7 @@ pub fn lb2(data: &BoundData, pool: &Pool, child: usize) -> u32 {
     let (mut f, mut b) = ([0u32; MAX_MACHINES], [0u32; MAX_MACHINES]);
     let (parent, job) = child_ends(data, pool, child, &mut f, &mut b);
     let mask = pool.unscheduled_mask(parent);
-    lb2_from(data, &f, &b, |j| {
-        j != job && (mask[j / 32] >> (j % 32)) & 1 == 1
-    })
+    lb2_from(data, &f, &b, |j| j != job && (mask[j / 32] >> (j % 32)) & 1 == 1)
 }
 
 /// Bounds every child of `pool`, splitting the children over `threads` scoped threads.
@@ -205,16 +195,8 @@ pub struct CpuBounder<'a> {
 impl<'a> CpuBounder<'a> {
     /// `threads == 0` uses every available core.
     pub fn new(data: &'a BoundData, bound: LowerBound, threads: usize) -> Self {
-        let threads = if threads == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        } else {
-            threads
-        };
-        Self {
-            data,
-            bound,
-            threads,
-        }
+        let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
+        Self { data, bound, threads }
     }
 }
 
@@ -234,17 +216,11 @@ pub(super) fn permutation_makespan(n: usize, m: usize, p: &[u32], order: &[usize
     let mut seen = vec![false; n];
     for &j in order {
         if j >= n || std::mem::replace(&mut seen[j], true) {
-            return Err(Error::invalid(
-                "permutation",
-                format!("job {j} is out of range or repeated ({n} jobs)"),
-            ));
+            return Err(Error::invalid("permutation", format!("job {j} is out of range or repeated ({n} jobs)")));
         }
     }
     if order.len() != n {
-        return Err(Error::invalid(
-            "permutation",
-            format!("{} jobs given, instance has {n}", order.len()),
-        ));
+        return Err(Error::invalid("permutation", format!("{} jobs given, instance has {n}", order.len())));
     }
     Ok(completion(n, m, p, order))
 }
@@ -271,16 +247,10 @@ pub(super) mod tests {
     pub(crate) struct TestRng(u64);
     impl TestRng {
         pub(crate) fn new(seed: u64) -> Self {
-            Self(
-                seed.wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407),
-            )
+            Self(seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407))
         }
         pub(crate) fn below(&mut self, bound: usize) -> usize {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((self.0 >> 33) as usize) % bound
         }
         pub(crate) fn shuffle(&mut self, items: &mut [usize]) {
@@ -296,12 +266,7 @@ pub(super) mod tests {
         let mut middle = node.unscheduled.clone();
         let mut best = u32::MAX;
         permute(&mut middle, 0, &mut |middle| {
-            let order: Vec<usize> = prefix
-                .iter()
-                .chain(middle.iter())
-                .chain(suffix)
-                .copied()
-                .collect();
+            let order: Vec<usize> = prefix.iter().chain(middle.iter()).chain(suffix).copied().collect();
             best = best.min(makespan(instance, &order).unwrap());
         });
         best
@@ -333,11 +298,7 @@ pub(super) mod tests {
         for number in 2..=30 {
             let instance = taillard::taillard(number).unwrap();
             let data = BoundData::new(&instance);
-            assert_eq!(
-                lb1_node(&data, &Node::root(20)),
-                instance.lower_bound,
-                "ta{number:03}"
-            );
+            assert_eq!(lb1_node(&data, &Node::root(20)), instance.lower_bound, "ta{number:03}");
         }
     }
 
@@ -357,14 +318,8 @@ pub(super) mod tests {
                 let node = Node::new(6, prefix.clone(), suffix.clone()).unwrap();
                 let best = brute_force(&instance, &prefix, &suffix);
                 let (one, two) = (lb1_node(&data, &node), lb2_node(&data, &node));
-                assert!(
-                    one <= two,
-                    "LB1 {one} > LB2 {two} for {prefix:?}/{suffix:?}"
-                );
-                assert!(
-                    two <= best,
-                    "LB2 {two} > best completion {best} for {prefix:?}/{suffix:?}"
-                );
+                assert!(one <= two, "LB1 {one} > LB2 {two} for {prefix:?}/{suffix:?}");
+                assert!(two <= best, "LB2 {two} > best completion {best} for {prefix:?}/{suffix:?}");
             }
         }
     }
@@ -406,9 +361,7 @@ pub(super) mod tests {
                 let prefix = jobs[..depth].to_vec();
                 let suffix = jobs[n - suffix_len..].to_vec();
                 let unscheduled = &jobs[depth..n - suffix_len];
-                let parent = pool
-                    .add_parent(&heads(&data, &prefix), &tails(&data, &suffix), unscheduled, &data)
-                    .unwrap();
+                let parent = pool.add_parent(&heads(&data, &prefix), &tails(&data, &suffix), unscheduled, &data).unwrap();
                 for (i, &job) in unscheduled.iter().take(6).enumerate() {
                     let (mut child_prefix, mut child_suffix) = (prefix.clone(), suffix.clone());
                     if i % 2 == 0 {
@@ -440,9 +393,7 @@ pub(super) mod tests {
         assert!(data.pairs.is_empty());
         assert_eq!(lb2_node(&data, &Node::root(5)), 14);
         let mut pool = Pool::for_data(&data);
-        let parent = pool
-            .add_parent(&[0], &data.min_tails, &[0, 1, 2, 3, 4], &data)
-            .unwrap();
+        let parent = pool.add_parent(&[0], &data.min_tails, &[0, 1, 2, 3, 4], &data).unwrap();
         pool.add_child(parent, 2).unwrap();
         assert_eq!(bound_pool(&data, &pool, LowerBound::Lb2, 1), vec![14]);
     }

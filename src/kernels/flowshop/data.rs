@@ -54,15 +54,12 @@ impl BoundData {
         for u in 0..m {
             for v in u + 1..m {
                 pairs.extend([u as u32, v as u32]);
-                let lag: Vec<u32> = (0..n)
-                    .map(|j| (u + 1..v).map(|k| p[k * n + j]).sum())
-                    .collect();
+                let lag: Vec<u32> = (0..n).map(|j| (u + 1..v).map(|k| p[k * n + j]).sum()).collect();
                 let a = |j: usize| p[u * n + j] + lag[j];
                 let b = |j: usize| p[v * n + j] + lag[j];
                 // Johnson: a_j < b_j by increasing a_j first, then the rest by decreasing b_j;
                 // job index breaks ties so the order is deterministic.
-                let (mut first, mut last): (Vec<usize>, Vec<usize>) =
-                    (0..n).partition(|&j| a(j) < b(j));
+                let (mut first, mut last): (Vec<usize>, Vec<usize>) = (0..n).partition(|&j| a(j) < b(j));
                 first.sort_by_key(|&j| (a(j), j));
                 last.sort_by_key(|&j| (std::cmp::Reverse(b(j)), j));
                 johnson.extend(first.iter().chain(&last).map(|&j| j as u32));
@@ -70,17 +67,7 @@ impl BoundData {
             }
         }
 
-        let mut data = Self {
-            jobs: n,
-            machines: m,
-            ptimes: p.clone(),
-            min_heads,
-            min_tails,
-            pairs,
-            lags,
-            johnson,
-            sequences: Vec::new(),
-        };
+        let mut data = Self { jobs: n, machines: m, ptimes: p.clone(), min_heads, min_tails, pairs, lags, johnson, sequences: Vec::new() };
         data.order_pairs_strongest_first();
         data.sequences = Vec::with_capacity(4 * pair_count * n);
         for q in 0..pair_count {
@@ -101,9 +88,8 @@ impl BoundData {
         let (f, b) = (&self.min_heads, &self.min_tails);
         let mut order: Vec<usize> = (0..self.pair_count()).collect();
         order.sort_by_cached_key(|&q| (std::cmp::Reverse(cpu::pair_term(self, q, f, b, &|_| true)), q));
-        let reorder = |words: &[u32], width: usize| -> Vec<u32> {
-            order.iter().flat_map(|&q| &words[q * width..(q + 1) * width]).copied().collect()
-        };
+        let reorder =
+            |words: &[u32], width: usize| -> Vec<u32> { order.iter().flat_map(|&q| &words[q * width..(q + 1) * width]).copied().collect() };
         (self.pairs, self.lags, self.johnson) = (reorder(&self.pairs, 2), reorder(&self.lags, n), reorder(&self.johnson, n));
     }
 
@@ -167,15 +153,6 @@ impl KernelParams {
     }
 
     pub fn to_words(self) -> [u32; 8] {
-        [
-            self.jobs,
-            self.machines,
-            self.pairs,
-            self.children,
-            self.parent_stride,
-            self.mask_words,
-            self.parents,
-            self.prune_at,
-        ]
+        [self.jobs, self.machines, self.pairs, self.children, self.parent_stride, self.mask_words, self.parents, self.prune_at]
     }
 }

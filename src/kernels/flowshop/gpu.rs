@@ -94,10 +94,7 @@ struct Growable {
 
 impl Growable {
     fn new(gpu: &Gpu, label: &'static str) -> Result<Self> {
-        Ok(Self {
-            label,
-            buffer: gpu.buffer_zeroed(label, 1, BufferKind::Storage)?,
-        })
+        Ok(Self { label, buffer: gpu.buffer_zeroed(label, 1, BufferKind::Storage)? })
     }
 
     /// Makes room for `words` values; true when the buffer was replaced.
@@ -316,10 +313,7 @@ impl Bounder for GpuBounder<'_> {
     }
 
     fn finish(&mut self) -> Result<Vec<u32>> {
-        let pending = self
-            .pending
-            .take()
-            .ok_or_else(|| Error::invalid("flow-shop bounder", "finish() without a running start()"))?;
+        let pending = self.pending.take().ok_or_else(|| Error::invalid("flow-shop bounder", "finish() without a running start()"))?;
         let bounds = bytemuck::pod_collect_to_vec(&pending.read.finish(self.gpu)?);
         self.pools += 1;
         self.bounded += pending.count as u64;

@@ -63,13 +63,7 @@ impl IteratedGreedy {
 /// Iterated greedy from NEH with insertion local search; stops after `settings.rounds`
 /// rounds or as soon as `stop()` says so (checked before each round). Deterministic for a
 /// seed when `stop` never fires. Returns the best (makespan, order) met.
-pub(super) fn iterated_greedy(
-    n: usize,
-    m: usize,
-    p: &[u32],
-    settings: &IteratedGreedy,
-    stop: &dyn Fn() -> bool,
-) -> (u32, Vec<usize>) {
+pub(super) fn iterated_greedy(n: usize, m: usize, p: &[u32], settings: &IteratedGreedy, stop: &dyn Fn() -> bool) -> (u32, Vec<usize>) {
     let (neh_value, neh_order) = neh_on(n, m, p);
     let rounds = settings.rounds(n, m);
     if n < 2 || rounds == 0 {
@@ -103,8 +97,7 @@ pub(super) fn iterated_greedy(
             value = makespan;
         }
         value = insertion.local_search(&mut candidate, value, &mut rng);
-        let accept = value < current_value
-            || rng.next_f64() < (-f64::from(value - current_value) / temperature).exp();
+        let accept = value < current_value || rng.next_f64() < (-f64::from(value - current_value) / temperature).exp();
         if accept {
             std::mem::swap(&mut current, &mut candidate);
             current_value = value;

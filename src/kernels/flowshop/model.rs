@@ -61,31 +61,17 @@ impl Instance {
         if p.len() != jobs * machines {
             return Err(Error::invalid(
                 "processing times",
-                format!(
-                    "{} values for {jobs} jobs × {machines} machines (expected {})",
-                    p.len(),
-                    jobs * machines
-                ),
+                format!("{} values for {jobs} jobs × {machines} machines (expected {})", p.len(), jobs * machines),
             ));
         }
         let total: u64 = p.iter().map(|&v| u64::from(v)).sum();
         if total >= MAX_TOTAL_TIME {
             return Err(Error::invalid(
                 "processing times",
-                format!(
-                    "their sum {total} must stay below {MAX_TOTAL_TIME} so bounds fit in 32 bits"
-                ),
+                format!("their sum {total} must stay below {MAX_TOTAL_TIME} so bounds fit in 32 bits"),
             ));
         }
-        Ok(Self {
-            name: name.into(),
-            jobs,
-            machines,
-            seed,
-            p,
-            upper_bound,
-            lower_bound,
-        })
+        Ok(Self { name: name.into(), jobs, machines, seed, p, upper_bound, lower_bound })
     }
 
     /// Processing time of `job` on `machine`.
@@ -110,29 +96,18 @@ impl Node {
         let mut seen = vec![false; jobs];
         for &j in prefix.iter().chain(&suffix) {
             if j >= jobs {
-                return Err(Error::invalid(
-                    "node",
-                    format!("job {j} does not exist (instance has {jobs} jobs)"),
-                ));
+                return Err(Error::invalid("node", format!("job {j} does not exist (instance has {jobs} jobs)")));
             }
             if std::mem::replace(&mut seen[j], true) {
                 return Err(Error::invalid("node", format!("job {j} is fixed twice")));
             }
         }
         let unscheduled = (0..jobs).filter(|&j| !seen[j]).collect();
-        Ok(Self {
-            prefix,
-            suffix,
-            unscheduled,
-        })
+        Ok(Self { prefix, suffix, unscheduled })
     }
 
     pub fn root(jobs: usize) -> Self {
-        Self {
-            prefix: Vec::new(),
-            suffix: Vec::new(),
-            unscheduled: (0..jobs).collect(),
-        }
+        Self { prefix: Vec::new(), suffix: Vec::new(), unscheduled: (0..jobs).collect() }
     }
 }
 

@@ -26,13 +26,7 @@ pub const UNKNOWN_PREFIX: u32 = u32::MAX;
 
 impl Pool {
     pub fn new(jobs: usize, machines: usize) -> Self {
-        Self {
-            jobs,
-            machines,
-            parents: Vec::new(),
-            children: Vec::new(),
-            prefixes: Vec::new(),
-        }
+        Self { jobs, machines, parents: Vec::new(), children: Vec::new(), prefixes: Vec::new() }
     }
 
     pub fn for_data(data: &BoundData) -> Self {
@@ -117,29 +111,16 @@ impl Pool {
     /// Appends a parent: its heads and tails as the bounds define them ([`cpu::heads`],
     /// [`cpu::tails`]; zero heads also serve an empty prefix with forward children only),
     /// and its unscheduled jobs. Returns the parent index.
-    pub fn add_parent(
-        &mut self,
-        heads: &[u32],
-        tails: &[u32],
-        unscheduled: &[usize],
-        data: &BoundData,
-    ) -> Result<u32> {
+    pub fn add_parent(&mut self, heads: &[u32], tails: &[u32], unscheduled: &[usize], data: &BoundData) -> Result<u32> {
         let m = self.machines;
         if heads.len() != m || tails.len() != m || data.machines != m || data.jobs != self.jobs {
             return Err(Error::invalid(
                 "pool parent",
-                format!(
-                    "heads/tails need {m} values (got {}/{}) and data of the pool's size",
-                    heads.len(),
-                    tails.len()
-                ),
+                format!("heads/tails need {m} values (got {}/{}) and data of the pool's size", heads.len(), tails.len()),
             ));
         }
         if let Some(&j) = unscheduled.iter().find(|&&j| j >= self.jobs) {
-            return Err(Error::invalid(
-                "pool parent",
-                format!("job {j} does not exist ({} jobs)", self.jobs),
-            ));
+            return Err(Error::invalid("pool parent", format!("job {j} does not exist ({} jobs)", self.jobs)));
         }
         self.push_parent(heads, tails, unscheduled.iter().copied(), None, data);
         Ok((self.parent_count() - 1) as u32)
@@ -155,14 +136,9 @@ impl Pool {
     pub fn add_child_in(&mut self, parent: u32, job: usize, direction: Direction) -> Result<()> {
         let stride = self.parent_stride();
         let mask_at = parent as usize * stride + 3 * self.machines + job / 32;
-        let unscheduled = parent < self.parent_count() as u32
-            && job < self.jobs
-            && (self.parents[mask_at] >> (job % 32)) & 1 == 1;
+        let unscheduled = parent < self.parent_count() as u32 && job < self.jobs && (self.parents[mask_at] >> (job % 32)) & 1 == 1;
         if !unscheduled {
-            return Err(Error::invalid(
-                "pool child",
-                format!("job {job} is not unscheduled in parent {parent}"),
-            ));
+            return Err(Error::invalid("pool child", format!("job {job} is not unscheduled in parent {parent}")));
         }
         self.push_child_unchecked(parent, job, direction);
         Ok(())
@@ -213,10 +189,7 @@ impl Pool {
 
     /// `(parent index, job)` of child `i`.
     pub fn child(&self, i: usize) -> (usize, usize) {
-        (
-            self.children[2 * i] as usize,
-            (self.children[2 * i + 1] & !BACKWARD_CHILD) as usize,
-        )
+        (self.children[2 * i] as usize, (self.children[2 * i + 1] & !BACKWARD_CHILD) as usize)
     }
 
     /// Where child `i` puts its job.

@@ -199,11 +199,7 @@ const PERM: usize = 3;
 
 impl OpenNodes {
     fn new(jobs: usize, machines: usize) -> Self {
-        Self {
-            jobs,
-            stride: PERM + jobs + 2 * machines,
-            words: VecDeque::new(),
-        }
+        Self { jobs, stride: PERM + jobs + 2 * machines, words: VecDeque::new() }
     }
 
     fn len(&self) -> usize {
@@ -248,10 +244,7 @@ pub fn solve_with(
     mut progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<Solution> {
     if !(1..=MAX_POOL).contains(&options.pool_size) {
-        return Err(Error::invalid(
-            "pool size",
-            format!("{} open nodes per pool; use 1..={MAX_POOL}", options.pool_size),
-        ));
+        return Err(Error::invalid("pool size", format!("{} open nodes per pool; use 1..={MAX_POOL}", options.pool_size)));
     }
     let start = Instant::now();
     let (n, m) = (data.jobs, data.machines);
@@ -260,8 +253,7 @@ pub fn solve_with(
     // A deadline past what Instant can hold is no deadline.
     let heuristic_deadline = options.time_limit.and_then(|limit| start.checked_add(limit / 10));
     let heuristic_stop = || interrupted() || heuristic_deadline.is_some_and(|d| Instant::now() >= d);
-    let (start_makespan, start_permutation) =
-        heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, &heuristic_stop);
+    let (start_makespan, start_permutation) = heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, &heuristic_stop);
     check_schedule(data, &start_permutation, start_makespan, "start heuristic")?;
     let heuristic_seconds = start.elapsed().as_secs_f64();
     // `best` is the value a schedule must beat; `best_perm` a schedule of makespan `best`,
@@ -369,14 +361,7 @@ pub fn solve_with(
         if let Some(bounds) = bounds {
             let Batch { pool, parents, child_positions } = &filling;
             if bounds.len() != pool.child_count() {
-                return Err(Error::invalid(
-                    "bounder output",
-                    format!(
-                        "{} bounds for {} children",
-                        bounds.len(),
-                        pool.child_count()
-                    ),
-                ));
+                return Err(Error::invalid("bounder output", format!("{} bounds for {} children", bounds.len(), pool.child_count())));
             }
             // Children are grouped by parent, one run of |U| per direction.
             kept.clear();

@@ -29,10 +29,7 @@ fn unif(seed: &mut i64, low: u32, high: u32) -> u32 {
 /// uniform in 1..=99.
 pub fn generate(jobs: usize, machines: usize, seed: u32) -> Result<Vec<u32>> {
     if seed == 0 || i64::from(seed) >= MODULUS {
-        return Err(Error::invalid(
-            "seed",
-            format!("{seed} is outside 1..={}", MODULUS - 1),
-        ));
+        return Err(Error::invalid("seed", format!("{seed} is outside 1..={}", MODULUS - 1)));
     }
     super::check_size(jobs, machines)?;
     let mut state = i64::from(seed);
@@ -71,20 +68,8 @@ impl TaillardEntry {
 }
 
 /// (jobs, machines) of each group of ten instances, in Taillard's numbering order.
-const GROUPS: [(usize, usize); 12] = [
-    (20, 5),
-    (20, 10),
-    (20, 20),
-    (50, 5),
-    (50, 10),
-    (50, 20),
-    (100, 5),
-    (100, 10),
-    (100, 20),
-    (200, 10),
-    (200, 20),
-    (500, 20),
-];
+const GROUPS: [(usize, usize); 12] =
+    [(20, 5), (20, 10), (20, 20), (50, 5), (50, 10), (50, 20), (100, 5), (100, 10), (100, 20), (200, 10), (200, 20), (500, 20)];
 
 /// Seeds from Taillard (1993); identical in Taillard's own generator, the Mattfeld–Vaessens
 /// C port, and jangmys/pbb. Some seeds repeat across groups (e.g. ta014 and ta022): that is
@@ -166,10 +151,7 @@ pub const TAILLARD_COUNT: usize = 120;
 /// The table row of instance `number` (1..=120).
 pub fn taillard_entry(number: usize) -> Result<TaillardEntry> {
     if !(1..=TAILLARD_COUNT).contains(&number) {
-        return Err(Error::invalid(
-            "Taillard instance",
-            format!("ta{number:03} does not exist; use 1..=120 (ta001..ta120)"),
-        ));
+        return Err(Error::invalid("Taillard instance", format!("ta{number:03} does not exist; use 1..=120 (ta001..ta120)")));
     }
     let index = number - 1;
     let (jobs, machines) = GROUPS[index / 10];
@@ -196,45 +178,24 @@ pub fn taillard_entries() -> impl Iterator<Item = TaillardEntry> {
 pub fn taillard(number: usize) -> Result<Instance> {
     let entry = taillard_entry(number)?;
     let p = generate(entry.jobs, entry.machines, entry.seed)?;
-    Instance::new(
-        entry.name(),
-        entry.jobs,
-        entry.machines,
-        entry.seed,
-        p,
-        entry.best_known,
-        entry.lower_bound,
-    )
+    Instance::new(entry.name(), entry.jobs, entry.machines, entry.seed, p, entry.best_known, entry.lower_bound)
 }
 
 /// Generates an instance by name: "ta001", "ta1", "TA056" or plain "56".
 pub fn taillard_by_name(name: &str) -> Result<Instance> {
     let trimmed = name.trim();
-    let digits = trimmed
-        .strip_prefix("ta")
-        .or_else(|| trimmed.strip_prefix("TA"))
-        .or_else(|| trimmed.strip_prefix("Ta"))
-        .unwrap_or(trimmed);
-    let number: usize = digits.parse().map_err(|_| {
-        Error::invalid(
-            "Taillard instance",
-            format!("'{name}' is not of the form ta001..ta120"),
-        )
-    })?;
+    let digits =
+        trimmed.strip_prefix("ta").or_else(|| trimmed.strip_prefix("TA")).or_else(|| trimmed.strip_prefix("Ta")).unwrap_or(trimmed);
+    let number: usize =
+        digits.parse().map_err(|_| Error::invalid("Taillard instance", format!("'{name}' is not of the form ta001..ta120")))?;
     taillard(number)
 }
 
 /// Reads every instance of a file in Taillard's format (one or several, as in `tai20_5.txt`).
 pub fn read_instances(path: &Path) -> Result<Vec<Instance>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("instance");
-    parse_instances(&text, stem).map_err(|message| Error::File {
-        path: path.to_path_buf(),
-        message,
-    })
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("instance");
+    parse_instances(&text, stem).map_err(|message| Error::File { path: path.to_path_buf(), message })
 }
 
 /// Reads a file that must hold exactly one instance.
@@ -267,12 +228,7 @@ pub fn read_instance(path: &Path) -> Result<Instance> {
 /// `name` (one instance) or `name#1`, `name#2`, ... Errors name the line and what was
 /// expected; the caller adds the path.
 pub fn parse_instances(text: &str, name: &str) -> std::result::Result<Vec<Instance>, String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty())
-        .peekable();
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty()).peekable();
     let mut parsed = Vec::new();
     while lines.peek().is_some() {
         // Optional label line before the header numbers.
@@ -280,16 +236,11 @@ pub fn parse_instances(text: &str, name: &str) -> std::result::Result<Vec<Instan
             lines.next();
         }
         let Some((line_no, header)) = lines.next() else {
-            return Err(
-                "file ends after a label line; expected the header 'n m seed UB LB'".into(),
-            );
+            return Err("file ends after a label line; expected the header 'n m seed UB LB'".into());
         };
         let values = parse_numbers(header, line_no, "the header 'n m seed UB LB'")?;
         if values.len() != 5 {
-            return Err(format!(
-                "line {line_no}: expected the header 'n m seed UB LB' (5 integers), found {} values",
-                values.len()
-            ));
+            return Err(format!("line {line_no}: expected the header 'n m seed UB LB' (5 integers), found {} values", values.len()));
         }
         let jobs = to_usize(values[0], line_no, "number of jobs")?;
         let machines = to_usize(values[1], line_no, "number of machines")?;
@@ -312,10 +263,7 @@ pub fn parse_instances(text: &str, name: &str) -> std::result::Result<Vec<Instan
             };
             let row_values = parse_numbers(row, row_no, &what)?;
             if row_values.len() != jobs {
-                return Err(format!(
-                    "line {row_no}: expected {what}, found {} values",
-                    row_values.len()
-                ));
+                return Err(format!("line {row_no}: expected {what}, found {} values", row_values.len()));
             }
             for v in row_values {
                 p.push(to_u32(v, row_no, "processing time")?);
@@ -331,13 +279,8 @@ pub fn parse_instances(text: &str, name: &str) -> std::result::Result<Vec<Instan
         .into_iter()
         .enumerate()
         .map(|(i, (seed, jobs, machines, p, ub, lb, line_no))| {
-            let instance_name = if count == 1 {
-                name.to_string()
-            } else {
-                format!("{name}#{}", i + 1)
-            };
-            Instance::new(instance_name, jobs, machines, seed, p, ub, lb)
-                .map_err(|e| format!("instance starting at line {line_no}: {e}"))
+            let instance_name = if count == 1 { name.to_string() } else { format!("{name}#{}", i + 1) };
+            Instance::new(instance_name, jobs, machines, seed, p, ub, lb).map_err(|e| format!("instance starting at line {line_no}: {e}"))
         })
         .collect()
 }
@@ -345,9 +288,7 @@ pub fn parse_instances(text: &str, name: &str) -> std::result::Result<Vec<Instan
 /// Writes an instance in Taillard's format (readable by [`parse_instances`]).
 pub fn format_instance(instance: &Instance) -> String {
     let mut out = String::new();
-    out.push_str(
-        "number of jobs, number of machines, initial seed, upper bound and lower bound :\n",
-    );
+    out.push_str("number of jobs, number of machines, initial seed, upper bound and lower bound :\n");
     let _ = writeln!(
         out,
         "{:>12}{:>12}{:>12}{:>12}{:>12}",
@@ -371,11 +312,7 @@ fn is_label(line: &str) -> bool {
 
 fn parse_numbers(line: &str, line_no: usize, what: &str) -> std::result::Result<Vec<i64>, String> {
     line.split_whitespace()
-        .map(|token| {
-            token
-                .parse::<i64>()
-                .map_err(|_| format!("line {line_no}: expected {what} (integers), found '{token}'"))
-        })
+        .map(|token| token.parse::<i64>().map_err(|_| format!("line {line_no}: expected {what} (integers), found '{token}'")))
         .collect()
 }
 
@@ -395,22 +332,11 @@ mod tests {
     fn generator_reproduces_taillard_files() {
         let ta001 = taillard(1).unwrap();
         let row1: Vec<u32> = (0..20).map(|j| ta001.time(0, j)).collect();
-        assert_eq!(
-            row1,
-            [54, 83, 15, 71, 77, 36, 53, 38, 27, 87, 76, 91, 14, 29, 12, 77, 32, 87, 68, 94]
-        );
+        assert_eq!(row1, [54, 83, 15, 71, 77, 36, 53, 38, 27, 87, 76, 91, 14, 29, 12, 77, 32, 87, 68, 94]);
         let row5: Vec<u32> = (0..20).map(|j| ta001.time(4, j)).collect();
-        assert_eq!(
-            row5,
-            [58, 56, 20, 85, 53, 35, 53, 41, 69, 13, 86, 72, 8, 49, 47, 87, 58, 18, 68, 28]
-        );
+        assert_eq!(row5, [58, 56, 20, 85, 53, 35, 53, 41, 69, 13, 86, 72, 8, 49, 47, 87, 58, 18, 68, 28]);
         // First values of other groups, from the published files.
-        let firsts = [
-            (2, [26, 38, 27, 88, 95]),
-            (41, [46, 52, 79, 45, 97]),
-            (71, [52, 95, 42, 75, 44]),
-            (90, [50, 69, 14, 61, 88]),
-        ];
+        let firsts = [(2, [26, 38, 27, 88, 95]), (41, [46, 52, 79, 45, 97]), (71, [52, 95, 42, 75, 44]), (90, [50, 69, 14, 61, 88])];
         for (number, expected) in firsts {
             let instance = taillard(number).unwrap();
             let got: Vec<u32> = (0..5).map(|j| instance.time(0, j)).collect();
@@ -426,14 +352,8 @@ mod tests {
         assert_eq!(entries.len(), 120);
         let ta001 = entries[0];
         assert_eq!((ta001.jobs, ta001.machines, ta001.seed), (20, 5, 873654221));
-        assert_eq!(
-            (ta001.file_upper_bound, ta001.lower_bound, ta001.best_known),
-            (Some(1278), 1232, 1278)
-        );
-        assert_eq!(
-            (entries[10].best_known, entries[20].best_known),
-            (1582, 2297)
-        );
+        assert_eq!((ta001.file_upper_bound, ta001.lower_bound, ta001.best_known), (Some(1278), 1232, 1278));
+        assert_eq!((entries[10].best_known, entries[20].best_known), (1582, 2297));
         assert_eq!((entries[119].jobs, entries[119].machines), (500, 20));
         for e in &entries {
             assert!(e.lower_bound <= e.best_known, "{}", e.name());
@@ -454,18 +374,12 @@ mod tests {
         let back = parse_instances(&text, "ta003").unwrap();
         assert_eq!(back, vec![ta003.clone()]);
         // Two instances back to back, bare (no label lines), as some mirrors store them.
-        let bare = format!(
-            "20 5 1 2 3\n{}",
-            text.lines().skip(3).collect::<Vec<_>>().join("\n")
-        );
+        let bare = format!("20 5 1 2 3\n{}", text.lines().skip(3).collect::<Vec<_>>().join("\n"));
         let both = parse_instances(&format!("{text}\n{bare}\n"), "pair").unwrap();
         assert_eq!(both.len(), 2);
         assert_eq!(both[1].name, "pair#2");
         assert_eq!(both[1].p, ta003.p);
-        assert_eq!(
-            (both[1].seed, both[1].upper_bound, both[1].lower_bound),
-            (1, 2, 3)
-        );
+        assert_eq!((both[1].seed, both[1].upper_bound, both[1].lower_bound), (1, 2, 3));
     }
 
     #[test]
@@ -473,31 +387,16 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             ("", "no instance found"),
             ("2 2 1 10\n1 2\n3 4\n", "line 1: expected the header"),
-            (
-                "2 2 1 10 5\n1 2\n3\n",
-                "line 3: expected 2 processing times of machine 2, found 1",
-            ),
-            (
-                "2 2 1 10 5\n1 x\n3 4\n",
-                "line 2: expected 2 processing times of machine 1 (integers), found 'x'",
-            ),
-            (
-                "2 2 1 10 5\n1 2\n",
-                "file ends; expected 2 processing times of machine 2",
-            ),
+            ("2 2 1 10 5\n1 2\n3\n", "line 3: expected 2 processing times of machine 2, found 1"),
+            ("2 2 1 10 5\n1 x\n3 4\n", "line 2: expected 2 processing times of machine 1 (integers), found 'x'"),
+            ("2 2 1 10 5\n1 2\n", "file ends; expected 2 processing times of machine 2"),
             ("0 2 1 10 5\n", "line 1: invalid instance size"),
-            (
-                "2 2 1 10 5\n1 -2\n3 4\n",
-                "line 2: processing time -2 is outside",
-            ),
+            ("2 2 1 10 5\n1 -2\n3 4\n", "line 2: processing time -2 is outside"),
             ("2 2 -1 10 5\n1 2\n3 4\n", "line 1: seed -1 is outside"),
         ];
         for (text, expected) in cases {
             let err = parse_instances(text, "bad").unwrap_err();
-            assert!(
-                err.contains(expected),
-                "{text:?}: got '{err}', expected '{expected}'"
-            );
+            assert!(err.contains(expected), "{text:?}: got '{err}', expected '{expected}'");
         }
         let dir = std::env::temp_dir().join(format!("simtlab-flowshop-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -510,10 +409,7 @@ mod tests {
             }
             other => panic!("expected Error::File, got {other:?}"),
         }
-        assert!(matches!(
-            read_instance(&dir.join("missing.txt")),
-            Err(Error::Io { .. })
-        ));
+        assert!(matches!(read_instance(&dir.join("missing.txt")), Err(Error::Io { .. })));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -41,22 +41,14 @@ fn pool_layout_and_validation() {
     let data = BoundData::new(&instance);
     let mut pool = Pool::for_data(&data);
     assert_eq!((pool.mask_words(), pool.parent_stride()), (2, 11));
-    let parent = pool
-        .add_parent(&[1, 2, 3], &data.min_tails, &[0, 33, 39], &data)
-        .unwrap();
+    let parent = pool.add_parent(&[1, 2, 3], &data.min_tails, &[0, 33, 39], &data).unwrap();
     pool.add_child(parent, 33).unwrap();
     assert!(pool.add_child(parent, 1).is_err());
     assert!(pool.add_child(1, 0).is_err());
-    assert!(pool
-        .add_parent(&[1, 2], &data.min_tails, &[0], &data)
-        .is_err());
-    assert!(pool
-        .add_parent(&[0; 3], &data.min_tails, &[40], &data)
-        .is_err());
+    assert!(pool.add_parent(&[1, 2], &data.min_tails, &[0], &data).is_err());
+    assert!(pool.add_parent(&[0; 3], &data.min_tails, &[40], &data).is_err());
     assert_eq!(pool.unscheduled_mask(0), &[1, (1 << 1) | (1 << 7)]);
-    let expected: Vec<u32> = (0..3)
-        .map(|k| [0, 33, 39].iter().map(|&j| instance.time(k, j)).sum())
-        .collect();
+    let expected: Vec<u32> = (0..3).map(|k| [0, 33, 39].iter().map(|&j| instance.time(k, j)).sum()).collect();
     assert_eq!(pool.remaining(0), expected.as_slice());
     let params = data.kernel_params(&pool).to_words();
     assert_eq!(params, [40, 3, 3, 1, 11, 2, 1, 0]);
@@ -79,10 +71,7 @@ fn neh_is_no_better_than_the_lower_bounds() {
         let data = BoundData::new(&instance);
         let (value, order) = neh(&instance);
         assert_eq!(makespan(&instance, &order).unwrap(), value);
-        assert!(
-            value >= instance.upper_bound,
-            "ta{number:03}: NEH {value} below the best known"
-        );
+        assert!(value >= instance.upper_bound, "ta{number:03}: NEH {value} below the best known");
         assert!(value >= cpu::lb2_node(&data, &Node::root(instance.jobs)));
     }
     // Published NEH value for ta001 (tie rules differ between papers; 1286 is the usual one).
@@ -107,14 +96,7 @@ fn small_instances_match_brute_force() {
     ] {
         let instance = random_instance(7, 4, seed);
         let optimum = cpu::tests::brute_force(&instance, &[], &[]);
-        let options = SearchOptions {
-            bound,
-            exploration,
-            branching,
-            pool_size: 3,
-            threads: 2,
-            ..Default::default()
-        };
+        let options = SearchOptions { bound, exploration, branching, pool_size: 3, threads: 2, ..Default::default() };
         let solution = solve(&instance, &options).unwrap();
         check_solution(&instance, &solution, optimum);
     }
@@ -123,25 +105,15 @@ fn small_instances_match_brute_force() {
 #[test]
 fn solves_ta001_to_optimality() {
     let instance = taillard(1).unwrap();
-    let options = SearchOptions {
-        bound: LowerBound::Lb2,
-        pool_size: 64,
-        ..Default::default()
-    };
+    let options = SearchOptions { bound: LowerBound::Lb2, pool_size: 64, ..Default::default() };
     let solution = solve(&instance, &options).unwrap();
     check_solution(&instance, &solution, 1278);
-    eprintln!(
-        "ta001 LB2 DFS from iterated greedy: {} nodes, {} leaves, {:.3} s",
-        solution.nodes, solution.leaves, solution.seconds
-    );
+    eprintln!("ta001 LB2 DFS from iterated greedy: {} nodes, {} leaves, {:.3} s", solution.nodes, solution.leaves, solution.seconds);
     assert!(solution.heuristic_seconds <= solution.seconds);
 
     // Iterated greedy finds the optimum here and LB2 prunes every child of the root; from
     // NEH alone the search has to find it.
-    let neh_only = SearchOptions {
-        heuristic: IteratedGreedy { iterations: Some(0), ..IteratedGreedy::default() },
-        ..options
-    };
+    let neh_only = SearchOptions { heuristic: IteratedGreedy { iterations: Some(0), ..IteratedGreedy::default() }, ..options };
     let from_neh = solve(&instance, &neh_only).unwrap();
     check_solution(&instance, &from_neh, 1278);
     assert_eq!(from_neh.start_makespan, 1286);
@@ -152,14 +124,8 @@ fn solves_ta001_to_optimality() {
 
 #[test]
 fn node_counts_do_not_depend_on_exploration_order() {
-    for (instance, bound) in [
-        (taillard(4).unwrap(), LowerBound::Lb2),
-        (random_instance(11, 4, 7), LowerBound::Lb1),
-    ] {
-        let optimum = solve(&instance, &SearchOptions::default())
-            .unwrap()
-            .makespan
-            .unwrap();
+    for (instance, bound) in [(taillard(4).unwrap(), LowerBound::Lb2), (random_instance(11, 4, 7), LowerBound::Lb1)] {
+        let optimum = solve(&instance, &SearchOptions::default()).unwrap().makespan.unwrap();
         let mut trees = Vec::new();
         for branching in [Branching::Forward, Branching::Bidirectional] {
             let mut counts = Vec::new();
@@ -169,15 +135,8 @@ fn node_counts_do_not_depend_on_exploration_order() {
                 (Exploration::DepthFirst, 100, false),
                 (Exploration::BreadthFirst, 37, true),
             ] {
-                let options = SearchOptions {
-                    bound,
-                    exploration,
-                    branching,
-                    overlap,
-                    pool_size,
-                    upper_bound: Some(optimum),
-                    ..Default::default()
-                };
+                let options =
+                    SearchOptions { bound, exploration, branching, overlap, pool_size, upper_bound: Some(optimum), ..Default::default() };
                 let solution = solve(&instance, &options).unwrap();
                 // From the optimum as upper bound: proven, and the schedule (if the start
                 // heuristic had it) is optimal.
@@ -185,11 +144,7 @@ fn node_counts_do_not_depend_on_exploration_order() {
                 assert!(solution.makespan.is_none_or(|v| v == optimum), "{solution:?}");
                 counts.push((solution.nodes, solution.leaves));
             }
-            assert!(
-                counts.windows(2).all(|w| w[0] == w[1]),
-                "{} {branching:?}: {counts:?}",
-                instance.name
-            );
+            assert!(counts.windows(2).all(|w| w[0] == w[1]), "{} {branching:?}: {counts:?}", instance.name);
             trees.push(counts[0].0);
         }
         // Branching where fewer children survive gives a smaller tree (r11x4's root
@@ -233,24 +188,14 @@ fn leaves_and_children_ends_follow_the_definitions() {
 #[test]
 fn limits_stop_the_search() {
     let instance = taillard(21).unwrap();
-    let options = SearchOptions {
-        node_limit: Some(500),
-        bound: LowerBound::Lb1,
-        ..Default::default()
-    };
+    let options = SearchOptions { node_limit: Some(500), bound: LowerBound::Lb1, ..Default::default() };
     let solution = solve(&instance, &options).unwrap();
     assert!(!solution.optimal);
     assert_eq!((solution.stopped, solution.proven_lower_bound), (Some(Stop::NodeLimit), None));
     assert!(solution.nodes >= 500);
-    assert_eq!(
-        Some(makespan(&instance, &solution.permutation).unwrap()),
-        solution.makespan
-    );
+    assert_eq!(Some(makespan(&instance, &solution.permutation).unwrap()), solution.makespan);
 
-    let options = SearchOptions {
-        time_limit: Some(Duration::ZERO),
-        ..Default::default()
-    };
+    let options = SearchOptions { time_limit: Some(Duration::ZERO), ..Default::default() };
     let solution = solve(&instance, &options).unwrap();
     assert!(!solution.optimal && solution.nodes == 0);
     assert_eq!(solution.stopped, Some(Stop::TimeLimit));
@@ -281,35 +226,23 @@ fn shaders_validate_with_naga() {
     use crate::gpu::shader;
     for bound in [LowerBound::Lb1, LowerBound::Lb2] {
         let path = format!("flowshop/{}.wgsl", bound.entry_point());
-        assert_eq!(
-            shader::declared_variants(bound.wgsl()),
-            ["BRANCHLESS", "PROBE", "WALK_PREFIX"]
-        );
+        assert_eq!(shader::declared_variants(bound.wgsl()), ["BRANCHLESS", "PROBE", "WALK_PREFIX"]);
         let mut variants = Vec::new();
         for defines in [&[][..], &["BRANCHLESS"][..], &["WALK_PREFIX"][..]] {
             let source = shader::preprocess(&path, defines).unwrap();
-            let (module, info) =
-                shader::validate(&source).unwrap_or_else(|e| panic!("{path} {defines:?}: {e}"));
+            let (module, info) = shader::validate(&source).unwrap_or_else(|e| panic!("{path} {defines:?}: {e}"));
             for mapping in [gpu::ThreadMapping::PerChild, gpu::ThreadMapping::PerParent] {
                 let name = mapping.entry_point(bound);
-                let index = module
-                    .entry_points
-                    .iter()
-                    .position(|e| e.name == name)
-                    .expect("entry point");
+                let index = module.entry_points.iter().position(|e| e.name == name).expect("entry point");
                 assert_eq!(module.entry_points[index].workgroup_size, [WORKGROUP_SIZE, 1, 1]);
                 let uses = info.get_entry_point(index);
                 let storage = module
                     .global_variables
                     .iter()
-                    .filter(|(h, v)| {
-                        !uses[*h].is_empty()
-                            && matches!(v.space, naga::AddressSpace::Storage { .. })
-                    })
+                    .filter(|(h, v)| !uses[*h].is_empty() && matches!(v.space, naga::AddressSpace::Storage { .. }))
                     .count() as u32;
                 // offsets (per parent), prefixes (prefix walk)
-                let extra = (mapping == gpu::ThreadMapping::PerParent) as u32
-                    + defines.contains(&"WALK_PREFIX") as u32;
+                let extra = (mapping == gpu::ThreadMapping::PerParent) as u32 + defines.contains(&"WALK_PREFIX") as u32;
                 assert_eq!(storage, bound.storage_buffers() + extra, "{name}");
             }
             variants.push(source.text);
@@ -332,19 +265,12 @@ fn progress_and_bounder_errors() {
     let data = BoundData::new(&instance);
     let mut reports = Vec::new();
     let mut record = |p: &Progress| reports.push(*p);
-    let options = SearchOptions {
-        progress_interval: Duration::ZERO,
-        node_limit: Some(2000),
-        bound: LowerBound::Lb1,
-        ..Default::default()
-    };
+    let options = SearchOptions { progress_interval: Duration::ZERO, node_limit: Some(2000), bound: LowerBound::Lb1, ..Default::default() };
     let mut bounder = CpuBounder::new(&data, LowerBound::Lb1, 1);
     let solution = solve_with(&data, &options, &mut bounder, Some(&mut record)).unwrap();
     assert!(!reports.is_empty());
     assert!(reports.iter().all(|r| r.best.is_some()), "no --ub: the start schedule counts");
-    assert!(reports
-        .windows(2)
-        .all(|w| w[0].nodes <= w[1].nodes && w[0].best >= w[1].best));
+    assert!(reports.windows(2).all(|w| w[0].nodes <= w[1].nodes && w[0].best >= w[1].best));
     assert!(reports.last().unwrap().nodes <= solution.nodes);
     let json = serde_json::to_string(&solution).unwrap();
     assert!(json.contains("\"optimal\":false"));

@@ -9,11 +9,11 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeRecords};
+use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::harness::footprint::{bytes, Footprint};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::remap::{self, RunOptions, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -50,7 +50,12 @@ impl GaConfig {
         if self.genes == 0 || self.genes as u64 * self.children as u64 > u32::MAX as u64 {
             return Err(Error::invalid(
                 "--n (gafort children)",
-                format!("{} children of {} genes (genes × children must be under 2^32: use --n ≤ {})", self.children, self.genes, u32::MAX / self.genes.max(1)),
+                format!(
+                    "{} children of {} genes (genes × children must be under 2^32: use --n ≤ {})",
+                    self.children,
+                    self.genes,
+                    u32::MAX / self.genes.max(1)
+                ),
             ));
         }
         if !(0.0..=1.0).contains(&self.pcross) || !(0.0..=1.0).contains(&self.pmutate) {
@@ -91,9 +96,7 @@ pub fn generate(cfg: &GaConfig) -> Result<GaInput> {
     let mut rng = Rng::new(cfg.seed);
     let (p, l) = (cfg.children, cfg.genes);
     let parents: Vec<u32> = (0..p * l as usize).map(|_| rng.next_u32() >> 31).collect();
-    let fitness: Vec<u32> = (0..p)
-        .map(|c| (0..l as usize).map(|n| parents[n * p + c] * cpu::weight(n as u32)).sum())
-        .collect();
+    let fitness: Vec<u32> = (0..p).map(|c| (0..l as usize).map(|n| parents[n * p + c] * cpu::weight(n as u32)).sum()).collect();
     let mut draws = Vec::with_capacity(8 * p);
     for _ in 0..p {
         for _ in 0..4 {

@@ -5,11 +5,11 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeRecords};
+use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::harness::footprint::{bytes, Footprint};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::remap::{self, RunOptions, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -166,7 +166,8 @@ impl Prepared {
         let f_out = gpu.buffer_zeroed::<f32>("f out", cpu::Q * n, BufferKind::Storage)?;
         let flags = gpu.buffer("flags", &input.flags, BufferKind::Storage)?;
         let [nx, ny, nz] = cfg.dims();
-        let params = gpu.buffer("params", &[nx as u32, ny as u32, nz as u32, n as u32, cfg.omega.to_bits(), 0, 0, 0], BufferKind::Uniform)?;
+        let params =
+            gpu.buffer("params", &[nx as u32, ny as u32, nz as u32, n as u32, cfg.omega.to_bits(), 0, 0, 0], BufferKind::Uniform)?;
         let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
         let probe = ProbeRecords::new(gpu, width, SITES, grid, WORKGROUP_SIZE)?;
         let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = vec![(0, &f_in), (1, &f_out), (2, &flags), (3, &params)];
@@ -260,9 +261,24 @@ mod generated {
 
     const WEIGHTS: [&str; Q] = [
         "1.0 / 3.0",
-        "1.0 / 18.0", "1.0 / 18.0", "1.0 / 18.0", "1.0 / 18.0", "1.0 / 18.0", "1.0 / 18.0",
-        "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0",
-        "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0", "1.0 / 36.0",
+        "1.0 / 18.0",
+        "1.0 / 18.0",
+        "1.0 / 18.0",
+        "1.0 / 18.0",
+        "1.0 / 18.0",
+        "1.0 / 18.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
+        "1.0 / 36.0",
     ];
 
     fn plane(q: usize) -> String {

@@ -25,8 +25,8 @@ pub mod cpu;
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess, validate};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
 use crate::harness::footprint::{bytes, Footprint};
+use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -78,7 +78,10 @@ impl Variant {
                 out.extend(Variant::ALL);
             } else {
                 let v = Variant::ALL.into_iter().find(|v| v.name() == word).ok_or_else(|| {
-                    Error::invalid("--kernel", format!("'{word}' (use naive, tiled4, tiled8, tiled12, tiled16, unrolled, prefetch, regtile or all)"))
+                    Error::invalid(
+                        "--kernel",
+                        format!("'{word}' (use naive, tiled4, tiled8, tiled12, tiled16, unrolled, prefetch, regtile or all)"),
+                    )
                 })?;
                 out.push(v);
             }
@@ -117,10 +120,7 @@ impl Shape {
     pub fn validate(&self) -> Result<()> {
         let fits = |x: usize, y: usize| (x as u64) * (y as u64) <= u32::MAX as u64;
         if self.m == 0 || self.n == 0 || self.k == 0 || !fits(self.m, self.k) || !fits(self.k, self.n) || !fits(self.m, self.n) {
-            return Err(Error::invalid(
-                "--n/--m/--k",
-                format!("M×N×K = {self} (every dimension ≥ 1 and each matrix under 2^32 elements)"),
-            ));
+            return Err(Error::invalid("--n/--m/--k", format!("M×N×K = {self} (every dimension ≥ 1 and each matrix under 2^32 elements)")));
         }
         Ok(())
     }
@@ -321,13 +321,9 @@ pub fn resources(spec: &KernelSpec) -> Result<Resources> {
     for (name, value) in &spec.constants {
         constants.insert(name.to_string(), *value);
     }
-    let (module, _) = naga::back::pipeline_constants::process_overrides(
-        &module,
-        &info,
-        Some((naga::ShaderStage::Compute, "main")),
-        &constants,
-    )
-    .map_err(|e| Error::invalid("override constants", format!("{}: {e}", spec.file)))?;
+    let (module, _) =
+        naga::back::pipeline_constants::process_overrides(&module, &info, Some((naga::ShaderStage::Compute, "main")), &constants)
+            .map_err(|e| Error::invalid("override constants", format!("{}: {e}", spec.file)))?;
     let entry = module
         .entry_points
         .iter()

@@ -9,11 +9,11 @@ pub mod tables;
 
 pub use tables::Tables;
 
-use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeRecords};
+use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::harness::footprint::{bytes, Footprint};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::remap::{self, RunOptions, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -233,7 +233,10 @@ impl Prepared {
 
     /// The whole pipeline: classify, scan and generate.
     pub fn dispatch_pipeline(&self, gpu: &Gpu) -> Result<Timing> {
-        let mut steps = vec![Step::dispatch(&self.classify.0, &self.classify.1, self.grid), Step::copy(&self.counts, &self.offsets, self.counts.bytes())];
+        let mut steps = vec![
+            Step::dispatch(&self.classify.0, &self.classify.1, self.grid),
+            Step::copy(&self.counts, &self.offsets, self.counts.bytes()),
+        ];
         steps.extend(self.scan.iter().map(|(k, b, g)| Step::dispatch(k, b, *g)));
         steps.push(Step::dispatch(&self.generate.0, &self.generate.1, self.grid));
         gpu.run(&steps, true)
@@ -262,13 +265,10 @@ impl Prepared {
 /// Classification and offsets exactly, vertices by relative error; one check.
 pub fn check(gpu: &Gpu, run: &Prepared, expected: &McReference) -> Result<Check> {
     let (ci, counts, offsets) = run.classification(gpu)?;
-    let exact = Check::exact(&[ci, counts, offsets, vec![run.total_vertices()]].concat(), &[
-        expected.cube_index.clone(),
-        expected.counts.clone(),
-        expected.offsets.clone(),
-        vec![expected.total],
-    ]
-    .concat());
+    let exact = Check::exact(
+        &[ci, counts, offsets, vec![run.total_vertices()]].concat(),
+        &[expected.cube_index.clone(), expected.counts.clone(), expected.offsets.clone(), vec![expected.total]].concat(),
+    );
     if !exact.passed {
         return Ok(exact);
     }

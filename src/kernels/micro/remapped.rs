@@ -265,7 +265,13 @@ fn min_max(v: &[u32]) -> (u32, u32) {
 /// The pipeline of §4.1: `chunks` chunks; host workers compute the redirect index of chunk
 /// i+Δ while the GPU runs chunk i. Returns the record (wall clock of the whole stream, outputs
 /// checked) and the pipeline report (timeline, depth reached).
-pub fn bench_pipelined(gpu: &Gpu, cfg: &MicroConfig, chunks: usize, workers: usize, remapped: bool) -> Result<(Record, remap::PipelineReport)> {
+pub fn bench_pipelined(
+    gpu: &Gpu,
+    cfg: &MicroConfig,
+    chunks: usize,
+    workers: usize,
+    remapped: bool,
+) -> Result<(Record, remap::PipelineReport)> {
     if cfg.pattern != Pattern::Loop {
         return Err(Error::invalid("--kernel", "the pipeline runs the loop pattern (micro-loop)"));
     }

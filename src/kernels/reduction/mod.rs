@@ -9,11 +9,11 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, DivergenceReport, EMULATION_WIDTH, ProbeLayout, ProbeRecords};
+use crate::divergence::{self, Divergence, DivergenceReport, ProbeLayout, ProbeRecords, EMULATION_WIDTH};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::harness::footprint::{bytes, Footprint};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::remap::{self, VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -183,14 +183,24 @@ pub struct Prepared {
 impl Prepared {
     /// `id_array` (interleaved only) turns on the REMAP variant; `probe` probes the first pass
     /// of the tree kernels (`fast` has no probe sites).
-    pub fn new(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32], probe: bool, id_array: Option<&[u32]>) -> Result<Prepared> {
+    pub fn new(
+        gpu: &Gpu,
+        kernel: ReductionKernel,
+        cfg: &ReductionConfig,
+        input: &[f32],
+        probe: bool,
+        id_array: Option<&[u32]>,
+    ) -> Result<Prepared> {
         cfg.validate()?;
         if input.len() != cfg.n {
             return Err(Error::invalid("reduction input", format!("{} values for n = {}", input.len(), cfg.n)));
         }
         if let Some(ids) = id_array {
             if kernel != ReductionKernel::Interleaved || ids.len() != WORKGROUP_SIZE as usize || ids.iter().any(|&i| i >= WORKGROUP_SIZE) {
-                return Err(Error::invalid("id array", format!("{WORKGROUP_SIZE} local ids < {WORKGROUP_SIZE}, for the interleaved kernel")));
+                return Err(Error::invalid(
+                    "id array",
+                    format!("{WORKGROUP_SIZE} local ids < {WORKGROUP_SIZE}, for the interleaved kernel"),
+                ));
             }
         }
         match kernel {
@@ -199,7 +209,14 @@ impl Prepared {
         }
     }
 
-    fn new_tree(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32], probe: bool, id_array: Option<&[u32]>) -> Result<Prepared> {
+    fn new_tree(
+        gpu: &Gpu,
+        kernel: ReductionKernel,
+        cfg: &ReductionConfig,
+        input: &[f32],
+        probe: bool,
+        id_array: Option<&[u32]>,
+    ) -> Result<Prepared> {
         let width = if probe { Some(gpu.require_subgroups()?) } else { None };
         let mut keep = vec![gpu.buffer("reduction input", input, BufferKind::Storage)?];
         let mut keep_u32 = Vec::new();
@@ -264,7 +281,8 @@ impl Prepared {
         };
         let (first, groups, grid) = if kernel == ReductionKernel::Blocked {
             let groups = cfg.blocked_groups();
-            let first = gpu.kernel(ReductionKernel::Blocked.file(), "main", if subgroups { &["SUBGROUPS", "BLOCKED"] } else { &["BLOCKED"] })?;
+            let first =
+                gpu.kernel(ReductionKernel::Blocked.file(), "main", if subgroups { &["SUBGROUPS", "BLOCKED"] } else { &["BLOCKED"] })?;
             (first, groups, gpu.grid((groups * WORKGROUP_SIZE as usize) as u64, WORKGROUP_SIZE)?)
         } else {
             let groups = cfg.fast_groups();
@@ -302,7 +320,13 @@ impl Prepared {
 /// one storage binding of the adapter (8 sites × 4 words per subgroup: at subgroup width 8,
 /// 16 bytes per element, 4× the input). The chunks' probes join in order, as one run over the
 /// whole grid would have counted them. Returns the divergence and the number of chunks.
-pub fn probe_first_pass(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32], id_array: Option<&[u32]>) -> Result<(Divergence, usize)> {
+pub fn probe_first_pass(
+    gpu: &Gpu,
+    kernel: ReductionKernel,
+    cfg: &ReductionConfig,
+    input: &[f32],
+    id_array: Option<&[u32]>,
+) -> Result<(Divergence, usize)> {
     let width = gpu.require_subgroups()?;
     let per_group = ProbeLayout::new(LEVELS, 1, WORKGROUP_SIZE, width).words() as u64 * 4;
     let limit = gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size);
@@ -363,12 +387,13 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, which: Variants, protocol: &Proto
         let stats = harness::measure(protocol, || run.dispatch(gpu))?;
         let check = check(run.result(gpu)?, expected);
         drop(run);
-        let (native, probe_chunks) = if gpu.caps.subgroup_size.is_some() && matches!(kernel, ReductionKernel::Interleaved | ReductionKernel::Sequential) {
-            let (d, chunks) = probe_first_pass(gpu, kernel, cfg, &input, order)?;
-            (Some(d), Some(chunks))
-        } else {
-            (None, None)
-        };
+        let (native, probe_chunks) =
+            if gpu.caps.subgroup_size.is_some() && matches!(kernel, ReductionKernel::Interleaved | ReductionKernel::Sequential) {
+                let (d, chunks) = probe_first_pass(gpu, kernel, cfg, &input, order)?;
+                (Some(d), Some(chunks))
+            } else {
+                (None, None)
+            };
         let groups = match kernel {
             ReductionKernel::Fast => Some(cfg.fast_groups()),
             ReductionKernel::Blocked => Some(cfg.blocked_groups()),

@@ -77,9 +77,8 @@ pub fn forest(n0: u32, depth: u32, tilted: bool, fmas: u32) -> Vec<u32> {
     let mut out = vec![0u32; 2 * depth as usize];
     let mut level_items: Vec<u32> = (0..n0).collect();
     for level in 0..depth {
-        let sums = parallel_ranges(level_items.len(), |r| {
-            r.fold(0u32, |acc, i| acc.wrapping_add(forest_item(level, level_items[i], fmas)))
-        });
+        let sums =
+            parallel_ranges(level_items.len(), |r| r.fold(0u32, |acc, i| acc.wrapping_add(forest_item(level, level_items[i], fmas))));
         out[2 * level as usize] = sums.into_iter().fold(0u32, u32::wrapping_add);
         out[2 * level as usize + 1] = level_items.len() as u32;
         if level + 1 >= depth {

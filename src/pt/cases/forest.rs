@@ -130,7 +130,12 @@ impl Prepared for ForestRun {
                 for _ in 0..self.depth {
                     steps.push(Step::dispatch(&self.args_kernel, &self.bind_args, [1, 1, 1]));
                     if self.tier == Tier::Multi {
-                        steps.push(Step::DispatchIndirect { kernel: &self.level, bind: &self.bind_level, args: &self.args.buffer, offset: 0 });
+                        steps.push(Step::DispatchIndirect {
+                            kernel: &self.level,
+                            bind: &self.bind_level,
+                            args: &self.args.buffer,
+                            offset: 0,
+                        });
                     } else {
                         steps.push(Step::dispatch(&self.level, &self.bind_level, [self.launch, 1, 1]));
                     }
@@ -170,11 +175,15 @@ impl Case for ForestCase {
         let path = "pt/forest.wgsl";
         let tier = plan.used;
         let args_kernel = gpu.kernel(path, "level_args", &[])?;
-        let level = gpu.kernel(path, match tier {
-            Tier::Multi => "level",
-            Tier::NonBlocking => "level_pt",
-            Tier::Blocking => "expand_pt",
-        }, &[])?;
+        let level = gpu.kernel(
+            path,
+            match tier {
+                Tier::Multi => "level",
+                Tier::NonBlocking => "level_pt",
+                Tier::Blocking => "expand_pt",
+            },
+            &[],
+        )?;
         let n0 = self.cfg.items;
         let depth = self.cfg.depth;
         let blocking = tier == Tier::Blocking;
@@ -183,7 +192,10 @@ impl Case for ForestCase {
         let (items_init, items) = if blocking {
             (gpu.buffer("forest roots", &[0u32], BufferKind::Storage)?, gpu.buffer_zeroed::<u32>("forest items", 1, BufferKind::Storage)?)
         } else {
-            (gpu.buffer("forest roots", &roots, BufferKind::Storage)?, gpu.buffer_zeroed::<u32>("forest items", 2 * width, BufferKind::Storage)?)
+            (
+                gpu.buffer("forest roots", &roots, BufferKind::Storage)?,
+                gpu.buffer_zeroed::<u32>("forest items", 2 * width, BufferKind::Storage)?,
+            )
         };
         let mut counts0 = vec![0u32; 2 + 2 * depth as usize];
         counts0[0] = u32::MAX;

@@ -50,7 +50,10 @@ impl GsyncCase {
     pub fn new(cfg: GsyncConfig) -> Result<GsyncCase> {
         check_n("--blocks", cfg.blocks as usize, (u32::MAX / 512) as usize)?;
         if cfg.syncs == u32::MAX {
-            return Err(crate::Error::invalid("--syncs", format!("{} (use 0..={}: the work runs in syncs + 1 phases)", cfg.syncs, u32::MAX - 1)));
+            return Err(crate::Error::invalid(
+                "--syncs",
+                format!("{} (use 0..={}: the work runs in syncs + 1 phases)", cfg.syncs, u32::MAX - 1),
+            ));
         }
         let init = Rng::new(cfg.seed).vec_u32(cfg.blocks as usize * 256);
         Ok(GsyncCase { cfg, init })
@@ -132,7 +135,15 @@ impl Case for GsyncCase {
         let b = gpu.buffer_zeroed::<u32>("gsync b", n, BufferKind::Storage)?;
         let params = gpu.buffer(
             "gsync params",
-            &[Params { n: n as u32, fmas: self.cfg.fmas, phases: self.phases(), shift: self.shift(), mul: cpu::MUL, add: cpu::ADD, pad: [0; 2] }],
+            &[Params {
+                n: n as u32,
+                fmas: self.cfg.fmas,
+                phases: self.phases(),
+                shift: self.shift(),
+                mul: cpu::MUL,
+                add: cpu::ADD,
+                pad: [0; 2],
+            }],
             BufferKind::Uniform,
         )?;
         let launch = plan.launch.max(1);

@@ -170,11 +170,15 @@ impl Case for SyncCase {
         let path = "pt/sync.wgsl";
         let variant: &'static str = self.variants(plan.used).iter().find(|v| **v == variant).copied().unwrap_or("readback");
         let produce = gpu.kernel(path, "produce", &[])?;
-        let consume = gpu.kernel(path, match variant {
-            "persistent" => "consume_pt",
-            "fused" => "fused",
-            _ => "consume",
-        }, &[])?;
+        let consume = gpu.kernel(
+            path,
+            match variant {
+                "persistent" => "consume_pt",
+                "fused" => "fused",
+                _ => "consume",
+            },
+            &[],
+        )?;
         let args_kernel = gpu.kernel(path, "indirect_args", &[])?;
         let n = self.cfg.n;
         let input = gpu.buffer("sync input", &self.input, BufferKind::Storage)?;

@@ -228,19 +228,14 @@ fn u32_param(p: &ParamValues, key: &str) -> Result<u32> {
 fn micro_config(p: &ParamValues, pattern: Pattern) -> Result<MicroConfig> {
     let dist_index = p.get("distribution")? as usize;
     let distribution = match pattern {
-        Pattern::Loop => [Distribution::Uniform, Distribution::OneLong, Distribution::Random, Distribution::Sorted]
-            .get(dist_index)
-            .copied(),
+        Pattern::Loop => {
+            [Distribution::Uniform, Distribution::OneLong, Distribution::Random, Distribution::Sorted].get(dist_index).copied()
+        }
         Pattern::If => [Distribution::Random, Distribution::Sorted].get(dist_index).copied(),
     }
     .ok_or_else(|| Error::invalid("distribution", format!("option {dist_index}")))?;
-    let mut cfg = MicroConfig {
-        pattern,
-        distribution,
-        n: u32_param(p, "n")? as usize,
-        seed: u32_param(p, "seed")? as u64,
-        ..Default::default()
-    };
+    let mut cfg =
+        MicroConfig { pattern, distribution, n: u32_param(p, "n")? as usize, seed: u32_param(p, "seed")? as u64, ..Default::default() };
     match pattern {
         Pattern::Loop => {
             cfg.short = u32_param(p, "short")?;
@@ -258,12 +253,7 @@ fn micro_config(p: &ParamValues, pattern: Pattern) -> Result<MicroConfig> {
 
 /// Divergence of `cfg` on `input` with thread i on element `order[i]`: the GPU probe when
 /// allowed and available, else host emulation.
-fn micro_divergence(
-    req: &RunRequest,
-    cfg: &MicroConfig,
-    input: &micro::MicroInput,
-    order: Option<&[u32]>,
-) -> Result<(Divergence, String)> {
+fn micro_divergence(req: &RunRequest, cfg: &MicroConfig, input: &micro::MicroInput, order: Option<&[u32]>) -> Result<(Divergence, String)> {
     match (req.prefer_probe, req.gpu.caps.subgroup_size) {
         (true, Some(w)) => {
             let probed = Prepared::new(req.gpu, cfg, input, RunOptions { probe: true, remap: order, ..Default::default() })?;

@@ -20,12 +20,7 @@ impl DivergenceRun {
     pub fn new(d: &Divergence, source: impl Into<String>) -> DivergenceRun {
         DivergenceRun {
             source: source.into(),
-            counts: Divergence {
-                sites: d.sites.clone(),
-                per_warp_divergent: Vec::new(),
-                per_warp_efficiency: Vec::new(),
-                ..*d
-            },
+            counts: Divergence { sites: d.sites.clone(), per_warp_divergent: Vec::new(), per_warp_efficiency: Vec::new(), ..*d },
             heat_map: HeatMap::new(d),
         }
     }

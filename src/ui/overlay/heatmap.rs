@@ -7,10 +7,7 @@
 
 use std::ops::Range;
 
-use egui::{
-    pos2, vec2, Color32, ColorImage, Rect, Response, Sense, Stroke, StrokeKind, TextureHandle,
-    TextureOptions, Ui, Vec2,
-};
+use egui::{pos2, vec2, Color32, ColorImage, Rect, Response, Sense, Stroke, StrokeKind, TextureHandle, TextureOptions, Ui, Vec2};
 
 use crate::divergence::Divergence;
 
@@ -195,17 +192,7 @@ impl HeatMap {
     /// A heat map of per-warp values at warp width `width`.
     pub fn from_values(width: u32, divergent: Vec<u32>, efficiency: Vec<f32>) -> HeatMap {
         let max_divergent = divergent.iter().copied().max().unwrap_or(0);
-        HeatMap {
-            width,
-            divergent,
-            efficiency,
-            max_divergent,
-            bins: None,
-            texture: None,
-            height: 140.0,
-            min_cell: 2.0,
-            max_cell: 18.0,
-        }
+        HeatMap { width, divergent, efficiency, max_divergent, bins: None, texture: None, height: 140.0, min_cell: 2.0, max_cell: 18.0 }
     }
 
     pub fn with_height(mut self, height: f32) -> Self {
@@ -267,7 +254,10 @@ impl HeatMap {
         for (i, p) in pixels.iter_mut().enumerate().take(bins.cells()) {
             *p = cell_color(color_by, Self::value(bins, max_divergent, color_by, i));
         }
-        let image = ColorImage::new([layout.columns.max(1), layout.rows.max(1)], if pixels.is_empty() { vec![Color32::TRANSPARENT] } else { pixels });
+        let image = ColorImage::new(
+            [layout.columns.max(1), layout.rows.max(1)],
+            if pixels.is_empty() { vec![Color32::TRANSPARENT] } else { pixels },
+        );
         let handle = ui.ctx().load_texture("simtlab-heat-map", image, TextureOptions::NEAREST);
         let id = handle.id();
         self.texture = Some((key, handle));
@@ -281,19 +271,20 @@ impl HeatMap {
         let layout = self.layout(available);
         let size = if self.warps() == 0 { vec2(available.x, 24.0) } else { layout.size() };
         let (rect, response) = ui.allocate_exact_size(size, Sense::hover());
-        let label = format!(
-            "heat map: {} warps of {} lanes, {} per cell",
-            self.warps(),
-            self.width,
-            layout.warps_per_cell
-        );
+        let label = format!("heat map: {} warps of {} lanes, {} per cell", self.warps(), self.width, layout.warps_per_cell);
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &label));
         if !ui.is_rect_visible(rect) {
             return response;
         }
         let painter = ui.painter_at(rect);
         if self.warps() == 0 {
-            painter.text(rect.left_center(), egui::Align2::LEFT_CENTER, "no warps ran", egui::FontId::proportional(12.0), ui.visuals().weak_text_color());
+            painter.text(
+                rect.left_center(),
+                egui::Align2::LEFT_CENTER,
+                "no warps ran",
+                egui::FontId::proportional(12.0),
+                ui.visuals().weak_text_color(),
+            );
             return response;
         }
         let texture = self.texture(ui, layout, color_by);

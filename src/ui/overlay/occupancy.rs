@@ -6,8 +6,7 @@ use egui::{ComboBox, RichText, Slider, Ui};
 use egui_plot::{Line, MarkerShape, Plot, PlotPoints, Points};
 
 use crate::occupancy::{
-    calculate, kernel_resources, occupancy_curves, Arch, Curve, KernelResources, Launch, Occupancy,
-    OccupancyCurves, ARCHS,
+    calculate, kernel_resources, occupancy_curves, Arch, Curve, KernelResources, Launch, Occupancy, OccupancyCurves, ARCHS,
 };
 use crate::Result;
 
@@ -89,30 +88,27 @@ impl OccupancyPanel {
 
     fn inputs(&mut self, ui: &mut Ui) {
         let arch = self.arch;
-        ComboBox::from_label("architecture")
-            .selected_text(format!("{} — {}", arch.name, arch.device))
-            .show_ui(ui, |ui| {
-                for a in ARCHS {
-                    ui.selectable_value(&mut self.arch, a, format!("{} — {}", a.name, a.device));
-                }
-            });
+        ComboBox::from_label("architecture").selected_text(format!("{} — {}", arch.name, arch.device)).show_ui(ui, |ui| {
+            for a in ARCHS {
+                ui.selectable_value(&mut self.arch, a, format!("{} — {}", a.name, a.device));
+            }
+        });
         let arch = self.arch;
         self.threads_per_block = self.threads_per_block.clamp(1, arch.max_threads_per_block);
         self.registers_per_thread = self.registers_per_thread.clamp(1, arch.max_registers_per_thread);
         self.shared_memory_per_block = self.shared_memory_per_block.min(arch.max_shared_memory_per_block);
         if let Some((name, k)) = &self.kernel {
-            ui.checkbox(&mut self.use_kernel, format!("from {name}'s WGSL ({} threads, {} B workgroup memory)", k.threads_per_workgroup, k.workgroup_memory_bytes));
+            ui.checkbox(
+                &mut self.use_kernel,
+                format!("from {name}'s WGSL ({} threads, {} B workgroup memory)", k.threads_per_workgroup, k.workgroup_memory_bytes),
+            );
         }
         let from_kernel = self.use_kernel && self.kernel.is_some();
-        ui.add_enabled(
-            !from_kernel,
-            Slider::new(&mut self.threads_per_block, 1..=arch.max_threads_per_block).text("threads per block"),
-        );
+        ui.add_enabled(!from_kernel, Slider::new(&mut self.threads_per_block, 1..=arch.max_threads_per_block).text("threads per block"));
         ui.add(Slider::new(&mut self.registers_per_thread, 1..=arch.max_registers_per_thread).text("registers per thread"));
         ui.add_enabled(
             !from_kernel,
-            Slider::new(&mut self.shared_memory_per_block, 0..=arch.max_shared_memory_per_block)
-                .text("shared memory per block (bytes)"),
+            Slider::new(&mut self.shared_memory_per_block, 0..=arch.max_shared_memory_per_block).text("shared memory per block (bytes)"),
         );
     }
 
@@ -162,9 +158,7 @@ impl OccupancyPanel {
                 .y_axis_label("occupancy %")
                 .show(ui, move |plot| {
                     plot.line(Line::new("occupancy", PlotPoints::from(points)).width(1.5));
-                    plot.points(
-                        Points::new("this launch", vec![current]).radius(4.0).shape(MarkerShape::Circle).filled(true),
-                    );
+                    plot.points(Points::new("this launch", vec![current]).radius(4.0).shape(MarkerShape::Circle).filled(true));
                 });
         });
     }

@@ -111,7 +111,11 @@ impl Timeline {
         let height = self.lanes.len().max(1) as f32 * self.lane_height + axis_height;
         let (rect, response) = ui.allocate_exact_size(vec2(ui.available_width().max(label_width + 40.0), height), Sense::hover());
         response.widget_info(|| {
-            egui::WidgetInfo::labeled(egui::Role::Figure, true, format!("timeline: {} spans on {} lanes", self.spans.len(), self.lanes.len()))
+            egui::WidgetInfo::labeled(
+                egui::Role::Figure,
+                true,
+                format!("timeline: {} spans on {} lanes", self.spans.len(), self.lanes.len()),
+            )
         });
         if !ui.is_rect_visible(rect) {
             return response;
@@ -145,10 +149,19 @@ impl Timeline {
         }
         // time axis: 0, middle and end, relative to the first span
         let axis_y = rect.bottom() - axis_height / 2.0;
-        painter.line_segment([pos2(bars.left(), bars.bottom()), pos2(bars.right(), bars.bottom())], Stroke::new(1.0, ui.visuals().weak_text_color()));
+        painter.line_segment(
+            [pos2(bars.left(), bars.bottom()), pos2(bars.right(), bars.bottom())],
+            Stroke::new(1.0, ui.visuals().weak_text_color()),
+        );
         for (f, align) in [(0.0, Align2::LEFT_CENTER), (0.5, Align2::CENTER_CENTER), (1.0, Align2::RIGHT_CENTER)] {
             let t = self.duration_s() * f;
-            painter.text(pos2(bars.left() + bars.width() * f as f32, axis_y), align, format_time(t), FontId::proportional(10.0), ui.visuals().weak_text_color());
+            painter.text(
+                pos2(bars.left() + bars.width() * f as f32, axis_y),
+                align,
+                format_time(t),
+                FontId::proportional(10.0),
+                ui.visuals().weak_text_color(),
+            );
         }
         match hovered {
             Some(s) => response.on_hover_text_at_pointer(format!(

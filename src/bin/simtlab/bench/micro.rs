@@ -37,8 +37,6 @@ pub struct MicroArgs {
     pub output: Output,
 }
 
-
-
 pub const PATTERNS: &[&str] = &["if", "loop"];
 pub const DISTRIBUTIONS: &[&str] = &["uniform", "one-long", "random", "sorted"];
 
@@ -88,8 +86,6 @@ pub fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
     Ok(records)
 }
 
-
-
 /// The headline of the loop sweep: how much the divergent layout costs over the sorted one.
 pub fn print_loop_slowdown(records: &[Record]) {
     let median = |v: &str| records.iter().find(|r| r.variant == v).map(|r| r.stats.median);
@@ -106,4 +102,3 @@ pub fn slower_or_faster(time: f64, baseline: f64) -> String {
         format!("{:.2}x faster", baseline / time)
     }
 }
-

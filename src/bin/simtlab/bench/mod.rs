@@ -11,6 +11,8 @@ pub mod zhang;
 use clap::Subcommand;
 use simtlab::{Gpu, Result};
 
+// parsed once per process: the size of the largest variant does not matter
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub enum BenchFamily {
     /// Zhang's Figure 1 patterns: a data-dependent if and a data-dependent loop.
@@ -35,8 +37,6 @@ pub enum BenchFamily {
     /// kernel over one CPU core (Table 2), bounds/s on GPU vs CPU.
     Flowshop(flowshop::BenchArgs),
 }
-
-
 
 pub fn run(gpu: &Gpu, family: &BenchFamily) -> Result<()> {
     match family {

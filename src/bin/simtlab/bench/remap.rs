@@ -62,7 +62,6 @@ pub struct RemapArgs {
     pub output: Output,
 }
 
-
 pub fn run(gpu: &Gpu, a: &RemapArgs) -> Result<()> {
     let records = bench_remap(gpu, a)?;
     print_remap(&records);
@@ -135,7 +134,6 @@ pub fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
     Ok(records)
 }
 
-
 /// Remap cost, divergence before/after and the decision, beside the timing table.
 pub fn print_remap(records: &[Record]) {
     println!("strategy                     kernel     remap+restore  end to end  div. ratio W=32 before→after  decision");
@@ -157,4 +155,3 @@ pub fn print_remap(records: &[Record]) {
         );
     }
 }
-
