@@ -176,6 +176,7 @@ impl Control {
 }
 
 /// A record of the `pt` family for a benchmark without random inputs (barrier, queue).
+#[allow(clippy::too_many_arguments)] // one argument per record field that differs
 pub(crate) fn record(
     gpu: &Gpu,
     kernel: &str,

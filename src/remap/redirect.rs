@@ -37,7 +37,7 @@ pub const MAX_TILE_CLASSES: usize = 32;
 
 /// The order of the in-kernel tile sort (`shaders/shared/tile_sort.wgsl`): each run of `tile`
 /// consecutive elements sorted by class on its own, so thread i of the tile's workgroup works
-/// on element D[i] of its own tile. On the GPU the order inside a class follows atomic
+/// on element `D[i]` of its own tile. On the GPU the order inside a class follows atomic
 /// arrival; here it is stable, which gives the same classes per subgroup.
 pub fn tile_index(classes: &Classes, tile: usize) -> Result<Vec<u32>> {
     if tile == 0 {

@@ -87,7 +87,7 @@ pub struct Section {
     pub id: String,
     pub title: String,
     pub tables: Vec<Table>,
-    /// The paper's own tables to show beside ours (ids in assets/papers/<paper>.toml).
+    /// The paper's own tables to show beside ours (ids in `assets/papers/<paper>.toml`).
     pub paper_tables: Vec<String>,
     pub figures: Vec<Figure>,
     pub verdicts: Vec<Verdict>,

@@ -1,4 +1,4 @@
-//! The papers' published values (assets/papers/<paper>.toml), embedded in the binary.
+//! The papers' published values (`assets/papers/<paper>.toml`), embedded in the binary.
 
 use crate::error::{Error, Result};
 use serde::Deserialize;

@@ -1,6 +1,6 @@
 //! The desktop explorer behind `simtlab gui` (feature `gui`).
 //!
-//! Pick an adapter and a kernel family ([`families`]), set its parameters, optionally sweep
+//! Pick an adapter and a kernel family ([`families()`]), set its parameters, optionally sweep
 //! one of them, and run: the runs happen on a background thread on a [`Gpu`] the explorer
 //! opens itself (never on the UI's device), with progress and cancel. The window shows time
 //! and throughput across the sweep, the divergence overlay of the last run (GPU probe when
@@ -79,7 +79,7 @@ pub struct Sweep {
 pub struct Explorer {
     adapters: Vec<AdapterEntry>,
     pub adapter: usize,
-    /// Index into [`families`].
+    /// Index into [`families()`].
     pub family: usize,
     /// Parameter values per family.
     pub params: Vec<ParamValues>,

@@ -272,6 +272,7 @@ pub fn emulate(mask: &[u32], width: u32) -> Result<Divergence> {
 /// One point of the sweep: times the branched and the split version on `mask`, checks both
 /// against the CPU reference and each other, and returns the two records (branched, split).
 /// `probed` (when given) measures divergence in separate runs.
+#[allow(clippy::too_many_arguments)] // the sweep's loop state, passed through once per point
 pub fn bench_point(
     gpu: &Gpu,
     cfg: &BranchConfig,

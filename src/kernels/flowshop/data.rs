@@ -19,7 +19,7 @@ pub struct BoundData {
     /// Machine pairs `(u, v)`, u < v, flattened (binding 5), by decreasing LB2 term at the
     /// root (ties: lexicographic).
     pub pairs: Vec<u32>,
-    /// `lags[q * jobs + j]` = Σ_{u<k<v} p[k][j] for pair q.
+    /// `lags[q * jobs + j]` = `Σ_{u<k<v} p[k][j]` for pair q.
     pub lags: Vec<u32>,
     /// `johnson[q * jobs + i]` = i-th job of Johnson's order for pair q.
     pub johnson: Vec<u32>,

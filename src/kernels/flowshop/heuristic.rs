@@ -29,7 +29,7 @@ pub(super) fn neh_on(n: usize, m: usize, p: &[u32]) -> (u32, Vec<usize>) {
     (value, sequence)
 }
 
-/// Settings of [`iterated_greedy`].
+/// Settings of the iterated-greedy start heuristic.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IteratedGreedy {
     /// Destruction–construction rounds (0: NEH alone); `None`: [`IteratedGreedy::rounds`].

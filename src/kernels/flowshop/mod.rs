@@ -24,9 +24,9 @@
 //!
 //! A parent record (stride `3m + W`, `W = ceil(n/32)`) is
 //! `[heads (m) | tails (m) | remaining (m) | unscheduled bitmask (W)]`:
-//! the heads f[k] and tails b[k] of the parent as the bounds define them (an empty prefix has
+//! the heads `f[k]` and tails `b[k]` of the parent as the bounds define them (an empty prefix has
 //! the heads `BoundData::min_heads`, an empty suffix the tails `BoundData::min_tails`), the
-//! sums r[k] over the parent's unscheduled jobs, and bit `j` of word `j/32` set iff job j is
+//! sums `r[k]` over the parent's unscheduled jobs, and bit `j` of word `j/32` set iff job j is
 //! unscheduled in the parent. The forward child `(parent, j)` is the parent with job j
 //! appended to its prefix, the backward child the parent with j put in front of its suffix;
 //! the kernel derives the child's heads (or tails) in O(m) and removes j from the set, so no

@@ -25,7 +25,7 @@ pub fn hash(a: u32) -> u32 {
     x
 }
 
-/// Use case 1 (sync.wgsl): results[i] for every emitted input (input[i] < threshold), 0 elsewhere.
+/// Use case 1 (sync.wgsl): `results[i]` for every emitted input (`input[i] < threshold`), 0 elsewhere.
 /// Mode 0: `fmas` multiply-adds; mode 1: multiply-adds with a strided load each.
 pub fn sync(input: &[u32], threshold: u32, fmas: u32, mode: u32, data: &[u32], stride: u32) -> Vec<u32> {
     let mask = data.len() as u32 - 1;
@@ -72,7 +72,7 @@ pub fn forest_item(level: u32, k: u32, fmas: u32) -> u32 {
     })
 }
 
-/// Use case 2 (forest.wgsl): per level, [2L] = wrapping sum of item checksums, [2L+1] = items.
+/// Use case 2 (forest.wgsl): per level, `[2L]` = wrapping sum of item checksums, `[2L+1]` = items.
 pub fn forest(n0: u32, depth: u32, tilted: bool, fmas: u32) -> Vec<u32> {
     let mut out = vec![0u32; 2 * depth as usize];
     let mut level_items: Vec<u32> = (0..n0).collect();
@@ -109,7 +109,7 @@ pub fn passes(i: u32, pass_per_256: u32) -> bool {
     ((i & 255).wrapping_mul(167).wrapping_add(13) & 255) < pass_per_256
 }
 
-/// Use case 3b (prodcons.wgsl): out[i] = stage2(stage1(input[i])) for passed items, else 0.
+/// Use case 3b (prodcons.wgsl): `out[i] = stage2(stage1(input[i]))` for passed items, else 0.
 pub fn two_stage(input: &[u32], fmas: u32, pass_per_256: u32) -> Vec<u32> {
     parallel_ranges(input.len(), |r| {
         r.map(|i| {
@@ -124,7 +124,7 @@ pub fn two_stage(input: &[u32], fmas: u32, pass_per_256: u32) -> Vec<u32> {
     .concat()
 }
 
-/// Use case 4 (gsync.wgsl): `phases` phases of next[i] = mads(prev[i] + prev[(i + shift) % n]).
+/// Use case 4 (gsync.wgsl): `phases` phases of `next[i] = mads(prev[i] + prev[(i + shift) % n])`.
 pub fn gsync(init: &[u32], fmas: u32, phases: u32, shift: u32) -> Vec<u32> {
     let n = init.len();
     let mut cur = init.to_vec();
