@@ -70,6 +70,9 @@ fn out_of_range_values_are_refused_not_clamped() {
     assert_refused(&run(&["bench", "remap", "--n", "4096", "--pipeline", "4", "--workers", "0"]), "--workers");
     assert_refused(&run(&["bench", "remap", "--n", "4096", "--workers", "2"]), "--pipeline");
     assert_refused(&run(&["occupancy", "--arch", "g80", "--threads", "256", "--regs", "0"]), "--regs");
+    // `if` takes one order of its values; a second (or a loop layout) was silently dropped
+    assert_refused(&run(&["bench", "micro", "--pattern", "if", "--n", "4096", "--distribution", "random,sorted"]), "--distribution");
+    assert_refused(&run(&["bench", "micro", "--pattern", "if", "--n", "4096", "--distribution", "one-long"]), "--distribution");
 }
 
 #[test]

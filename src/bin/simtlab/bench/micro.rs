@@ -71,7 +71,16 @@ pub fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
             configs.extend(dists.into_iter().map(|distribution| MicroConfig { distribution, ..base.clone() }));
         }
         Pattern::If => {
-            let distribution = a.distribution.first().copied().unwrap_or(Distribution::Random);
+            let distribution = match a.distribution[..] {
+                [] => Distribution::Random,
+                [d @ (Distribution::Random | Distribution::Sorted)] => d,
+                _ => {
+                    return Err(simtlab::Error::invalid(
+                        "--distribution",
+                        "--pattern if takes one of random or sorted (the values, in random or sorted order)",
+                    ));
+                }
+            };
             configs.extend(a.probability.iter().map(|&probability| MicroConfig { distribution, probability, ..base.clone() }));
         }
     }
