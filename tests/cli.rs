@@ -86,7 +86,7 @@ fn json_dash_is_standard_output_and_the_table_goes_to_standard_error() {
             "--pattern",
             "loop",
             "--distribution",
-            "one-long",
+            "one-long,sorted",
             "--n",
             "4096",
             "--samples",
@@ -101,8 +101,10 @@ fn json_dash_is_standard_output_and_the_table_goes_to_standard_error() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let records: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
     let records = records.as_array().unwrap();
-    assert_eq!(records.len(), 1);
+    assert_eq!(records.len(), 2);
     assert_eq!(records[0]["variant"], "one-long");
+    // the headline meant for people went to standard error with the table
+    assert!(text(&out.stderr).contains("one-long over sorted"), "{}", text(&out.stderr));
     assert_eq!(records[0]["check"]["passed"], true);
     assert!(text(&out.stderr).contains("data_loop"), "the table is on stderr");
     assert!(!dir.join("-").exists(), "a file named '-' was created");

@@ -412,14 +412,6 @@ pub fn run(gpu: &Gpu, sweep: &Sweep, protocol: &Protocol) -> Result<SweepOutput>
     }
     let rt = Runtime::new(PtOptions { spin_cap: sweep.spin_cap, grace: sweep.grace, launch: sweep.launch, ..Default::default() });
     let cap = rt.capability(gpu)?;
-    eprintln!(
-        "pt probe on {}: {} co-resident workgroups of 256 (of {} launched, {:.1} us); blocking tier {}",
-        gpu.adapter_name(),
-        cap.discovered,
-        cap.discovery_launch,
-        cap.discovery_seconds * 1e6,
-        if cap.blocking_ok { "allowed".to_string() } else { format!("refused: {}", cap.reason.as_deref().unwrap_or("?")) }
-    );
     match sweep.bench {
         Bench::Capability => return Ok(SweepOutput { capability: cap, records: Vec::new() }),
         Bench::Barrier => {

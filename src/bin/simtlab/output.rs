@@ -4,6 +4,38 @@ use clap::Args;
 use simtlab::harness::{self, Record};
 use simtlab::{Error, Result};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set when the records go to standard output (`--json -` or `--csv -`): every line meant for
+/// people then goes to standard error, so that standard output stays machine-readable.
+static RECORDS_ON_STDOUT: AtomicBool = AtomicBool::new(false);
+
+/// Notes from the command line whether `--json -` or `--csv -` was given.
+pub fn note_record_destination(args: &[String]) {
+    let dash = args.windows(2).any(|w| matches!(w[0].as_str(), "--json" | "--csv") && w[1] == "-")
+        || args.iter().any(|a| a == "--json=-" || a == "--csv=-");
+    RECORDS_ON_STDOUT.store(dash, Ordering::Relaxed);
+}
+
+pub fn records_on_stdout() -> bool {
+    RECORDS_ON_STDOUT.load(Ordering::Relaxed)
+}
+
+/// `print!` for lines meant for people: standard error when the records use standard output.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if $crate::output::records_on_stdout() { eprint!($($arg)*) } else { print!($($arg)*) }
+    };
+}
+
+/// `println!` for lines meant for people ([`say!`]).
+macro_rules! sayln {
+    ($($arg:tt)*) => {
+        if $crate::output::records_on_stdout() { eprintln!($($arg)*) } else { println!($($arg)*) }
+    };
+}
+
+pub(crate) use {say, sayln};
 
 #[derive(Args)]
 pub struct Output {

@@ -1,6 +1,7 @@
 //! `simtlab bench carrillo`: branch and loop splitting.
 
 use crate::output::{finish, Output};
+use crate::output::{say, sayln};
 use crate::value::described;
 use clap::Args;
 use simtlab::harness::Protocol;
@@ -75,9 +76,9 @@ pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
     let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
     let records = carrillo::run_sweep(gpu, &c.args.sweep(), &protocol)?;
     let out = finish(&records, &c.output);
-    print!("{}", carrillo::comparison_table(&records));
+    say!("{}", carrillo::comparison_table(&records));
     if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
-        println!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
+        sayln!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
     }
     out
 }

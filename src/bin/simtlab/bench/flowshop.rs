@@ -2,6 +2,7 @@
 
 use crate::flowshop::{BOUNDS, EXPLORATIONS, HEADS, KERNELS, MAPPINGS};
 use crate::output::finish_files;
+use crate::output::say;
 use crate::value::{described, named};
 use clap::Args;
 use simtlab::kernels::flowshop::commands::{self, BenchOptions, Heads, KernelVariant};
@@ -76,6 +77,6 @@ impl BenchArgs {
 pub fn run(gpu: &Gpu, a: &BenchArgs) -> Result<()> {
     let records = commands::run_bench(gpu, &a.options())?;
     let out = finish_files(&records, a.json.as_ref(), a.csv.as_ref());
-    print!("\n{}", simtlab::experiments::chakroun::bench_tables(&records)?);
+    say!("\n{}", simtlab::experiments::chakroun::bench_tables(&records)?);
     out
 }

@@ -1,5 +1,6 @@
 //! `simtlab bench matmul`: Ryoo's matmul ladder.
 
+use crate::output::say;
 use crate::output::{finish, Output};
 use clap::Args;
 use simtlab::harness::Protocol;
@@ -84,7 +85,7 @@ pub fn run(gpu: &Gpu, c: &MatmulCli) -> Result<()> {
     let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
     let records = matmul::run_ladder(gpu, &c.args.ladder()?, &protocol)?;
     let out = finish(&records, &c.output);
-    print!("{}", matmul::ladder_table(&records));
+    say!("{}", matmul::ladder_table(&records));
     out
 }
 

@@ -1,5 +1,6 @@
 //! `simtlab bench micro`: Zhang's Figure 1 patterns.
 
+use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::named;
 use clap::Args;
@@ -99,7 +100,7 @@ pub fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
 pub fn print_loop_slowdown(records: &[Record]) {
     let median = |v: &str| records.iter().find(|r| r.variant == v).map(|r| r.stats.median);
     if let (Some(one), Some(sorted)) = (median("one-long"), median("sorted")) {
-        println!("one-long over sorted (same work): {}", slower_or_faster(one, sorted));
+        sayln!("one-long over sorted (same work): {}", slower_or_faster(one, sorted));
     }
 }
 

@@ -1,5 +1,6 @@
 //! `simtlab bench pt`: persistent threads, Gupta's use cases and the barrier / queue benchmarks.
 
+use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::described;
 use clap::Args;
@@ -196,8 +197,17 @@ pub fn run(gpu: &Gpu, a: &PtBenchArgs) -> Result<()> {
     let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
     let sweep = a.pt.sweep();
     let out = sweep::run(gpu, &sweep, &protocol)?;
+    let cap = &out.capability;
+    eprintln!(
+        "pt probe on {}: {} co-resident workgroups of 256 (of {} launched, {:.1} us); blocking tier {}",
+        gpu.adapter_name(),
+        cap.discovered,
+        cap.discovery_launch,
+        cap.discovery_seconds * 1e6,
+        if cap.blocking_ok { "allowed".to_string() } else { format!("refused: {}", cap.reason.as_deref().unwrap_or("?")) }
+    );
     if sweep.bench == Bench::Capability {
-        println!("{}", serde_json::to_string_pretty(&out.capability).unwrap_or_default());
+        sayln!("{}", serde_json::to_string_pretty(&out.capability).unwrap_or_default());
     }
     print_pt_verdicts(&out.records);
     finish(&out.records, &a.output)
@@ -206,12 +216,20 @@ pub fn run(gpu: &Gpu, a: &PtBenchArgs) -> Result<()> {
 /// The tier each persistent-threads record ran at, and any fallback.
 pub fn print_pt_verdicts(records: &[Record]) {
     for r in records {
+        let probe = &r.extra["probe"];
+        if r.kernel == "barrier" && probe["blocking_ok"] == false {
+            sayln!(
+                "barrier {}: the capability probe failed ({}); measured anyway with bounded waits",
+                r.variant,
+                probe["reason"].as_str().unwrap_or("no reason given")
+            );
+        }
         if let Some(f) = r.extra.get("fallbacks").and_then(|f| f.as_array()).filter(|f| !f.is_empty()) {
-            println!("{} {}: {}", r.kernel, r.variant, f.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("; "));
+            sayln!("{} {}: {}", r.kernel, r.variant, f.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("; "));
         }
         if r.kernel == "barrier" {
             if let Some(us) = r.extra.get("relaunch_us").and_then(|v| v.as_f64()) {
-                println!("barrier {}: {:.2} us in-dispatch vs {:.2} us per relaunch", r.variant, r.stats.median * 1e6, us);
+                sayln!("barrier {}: {:.2} us in-dispatch vs {:.2} us per relaunch", r.variant, r.stats.median * 1e6, us);
             }
         }
     }

@@ -1,5 +1,6 @@
 //! `simtlab bench remap`: thread-data remapping of the divergent loop.
 
+use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::described;
 use clap::Args;
@@ -136,7 +137,7 @@ pub fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
 
 /// Remap cost, divergence before/after and the decision, beside the timing table.
 pub fn print_remap(records: &[Record]) {
-    println!("strategy                     kernel     remap+restore  end to end  div. ratio W=32 before→after  decision");
+    sayln!("strategy                     kernel     remap+restore  end to end  div. ratio W=32 before→after  decision");
     for r in records {
         let x = &r.extra;
         let f = |k: &str| x[k].as_f64().map_or("—".to_string(), harness::format_seconds);
@@ -144,7 +145,7 @@ pub fn print_remap(records: &[Record]) {
         let div = |k: &str| x[k]["divergence_ratio"].as_f64().map_or("—".into(), |v| format!("{v:.3}"));
         let decision = x["decision"]["reason"].as_str().unwrap_or("");
         let depth = x["depth_reached"].as_u64().map(|d| format!("pipeline depth {d}")).unwrap_or_default();
-        println!(
+        sayln!(
             "{:<28} {:<10} {:<14} {:<11} {} → {}  {decision}{depth}",
             r.variant,
             f("kernel_s"),

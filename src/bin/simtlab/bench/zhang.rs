@@ -1,6 +1,7 @@
 //! `simtlab bench zhang`: Zhang's section 5 benchmarks, original vs redirection.
 
 use crate::output::finish_files;
+use crate::output::say;
 use crate::value::{described, named};
 use clap::Args;
 use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
@@ -79,6 +80,6 @@ pub struct ZhangOutput {
 pub fn run(gpu: &Gpu, a: &ZhangCli) -> Result<()> {
     let records = zhang::run_benchmarks(gpu, &a.args.sweep())?;
     finish_files(&records, a.output.json.as_ref(), a.output.csv.as_ref())?;
-    print!("\n{}", zhang::comparison(&records));
+    say!("\n{}", zhang::comparison(&records));
     Ok(())
 }
