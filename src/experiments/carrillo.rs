@@ -200,5 +200,6 @@ pub fn sweeps() -> Vec<Box<dyn Experiment>> {
         verdicts: sweep_verdicts,
         figure: Some(sweep_figure),
         paper_tables: &["fig8", "fig10"],
+        notes: None,
     })]
 }

@@ -1,12 +1,10 @@
 //! Gupta et al.: the four persistent-threads use cases, PT vs nonPT.
 
-use super::{failures, params, point, Experiment, Outcome, Point, Scale};
-use crate::gpu::Gpu;
+use super::{ConfigSweep, Experiment, Outcome, Scale};
 use crate::harness::Record;
 use crate::pt::cases::forest::Shape;
 use crate::pt::sweep::{self, Bench, Sweep};
-use crate::report::{Cell, PaperValues, Section, Table, Verdict};
-use serde::{Deserialize, Serialize};
+use crate::report::{PaperValues, Verdict};
 
 /// Median of the fastest record whose variant says `tier N` for N in `tiers`.
 fn best(records: &[&Record], case: &str, tiers: &[u8]) -> Option<f64> {
@@ -93,72 +91,20 @@ fn sweeps(scale: Scale) -> Vec<(&'static str, Sweep)> {
     }
 }
 
-/// A point's parameters: the sweep and the scale whose timing protocol it runs with.
-#[derive(Serialize, Deserialize)]
-struct SweepPoint {
-    sweep: Sweep,
-    scale: Scale,
-}
-
 /// The four use cases (and at full scale the barrier and queue benchmarks), one sweep per point,
 /// with every fallback noted in the section.
-struct UseCases;
-
-impl Experiment for UseCases {
-    fn paper(&self) -> &'static str {
-        "gupta"
-    }
-    fn id(&self) -> &'static str {
-        "gupta-use-cases"
-    }
-    fn title(&self) -> &'static str {
-        "The four use cases, nonPT (tier 0) vs PT (tier 1 non-blocking, tier 2 blocking)"
-    }
-    fn points(&self, scale: Scale) -> Vec<Point> {
-        sweeps(scale)
-            .into_iter()
-            .map(|(line, sweep)| {
-                point(self.id(), format!("{line} [{scale:?}]"), serde_json::to_value(SweepPoint { sweep, scale }).unwrap_or_default())
-            })
-            .collect()
-    }
-    fn run(&self, gpu: &Gpu, p: &Point) -> crate::error::Result<Vec<Record>> {
-        let sp: SweepPoint = params(p)?;
-        Ok(sweep::run(gpu, &sp.sweep, &sp.scale.protocol())?.records)
-    }
-    fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
-        let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
-        let mut table = Table {
-            title: String::new(),
-            columns: ["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"].map(String::from).to_vec(),
-            rows: Vec::new(),
-        };
-        for r in &records {
-            table.rows.push(vec![
-                Cell::text(&r.kernel),
-                Cell::text(&r.variant),
-                Cell::measured(r.stats.median * 1e3, 4),
-                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
-                r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(&t.unit)),
-                r.divergence.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
-                Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
-            ]);
-        }
-        Section {
-            paper: self.paper().into(),
-            id: self.id().into(),
-            title: self.title().into(),
-            tables: vec![table],
-            verdicts: verdicts(&records, paper),
-            notes: fallback_notes(outcomes),
-            failures: failures(outcomes),
-            ..Default::default()
-        }
-    }
-}
-
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(UseCases)]
+    vec![Box::new(ConfigSweep {
+        paper: "gupta",
+        id: "gupta-use-cases",
+        title: "The four use cases, nonPT (tier 0) vs PT (tier 1 non-blocking, tier 2 blocking)",
+        points: sweeps,
+        run: |gpu, s, protocol| Ok(sweep::run(gpu, s, protocol)?.records),
+        verdicts,
+        figure: None,
+        paper_tables: &[],
+        notes: Some(fallback_notes),
+    })]
 }
 
 #[cfg(test)]
@@ -220,8 +166,8 @@ mod tests {
         );
         for scale in [Scale::Tiny, Scale::Quick, Scale::Full] {
             for p in experiments()[0].points(scale) {
-                let sp: SweepPoint = params(&p).unwrap();
-                sp.sweep.validate().unwrap_or_else(|e| panic!("{}: {e}", p.key));
+                let sweep: Sweep = serde_json::from_value(p.params["config"].clone()).unwrap();
+                sweep.validate().unwrap_or_else(|e| panic!("{}: {e}", p.key));
             }
         }
     }

@@ -314,7 +314,12 @@ pub(crate) struct ConfigSweep<C> {
     pub verdicts: fn(&[&Record], &crate::report::PaperValues) -> Vec<crate::report::Verdict>,
     pub figure: Option<fn(&[&Record]) -> crate::report::Figure>,
     pub paper_tables: &'static [&'static str],
+    /// Notes under the section's table, from the outcomes (e.g. the fallbacks they record).
+    pub notes: Option<SectionNotes>,
 }
+
+/// Notes under a section's table, from its outcomes.
+pub(crate) type SectionNotes = fn(&[&Outcome]) -> Vec<String>;
 
 #[derive(Serialize, Deserialize)]
 struct ConfigPoint<C> {
@@ -371,8 +376,8 @@ impl<C: Serialize + serde::de::DeserializeOwned> Experiment for ConfigSweep<C> {
             paper_tables: self.paper_tables.iter().map(|s| s.to_string()).collect(),
             figures: self.figure.map(|f| f(&records)).into_iter().collect(),
             verdicts: (self.verdicts)(&records, paper),
+            notes: self.notes.map(|f| f(outcomes)).unwrap_or_default(),
             failures: failures(outcomes),
-            ..Default::default()
         }
     }
 }

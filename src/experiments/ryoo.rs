@@ -171,5 +171,6 @@ pub fn ladder() -> Vec<Box<dyn Experiment>> {
         verdicts: ladder_verdicts,
         figure: Some(ladder_figure),
         paper_tables: &["fig4"],
+        notes: None,
     })]
 }

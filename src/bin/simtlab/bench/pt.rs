@@ -335,7 +335,7 @@ mod tests {
             for scale in [Scale::Tiny, Scale::Quick, Scale::Full] {
                 for p in e.points(scale) {
                     let (line, _) = p.key.rsplit_once(" [").unwrap_or_else(|| panic!("{}", p.key));
-                    let sweep: Sweep = serde_json::from_value(p.params["sweep"].clone()).unwrap_or_else(|e| panic!("{}: {e}", p.key));
+                    let sweep: Sweep = serde_json::from_value(p.params["config"].clone()).unwrap_or_else(|e| panic!("{}: {e}", p.key));
                     assert_eq!(sweep, parse(line), "{}", p.key);
                 }
             }
