@@ -49,3 +49,22 @@ pub fn run(gpu: &Gpu, family: &BenchFamily) -> Result<()> {
         BenchFamily::Flowshop(a) => flowshop::run(gpu, a),
     }
 }
+
+/// Every `reproduce` point of `paper` whose parameters hold a typed configuration: the options
+/// its key names (the key without its " [Scale]") and that configuration. Tests check that
+/// parsing the options gives the configuration.
+#[cfg(test)]
+pub fn keyed_configs<C: serde::de::DeserializeOwned>(paper: &str) -> Vec<(String, C)> {
+    use simtlab::experiments::{select, Scale};
+    let mut out = Vec::new();
+    for e in select(paper).unwrap() {
+        for p in [Scale::Tiny, Scale::Quick, Scale::Full].into_iter().flat_map(|s| e.points(s)) {
+            let Some(config) = p.params.get("config") else { continue };
+            let (words, _) = p.key.rsplit_once(" [").unwrap_or_else(|| panic!("{}: no scale in the key", p.key));
+            let config = serde_json::from_value(config.clone()).unwrap_or_else(|e| panic!("{}: {e}", p.key));
+            out.push((words.to_string(), config));
+        }
+    }
+    assert!(!out.is_empty(), "{paper} has no typed points");
+    out
+}

@@ -330,15 +330,8 @@ mod tests {
     /// Gupta's experiment keys its points by these arguments: each point runs what they say.
     #[test]
     fn gupta_points_run_the_sweeps_their_keys_name() {
-        use simtlab::experiments::{select, Scale};
-        for e in select("gupta").unwrap() {
-            for scale in [Scale::Tiny, Scale::Quick, Scale::Full] {
-                for p in e.points(scale) {
-                    let (line, _) = p.key.rsplit_once(" [").unwrap_or_else(|| panic!("{}", p.key));
-                    let sweep: Sweep = serde_json::from_value(p.params["config"].clone()).unwrap_or_else(|e| panic!("{}: {e}", p.key));
-                    assert_eq!(sweep, parse(line), "{}", p.key);
-                }
-            }
+        for (line, sweep) in super::super::keyed_configs::<Sweep>("gupta") {
+            assert_eq!(sweep, parse(&line), "{line}");
         }
     }
 
