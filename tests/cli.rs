@@ -2,7 +2,9 @@
 //! options only where they apply, output to standard output, quiet exits on closed pipes,
 //! adapters always listed, output directories checked first.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 fn simtlab() -> Command {
@@ -17,14 +19,6 @@ fn run(args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A fresh directory to run in.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("simtlab-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn assert_refused(out: &Output, needle: &str) {
@@ -77,7 +71,7 @@ fn out_of_range_values_are_refused_not_clamped() {
 
 #[test]
 fn json_dash_is_standard_output_and_the_table_goes_to_standard_error() {
-    let dir = scratch("json-dash");
+    let dir = common::scratch("cli-json-dash");
     let out = simtlab()
         .current_dir(&dir)
         .args([
@@ -159,7 +153,7 @@ fn reproduce(dir: &Path, extra: &[&str]) -> Output {
 
 #[test]
 fn reproduce_checks_out_before_any_gpu_work() {
-    let dir = scratch("out-file");
+    let dir = common::scratch("cli-out-file");
     let file = dir.join("not-a-dir");
     std::fs::write(&file, "x").unwrap();
     let out = reproduce(&file, &[]);
@@ -175,7 +169,7 @@ fn outcomes_in(dir: &Path) -> Option<Vec<serde_json::Value>> {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_reproduction_keeps_its_points_refuses_a_second_writer_and_resumes() {
-    let dir = scratch("interrupt").join("report");
+    let dir = common::scratch("cli-interrupt").join("report");
     let out_arg = dir.to_str().unwrap().to_string();
     let args = ["reproduce", "--quick", "--paper", "zhang", "--out", &out_arg];
     let child = simtlab().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();

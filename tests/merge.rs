@@ -1,16 +1,11 @@
 //! `report merge`: shards from one adapter join with their header kept, missing shards are
 //! named, mixed adapters are refused unless allowed, and the output is never one of the inputs.
 
+mod common;
+
 use simtlab::experiments::{self, OutputDir, RunInfo, Scale};
 use simtlab::harness::Environment;
 use std::path::{Path, PathBuf};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("simtlab-merge-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn info(adapter: &str, index: usize, count: usize) -> RunInfo {
     let environment = Environment {
@@ -48,7 +43,7 @@ fn shard(root: &Path, name: &str, info: &RunInfo) -> PathBuf {
 
 #[test]
 fn shards_of_one_adapter_merge_with_their_header_and_name_the_missing_shards() {
-    let root = scratch("header");
+    let root = common::scratch("merge-header");
     let a = shard(&root, "a", &info("llvmpipe", 1, 3));
     let c = shard(&root, "c", &info("llvmpipe", 3, 3));
     let (_, header) = experiments::merge_dirs(&[a, c], &root.join("out"), false).unwrap();
@@ -60,7 +55,7 @@ fn shards_of_one_adapter_merge_with_their_header_and_name_the_missing_shards() {
 
 #[test]
 fn mixed_adapters_are_refused_unless_allowed() {
-    let root = scratch("mixed");
+    let root = common::scratch("merge-mixed");
     let a = shard(&root, "a", &info("llvmpipe", 1, 2));
     let b = shard(&root, "b", &info("NVIDIA H100", 2, 2));
     let err = experiments::merge_dirs(&[a.clone(), b.clone()], &root.join("out"), false).unwrap_err().to_string();
@@ -72,7 +67,7 @@ fn mixed_adapters_are_refused_unless_allowed() {
 
 #[test]
 fn the_output_may_not_be_an_input() {
-    let root = scratch("overwrite");
+    let root = common::scratch("merge-overwrite");
     let a = shard(&root, "a", &info("llvmpipe", 1, 2));
     let b = shard(&root, "b", &info("llvmpipe", 2, 2));
     let err = experiments::merge_dirs(&[a.clone(), b], &root.join("a/../a"), false).unwrap_err().to_string();
@@ -81,7 +76,7 @@ fn the_output_may_not_be_an_input() {
 
 #[test]
 fn an_output_directory_is_locked_while_in_use_and_a_file_is_refused() {
-    let root = scratch("lock");
+    let root = common::scratch("merge-lock");
     let first = OutputDir::open(&root.join("r")).unwrap();
     let err = OutputDir::open(&root.join("r")).unwrap_err().to_string();
     assert!(err.contains("another simtlab run"), "{err}");
@@ -93,7 +88,7 @@ fn an_output_directory_is_locked_while_in_use_and_a_file_is_refused() {
 
 #[test]
 fn resume_keeps_only_what_ran_on_the_same_adapter_and_scale() {
-    let root = scratch("resume");
+    let root = common::scratch("merge-resume");
     let dir = OutputDir::open(&root.join("r")).unwrap();
     let now = info("llvmpipe", 1, 1);
     dir.write(&now, &[]).unwrap();

@@ -22,3 +22,11 @@ pub fn gpu_with_subgroups() -> Option<(Gpu, u32)> {
         }
     }
 }
+
+/// A fresh, empty directory for one test (`simtlab-<name>-<pid>` under the temp dir).
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("simtlab-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
