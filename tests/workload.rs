@@ -91,7 +91,7 @@ fn a_workload_records_into_the_callers_encoder_and_reads_back_without_blocking()
         let (buffer, bytes) = recording.output();
         let read = gpu.record_read(&mut encoder, buffer, bytes);
         gpu.queue.submit([encoder.finish()]);
-        let pending = read.map();
+        let mut pending = read.map();
         let t0 = std::time::Instant::now();
         let mut frames = 0u32;
         let data = loop {
@@ -106,4 +106,23 @@ fn a_workload_records_into_the_callers_encoder_and_reads_back_without_blocking()
         assert!(check.passed, "{name}: {:?}", check.first_mismatch);
         assert_eq!(check.checked, params["n"].as_u64().unwrap(), "{name}");
     }
+}
+
+#[test]
+fn the_async_core_opens_compiles_runs_and_reads_back() {
+    use simtlab::gpu::{BufferKind, Step};
+    let gpu = pollster::block_on(simtlab::Gpu::new_async(&Default::default())).unwrap();
+    assert_eq!(gpu.caps.subgroup_size, common::gpu().caps.subgroup_size, "both paths measure the same subgroup width");
+    let values: Vec<u32> = (0..1000u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    let input = gpu.buffer("input", &values, BufferKind::Storage).unwrap();
+    assert_eq!(pollster::block_on(gpu.read_async(&input)).unwrap(), values);
+    let Some(width) = gpu.caps.subgroup_size else { return };
+    // the subgroup-size kernel writes each invocation's subgroup width; run it through the async path
+    let kernel = pollster::block_on(gpu.kernel_async("shared/subgroup_size.wgsl", "main", &[], &[])).unwrap();
+    let out = gpu.buffer("out", &vec![u32::MAX; 256], BufferKind::Storage).unwrap();
+    let bind = kernel.bind(&gpu, &[&out]).unwrap();
+    let timing = pollster::block_on(gpu.run_async(&[Step::dispatch(&kernel, &bind, [1, 1, 1])], true)).unwrap();
+    assert!(timing.wall_seconds > 0.0);
+    let sizes = pollster::block_on(gpu.read_async(&out)).unwrap();
+    assert!(sizes.iter().all(|&s| s == width), "every invocation wrote the width {width}: {sizes:?}");
 }

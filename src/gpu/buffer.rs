@@ -2,6 +2,7 @@
 
 use super::Gpu;
 use crate::error::{Error, Result};
+use futures::channel::oneshot;
 use std::marker::PhantomData;
 use wgpu::util::DeviceExt;
 
@@ -116,21 +117,33 @@ impl Gpu {
         Ok(())
     }
 
-    /// Copies the whole buffer back to the host.
+    /// Copies the whole buffer back to the host (blocking; see [`Gpu::read_async`]).
     pub fn read<T: bytemuck::Pod>(&self, buffer: &GpuBuffer<T>) -> Result<Vec<T>> {
+        super::block_on(self.read_async(buffer))
+    }
+
+    /// Copies the whole buffer back to the host.
+    pub async fn read_async<T: bytemuck::Pod>(&self, buffer: &GpuBuffer<T>) -> Result<Vec<T>> {
         let bytes = (buffer.len * std::mem::size_of::<T>()) as u64;
-        let raw = self.read_bytes(&buffer.buffer, bytes.next_multiple_of(4))?;
+        let raw = self.read_bytes_async(&buffer.buffer, bytes.next_multiple_of(4)).await?;
         Ok(bytemuck::pod_collect_to_vec(&raw[..bytes as usize]))
     }
 
-    /// Copies the first `bytes` (multiple of 4) of `buffer` to the host, waiting at most `timeout`.
+    /// Copies the first `bytes` (multiple of 4) of `buffer` to the host (blocking; see
+    /// [`Gpu::read_bytes_async`]).
     pub fn read_bytes(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+        super::block_on(self.read_bytes_async(buffer, bytes))
+    }
+
+    /// Copies the first `bytes` (multiple of 4) of `buffer` to the host, waiting at most the
+    /// GPU's timeout on native backends.
+    pub async fn read_bytes_async(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
         if bytes == 0 {
             return Ok(Vec::new());
         }
         let staging = self.readback_buffer("readback", bytes);
         let encoder = self.device.create_command_encoder(&Default::default());
-        self.submit_read(encoder, buffer, &staging, bytes)?.finish(self)
+        self.submit_read(encoder, buffer, &staging, bytes)?.finish_async(self).await
     }
 
     /// A mappable buffer of `bytes` to read results back through ([`Gpu::submit_read`]).
@@ -153,18 +166,12 @@ impl Gpu {
         staging: &wgpu::Buffer,
         bytes: u64,
     ) -> Result<PendingRead> {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, bytes);
-        let commands = encoder.finish();
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::gpu("recording work and its readback", e));
-        }
+        let commands = self.checked_now("recording work and its readback", || {
+            encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, bytes);
+            encoder.finish()
+        })?;
         let submission = self.queue.submit([commands]);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, ..bytes, move |r| {
-            let _ = sender.send(r);
-        });
-        Ok(PendingRead { staging: staging.clone(), submission: Some(submission), receiver, bytes })
+        Ok(PendingRead::map(staging.clone(), Some(submission), bytes))
     }
 
     /// After a timeout: the device and queue are never destroyed, because destroying them
@@ -173,6 +180,22 @@ impl Gpu {
     fn abandon_pending_work(&self) {
         std::mem::forget(self.device.clone());
         std::mem::forget(self.queue.clone());
+    }
+
+    /// Waits for `submission` (or all work): on native backends by driving the device, at
+    /// most `self.timeout`; in the browser by awaiting the queue's completion callback.
+    pub(crate) async fn settle(&self, submission: Option<wgpu::SubmissionIndex>, what: &str) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.wait(submission, what);
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = submission;
+            let (sender, done) = oneshot::channel();
+            self.queue.on_submitted_work_done(move || {
+                let _ = sender.send(());
+            });
+            done.await.map_err(|_| Error::gpu(what, "the device was lost"))
+        }
     }
 
     /// Blocks until `submission` (or all work) finishes, at most `self.timeout`.
@@ -199,43 +222,55 @@ pub struct PendingRead {
     staging: wgpu::Buffer,
     /// None when the caller submitted the work ([`RecordedRead::map`]).
     submission: Option<wgpu::SubmissionIndex>,
-    receiver: std::sync::mpsc::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
+    mapped: oneshot::Receiver<std::result::Result<(), wgpu::BufferAsyncError>>,
     bytes: u64,
 }
 
 impl PendingRead {
-    /// Waits (at most the GPU's timeout) for the work and returns the bytes read back.
+    /// Requests the mapping of `staging`'s first `bytes`.
+    fn map(staging: wgpu::Buffer, submission: Option<wgpu::SubmissionIndex>, bytes: u64) -> PendingRead {
+        let (sender, mapped) = oneshot::channel();
+        staging.map_async(wgpu::MapMode::Read, ..bytes, move |r| {
+            let _ = sender.send(r);
+        });
+        PendingRead { staging, submission, mapped, bytes }
+    }
+
+    /// Waits (at most the GPU's timeout) for the work and returns the bytes read back
+    /// (blocking; see [`PendingRead::finish_async`]).
     pub fn finish(self, gpu: &Gpu) -> Result<Vec<u8>> {
-        gpu.wait(self.submission.clone(), "reading a buffer back")?;
-        self.receiver
-            .recv_timeout(gpu.timeout)
-            .map_err(|_| {
-                gpu.abandon_pending_work();
-                Error::Timeout { what: "buffer mapping".into(), seconds: gpu.timeout.as_secs_f64(), hint: "the device may be lost".into() }
-            })?
-            .map_err(|e| Error::gpu("mapping a readback buffer", e))?;
-        self.mapped_bytes()
+        super::block_on(self.finish_async(gpu))
+    }
+
+    /// The bytes read back, once the work and the copy are done. On native backends the
+    /// future drives the device itself (bounded by the GPU's timeout); in the browser the
+    /// mapping completes on its own.
+    pub async fn finish_async(self, gpu: &Gpu) -> Result<Vec<u8>> {
+        gpu.settle(self.submission.clone(), "reading a buffer back").await?;
+        let mapped = self.mapped.await.map_err(|_| Error::gpu("mapping a readback buffer", "the mapping was dropped"))?;
+        mapped.map_err(|e| Error::gpu("mapping a readback buffer", e))?;
+        mapped_bytes(&self.staging, self.bytes)
     }
 
     /// The bytes once the GPU has finished the work and the copy, `None` before. Never blocks:
     /// a frame loop calls it once per frame until it gives the bytes.
-    pub fn try_finish(&self, gpu: &Gpu) -> Result<Option<Vec<u8>>> {
+    pub fn try_finish(&mut self, gpu: &Gpu) -> Result<Option<Vec<u8>>> {
         gpu.device.poll(wgpu::PollType::Poll).map_err(|e| Error::gpu("polling the device", e))?;
-        match self.receiver.try_recv() {
-            Err(std::sync::mpsc::TryRecvError::Empty) => Ok(None),
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => Err(Error::gpu("mapping a readback buffer", "the mapping was dropped")),
-            Ok(mapped) => {
+        match self.mapped.try_recv() {
+            Ok(None) => Ok(None),
+            Err(oneshot::Canceled) => Err(Error::gpu("mapping a readback buffer", "the mapping was dropped")),
+            Ok(Some(mapped)) => {
                 mapped.map_err(|e| Error::gpu("mapping a readback buffer", e))?;
-                self.mapped_bytes().map(Some)
+                mapped_bytes(&self.staging, self.bytes).map(Some)
             }
         }
     }
+}
 
-    fn mapped_bytes(&self) -> Result<Vec<u8>> {
-        let data = self.staging.get_mapped_range(..self.bytes).map_err(|e| Error::gpu("reading a mapped buffer", e))?.to_vec();
-        self.staging.unmap();
-        Ok(data)
-    }
+fn mapped_bytes(staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+    let data = staging.get_mapped_range(..bytes).map_err(|e| Error::gpu("reading a mapped buffer", e))?.to_vec();
+    staging.unmap();
+    Ok(data)
 }
 
 /// A copy of a buffer into a mappable one, recorded into the caller's encoder
@@ -249,11 +284,7 @@ pub struct RecordedRead {
 impl RecordedRead {
     /// Call after submitting the encoder the copy was recorded into.
     pub fn map(self) -> PendingRead {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        self.staging.map_async(wgpu::MapMode::Read, ..self.bytes, move |r| {
-            let _ = sender.send(r);
-        });
-        PendingRead { staging: self.staging, submission: None, receiver, bytes: self.bytes }
+        PendingRead::map(self.staging, None, self.bytes)
     }
 }
 

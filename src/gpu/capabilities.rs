@@ -50,14 +50,14 @@ impl Capabilities {
 }
 
 /// Runs `shared/subgroup_size.wgsl` and returns the largest `subgroup_size` any invocation saw.
-pub(super) fn measure_subgroup_size(gpu: &Gpu) -> Result<Option<u32>> {
+pub(super) async fn measure_subgroup_size(gpu: &Gpu) -> Result<Option<u32>> {
     if !gpu.caps.subgroups {
         return Ok(None);
     }
-    let kernel = gpu.kernel("shared/subgroup_size.wgsl", "main", &[])?;
+    let kernel = gpu.kernel_async("shared/subgroup_size.wgsl", "main", &[], &[]).await?;
     let out = gpu.buffer_zeroed::<u32>("subgroup sizes", 256, BufferKind::Storage)?;
     let bind = kernel.bind(gpu, &[&out])?;
-    gpu.run(&[Step::dispatch(&kernel, &bind, [1, 1, 1])], false)?;
-    let sizes = gpu.read(&out)?;
+    gpu.run_async(&[Step::dispatch(&kernel, &bind, [1, 1, 1])], false).await?;
+    let sizes = gpu.read_async(&out).await?;
     Ok(sizes.into_iter().max().filter(|&s| s > 0))
 }

@@ -115,10 +115,22 @@ fn describe(info: &wgpu::AdapterInfo) -> String {
     format!("'{}' ({:?}, {:?})", info.name, info.backend, info.device_type)
 }
 
+/// Runs a future of the async core to completion on the calling thread: the thin blocking
+/// layer the command line and tests use. On native backends every future of the core is
+/// ready once the device has been driven, which the core does itself within the timeout.
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    pollster::block_on(future)
+}
+
+/// All adapters of the chosen backends, best first (blocking; see [`adapters_async`]).
+pub fn adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
+    block_on(adapters_async(options))
+}
+
 /// All adapters of the chosen backends, best first. Vulkan before GL for the same device
 /// because only Vulkan exposes subgroups and timestamps on Mesa.
-pub fn adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
-    let mut list = pollster::block_on(instance(options.backends()?).enumerate_adapters(options.backends()?));
+pub async fn adapters_async(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
+    let mut list = instance(options.backends()?).enumerate_adapters(options.backends()?).await;
     list.sort_by_key(|a| {
         let i = a.get_info();
         (type_rank(i.device_type), i.backend != wgpu::Backend::Vulkan)
@@ -128,8 +140,8 @@ pub fn adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
 
 /// Every adapter on every backend, described for an error message; with the install hint when
 /// there is none at all.
-fn available_adapters() -> String {
-    let all = pollster::block_on(instance(wgpu::Backends::all()).enumerate_adapters(wgpu::Backends::all()));
+async fn available_adapters() -> String {
+    let all = instance(wgpu::Backends::all()).enumerate_adapters(wgpu::Backends::all()).await;
     if all.is_empty() {
         "none on any backend (install a Vulkan driver; without a GPU, Mesa's lavapipe: `apt-get install mesa-vulkan-drivers libvulkan1` as root)".to_string()
     } else {
@@ -146,13 +158,16 @@ fn wanted(options: &GpuOptions) -> String {
     }
 }
 
-fn choose_adapter(options: &GpuOptions) -> Result<wgpu::Adapter> {
-    let list = adapters(options)?;
+async fn choose_adapter(options: &GpuOptions) -> Result<wgpu::Adapter> {
+    let list = adapters_async(options).await?;
     let found = match options.adapter.as_deref().map(str::to_lowercase) {
         Some(w) => list.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&w)),
         None => list.into_iter().next(),
     };
-    found.ok_or_else(|| Error::NoAdapter { wanted: wanted(options), available: available_adapters() })
+    match found {
+        Some(adapter) => Ok(adapter),
+        None => Err(Error::NoAdapter { wanted: wanted(options), available: available_adapters().await }),
+    }
 }
 
 /// Features simtlab uses when present; none is required.
@@ -165,19 +180,30 @@ pub fn wanted_features() -> wgpu::Features {
 }
 
 impl Gpu {
-    /// Picks an adapter (options, then environment) and opens a device on it.
+    /// Picks an adapter (options, then environment) and opens a device on it (blocking; see
+    /// [`Gpu::new_async`]).
     pub fn new(options: &GpuOptions) -> Result<Gpu> {
+        block_on(Self::new_async(options))
+    }
+
+    /// Picks an adapter (options, then environment) and opens a device on it.
+    pub async fn new_async(options: &GpuOptions) -> Result<Gpu> {
         let options = options.clone().or_env();
-        let adapter = choose_adapter(&options)?;
-        let mut gpu = Self::open(&adapter)?;
+        let adapter = choose_adapter(&options).await?;
+        let mut gpu = Self::open_async(&adapter).await?;
         if let Some(t) = options.timeout {
             gpu.timeout = t;
         }
         Ok(gpu)
     }
 
-    /// Opens a device on `adapter` with the wanted features it supports and its full limits.
+    /// Opens a device on `adapter` (blocking; see [`Gpu::open_async`]).
     pub fn open(adapter: &wgpu::Adapter) -> Result<Gpu> {
+        block_on(Self::open_async(adapter))
+    }
+
+    /// Opens a device on `adapter` with the wanted features it supports and its full limits.
+    pub async fn open_async(adapter: &wgpu::Adapter) -> Result<Gpu> {
         let info = adapter.get_info();
         let features = adapter.features() & wanted_features();
         let desc = wgpu::DeviceDescriptor {
@@ -186,14 +212,21 @@ impl Gpu {
             required_limits: adapter.limits(),
             ..Default::default()
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
-            .map_err(|e| Error::gpu(format!("opening a device on {}", describe(&info)), e))?;
-        Self::from_device(device, queue, info)
+        let (device, queue) =
+            adapter.request_device(&desc).await.map_err(|e| Error::gpu(format!("opening a device on {}", describe(&info)), e))?;
+        Self::from_device_async(device, queue, info).await
+    }
+
+    /// Wraps a device and queue owned by the host application (blocking; see
+    /// [`Gpu::from_device_async`]).
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Result<Gpu> {
+        block_on(Self::from_device_async(device, queue, info))
     }
 
     /// Wraps a device and queue owned by the host application (embedded mode). simtlab never
-    /// creates its own instance here; it uses only the features the host enabled.
-    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Result<Gpu> {
+    /// creates its own instance here; it uses only the features the host enabled. Measuring
+    /// the subgroup width runs one tiny kernel.
+    pub async fn from_device_async(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Result<Gpu> {
         let mut gpu = Gpu {
             caps: Capabilities::from_device(&device, &info),
             device,
@@ -203,8 +236,33 @@ impl Gpu {
             min_timed: Default::default(),
             pipelines: Default::default(),
         };
-        gpu.caps.subgroup_size = capabilities::measure_subgroup_size(&gpu)?;
+        gpu.caps.subgroup_size = capabilities::measure_subgroup_size(&gpu).await?;
         Ok(gpu)
+    }
+
+    /// Runs `record` inside a validation error scope and returns its value, or the first
+    /// validation error as [`Error::Gpu`] with `what` as its context.
+    pub async fn checked<T>(&self, what: &str, record: impl FnOnce() -> T) -> Result<T> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = record();
+        match scope.pop().await {
+            Some(e) => Err(Error::gpu(what, e)),
+            None => Ok(value),
+        }
+    }
+
+    /// [`Gpu::checked`] without waiting: native backends report validation errors at once,
+    /// so the scope's answer is ready. Where it is not (the browser), the object is returned
+    /// and an error in it surfaces where it is used (an invalid bind group fails the
+    /// encoder that records it). Never blocks.
+    pub(crate) fn checked_now<T>(&self, what: &str, record: impl FnOnce() -> T) -> Result<T> {
+        use futures::FutureExt;
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = record();
+        match scope.pop().now_or_never() {
+            Some(Some(e)) => Err(Error::gpu(what, e)),
+            _ => Ok(value),
+        }
     }
 
     /// From now on, a timed [`Gpu::run`] whose device time comes out below `seconds` runs its
@@ -271,7 +329,7 @@ pub fn survey(options: &GpuOptions) -> Result<Vec<AdapterReport>> {
         });
     }
     if out.is_empty() {
-        return Err(Error::NoAdapter { wanted: self::wanted(&options), available: available_adapters() });
+        return Err(Error::NoAdapter { wanted: self::wanted(&options), available: block_on(available_adapters()) });
     }
     Ok(out)
 }

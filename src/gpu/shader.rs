@@ -151,7 +151,7 @@ impl Kernel {
     }
 
     /// Binds each (binding, buffer); bindings the entry point does not use are skipped, and
-    /// every binding it uses must be given.
+    /// every binding it uses must be given. Never blocks (see [`Gpu::checked_now`]).
     pub fn bind_at(&self, gpu: &Gpu, slots: &[(u32, &dyn Bind)]) -> Result<wgpu::BindGroup> {
         let mut entries = Vec::new();
         for &b in &self.bindings {
@@ -162,13 +162,9 @@ impl Kernel {
                 .ok_or_else(|| Error::invalid("bindings", format!("{} uses binding {b}, which was not given", self.name)))?;
             entries.push(wgpu::BindGroupEntry { binding: b, resource: buffer.wgpu_buffer().as_entire_binding() });
         }
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let group =
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&self.name), layout: &self.layout, entries: &entries });
-        match pollster::block_on(scope.pop()) {
-            Some(e) => Err(Error::gpu(format!("binding buffers for {}", self.name), e)),
-            None => Ok(group),
-        }
+        gpu.checked_now(&format!("binding buffers for {}", self.name), || {
+            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&self.name), layout: &self.layout, entries: &entries })
+        })
     }
 }
 
@@ -181,20 +177,34 @@ impl Gpu {
         self.kernel_with_constants(path, entry, defines, &[])
     }
 
-    /// As [`Gpu::kernel`], with values for pipeline-overridable constants.
+    /// As [`Gpu::kernel`], with values for pipeline-overridable constants (blocking; see
+    /// [`Gpu::kernel_async`]).
     pub fn kernel_with_constants(&self, path: &str, entry: &str, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
+        super::block_on(self.kernel_async(path, entry, defines, constants))
+    }
+
+    /// The compute kernel `entry` of `path` (under `shaders/`) with `defines` and values for
+    /// pipeline-overridable constants, cached.
+    pub async fn kernel_async(&self, path: &str, entry: &str, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
         let key = format!("{path}:{entry}:{defines:?}:{constants:?}");
         if let Some(k) = self.pipelines.0.lock().expect("pipeline cache lock").get(&key) {
             return Ok(k.clone());
         }
         let source = preprocess(path, defines)?;
-        let kernel = Arc::new(self.compile(&source, &format!("{path}:{entry}"), entry, constants)?);
+        let kernel = Arc::new(self.compile_async(&source, &format!("{path}:{entry}"), entry, constants).await?);
         self.pipelines.0.lock().expect("pipeline cache lock").insert(key, kernel.clone());
         Ok(kernel)
     }
 
-    /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`].
+    /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`] (blocking; see
+    /// [`Gpu::compile_async`]).
     pub fn compile(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
+        super::block_on(self.compile_async(source, name, entry, constants))
+    }
+
+    /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`]; naga's
+    /// errors name the original file:line:col, the driver's come as [`Error::Gpu`].
+    pub async fn compile_async(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
         let (module, info) = validate(source)?;
         let index = module
             .entry_points
@@ -211,22 +221,23 @@ impl Gpu {
         bindings.sort_unstable();
         let workgroup_size = module.entry_points[index].workgroup_size;
 
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(source.text.clone().into()),
-        });
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(name),
-            layout: None,
-            module: &shader,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: true },
-            cache: None,
-        });
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::gpu(format!("creating the pipeline {name} on {}", self.adapter_name()), e));
-        }
+        let what = format!("creating the pipeline {name} on {}", self.adapter_name());
+        let pipeline = self
+            .checked(&what, || {
+                let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(name),
+                    source: wgpu::ShaderSource::Wgsl(source.text.clone().into()),
+                });
+                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(name),
+                    layout: None,
+                    module: &shader,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: true },
+                    cache: None,
+                })
+            })
+            .await?;
         let layout = pipeline.get_bind_group_layout(0);
         Ok(Kernel { name: name.to_string(), pipeline, layout, bindings, workgroup_size })
     }

@@ -75,24 +75,35 @@ impl Gpu {
         Ok([groups.div_ceil(rows) as u32, rows as u32, 1])
     }
 
+    /// Records and submits `steps`, waits for them (bounded by the timeout) and times them
+    /// (blocking; see [`Gpu::run_async`]).
+    pub fn run(&self, steps: &[Step], timed: bool) -> Result<Timing> {
+        super::block_on(self.run_async(steps, timed))
+    }
+
     /// Records and submits `steps`, waits for them (bounded by the timeout) and times them;
     /// short timed runs are repeated per [`Gpu::set_min_timed_seconds`].
-    pub fn run(&self, steps: &[Step], timed: bool) -> Result<Timing> {
-        let once = self.run_once(steps, timed)?;
+    pub async fn run_async(&self, steps: &[Step<'_>], timed: bool) -> Result<Timing> {
+        let once = self.run_once_async(steps, timed).await?;
         let min = self.min_timed_seconds();
         if !timed || min <= 0.0 || once.source != TimingSource::DeviceTimestamps || once.seconds >= min || once.seconds <= 0.0 {
             return Ok(once);
         }
         let copies = ((min / once.seconds).ceil() as usize).clamp(2, MAX_REPEATS);
         let repeated: Vec<Step> = steps.iter().cycle().take(steps.len() * copies).copied().collect();
-        let t = self.run_once(&repeated, true)?;
+        let t = self.run_once_async(&repeated, true).await?;
         Ok(Timing { seconds: t.seconds / copies as f64, source: t.source, wall_seconds: t.wall_seconds / copies as f64 })
     }
 
     /// Like [`Gpu::run`], but runs the steps exactly once whatever
     /// [`Gpu::set_min_timed_seconds`] says: for work whose results are used (a search's
-    /// pool), where repeating it would only add time.
+    /// pool), where repeating it would only add time (blocking; see [`Gpu::run_once_async`]).
     pub fn run_once(&self, steps: &[Step], timed: bool) -> Result<Timing> {
+        super::block_on(self.run_once_async(steps, timed))
+    }
+
+    /// Runs `steps` exactly once and times them (see [`Gpu::run_once`]).
+    pub async fn run_once_async(&self, steps: &[Step<'_>], timed: bool) -> Result<Timing> {
         let use_timestamps = timed && self.caps.timestamps && steps.iter().any(Step::is_pass_work);
         let queries = use_timestamps.then(|| {
             let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -108,23 +119,23 @@ impl Gpu {
             });
             (set, resolve)
         });
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = self.record(steps, queries.as_ref().map(|(set, _)| set));
-        if let Some((set, resolve)) = &queries {
-            encoder.resolve_query_set(set, 0..2, resolve, 0);
-        }
-        let commands = encoder.finish();
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::gpu("recording GPU work", e));
-        }
+        let commands = self
+            .checked("recording GPU work", || {
+                let mut encoder = self.record(steps, queries.as_ref().map(|(set, _)| set));
+                if let Some((set, resolve)) = &queries {
+                    encoder.resolve_query_set(set, 0..2, resolve, 0);
+                }
+                encoder.finish()
+            })
+            .await?;
         let t0 = Instant::now();
         let index = self.queue.submit([commands]);
-        self.wait(Some(index), "running GPU work")?;
+        self.settle(Some(index), "running GPU work").await?;
         let wall_seconds = t0.elapsed().as_secs_f64();
 
         match &queries {
             Some((_, resolve)) => {
-                let raw = self.read_bytes(resolve, 16)?;
+                let raw = self.read_bytes_async(resolve, 16).await?;
                 let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&raw[..16]);
                 let ns = ticks[1].saturating_sub(ticks[0]) as f64 * self.queue.get_timestamp_period() as f64;
                 Ok(Timing { seconds: ns * 1e-9, source: TimingSource::DeviceTimestamps, wall_seconds })
