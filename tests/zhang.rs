@@ -8,6 +8,7 @@ mod common;
 use simtlab::divergence::Divergence;
 use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
 use simtlab::harness::Protocol;
+use simtlab::kernels::redirect::{read_outputs, PreparedRun};
 use simtlab::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use simtlab::remap::{RunOptions, Variants};
 use simtlab::Gpu;
@@ -229,7 +230,7 @@ fn mcubes_matches_reference_and_redirect_reduces_divergence() {
     for order in [None, Some(index.as_slice())] {
         let run = mcubes::Prepared::new(&gpu, &cfg, &volume, RunOptions { probe: false, remap: order }).unwrap();
         run.dispatch(&gpu).unwrap();
-        mcubes::check(&gpu, &run, &expected).unwrap().into_result("mcubes").unwrap();
+        mcubes::check(&read_outputs(&gpu, &run).unwrap(), &expected).into_result("mcubes").unwrap();
         meshes.push(run.mesh(&gpu).unwrap());
         // the whole pipeline again gives the same mesh
         run.dispatch_pipeline(&gpu).unwrap();
@@ -237,7 +238,7 @@ fn mcubes_matches_reference_and_redirect_reduces_divergence() {
         if let Some(w) = gpu.caps.subgroup_size {
             let run = mcubes::Prepared::new(&gpu, &cfg, &volume, RunOptions { probe: true, remap: order }).unwrap();
             run.dispatch(&gpu).unwrap();
-            mcubes::check(&gpu, &run, &expected).unwrap().into_result("mcubes probed").unwrap();
+            mcubes::check(&read_outputs(&gpu, &run).unwrap(), &expected).into_result("mcubes probed").unwrap();
             let d = run.divergence(&gpu).unwrap().unwrap();
             assert_probe_matches(&d, &mcubes::emulate(&expected.counts, order, w).unwrap(), "mcubes");
             native.push(d.divergence_ratio());

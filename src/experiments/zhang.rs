@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{self, Footprint, Progress, Protocol, Record};
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
-use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
+use crate::kernels::{blackscholes, gafort, lbm, mcubes, redirect, reduction};
 use crate::remap::Variants;
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};
 use serde::{Deserialize, Serialize};
@@ -88,11 +88,11 @@ impl Job {
 
     fn bench(&self, gpu: &Gpu, variants: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
         match self {
-            Job::Lbm(c) => lbm::bench(gpu, c, variants, protocol),
-            Job::Gafort(c) => gafort::bench(gpu, c, variants, protocol),
-            Job::Mcubes(c) => mcubes::bench(gpu, c, variants, protocol),
+            Job::Lbm(c) => redirect::bench::<lbm::Lbm>(gpu, c, variants, protocol),
+            Job::Gafort(c) => redirect::bench::<gafort::Gafort>(gpu, c, variants, protocol),
+            Job::Mcubes(c) => redirect::bench::<mcubes::MarchingCubes>(gpu, c, variants, protocol),
             Job::Reduction(c) => reduction::bench(gpu, c, variants, protocol),
-            Job::Blackscholes(c) => blackscholes::bench(gpu, c, variants, protocol),
+            Job::Blackscholes(c) => redirect::bench::<blackscholes::BlackScholes>(gpu, c, variants, protocol),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod lbm;
 pub mod matmul;
 pub mod mcubes;
 pub mod micro;
+pub mod redirect;
 pub mod reduction;
 
 /// Splits `0..n` into one contiguous range per available core and runs `f` on each range on

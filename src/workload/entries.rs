@@ -10,7 +10,7 @@ use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
 use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
-use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
+use crate::kernels::{blackscholes, gafort, lbm, mcubes, redirect, reduction};
 use crate::pt::cases::{self as pt, forest, gsync, prodcons, sync};
 use crate::pt::{barrier as pt_barrier, queue as pt_queue};
 use crate::remap::Strategy;
@@ -81,12 +81,13 @@ impl super::Recording for MicroRecording {
     fn record(&self, gpu: &crate::Gpu, encoder: &mut wgpu::CommandEncoder) {
         gpu.record_into(encoder, &self.prepared.steps());
     }
-    fn output(&self) -> (&wgpu::Buffer, u64) {
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         let results = self.prepared.results_buffer();
-        (results.wgpu_buffer(), results.bytes())
+        vec![(results.wgpu_buffer(), results.bytes())]
     }
-    fn check(&self, bytes: &[u8]) -> crate::harness::Check {
-        crate::harness::Check::exact(&bytemuck::pod_collect_to_vec::<u8, u32>(bytes), &self.expected)
+    fn check(&self, outputs: &[Vec<u8>]) -> crate::harness::Check {
+        let values: Vec<u32> = outputs.iter().flat_map(|bytes| bytemuck::pod_collect_to_vec::<u8, u32>(bytes)).collect();
+        crate::harness::Check::exact(&values, &self.expected)
     }
 }
 
@@ -155,8 +156,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_S5,
             summary: "3D lattice Boltzmann D3Q19 with obstacle cells, original and reference redirection",
             config: |s| lbm::LbmConfig { edge: s.pick(12, 32, 192), ..Default::default() },
-            run: |gpu, c, p| lbm::bench(gpu, c, Variants::All, p),
-            prepare: None,
+            run: |gpu, c, p| redirect::bench::<lbm::Lbm>(gpu, c, Variants::All, p),
+            prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<lbm::Lbm>::new(gpu, c.clone())?))),
         }),
         boxed(Entry {
             name: "gafort",
@@ -164,8 +165,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_S5,
             summary: "GAFORT's crossover and mutation of children, original and reference redirection",
             config: |s| gafort::GaConfig { children: s.pick(1 << 10, 1 << 14, 1 << 16), ..Default::default() },
-            run: |gpu, c, p| gafort::bench(gpu, c, Variants::All, p),
-            prepare: None,
+            run: |gpu, c, p| redirect::bench::<gafort::Gafort>(gpu, c, Variants::All, p),
+            prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<gafort::Gafort>::new(gpu, c.clone())?))),
         }),
         boxed(Entry {
             name: "mcubes",
@@ -173,8 +174,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_S5,
             summary: "marching cubes over a scalar field (classify, scan, generate), original and redirection",
             config: |s| mcubes::McConfig { edge: s.pick(12, 48, 256), ..Default::default() },
-            run: |gpu, c, p| mcubes::bench(gpu, c, Variants::All, p),
-            prepare: None,
+            run: |gpu, c, p| redirect::bench::<mcubes::MarchingCubes>(gpu, c, Variants::All, p),
+            prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<mcubes::MarchingCubes>::new(gpu, c.clone())?))),
         }),
         boxed(Entry {
             name: "reduction",
@@ -191,8 +192,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_S5,
             summary: "BlackScholes option pricing: the control case with no divergence",
             config: |s| blackscholes::BsConfig { n: s.pick(4096, 1 << 16, 1 << 24), ..Default::default() },
-            run: |gpu, c, p| blackscholes::bench(gpu, c, Variants::All, p),
-            prepare: None,
+            run: |gpu, c, p| redirect::bench::<blackscholes::BlackScholes>(gpu, c, Variants::All, p),
+            prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<blackscholes::BlackScholes>::new(gpu, c.clone())?))),
         }),
         boxed(Entry {
             name: "branch-split-linear",

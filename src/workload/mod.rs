@@ -54,10 +54,11 @@ pub trait Workload: Send + Sync {
 pub trait Recording {
     /// Records the dispatches into `encoder`.
     fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder);
-    /// The buffer holding the result, and its size in bytes.
-    fn output(&self) -> (&wgpu::Buffer, u64);
-    /// Checks bytes read back from [`Recording::output`] against the CPU reference.
-    fn check(&self, bytes: &[u8]) -> crate::harness::Check;
+    /// The buffers holding the results, each with the bytes to read back (a multiple of 4).
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)>;
+    /// Checks the bytes read back from [`Recording::outputs`], in their order, against the
+    /// CPU reference.
+    fn check(&self, outputs: &[Vec<u8>]) -> crate::harness::Check;
 }
 
 /// What `simtlab list --json` prints for one workload.

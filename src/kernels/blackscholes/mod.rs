@@ -4,12 +4,13 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
+use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
-use crate::remap::{self, RunOptions, VariantRun, Variants};
+use crate::harness::{Check, Protocol, Throughput};
+use crate::kernels::redirect::{PreparedRun, RedirectKernel};
+use crate::remap::{self, RunOptions};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -157,16 +158,20 @@ impl Prepared {
         Ok(Prepared { kernel, bind, call, put, probe, grid, _keep: vec![price, strike, years], _keep_u32: keep_u32 })
     }
 
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
-    }
-
     /// (call, put) of the last dispatch.
     pub fn results(&self, gpu: &Gpu) -> Result<(Vec<f32>, Vec<f32>)> {
         Ok((gpu.read(&self.call)?, gpu.read(&self.put)?))
     }
+}
 
-    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+impl PreparedRun for Prepared {
+    fn steps(&self) -> Vec<Step<'_>> {
+        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![(&self.call.buffer, self.call.bytes()), (&self.put.buffer, self.put.bytes())]
+    }
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         divergence::read_probe(gpu, &self.probe)
     }
 }
@@ -178,48 +183,47 @@ pub fn check(gpu_prices: &(Vec<f32>, Vec<f32>), cpu_prices: &(Vec<f64>, Vec<f64>
     Check::relative(&g, &c, TOLERANCE, FLOOR)
 }
 
-/// Runs the original (`org`) and, with a redirect strategy, the redirected (`redirect`)
-/// kernel: timing, check, divergence (GPU probe when available, emulation at 32 always).
-pub fn bench(gpu: &Gpu, cfg: &BsConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
-    cfg.validate()?;
-    cfg.footprint().check(gpu)?;
-    let input = generate(cfg)?;
-    let expected = reference(cfg, &input);
-    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
-    if which.includes_redirect() {
-        let (index, secs) = remap::host_seconds(|| redirect(cfg, &input));
-        variants.push(("redirect", Some(index?), secs));
+/// BlackScholes pricing in the generic redirect bench: options/s.
+pub struct BlackScholes;
+
+impl RedirectKernel for BlackScholes {
+    type Config = BsConfig;
+    type Input = BsInput;
+    type Expected = (Vec<f64>, Vec<f64>);
+    type Run = Prepared;
+    const FAMILY: &'static str = "blackscholes";
+    const KERNEL: &'static str = "black_scholes";
+
+    fn validate(gpu: &Gpu, cfg: &BsConfig) -> Result<()> {
+        cfg.validate()?;
+        cfg.footprint().check(gpu)
     }
-    let mut records = Vec::new();
-    for (variant, order, remap_seconds) in variants {
-        let order = order.as_deref();
-        let run = Prepared::new(gpu, cfg, &input, RunOptions { probe: false, remap: order })?;
-        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
-        let check = check(&run.results(gpu)?, &expected);
-        drop(run);
-        let native = if gpu.caps.subgroup_size.is_some() {
-            let p = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
-            p.dispatch(gpu)?;
-            p.divergence(gpu)?
-        } else {
-            None
-        };
-        let w32 = emulate(cfg, order, EMULATION_WIDTH)?;
-        records.push(
-            VariantRun {
-                family: "blackscholes",
-                kernel: "black_scholes".into(),
-                variant: variant.into(),
-                params: serde_json::to_value(cfg).unwrap_or_default(),
-                seed: cfg.seed,
-                throughput: Throughput { value: cfg.n as f64 / stats.median * 1e-6, unit: "M options/s".into() },
-                stats,
-                check,
-                divergence: DivergenceReport::new(native.as_ref(), &w32),
-                extra: serde_json::json!({ "remap_host_seconds": remap_seconds }),
-            }
-            .record(gpu),
-        );
+    fn seed(cfg: &BsConfig) -> u64 {
+        cfg.seed
     }
-    Ok(records)
+    fn generate(cfg: &BsConfig) -> Result<BsInput> {
+        generate(cfg)
+    }
+    fn reference(cfg: &BsConfig, input: &BsInput) -> Self::Expected {
+        reference(cfg, input)
+    }
+    fn redirect(cfg: &BsConfig, input: &BsInput, _: &Self::Expected) -> Result<Vec<u32>> {
+        redirect(cfg, input)
+    }
+    fn prepare(gpu: &Gpu, cfg: &BsConfig, input: &BsInput, options: RunOptions) -> Result<Prepared> {
+        Prepared::new(gpu, cfg, input, options)
+    }
+    fn check(_: &BsConfig, expected: &Self::Expected, outputs: &[Vec<u8>]) -> Check {
+        let prices = |i: usize| outputs.get(i).map(|b| bytemuck::pod_collect_to_vec::<u8, f32>(b)).unwrap_or_default();
+        check(&(prices(0), prices(1)), expected)
+    }
+    fn emulate(cfg: &BsConfig, _: &BsInput, _: &Self::Expected, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+        emulate(cfg, order, width)
+    }
+    fn throughput(cfg: &BsConfig, median_seconds: f64) -> Throughput {
+        Throughput { value: cfg.n as f64 / median_seconds * 1e-6, unit: "M options/s".into() }
+    }
+    fn extra(_: &Gpu, _: &BsConfig, _: &BsInput, _: &Self::Expected, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({}))
+    }
 }

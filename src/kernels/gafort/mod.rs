@@ -9,12 +9,13 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
+use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
-use crate::remap::{self, RunOptions, VariantRun, Variants};
+use crate::harness::{Check, Protocol, Throughput};
+use crate::kernels::redirect::{PreparedRun, RedirectKernel};
+use crate::remap::{self, RunOptions};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -177,16 +178,20 @@ impl Prepared {
         Ok(Prepared { kernel, bind, children, fitness, probe, grid, _keep: keep })
     }
 
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
-    }
-
     /// (children genes gene-major, child fitness).
     pub fn results(&self, gpu: &Gpu) -> Result<(Vec<u32>, Vec<u32>)> {
         Ok((gpu.read(&self.children)?, gpu.read(&self.fitness)?))
     }
+}
 
-    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+impl PreparedRun for Prepared {
+    fn steps(&self) -> Vec<Step<'_>> {
+        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![(&self.children.buffer, self.children.bytes()), (&self.fitness.buffer, self.fitness.bytes())]
+    }
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         divergence::read_probe(gpu, &self.probe)
     }
 }
@@ -198,48 +203,48 @@ pub fn check(gpu: &(Vec<u32>, Vec<u32>), cpu: &(Vec<u32>, Vec<u32>)) -> Check {
     Check::exact(&g, &c)
 }
 
-/// org and (redirect strategies) redirect: children/s, best child fitness in `extra`.
-pub fn bench(gpu: &Gpu, cfg: &GaConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
-    cfg.validate()?;
-    cfg.footprint().check(gpu)?;
-    let input = generate(cfg)?;
-    let expected = reference(cfg, &input);
-    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
-    if which.includes_redirect() {
-        let (index, secs) = remap::host_seconds(|| redirect(cfg, &input));
-        variants.push(("redirect", Some(index?), secs));
+/// GAFORT's children generation in the generic redirect bench: children/s, the best child
+/// fitness in `extra`.
+pub struct Gafort;
+
+impl RedirectKernel for Gafort {
+    type Config = GaConfig;
+    type Input = GaInput;
+    type Expected = (Vec<u32>, Vec<u32>);
+    type Run = Prepared;
+    const FAMILY: &'static str = "gafort";
+    const KERNEL: &'static str = "children";
+
+    fn validate(gpu: &Gpu, cfg: &GaConfig) -> Result<()> {
+        cfg.validate()?;
+        cfg.footprint().check(gpu)
     }
-    let best = expected.1.iter().copied().max().unwrap_or(0);
-    let mut records = Vec::new();
-    for (variant, order, remap_seconds) in variants {
-        let order = order.as_deref();
-        let run = Prepared::new(gpu, cfg, &input, RunOptions { probe: false, remap: order })?;
-        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
-        let check = check(&run.results(gpu)?, &expected);
-        drop(run);
-        let native = if gpu.caps.subgroup_size.is_some() {
-            let p = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
-            p.dispatch(gpu)?;
-            p.divergence(gpu)?
-        } else {
-            None
-        };
-        let w32 = emulate(cfg, &input, order, EMULATION_WIDTH)?;
-        records.push(
-            VariantRun {
-                family: "gafort",
-                kernel: "children".into(),
-                variant: variant.into(),
-                params: serde_json::to_value(cfg).unwrap_or_default(),
-                seed: cfg.seed,
-                throughput: Throughput { value: cfg.children as f64 / stats.median * 1e-6, unit: "M children/s".into() },
-                stats,
-                check,
-                divergence: DivergenceReport::new(native.as_ref(), &w32),
-                extra: serde_json::json!({ "remap_host_seconds": remap_seconds, "best_fitness": best }),
-            }
-            .record(gpu),
-        );
+    fn seed(cfg: &GaConfig) -> u64 {
+        cfg.seed
     }
-    Ok(records)
+    fn generate(cfg: &GaConfig) -> Result<GaInput> {
+        generate(cfg)
+    }
+    fn reference(cfg: &GaConfig, input: &GaInput) -> Self::Expected {
+        reference(cfg, input)
+    }
+    fn redirect(cfg: &GaConfig, input: &GaInput, _: &Self::Expected) -> Result<Vec<u32>> {
+        redirect(cfg, input)
+    }
+    fn prepare(gpu: &Gpu, cfg: &GaConfig, input: &GaInput, options: RunOptions) -> Result<Prepared> {
+        Prepared::new(gpu, cfg, input, options)
+    }
+    fn check(_: &GaConfig, expected: &Self::Expected, outputs: &[Vec<u8>]) -> Check {
+        let words = |i: usize| outputs.get(i).map(|b| bytemuck::pod_collect_to_vec::<u8, u32>(b)).unwrap_or_default();
+        check(&(words(0), words(1)), expected)
+    }
+    fn emulate(cfg: &GaConfig, input: &GaInput, _: &Self::Expected, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+        emulate(cfg, input, order, width)
+    }
+    fn throughput(cfg: &GaConfig, median_seconds: f64) -> Throughput {
+        Throughput { value: cfg.children as f64 / median_seconds * 1e-6, unit: "M children/s".into() }
+    }
+    fn extra(_: &Gpu, _: &GaConfig, _: &GaInput, expected: &Self::Expected, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({ "best_fitness": expected.1.iter().copied().max().unwrap_or(0) }))
+    }
 }

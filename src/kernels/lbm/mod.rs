@@ -5,12 +5,13 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
+use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
-use crate::remap::{self, RunOptions, VariantRun, Variants};
+use crate::harness::{Check, Protocol, Throughput};
+use crate::kernels::redirect::{PreparedRun, RedirectKernel};
+use crate::remap::{self, RunOptions};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -183,17 +184,21 @@ impl Prepared {
         Ok(Prepared { kernel, bind, f_out, probe, grid, _f_in: f_in, _keep: keep })
     }
 
-    /// One stream-and-collide step from the input distributions.
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
-    }
-
     /// The distributions after the step, `f[q * n + c]`.
     pub fn results(&self, gpu: &Gpu) -> Result<Vec<f32>> {
         gpu.read(&self.f_out)
     }
+}
 
-    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+impl PreparedRun for Prepared {
+    /// One stream-and-collide step from the input distributions.
+    fn steps(&self) -> Vec<Step<'_>> {
+        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![(&self.f_out.buffer, self.f_out.bytes())]
+    }
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         divergence::read_probe(gpu, &self.probe)
     }
 }
@@ -203,50 +208,50 @@ pub fn check(gpu: &[f32], cpu: &[f64]) -> Check {
     Check::relative(gpu, &c, TOLERANCE, FLOOR)
 }
 
-/// org and (redirect strategies) redirect; MLUPS = cells / median time / 10⁶.
-pub fn bench(gpu: &Gpu, cfg: &LbmConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
-    cfg.validate()?;
-    cfg.footprint().check(gpu)?;
-    let input = generate(cfg)?;
-    let expected = reference(cfg, &input);
-    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
-    if which.includes_redirect() {
-        let (index, secs) = remap::host_seconds(|| redirect(cfg, &input));
-        variants.push(("redirect", Some(index?), secs));
+/// LBM's stream-and-collide step in the generic redirect bench: MLUPS = cells / median time
+/// / 10⁶, the fluid cells in `extra`.
+pub struct Lbm;
+
+impl RedirectKernel for Lbm {
+    type Config = LbmConfig;
+    type Input = LbmInput;
+    type Expected = Vec<f64>;
+    type Run = Prepared;
+    const FAMILY: &'static str = "lbm";
+    const KERNEL: &'static str = "stream_collide";
+
+    fn validate(gpu: &Gpu, cfg: &LbmConfig) -> Result<()> {
+        cfg.validate()?;
+        cfg.footprint().check(gpu)
     }
-    let fluid = input.flags.iter().filter(|&&f| f != 0).count();
-    let mut records = Vec::new();
-    for (variant, order, remap_seconds) in variants {
-        let order = order.as_deref();
-        let run = Prepared::new(gpu, cfg, &input, RunOptions { probe: false, remap: order })?;
-        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
-        let check = check(&run.results(gpu)?, &expected);
-        drop(run);
-        let native = if gpu.caps.subgroup_size.is_some() {
-            let p = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
-            p.dispatch(gpu)?;
-            p.divergence(gpu)?
-        } else {
-            None
-        };
-        let w32 = emulate(cfg, &input, order, EMULATION_WIDTH)?;
-        records.push(
-            VariantRun {
-                family: "lbm",
-                kernel: "stream_collide".into(),
-                variant: variant.into(),
-                params: serde_json::to_value(cfg).unwrap_or_default(),
-                seed: cfg.seed,
-                throughput: Throughput { value: cfg.cells() as f64 / stats.median * 1e-6, unit: "MLUPS".into() },
-                stats,
-                check,
-                divergence: DivergenceReport::new(native.as_ref(), &w32),
-                extra: serde_json::json!({ "remap_host_seconds": remap_seconds, "fluid_cells": fluid }),
-            }
-            .record(gpu),
-        );
+    fn seed(cfg: &LbmConfig) -> u64 {
+        cfg.seed
     }
-    Ok(records)
+    fn generate(cfg: &LbmConfig) -> Result<LbmInput> {
+        generate(cfg)
+    }
+    fn reference(cfg: &LbmConfig, input: &LbmInput) -> Vec<f64> {
+        reference(cfg, input)
+    }
+    fn redirect(cfg: &LbmConfig, input: &LbmInput, _: &Vec<f64>) -> Result<Vec<u32>> {
+        redirect(cfg, input)
+    }
+    fn prepare(gpu: &Gpu, cfg: &LbmConfig, input: &LbmInput, options: RunOptions) -> Result<Prepared> {
+        Prepared::new(gpu, cfg, input, options)
+    }
+    fn check(_: &LbmConfig, expected: &Vec<f64>, outputs: &[Vec<u8>]) -> Check {
+        let f: Vec<f32> = outputs.first().map(|b| bytemuck::pod_collect_to_vec(b)).unwrap_or_default();
+        check(&f, expected)
+    }
+    fn emulate(cfg: &LbmConfig, input: &LbmInput, _: &Vec<f64>, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+        emulate(cfg, input, order, width)
+    }
+    fn throughput(cfg: &LbmConfig, median_seconds: f64) -> Throughput {
+        Throughput { value: cfg.cells() as f64 / median_seconds * 1e-6, unit: "MLUPS".into() }
+    }
+    fn extra(_: &Gpu, _: &LbmConfig, input: &LbmInput, _: &Vec<f64>, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({ "fluid_cells": input.flags.iter().filter(|&&f| f != 0).count() }))
+    }
 }
 
 /// The unrolled body of `shaders/lbm/stream_collide.wgsl` (between its `BEGIN generated` and

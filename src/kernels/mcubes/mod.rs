@@ -9,12 +9,13 @@ pub mod tables;
 
 pub use tables::Tables;
 
-use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
+use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
-use crate::remap::{self, RunOptions, VariantRun, Variants};
+use crate::harness::{self, Check, Protocol, Throughput};
+use crate::kernels::redirect::{PreparedRun, RedirectKernel};
+use crate::remap::{self, RunOptions};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -226,11 +227,6 @@ impl Prepared {
         })
     }
 
-    /// The triangle-generation pass alone (the kernel the paper times).
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&[Step::dispatch(&self.generate.0, &self.generate.1, self.grid)], true)
-    }
-
     /// The whole pipeline: classify, scan and generate.
     pub fn dispatch_pipeline(&self, gpu: &Gpu) -> Result<Timing> {
         let mut steps = vec![
@@ -256,75 +252,93 @@ impl Prepared {
         let flat = gpu.read(&self.vertices)?;
         Ok(Mesh { vertices: flat.chunks_exact(3).take(self.total as usize).map(|v| [v[0], v[1], v[2]]).collect() })
     }
+}
 
-    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+impl PreparedRun for Prepared {
+    /// The triangle-generation pass alone (the kernel the paper times).
+    fn steps(&self) -> Vec<Step<'_>> {
+        vec![Step::dispatch(&self.generate.0, &self.generate.1, self.grid)]
+    }
+    /// Cube index, vertex count and offset per voxel, then the vertices generated.
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![
+            (&self.cube_index.buffer, self.cube_index.bytes()),
+            (&self.counts.buffer, self.counts.bytes()),
+            (&self.offsets.buffer, self.offsets.bytes()),
+            (&self.vertices.buffer, 12 * self.total as u64),
+        ]
+    }
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         divergence::read_probe(gpu, &self.probe)
     }
 }
 
-/// Classification and offsets exactly, vertices by relative error; one check.
-pub fn check(gpu: &Gpu, run: &Prepared, expected: &McReference) -> Result<Check> {
-    let (ci, counts, offsets) = run.classification(gpu)?;
+/// Classification, offsets and the vertex total exactly, vertices by relative error; one
+/// check, of the bytes read from [`PreparedRun::outputs`].
+pub fn check(outputs: &[Vec<u8>], expected: &McReference) -> Check {
+    let words = |i: usize| outputs.get(i).map(|b| bytemuck::pod_collect_to_vec::<u8, u32>(b)).unwrap_or_default();
+    let vertices: Vec<f32> = outputs.get(3).map(|b| bytemuck::pod_collect_to_vec(b)).unwrap_or_default();
+    let total = (vertices.len() / 3) as u32;
     let exact = Check::exact(
-        &[ci, counts, offsets, vec![run.total_vertices()]].concat(),
+        &[words(0), words(1), words(2), vec![total]].concat(),
         &[expected.cube_index.clone(), expected.counts.clone(), expected.offsets.clone(), vec![expected.total]].concat(),
     );
     if !exact.passed {
-        return Ok(exact);
+        return exact;
     }
-    let mesh = run.mesh(gpu)?;
-    let g: Vec<f32> = mesh.vertices.iter().flatten().copied().collect();
     let c: Vec<f32> = expected.vertices.iter().flatten().map(|&v| v as f32).collect();
-    Ok(Check::relative(&g, &c, TOLERANCE, 1.0))
+    Check::relative(&vertices, &c, TOLERANCE, 1.0)
 }
 
-/// org and (redirect strategies) redirect, timing the generate pass (as Table 4) and, in
-/// `extra`, the whole pipeline; voxels/s and triangles.
-pub fn bench(gpu: &Gpu, cfg: &McConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
-    cfg.validate()?;
-    cfg.footprint().check(gpu)?;
-    let volume = generate(cfg)?;
-    let expected = reference(cfg, &volume);
-    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
-    if which.includes_redirect() {
-        let (index, secs) = remap::host_seconds(|| redirect(&expected.counts));
-        variants.push(("redirect", Some(index?), secs));
+/// MarchingCubes in the generic redirect bench: the generate pass is timed (as Table 4),
+/// voxels/s; `extra` has the triangles and the whole pipeline's median time.
+pub struct MarchingCubes;
+
+impl RedirectKernel for MarchingCubes {
+    type Config = McConfig;
+    type Input = Vec<f32>;
+    type Expected = McReference;
+    type Run = Prepared;
+    const FAMILY: &'static str = "mcubes";
+    const KERNEL: &'static str = "generate";
+
+    fn validate(gpu: &Gpu, cfg: &McConfig) -> Result<()> {
+        cfg.validate()?;
+        cfg.footprint().check(gpu)
     }
-    let mut records = Vec::new();
-    for (variant, order, remap_seconds) in variants {
-        let order = order.as_deref();
-        let run = Prepared::new(gpu, cfg, &volume, RunOptions { probe: false, remap: order })?;
-        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+    fn seed(cfg: &McConfig) -> u64 {
+        cfg.seed
+    }
+    fn generate(cfg: &McConfig) -> Result<Vec<f32>> {
+        generate(cfg)
+    }
+    fn reference(cfg: &McConfig, volume: &Vec<f32>) -> McReference {
+        reference(cfg, volume)
+    }
+    fn redirect(_: &McConfig, _: &Vec<f32>, expected: &McReference) -> Result<Vec<u32>> {
+        redirect(&expected.counts)
+    }
+    fn prepare(gpu: &Gpu, cfg: &McConfig, volume: &Vec<f32>, options: RunOptions) -> Result<Prepared> {
+        Prepared::new(gpu, cfg, volume, options)
+    }
+    fn check(_: &McConfig, expected: &McReference, outputs: &[Vec<u8>]) -> Check {
+        check(outputs, expected)
+    }
+    fn emulate(_: &McConfig, _: &Vec<f32>, expected: &McReference, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+        emulate(&expected.counts, order, width)
+    }
+    fn throughput(cfg: &McConfig, median_seconds: f64) -> Throughput {
+        Throughput { value: cfg.voxels() as f64 / median_seconds * 1e-6, unit: "M voxels/s".into() }
+    }
+    fn extra(
+        gpu: &Gpu,
+        _: &McConfig,
+        _: &Vec<f32>,
+        expected: &McReference,
+        run: &Prepared,
+        protocol: &Protocol,
+    ) -> Result<serde_json::Value> {
         let pipeline = harness::measure(protocol, || run.dispatch_pipeline(gpu))?;
-        let check = check(gpu, &run, &expected)?;
-        drop(run);
-        let native = if gpu.caps.subgroup_size.is_some() {
-            let p = Prepared::new(gpu, cfg, &volume, RunOptions { probe: true, remap: order })?;
-            p.dispatch(gpu)?;
-            p.divergence(gpu)?
-        } else {
-            None
-        };
-        let w32 = emulate(&expected.counts, order, EMULATION_WIDTH)?;
-        records.push(
-            VariantRun {
-                family: "mcubes",
-                kernel: "generate".into(),
-                variant: variant.into(),
-                params: serde_json::to_value(cfg).unwrap_or_default(),
-                seed: cfg.seed,
-                throughput: Throughput { value: cfg.voxels() as f64 / stats.median * 1e-6, unit: "M voxels/s".into() },
-                stats,
-                check,
-                divergence: DivergenceReport::new(native.as_ref(), &w32),
-                extra: serde_json::json!({
-                    "remap_host_seconds": remap_seconds,
-                    "triangles": expected.total / 3,
-                    "pipeline_median_seconds": pipeline.median,
-                }),
-            }
-            .record(gpu),
-        );
+        Ok(serde_json::json!({ "triangles": expected.total / 3, "pipeline_median_seconds": pipeline.median }))
     }
-    Ok(records)
 }

@@ -1,0 +1,160 @@
+//! The one bench path of the kernels whose variants are the original order (`org`) and the
+//! host-side reference redirection (`redirect`): LBM, GAFORT, MarchingCubes and BlackScholes.
+//!
+//! A family says what is particular to it ([`RedirectKernel`]: inputs, CPU reference,
+//! redirection index, prepared run, check, emulation, throughput); [`bench`] does the rest
+//! the same way for all of them (timing, check, GPU probe, emulation at width 32, records),
+//! and [`Recorded`] offers any of them for recording into a caller's encoder.
+
+use crate::divergence::{Divergence, DivergenceReport, EMULATION_WIDTH};
+use crate::error::Result;
+use crate::gpu::{Gpu, Step, Timing};
+use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::remap::{self, RunOptions, VariantRun, Variants};
+use serde::Serialize;
+
+/// A kernel's inputs uploaded and its kernels bound: the timed work as steps, the buffers
+/// its check reads, and the probe's counts.
+pub trait PreparedRun {
+    /// The timed GPU work, to run or to record into a caller's encoder.
+    fn steps(&self) -> Vec<Step<'_>>;
+    /// The buffers the check reads, in its order, each with the bytes to read (a multiple of 4).
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)>;
+    /// The GPU probe's counts after a run prepared with the probe (`None` without it).
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>>;
+    /// Runs the steps once, timed.
+    fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&self.steps(), true)
+    }
+}
+
+/// What is particular to one family of [`bench`].
+pub trait RedirectKernel {
+    /// The family's typed configuration (serialised into each record's `params`).
+    type Config: Serialize;
+    /// The generated inputs.
+    type Input;
+    /// The CPU reference's results.
+    type Expected;
+    /// A prepared run.
+    type Run: PreparedRun;
+    /// The record's `family`.
+    const FAMILY: &'static str;
+    /// The record's `kernel`.
+    const KERNEL: &'static str;
+
+    /// Checks the configuration, and that its footprint fits the host and `gpu`.
+    fn validate(gpu: &Gpu, cfg: &Self::Config) -> Result<()>;
+    /// The seed the inputs come from.
+    fn seed(cfg: &Self::Config) -> u64;
+    /// Inputs generated from the configuration's seed.
+    fn generate(cfg: &Self::Config) -> Result<Self::Input>;
+    /// The CPU reference.
+    fn reference(cfg: &Self::Config, input: &Self::Input) -> Self::Expected;
+    /// The reference-redirection index: thread t works on element `index[t]`.
+    fn redirect(cfg: &Self::Config, input: &Self::Input, expected: &Self::Expected) -> Result<Vec<u32>>;
+    /// Uploads and binds one run.
+    fn prepare(gpu: &Gpu, cfg: &Self::Config, input: &Self::Input, options: RunOptions) -> Result<Self::Run>;
+    /// Compares the bytes read from [`PreparedRun::outputs`] with the reference.
+    fn check(cfg: &Self::Config, expected: &Self::Expected, outputs: &[Vec<u8>]) -> Check;
+    /// Host emulation of the kernel's divergence at `width`, threads in `order`.
+    fn emulate(cfg: &Self::Config, input: &Self::Input, expected: &Self::Expected, order: Option<&[u32]>, width: u32)
+        -> Result<Divergence>;
+    /// Work per second from the median time.
+    fn throughput(cfg: &Self::Config, median_seconds: f64) -> Throughput;
+    /// The family's own figures for `extra`, measured on a prepared run where needed.
+    fn extra(
+        gpu: &Gpu,
+        cfg: &Self::Config,
+        input: &Self::Input,
+        expected: &Self::Expected,
+        run: &Self::Run,
+        protocol: &Protocol,
+    ) -> Result<serde_json::Value>;
+}
+
+/// Reads every output of `run` (blocking).
+pub fn read_outputs(gpu: &Gpu, run: &impl PreparedRun) -> Result<Vec<Vec<u8>>> {
+    run.outputs().into_iter().map(|(buffer, bytes)| gpu.read_bytes(buffer, bytes)).collect()
+}
+
+/// `org` and, when `which` includes it, `redirect`: each timed, checked against the CPU
+/// reference, its divergence from the GPU probe (where the adapter has subgroups) and
+/// emulated at width 32.
+pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
+    K::validate(gpu, cfg)?;
+    let input = K::generate(cfg)?;
+    let expected = K::reference(cfg, &input);
+    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
+    if which.includes_redirect() {
+        let (index, secs) = remap::host_seconds(|| K::redirect(cfg, &input, &expected));
+        variants.push(("redirect", Some(index?), secs));
+    }
+    let mut records = Vec::new();
+    for (variant, order, remap_seconds) in variants {
+        let order = order.as_deref();
+        let run = K::prepare(gpu, cfg, &input, RunOptions { probe: false, remap: order })?;
+        let stats = harness::measure(protocol, || run.dispatch(gpu))?;
+        let check = K::check(cfg, &expected, &read_outputs(gpu, &run)?);
+        let mut extra = K::extra(gpu, cfg, &input, &expected, &run, protocol)?;
+        drop(run);
+        let native = if gpu.caps.subgroup_size.is_some() {
+            let probed = K::prepare(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
+            gpu.run(&probed.steps(), false)?;
+            probed.divergence(gpu)?
+        } else {
+            None
+        };
+        let w32 = K::emulate(cfg, &input, &expected, order, EMULATION_WIDTH)?;
+        if let Some(map) = extra.as_object_mut() {
+            map.insert("remap_host_seconds".into(), remap_seconds.into());
+        }
+        records.push(
+            VariantRun {
+                family: K::FAMILY,
+                kernel: K::KERNEL.into(),
+                variant: variant.into(),
+                params: serde_json::to_value(cfg).unwrap_or_default(),
+                seed: K::seed(cfg),
+                throughput: K::throughput(cfg, stats.median),
+                stats,
+                check,
+                divergence: DivergenceReport::new(native.as_ref(), &w32),
+                extra,
+            }
+            .record(gpu),
+        );
+    }
+    Ok(records)
+}
+
+/// A [`RedirectKernel`]'s original variant prepared for recording into a caller's encoder
+/// (the registry's [`crate::workload::Recording`]).
+pub struct Recorded<K: RedirectKernel> {
+    run: K::Run,
+    cfg: K::Config,
+    expected: K::Expected,
+}
+
+impl<K: RedirectKernel> Recorded<K> {
+    /// Generates the inputs, computes the reference and prepares the run (no probe, no remap).
+    pub fn new(gpu: &Gpu, cfg: K::Config) -> Result<Self> {
+        K::validate(gpu, &cfg)?;
+        let input = K::generate(&cfg)?;
+        let expected = K::reference(&cfg, &input);
+        let run = K::prepare(gpu, &cfg, &input, RunOptions::default())?;
+        Ok(Recorded { run, cfg, expected })
+    }
+}
+
+impl<K: RedirectKernel> crate::workload::Recording for Recorded<K> {
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        gpu.record_into(encoder, &self.run.steps());
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        self.run.outputs()
+    }
+    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+        K::check(&self.cfg, &self.expected, outputs)
+    }
+}
