@@ -30,6 +30,7 @@ fn main() {
         code += &format!("    ({f:?}, include_str!({:?})),\n", root.join(f).to_string_lossy());
     }
     code += "];\n";
+    code += &registry(&root, &files);
     fs::write(Path::new(&env::var("OUT_DIR").unwrap()).join("shaders.rs"), code).unwrap();
 
     // The papers' published values, assets/papers/<paper>.toml.
@@ -57,3 +58,168 @@ fn main() {
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
 }
+
+/// A compute entry point found in a WGSL file: name and its `@workgroup_size` text.
+struct EntryPoint {
+    name: String,
+    workgroup_size: String,
+}
+
+/// The compute entry points of `text`: each `fn` preceded by `@compute` (attributes may sit on
+/// the lines before it).
+fn entry_points(text: &str) -> Vec<EntryPoint> {
+    let mut found = Vec::new();
+    let (mut compute, mut size) = (false, String::new());
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        if code.contains("@compute") {
+            compute = true;
+        }
+        if let Some(rest) = code.split("@workgroup_size(").nth(1) {
+            size = rest.split(')').next().unwrap_or("").trim().to_string();
+        }
+        if let Some(rest) = code.split("fn ").nth(1).filter(|_| compute) {
+            let name = rest.split('(').next().unwrap_or("").trim().to_string();
+            found.push(EntryPoint { name, workgroup_size: std::mem::take(&mut size) });
+            compute = false;
+        }
+    }
+    found
+}
+
+/// The resource bindings a WGSL file declares itself (not its imports): (group, binding, name,
+/// declaration text).
+fn bindings(text: &str) -> Vec<(u32, u32, String, String)> {
+    let number = |code: &str, attr: &str| code.split(attr).nth(1).and_then(|r| r.split(')').next()).and_then(|n| n.trim().parse().ok());
+    text.lines()
+        .filter_map(|line| {
+            let code = line.split("//").next().unwrap_or("").trim();
+            let (group, binding) = (number(code, "@group(")?, number(code, "@binding(")?);
+            let decl = code.split("var").skip(1).collect::<Vec<_>>().join("var");
+            let decl = format!("var{}", decl.trim_end_matches(';'));
+            // `var<space, access> name: type`: the name sits between the qualifier and the colon
+            let unqualified = decl.trim_start_matches("var").trim_start();
+            let unqualified =
+                if unqualified.starts_with('<') { unqualified.split_once('>').map_or("", |(_, rest)| rest) } else { unqualified };
+            let name = unqualified.split(':').next().unwrap_or("").trim().to_string();
+            Some((group, binding, name, decl))
+        })
+        .collect()
+}
+
+fn ident(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// `pub mod registry`: one module per folder, one per file (its path, declared variants and
+/// bindings), one constant per compute entry point, so that a wrong shader or entry name
+/// does not compile.
+fn registry(root: &Path, files: &[String]) -> String {
+    // The types live here too, so that the generated file compiles on its own.
+    let mut code = String::from(TYPES);
+    code += "/// Every WGSL file under `shaders/` and its compute entry points.\n#[allow(dead_code)]\npub mod registry {\n";
+    let mut folder = String::new();
+    for f in files {
+        let text = fs::read_to_string(root.join(f)).expect("a shader file is readable");
+        let entries = entry_points(&text);
+        let (dir, file) = f.rsplit_once('/').unwrap_or(("", f));
+        let stem = ident(file.trim_end_matches(".wgsl"));
+        if dir != folder {
+            if !folder.is_empty() {
+                code += "    }\n";
+            }
+            folder = dir.to_string();
+            code += &format!("    /// `shaders/{dir}/`.\n    pub mod {} {{\n", ident(dir));
+        }
+        let variants: Vec<String> = text
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("//! variants:")
+                    .map(|v| v.split_whitespace().filter(|w| *w != "(none)").map(|w| format!("{w:?}")).collect())
+            })
+            .unwrap_or_default();
+        let binds: Vec<String> = bindings(&text)
+            .iter()
+            .map(|(g, b, n, d)| format!("Binding {{ group: {g}, binding: {b}, name: {n:?}, declaration: {d:?} }}"))
+            .collect();
+        code += &format!("        /// `shaders/{f}`.\n        pub mod {stem} {{\n");
+        let mut used = vec!["ShaderFile"];
+        if !entries.is_empty() {
+            used.push("Entry");
+        }
+        if !binds.is_empty() {
+            used.push("Binding");
+        }
+        code += &format!("            use super::super::super::{{{}}};\n", used.join(", "));
+        code += &format!(
+            "            /// The file.\n            pub const FILE: ShaderFile = ShaderFile {{ path: {f:?}, variants: &[{}], bindings: &[{}] }};\n",
+            variants.join(", "),
+            binds.join(", ")
+        );
+        for e in &entries {
+            code += &format!(
+                "            /// Entry point `{}`, `@workgroup_size({})`.\n            pub const {}: Entry = Entry {{ file: FILE, name: {:?}, workgroup_size: {:?} }};\n",
+                e.name,
+                e.workgroup_size,
+                ident(&e.name).to_uppercase(),
+                e.name,
+                e.workgroup_size
+            );
+        }
+        code += "        }\n";
+    }
+    if !folder.is_empty() {
+        code += "    }\n";
+    }
+    code += "    /// Every compute entry point.\n    pub const ALL: &[super::Entry] = &[\n";
+    for f in files {
+        let text = fs::read_to_string(root.join(f)).expect("a shader file is readable");
+        let (dir, file) = f.rsplit_once('/').unwrap_or(("", f));
+        for e in entry_points(&text) {
+            code += &format!("        {}::{}::{},\n", ident(dir), ident(file.trim_end_matches(".wgsl")), ident(&e.name).to_uppercase());
+        }
+    }
+    code += "    ];\n}\n";
+    code
+}
+
+const TYPES: &str = r#"
+/// A WGSL file under `shaders/`, as the build found it ([`registry`]).
+#[allow(dead_code)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShaderFile {
+    /// Path under `shaders/`.
+    pub path: &'static str,
+    /// The defines it reacts to (its `//! variants:` line).
+    pub variants: &'static [&'static str],
+    /// The bindings it declares itself (not those of its imports).
+    pub bindings: &'static [Binding],
+}
+
+/// One `@group(g) @binding(b) var…` declaration.
+#[allow(dead_code)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// Bind group.
+    pub group: u32,
+    /// Binding number in the group.
+    pub binding: u32,
+    /// The variable's name.
+    pub name: &'static str,
+    /// The declaration from `var` on, e.g. `var<storage, read> input: array<u32>`.
+    pub declaration: &'static str,
+}
+
+/// A compute entry point of a [`ShaderFile`]: what `Gpu::kernel` compiles.
+#[allow(dead_code)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The file it is in.
+    pub file: ShaderFile,
+    /// The entry point's name.
+    pub name: &'static str,
+    /// Its `@workgroup_size` arguments as written (literals or override constants).
+    pub workgroup_size: &'static str,
+}
+"#;

@@ -2,6 +2,7 @@
 
 mod common;
 
+use simtlab::gpu::shader::registry;
 use simtlab::gpu::{BufferKind, GpuOptions};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared, RunOptions};
 use simtlab::{Error, Gpu};
@@ -124,7 +125,7 @@ fn short_timed_runs_repeat_to_the_minimum_sample_time_when_asked() {
         return;
     }
     // relaunch: workgroup 0 adds 1 to word 2 per dispatch, so the word counts the runs
-    let kernel = gpu.kernel("pt/capability.wgsl", "relaunch", &[]).unwrap();
+    let kernel = gpu.kernel(registry::pt::capability::RELAUNCH, &[]).unwrap();
     let result = gpu.buffer_zeroed::<u32>("runs", 4, BufferKind::Storage).unwrap();
     let bind = kernel.bind(&gpu, &[&result]).unwrap();
     let steps = [simtlab::gpu::Step::dispatch(&kernel, &bind, [1, 1, 1])];

@@ -4,6 +4,7 @@
 
 mod common;
 
+use simtlab::gpu::shader::registry;
 use simtlab::workload::{self, Scale};
 
 #[test]
@@ -129,7 +130,7 @@ fn the_async_core_opens_compiles_runs_and_reads_back() {
     assert_eq!(pollster::block_on(gpu.read_async(&input)).unwrap(), values);
     let Some(width) = gpu.caps.subgroup_size else { return };
     // the subgroup-size kernel writes each invocation's subgroup width; run it through the async path
-    let kernel = pollster::block_on(gpu.kernel_async("shared/subgroup_size.wgsl", "main", &[], &[])).unwrap();
+    let kernel = pollster::block_on(gpu.kernel_async(registry::shared::subgroup_size::MAIN, &[], &[])).unwrap();
     let out = gpu.buffer("out", &vec![u32::MAX; 256], BufferKind::Storage).unwrap();
     let bind = kernel.bind(&gpu, &[&out]).unwrap();
     let timing = pollster::block_on(gpu.run_async(&[Step::dispatch(&kernel, &bind, [1, 1, 1])], true)).unwrap();

@@ -3,6 +3,7 @@
 
 use super::{BufferKind, Gpu, Step};
 use crate::error::Result;
+use crate::gpu::shader::registry;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,7 +55,7 @@ pub(super) async fn measure_subgroup_size(gpu: &Gpu) -> Result<Option<u32>> {
     if !gpu.caps.subgroups {
         return Ok(None);
     }
-    let kernel = gpu.kernel_async("shared/subgroup_size.wgsl", "main", &[], &[]).await?;
+    let kernel = gpu.kernel_async(registry::shared::subgroup_size::MAIN, &[], &[]).await?;
     let out = gpu.buffer_zeroed::<u32>("subgroup sizes", 256, BufferKind::Storage)?;
     let bind = kernel.bind(gpu, &[&out])?;
     gpu.run_async(&[Step::dispatch(&kernel, &bind, [1, 1, 1])], false).await?;

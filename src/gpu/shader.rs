@@ -15,6 +15,10 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 }
 
+/// The typed shader registry the build writes: one module per folder and file under
+/// `shaders/`, one [`Entry`] constant per compute entry point (a wrong name does not compile).
+pub use embedded::{registry, Binding, Entry, ShaderFile};
+
 /// Every embedded WGSL file as (path under `shaders/`, text).
 pub fn files() -> &'static [(&'static str, &'static str)] {
     embedded::FILES
@@ -151,7 +155,7 @@ impl Kernel {
     }
 
     /// Binds each (binding, buffer); bindings the entry point does not use are skipped, and
-    /// every binding it uses must be given. Never blocks (see [`Gpu::checked_now`]).
+    /// every binding it uses must be given. Never blocks: native backends report a validation error at once, elsewhere it surfaces where the bind group is used.
     pub fn bind_at(&self, gpu: &Gpu, slots: &[(u32, &dyn Bind)]) -> Result<wgpu::BindGroup> {
         let mut entries = Vec::new();
         for &b in &self.bindings {
@@ -172,20 +176,21 @@ impl Kernel {
 pub(super) struct PipelineCache(Mutex<HashMap<String, Arc<Kernel>>>);
 
 impl Gpu {
-    /// The compute kernel `entry` of `path` (under `shaders/`) with `defines`, cached.
-    pub fn kernel(&self, path: &str, entry: &str, defines: &[&str]) -> Result<Arc<Kernel>> {
-        self.kernel_with_constants(path, entry, defines, &[])
+    /// The compute kernel `entry` (from [`registry`]) with `defines`, cached.
+    pub fn kernel(&self, entry: Entry, defines: &[&str]) -> Result<Arc<Kernel>> {
+        self.kernel_with_constants(entry, defines, &[])
     }
 
     /// As [`Gpu::kernel`], with values for pipeline-overridable constants (blocking; see
     /// [`Gpu::kernel_async`]).
-    pub fn kernel_with_constants(&self, path: &str, entry: &str, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
-        super::block_on(self.kernel_async(path, entry, defines, constants))
+    pub fn kernel_with_constants(&self, entry: Entry, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
+        super::block_on(self.kernel_async(entry, defines, constants))
     }
 
-    /// The compute kernel `entry` of `path` (under `shaders/`) with `defines` and values for
+    /// The compute kernel `entry` (from [`registry`]) with `defines` and values for
     /// pipeline-overridable constants, cached.
-    pub async fn kernel_async(&self, path: &str, entry: &str, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
+    pub async fn kernel_async(&self, entry: Entry, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
+        let (path, entry) = (entry.file.path, entry.name);
         let key = format!("{path}:{entry}:{defines:?}:{constants:?}");
         if let Some(k) = self.pipelines.0.lock().expect("pipeline cache lock").get(&key) {
             return Ok(k.clone());
@@ -292,6 +297,53 @@ mod tests {
             }
         }
         assert!(checked >= on_disk.len() / 2);
+    }
+
+    /// The build's text scan of every file agrees with naga: each compute entry point naga
+    /// finds in any variant of a file is registered under that file with its workgroup size,
+    /// and the registry has no others.
+    #[test]
+    fn the_registry_matches_what_naga_finds() {
+        let mut found = std::collections::BTreeSet::new();
+        let mut libraries = Vec::new();
+        for (path, text) in files() {
+            for set in variant_sets(text) {
+                let defines: Vec<&str> = set.iter().map(String::as_str).collect();
+                let module = match validate(&preprocess(path, &defines).unwrap()) {
+                    Ok((module, _)) => module,
+                    // a library under shared/ whose entry points need what the importer defines
+                    Err(_) if path.starts_with("shared/") => {
+                        libraries.push(*path);
+                        break;
+                    }
+                    Err(e) => panic!("{e}"),
+                };
+                for e in module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute) {
+                    // imported entry points belong to the file that declares them
+                    let own = registry::ALL.iter().find(|r| r.name == e.name && r.file.path == *path);
+                    let imported = || registry::ALL.iter().find(|r| r.name == e.name && r.file.path.starts_with("shared/"));
+                    let Some(entry) = own.or_else(imported) else { panic!("{path}: {} is not in the registry", e.name) };
+                    assert_eq!(entry.file.variants, declared_variants(embedded_text(entry.file.path).unwrap()).as_slice(), "{path}");
+                    let literal: Option<Vec<u32>> = entry.workgroup_size.split(',').map(|d| d.trim().parse().ok()).collect();
+                    if let Some(dims) = literal {
+                        assert_eq!(&e.workgroup_size[..dims.len()], dims.as_slice(), "{path}:{}", e.name);
+                    }
+                    found.insert((entry.file.path, entry.name));
+                }
+            }
+        }
+        for entry in registry::ALL.iter().filter(|r| !libraries.contains(&r.file.path)) {
+            assert!(
+                found.contains(&(entry.file.path, entry.name)),
+                "{}:{} is registered but naga never sees it",
+                entry.file.path,
+                entry.name
+            );
+        }
+        assert_eq!(registry::pt::capability::DISCOVER.workgroup_size, "256");
+        assert_eq!(registry::lbm::stream_collide::MAIN.workgroup_size, "WG");
+        let names: Vec<&str> = registry::lbm::stream_collide::FILE.bindings.iter().map(|b| b.name).collect();
+        assert_eq!(names, ["f_in", "f_out", "flags", "params", "remap_index"]);
     }
 
     #[test]

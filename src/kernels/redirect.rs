@@ -2,7 +2,7 @@
 //! host-side reference redirection (`redirect`): LBM, GAFORT, MarchingCubes and BlackScholes.
 //!
 //! A family says what is particular to it ([`RedirectKernel`]: inputs, CPU reference,
-//! redirection index, prepared run, check, emulation, throughput); [`bench`] does the rest
+//! redirection index, prepared run, check, emulation, throughput); [`bench()`] does the rest
 //! the same way for all of them (timing, check, GPU probe, emulation at width 32, records),
 //! and [`Recorded`] offers any of them for recording into a caller's encoder.
 
@@ -28,7 +28,7 @@ pub trait PreparedRun {
     }
 }
 
-/// What is particular to one family of [`bench`].
+/// What is particular to one family of [`bench()`].
 pub trait RedirectKernel {
     /// The family's typed configuration (serialised into each record's `params`).
     type Config: Serialize;

@@ -4,6 +4,7 @@
 
 use super::{record, Control, Runtime, Status, Tier};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, Step};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
 use serde::{Deserialize, Serialize};
@@ -96,7 +97,7 @@ pub struct BarrierRun {
 /// check. With discovery (the default) the participants are the co-resident ones; with
 /// `rt.options.assume_resident` every launched workgroup participates (test-only).
 pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32, kind: BarrierKind) -> Result<BarrierRun> {
-    let kernel = gpu.kernel("pt/capability.wgsl", "barrier", &kind.defines())?;
+    let kernel = gpu.kernel(registry::pt::capability::BARRIER, &kind.defines())?;
     let control = Control::new(gpu, rt.config(gpu, Tier::Blocking, workgroups))?;
     let result = gpu.buffer_zeroed::<u32>("barrier result", 4, BufferKind::Storage)?;
     let messages = gpu.buffer_zeroed::<u32>("barrier messages", 2 * workgroups as usize, BufferKind::Storage)?;
@@ -119,7 +120,7 @@ pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32, kind: Barri
 
 /// Time of `count` back-to-back dispatches of an empty kernel over `workgroups` workgroups.
 pub fn relaunch(gpu: &Gpu, workgroups: u32, count: u32) -> Result<f64> {
-    let kernel = gpu.kernel("pt/capability.wgsl", "relaunch", &[])?;
+    let kernel = gpu.kernel(registry::pt::capability::RELAUNCH, &[])?;
     let result = gpu.buffer_zeroed::<u32>("relaunch result", 4, BufferKind::Storage)?;
     let bind = kernel.bind(gpu, &[&result])?;
     let steps: Vec<Step> = (0..count.max(1)).map(|_| Step::dispatch(&kernel, &bind, [workgroups, 1, 1])).collect();

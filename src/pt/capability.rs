@@ -6,6 +6,7 @@
 use super::launch::PtOptions;
 use super::{Control, PtConfig};
 use crate::error::{Error, Result};
+use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{Bind, BufferKind, Gpu, Step};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -46,8 +47,8 @@ struct CheckParams {
 
 /// Runs one kernel of the check (`discover` or `barrier`) with `launch` workgroups; returns the result
 /// words, the decoded status and the wall time, or the host-side error.
-fn run_kernel(gpu: &Gpu, entry: &str, launch: u32, iters: u32, config: PtConfig) -> Result<([u32; 3], super::Status, f64)> {
-    let kernel = gpu.kernel("pt/capability.wgsl", entry, &[])?;
+fn run_kernel(gpu: &Gpu, entry: Entry, launch: u32, iters: u32, config: PtConfig) -> Result<([u32; 3], super::Status, f64)> {
+    let kernel = gpu.kernel(entry, &[])?;
     let control = Control::new(gpu, config)?;
     let result = gpu.buffer_zeroed::<u32>("capability result", 4, BufferKind::Storage)?;
     let messages = gpu.buffer_zeroed::<u32>("capability messages", 2 * launch as usize, BufferKind::Storage)?;
@@ -104,7 +105,7 @@ pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> 
         e => Err(e),
     };
 
-    match run_kernel(gpu, "discover", launch, 0, config) {
+    match run_kernel(gpu, registry::pt::capability::DISCOVER, launch, 0, config) {
         Ok((r, status, seconds)) => {
             cap.discovered = status.discovered;
             cap.late = status.late;
@@ -127,7 +128,7 @@ pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> 
     let launch = cap.discovered;
     let config = PtConfig { launched: launch, ..config };
     let iterations = cap.barrier_iterations;
-    match run_kernel(gpu, "barrier", launch, iterations, config) {
+    match run_kernel(gpu, registry::pt::capability::BARRIER, launch, iterations, config) {
         Ok((r, status, seconds)) => {
             cap.barrier_participants = r[0];
             cap.stale_messages = r[1];

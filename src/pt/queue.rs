@@ -4,6 +4,7 @@
 
 use super::{record, Control, Runtime, Status, Tier, FLAG_ALL_PARTICIPATE};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, Step};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::pt;
@@ -123,7 +124,7 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
         None => rt.launch(gpu, tier)?,
     };
     let items = if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("--rounds", "too many items"))? } else { cfg.n };
-    let kernel = gpu.kernel("pt/queue.wgsl", if ring { "ring" } else { "claims" }, &[])?;
+    let kernel = gpu.kernel(if ring { registry::pt::queue::RING } else { registry::pt::queue::CLAIMS }, &[])?;
     let mut config = rt.config(gpu, tier, launched);
     if !ring {
         config.flags |= FLAG_ALL_PARTICIPATE;

@@ -5,6 +5,7 @@
 
 use super::gpu_regroup::{regroup_dispatch, RegroupDispatch, GPU_SUBTILES};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use std::sync::Arc;
 
@@ -58,11 +59,11 @@ impl GpuRegroup {
         let dispatch = regroup_dispatch(n, classes)?;
         let constants = [("CLASSES", classes as f64), ("SUBTILES", GPU_SUBTILES as f64)];
         let defines: &[&str] = if keep_classes { &["WRITE_CLASSES"] } else { &[] };
-        let histogram = gpu.kernel_with_constants("remap/classify_histogram.wgsl", "main", defines, &constants)?;
-        let reduce = gpu.kernel("remap/scan.wgsl", "reduce_blocks", &[])?;
-        let spine = gpu.kernel("remap/scan.wgsl", "scan_block_sums", &[])?;
-        let rescan = gpu.kernel("remap/scan.wgsl", "scan_blocks", &[])?;
-        let scatter = gpu.kernel_with_constants("remap/scatter.wgsl", "main", &[], &constants)?;
+        let histogram = gpu.kernel_with_constants(registry::remap::classify_histogram::MAIN, defines, &constants)?;
+        let reduce = gpu.kernel(registry::remap::scan::REDUCE_BLOCKS, &[])?;
+        let spine = gpu.kernel(registry::remap::scan::SCAN_BLOCK_SUMS, &[])?;
+        let rescan = gpu.kernel(registry::remap::scan::SCAN_BLOCKS, &[])?;
+        let scatter = gpu.kernel_with_constants(registry::remap::scatter::MAIN, &[], &constants)?;
         let params = gpu.buffer("regroup params", &dispatch.params.to_words(lo, width), BufferKind::Uniform)?;
         let hist = gpu.buffer_zeroed::<u32>("histogram", dispatch.params.histogram_len as usize, BufferKind::Storage)?;
         let block_sums = gpu.buffer_zeroed::<u32>("histogram block sums", dispatch.params.blocks as usize, BufferKind::Storage)?;

@@ -6,6 +6,7 @@ pub mod cpu;
 
 use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Protocol, Throughput};
@@ -132,7 +133,7 @@ impl Prepared {
             return Err(Error::invalid("remap", format!("an index array of n = {n} entries")));
         }
         let (defines, width) = options.defines(gpu)?;
-        let kernel = gpu.kernel("blackscholes/black_scholes.wgsl", "main", &defines)?;
+        let kernel = gpu.kernel(registry::blackscholes::black_scholes::MAIN, &defines)?;
         let threads = cfg.threads();
         let grid = gpu.grid(threads as u64, WORKGROUP_SIZE)?;
         let price = gpu.buffer("price", &input.price, BufferKind::Storage)?;

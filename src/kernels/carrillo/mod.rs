@@ -15,6 +15,7 @@ pub mod cpu;
 
 use crate::divergence::{self, Divergence, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
@@ -29,8 +30,6 @@ pub const PAPER_N: usize = 1 << 22;
 pub const MAX_STEPS: usize = 1000;
 /// Even steps of a sweep when neither `--steps` nor `--fractions` is given.
 pub const DEFAULT_STEPS: usize = 10;
-const BRANCH_FILE: &str = "carrillo/branch_split.wgsl";
-const LOOP_FILE: &str = "carrillo/loop_split.wgsl";
 
 /// Layout of the decision mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,9 +177,9 @@ impl BranchPrepared {
         let width = if probe { Some(gpu.require_subgroups()?) } else { None };
         let defines: &[&str] = if width.is_some() { &["PROBE"] } else { &[] };
         let kernels = [
-            gpu.kernel(BRANCH_FILE, "branched", defines)?,
-            gpu.kernel(BRANCH_FILE, "split_if", defines)?,
-            gpu.kernel(BRANCH_FILE, "split_else", defines)?,
+            gpu.kernel(registry::carrillo::branch_split::BRANCHED, defines)?,
+            gpu.kernel(registry::carrillo::branch_split::SPLIT_IF, defines)?,
+            gpu.kernel(registry::carrillo::branch_split::SPLIT_ELSE, defines)?,
         ];
         let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
         let mask = gpu.buffer_zeroed::<u32>("decision mask", n, BufferKind::Storage)?;
@@ -467,8 +466,8 @@ impl LoopPrepared {
         if inputs.iter().any(|p| p.len() != cfg.n * cfg.len) {
             return Err(Error::invalid("loop inputs", "four arrays of n·len entries"));
         }
-        let fused = gpu.kernel(LOOP_FILE, "fused", &[])?;
-        let split = gpu.kernel(LOOP_FILE, "split", &[])?;
+        let fused = gpu.kernel(registry::carrillo::loop_split::FUSED, &[])?;
+        let split = gpu.kernel(registry::carrillo::loop_split::SPLIT, &[])?;
         let p: Vec<GpuBuffer<u32>> =
             inputs.iter().enumerate().map(|(i, v)| gpu.buffer(&format!("p{}", i + 1), v, BufferKind::Storage)).collect::<Result<_>>()?;
         let params = gpu.buffer("params", &[cfg.n as u32, cfg.len as u32, 0, 0], BufferKind::Uniform)?;

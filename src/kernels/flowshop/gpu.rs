@@ -6,6 +6,7 @@
 //! larger pool arrives, so a search does not allocate per iteration. Pools of more than
 //! `64 × max_compute_workgroups_per_dimension` threads use a 2-D dispatch.
 
+use crate::gpu::shader::{registry, Entry};
 use std::sync::Arc;
 
 use super::{BoundData, Bounder, LowerBound, Pool, Started, WORKGROUP_SIZE};
@@ -37,12 +38,12 @@ pub enum ThreadMapping {
 
 impl ThreadMapping {
     /// Entry point of the `bound` kernel for this mapping.
-    pub fn entry_point(self, bound: LowerBound) -> &'static str {
+    pub fn entry_point(self, bound: LowerBound) -> Entry {
         match (self, bound) {
-            (ThreadMapping::PerChild, LowerBound::Lb1) => "lb1",
-            (ThreadMapping::PerChild, LowerBound::Lb2) => "lb2",
-            (ThreadMapping::PerParent, LowerBound::Lb1) => "lb1_per_parent",
-            (ThreadMapping::PerParent, LowerBound::Lb2) => "lb2_per_parent",
+            (ThreadMapping::PerChild, LowerBound::Lb1) => registry::flowshop::lb1::LB1,
+            (ThreadMapping::PerChild, LowerBound::Lb2) => registry::flowshop::lb2::LB2,
+            (ThreadMapping::PerParent, LowerBound::Lb1) => registry::flowshop::lb1::LB1_PER_PARENT,
+            (ThreadMapping::PerParent, LowerBound::Lb2) => registry::flowshop::lb2::LB2_PER_PARENT,
         }
     }
 
@@ -158,8 +159,7 @@ impl<'g> GpuBounder<'g> {
         if options.walk_prefix {
             defines.push("WALK_PREFIX");
         }
-        let path = format!("flowshop/{}.wgsl", options.bound.entry_point());
-        let kernel = gpu.kernel(&path, options.mapping.entry_point(options.bound), &defines)?;
+        let kernel = gpu.kernel(options.mapping.entry_point(options.bound), &defines)?;
         let upload = |label: &str, words: &[u32]| -> Result<GpuBuffer<u32>> {
             let placeholder = [0u32];
             gpu.buffer(label, if words.is_empty() { &placeholder } else { words }, BufferKind::Storage)

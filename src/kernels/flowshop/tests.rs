@@ -232,7 +232,7 @@ fn shaders_validate_with_naga() {
             let source = shader::preprocess(&path, defines).unwrap();
             let (module, info) = shader::validate(&source).unwrap_or_else(|e| panic!("{path} {defines:?}: {e}"));
             for mapping in [gpu::ThreadMapping::PerChild, gpu::ThreadMapping::PerParent] {
-                let name = mapping.entry_point(bound);
+                let name = mapping.entry_point(bound).name;
                 let index = module.entry_points.iter().position(|e| e.name == name).expect("entry point");
                 assert_eq!(module.entry_points[index].workgroup_size, [WORKGROUP_SIZE, 1, 1]);
                 let uses = info.get_entry_point(index);

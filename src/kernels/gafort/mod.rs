@@ -11,6 +11,7 @@ pub mod cpu;
 
 use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Protocol, Throughput};
@@ -154,7 +155,7 @@ impl Prepared {
             return Err(Error::invalid("remap", format!("an index array of {p} entries")));
         }
         let (defines, width) = options.defines(gpu)?;
-        let kernel = gpu.kernel("gafort/children.wgsl", "main", &defines)?;
+        let kernel = gpu.kernel(registry::gafort::children::MAIN, &defines)?;
         let grid = gpu.grid(p as u64, WORKGROUP_SIZE)?;
         let parents = gpu.buffer("parents", &input.parents, BufferKind::Storage)?;
         let pfit = gpu.buffer("parent fitness", &input.fitness, BufferKind::Storage)?;

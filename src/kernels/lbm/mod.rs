@@ -7,6 +7,7 @@ pub mod cpu;
 
 use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Protocol, Throughput};
@@ -161,7 +162,7 @@ impl Prepared {
             return Err(Error::invalid("remap", format!("an index array of {n} entries")));
         }
         let (defines, width) = options.defines(gpu)?;
-        let kernel = gpu.kernel("lbm/stream_collide.wgsl", "main", &defines)?;
+        let kernel = gpu.kernel(registry::lbm::stream_collide::MAIN, &defines)?;
         let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
         let f_in = gpu.buffer("f in", &input.f, BufferKind::Storage)?;
         let f_out = gpu.buffer_zeroed::<f32>("f out", cpu::Q * n, BufferKind::Storage)?;

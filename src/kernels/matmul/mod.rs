@@ -24,6 +24,7 @@ pub mod cpu;
 
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess, validate};
+use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
@@ -267,10 +268,10 @@ impl RegtileConfig {
     }
 }
 
-/// What a variant compiles to: file, defines, override values, output tile per workgroup.
+/// What a variant compiles to: entry point, defines, override values, output tile per workgroup.
 #[derive(Clone, Debug)]
 pub struct KernelSpec {
-    pub file: &'static str,
+    pub entry: Entry,
     pub defines: Vec<&'static str>,
     pub constants: Vec<(&'static str, f64)>,
     /// Rows × columns of C per workgroup.
@@ -280,12 +281,12 @@ pub struct KernelSpec {
 /// The kernel `variant` runs for `shape` (regtile takes its vec4 path when K and N allow).
 pub fn spec(variant: Variant, shape: Shape, regtile: &RegtileConfig) -> Result<KernelSpec> {
     Ok(match variant {
-        Variant::Naive => KernelSpec { file: "matmul/naive.wgsl", defines: vec![], constants: vec![], tile: (16, 16) },
-        Variant::Unrolled => KernelSpec { file: "matmul/unrolled.wgsl", defines: vec![], constants: vec![], tile: (16, 16) },
-        Variant::Prefetch => KernelSpec { file: "matmul/prefetch.wgsl", defines: vec![], constants: vec![], tile: (16, 16) },
+        Variant::Naive => KernelSpec { entry: registry::matmul::naive::MAIN, defines: vec![], constants: vec![], tile: (16, 16) },
+        Variant::Unrolled => KernelSpec { entry: registry::matmul::unrolled::MAIN, defines: vec![], constants: vec![], tile: (16, 16) },
+        Variant::Prefetch => KernelSpec { entry: registry::matmul::prefetch::MAIN, defines: vec![], constants: vec![], tile: (16, 16) },
         Variant::Tiled4 | Variant::Tiled8 | Variant::Tiled12 | Variant::Tiled16 => {
             let t = variant.tile().unwrap_or(16);
-            KernelSpec { file: "matmul/tiled.wgsl", defines: vec![], constants: vec![("TILE", t as f64)], tile: (t, t) }
+            KernelSpec { entry: registry::matmul::tiled::MAIN, defines: vec![], constants: vec![("TILE", t as f64)], tile: (t, t) }
         }
         Variant::Regtile => {
             regtile.validate()?;
@@ -299,7 +300,12 @@ pub fn spec(variant: Variant, shape: Shape, regtile: &RegtileConfig) -> Result<K
             if !shape.vec4_aligned() {
                 defines.push("UNALIGNED");
             }
-            KernelSpec { file: "matmul/regtile.wgsl", defines, constants: regtile.constants(), tile: (regtile.bm(), regtile.bn()) }
+            KernelSpec {
+                entry: registry::matmul::regtile::MAIN,
+                defines,
+                constants: regtile.constants(),
+                tile: (regtile.bm(), regtile.bn()),
+            }
         }
     })
 }
@@ -315,7 +321,7 @@ pub struct Resources {
 
 /// Threads per workgroup and workgroup memory of `spec`'s entry point `main`.
 pub fn resources(spec: &KernelSpec) -> Result<Resources> {
-    let source = preprocess(spec.file, &spec.defines)?;
+    let source = preprocess(spec.entry.file.path, &spec.defines)?;
     let (module, info) = validate(&source)?;
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in &spec.constants {
@@ -323,12 +329,12 @@ pub fn resources(spec: &KernelSpec) -> Result<Resources> {
     }
     let (module, _) =
         naga::back::pipeline_constants::process_overrides(&module, &info, Some((naga::ShaderStage::Compute, "main")), &constants)
-            .map_err(|e| Error::invalid("override constants", format!("{}: {e}", spec.file)))?;
+            .map_err(|e| Error::invalid("override constants", format!("{}: {e}", spec.entry.file.path)))?;
     let entry = module
         .entry_points
         .iter()
         .find(|e| e.name == "main")
-        .ok_or_else(|| Error::invalid("entry point", format!("{}: no main", spec.file)))?;
+        .ok_or_else(|| Error::invalid("entry point", format!("{}: no main", spec.entry.file.path)))?;
     let threads = entry.workgroup_size.iter().product::<u32>();
     let workgroup_bytes: u64 = module
         .global_variables
@@ -404,7 +410,7 @@ impl Prepared {
                 hint: "lower --n (or --m, --k)".into(),
             });
         }
-        let kernel = gpu.kernel_with_constants(spec.file, "main", &spec.defines, &spec.constants)?;
+        let kernel = gpu.kernel_with_constants(spec.entry, &spec.defines, &spec.constants)?;
         let a = gpu.buffer("A", a, BufferKind::Storage)?;
         let b = gpu.buffer("B", b, BufferKind::Storage)?;
         let c = gpu.buffer_zeroed::<f32>("C", shape.m * shape.n, BufferKind::Storage)?;

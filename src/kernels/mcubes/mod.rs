@@ -11,6 +11,7 @@ pub use tables::Tables;
 
 use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
+use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Protocol, Throughput};
@@ -179,15 +180,19 @@ impl Prepared {
         let params = gpu.buffer("params", &[cfg.edge as u32, voxels as u32, cfg.iso.to_bits(), 0], BufferKind::Uniform)?;
         let scan_params = gpu.buffer("scan params", &[voxels as u32, blocks as u32, 0, 0], BufferKind::Uniform)?;
 
-        let k = gpu.kernel("mcubes/classify.wgsl", "main", &[])?;
+        let k = gpu.kernel(registry::mcubes::classify::MAIN, &[])?;
         let b = k.bind(gpu, &[&vol, &tables, &cube_index, &counts, &params])?;
         let classify = (k, b);
-        let scan_bind = |entry: &str, grid: [u32; 3]| -> Result<(Arc<Kernel>, wgpu::BindGroup, [u32; 3])> {
-            let k = gpu.kernel("mcubes/scan.wgsl", entry, &[])?;
+        let scan_bind = |entry: Entry, grid: [u32; 3]| -> Result<(Arc<Kernel>, wgpu::BindGroup, [u32; 3])> {
+            let k = gpu.kernel(entry, &[])?;
             let b = k.bind(gpu, &[&offsets, &sums, &scan_params, &total])?;
             Ok((k, b, grid))
         };
-        let scan = [scan_bind("scan_blocks", grid)?, scan_bind("scan_sums", [1, 1, 1])?, scan_bind("add_offsets", grid)?];
+        let scan = [
+            scan_bind(registry::mcubes::scan::SCAN_BLOCKS, grid)?,
+            scan_bind(registry::mcubes::scan::SCAN_SUMS, [1, 1, 1])?,
+            scan_bind(registry::mcubes::scan::ADD_OFFSETS, grid)?,
+        ];
 
         let mut steps = vec![Step::dispatch(&classify.0, &classify.1, grid), Step::copy(&counts, &offsets, counts.bytes())];
         steps.extend(scan.iter().map(|(k, b, g)| Step::dispatch(k, b, *g)));
@@ -195,7 +200,7 @@ impl Prepared {
         let total_vertices = gpu.read(&total)?[0];
 
         let (defines, width) = options.defines(gpu)?;
-        let k = gpu.kernel("mcubes/generate.wgsl", "main", &defines)?;
+        let k = gpu.kernel(registry::mcubes::generate::MAIN, &defines)?;
         let vertices = gpu.buffer_zeroed::<f32>("vertices", 3 * (total_vertices as usize).max(1), BufferKind::Storage)?;
         let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
         let probe = ProbeRecords::new(gpu, width, 1, grid, WORKGROUP_SIZE)?;

@@ -6,6 +6,7 @@ pub mod remapped;
 
 use crate::divergence::{self, Divergence, ProbeLayout};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
@@ -377,19 +378,22 @@ impl Prepared {
             defines.push("DEFER");
         }
         check_loops(gpu, cfg, options.tile)?;
-        let file = format!("micro/{}.wgsl", cfg.kernel_name());
+        let main = match cfg.pattern {
+            Pattern::If => registry::micro::if_branch::MAIN,
+            Pattern::Loop => registry::micro::data_loop::MAIN,
+        };
         let (kernel, grid, workgroup_size) = match options.tile {
             Some(t) => {
                 let constants = [("WG", t.workgroup as f64), ("TILE_PER_THREAD", t.per_thread as f64)];
-                let kernel = gpu.kernel_with_constants(&file, "main", &defines, &constants)?;
+                let kernel = gpu.kernel_with_constants(main, &defines, &constants)?;
                 (kernel, gpu.grid((n as u64).div_ceil(t.per_thread as u64), t.workgroup)?, t.workgroup)
             }
             None if options.defer_from.is_some() => {
                 let constants = [("DEFER_PER_THREAD", cfg.defer_per_thread as f64)];
-                let kernel = gpu.kernel_with_constants(&file, "main", &defines, &constants)?;
+                let kernel = gpu.kernel_with_constants(main, &defines, &constants)?;
                 (kernel, gpu.grid((n as u64).div_ceil(cfg.defer_per_thread as u64), WORKGROUP_SIZE)?, WORKGROUP_SIZE)
             }
-            None => (gpu.kernel(&file, "main", &defines)?, gpu.grid(n as u64, WORKGROUP_SIZE)?, WORKGROUP_SIZE),
+            None => (gpu.kernel(main, &defines)?, gpu.grid(n as u64, WORKGROUP_SIZE)?, WORKGROUP_SIZE),
         };
         let results = gpu.buffer_zeroed::<u32>("results", n, BufferKind::Storage)?;
         let params = match cfg.pattern {
@@ -445,7 +449,7 @@ impl Prepared {
         }
         let second_kernel = match &second {
             Some(_) => {
-                let kernel = gpu.kernel(&file, "run_deferred", &defines)?;
+                let kernel = gpu.kernel(registry::micro::data_loop::RUN_DEFERRED, &defines)?;
                 let bind = kernel.bind_at(gpu, &slots)?;
                 Some((kernel, bind))
             }

@@ -11,6 +11,7 @@ pub mod cpu;
 
 use crate::divergence::{self, Divergence, DivergenceReport, ProbeLayout, ProbeRecords, EMULATION_WIDTH};
 use crate::error::{Error, Result};
+use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
@@ -44,11 +45,11 @@ pub enum ReductionKernel {
 }
 
 impl ReductionKernel {
-    pub fn file(self) -> &'static str {
+    pub fn entry(self) -> Entry {
         match self {
-            ReductionKernel::Interleaved => "reduction/interleaved.wgsl",
-            ReductionKernel::Sequential => "reduction/sequential.wgsl",
-            ReductionKernel::Fast | ReductionKernel::Blocked => "reduction/fast.wgsl",
+            ReductionKernel::Interleaved => registry::reduction::interleaved::MAIN,
+            ReductionKernel::Sequential => registry::reduction::sequential::MAIN,
+            ReductionKernel::Fast | ReductionKernel::Blocked => registry::reduction::fast::MAIN,
         }
     }
 
@@ -234,7 +235,7 @@ impl Prepared {
             if ids.is_some() {
                 defines.push("REMAP");
             }
-            let k = gpu.kernel(kernel.file(), "main", &defines)?;
+            let k = gpu.kernel(kernel.entry(), &defines)?;
             let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
             let out = gpu.buffer_zeroed::<f32>("partial sums", blocks, BufferKind::Storage)?;
             let params = gpu.buffer("params", &[n as u32, blocks as u32, 0, 0], BufferKind::Uniform)?;
@@ -270,7 +271,7 @@ impl Prepared {
     fn new_fast(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32]) -> Result<Prepared> {
         let subgroups = gpu.caps.subgroup_size.is_some();
         let defines: &[&str] = if subgroups { &["SUBGROUPS"] } else { &[] };
-        let k = gpu.kernel(ReductionKernel::Fast.file(), "main", defines)?;
+        let k = gpu.kernel(ReductionKernel::Fast.entry(), defines)?;
         let n4 = cfg.n.div_ceil(4);
         let src = if cfg.n.is_multiple_of(4) {
             gpu.buffer("reduction input", input, BufferKind::Storage)?
@@ -281,8 +282,7 @@ impl Prepared {
         };
         let (first, groups, grid) = if kernel == ReductionKernel::Blocked {
             let groups = cfg.blocked_groups();
-            let first =
-                gpu.kernel(ReductionKernel::Blocked.file(), "main", if subgroups { &["SUBGROUPS", "BLOCKED"] } else { &["BLOCKED"] })?;
+            let first = gpu.kernel(ReductionKernel::Blocked.entry(), if subgroups { &["SUBGROUPS", "BLOCKED"] } else { &["BLOCKED"] })?;
             (first, groups, gpu.grid((groups * WORKGROUP_SIZE as usize) as u64, WORKGROUP_SIZE)?)
         } else {
             let groups = cfg.fast_groups();

@@ -3,6 +3,7 @@
 
 use super::{cpu, Case, Prepared};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::pt::{self, queue_word, Control, Plan, Runtime, Status, Tier};
 use serde::{Deserialize, Serialize};
@@ -172,15 +173,13 @@ impl Case for ForestCase {
     }
 
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, _variant: &str, retry: u32) -> Result<Box<dyn Prepared + 'a>> {
-        let path = "pt/forest.wgsl";
         let tier = plan.used;
-        let args_kernel = gpu.kernel(path, "level_args", &[])?;
+        let args_kernel = gpu.kernel(registry::pt::forest::LEVEL_ARGS, &[])?;
         let level = gpu.kernel(
-            path,
             match tier {
-                Tier::Multi => "level",
-                Tier::NonBlocking => "level_pt",
-                Tier::Blocking => "expand_pt",
+                Tier::Multi => registry::pt::forest::LEVEL,
+                Tier::NonBlocking => registry::pt::forest::LEVEL_PT,
+                Tier::Blocking => registry::pt::forest::EXPAND_PT,
             },
             &[],
         )?;

@@ -3,6 +3,7 @@
 
 use super::{check_n, cpu, Case, Prepared};
 use crate::error::Result;
+use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::pt::{Control, Plan, Runtime, Status, Tier};
 use crate::rng::Rng;
@@ -125,10 +126,10 @@ impl Case for GsyncCase {
     }
 
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, _variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
-        let path = "pt/gsync.wgsl";
         let tier = plan.used;
         let blocking = tier == Tier::Blocking;
-        let kernel = if blocking { gpu.kernel(path, "phases_pt", &[])? } else { gpu.kernel(path, "phase", &["PLAIN"])? };
+        let kernel =
+            if blocking { gpu.kernel(registry::pt::gsync::PHASES_PT, &[])? } else { gpu.kernel(registry::pt::gsync::PHASE, &["PLAIN"])? };
         let n = self.n() as usize;
         let init = gpu.buffer("gsync init", &self.init, BufferKind::Storage)?;
         let a = gpu.buffer_zeroed::<u32>("gsync a", n, BufferKind::Storage)?;

@@ -3,6 +3,7 @@
 
 use super::{check_n, cpu, Case, Prepared};
 use crate::error::Result;
+use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::pt::{Control, Plan, Runtime, Status, Tier};
 use crate::rng::Rng;
@@ -154,7 +155,6 @@ impl Case for ProdConsCase {
     }
 
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
-        let path = "pt/prodcons.wgsl";
         let n = self.cfg.n;
         let tier = plan.used;
         let input = gpu.buffer("prodcons input", &self.input, BufferKind::Storage)?;
@@ -175,7 +175,7 @@ impl Case for ProdConsCase {
         let dummy = gpu.buffer_zeroed::<u32>("prodcons unused", 4, BufferKind::Storage)?;
         let (result, scalar, clears) = match self.cfg.workload {
             Workload::Reduce if tier == Tier::Multi => {
-                let k = gpu.kernel(path, "reduce_block", &[])?;
+                let k = gpu.kernel(registry::pt::prodcons::REDUCE_BLOCK, &[])?;
                 let scratch = n.div_ceil(256).max(1);
                 let bufs = [
                     gpu.buffer_zeroed::<u32>("reduce scratch a", scratch, BufferKind::Storage)?,
@@ -201,7 +201,7 @@ impl Case for ProdConsCase {
                 (result, true, Vec::new())
             }
             Workload::Reduce => {
-                let k = gpu.kernel(path, "reduce_pt", &[])?;
+                let k = gpu.kernel(registry::pt::prodcons::REDUCE_PT, &[])?;
                 let out = gpu.buffer_zeroed::<u32>("reduce out", 4, BufferKind::Storage)?;
                 let partials = gpu.buffer_zeroed::<u32>("reduce partials", launch as usize, BufferKind::Storage)?;
                 let blocking = tier == Tier::Blocking;
@@ -209,7 +209,7 @@ impl Case for ProdConsCase {
                 let slots: [(u32, &dyn Bind); 7] = [(0, &input), (1, &out), (2, &partials), (3, &dummy), (4, &hdr), (5, &args), (6, &p)];
                 launches.push(Launch { kernel: k.clone(), bind: bind(&k, &slots)?, grid: Some([launch, 1, 1]) });
                 if !blocking {
-                    let f = gpu.kernel(path, "reduce_final", &[])?;
+                    let f = gpu.kernel(registry::pt::prodcons::REDUCE_FINAL, &[])?;
                     launches.push(Launch { kernel: f.clone(), bind: bind(&f, &slots)?, grid: Some([1, 1, 1]) });
                 }
                 params.push(p);
@@ -223,19 +223,19 @@ impl Case for ProdConsCase {
                 let p = gpu.buffer("two-stage params", &[self.params(n, false, 0)], BufferKind::Uniform)?;
                 let slots: [(u32, &dyn Bind); 7] = [(0, &input), (1, &out), (2, &dummy), (3, &pairs), (4, &hdr), (5, &args), (6, &p)];
                 let grid = gpu.grid(n as u64, 256)?;
-                let mut add = |entry: &str, grid: Option<[u32; 3]>| -> Result<()> {
-                    let k = gpu.kernel(path, entry, &[])?;
+                let mut add = |entry: Entry, grid: Option<[u32; 3]>| -> Result<()> {
+                    let k = gpu.kernel(entry, &[])?;
                     launches.push(Launch { kernel: k.clone(), bind: bind(&k, &slots)?, grid });
                     Ok(())
                 };
                 match (tier, variant) {
                     (Tier::Multi, "two-kernel") => {
-                        add("stage_produce", Some(grid))?;
-                        add("stage_args", Some([1, 1, 1]))?;
-                        add("stage_consume", None)?;
+                        add(registry::pt::prodcons::STAGE_PRODUCE, Some(grid))?;
+                        add(registry::pt::prodcons::STAGE_ARGS, Some([1, 1, 1]))?;
+                        add(registry::pt::prodcons::STAGE_CONSUME, None)?;
                     }
-                    (Tier::Multi, _) => add("stage_single", Some(grid))?,
-                    _ => add("stage_pt", Some([launch, 1, 1]))?,
+                    (Tier::Multi, _) => add(registry::pt::prodcons::STAGE_SINGLE, Some(grid))?,
+                    _ => add(registry::pt::prodcons::STAGE_PT, Some([launch, 1, 1]))?,
                 }
                 params.push(p);
                 keep.push(pairs);

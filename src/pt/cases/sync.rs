@@ -2,6 +2,7 @@
 
 use super::{check_n, cpu, wall, Case, Prepared};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::pt::{Control, Plan, Runtime, Status, Tier};
 use crate::rng::Rng;
@@ -167,19 +168,17 @@ impl Case for SyncCase {
     }
 
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
-        let path = "pt/sync.wgsl";
         let variant: &'static str = self.variants(plan.used).iter().find(|v| **v == variant).copied().unwrap_or("readback");
-        let produce = gpu.kernel(path, "produce", &[])?;
+        let produce = gpu.kernel(registry::pt::sync::PRODUCE, &[])?;
         let consume = gpu.kernel(
-            path,
             match variant {
-                "persistent" => "consume_pt",
-                "fused" => "fused",
-                _ => "consume",
+                "persistent" => registry::pt::sync::CONSUME_PT,
+                "fused" => registry::pt::sync::FUSED,
+                _ => registry::pt::sync::CONSUME,
             },
             &[],
         )?;
-        let args_kernel = gpu.kernel(path, "indirect_args", &[])?;
+        let args_kernel = gpu.kernel(registry::pt::sync::INDIRECT_ARGS, &[])?;
         let n = self.cfg.n;
         let input = gpu.buffer("sync input", &self.input, BufferKind::Storage)?;
         let items = gpu.buffer_zeroed::<u32>("sync items", n, BufferKind::Storage)?;
