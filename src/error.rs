@@ -52,7 +52,7 @@ pub enum Error {
         what: String,
         /// The adapter that lacks it.
         adapter: String,
-        /// What to use instead.
+        /// What to use or change instead.
         hint: String,
     },
 

@@ -20,7 +20,7 @@ pub enum CurveAxis {
 }
 
 impl CurveAxis {
-    /// Axis title for plots, with the unit.
+    /// Axis title for plots (shared memory says its unit, bytes).
     pub fn label(self) -> &'static str {
         match self {
             CurveAxis::ThreadsPerBlock => "threads per block",

@@ -92,7 +92,7 @@ impl LamPlan {
         self.width
     }
 
-    /// Number of elements moved by the plan.
+    /// Number of elements the plan covers.
     pub fn len(&self) -> usize {
         self.destination.len()
     }

@@ -69,7 +69,7 @@ pub struct Table {
 pub struct Verdict {
     /// The claim in words.
     pub claim: String,
-    /// The paper's value (None when it states only the direction).
+    /// The paper's value (None when the paper gives no number).
     pub paper: Option<f64>,
     /// Our measured value (None when it could not be measured).
     pub ours: Option<f64>,

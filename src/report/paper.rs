@@ -10,7 +10,7 @@ pub struct PaperTable {
     pub id: String,
     /// The paper's caption.
     pub title: String,
-    /// `table` or `figure` (values read off a plot); empty means table.
+    /// `table`, or `figure` when the values were read off a plot.
     #[serde(default)]
     pub kind: String,
     /// Column headers.

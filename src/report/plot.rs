@@ -29,7 +29,7 @@ pub struct Figure {
     pub log_x: bool,
     /// Logarithmic y axis.
     pub log_y: bool,
-    /// The lines, each in its own colour.
+    /// The lines, coloured in turn from a fixed palette.
     pub series: Vec<Series>,
 }
 
