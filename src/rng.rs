@@ -1,14 +1,18 @@
 //! Seeded generators for test and benchmark inputs (SplitMix64: tiny, fast, reproducible on
 //! every platform). Every generator in simtlab takes a seed and records it.
 
+/// A SplitMix64 stream: the same seed gives the same values on every platform. Not for
+/// cryptography.
 #[derive(Clone, Debug)]
 pub struct Rng(u64);
 
 impl Rng {
+    /// A stream started from `seed` (any value, zero included).
     pub fn new(seed: u64) -> Self {
         Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
     }
 
+    /// The next 64 uniformly distributed bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -17,28 +21,32 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// The next 32 uniformly distributed bits (the high half of [`Rng::next_u64`]).
     pub fn next_u32(&mut self) -> u32 {
         (self.next_u64() >> 32) as u32
     }
 
-    /// Uniform in [0, 1).
+    /// Uniform in [0, 1), with 53 bits of resolution.
     pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// Uniform in [0, 1), with 24 bits of resolution.
     pub fn next_f32(&mut self) -> f32 {
         (self.next_u32() >> 8) as f32 * (1.0 / (1u32 << 24) as f32)
     }
 
-    /// Uniform in [lo, hi] (inclusive).
+    /// Uniform in [lo, hi] (inclusive); needs `lo <= hi`.
     pub fn range_u32(&mut self, lo: u32, hi: u32) -> u32 {
         lo + (self.next_u64() % ((hi - lo) as u64 + 1)) as u32
     }
 
+    /// `n` values from [`Rng::next_u32`].
     pub fn vec_u32(&mut self, n: usize) -> Vec<u32> {
         (0..n).map(|_| self.next_u32()).collect()
     }
 
+    /// Shuffles `v` in place (Fisher-Yates), each permutation about equally likely.
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
         for i in (1..v.len()).rev() {
             v.swap(i, (self.next_u64() % (i as u64 + 1)) as usize);

@@ -13,7 +13,7 @@ mod probe;
 
 pub use emulate::{emulate_loops, emulate_loops_with_idle_lanes, emulate_paths};
 pub use join::{join_sites, join_warps};
-pub use probe::{read_probe, ProbeLayout, ProbeRecords, PROBE_BINDING, PROBE_WORDS_PER_SITE};
+pub use probe::{read_probe, ProbeLayout, ProbeRecords, PROBE_BINDING};
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +35,7 @@ pub struct SiteCounters {
 }
 
 impl SiteCounters {
+    /// Adds `other`'s counters to these (summing sites or subgroups).
     pub fn add(&mut self, other: &SiteCounters) {
         self.evaluations += other.evaluations;
         self.divergent += other.divergent;
@@ -66,6 +67,7 @@ impl SiteCounters {
 pub struct Divergence {
     /// Warp/subgroup width the counters refer to.
     pub width: u32,
+    /// Counters per probe site, in the order of the kernel's site numbers.
     pub sites: Vec<SiteCounters>,
     /// Per warp: divergent evaluations over all sites (the heat map).
     pub per_warp_divergent: Vec<u32>,
@@ -73,20 +75,24 @@ pub struct Divergence {
     pub per_warp_efficiency: Vec<f32>,
     /// Warps whose lanes did not all follow one path.
     pub divergent_warps: u64,
+    /// Warps (subgroups) with at least one lane reaching a site; all-idle ones are not counted.
     pub warps: u64,
 }
 
 impl Divergence {
+    /// The counters of all sites summed.
     pub fn totals(&self) -> SiteCounters {
         let mut t = SiteCounters::default();
         self.sites.iter().for_each(|s| t.add(s));
         t
     }
 
+    /// SIMT efficiency over all sites at [`Divergence::width`], in [0, 1] (1.0 when nothing ran).
     pub fn simt_efficiency(&self) -> f64 {
         self.totals().simt_efficiency(self.width)
     }
 
+    /// Branch efficiency over all sites, in [0, 1] (1.0 when nothing was evaluated).
     pub fn branch_efficiency(&self) -> f64 {
         self.totals().branch_efficiency()
     }
@@ -112,12 +118,18 @@ impl Divergence {
     }
 }
 
+/// The three metrics of a [`Divergence`], as stored in benchmark records.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DivergenceSummary {
+    /// Warp/subgroup width the metrics refer to.
     pub width: u32,
+    /// See [`Divergence::simt_efficiency`]; in [0, 1].
     pub simt_efficiency: f64,
+    /// See [`Divergence::branch_efficiency`]; in [0, 1].
     pub branch_efficiency: f64,
+    /// See [`Divergence::divergence_ratio`]; in [0, 1].
     pub divergence_ratio: f64,
+    /// Warps with at least one lane reaching a site.
     pub warps: u64,
 }
 
@@ -125,11 +137,14 @@ pub struct DivergenceSummary {
 /// adapter has subgroups, and always the host emulation at [`EMULATION_WIDTH`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DivergenceReport {
+    /// From the GPU probe at the adapter's subgroup width; None without subgroups or probe.
     pub native: Option<DivergenceSummary>,
+    /// From host emulation at [`EMULATION_WIDTH`] (32) lanes.
     pub emulated_w32: DivergenceSummary,
 }
 
 impl DivergenceReport {
+    /// Summarises a probe result (if any) and an emulation at [`EMULATION_WIDTH`].
     pub fn new(native: Option<&Divergence>, emulated_w32: &Divergence) -> Self {
         DivergenceReport { native: native.map(Divergence::summary), emulated_w32: emulated_w32.summary() }
     }

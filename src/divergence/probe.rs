@@ -8,14 +8,18 @@ use super::{Divergence, SiteCounters};
 use crate::error::Result;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer};
 
-pub const PROBE_WORDS_PER_SITE: usize = 4;
+/// u32 words per subgroup and site: evaluations, divergent, taken_steps, taken_lanes.
+const PROBE_WORDS_PER_SITE: usize = 4;
 
 /// Binding number (group 0) of the records buffer declared in `probe.wgsl`.
 pub const PROBE_BINDING: u32 = 7;
 
+/// Shape of a probe records buffer: one record of [`ProbeLayout::sites`] sites per subgroup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProbeLayout {
+    /// Probe sites in the kernel.
     pub sites: usize,
+    /// Subgroups in the whole grid (workgroups × subgroups per workgroup).
     pub subgroups: usize,
     /// Native subgroup width the kernel ran with.
     pub width: u32,
@@ -28,6 +32,7 @@ impl ProbeLayout {
         ProbeLayout { sites, subgroups: workgroups * per_wg, width }
     }
 
+    /// Length of the records buffer in u32 words.
     pub fn words(&self) -> usize {
         self.sites * self.subgroups * PROBE_WORDS_PER_SITE
     }
@@ -57,7 +62,9 @@ impl ProbeLayout {
 
 /// A probe records buffer and its layout for `sites` sites over a kernel's grid.
 pub struct ProbeRecords {
+    /// The records, zeroed at creation; bind it at [`PROBE_BINDING`].
     pub buffer: GpuBuffer<u32>,
+    /// How to decode `buffer`.
     pub layout: ProbeLayout,
 }
 

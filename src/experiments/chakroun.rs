@@ -13,7 +13,7 @@ use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
 
-pub fn experiments() -> Vec<Box<dyn Experiment>> {
+pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(Table1), Box::new(Table2)]
 }
 

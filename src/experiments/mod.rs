@@ -25,8 +25,11 @@ pub use output::{merge_dirs, missing_shards, read_info, read_outcomes, resumable
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scale {
+    /// Smallest sizes, seconds on lavapipe: for tests.
     Tiny,
+    /// Minutes on a CPU adapter.
     Quick,
+    /// The papers' sizes, for a real GPU.
     Full,
 }
 
@@ -50,33 +53,45 @@ impl Scale {
 /// One point of an experiment's sweep.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Point {
+    /// Id of the experiment the point belongs to ([`Experiment::id`]).
     pub experiment: String,
     /// Stable, unique within the experiment (used to merge shards).
     pub key: String,
+    /// The runner's configuration for this point, as JSON.
     pub params: serde_json::Value,
 }
 
 /// What one point produced: its records, or the error that stopped it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Outcome {
+    /// The point that ran.
     pub point: Point,
+    /// Its benchmark records (empty when it failed).
     pub records: Vec<Record>,
+    /// The error message when the point failed.
     pub error: Option<String>,
+    /// Wall-clock seconds the point took.
     pub seconds: f64,
 }
 
+/// One experiment of a paper (a table or figure): its sweep, how to run a point, and how to
+/// render the results beside the paper's values.
 pub trait Experiment: Sync {
     /// Paper short name: zhang, chakroun, carrillo, gupta, ryoo.
     fn paper(&self) -> &'static str;
     /// Unique id, e.g. `zhang-fig1-loop`.
     fn id(&self) -> &'static str;
+    /// Heading of its report section.
     fn title(&self) -> &'static str;
+    /// The sweep points at `scale`, in report order; keys are unique within the experiment.
     fn points(&self, scale: Scale) -> Vec<Point>;
+    /// Runs one point on `gpu`, each record checked against the CPU reference.
     fn run(&self, gpu: &Gpu, point: &Point) -> Result<Vec<Record>>;
     /// Tables, figures and verdicts from the outcomes of this experiment's points.
     fn render(&self, outcomes: &[&Outcome], paper: &crate::report::PaperValues) -> Section;
 }
 
+/// Short names of the papers with experiments, in report order.
 pub const PAPERS: [&str; 5] = ["zhang", "chakroun", "carrillo", "gupta", "ryoo"];
 
 /// Every experiment simtlab has, in report order.
@@ -103,7 +118,9 @@ pub fn select(paper: &str) -> Result<Vec<Box<dyn Experiment>>> {
 /// `i/n` with 1 ≤ i ≤ n: this run takes every n-th point starting at the i-th.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// Which shard this run is, 1-based (`i`).
     pub index: usize,
+    /// How many shards the sweep is split into (`n`).
     pub count: usize,
 }
 
@@ -121,6 +138,7 @@ impl std::str::FromStr for Shard {
 }
 
 impl Shard {
+    /// `1/1`: every point.
     pub fn whole() -> Shard {
         Shard { index: 1, count: 1 }
     }
@@ -142,9 +160,11 @@ pub fn run(gpu: &Gpu, experiments: &[Box<dyn Experiment>], scale: Scale, shard: 
 /// How [`run_points`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ended {
+    /// Every point of the shard ran.
     Complete,
     /// `cancel` was set: the points after the one running then were not run.
     Cancelled {
+        /// Points of the shard not run.
         remaining: usize,
     },
 }

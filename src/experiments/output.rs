@@ -10,11 +10,15 @@ use std::path::{Path, PathBuf};
 /// What a reproduction ran on and how, written to `run.json` beside `results.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunInfo {
+    /// Adapter, driver, backend and build the run used.
     pub environment: Environment,
+    /// Problem sizes the run used.
     pub scale: Scale,
     /// `--paper` (a paper's short name or `all`).
     pub paper: String,
+    /// `i` of `--shard i/n` (1 without sharding).
     pub shard_index: usize,
+    /// `n` of `--shard i/n` (1 without sharding).
     pub shard_count: usize,
     /// The report's header lines.
     pub header: Vec<String>,
@@ -26,6 +30,7 @@ impl RunInfo {
         format!("{} ({})", self.environment.adapter, self.environment.backend)
     }
 
+    /// The shard this run took.
     pub fn shard(&self) -> Shard {
         Shard { index: self.shard_index, count: self.shard_count }
     }
@@ -66,6 +71,7 @@ impl OutputDir {
         }
     }
 
+    /// The directory.
     pub fn path(&self) -> &Path {
         &self.dir
     }
@@ -151,8 +157,11 @@ pub fn resumable(previous: Option<(Option<RunInfo>, Vec<Outcome>)>, now: &RunInf
 
 /// What `report merge` joins: the outcomes and, where present, each directory's description.
 pub struct MergeInput {
+    /// The output directory the part was read from.
     pub dir: PathBuf,
+    /// Its `run.json`, when present.
     pub info: Option<RunInfo>,
+    /// Its `results.json`.
     pub outcomes: Vec<Outcome>,
 }
 

@@ -16,11 +16,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Benchmark {
+    /// 3D lattice Boltzmann (`kernels::lbm`).
     Lbm,
+    /// GAFORT-like genetic algorithm, children generation (`kernels::gafort`).
     Gafort,
+    /// Marching cubes (`kernels::mcubes`).
     Mcubes,
+    /// The reduction kernels (`kernels::reduction`).
     Reduction,
+    /// Black-Scholes option pricing (`kernels::blackscholes`).
     Blackscholes,
+    /// All five, one after another.
     All,
 }
 
@@ -28,13 +34,17 @@ pub enum Benchmark {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BenchmarkSweep {
+    /// Which benchmark(s) run.
     pub benchmark: Benchmark,
+    /// Which variants of each run (original, redirect, ...).
     pub variants: Variants,
     /// Problem sizes: lbm = lattice edge (cells = n³), gafort = children, mcubes = grid edge
     /// (voxels = n³), reduction = elements, blackscholes = options. Empty: each benchmark's
     /// own sizes (reduction: 2^21..2^25 as in Table 5).
     pub n: Vec<usize>,
+    /// Seed of the generated inputs.
     pub seed: u64,
+    /// Warm-up runs and timed samples per variant.
     pub protocol: Protocol,
     /// Reduction only: first-pass workgroups of the `fast` kernel to try (each 1..=65532,
     /// rounded up to a multiple of 4); empty: one choice from the size.
@@ -192,7 +202,7 @@ pub fn comparison(records: &[Record]) -> String {
     s
 }
 
-pub fn experiments() -> Vec<Box<dyn Experiment>> {
+pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     let t = |bench, id, title, paper_table, sizes: [&'static [usize]; 3]| -> Box<dyn Experiment> {
         Box::new(RemapTable { bench, id, title, paper_table, sizes })
     };

@@ -29,7 +29,9 @@ use crate::error::{Error, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Vendor {
+    /// NVIDIA: warps on streaming multiprocessors.
     Nvidia,
+    /// AMD: waves on compute units (WGPs on RDNA).
     Amd,
 }
 
@@ -53,6 +55,7 @@ pub struct Arch {
     pub name: &'static str,
     /// Other names accepted by [`find_arch`].
     pub aliases: &'static [&'static str],
+    /// Who makes it; decides the wording of messages.
     pub vendor: Vendor,
     /// The board the SM count belongs to, and its chip.
     pub device: &'static str,
@@ -60,18 +63,24 @@ pub struct Arch {
     pub isa: &'static str,
     /// Streaming multiprocessors (NVIDIA), compute units (GCN/CDNA) or WGPs (RDNA).
     pub sm_count: u32,
+    /// Warp (wave) width in threads.
     pub threads_per_warp: u32,
+    /// Resident warps an SM can hold.
     pub max_warps_per_sm: u32,
+    /// Resident threads an SM can hold.
     pub max_threads_per_sm: u32,
+    /// Resident blocks (workgroups) an SM can hold.
     pub max_blocks_per_sm: u32,
     /// AMD: `max_blocks_per_sm` counts hardware barriers, which single-wave workgroups do not
     /// take, so those are limited only by wave slots.
     pub single_warp_blocks_skip_block_limit: bool,
     /// 32-bit registers per SM (AMD: VGPRs per lane * wave size * SIMDs).
     pub registers_per_sm: u32,
+    /// 32-bit registers one block may hold in all.
     pub max_registers_per_block: u32,
     /// Registers handed out at a time (per block on CC 1.x, per warp after).
     pub register_allocation_unit: u32,
+    /// Whether registers are allocated per block or per warp.
     pub register_granularity: RegisterGranularity,
     /// CC 1.x: block warps are rounded up to this before sizing registers. Later: warps
     /// limited by registers are a multiple of this (one register bank per scheduler/SIMD).
@@ -80,11 +89,13 @@ pub struct Arch {
     pub max_registers_per_thread: u32,
     /// Shared memory (LDS) per SM at the largest carveout, in bytes.
     pub shared_memory_per_sm: u32,
+    /// Shared memory is handed to a block in multiples of this many bytes.
     pub shared_memory_allocation_unit: u32,
     /// Largest shared memory a block may request (the opt-in maximum on 7.x and later).
     pub max_shared_memory_per_block: u32,
     /// Shared memory the CUDA runtime takes for itself in every block (1 KB on 8.x, 9.0).
     pub reserved_shared_memory_per_block: u32,
+    /// Largest block (workgroup) in threads.
     pub max_threads_per_block: u32,
 }
 

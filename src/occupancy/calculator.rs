@@ -9,13 +9,17 @@ use crate::error::{Error, Result};
 /// What a kernel launch asks of each block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Launch {
+    /// Threads (invocations) per block (workgroup).
     pub threads_per_block: u32,
+    /// 32-bit registers each thread uses (AMD: VGPRs); 0 leaves registers out of the limits.
     pub registers_per_thread: u32,
     /// Static plus dynamic shared memory (workgroup memory), in bytes.
     pub shared_memory_per_block: u32,
 }
 
 impl Launch {
+    /// A launch of `threads_per_block` threads using `registers_per_thread` registers each and
+    /// `shared_memory_per_block` bytes of shared memory.
     pub fn new(threads_per_block: u32, registers_per_thread: u32, shared_memory_per_block: u32) -> Self {
         Launch { threads_per_block, registers_per_thread, shared_memory_per_block }
     }
@@ -29,7 +33,9 @@ pub enum Limiter {
     Warps,
     /// Resident blocks per SM.
     Blocks,
+    /// The register file.
     Registers,
+    /// Shared memory (LDS).
     SharedMemory,
     /// Not even one block fits; see `reason`.
     DoesNotLaunch,
@@ -58,13 +64,18 @@ impl std::fmt::Display for Limiter {
 /// (no registers, no shared memory) reports the block limit, as the spreadsheet does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BlockLimits {
+    /// Limit from warp slots per SM.
     pub warps: u32,
+    /// The hardware limit on resident blocks per SM.
     pub blocks: u32,
+    /// Limit from the register file (0 when the block's registers do not fit at all).
     pub registers: u32,
+    /// Limit from shared memory (0 when the block's request does not fit at all).
     pub shared_memory: u32,
 }
 
 impl BlockLimits {
+    /// The tightest of the four limits: resident blocks per SM.
     pub fn min(&self) -> u32 {
         self.warps.min(self.blocks).min(self.registers).min(self.shared_memory)
     }
@@ -73,18 +84,29 @@ impl BlockLimits {
 /// Result of one calculation: what the calculator's output panel shows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Occupancy {
+    /// Name of the [`Arch`] preset.
     pub arch: &'static str,
+    /// The launch's threads per block.
     pub threads_per_block: u32,
+    /// The launch's registers per thread.
     pub registers_per_thread: u32,
+    /// The launch's shared memory per block in bytes, before the runtime's reserve.
     pub shared_memory_per_block: u32,
+    /// Threads per block rounded up to whole warps.
     pub warps_per_block: u32,
+    /// Registers one block takes after rounding to the allocation unit and granularity.
     pub allocated_registers_per_block: u64,
     /// Requested plus reserved shared memory, rounded to the allocation unit.
     pub allocated_shared_memory_per_block: u64,
+    /// Blocks per SM each resource alone allows.
     pub block_limits: BlockLimits,
+    /// Resident blocks per SM: the least of `block_limits` (0 when the kernel does not launch).
     pub active_blocks_per_sm: u32,
+    /// Resident warps per SM (active blocks × warps per block).
     pub active_warps_per_sm: u32,
+    /// Resident threads per SM (active blocks × threads per block).
     pub active_threads_per_sm: u32,
+    /// The architecture's warp slots per SM, the denominator of `occupancy`.
     pub max_warps_per_sm: u32,
     /// Active warps over the SM maximum, 0..=1.
     pub occupancy: f64,

@@ -11,12 +11,16 @@ use crate::error::Result;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CurveAxis {
+    /// Block size in threads.
     ThreadsPerBlock,
+    /// 32-bit registers per thread.
     RegistersPerThread,
+    /// Shared memory per block in bytes.
     SharedMemoryPerBlock,
 }
 
 impl CurveAxis {
+    /// Axis title for plots (shared memory says its unit, bytes).
     pub fn label(self) -> &'static str {
         match self {
             CurveAxis::ThreadsPerBlock => "threads per block",
@@ -29,7 +33,9 @@ impl CurveAxis {
 /// One plotted series: `(x, occupancy in 0..=1)` in increasing `x`, plus the launch's own point.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Curve {
+    /// The input varied along `x`.
     pub axis: CurveAxis,
+    /// `(x, occupancy)` samples, `x` in the axis' unit and increasing.
     pub points: Vec<(u32, f64)>,
     /// The point of the launch the curves were drawn for.
     pub current: (u32, f64),
@@ -40,8 +46,11 @@ pub struct Curve {
 /// All three curves for one launch.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OccupancyCurves {
+    /// Occupancy against threads per block.
     pub threads_per_block: Curve,
+    /// Occupancy against registers per thread.
     pub registers_per_thread: Curve,
+    /// Occupancy against shared memory per block.
     pub shared_memory_per_block: Curve,
 }
 

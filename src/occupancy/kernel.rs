@@ -13,18 +13,24 @@ const SOURCE_NAME: &str = "<wgsl>";
 /// One `var<workgroup>` global the entry point uses.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WorkgroupVariable {
+    /// The variable's name in the WGSL (None if naga has none).
     pub name: Option<String>,
+    /// Its size in bytes as naga's layouter computes it.
     pub size_bytes: u32,
 }
 
 /// What one workgroup of the kernel occupies, independent of the GPU.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KernelResources {
+    /// The compute entry point's name.
     pub entry_point: String,
+    /// `@workgroup_size(x, y, z)`.
     pub workgroup_size: [u32; 3],
+    /// x × y × z invocations.
     pub threads_per_workgroup: u32,
     /// Sum of the sizes of the workgroup variables below, as naga's layouter computes them.
     pub workgroup_memory_bytes: u32,
+    /// The `var<workgroup>` globals the entry point uses.
     pub workgroup_variables: Vec<WorkgroupVariable>,
 }
 

@@ -124,6 +124,7 @@ pub fn carrillo_worst_case(branches: &[Branch], launch_overhead: f64) -> Result<
 /// A branch described by its register use, for [`branch_split_on_arch`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BranchKernel {
+    /// Registers per thread a kernel holding only this branch needs.
     pub registers_per_thread: u32,
 }
 
@@ -171,10 +172,13 @@ pub fn branch_split_on_arch(
 /// Issue-rate figures of a GPU for Ryoo's estimates.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ThroughputDevice {
+    /// Board name, for tables.
     pub name: &'static str,
     /// Scalar processors (CUDA cores) on the chip, each issuing one instruction per clock.
     pub scalar_processors: u32,
+    /// Shader (SP) clock in GHz.
     pub clock_ghz: f64,
+    /// Peak DRAM bandwidth in GB/s.
     pub memory_bandwidth_gb_per_s: f64,
 }
 
@@ -209,9 +213,11 @@ pub struct ThroughputEstimate {
     pub potential_gflops: f64,
     /// `SPs x load fraction x bytes x clock`: bandwidth needed to keep every SP issuing, GB/s.
     pub required_bandwidth_gb_per_s: f64,
+    /// The device's peak DRAM bandwidth, GB/s.
     pub available_bandwidth_gb_per_s: f64,
     /// Required over available; above 1 the kernel is bandwidth-bound.
     pub bandwidth_ratio: f64,
+    /// `bandwidth_ratio > 1`.
     pub bandwidth_bound: bool,
     /// Potential throughput scaled down by the bandwidth shortfall (an upper bound; Ryoo's
     /// plain matmul reaches 10.58 of the 21.6 GFLOP/s this gives).

@@ -32,6 +32,7 @@ impl BarrierFence {
         (self == BarrierFence::None).then_some("PT_BARRIER_NO_FENCE")
     }
 
+    /// `device` or `none`, for records and tables.
     pub fn name(self) -> &'static str {
         match self {
             BarrierFence::Device => "device",
@@ -56,6 +57,7 @@ impl BarrierArrival {
         (self == BarrierArrival::Tree).then_some("PT_BARRIER_TREE")
     }
 
+    /// `flat` or `tree`, for records and tables.
     pub fn name(self) -> &'static str {
         match self {
             BarrierArrival::Flat => "flat",
@@ -67,7 +69,9 @@ impl BarrierArrival {
 /// The barrier variant: how participants arrive and whether the arrival fences.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BarrierKind {
+    /// How participants arrive.
     pub arrival: BarrierArrival,
+    /// Whether the arrival fences storage.
     pub fence: BarrierFence,
 }
 
@@ -76,6 +80,7 @@ impl BarrierKind {
         self.arrival.define().into_iter().chain(self.fence.define()).collect()
     }
 
+    /// E.g. "tree arrival, fence device", for records and tables.
     pub fn name(self) -> String {
         format!("{} arrival, fence {}", self.arrival.name(), self.fence.name())
     }
@@ -84,12 +89,20 @@ impl BarrierKind {
 /// One barrier-kernel launch.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BarrierRun {
+    /// Workgroups dispatched.
     pub launched: u32,
+    /// Workgroups that took part (the co-resident ones found by discovery).
     pub participants: u32,
+    /// Barriers asked for.
     pub iterations: u32,
+    /// Barriers participant 0 passed; equals `iterations` on a correct run.
     pub completed: u32,
+    /// Neighbour messages read after a barrier that were stale or wrong; 0 on a
+    /// correct run.
     pub stale_messages: u32,
+    /// Time of the launch (device timestamps where available, else wall clock).
     pub seconds: f64,
+    /// The decoded control words (abort reason, polls).
     pub status: Status,
 }
 

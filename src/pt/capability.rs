@@ -17,20 +17,29 @@ const LOOP_LIMITED_ITERATIONS: u32 = 32;
 /// What [`assess`] found on an adapter, and its verdict on the blocking tier.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Capability {
+    /// Name of the adapter checked.
     pub adapter: String,
     /// Co-resident 256-invocation workgroups found by discovery.
     pub discovered: u32,
+    /// Workgroups dispatched for discovery.
     pub discovery_launch: u32,
     /// Workgroups that arrived after the poll closed.
     pub late: u32,
+    /// Polls without a new arrival before the discovery poll closed ([`PtConfig::grace`]).
     pub grace: u32,
+    /// Most polls one wait could take ([`PtConfig::spin_cap`]).
     pub spin_cap: u32,
+    /// Wall-clock seconds of the discovery kernel.
     pub discovery_seconds: f64,
-    /// Barrier check: participants, barriers asked and completed, stale messages seen.
+    /// Barrier check: workgroups that took part (the discovered ones).
     pub barrier_participants: u32,
+    /// Barrier check: barriers asked for (fewer on drivers with a loop-iteration limit).
     pub barrier_iterations: u32,
+    /// Barrier check: barriers completed; must equal `barrier_iterations`.
     pub barrier_completed: u32,
+    /// Barrier check: stale cross-workgroup messages seen; must be 0.
     pub stale_messages: u32,
+    /// Wall-clock seconds of the barrier check.
     pub barrier_seconds: f64,
     /// The verdict: the blocking tier may run on this adapter.
     pub blocking_ok: bool,

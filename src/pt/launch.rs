@@ -13,6 +13,7 @@ use std::sync::Mutex;
 /// Default bound of every wait loop, in polls.
 pub const DEFAULT_SPIN_CAP: u32 = 1 << 22;
 
+/// How persistent-threads runs are bounded, checked and sized.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PtOptions {
     /// Most polls one wait may take before the kernel aborts.
@@ -49,12 +50,15 @@ impl Default for PtOptions {
 /// The tier a run uses and why.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Plan {
+    /// The tier asked for.
     pub requested: Tier,
+    /// The tier that runs (lower than `requested` after a fallback).
     pub used: Tier,
     /// Every fallback taken, in order, with its reason.
     pub fallbacks: Vec<String>,
     /// Workgroups a persistent kernel launches (0 for tier 0).
     pub launch: u32,
+    /// Tiers the case has, the ones a fallback may move to.
     pub supported: Vec<Tier>,
 }
 
@@ -98,11 +102,13 @@ impl Plan {
 
 /// Options plus the adapter's capability, assessed once on first use.
 pub struct Runtime {
+    /// The options every run uses.
     pub options: PtOptions,
     capability: Mutex<Option<Capability>>,
 }
 
 impl Runtime {
+    /// A runtime with `options`; the capability is assessed on first use, not here.
     pub fn new(options: PtOptions) -> Runtime {
         Runtime { options, capability: Mutex::new(None) }
     }

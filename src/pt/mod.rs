@@ -48,17 +48,27 @@ pub const CONTROL_WORDS: usize = 2112;
 
 /// Word indices of the control buffer (mirror of `pt_control.wgsl`).
 pub mod word {
+    /// First abort reason ([`super::AbortReason`] code; 0 = none).
     pub const ABORT: usize = 0;
+    /// Detail of the first abort (barrier arrival, ticket, slot, ...).
     pub const DETAIL: usize = 1;
+    /// Discovery tickets; bit 31 ([`CLOSED`]) marks the poll closed.
     pub const TICKET: usize = 2;
+    /// Discovered participants (0 until the poll closes).
     pub const COUNT: usize = 3;
+    /// Workgroups that arrived after the discovery poll closed.
     pub const LATE: usize = 4;
+    /// Participants that reached `pt_finish`.
     pub const DONE: usize = 5;
+    /// Longest wait seen, in polls (diagnostic).
     pub const MAX_POLLS: usize = 6;
+    /// Monotonic barrier counter, on its own 128-byte line.
     pub const BARRIER: usize = 32;
     /// Sub-counters of the tree barrier: `SUB + s * SUB_STRIDE` for `s < SUBS`.
     pub const SUB: usize = 64;
+    /// Words between two sub-counters (one 128-byte line each).
     pub const SUB_STRIDE: usize = 32;
+    /// Number of sub-counters.
     pub const SUBS: usize = 64;
     /// Bit 31 of the ticket word: the discovery poll is closed.
     pub const CLOSED: u32 = 0x8000_0000;
@@ -66,14 +76,23 @@ pub mod word {
 
 /// Word indices of the queue buffer (mirror of `pt_queue.wgsl`).
 pub mod queue_word {
+    /// Next index to claim (single head) or ring position to pop.
     pub const HEAD: usize = 0;
+    /// Ring positions reserved by pushes.
     pub const TAIL: usize = 1;
+    /// Ring slots emptied by pops (a push overflows when `TAIL - FREED` reaches the capacity).
     pub const FREED: usize = 2;
+    /// Items pushed but not yet finished (the forest case's termination count).
     pub const PENDING: usize = 3;
+    /// Set to 1 when a push found the ring full.
     pub const OVERFLOW: usize = 4;
+    /// First distributed head: head k is at `HEADS + k * HEAD_STRIDE`.
     pub const HEADS: usize = 32;
+    /// Words between two distributed heads (one 128-byte line each).
     pub const HEAD_STRIDE: usize = 32;
+    /// Most distributed heads.
     pub const MAX_HEADS: usize = 64;
+    /// First ring slot (`HEADS + MAX_HEADS * HEAD_STRIDE`); a slot holds item + 1, 0 when empty.
     pub const SLOTS: usize = 2080;
 }
 
@@ -94,6 +113,7 @@ pub struct PtConfig {
     pub spin_cap: u32,
     /// Discovery: polls without a new arrival before the poll closes.
     pub grace: u32,
+    /// Bit set: [`FLAG_ALL_PARTICIPATE`].
     pub flags: u32,
     /// Workgroups in the dispatch.
     pub launched: u32,
@@ -103,6 +123,7 @@ pub struct PtConfig {
     pub heads: u32,
     /// Items per claim of a chunked queue.
     pub chunk: u32,
+    /// Unused; pads the uniform to 32 bytes.
     pub pad: u32,
 }
 
@@ -119,16 +140,20 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// The three tiers, in order of their numbers.
     pub const ALL: [Tier; 3] = [Tier::Multi, Tier::NonBlocking, Tier::Blocking];
 
+    /// The tier's number: 0, 1 or 2 (as in `--tier`).
     pub fn number(self) -> u8 {
         self as u8
     }
 
+    /// The tier numbered `n`; None above 2.
     pub fn from_number(n: u8) -> Option<Tier> {
         Tier::ALL.get(n as usize).copied()
     }
 
+    /// Short name: `multi-dispatch`, `non-blocking` or `blocking`.
     pub fn name(self) -> &'static str {
         match self {
             Tier::Multi => "multi-dispatch",
@@ -145,12 +170,16 @@ impl Tier {
 
 /// Control and config buffers of one PT launch.
 pub struct Control {
-    pub ctl: GpuBuffer<u32>,
+    /// The [`CONTROL_WORDS`] control words (indices in [`word`]), bound at [`CONTROL_BINDING`].
+    ctl: GpuBuffer<u32>,
+    /// `config` as a uniform, bound at [`CONFIG_BINDING`].
     pub cfg: GpuBuffer<PtConfig>,
+    /// The launch's configuration, kept to decode the status.
     pub config: PtConfig,
 }
 
 impl Control {
+    /// Zeroed control words and the `config` uniform.
     pub fn new(gpu: &Gpu, config: PtConfig) -> Result<Control> {
         Ok(Control {
             ctl: gpu.buffer_zeroed::<u32>("pt control", CONTROL_WORDS, BufferKind::Storage)?,

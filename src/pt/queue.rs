@@ -10,6 +10,7 @@ use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::pt;
 use serde::{Deserialize, Serialize};
 
+/// The queue a queue benchmark measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum QueueKind {
@@ -32,12 +33,16 @@ struct QueueParams {
     rounds: u32,
 }
 
+/// Parameters of one queue benchmark launch.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct QueueConfig {
+    /// Which queue.
     pub kind: QueueKind,
     /// Items (claims kinds) — the ring moves launch × rounds items.
     pub n: u32,
+    /// Chunked: items per claim.
     pub chunk: u32,
+    /// Distributed: number of heads (1..=64).
     pub heads: u32,
     /// Ring: items each participant pushes and pops.
     pub rounds: u32,
@@ -104,10 +109,15 @@ pub fn default_queue_items(gpu: &Gpu) -> u32 {
 pub struct QueueRun {
     /// Times each item was processed (with `check`).
     pub counts: Vec<u32>,
+    /// Queue operations made in all (claims; a push and a pop count 2 on the ring).
     pub claims: u32,
+    /// Items the run had to process.
     pub items: u32,
+    /// Time of the launch (device timestamps where available, else wall clock).
     pub seconds: f64,
+    /// Workgroups dispatched.
     pub launched: u32,
+    /// The decoded control words.
     pub status: Status,
 }
 

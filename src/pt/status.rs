@@ -20,11 +20,13 @@ pub enum AbortReason {
     /// 5: a loop ended without its exit condition because the driver caps loop iterations
     /// (llvmpipe/lavapipe stops every loop of an invocation after 65535 iterations in total).
     LoopLimit,
+    /// A code this version does not know (the shader and host are out of step).
     Unknown(u32),
 }
 
 impl AbortReason {
-    pub fn from_code(code: u32) -> Option<AbortReason> {
+    /// The reason for abort word `code`; None for 0 (no abort).
+    fn from_code(code: u32) -> Option<AbortReason> {
         match code {
             0 => None,
             1 => Some(AbortReason::BarrierTimeout),
@@ -36,6 +38,7 @@ impl AbortReason {
         }
     }
 
+    /// The abort word's value for this reason (1..=5, or the unknown code).
     pub fn code(self) -> u32 {
         match self {
             AbortReason::BarrierTimeout => 1,
@@ -47,6 +50,7 @@ impl AbortReason {
         }
     }
 
+    /// The reason in words, for messages.
     pub fn describe(self) -> String {
         match self {
             AbortReason::BarrierTimeout => "global barrier timeout (a participant never arrived)".into(),
@@ -62,6 +66,7 @@ impl AbortReason {
 /// What a PT launch reported through its control words.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Status {
+    /// The first abort reason; None when the kernel ran to the end.
     pub abort: Option<AbortReason>,
     /// Detail of the first abort (barrier arrival index, ticket, queue position).
     pub detail: u32,
@@ -75,10 +80,12 @@ pub struct Status {
     pub max_polls: u32,
     /// Barrier arrivals in total.
     pub barrier_arrivals: u32,
+    /// The configuration the launch ran with.
     pub config: PtConfig,
 }
 
 impl Status {
+    /// Decodes the control words read back after a launch with `config`; missing words read as 0.
     pub fn decode(words: &[u32], config: &PtConfig) -> Status {
         let w = |i: usize| words.get(i).copied().unwrap_or(0);
         Status {
@@ -98,6 +105,7 @@ impl Status {
         }
     }
 
+    /// True when the kernel aborted.
     pub fn aborted(&self) -> bool {
         self.abort.is_some()
     }

@@ -55,6 +55,7 @@ impl Bench {
 /// (`--tier`, `--fmas`, ...). [`Sweep::new`] gives every default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sweep {
+    /// What the sweep measures.
     pub bench: Bench,
     /// sync, forest, prodcons, gsync: tiers to run (0 multi-dispatch, 1 non-blocking PT,
     /// 2 blocking PT); default every tier the case has.
@@ -149,7 +150,9 @@ impl Sweep {
 /// record per formulation or configuration measured (none for [`Bench::Capability`]).
 #[derive(Clone, Debug)]
 pub struct SweepOutput {
+    /// The adapter's capability, assessed before anything ran.
     pub capability: Capability,
+    /// One record per formulation or configuration measured.
     pub records: Vec<Record>,
 }
 

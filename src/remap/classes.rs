@@ -30,9 +30,17 @@ const DENSE_PATH_BITS: usize = 16;
 #[serde(rename_all = "snake_case")]
 pub enum ClassKey {
     /// Trip counts in `lo..=hi`.
-    Trips { lo: u32, hi: u32 },
+    Trips {
+        /// Smallest trip count in the class.
+        lo: u32,
+        /// Largest trip count in the class.
+        hi: u32,
+    },
     /// Path vectors merged around `representative`, the class's most populated vector.
-    Path { representative: u32 },
+    Path {
+        /// The path vector (bit k = condition k taken) the class is built around.
+        representative: u32,
+    },
     /// A class id supplied by the caller.
     Given,
 }
@@ -106,10 +114,12 @@ impl Classes {
         self.ids.len()
     }
 
+    /// True when there are no elements.
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
 
+    /// The class id of each element, without copying.
     pub fn into_ids(self) -> Vec<u32> {
         self.ids
     }

@@ -51,7 +51,8 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    pub const NAMES: &'static str = "none|redirect|lam|gpu|tile|defer|auto";
+    /// The accepted spellings, for error messages.
+    const NAMES: &'static str = "none|redirect|lam|gpu|tile|defer|auto";
 }
 
 impl fmt::Display for Strategy {
@@ -88,6 +89,7 @@ impl FromStr for Strategy {
 /// What was measured about one kernel launch over `elements` threads.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Profile {
+    /// Threads (elements) of the launch.
     pub elements: usize,
     /// Time of the unmapped kernel.
     pub kernel_time_s: f64,
@@ -231,6 +233,7 @@ pub struct CostModel {
     /// GPU seconds per element that deferral's bookkeeping adds (workgroup barriers, the
     /// second dispatch), and per deferred loop (queueing it, reading it back indirectly).
     pub defer_s_per_element: f64,
+    /// See `defer_s_per_element`: GPU seconds per deferred loop.
     pub defer_s_per_deferred: f64,
     /// Kernel slowdown, as a fraction of its time, from reads through an index array (lost
     /// coalescing). 0 when reads go through a cache/texture path or the redirected id only
@@ -239,6 +242,7 @@ pub struct CostModel {
     /// The kernel meets the layout conditions of §3.2: disjoint per-thread inputs, no shared
     /// output locations, thread id used only for indexing (or replaced per the IDArray rule).
     pub layout_applicable: bool,
+    /// The kernel has a variant that reads through a GPU-built index ([`super::GpuRegroup`]).
     pub gpu_regroup_available: bool,
     /// The kernel has a tile-sorted variant (it imports `shaders/shared/tile_sort.wgsl`).
     pub tile_available: bool,
@@ -332,6 +336,7 @@ impl CostModel {
 pub struct Decision {
     /// Never [`Strategy::Auto`].
     pub strategy: Strategy,
+    /// Why this strategy won (or why none applies), in words for people.
     pub reason: String,
     /// Kernel time saved (net of any coalescing loss).
     pub predicted_gain_s: f64,
@@ -372,10 +377,12 @@ impl Deadline {
         Deadline { start: Instant::now(), budget: Some(budget) }
     }
 
+    /// True once the budget has run out; never for [`Deadline::none`].
     pub fn expired(&self) -> bool {
         self.budget.is_some_and(|b| self.start.elapsed() >= b)
     }
 
+    /// Seconds since the deadline was created.
     pub fn elapsed_s(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
     }

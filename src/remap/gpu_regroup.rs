@@ -64,6 +64,7 @@ impl RegroupParams {
 /// Everything the host needs to encode the five dispatches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RegroupDispatch {
+    /// Sizes the kernels read from their uniform (see [`RegroupParams::to_words`]).
     pub params: RegroupParams,
     /// Workgroup grid of the histogram and scatter dispatches (2D past 65535 workgroups;
     /// surplus workgroups exit at once).

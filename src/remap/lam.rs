@@ -87,14 +87,17 @@ impl LamPlan {
         self.moved
     }
 
+    /// Warp (segment) width the layout was planned for.
     pub fn width(&self) -> u32 {
         self.width
     }
 
+    /// Number of elements the plan covers.
     pub fn len(&self) -> usize {
         self.destination.len()
     }
 
+    /// True when the plan covers no elements.
     pub fn is_empty(&self) -> bool {
         self.destination.is_empty()
     }

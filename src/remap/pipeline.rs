@@ -35,39 +35,50 @@ pub enum ChunkOutcome {
 /// One remap computation on a host worker.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RemapSpan {
+    /// Index of the host worker thread, from 0.
     pub worker: usize,
     /// Seconds since the pipeline started.
     pub start_s: f64,
+    /// Seconds since the pipeline started.
     pub end_s: f64,
 }
 
 /// Both sides of one chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ChunkTiming {
+    /// Chunk index, from 0.
     pub chunk: usize,
+    /// How the chunk ran.
     pub outcome: ChunkOutcome,
+    /// The chunk ran with its remap (`outcome` is [`ChunkOutcome::Mapped`]).
     pub mapped: bool,
     /// Pipeline depth Δ when the GPU took the chunk.
     pub depth: usize,
     /// The remap work, when a worker ran it (late remaps included).
     pub remap: Option<RemapSpan>,
+    /// When the run closure took the chunk, in seconds since the pipeline started.
     pub gpu_start_s: f64,
+    /// When the run closure returned, in seconds since the pipeline started.
     pub gpu_end_s: f64,
 }
 
 /// Timeline of a pipelined run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PipelineReport {
+    /// Host worker threads computing remaps.
     pub workers: usize,
+    /// The largest pipeline depth Δ allowed.
     pub max_depth: usize,
     /// Largest Δ used.
     pub depth_reached: usize,
+    /// Seconds from the start of the pipeline to its last chunk's end.
     pub wall_s: f64,
     /// In chunk order.
     pub chunks: Vec<ChunkTiming>,
 }
 
 impl PipelineReport {
+    /// Chunks that ran with `outcome`.
     pub fn count(&self, outcome: ChunkOutcome) -> usize {
         self.chunks.iter().filter(|c| c.outcome == outcome).count()
     }

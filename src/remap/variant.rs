@@ -22,6 +22,7 @@ pub enum Variants {
 }
 
 impl Variants {
+    /// True when the reference-redirection variant runs.
     pub fn includes_redirect(self) -> bool {
         matches!(self, Variants::Redirect | Variants::All)
     }
@@ -54,15 +55,25 @@ impl RunOptions<'_> {
 
 /// Everything one variant's run produced, turned into a [`Record`] by [`VariantRun::record`].
 pub struct VariantRun {
+    /// Kernel family ([`Record::family`]).
     pub family: &'static str,
+    /// Kernel name within the family.
     pub kernel: String,
+    /// Which variant ran (`org` for the original, `redirect`, ...).
     pub variant: String,
+    /// The configuration, as JSON.
     pub params: serde_json::Value,
+    /// Seed of the generated inputs.
     pub seed: u64,
+    /// Timing statistics of the variant.
     pub stats: Stats,
+    /// Comparison against the CPU reference.
     pub check: Check,
+    /// Divergence measured by the probe and emulated at width 32.
     pub divergence: DivergenceReport,
+    /// Work done per second.
     pub throughput: Throughput,
+    /// The family's own figures (a JSON object), merged into [`Record::extra`].
     pub extra: serde_json::Value,
 }
 

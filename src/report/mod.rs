@@ -15,21 +15,35 @@ use serde::{Deserialize, Serialize};
 /// (sizes, divergence counts, checks) are deterministic for a given adapter and seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Cell {
+    /// Text shown as is.
     Text(String),
-    Number { value: f64, digits: usize, measured: bool },
+    /// A number shown with a fixed number of decimals.
+    Number {
+        /// The value, in the column's unit.
+        value: f64,
+        /// Decimals shown.
+        digits: usize,
+        /// Varies run to run (a time or throughput) rather than fixed by adapter and seed.
+        measured: bool,
+    },
+    /// No value (the point failed or does not apply); shown as a dash.
     Missing,
 }
 
 impl Cell {
+    /// A text cell.
     pub fn text(s: impl Into<String>) -> Cell {
         Cell::Text(s.into())
     }
+    /// A deterministic number with `digits` decimals.
     pub fn exact(value: f64, digits: usize) -> Cell {
         Cell::Number { value, digits, measured: false }
     }
+    /// A measured number (time, throughput) with `digits` decimals.
     pub fn measured(value: f64, digits: usize) -> Cell {
         Cell::Number { value, digits, measured: true }
     }
+    /// The cell as text: numbers with their decimals, a missing value as "—".
     pub fn render(&self) -> String {
         match self {
             Cell::Text(s) => s.clone(),
@@ -39,19 +53,27 @@ impl Cell {
     }
 }
 
+/// One of our result tables.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Table {
+    /// Caption shown above the table.
     pub title: String,
+    /// Column headers, units included.
     pub columns: Vec<String>,
+    /// Rows of cells, each as long as `columns`.
     pub rows: Vec<Vec<Cell>>,
 }
 
 /// A claim of the paper checked against ours: the direction of an effect (e.g. a speedup > 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// The claim in words.
     pub claim: String,
+    /// The paper's value (None when the paper gives no number).
     pub paper: Option<f64>,
+    /// Our measured value (None when it could not be measured).
     pub ours: Option<f64>,
+    /// Unit appended to both values ("x" for speedups, may be empty).
     pub unit: String,
     /// Same direction of effect (None when we could not measure it).
     pub agrees: Option<bool>,
@@ -69,6 +91,7 @@ impl Verdict {
         Verdict { claim: claim.into(), paper, ours, unit: unit.into(), agrees }
     }
 
+    /// One line for people: claim, both values and the verdict.
     pub fn line(&self) -> String {
         let num = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.3}{}", self.unit));
         let word = match self.agrees {
@@ -83,14 +106,21 @@ impl Verdict {
 /// One experiment's part of the report.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Section {
+    /// Paper short name (`zhang`, `chakroun`, `carrillo`, `gupta`, `ryoo`).
     pub paper: String,
+    /// Experiment id, e.g. `zhang-fig1-loop`.
     pub id: String,
+    /// Heading of the section.
     pub title: String,
+    /// Our tables.
     pub tables: Vec<Table>,
     /// The paper's own tables to show beside ours (ids in `assets/papers/<paper>.toml`).
     pub paper_tables: Vec<String>,
+    /// Plots, written as PNG beside the report.
     pub figures: Vec<Figure>,
+    /// The paper's claims checked against ours.
     pub verdicts: Vec<Verdict>,
+    /// Remarks for the reader (fallbacks taken, what differs from the paper's setup).
     pub notes: Vec<String>,
     /// Points that failed, with their errors.
     pub failures: Vec<String>,

@@ -3,16 +3,24 @@
 use crate::error::{Error, Result};
 use serde::Deserialize;
 
+/// One table or figure of a paper, transcribed as rows of values.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct PaperTable {
+    /// Id the experiments look it up by.
     pub id: String,
+    /// The paper's caption.
     pub title: String,
+    /// `table`, or `figure` when the values were read off a plot.
     #[serde(default)]
     pub kind: String,
+    /// Column headers.
     pub columns: Vec<String>,
+    /// Unit of each column (may be empty, or shorter than `columns`).
     #[serde(default)]
     pub units: Vec<String>,
+    /// The values as written in the TOML (numbers or text).
     pub rows: Vec<Vec<toml::Value>>,
+    /// Where the values come from or how they were read.
     #[serde(default)]
     pub note: String,
 }
@@ -26,14 +34,19 @@ pub struct Claim {
     pub unit: String,
 }
 
+/// A paper's published values, from `assets/papers/<paper>.toml`.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct PaperValues {
+    /// Full citation.
     #[serde(default)]
     pub paper: String,
+    /// The hardware the paper measured on.
     #[serde(default)]
     pub hardware: String,
+    /// Its tables and figures (`[[table]]` in the TOML).
     #[serde(default, rename = "table")]
     pub tables: Vec<PaperTable>,
+    /// Its claims (`[[claim]]` in the TOML).
     #[serde(default, rename = "claim")]
     pub claims: Vec<Claim>,
 }
@@ -44,6 +57,8 @@ mod embedded {
 const EMBEDDED: &[(&str, &str)] = embedded::PAPERS;
 
 impl PaperValues {
+    /// Parses the TOML `text` of paper `name`; a syntax error is an [`Error::File`] naming
+    /// `assets/papers/<name>.toml`.
     pub fn parse(name: &str, text: &str) -> Result<PaperValues> {
         toml::from_str(text).map_err(|e| Error::File { path: format!("assets/papers/{name}.toml").into(), message: e.to_string() })
     }
@@ -56,10 +71,12 @@ impl PaperValues {
         }
     }
 
+    /// The table or figure with id `id`.
     pub fn table(&self, id: &str) -> Option<&PaperTable> {
         self.tables.iter().find(|t| t.id == id)
     }
 
+    /// The claim with id `id`.
     pub fn claim(&self, id: &str) -> Option<&Claim> {
         self.claims.iter().find(|c| c.id == id)
     }

@@ -5,21 +5,31 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// One line of a plot.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {
+    /// Legend entry.
     pub name: String,
+    /// `(x, y)` points, drawn in the given order.
     pub points: Vec<(f64, f64)>,
 }
 
+/// A line plot rendered to PNG by [`render_png`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     /// File stem of the PNG.
     pub id: String,
+    /// Caption drawn above the plot.
     pub title: String,
+    /// x axis title, with its unit.
     pub x_label: String,
+    /// y axis title, with its unit.
     pub y_label: String,
+    /// Logarithmic x axis.
     pub log_x: bool,
+    /// Logarithmic y axis.
     pub log_y: bool,
+    /// The lines, coloured in turn from a fixed palette.
     pub series: Vec<Series>,
 }
 

@@ -68,27 +68,38 @@ struct Running {
 /// Sweep settings: `key` from `from` to `to` in `points` steps.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sweep {
+    /// Sweep at all; off runs one point at the current values.
     pub enabled: bool,
+    /// The parameter swept ([`ParamSpec::key`]).
     pub key: &'static str,
+    /// First value.
     pub from: f64,
+    /// Last value.
     pub to: f64,
+    /// Number of values (geometric steps for log parameters; every option for a choice).
     pub points: usize,
 }
 
 /// The explorer's state. Everything the window shows is drawn by [`Explorer::ui`].
 pub struct Explorer {
     adapters: Vec<AdapterEntry>,
+    /// Index of the selected adapter in [`Explorer::adapter_labels`].
     pub adapter: usize,
     /// Index into [`families()`].
     pub family: usize,
     /// Parameter values per family.
     pub params: Vec<ParamValues>,
+    /// Sweep settings per family.
     pub sweeps: Vec<Sweep>,
+    /// Timed samples per point (at least 1 is used).
     pub samples: usize,
+    /// Untimed warm-up runs per point.
     pub warmup: usize,
     /// Also run after remapping (families that support it).
     pub remap: bool,
+    /// Count divergence with the GPU probe when the adapter has subgroups.
     pub prefer_probe: bool,
+    /// Warp width of the host emulation, in lanes.
     pub emulation_width: u32,
     running: Option<Running>,
     /// Points of the last (or current) run, with the family they belong to.
@@ -96,6 +107,7 @@ pub struct Explorer {
     results_family: usize,
     results_sweep: Option<&'static str>,
     overlay: Option<DivergenceOverlay>,
+    /// The occupancy panel, pointed at the selected family's kernel.
     pub occupancy: OccupancyPanel,
     papers: Vec<Option<PaperValues>>,
     status: String,
@@ -165,6 +177,7 @@ impl Explorer {
         self.adapters.iter().map(|a| a.label.as_str()).collect()
     }
 
+    /// The selected family.
     pub fn family(&self) -> &'static Family {
         &families()[self.family.min(families().len() - 1)]
     }
@@ -197,6 +210,7 @@ impl Explorer {
         }
     }
 
+    /// True while a run is in progress on the worker thread.
     pub fn is_running(&self) -> bool {
         self.running.is_some()
     }
@@ -206,6 +220,7 @@ impl Explorer {
         &self.results
     }
 
+    /// The divergence overlay of the last finished point.
     pub fn overlay(&self) -> Option<&DivergenceOverlay> {
         self.overlay.as_ref()
     }
@@ -215,6 +230,7 @@ impl Explorer {
         self.error.as_deref()
     }
 
+    /// The status line: "ready", "running …", or how the last run ended.
     pub fn status(&self) -> &str {
         &self.status
     }

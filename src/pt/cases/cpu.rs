@@ -3,8 +3,9 @@
 
 use crate::kernels::parallel_ranges;
 
-/// Multiplier and addend of the synthetic multiply-add chain (LCG constants).
+/// Multiplier of the synthetic multiply-add chain (an LCG constant).
 pub const MUL: u32 = 1_664_525;
+/// Addend of the synthetic multiply-add chain (an LCG constant).
 pub const ADD: u32 = 1_013_904_223;
 
 /// `count` multiply-adds x = x * mul + add (mod 2^32) (`pt_mads` in pt_work.wgsl).

@@ -9,6 +9,7 @@ use crate::pt::{self, queue_word, Control, Plan, Runtime, Status, Tier};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// How the forest grows from level to level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Shape {
@@ -18,8 +19,10 @@ pub enum Shape {
     Tilted,
 }
 
+/// Parameters of the forest-expansion case.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ForestConfig {
+    /// Complete or tilted expansion.
     pub shape: Shape,
     /// Initial items (roots).
     pub items: u32,
@@ -29,6 +32,7 @@ pub struct ForestConfig {
     pub fmas: u32,
     /// Ring queue capacity of the blocking tier (None: twice the widest level).
     pub capacity: Option<u32>,
+    /// Recorded with the results; the items are derived from their indices, so it changes nothing.
     pub seed: u64,
 }
 
@@ -53,7 +57,9 @@ struct Params {
     pad: u32,
 }
 
+/// The forest-expansion case, validated and ready to prepare at any of [`ForestCase::TIERS`].
 pub struct ForestCase {
+    /// Its parameters.
     pub cfg: ForestConfig,
     width: u32,
 }
@@ -62,6 +68,8 @@ impl ForestCase {
     /// The tiers this case has.
     pub const TIERS: &'static [Tier] = &[Tier::Multi, Tier::NonBlocking, Tier::Blocking];
 
+    /// Checks `cfg`: at least one item, depth 1..=1000, and every level's width below 2^22
+    /// ([`crate::Error::Limit`] otherwise).
     pub fn new(cfg: ForestConfig) -> Result<ForestCase> {
         if cfg.items == 0 {
             return Err(Error::invalid("--items", "0 (use 1 or more initial items)"));

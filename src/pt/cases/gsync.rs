@@ -10,6 +10,7 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Parameters of the global-synchronization case.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GsyncConfig {
     /// Blocks of 256 items (the nonPT kernel's workgroups per phase).
@@ -18,6 +19,7 @@ pub struct GsyncConfig {
     pub syncs: u32,
     /// Multiply-adds per item per phase.
     pub fmas: u32,
+    /// Seed of the initial values.
     pub seed: u64,
 }
 
@@ -39,7 +41,9 @@ struct Params {
     pad: [u32; 2],
 }
 
+/// The global-synchronization case with its generated inputs.
 pub struct GsyncCase {
+    /// Its parameters.
     pub cfg: GsyncConfig,
     init: Vec<u32>,
 }
@@ -48,6 +52,7 @@ impl GsyncCase {
     /// The tiers this case has.
     pub const TIERS: &'static [Tier] = &[Tier::Multi, Tier::Blocking];
 
+    /// Checks `cfg` (blocks in range, `syncs` below `u32::MAX`) and generates the inputs.
     pub fn new(cfg: GsyncConfig) -> Result<GsyncCase> {
         check_n("--blocks", cfg.blocks as usize, (u32::MAX / 512) as usize)?;
         if cfg.syncs == u32::MAX {
@@ -60,6 +65,7 @@ impl GsyncCase {
         Ok(GsyncCase { cfg, init })
     }
 
+    /// Work phases: `syncs + 1`.
     pub fn phases(&self) -> u32 {
         self.cfg.syncs + 1
     }

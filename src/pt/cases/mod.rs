@@ -22,6 +22,8 @@ use crate::harness::{self, Check, Environment, Protocol, Record, Stats, Throughp
 use crate::pt::{AbortReason, Plan, Runtime, Status, Tier};
 use std::time::Instant;
 
+/// Invocations per workgroup of the case kernels (`@workgroup_size(256)` in `shaders/pt/`;
+/// the one-invocation indirect-argument writers excepted).
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Overflow retries (each multiplies the queue capacity by 4).
@@ -39,14 +41,19 @@ pub trait Prepared {
 
 /// A use case: its tiers, variants, preparation and reference.
 pub trait Case {
+    /// The case's name in records (`sync`, `forest`, `prodcons`, `gsync`).
     fn name(&self) -> &'static str;
+    /// Tiers the case has a formulation for.
     fn supported(&self) -> &'static [Tier];
     /// Variant names of a tier, the default first.
     fn variants(&self, tier: Tier) -> &'static [&'static str];
     /// Builds `variant` of `plan.used`; `retry` counts queue-overflow retries so far.
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, retry: u32) -> Result<Box<dyn Prepared + 'a>>;
+    /// The expected output, from the CPU reference ([`cpu`]).
     fn reference(&self) -> Vec<u32>;
+    /// The configuration, as JSON for records.
     fn params(&self) -> serde_json::Value;
+    /// Seed of the generated inputs.
     fn seed(&self) -> u64;
     /// Work per run for throughput: (amount, unit per second).
     fn work(&self) -> (f64, &'static str);
@@ -54,18 +61,24 @@ pub trait Case {
 
 /// What a run did.
 pub struct Outcome {
+    /// The output of the checked run, to compare with [`Case::reference`].
     pub output: Vec<u32>,
+    /// The tier asked for, the one used and the fallbacks taken.
     pub plan: Plan,
+    /// The variant that ran.
     pub variant: String,
+    /// The control words of the last run (None for kernels without them).
     pub status: Option<Status>,
     /// Queue-overflow retries.
     pub retries: u32,
+    /// Timing statistics; None when no protocol was given.
     pub stats: Option<Stats>,
     /// Wall time of the first (checked) run.
     pub first_seconds: f64,
 }
 
 impl Outcome {
+    /// The tier verdict for `Record.extra` (see [`Plan::verdict`]).
     pub fn verdict(&self, rt: &Runtime) -> serde_json::Value {
         self.plan.verdict(rt.assessed().as_ref(), self.status.as_ref(), self.retries)
     }

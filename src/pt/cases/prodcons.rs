@@ -10,6 +10,7 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Which producer-consumer workload runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Workload {
@@ -19,9 +20,12 @@ pub enum Workload {
     TwoStage,
 }
 
+/// Parameters of the producer-consumer case.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProdConsConfig {
+    /// Reduction or two-stage pipeline.
     pub workload: Workload,
+    /// Input items.
     pub n: usize,
     /// Two-stage: multiply-adds per stage.
     pub fmas: u32,
@@ -29,6 +33,7 @@ pub struct ProdConsConfig {
     pub pass: u32,
     /// PT reduce: most workgroups (the paper uses at most 256).
     pub max_workgroups: u32,
+    /// Seed of the input values.
     pub seed: u64,
 }
 
@@ -51,7 +56,9 @@ struct Params {
     pad: u32,
 }
 
+/// The producer-consumer case with its generated inputs.
 pub struct ProdConsCase {
+    /// Its parameters.
     pub cfg: ProdConsConfig,
     input: Vec<u32>,
 }
@@ -65,6 +72,7 @@ impl ProdConsCase {
         }
     }
 
+    /// Checks `cfg` (`n` in range, `pass` at most 256) and generates the inputs.
     pub fn new(cfg: ProdConsConfig) -> Result<ProdConsCase> {
         check_n("--n", cfg.n, u32::MAX as usize / 2)?;
         if cfg.pass > 256 {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// What the consumer does per item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Work {
@@ -19,6 +20,7 @@ pub enum Work {
     Cmi,
 }
 
+/// Parameters of the CPU-GPU synchronization case.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SyncConfig {
     /// Producer inputs.
@@ -27,9 +29,11 @@ pub struct SyncConfig {
     pub emit: f64,
     /// Multiply-adds per item.
     pub fmas: u32,
+    /// Compute only, or compute with strided loads.
     pub work: Work,
     /// Stride (words) of the CMI loads.
     pub stride: u32,
+    /// Seed of the producer inputs and the loaded data.
     pub seed: u64,
 }
 
@@ -54,7 +58,9 @@ struct Params {
     data_mask: u32,
 }
 
+/// The CPU-GPU synchronization case with its generated inputs.
 pub struct SyncCase {
+    /// Its parameters.
     pub cfg: SyncConfig,
     input: Vec<u32>,
     data: Vec<u32>,
@@ -64,6 +70,7 @@ impl SyncCase {
     /// The tiers this case has.
     pub const TIERS: &'static [Tier] = &[Tier::Multi, Tier::NonBlocking, Tier::Blocking];
 
+    /// Checks `cfg` (`n` in range, `emit` in 0..=1) and generates the inputs.
     pub fn new(cfg: SyncConfig) -> Result<SyncCase> {
         check_n("--n", cfg.n, u32::MAX as usize / 2)?;
         if !(0.0..=1.0).contains(&cfg.emit) {

@@ -14,7 +14,16 @@ use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared, 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamKind {
     /// A slider over `min..=max` (logarithmic when `log`; whole numbers when `integer`).
-    Range { min: f64, max: f64, log: bool, integer: bool },
+    Range {
+        /// Smallest value.
+        min: f64,
+        /// Largest value.
+        max: f64,
+        /// Logarithmic slider and geometric sweeps.
+        log: bool,
+        /// Whole numbers only.
+        integer: bool,
+    },
     /// One of several named options; the value is the option's index.
     Choice(&'static [&'static str]),
 }
@@ -22,21 +31,28 @@ pub enum ParamKind {
 /// One parameter of a family.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParamSpec {
+    /// Name in [`ParamValues`] and in the run function.
     pub key: &'static str,
+    /// What the UI shows beside the control.
     pub label: &'static str,
+    /// Slider or choice.
     pub kind: ParamKind,
+    /// Initial value (an option's index for a choice).
     pub default: f64,
 }
 
 impl ParamSpec {
+    /// A continuous slider over `min..=max`.
     pub const fn range(key: &'static str, label: &'static str, min: f64, max: f64, default: f64) -> ParamSpec {
         ParamSpec { key, label, kind: ParamKind::Range { min, max, log: false, integer: false }, default }
     }
 
+    /// A whole-number slider over `min..=max`, logarithmic when `log`.
     pub const fn integer(key: &'static str, label: &'static str, min: f64, max: f64, log: bool, default: f64) -> ParamSpec {
         ParamSpec { key, label, kind: ParamKind::Range { min, max, log, integer: true }, default }
     }
 
+    /// A choice among `options`, starting at index `default`.
     pub const fn choice(key: &'static str, label: &'static str, options: &'static [&'static str], default: usize) -> ParamSpec {
         ParamSpec { key, label, kind: ParamKind::Choice(options), default: default as f64 }
     }
@@ -80,10 +96,12 @@ impl ParamSpec {
 pub struct ParamValues(pub Vec<(&'static str, f64)>);
 
 impl ParamValues {
+    /// Every parameter of `specs` at its default.
     pub fn defaults(specs: &[ParamSpec]) -> ParamValues {
         ParamValues(specs.iter().map(|s| (s.key, s.default)).collect())
     }
 
+    /// The value of `key`; an error when the family has no such parameter.
     pub fn get(&self, key: &str) -> Result<f64> {
         self.0
             .iter()
@@ -92,6 +110,7 @@ impl ParamValues {
             .ok_or_else(|| Error::invalid("parameter", format!("'{key}' is not a parameter of this family")))
     }
 
+    /// Sets `key` to `value`, adding it when absent.
     pub fn set(&mut self, key: &'static str, value: f64) {
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
@@ -99,6 +118,7 @@ impl ParamValues {
         }
     }
 
+    /// The value of `key` for editing in place; None when absent.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut f64> {
         self.0.iter_mut().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
@@ -106,21 +126,26 @@ impl ParamValues {
 
 /// Everything a run function gets.
 pub struct RunRequest<'a> {
+    /// The explorer's own GPU (never the UI's device).
     pub gpu: &'a Gpu,
+    /// The family's parameter values for this point.
     pub params: &'a ParamValues,
+    /// Warm-up runs and timed samples.
     pub protocol: Protocol,
     /// Also run the workload after a remapping (families with `can_remap`).
     pub remap: bool,
     /// Count divergence with the GPU probe when the adapter has subgroups; otherwise (or when
     /// false) by host emulation at `emulation_width`.
     pub prefer_probe: bool,
+    /// Warp width of the host emulation, in lanes.
     pub emulation_width: u32,
     /// Set by the UI's cancel button; run functions check it between dispatches.
     pub cancel: &'a AtomicBool,
 }
 
 impl RunRequest<'_> {
-    pub fn check_cancel(&self) -> Result<()> {
+    /// An error once the run was cancelled.
+    fn check_cancel(&self) -> Result<()> {
         if self.cancel.load(Ordering::Relaxed) {
             Err(Error::invalid("run", "cancelled"))
         } else {
@@ -132,22 +157,30 @@ impl RunRequest<'_> {
 /// One measured configuration.
 #[derive(Clone, Debug)]
 pub struct Measurement {
+    /// Median of the timed samples, seconds.
     pub median_s: f64,
+    /// Fastest sample, seconds.
     pub min_s: f64,
+    /// Slowest sample, seconds.
     pub max_s: f64,
     /// Work per second in `throughput_unit`.
     pub throughput: f64,
+    /// Divergence counted by the probe or the emulation (see `divergence_source`).
     pub divergence: Divergence,
     /// "GPU probe, subgroup width 8" or "host emulation, W = 32".
     pub divergence_source: String,
+    /// The GPU output matched the CPU reference.
     pub check_passed: bool,
 }
 
 /// What one run (one sweep point) produced.
 #[derive(Clone, Debug)]
 pub struct PointResult {
+    /// The parameter values of the point.
     pub params: ParamValues,
+    /// Unit of [`Measurement::throughput`], e.g. "G iterations/s".
     pub throughput_unit: &'static str,
+    /// The workload as is.
     pub plain: Measurement,
     /// The same workload after remapping, when requested and supported.
     pub remapped: Option<Measurement>,
@@ -158,6 +191,7 @@ pub struct PointResult {
 pub struct PaperRef {
     /// Key of `simtlab::report::PaperValues::of`.
     pub paper: &'static str,
+    /// The figure as the paper names it, e.g. "Figure 1 (the for loop)".
     pub figure: &'static str,
     /// What the figure shows, and whether it has numbers.
     pub caption: &'static str,
@@ -178,20 +212,28 @@ pub type OurValue = fn(&PointResult) -> f64;
 /// A kernel family the explorer can run.
 #[derive(Clone, Copy, Debug)]
 pub struct Family {
+    /// Name in the family picker and for `simtlab gui --family`.
     pub name: &'static str,
+    /// One sentence on what the kernel does.
     pub description: &'static str,
+    /// Its parameters, in display order.
     pub params: &'static [ParamSpec],
     /// The parameter swept by default, and its default range and point count.
     pub sweep: (&'static str, f64, f64, usize),
     /// The kernel's WGSL under `shaders/`, for the occupancy panel.
     pub shader: &'static str,
+    /// The entry point of `shader` the occupancy panel reads.
     pub entry_point: &'static str,
+    /// The family can also run after remapping.
     pub can_remap: bool,
+    /// The paper figure it reproduces, if any.
     pub paper: Option<PaperRef>,
+    /// Runs one point on the explorer's worker thread.
     pub run: fn(&RunRequest) -> Result<PointResult>,
 }
 
 impl Family {
+    /// The parameter called `key`.
     pub fn param(&self, key: &str) -> Option<&ParamSpec> {
         self.params.iter().find(|p| p.key == key)
     }

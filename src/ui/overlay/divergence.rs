@@ -12,11 +12,14 @@ use crate::divergence::{Divergence, SiteCounters};
 pub struct DivergenceRun {
     /// Where the numbers come from, e.g. "GPU probe" or "host emulation, W = 32".
     pub source: String,
+    /// The counters and metrics; the per-warp vectors are left empty.
     pub counts: Divergence,
-    pub heat_map: HeatMap,
+    /// The per-warp values, binned for drawing.
+    heat_map: HeatMap,
 }
 
 impl DivergenceRun {
+    /// Copies `d`'s counters and bins its per-warp values; `source` says where they come from.
     pub fn new(d: &Divergence, source: impl Into<String>) -> DivergenceRun {
         DivergenceRun {
             source: source.into(),
@@ -76,8 +79,11 @@ impl DivergenceRun {
 /// The divergence overlay: one run, or a run before and after a remapping side by side.
 #[derive(Debug)]
 pub struct DivergenceOverlay {
+    /// The run as is.
     pub before: DivergenceRun,
+    /// The same workload after a remapping, when one ran.
     pub after: Option<DivergenceRun>,
+    /// What the heat maps' colour shows (the toggle's state).
     pub color_by: ColorBy,
 }
 

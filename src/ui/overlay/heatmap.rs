@@ -22,6 +22,7 @@ pub enum ColorBy {
 }
 
 impl ColorBy {
+    /// Name for the toggle and the legend.
     pub fn label(self) -> &'static str {
         match self {
             ColorBy::DivergentEvaluations => "divergent evaluations",
@@ -33,11 +34,17 @@ impl ColorBy {
 /// Per-cell aggregates of `warps_per_cell` consecutive warps (the last cell may hold fewer).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bins {
+    /// Warps binned.
     pub warps: usize,
+    /// Warps per cell (at least 1).
     pub warps_per_cell: usize,
+    /// Per cell: mean divergent evaluations of its warps.
     pub divergent_mean: Vec<f32>,
+    /// Per cell: most divergent evaluations of one of its warps.
     pub divergent_max: Vec<u32>,
+    /// Per cell: mean active-lane fraction of its warps, in [0, 1].
     pub efficiency_mean: Vec<f32>,
+    /// Per cell: lowest active-lane fraction of one of its warps.
     pub efficiency_min: Vec<f32>,
 }
 
@@ -68,6 +75,7 @@ impl Bins {
         b
     }
 
+    /// Number of cells.
     pub fn cells(&self) -> usize {
         self.divergent_mean.len()
     }
@@ -83,9 +91,13 @@ impl Bins {
 /// consecutive warps each, in row-major warp order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GridLayout {
+    /// Cells per row.
     pub columns: usize,
+    /// Rows of cells.
     pub rows: usize,
+    /// Consecutive warps sharing one cell.
     pub warps_per_cell: usize,
+    /// Side of a square cell, in points.
     pub cell: f32,
 }
 
@@ -114,6 +126,7 @@ impl GridLayout {
         GridLayout { columns, rows, warps_per_cell, cell }
     }
 
+    /// Size of the whole grid in points.
     pub fn size(&self) -> Vec2 {
         vec2(self.columns as f32 * self.cell, self.rows as f32 * self.cell)
     }
@@ -195,19 +208,23 @@ impl HeatMap {
         HeatMap { width, divergent, efficiency, max_divergent, bins: None, texture: None, height: 140.0, min_cell: 2.0, max_cell: 18.0 }
     }
 
+    /// Sets the height of the drawn map in points (default 140).
     pub fn with_height(mut self, height: f32) -> Self {
         self.height = height;
         self
     }
 
+    /// Number of warps in the map.
     pub fn warps(&self) -> usize {
         self.divergent.len().min(self.efficiency.len())
     }
 
+    /// Warp width of the values, in lanes.
     pub fn width(&self) -> u32 {
         self.width
     }
 
+    /// Most divergent evaluations of any warp (the top of the colour scale).
     pub fn max_divergent(&self) -> u32 {
         self.max_divergent
     }

@@ -20,14 +20,19 @@ struct Key {
 /// panel costs nothing while the inputs stay put.
 #[derive(Debug)]
 pub struct OccupancyPanel {
+    /// The selected architecture preset.
     pub arch: &'static Arch,
+    /// Threads per block from the slider (ignored while `use_kernel` is set).
     pub threads_per_block: u32,
+    /// Registers per thread from the slider.
     pub registers_per_thread: u32,
+    /// Shared memory per block in bytes from the slider (ignored while `use_kernel` is set).
     pub shared_memory_per_block: u32,
     /// A kernel whose WGSL gives threads per block and shared memory, with its name.
     pub kernel: Option<(String, KernelResources)>,
     /// Take threads per block and shared memory from `kernel` instead of the sliders.
     pub use_kernel: bool,
+    /// Draw the three occupancy curves below the answer.
     pub show_curves: bool,
     /// Height of each curve plot in points.
     pub plot_height: f32,
@@ -35,6 +40,7 @@ pub struct OccupancyPanel {
 }
 
 impl OccupancyPanel {
+    /// A panel on `arch` with the sliders at `launch`, curves shown.
     pub fn new(arch: &'static Arch, launch: Launch) -> OccupancyPanel {
         OccupancyPanel {
             arch,

@@ -6,13 +6,18 @@ use egui::{pos2, vec2, Align2, Color32, FontId, Rect, Response, Sense, Stroke, S
 /// One bar: `label` ran on `lane` from `start_s` to `end_s` (seconds on any common clock).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Span {
+    /// Row the bar goes in (e.g. "GPU", "remap worker 0").
     pub lane: String,
+    /// Text on the bar; bars whose labels start alike share a colour.
     pub label: String,
+    /// Start, in seconds.
     pub start_s: f64,
+    /// End, in seconds.
     pub end_s: f64,
 }
 
 impl Span {
+    /// A bar labelled `label` on `lane` from `start_s` to `end_s`.
     pub fn new(lane: impl Into<String>, label: impl Into<String>, start_s: f64, end_s: f64) -> Span {
         Span { lane: lane.into(), label: label.into(), start_s, end_s }
     }
@@ -33,11 +38,15 @@ impl From<(&str, &str, f64, f64)> for Span {
 /// Spans grouped by lane (lanes in order of first appearance), with the time range.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timeline {
+    /// The bars, in the order given.
     pub spans: Vec<Span>,
+    /// Lane names, in order of first appearance.
     pub lanes: Vec<String>,
     /// Lane index of each span.
     lane_of: Vec<usize>,
+    /// Earliest start of any span, seconds.
     pub start_s: f64,
+    /// Latest end of any span, seconds.
     pub end_s: f64,
     /// Height of one lane in points.
     pub lane_height: f32,
