@@ -5,8 +5,8 @@
 mod common;
 
 use simtlab::harness::{Check, Protocol};
-use simtlab::kernels::carrillo::{self, BranchConfig, BranchPrepared, LoopConfig, LoopPrepared, MaskLayout};
 use simtlab::kernels::matmul::{self, cpu, Prepared, RegtileConfig, Shape, Variant};
+use simtlab::kernels::split::{self, BranchConfig, BranchPrepared, LoopConfig, LoopPrepared, MaskLayout};
 use simtlab::rng::Rng;
 
 fn matmul_matches_cpu(gpu: &simtlab::Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig, seed: u64) {
@@ -106,21 +106,21 @@ fn matmul_bench_records_gflops_and_resources() {
 #[test]
 fn decision_masks_have_the_requested_layout() {
     let n = 10_000;
-    let lin = carrillo::decision_mask(MaskLayout::Linear, n, 0.25, 1).unwrap();
+    let lin = split::decision_mask(MaskLayout::Linear, n, 0.25, 1).unwrap();
     assert_eq!(lin.iter().filter(|&&m| m == 1).count(), 2500);
     assert!(lin[..2500].iter().all(|&m| m == 1) && lin[2500..].iter().all(|&m| m == 0));
-    let rnd = carrillo::decision_mask(MaskLayout::Random, n, 0.1, 1).unwrap();
+    let rnd = split::decision_mask(MaskLayout::Random, n, 0.1, 1).unwrap();
     let ones = rnd.iter().filter(|&&m| m == 1).count();
     assert!((800..1200).contains(&ones), "{ones}");
     for layout in [MaskLayout::Linear, MaskLayout::Random] {
-        assert!(carrillo::decision_mask(layout, n, 0.0, 2).unwrap().iter().all(|&m| m == 0));
-        assert!(carrillo::decision_mask(layout, n, 1.0, 2).unwrap().iter().all(|&m| m == 1));
+        assert!(split::decision_mask(layout, n, 0.0, 2).unwrap().iter().all(|&m| m == 0));
+        assert!(split::decision_mask(layout, n, 1.0, 2).unwrap().iter().all(|&m| m == 1));
     }
-    assert!(carrillo::decision_mask(MaskLayout::Random, n, 1.5, 1).is_err());
-    let f = carrillo::sweep_fractions(MaskLayout::Random, 10).unwrap();
+    assert!(split::decision_mask(MaskLayout::Random, n, 1.5, 1).is_err());
+    let f = split::sweep_fractions(MaskLayout::Random, 10).unwrap();
     assert_eq!((f[0], *f.last().unwrap()), (0.0, 1.0));
     assert!(f.contains(&0.01) && f.contains(&0.16) && f.windows(2).all(|w| w[0] < w[1]));
-    assert_eq!(carrillo::sweep_fractions(MaskLayout::Linear, 4).unwrap(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    assert_eq!(split::sweep_fractions(MaskLayout::Linear, 4).unwrap(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
 }
 
 /// Branched and split kernels write identical outputs, equal to the CPU reference, for masks
@@ -133,7 +133,7 @@ fn branched_and_split_kernels_agree_for_every_mask() {
     let run = BranchPrepared::new(&gpu, &cfg, &data, false).unwrap();
     for layout in [MaskLayout::Linear, MaskLayout::Random] {
         for f in [0.0, 0.005, 0.01, 0.1, 0.16, 0.5, 0.9, 0.995, 1.0] {
-            let mask = carrillo::decision_mask(layout, cfg.n, f, cfg.seed).unwrap();
+            let mask = split::decision_mask(layout, cfg.n, f, cfg.seed).unwrap();
             run.set_mask(&gpu, &mask).unwrap();
             run.clear_results(&gpu).unwrap();
             run.run_branched(&gpu).unwrap();
@@ -141,7 +141,7 @@ fn branched_and_split_kernels_agree_for_every_mask() {
             let branched = run.results_branched(&gpu).unwrap();
             let split = run.results_split(&gpu).unwrap();
             assert_eq!(branched, split, "{layout:?} else {f}");
-            let expected = carrillo::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
+            let expected = split::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
             assert_eq!(branched, expected, "{layout:?} else {f}");
         }
     }
@@ -156,15 +156,15 @@ fn branch_probe_matches_emulation() {
     let data = cfg.data();
     let run = BranchPrepared::new(&gpu, &cfg, &data, true).unwrap();
     for (layout, f) in [(MaskLayout::Linear, 0.3), (MaskLayout::Random, 0.05), (MaskLayout::Random, 0.5)] {
-        let mask = carrillo::decision_mask(layout, cfg.n, f, cfg.seed).unwrap();
+        let mask = split::decision_mask(layout, cfg.n, f, cfg.seed).unwrap();
         run.set_mask(&gpu, &mask).unwrap();
         run.run_branched(&gpu).unwrap();
         run.run_split(&gpu).unwrap();
-        let expected = carrillo::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
+        let expected = split::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
         assert_eq!(run.results_branched(&gpu).unwrap(), expected);
         assert_eq!(run.results_split(&gpu).unwrap(), expected);
         let d = run.divergence(&gpu).unwrap().unwrap();
-        let emulated = carrillo::emulate(&mask, width).unwrap();
+        let emulated = split::emulate(&mask, width).unwrap();
         assert_eq!(d.branched.divergent_warps, emulated.divergent_warps, "{layout:?} {f}");
         assert_eq!(d.branched.sites, emulated.sites, "{layout:?} {f}");
         // the split kernels test the same condition (negated in the else kernel)
@@ -181,11 +181,11 @@ fn carrillo_sweep_records_pass_their_checks() {
     let gpu = common::gpu();
     let cfg = BranchConfig { n: 2048, light_rounds: 4, heavy_rounds: 1, seed: 5 };
     let protocol = Protocol { warmup: 0, samples: 1 };
-    let records = carrillo::sweep(&gpu, &cfg, MaskLayout::Random, &[0.0, 0.1, 1.0], &protocol, None).unwrap();
+    let records = split::sweep(&gpu, &cfg, MaskLayout::Random, &[0.0, 0.1, 1.0], &protocol, None).unwrap();
     assert_eq!(records.len(), 6);
     assert!(records.iter().all(|r| r.check.passed), "{:?}", records.iter().map(|r| &r.check).collect::<Vec<_>>());
     assert!(records.iter().all(|r| r.divergence.is_some()));
-    let table = carrillo::comparison_table(&records);
+    let table = split::comparison_table(&records);
     assert_eq!(table.lines().count(), 4, "{table}");
 }
 
@@ -200,18 +200,18 @@ fn loop_split_equals_loop_fused() {
         run.run_split(&gpu).unwrap();
         let fused = run.results_fused(&gpu).unwrap();
         assert_eq!(fused, run.results_split(&gpu).unwrap(), "n {n} len {len}");
-        let expected = carrillo::cpu::loop_split([&inputs[0], &inputs[1], &inputs[2], &inputs[3]], n, len);
+        let expected = split::cpu::loop_split([&inputs[0], &inputs[1], &inputs[2], &inputs[3]], n, len);
         assert_eq!(fused, expected);
     }
-    let records = carrillo::bench_loops(&gpu, &LoopConfig { n: 500, len: 3, seed: 1 }, &Protocol { warmup: 0, samples: 1 }).unwrap();
+    let records = split::bench_loops(&gpu, &LoopConfig { n: 500, len: 3, seed: 1 }, &Protocol { warmup: 0, samples: 1 }).unwrap();
     assert!(records.iter().all(|r| r.check.passed));
     assert!(LoopConfig { n: 10, len: 0, seed: 1 }.validate().is_err());
 }
 
 // ---------------------------------------------------------------- options and sizes
 
-fn carrillo_args() -> carrillo::SplitSweep {
-    carrillo::SplitSweep {
+fn carrillo_args() -> split::SplitSweep {
+    split::SplitSweep {
         layout: MaskLayout::Linear,
         steps: None,
         fractions: Vec::new(),
@@ -228,31 +228,31 @@ fn carrillo_args() -> carrillo::SplitSweep {
 fn carrillo_out_of_range_options_are_errors_not_clamped() {
     let gpu = common::gpu();
     let p = Protocol { warmup: 0, samples: 1 };
-    for steps in [0, carrillo::MAX_STEPS + 1] {
-        let err = carrillo::run_sweep(&gpu, &carrillo::SplitSweep { steps: Some(steps), ..carrillo_args() }, &p).unwrap_err();
+    for steps in [0, split::MAX_STEPS + 1] {
+        let err = split::run_sweep(&gpu, &split::SplitSweep { steps: Some(steps), ..carrillo_args() }, &p).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, simtlab::Error::Invalid { .. }), "{text}");
         assert!(text.contains("--steps") && text.contains(&format!("{steps}")) && text.contains("1..=1000"), "{text}");
-        assert!(carrillo::sweep_fractions(MaskLayout::Random, steps).is_err());
+        assert!(split::sweep_fractions(MaskLayout::Random, steps).is_err());
     }
-    let both = carrillo::SplitSweep { steps: Some(4), fractions: vec![0.5], ..carrillo_args() };
-    let text = carrillo::run_sweep(&gpu, &both, &p).unwrap_err().to_string();
+    let both = split::SplitSweep { steps: Some(4), fractions: vec![0.5], ..carrillo_args() };
+    let text = split::run_sweep(&gpu, &both, &p).unwrap_err().to_string();
     assert!(text.contains("--steps") && text.contains("--fractions"), "{text}");
     // one step: the two ends, each branched and split
-    let records = carrillo::run_sweep(&gpu, &carrillo::SplitSweep { steps: Some(1), ..carrillo_args() }, &p).unwrap();
+    let records = split::run_sweep(&gpu, &split::SplitSweep { steps: Some(1), ..carrillo_args() }, &p).unwrap();
     assert_eq!(records.len(), 4);
     assert!(records.iter().all(|r| r.check.passed));
     let fractions: Vec<f64> = records.iter().map(|r| r.params["else_fraction"].as_f64().unwrap()).collect();
     assert_eq!(fractions, [0.0, 0.0, 1.0, 1.0]);
     // the loop pair's options are checked before the sweep runs
-    let text = carrillo::run_sweep(&gpu, &carrillo::SplitSweep { loop_len: 5000, ..carrillo_args() }, &p).unwrap_err().to_string();
+    let text = split::run_sweep(&gpu, &split::SplitSweep { loop_len: 5000, ..carrillo_args() }, &p).unwrap_err().to_string();
     assert!(text.contains("--loop-len") && text.contains("5000"), "{text}");
-    let huge = carrillo::SplitSweep { loop_len: 4, loop_n: 1 << 29, ..carrillo_args() };
-    let err = carrillo::run_sweep(&gpu, &huge, &p).unwrap_err();
+    let huge = split::SplitSweep { loop_len: 4, loop_n: 1 << 29, ..carrillo_args() };
+    let err = split::run_sweep(&gpu, &huge, &p).unwrap_err();
     assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --loop-n"), "{err}");
     if let Some(limit) = gpu.loop_iteration_limit() {
-        let long = carrillo::SplitSweep { light_rounds: limit as u32 + 1, ..carrillo_args() };
-        let err = carrillo::run_sweep(&gpu, &long, &p).unwrap_err();
+        let long = split::SplitSweep { light_rounds: limit as u32 + 1, ..carrillo_args() };
+        let err = split::run_sweep(&gpu, &long, &p).unwrap_err();
         assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --light-rounds"), "{err}");
     }
 }

@@ -4,7 +4,7 @@ use super::{model_record, params, point, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
-use crate::kernels::carrillo::{self, MaskLayout, SplitSweep};
+use crate::kernels::split::{self, MaskLayout, SplitSweep};
 use crate::occupancy::{calculate, carrillo_worst_case, find_arch, Branch, Launch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
 
@@ -196,7 +196,7 @@ pub fn sweeps() -> Vec<Box<dyn Experiment>> {
         id: "carrillo-branch-split",
         title: "Figures 7-10: branched vs split kernels over the else fraction, linear and random masks; loop splitting",
         points: sweep_points,
-        run: carrillo::run_sweep,
+        run: split::run_sweep,
         verdicts: sweep_verdicts,
         figure: Some(sweep_figure),
         paper_tables: &["fig8", "fig10"],

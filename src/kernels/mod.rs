@@ -2,7 +2,6 @@
 //! reference in `cpu.rs`, named like the WGSL files under `shaders/<family>/`.
 
 pub mod blackscholes;
-pub mod carrillo;
 pub mod flowshop;
 pub mod gafort;
 pub mod lbm;
@@ -11,6 +10,7 @@ pub mod mcubes;
 pub mod micro;
 pub mod redirect;
 pub mod reduction;
+pub mod split;
 
 /// Splits `0..n` into one contiguous range per available core and runs `f` on each range on
 /// its own thread; results come back in order. CPU references use it for large inputs.

@@ -4,12 +4,12 @@
 
 use super::{Entry, Scale, Workload};
 use crate::gpu::Bind;
-use crate::kernels::carrillo::{self, BranchConfig, LoopConfig, MaskLayout};
 use crate::kernels::flowshop::bench::{bench_instance, BenchConfig};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
 use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
+use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout};
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, redirect, reduction};
 use crate::pt::cases::{self as pt, forest, gsync, prodcons, sync};
 use crate::pt::{barrier as pt_barrier, queue as pt_queue};
@@ -61,7 +61,7 @@ fn run_branch(
     layout: MaskLayout,
     protocol: &crate::harness::Protocol,
 ) -> crate::Result<Vec<crate::harness::Record>> {
-    carrillo::sweep(gpu, &s.config, layout, &s.else_fractions, protocol, None)
+    split::sweep(gpu, &s.config, layout, &s.else_fractions, protocol, None)
 }
 
 /// The loop or if kernel ready to record: inputs from the seed, the CPU reference beside them.
@@ -219,7 +219,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "a fused loop over two arrays vs one loop per array",
             config: |s| LoopConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
-            run: |gpu, c, p| carrillo::bench_loops(gpu, c, p).map(Vec::from),
+            run: |gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from),
             prepare: None,
         }),
     ];

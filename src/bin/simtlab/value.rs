@@ -55,7 +55,7 @@ mod tests {
         all_names_parse::<commands::Heads>(crate::flowshop::HEADS);
         all_names_parse::<simtlab::experiments::zhang::Benchmark>(crate::bench::zhang::BENCHMARKS);
         all_names_parse::<simtlab::remap::Variants>(&names(crate::bench::zhang::VARIANTS));
-        all_names_parse::<simtlab::kernels::carrillo::MaskLayout>(&names(crate::bench::carrillo::MASK_LAYOUTS));
+        all_names_parse::<simtlab::kernels::split::MaskLayout>(&names(crate::bench::carrillo::MASK_LAYOUTS));
         all_names_parse::<simtlab::kernels::micro::Distribution>(&names(crate::bench::remap::DISTRIBUTIONS));
         all_names_parse::<simtlab::pt::cases::sync::Work>(&names(crate::bench::pt::WORKS));
         all_names_parse::<simtlab::pt::cases::forest::Shape>(&names(crate::bench::pt::SHAPES));

@@ -5,7 +5,7 @@ use crate::output::{say, sayln};
 use crate::value::described;
 use clap::Args;
 use simtlab::harness::Protocol;
-use simtlab::kernels::carrillo::{self, MaskLayout, SplitSweep, PAPER_N};
+use simtlab::kernels::split::{self, MaskLayout, SplitSweep, PAPER_N};
 use simtlab::{Gpu, Result};
 
 pub const MASK_LAYOUTS: &[(&str, &str)] = &[
@@ -74,9 +74,9 @@ impl CarrilloArgs {
 
 pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
     let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
-    let records = carrillo::run_sweep(gpu, &c.args.sweep(), &protocol)?;
+    let records = split::run_sweep(gpu, &c.args.sweep(), &protocol)?;
     let out = finish(&records, &c.output);
-    say!("{}", carrillo::comparison_table(&records));
+    say!("{}", split::comparison_table(&records));
     if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
         sayln!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
     }

@@ -1,14 +1,14 @@
-//! Carrillo et al., "Impact analysis of conditional and loop statements for the NVIDIA G80
-//! architecture", sections 4-5: branch splitting and loop splitting.
+//! Branch splitting and loop splitting: one divergent kernel against the same work split into
+//! kernels that each keep to one path (the study reproduced in `experiments::carrillo`).
 //!
-//! - Branch splitting (Figure 6): an artificial benchmark over `n` elements (2^22 in the paper)
+//! - Branch splitting: an artificial benchmark over `n` elements (2^22 in the paper)
 //!   whose decision mask picks, per element, a light if-branch or a heavy else-branch (many
 //!   live values, so many registers). The single `branched` kernel is compared with the split
 //!   pair `split_if` + `split_else`, each leaving at once for elements of the other branch;
 //!   the split time runs from the first dispatch to the end of the second (one submission).
-//!   Mask layouts: [`MaskLayout::Linear`] (two sections, Figure 7) and [`MaskLayout::Random`]
-//!   (Figure 9). Both versions must give identical outputs for every mask.
-//! - Loop splitting (Figure 5): one loop over four arrays (`fused`) against two loops over two
+//!   Mask layouts: [`MaskLayout::Linear`] (two sections) and [`MaskLayout::Random`]. Both
+//!   versions must give identical outputs for every mask.
+//! - Loop splitting: one loop over four arrays (`fused`) against two loops over two
 //!   arrays each (`split`).
 
 pub mod cpu;
@@ -177,9 +177,9 @@ impl BranchPrepared {
         let width = if probe { Some(gpu.require_subgroups()?) } else { None };
         let defines: &[&str] = if width.is_some() { &["PROBE"] } else { &[] };
         let kernels = [
-            gpu.kernel(registry::carrillo::branch_split::BRANCHED, defines)?,
-            gpu.kernel(registry::carrillo::branch_split::SPLIT_IF, defines)?,
-            gpu.kernel(registry::carrillo::branch_split::SPLIT_ELSE, defines)?,
+            gpu.kernel(registry::split::branch_split::BRANCHED, defines)?,
+            gpu.kernel(registry::split::branch_split::SPLIT_IF, defines)?,
+            gpu.kernel(registry::split::branch_split::SPLIT_ELSE, defines)?,
         ];
         let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
         let mask = gpu.buffer_zeroed::<u32>("decision mask", n, BufferKind::Storage)?;
@@ -466,8 +466,8 @@ impl LoopPrepared {
         if inputs.iter().any(|p| p.len() != cfg.n * cfg.len) {
             return Err(Error::invalid("loop inputs", "four arrays of n·len entries"));
         }
-        let fused = gpu.kernel(registry::carrillo::loop_split::FUSED, &[])?;
-        let split = gpu.kernel(registry::carrillo::loop_split::SPLIT, &[])?;
+        let fused = gpu.kernel(registry::split::loop_split::FUSED, &[])?;
+        let split = gpu.kernel(registry::split::loop_split::SPLIT, &[])?;
         let p: Vec<GpuBuffer<u32>> =
             inputs.iter().enumerate().map(|(i, v)| gpu.buffer(&format!("p{}", i + 1), v, BufferKind::Storage)).collect::<Result<_>>()?;
         let params = gpu.buffer("params", &[cfg.n as u32, cfg.len as u32, 0, 0], BufferKind::Uniform)?;

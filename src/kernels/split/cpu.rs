@@ -1,4 +1,4 @@
-//! CPU references of `shaders/carrillo/*.wgsl`, over the same data layout.
+//! CPU references of `shaders/split/*.wgsl`, over the same data layout.
 
 use crate::kernels::parallel_ranges;
 
