@@ -292,7 +292,7 @@ fn regtile_errors_describe_the_options_not_the_struct() {
 #[test]
 fn matmul_default_size_fits_the_adapter() {
     let gpu = common::gpu();
-    let args = matmul::Ladder { variants: vec![Variant::Naive], n: None, m: None, k: None, regtile: RegtileConfig::default(), seed: 3 };
+    let args = matmul::Ladder { variants: vec![Variant::Naive], seed: 3, ..Default::default() };
     let (shape, note) = args.shape(&gpu);
     if gpu.info.device_type != wgpu::DeviceType::Cpu {
         assert_eq!((shape, note), (Shape::square(matmul::PAPER_N), None));
