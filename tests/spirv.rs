@@ -25,12 +25,16 @@ fn every_compiler_builds_regtile_that_matches_the_cpu_product() {
     assert!(gpu.caps.spirv_passthrough, "{} lacks PASSTHROUGH_SHADERS", gpu.adapter_name());
     let shape = Shape { m: 136, n: 196, k: 84 };
     let protocol = Protocol { warmup: 0, samples: 1 };
-    let compilers = [Compiler::Wgpu, Compiler::Naga(NagaSpirvOptions::CHECKED), Compiler::Naga(NagaSpirvOptions::UNCHECKED), glslang_regtile()];
-    for (seed, compiler) in compilers.iter().enumerate() {
-        let r = matmul::bench_compiled(&gpu, Variant::Regtile, compiler, shape, &RegtileConfig::default(), &protocol, 20 + seed as u64).unwrap();
-        assert!(r.check.passed, "{}: {:?}", r.kernel, r.check.first_mismatch);
-        assert_eq!(r.check.checked, (shape.m * shape.n) as u64);
-        assert_eq!(r.params["compiler"], compiler.name());
+    let compilers = Compiler::parse_list("wgpu,naga,naga-unchecked,naga-unroll").unwrap().into_iter().chain([glslang_regtile()]);
+    for (seed, compiler) in compilers.enumerate() {
+        // both forms of the WGSL kernel; the GLSL port is of the written-out one's algorithm
+        for loops in [false, true].into_iter().take(if matches!(compiler, Compiler::Spirv(_)) { 1 } else { 2 }) {
+            let regtile = RegtileConfig { loops, ..Default::default() };
+            let r = matmul::bench_compiled(&gpu, Variant::Regtile, &compiler, shape, &regtile, &protocol, 20 + seed as u64).unwrap();
+            assert!(r.check.passed, "{}: {:?}", r.kernel, r.check.first_mismatch);
+            assert_eq!(r.check.checked, (shape.m * shape.n) as u64);
+            assert_eq!(r.params["compiler"], compiler.name());
+        }
     }
 }
 
@@ -40,8 +44,9 @@ fn naga_passthrough_builds_other_kernels() {
     let gpu = common::gpu();
     let protocol = Protocol { warmup: 0, samples: 1 };
     let compiler = Compiler::Naga(NagaSpirvOptions::UNCHECKED);
-    let r = matmul::bench_compiled(&gpu, Variant::Tiled12, &compiler, Shape { m: 40, n: 30, k: 20 }, &RegtileConfig::default(), &protocol, 3)
-        .unwrap();
+    let r =
+        matmul::bench_compiled(&gpu, Variant::Tiled12, &compiler, Shape { m: 40, n: 30, k: 20 }, &RegtileConfig::default(), &protocol, 3)
+            .unwrap();
     assert!(r.check.passed, "{:?}", r.check.first_mismatch);
     assert_eq!(r.kernel, "tiled12 [naga-unchecked]");
     assert!(matmul::ladder_table(&[r]).contains("tiled12 [naga-unchecked]"));
@@ -72,7 +77,8 @@ fn passthrough_is_refused_without_the_feature() {
     assert!(!gpu.caps.spirv_passthrough);
     let protocol = Protocol { warmup: 0, samples: 1 };
     let shape = Shape::square(64);
-    let err = matmul::bench_compiled(&gpu, Variant::Regtile, &glslang_regtile(), shape, &RegtileConfig::default(), &protocol, 1).unwrap_err();
+    let err =
+        matmul::bench_compiled(&gpu, Variant::Regtile, &glslang_regtile(), shape, &RegtileConfig::default(), &protocol, 1).unwrap_err();
     assert!(matches!(&err, Error::Unsupported { what, .. } if what.contains("PASSTHROUGH_SHADERS")), "{err}");
     let r = matmul::bench_compiled(&gpu, Variant::Regtile, &Compiler::Wgpu, shape, &RegtileConfig::default(), &protocol, 1).unwrap();
     assert!(r.check.passed);

@@ -6,6 +6,7 @@
 # SIMTLAB is a simtlab binary of this tree. For each regtile configuration (tag: its workgroup)
 # DIR gets
 #   regtile-<tag>-naga.spv, -naga-unchecked.spv   naga's SPIR-V (simtlab bench matmul --save-spirv)
+#   regtile-<tag>-loops-naga-unchecked.spv        the same of the loop form (--loops)
 #   regtile-<tag>-glslang.spv                     benches/sgemm/regtile.comp through glslangValidator -V
 #   regtile-<tag>-glslang-opt.spv, -naga-unchecked-opt.spv   the same after spirv-opt -O
 #   *.spvasm (spirv-dis) and counts.txt (instructions per opcode, every module side by side)
@@ -24,13 +25,16 @@ for config in "16x8||" "16x16|--wg-y 16|-DWG_Y=16"; do
   "$simtlab" bench matmul --kernel regtile --n 128 $opts --compiler naga,naga-unchecked --save-spirv "$tmp" > /dev/null
   mv "$tmp/regtile-naga.spv" "$dir/regtile-$tag-naga.spv"
   mv "$tmp/regtile-naga-unchecked.spv" "$dir/regtile-$tag-naga-unchecked.spv"
+  # shellcheck disable=SC2086
+  "$simtlab" bench matmul --kernel regtile --n 128 $opts --loops --compiler naga-unchecked --save-spirv "$tmp" > /dev/null
+  mv "$tmp/regtile-naga-unchecked.spv" "$dir/regtile-$tag-loops-naga-unchecked.spv"
   rmdir "$tmp"
   # shellcheck disable=SC2086
   glslangValidator -V $defines "$here/regtile.comp" -o "$dir/regtile-$tag-glslang.spv" > /dev/null
   spirv-opt -O "$dir/regtile-$tag-glslang.spv" -o "$dir/regtile-$tag-glslang-opt.spv"
   spirv-opt -O "$dir/regtile-$tag-naga-unchecked.spv" -o "$dir/regtile-$tag-naga-unchecked-opt.spv"
   spirv=()
-  for m in naga naga-unchecked naga-unchecked-opt glslang glslang-opt; do
+  for m in naga naga-unchecked naga-unchecked-opt loops-naga-unchecked glslang glslang-opt; do
     f="$dir/regtile-$tag-$m.spv"
     spirv-val "$f"
     spirv-dis "$f" > "${f%.spv}.spvasm"

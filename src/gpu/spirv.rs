@@ -17,6 +17,9 @@ const OP_ENTRY_POINT: u32 = 15;
 const OP_EXECUTION_MODE: u32 = 16;
 const EXECUTION_MODE_LOCAL_SIZE: u32 = 17;
 const EXECUTION_MODEL_GL_COMPUTE: u32 = 5;
+const OP_LOOP_MERGE: u32 = 246;
+const LOOP_CONTROL_UNROLL: u32 = 0x1;
+const LOOP_CONTROL_DONT_UNROLL: u32 = 0x2;
 
 /// A SPIR-V module as 32-bit words, with the name it is reported under (records keep the
 /// label alone).
@@ -42,7 +45,10 @@ impl SpirvModule {
         if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
             return Err(Error::invalid(
                 "SPIR-V module",
-                format!("{label}: {} bytes is not a SPIR-V binary (a 20-byte header, then 4-byte words); give the .spv file a compiler wrote", bytes.len()),
+                format!(
+                    "{label}: {} bytes is not a SPIR-V binary (a 20-byte header, then 4-byte words); give the .spv file a compiler wrote",
+                    bytes.len()
+                ),
             ));
         }
         let le: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
@@ -63,7 +69,9 @@ impl SpirvModule {
 
     /// The module's compute entry points, read from `OpEntryPoint` and `OpExecutionMode LocalSize`.
     pub fn entry_points(&self) -> Result<Vec<SpirvEntryPoint>> {
-        let bad = |at: usize| Error::invalid("SPIR-V module", format!("{}: instruction at word {at} runs past the end of the module", self.label));
+        let bad = |at: usize| {
+            Error::invalid("SPIR-V module", format!("{}: instruction at word {at} runs past the end of the module", self.label))
+        };
         let mut ids = Vec::new();
         let mut out: Vec<SpirvEntryPoint> = Vec::new();
         let mut at = 5;
@@ -85,6 +93,28 @@ impl SpirvModule {
             at += count;
         }
         Ok(out)
+    }
+
+    /// Asks the driver to unroll every loop (the `Unroll` loop control on each `OpLoopMerge`,
+    /// what glslang writes for `[[unroll]]`); returns how many loops were marked.
+    pub fn hint_unroll(&mut self) -> Result<usize> {
+        let mut marked = 0;
+        let mut at = 5;
+        while at < self.words.len() {
+            let count = (self.words[at] >> 16) as usize;
+            if count == 0 || at + count > self.words.len() {
+                return Err(Error::invalid(
+                    "SPIR-V module",
+                    format!("{}: instruction at word {at} runs past the end of the module", self.label),
+                ));
+            }
+            if self.words[at] & 0xffff == OP_LOOP_MERGE && count >= 4 {
+                self.words[at + 3] = (self.words[at + 3] & !LOOP_CONTROL_DONT_UNROLL) | LOOP_CONTROL_UNROLL;
+                marked += 1;
+            }
+            at += count;
+        }
+        Ok(marked)
     }
 
     /// The compute entry point `name`, or an error that lists the module's entry points.
@@ -113,13 +143,33 @@ pub struct NagaSpirvOptions {
     pub loop_bounding: bool,
     /// Zero `var<workgroup>` memory at the start of the entry point (WGSL's semantics).
     pub zero_workgroup_memory: bool,
+    /// Integer division and remainder through helpers that replace a zero divisor (WGSL's
+    /// semantics); off: plain `OpUDiv` / `OpUMod`.
+    pub int_div_checks: bool,
+    /// Mark every loop for the driver to unroll ([`SpirvModule::hint_unroll`]); WGSL has no
+    /// way to say it, glslang writes it for `[[unroll]]`.
+    pub unroll_hints: bool,
 }
 
 impl NagaSpirvOptions {
     /// What wgpu's Vulkan backend asks of naga by default.
-    pub const CHECKED: NagaSpirvOptions = NagaSpirvOptions { bounds_checks: true, loop_bounding: true, zero_workgroup_memory: true };
+    pub const CHECKED: NagaSpirvOptions = NagaSpirvOptions {
+        bounds_checks: true,
+        loop_bounding: true,
+        zero_workgroup_memory: true,
+        int_div_checks: true,
+        unroll_hints: false,
+    };
     /// Nothing added: the kernel's own code alone.
-    pub const UNCHECKED: NagaSpirvOptions = NagaSpirvOptions { bounds_checks: false, loop_bounding: false, zero_workgroup_memory: false };
+    pub const UNCHECKED: NagaSpirvOptions = NagaSpirvOptions {
+        bounds_checks: false,
+        loop_bounding: false,
+        zero_workgroup_memory: false,
+        int_div_checks: false,
+        unroll_hints: false,
+    };
+    /// [`NagaSpirvOptions::UNCHECKED`] with every loop marked for unrolling.
+    pub const UNROLL: NagaSpirvOptions = NagaSpirvOptions { unroll_hints: true, ..NagaSpirvOptions::UNCHECKED };
 }
 
 /// naga's SPIR-V (version 1.3) for `entry` of preprocessed WGSL with its override constants
@@ -137,8 +187,9 @@ pub fn naga_spirv(
     for (name, value) in constants {
         values.insert(name.to_string(), *value);
     }
-    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, Some((naga::ShaderStage::Compute, entry)), &values)
-        .map_err(|e| Error::invalid("override constants", format!("{label}: {e}")))?;
+    let (module, info) =
+        naga::back::pipeline_constants::process_overrides(&module, &info, Some((naga::ShaderStage::Compute, entry)), &values)
+            .map_err(|e| Error::invalid("override constants", format!("{label}: {e}")))?;
     let policy = if options.bounds_checks { naga::proc::BoundsCheckPolicy::Restrict } else { naga::proc::BoundsCheckPolicy::Unchecked };
     let writer_options = spv::Options {
         lang_version: (1, 3),
@@ -155,12 +206,17 @@ pub fn naga_spirv(
             spv::ZeroInitializeWorkgroupMemoryMode::None
         },
         force_loop_bounding: options.loop_bounding,
+        emit_int_div_checks: options.int_div_checks,
         ..Default::default()
     };
     let pipeline = spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: entry.to_string() };
     let words = spv::write_vec(&module, &info, &writer_options, Some(&pipeline))
         .map_err(|e| Error::invalid("SPIR-V output", format!("{label}: naga could not write SPIR-V: {e}")))?;
-    Ok(SpirvModule { label: label.to_string(), words })
+    let mut module = SpirvModule { label: label.to_string(), words };
+    if options.unroll_hints {
+        module.hint_unroll()?;
+    }
+    Ok(module)
 }
 
 impl Gpu {
@@ -195,7 +251,8 @@ impl Gpu {
             })
             .collect();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&name), entries: &layout_entries });
+        let layout =
+            self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&name), entries: &layout_entries });
         let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(&name),
             bind_group_layouts: &[Some(&layout)],
@@ -247,6 +304,13 @@ mod tests {
         assert!(checked.words.len() > unchecked.words.len() + 50, "{} vs {} words", checked.words.len(), unchecked.words.len());
         let bytes: Vec<u8> = checked.words.iter().flat_map(|w| w.to_be_bytes()).collect();
         assert_eq!(SpirvModule::from_bytes("swapped", &bytes).unwrap().words, checked.words);
+        let loops = |m: &SpirvModule| m.words.iter().filter(|w| *w & 0xffff == OP_LOOP_MERGE).count();
+        let mut hinted = unchecked.clone();
+        assert_eq!(hinted.hint_unroll().unwrap(), loops(&unchecked));
+        assert!(loops(&unchecked) >= 2, "regtile has its K-step and inner loops");
+        let unrolled = naga_spirv(&source, "regtile", "main", &constants, NagaSpirvOptions::UNROLL).unwrap();
+        assert_eq!(unrolled, SpirvModule { label: "regtile".into(), words: hinted.words.clone() });
+        assert_ne!(hinted.words, unchecked.words);
         let e = checked.entry_point("other").unwrap_err().to_string();
         assert!(e.contains("no compute entry point 'other'") && e.contains("main"), "{e}");
     }

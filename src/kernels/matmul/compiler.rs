@@ -31,16 +31,18 @@ impl Compiler {
             Compiler::Wgpu => "wgpu".into(),
             Compiler::Naga(o) if *o == NagaSpirvOptions::CHECKED => "naga".into(),
             Compiler::Naga(o) if *o == NagaSpirvOptions::UNCHECKED => "naga-unchecked".into(),
+            Compiler::Naga(o) if *o == NagaSpirvOptions::UNROLL => "naga-unroll".into(),
             Compiler::Naga(o) => format!(
-                "naga(bounds {}, loop bounding {}, zeroed workgroup memory {})",
-                o.bounds_checks, o.loop_bounding, o.zero_workgroup_memory
+                "naga(bounds {}, loop bounding {}, zeroed workgroup memory {}, division checks {}, unroll hints {})",
+                o.bounds_checks, o.loop_bounding, o.zero_workgroup_memory, o.int_div_checks, o.unroll_hints
             ),
             Compiler::Spirv(m) => m.label.clone(),
         }
     }
 
-    /// `wgpu`, `naga` (naga's SPIR-V with wgpu's checks) or `naga-unchecked` (without); a
-    /// comma list is accepted. External modules come from files ([`SpirvModule::from_bytes`]).
+    /// `wgpu`, `naga` (naga's SPIR-V with wgpu's checks), `naga-unchecked` (without) or
+    /// `naga-unroll` (without, every loop marked for the driver to unroll); a comma list is
+    /// accepted. External modules come from files ([`SpirvModule::from_bytes`]).
     pub fn parse_list(text: &str) -> Result<Vec<Compiler>> {
         let mut out = Vec::new();
         for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
@@ -48,10 +50,13 @@ impl Compiler {
                 "wgpu" => Compiler::Wgpu,
                 "naga" => Compiler::Naga(NagaSpirvOptions::CHECKED),
                 "naga-unchecked" => Compiler::Naga(NagaSpirvOptions::UNCHECKED),
+                "naga-unroll" => Compiler::Naga(NagaSpirvOptions::UNROLL),
                 _ => {
                     return Err(Error::invalid(
                         "--compiler",
-                        format!("'{word}' (use wgpu, naga or naga-unchecked; a module from another compiler goes in --spirv FILE)"),
+                        format!(
+                            "'{word}' (use wgpu, naga, naga-unchecked or naga-unroll; a module from another compiler goes in --spirv FILE)"
+                        ),
                     ))
                 }
             });

@@ -172,6 +172,10 @@ pub struct RegtileConfig {
     pub warp_y: u32,
     /// Workgroups run in groups of `group_m` tile rows (L2 reuse); 1 = row order.
     pub group_m: u32,
+    /// The form with loops for the driver to unroll (`regtile_loops.wgsl`, 8×8 outputs only)
+    /// instead of every step written out (`regtile.wgsl`).
+    #[serde(default)]
+    pub loops: bool,
 }
 
 impl Default for RegtileConfig {
@@ -179,7 +183,7 @@ impl Default for RegtileConfig {
     /// the configurations tried on an H100 (Vulkan) at 4096³, 32.4 TFLOPS against 30.5 for
     /// BK = 8 and 24.4 for 128×128 tiles of 16×16 invocations.
     fn default() -> Self {
-        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 8, bk: 16, warp_x: 8, warp_y: 4, group_m: 8 }
+        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 8, bk: 16, warp_x: 8, warp_y: 4, group_m: 8, loops: false }
     }
 }
 
@@ -188,7 +192,7 @@ impl std::fmt::Display for RegtileConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "--wg-x {} --wg-y {} --tm {} --tn {} --bk {} --warp-x {} --warp-y {} --group-m {} (workgroup tile {}×{})",
+            "--wg-x {} --wg-y {} --tm {} --tn {} --bk {} --warp-x {} --warp-y {} --group-m {}{} (workgroup tile {}×{})",
             self.wg_x,
             self.wg_y,
             self.tm,
@@ -197,6 +201,7 @@ impl std::fmt::Display for RegtileConfig {
             self.warp_x,
             self.warp_y,
             self.group_m,
+            if self.loops { " --loops" } else { "" },
             self.bm(),
             self.bn()
         )
@@ -223,6 +228,9 @@ impl RegtileConfig {
         let bad = |option: &str, msg: String| Err(Error::invalid(option, format!("regtile {self}: {msg}")));
         if ![4, 8].contains(&self.tm) || ![4, 8].contains(&self.tn) {
             return bad("--tm/--tn", "outputs per invocation must be 4 or 8 along each axis".into());
+        }
+        if self.loops && (self.tm != 8 || self.tn != 8) {
+            return bad("--loops", "the loop form computes 8×8 outputs per invocation: leave --tm and --tn at 8".into());
         }
         if self.bk == 0 || !self.bk.is_multiple_of(4) || self.bk > 64 {
             return bad("--bk", "the K step must be a multiple of 4 in 4..=64".into());
@@ -286,8 +294,12 @@ pub struct KernelSpec {
 pub fn spec(variant: Variant, shape: Shape, regtile: &RegtileConfig) -> Result<KernelSpec> {
     Ok(match variant {
         Variant::Naive => KernelSpec { file: "matmul/naive.wgsl", defines: vec![], constants: vec![], tile: (16, 16), threads: (16, 16) },
-        Variant::Unrolled => KernelSpec { file: "matmul/unrolled.wgsl", defines: vec![], constants: vec![], tile: (16, 16), threads: (16, 16) },
-        Variant::Prefetch => KernelSpec { file: "matmul/prefetch.wgsl", defines: vec![], constants: vec![], tile: (16, 16), threads: (16, 16) },
+        Variant::Unrolled => {
+            KernelSpec { file: "matmul/unrolled.wgsl", defines: vec![], constants: vec![], tile: (16, 16), threads: (16, 16) }
+        }
+        Variant::Prefetch => {
+            KernelSpec { file: "matmul/prefetch.wgsl", defines: vec![], constants: vec![], tile: (16, 16), threads: (16, 16) }
+        }
         Variant::Tiled4 | Variant::Tiled8 | Variant::Tiled12 | Variant::Tiled16 => {
             let t = variant.tile().unwrap_or(16);
             KernelSpec { file: "matmul/tiled.wgsl", defines: vec![], constants: vec![("TILE", t as f64)], tile: (t, t), threads: (t, t) }
@@ -305,7 +317,7 @@ pub fn spec(variant: Variant, shape: Shape, regtile: &RegtileConfig) -> Result<K
                 defines.push("UNALIGNED");
             }
             KernelSpec {
-                file: "matmul/regtile.wgsl",
+                file: if regtile.loops { "matmul/regtile_loops.wgsl" } else { "matmul/regtile.wgsl" },
                 defines,
                 constants: regtile.constants(),
                 tile: (regtile.bm(), regtile.bn()),
@@ -473,7 +485,7 @@ pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig,
 }
 
 /// As [`bench`], with the kernel built by `compiler`; the record's kernel is named
-/// `variant [compiler]` unless the compiler is wgpu.
+/// `variant [compiler]` unless the compiler is wgpu (`regtile-loops` for regtile's loop form).
 pub fn bench_compiled(
     gpu: &Gpu,
     variant: Variant,
@@ -511,9 +523,12 @@ pub fn bench_compiled(
     Ok(Record {
         schema: harness::SCHEMA_VERSION,
         family: "matmul".into(),
-        kernel: match compiler {
-            Compiler::Wgpu => variant.name().into(),
-            other => format!("{} [{}]", variant.name(), other.name()),
+        kernel: {
+            let name = if variant == Variant::Regtile && regtile.loops { "regtile-loops" } else { variant.name() };
+            match compiler {
+                Compiler::Wgpu => name.to_string(),
+                other => format!("{name} [{}]", other.name()),
+            }
         },
         variant: format!("{}x{}x{}", shape.m, shape.n, shape.k),
         params: serde_json::json!({

@@ -1,10 +1,10 @@
 //! `simtlab bench matmul`: Ryoo's matmul ladder.
 
-use crate::output::{say, sayln};
 use crate::output::{finish, Output};
+use crate::output::{say, sayln};
 use clap::Args;
-use simtlab::harness::Protocol;
 use simtlab::gpu::spirv::SpirvModule;
+use simtlab::harness::Protocol;
 use simtlab::kernels::matmul::{self, Compiler, Ladder, RegtileConfig, Variant};
 use simtlab::{Gpu, Result};
 
@@ -55,10 +55,15 @@ pub struct MatmulArgs {
     /// regtile: workgroups run in groups of this many tile rows (1 = row order).
     #[arg(long, default_value_t = 8)]
     pub group_m: u32,
+    /// regtile: the form with loops for the driver to unroll (8×8 outputs per invocation only)
+    /// instead of every step written out.
+    #[arg(long)]
+    pub loops: bool,
     /// What builds each kernel (comma list, each kernel runs once per entry): wgpu (WGSL
     /// through wgpu), naga (naga's SPIR-V with wgpu's checks, passed through to the driver),
-    /// naga-unchecked (naga's SPIR-V without bounds checks, loop bounding or zeroed workgroup
-    /// memory). The passthrough paths need a Vulkan adapter.
+    /// naga-unchecked (naga's SPIR-V without bounds checks, loop bounding, zeroed workgroup
+    /// memory or division checks), naga-unroll (naga-unchecked with every loop marked for the
+    /// driver to unroll). The passthrough paths need a Vulkan adapter.
     #[arg(long, default_value = "wgpu")]
     pub compiler: String,
     /// A SPIR-V module built elsewhere (e.g. `glslangValidator -V`) to run in place of each
@@ -66,7 +71,7 @@ pub struct MatmulArgs {
     /// workgroup size and tile (benches/sgemm/regtile.comp is regtile's).
     #[arg(long, value_name = "FILE")]
     pub spirv: Vec<std::path::PathBuf>,
-    /// Write the SPIR-V of each naga / naga-unchecked kernel into DIR as
+    /// Write the SPIR-V of each naga-built kernel into DIR as
     /// `<kernel>-<compiler>.spv` (for spirv-dis, spirv-opt), before running them.
     #[arg(long, value_name = "DIR")]
     pub save_spirv: Option<std::path::PathBuf>,
@@ -91,6 +96,7 @@ impl MatmulArgs {
                 warp_x: self.warp_x,
                 warp_y: self.warp_y,
                 group_m: self.group_m,
+                loops: self.loops,
             },
             compilers: self.compilers()?,
             seed: self.seed,
