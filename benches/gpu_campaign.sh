@@ -22,30 +22,31 @@ B=.gpu/simtlab
 # the samples of every figure, so the clock governor has settled at the working clock
 W="--warmup 200"
 
-# name, expected seconds (from the 2026-11-23 H100 call, 459 s in all), what it measures
+# name, expected seconds (measured in the 2026-11-24 H100 call, 513 s in all), what it measures
 ROWS="
-devices 5 adapters and their limits (devices.json)
-torch 20 torch.sum, device copy and cuBLAS SGEMM baselines (torch.json)
-cuda 25 CUDA grid.sync and queue baselines (cuda_pt.jsonl)
-reduction 60 f32 sum 2^28, every strategy at 5 grid sizes (reduction.json)
-matmul 25 SGEMM 4096^3, regtile and unrolled (matmul.json)
-port 30 regtile ported to CUDA beside cuBLAS in one process (regtile_port.jsonl)
-barrier 40 global barrier, 132 and 1056 workgroups, arrival and fence variants (barrier.json)
-queue 40 work queues (queue.json)
-bs 20 BlackScholes 2^24 (blackscholes.json)
-lbm 60 3D-LBM 192^3 (lbm.json)
-remap 60 divergent loop 2^24 remapped end to end, with trace (remap.json)
-remap-bs 20 uniform loop, auto vs off (remap-auto-flat.json)
+devices 2 adapters and their limits (devices.json)
+torch 10 torch.sum, device copy and cuBLAS SGEMM baselines (torch.json)
+cuda 10 CUDA grid.sync and queue baselines (cuda_pt.jsonl)
+reduction 160 f32 sum 2^28, every strategy at 5 grid sizes (reduction.json)
+matmul 15 SGEMM 4096^3, regtile and unrolled (matmul.json); regtile's loop form through naga's SPIR-V with unroll hints (matmul-passthrough.json)
+port 10 regtile ported to CUDA beside cuBLAS in one process (regtile_port.jsonl)
+barrier 55 global barrier, 132 and 1056 workgroups, arrival and fence variants (barrier.json)
+queue 215 work queues (queue.json)
+bs 10 BlackScholes 2^24 (blackscholes.json)
+lbm 15 3D-LBM 192^3 (lbm.json)
+remap 30 divergent loop 2^24 remapped end to end, with trace (remap.json)
+remap-bs 10 uniform loop, auto vs off (remap-auto-flat.json)
 "
 # Investigations, run only when named. sgemm-spirv needs the modules of benches/sgemm/build.sh
-# staged in .gpu/spv/ (benches/results/sgemm-spirv-h100.md); the others explain the anomalies
+# staged in .gpu/spv/ (benches/results/sgemm-spirv-h100.md; SGEMM_ROUNDS=1 runs it once instead of
+# twice); the others explain the anomalies
 # in benches/results/papers-h100.md.
 INVESTIGATIONS="
-sgemm-spirv 150 regtile 4096^3 built by wgpu, naga and glslang, two tile shapes, twice; CUDA port and cuBLAS between (sgemm-*.json, port-*.jsonl)
-carrillo-port 90 Carrillo's kernels in CUDA over linear and random masks, Nsight Compute counters (carrillo_port.jsonl, ncu-*.csv)
-carrillo-wgsl 60 the WGSL kernels over the same masks (carrillo-*.json)
-gsync 60 100 and 1000 phases, relaunch vs barrier, after 10 s idle and warm (gsync-*.json)
-reduction-repeat 60 the reduction strategies at Zhang's sizes, twice (reduction-repeat-*.json)
+sgemm-spirv 260 regtile 4096^3 (unrolled and loop forms) built by wgpu, naga and glslang, two tile shapes, twice; CUDA port and cuBLAS between (sgemm-*.json, port-*.jsonl)
+carrillo-port 40 Carrillo's kernels in CUDA over linear and random masks, Nsight Compute counters (carrillo_port.jsonl, ncu-*.csv)
+carrillo-wgsl 45 the WGSL kernels over the same masks (carrillo-*.json)
+gsync 45 100 and 1000 phases, relaunch vs barrier, after 10 s idle and warm (gsync-*.json)
+reduction-repeat 70 the reduction strategies at Zhang's sizes, twice (reduction-repeat-*.json)
 "
 
 expected_total=0
@@ -104,7 +105,11 @@ devices() { $B devices --json > "$work/devices.json"; }
 torch_rows() { python3 benches/baselines/torch_baselines.py > "$work/torch.json" 2> "$work/torch.err"; }
 cuda() { (nvcc -O3 -arch=sm_90 -rdc=true benches/baselines/grid_sync.cu -o /tmp/grid_sync && /tmp/grid_sync) > "$work/cuda_pt.jsonl" 2> "$work/cuda.err"; }
 reduction() { $B bench zhang --kernel reduction $W --n 268435456 --strategy all --samples 10 --reduction-groups 1056,2112,4224,8448,16896 --json "$work/reduction.json" > "$work/reduction.txt" 2>&1; }
-matmul() { $B bench matmul $W --kernel regtile,unrolled --n 4096 --samples 10 --json "$work/matmul.json" > "$work/matmul.txt" 2>&1; }
+matmul() {
+  $B bench matmul $W --kernel regtile,unrolled --n 4096 --samples 10 --json "$work/matmul.json" > "$work/matmul.txt" 2>&1
+  # regtile's loop form as naga's SPIR-V with unroll hints, passed through (sgemm-spirv-h100.md)
+  $B bench matmul $W --kernel regtile --loops --compiler naga-unroll --n 4096 --samples 10 --json "$work/matmul-passthrough.json" > "$work/matmul-passthrough.txt" 2>&1
+}
 # the same SGEMM as regtile, ported to CUDA: how much of the gap to cuBLAS is the algorithm
 port() { (nvcc -O3 -arch=sm_90 benches/baselines/regtile_port.cu -o /tmp/regtile_port -lcublas && /tmp/regtile_port 4096) > "$work/regtile_port.jsonl" 2> "$work/regtile_port.err"; }
 barrier() { $B bench pt --case barrier $W --workgroups 132,1056 --arrival flat,tree --fence device,none --iterations 1000 --json "$work/barrier.json" > "$work/barrier.txt" 2>&1; }
@@ -121,15 +126,20 @@ sgemm_spirv() {
   python3 benches/baselines/torch_baselines.py > "$work/torch-sgemm.json" 2> "$work/torch-sgemm.err"
   nvcc -O3 -arch=sm_90 -Xptxas -v benches/baselines/regtile_port.cu -o /tmp/port-16x8 -lcublas > "$work/port-build.txt" 2>&1
   nvcc -O3 -arch=sm_90 -Xptxas -v -DPORT_WG_Y=16 -DPORT_MIN_BLOCKS=2 benches/baselines/regtile_port.cu -o /tmp/port-16x16 -lcublas >> "$work/port-build.txt" 2>&1
-  for round in 1 2; do
+  for round in $(seq "${SGEMM_ROUNDS:-2}"); do
     for tag in 16x8 16x16; do
       opts=""
       [ $tag = 16x16 ] && opts="--wg-y 16"
       mods=()
       for m in naga-unchecked-opt glslang glslang-opt; do mods+=(--spirv ".gpu/spv/regtile-$tag-$m.spv"); done
       # shellcheck disable=SC2086
-      $B bench matmul $W --kernel regtile --n 4096 --samples 10 $opts --compiler wgpu,naga,naga-unchecked "${mods[@]}" \
+      $B bench matmul $W --kernel regtile --n 4096 --samples 10 $opts --compiler wgpu,naga,naga-unchecked,naga-unroll "${mods[@]}" \
         --json "$work/sgemm-$tag-$round.json" > "$work/sgemm-$tag-$round.txt" 2>&1
+      # the loop form through wgpu and naga's checked SPIR-V ran 17x slower (loop bounding keeps the
+      # driver from unrolling): only the unchecked builds here
+      # shellcheck disable=SC2086
+      $B bench matmul $W --kernel regtile --loops --n 4096 --samples 10 $opts --compiler naga-unchecked,naga-unroll \
+        --json "$work/sgemm-$tag-loops-$round.json" > "$work/sgemm-$tag-loops-$round.txt" 2>&1
       /tmp/port-$tag 4096 > "$work/port-$tag-$round.jsonl" 2>> "$work/port-$tag-$round.err"
     done
   done

@@ -1,8 +1,10 @@
 // regtile (shaders/matmul/regtile.wgsl) with its loops left as loops: the same tiles, loads,
 // double buffering and arithmetic, but the K step, the loads and the stores are loops over
-// arrays, for the driver to unroll, where regtile.wgsl writes every step out. The GLSL port
-// written this way (benches/sgemm/regtile.comp) ran 1.22× faster than regtile.wgsl through
-// glslang on an H100 (benches/results/sgemm-spirv-h100.md); this is the same shape in WGSL.
+// arrays, for the driver to unroll, where regtile.wgsl writes every step out (the shape of the
+// GLSL port, benches/sgemm/regtile.comp). Built for it: `--compiler naga-unroll` (naga's SPIR-V,
+// every loop marked Unroll) ran at 39.6 TFLOP/s on an H100, 1.22× regtile.wgsl; through wgpu,
+// whose loop bounding keeps the driver from unrolling, 17× slower than regtile.wgsl
+// (benches/results/sgemm-spirv-h100.md).
 // Outputs per invocation: 8×8 only (no TM4 / TN4).
 // CPU reference: kernels::matmul::cpu::matmul.
 //! variants: UNALIGNED

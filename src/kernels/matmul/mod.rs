@@ -17,8 +17,13 @@
 //! tiled16 2.67, unrolled 6.27, prefetch 6.46, regtile 32.4 (default config); cuBLAS SGEMM
 //! (torch.matmul, TF32 off) on the same machine: 50.8 TFLOPS, so regtile is at 64 %. The same
 //! kernel ported line by line to CUDA (`benches/baselines/regtile_port.cu`) runs at 33.9 or
-//! 38.3 (0.75 of cuBLAS) depending on a launch-bounds hint to nvcc: the gap is how the Vulkan
-//! driver compiles this kernel, not the algorithm (benches/results/campaign-h100.md).
+//! 38.3 (0.75 of cuBLAS) depending on a launch-bounds hint to nvcc.
+//!
+//! Each kernel can be built by another [`Compiler`]: naga's SPIR-V with or without wgpu's
+//! checks, with loops marked for unrolling, or a module from glslang, passed to the driver
+//! unchanged. `regtile`'s loop form ([`RegtileConfig::loops`]) through `naga-unroll` runs at 39.6
+//! TFLOP/s on that H100, 0.78 of cuBLAS: the driver builds its best code when it unrolls hinted
+//! loops itself (benches/results/sgemm-spirv-h100.md).
 
 mod compiler;
 pub mod cpu;
