@@ -220,11 +220,17 @@ pub fn naga_spirv(
 }
 
 impl Gpu {
+    /// A compute kernel from SPIR-V passed to the driver as it is (blocking; see
+    /// [`Gpu::kernel_from_spirv_async`]).
+    pub fn kernel_from_spirv(&self, module: &SpirvModule, entry: &str, bindings: &[wgpu::BufferBindingType]) -> Result<Kernel> {
+        super::block_on(self.kernel_from_spirv_async(module, entry, bindings))
+    }
+
     /// A compute kernel from SPIR-V passed to the driver as it is. `bindings[i]` is the type of
     /// binding i of descriptor set 0, all of which the kernel is given by [`Kernel::bind`].
     /// Errors when the adapter lacks `PASSTHROUGH_SHADERS`, when the module has no compute
-    /// entry point `entry`, or when the driver rejects it.
-    pub fn kernel_from_spirv(&self, module: &SpirvModule, entry: &str, bindings: &[wgpu::BufferBindingType]) -> Result<Kernel> {
+    /// entry point `entry` with a literal workgroup size, or when the driver rejects it.
+    pub async fn kernel_from_spirv_async(&self, module: &SpirvModule, entry: &str, bindings: &[wgpu::BufferBindingType]) -> Result<Kernel> {
         if !self.caps.spirv_passthrough {
             return Err(Error::Unsupported {
                 what: "SPIR-V passthrough (PASSTHROUGH_SHADERS)".into(),
@@ -250,40 +256,42 @@ impl Gpu {
                 count: None,
             })
             .collect();
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let layout =
-            self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&name), entries: &layout_entries });
-        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(&name),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let entry_points = [wgpu::PassthroughShaderEntryPoint {
-            name: entry.into(),
-            workgroup_size: (workgroup_size[0], workgroup_size[1], workgroup_size[2]),
-        }];
-        // SAFETY: the driver gets these words unchecked; they come from naga's writer or from a
-        // compiler the caller named, and the kernel is run only on buffers of the declared
-        // binding types, then checked against the CPU reference.
-        let shader = unsafe {
-            self.device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
-                label: Some(&name),
-                entry_points: entry_points.as_slice().into(),
-                spirv: Some(module.words.as_slice().into()),
-                ..Default::default()
+        let what = format!("creating the pipeline {name} from SPIR-V on {}", self.adapter_name());
+        let (layout, pipeline) = self
+            .checked(&what, || {
+                let layout =
+                    self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&name), entries: &layout_entries });
+                let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(&name),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
+                let entry_points = [wgpu::PassthroughShaderEntryPoint {
+                    name: entry.into(),
+                    workgroup_size: (workgroup_size[0], workgroup_size[1], workgroup_size[2]),
+                }];
+                // SAFETY: the driver gets these words unchecked; they come from naga's writer or
+                // from a compiler the caller named, the kernel runs only on buffers of the
+                // declared binding types, and its results are checked against a CPU reference.
+                let shader = unsafe {
+                    self.device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
+                        label: Some(&name),
+                        entry_points: entry_points.as_slice().into(),
+                        spirv: Some(module.words.as_slice().into()),
+                        ..Default::default()
+                    })
+                };
+                let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&name),
+                    layout: Some(&pipeline_layout),
+                    module: &shader,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (layout, pipeline)
             })
-        };
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&name),
-            layout: Some(&pipeline_layout),
-            module: &shader,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::gpu(format!("creating the pipeline {name} from SPIR-V on {}", self.adapter_name()), e));
-        }
+            .await?;
         Ok(Kernel { name, pipeline, layout, bindings: (0..bindings.len() as u32).collect(), workgroup_size })
     }
 }

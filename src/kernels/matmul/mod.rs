@@ -489,7 +489,7 @@ pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig,
     bench_compiled(gpu, variant, &Compiler::Wgpu, shape, regtile, protocol, seed)
 }
 
-/// As [`bench`], with the kernel built by `compiler`; the record's kernel is named
+/// As [`bench()`], with the kernel built by `compiler`; the record's kernel is named
 /// `variant [compiler]` unless the compiler is wgpu (`regtile-loops` for regtile's loop form).
 pub fn bench_compiled(
     gpu: &Gpu,
