@@ -25,7 +25,8 @@ pub enum Compiler {
 }
 
 impl Compiler {
-    /// `wgpu`, `naga`, `naga-unchecked`, or the external module's label.
+    /// `wgpu`, `naga`, `naga-unchecked`, `naga-unroll` (other naga options spelled out), or the
+    /// external module's label.
     pub fn name(&self) -> String {
         match self {
             Compiler::Wgpu => "wgpu".into(),
