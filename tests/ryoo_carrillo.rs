@@ -43,10 +43,16 @@ fn regtile_configurations_match_the_cpu_product() {
         RegtileConfig::default(),
         RegtileConfig { wg_y: 16, bk: 8, ..Default::default() },
         RegtileConfig { wg_x: 8, wg_y: 8, tm: 4, tn: 4, bk: 16, ..Default::default() },
-        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 4, bk: 8, warp_x: 16, warp_y: 2, group_m: 1 },
-        RegtileConfig { wg_x: 8, wg_y: 16, tm: 4, tn: 8, bk: 12, warp_x: 3, warp_y: 4, group_m: 2 },
-        RegtileConfig { wg_x: 12, wg_y: 4, tm: 8, tn: 8, bk: 4, warp_x: 4, warp_y: 2, group_m: 3 },
+        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 4, bk: 8, warp_x: 16, warp_y: 2, group_m: 1, loops: false },
+        RegtileConfig { wg_x: 8, wg_y: 16, tm: 4, tn: 8, bk: 12, warp_x: 3, warp_y: 4, group_m: 2, loops: false },
+        RegtileConfig { wg_x: 12, wg_y: 4, tm: 8, tn: 8, bk: 4, warp_x: 4, warp_y: 2, group_m: 3, loops: false },
+        // the loop form, on the same shapes (its scalar path too)
+        RegtileConfig { loops: true, ..Default::default() },
+        RegtileConfig { wg_y: 16, bk: 8, loops: true, ..Default::default() },
+        RegtileConfig { wg_x: 12, wg_y: 4, tm: 8, tn: 8, bk: 4, warp_x: 4, warp_y: 2, group_m: 3, loops: true },
     ];
+    let err = matmul::spec(Variant::Regtile, Shape::square(64), &RegtileConfig { tm: 4, loops: true, ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("leave --tm and --tn at 8"), "{err}");
     for (i, cfg) in configs.iter().enumerate() {
         // the last has 5×3 workgroup tiles with the default config: grouping leaves a partial group
         for shape in
@@ -292,7 +298,7 @@ fn regtile_errors_describe_the_options_not_the_struct() {
 #[test]
 fn matmul_default_size_fits_the_adapter() {
     let gpu = common::gpu();
-    let args = matmul::Ladder { variants: vec![Variant::Naive], n: None, m: None, k: None, regtile: RegtileConfig::default(), seed: 3 };
+    let args = matmul::Ladder { variants: vec![Variant::Naive], seed: 3, ..Default::default() };
     let (shape, note) = args.shape(&gpu);
     if gpu.info.device_type != wgpu::DeviceType::Cpu {
         assert_eq!((shape, note), (Shape::square(matmul::PAPER_N), None));

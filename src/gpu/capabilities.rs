@@ -19,6 +19,9 @@ pub struct Capabilities {
     pub timestamps_inside_passes: bool,
     /// `@coherent` storage buffers (MEMORY_DECORATION_COHERENT).
     pub coherent: bool,
+    /// SPIR-V handed to the driver unchanged (PASSTHROUGH_SHADERS, [`crate::gpu::spirv`]).
+    #[serde(default)]
+    pub spirv_passthrough: bool,
     pub max_storage_buffer_binding_size: u64,
     pub max_buffer_size: u64,
     pub max_compute_workgroups_per_dimension: u32,
@@ -40,6 +43,7 @@ impl Capabilities {
             timestamps: f.contains(wgpu::Features::TIMESTAMP_QUERY),
             timestamps_inside_passes: f.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
             coherent: f.contains(wgpu::Features::MEMORY_DECORATION_COHERENT),
+            spirv_passthrough: f.contains(wgpu::Features::PASSTHROUGH_SHADERS),
             max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
             max_buffer_size: l.max_buffer_size,
             max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,

@@ -7,6 +7,7 @@
 mod buffer;
 mod capabilities;
 pub mod shader;
+pub mod spirv;
 mod timing;
 
 pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
@@ -177,6 +178,7 @@ pub fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
         | wgpu::Features::MEMORY_DECORATION_COHERENT
+        | wgpu::Features::PASSTHROUGH_SHADERS
 }
 
 impl Gpu {

@@ -141,7 +141,7 @@ pub fn validate(source: &ShaderSource) -> Result<(naga::Module, naga::valid::Mod
 pub struct Kernel {
     pub name: String,
     pub pipeline: wgpu::ComputePipeline,
-    layout: wgpu::BindGroupLayout,
+    pub(super) layout: wgpu::BindGroupLayout,
     /// Binding numbers of group 0 the entry point uses.
     pub bindings: Vec<u32>,
     pub workgroup_size: [u32; 3],

@@ -17,10 +17,18 @@
 //! tiled16 2.67, unrolled 6.27, prefetch 6.46, regtile 32.4 (default config); cuBLAS SGEMM
 //! (torch.matmul, TF32 off) on the same machine: 50.8 TFLOPS, so regtile is at 64 %. The same
 //! kernel ported line by line to CUDA (`benches/baselines/regtile_port.cu`) runs at 33.9 or
-//! 38.3 (0.75 of cuBLAS) depending on a launch-bounds hint to nvcc: the gap is how the Vulkan
-//! driver compiles this kernel, not the algorithm (benches/results/campaign-h100.md).
+//! 38.3 (0.75 of cuBLAS) depending on a launch-bounds hint to nvcc.
+//!
+//! Each kernel can be built by another [`Compiler`]: naga's SPIR-V with or without wgpu's
+//! checks, with loops marked for unrolling, or a module from glslang, passed to the driver
+//! unchanged. `regtile`'s loop form ([`RegtileConfig::loops`]) through `naga-unroll` runs at 39.6
+//! TFLOP/s on that H100, 0.78 of cuBLAS: the driver builds its best code when it unrolls hinted
+//! loops itself (benches/results/sgemm-spirv-h100.md).
 
+mod compiler;
 pub mod cpu;
+
+pub use compiler::Compiler;
 
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess, validate};
@@ -170,6 +178,10 @@ pub struct RegtileConfig {
     pub warp_y: u32,
     /// Workgroups run in groups of `group_m` tile rows (L2 reuse); 1 = row order.
     pub group_m: u32,
+    /// The form with loops for the driver to unroll (`regtile_loops.wgsl`, 8×8 outputs only)
+    /// instead of every step written out (`regtile.wgsl`).
+    #[serde(default)]
+    pub loops: bool,
 }
 
 impl Default for RegtileConfig {
@@ -177,7 +189,7 @@ impl Default for RegtileConfig {
     /// the configurations tried on an H100 (Vulkan) at 4096³, 32.4 TFLOPS against 30.5 for
     /// BK = 8 and 24.4 for 128×128 tiles of 16×16 invocations.
     fn default() -> Self {
-        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 8, bk: 16, warp_x: 8, warp_y: 4, group_m: 8 }
+        RegtileConfig { wg_x: 16, wg_y: 8, tm: 8, tn: 8, bk: 16, warp_x: 8, warp_y: 4, group_m: 8, loops: false }
     }
 }
 
@@ -186,7 +198,7 @@ impl std::fmt::Display for RegtileConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "--wg-x {} --wg-y {} --tm {} --tn {} --bk {} --warp-x {} --warp-y {} --group-m {} (workgroup tile {}×{})",
+            "--wg-x {} --wg-y {} --tm {} --tn {} --bk {} --warp-x {} --warp-y {} --group-m {}{} (workgroup tile {}×{})",
             self.wg_x,
             self.wg_y,
             self.tm,
@@ -195,6 +207,7 @@ impl std::fmt::Display for RegtileConfig {
             self.warp_x,
             self.warp_y,
             self.group_m,
+            if self.loops { " --loops" } else { "" },
             self.bm(),
             self.bn()
         )
@@ -221,6 +234,9 @@ impl RegtileConfig {
         let bad = |option: &str, msg: String| Err(Error::invalid(option, format!("regtile {self}: {msg}")));
         if ![4, 8].contains(&self.tm) || ![4, 8].contains(&self.tn) {
             return bad("--tm/--tn", "outputs per invocation must be 4 or 8 along each axis".into());
+        }
+        if self.loops && (self.tm != 8 || self.tn != 8) {
+            return bad("--loops", "the loop form computes 8×8 outputs per invocation: leave --tm and --tn at 8".into());
         }
         if self.bk == 0 || !self.bk.is_multiple_of(4) || self.bk > 64 {
             return bad("--bk", "the K step must be a multiple of 4 in 4..=64".into());
@@ -276,17 +292,31 @@ pub struct KernelSpec {
     pub constants: Vec<(&'static str, f64)>,
     /// Rows × columns of C per workgroup.
     pub tile: (u32, u32),
+    /// Invocations per workgroup along x and y.
+    pub threads: (u32, u32),
 }
 
 /// The kernel `variant` runs for `shape` (regtile takes its vec4 path when K and N allow).
 pub fn spec(variant: Variant, shape: Shape, regtile: &RegtileConfig) -> Result<KernelSpec> {
     Ok(match variant {
-        Variant::Naive => KernelSpec { entry: registry::matmul::naive::MAIN, defines: vec![], constants: vec![], tile: (16, 16) },
-        Variant::Unrolled => KernelSpec { entry: registry::matmul::unrolled::MAIN, defines: vec![], constants: vec![], tile: (16, 16) },
-        Variant::Prefetch => KernelSpec { entry: registry::matmul::prefetch::MAIN, defines: vec![], constants: vec![], tile: (16, 16) },
+        Variant::Naive => {
+            KernelSpec { entry: registry::matmul::naive::MAIN, defines: vec![], constants: vec![], tile: (16, 16), threads: (16, 16) }
+        }
+        Variant::Unrolled => {
+            KernelSpec { entry: registry::matmul::unrolled::MAIN, defines: vec![], constants: vec![], tile: (16, 16), threads: (16, 16) }
+        }
+        Variant::Prefetch => {
+            KernelSpec { entry: registry::matmul::prefetch::MAIN, defines: vec![], constants: vec![], tile: (16, 16), threads: (16, 16) }
+        }
         Variant::Tiled4 | Variant::Tiled8 | Variant::Tiled12 | Variant::Tiled16 => {
             let t = variant.tile().unwrap_or(16);
-            KernelSpec { entry: registry::matmul::tiled::MAIN, defines: vec![], constants: vec![("TILE", t as f64)], tile: (t, t) }
+            KernelSpec {
+                entry: registry::matmul::tiled::MAIN,
+                defines: vec![],
+                constants: vec![("TILE", t as f64)],
+                tile: (t, t),
+                threads: (t, t),
+            }
         }
         Variant::Regtile => {
             regtile.validate()?;
@@ -301,10 +331,11 @@ pub fn spec(variant: Variant, shape: Shape, regtile: &RegtileConfig) -> Result<K
                 defines.push("UNALIGNED");
             }
             KernelSpec {
-                entry: registry::matmul::regtile::MAIN,
+                entry: if regtile.loops { registry::matmul::regtile_loops::MAIN } else { registry::matmul::regtile::MAIN },
                 defines,
                 constants: regtile.constants(),
                 tile: (regtile.bm(), regtile.bn()),
+                threads: (regtile.wg_x, regtile.wg_y),
             }
         }
     })
@@ -364,6 +395,7 @@ pub fn check_bounds(k: usize) -> (f64, f64) {
 /// A bound kernel with uploaded A and B, ready to dispatch repeatedly.
 pub struct Prepared {
     pub variant: Variant,
+    pub compiler: Compiler,
     pub spec: KernelSpec,
     pub shape: Shape,
     kernel: Arc<Kernel>,
@@ -375,6 +407,19 @@ pub struct Prepared {
 
 impl Prepared {
     pub fn new(gpu: &Gpu, variant: Variant, shape: Shape, a: &[f32], b: &[f32], regtile: &RegtileConfig) -> Result<Prepared> {
+        Prepared::compiled(gpu, variant, &Compiler::Wgpu, shape, a, b, regtile)
+    }
+
+    /// As [`Prepared::new`], with the kernel built by `compiler`.
+    pub fn compiled(
+        gpu: &Gpu,
+        variant: Variant,
+        compiler: &Compiler,
+        shape: Shape,
+        a: &[f32],
+        b: &[f32],
+        regtile: &RegtileConfig,
+    ) -> Result<Prepared> {
         shape.validate()?;
         if a.len() != shape.m * shape.k || b.len() != shape.k * shape.n {
             return Err(Error::invalid("matrices", format!("A has {} and B {} entries for M×N×K = {shape}", a.len(), b.len())));
@@ -410,7 +455,7 @@ impl Prepared {
                 hint: "lower --n (or --m, --k)".into(),
             });
         }
-        let kernel = gpu.kernel_with_constants(spec.entry, &spec.defines, &spec.constants)?;
+        let kernel = compiler.kernel(gpu, &spec)?;
         let a = gpu.buffer("A", a, BufferKind::Storage)?;
         let b = gpu.buffer("B", b, BufferKind::Storage)?;
         let c = gpu.buffer_zeroed::<f32>("C", shape.m * shape.n, BufferKind::Storage)?;
@@ -418,6 +463,7 @@ impl Prepared {
         let bind = kernel.bind(gpu, &[&a, &b, &c, &params])?;
         Ok(Prepared {
             variant,
+            compiler: compiler.clone(),
             spec,
             shape,
             kernel,
@@ -449,12 +495,26 @@ pub const FULL_CHECK_MACS: f64 = (1u64 << 30) as f64;
 /// row up to [`FULL_CHECK_MACS`], else 64 evenly spaced rows and the last), and reports GFLOPS
 /// and the kernel's resources.
 pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig, protocol: &Protocol, seed: u64) -> Result<Record> {
+    bench_compiled(gpu, variant, &Compiler::Wgpu, shape, regtile, protocol, seed)
+}
+
+/// As [`bench()`], with the kernel built by `compiler`; the record's kernel is named
+/// `variant [compiler]` unless the compiler is wgpu (`regtile-loops` for regtile's loop form).
+pub fn bench_compiled(
+    gpu: &Gpu,
+    variant: Variant,
+    compiler: &Compiler,
+    shape: Shape,
+    regtile: &RegtileConfig,
+    protocol: &Protocol,
+    seed: u64,
+) -> Result<Record> {
     shape.validate()?;
     shape.footprint().check(gpu)?;
     let mut rng = Rng::new(seed);
     let a = random_matrix(shape.m, shape.k, &mut rng);
     let b = random_matrix(shape.k, shape.n, &mut rng);
-    let run = Prepared::new(gpu, variant, shape, &a, &b, regtile)?;
+    let run = Prepared::compiled(gpu, variant, compiler, shape, &a, &b, regtile)?;
     let res = resources(&run.spec)?;
     run.clear(gpu)?;
     run.dispatch(gpu)?;
@@ -477,9 +537,16 @@ pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig,
     Ok(Record {
         schema: harness::SCHEMA_VERSION,
         family: "matmul".into(),
-        kernel: variant.name().into(),
+        kernel: {
+            let name = if variant == Variant::Regtile && regtile.loops { "regtile-loops" } else { variant.name() };
+            match compiler {
+                Compiler::Wgpu => name.to_string(),
+                other => format!("{name} [{}]", other.name()),
+            }
+        },
         variant: format!("{}x{}x{}", shape.m, shape.n, shape.k),
         params: serde_json::json!({
+            "compiler": compiler.name(),
             "shape": shape,
             "regtile": (variant == Variant::Regtile).then_some(regtile),
             "defines": run.spec.defines,
@@ -523,12 +590,22 @@ pub struct Ladder {
     pub k: Option<usize>,
     /// Tile sizes of `regtile`.
     pub regtile: RegtileConfig,
+    /// Each kernel runs once per compiler, in this order.
+    pub compilers: Vec<Compiler>,
     pub seed: u64,
 }
 
 impl Default for Ladder {
     fn default() -> Self {
-        Ladder { variants: Variant::ALL.to_vec(), n: None, m: None, k: None, regtile: RegtileConfig::default(), seed: 1 }
+        Ladder {
+            variants: Variant::ALL.to_vec(),
+            n: None,
+            m: None,
+            k: None,
+            regtile: RegtileConfig::default(),
+            compilers: vec![Compiler::Wgpu],
+            seed: 1,
+        }
     }
 }
 
@@ -557,6 +634,9 @@ pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec
     if ladder.variants.is_empty() {
         return Err(Error::invalid("--kernel", "no kernel named"));
     }
+    if ladder.compilers.is_empty() {
+        return Err(Error::invalid("--compiler", "no compiler named (use wgpu, naga, naga-unchecked, or --spirv FILE)"));
+    }
     let (shape, size_note) = ladder.shape(gpu);
     shape.validate()?;
     shape.footprint().check(gpu)?;
@@ -564,19 +644,21 @@ pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec
     if ladder.variants.contains(&Variant::Regtile) {
         regtile.validate()?;
     }
-    let progress = harness::Progress::new(ladder.variants.len() as u64, "matmul");
+    let progress = harness::Progress::new((ladder.variants.len() * ladder.compilers.len()) as u64, "matmul");
     if let Some(note) = &size_note {
         progress.println(note);
     }
     let mut records = Vec::new();
     for &v in &ladder.variants {
-        progress.message(v.name());
-        let mut r = bench(gpu, v, shape, &regtile, protocol, ladder.seed)?;
-        if let (Some(note), Some(extra)) = (&size_note, r.extra.as_object_mut()) {
-            extra.insert("size_note".into(), note.clone().into());
+        for compiler in &ladder.compilers {
+            progress.message(v.name());
+            let mut r = bench_compiled(gpu, v, compiler, shape, &regtile, protocol, ladder.seed)?;
+            if let (Some(note), Some(extra)) = (&size_note, r.extra.as_object_mut()) {
+                extra.insert("size_note".into(), note.clone().into());
+            }
+            records.push(r);
+            progress.step("");
         }
-        records.push(r);
-        progress.step("");
     }
     progress.finish();
     Ok(records)
@@ -586,12 +668,13 @@ pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec
 /// workgroup memory per thread.
 pub fn ladder_table(records: &[Record]) -> String {
     let naive = records.iter().find(|r| r.family == "matmul" && r.kernel == "naive").map(|r| r.stats.median);
-    let mut out = String::from("kernel     GFLOPS     vs naive  threads/wg  wg bytes/thread  check\n");
+    let width = records.iter().map(|r| r.kernel.chars().count()).max().unwrap_or(0).max(9);
+    let mut out = format!("{:<width$}  GFLOPS     vs naive  threads/wg  wg bytes/thread  check\n", "kernel");
     for r in records.iter().filter(|r| r.family == "matmul") {
         let gflops = r.throughput.as_ref().map_or(f64::NAN, |t| t.value);
         let speedup = naive.map_or("-".to_string(), |t| format!("{:.2}x", t / r.stats.median));
         out += &format!(
-            "{:<9}  {:>9.1}  {:>8}  {:>10}  {:>15.1}  {}\n",
+            "{:<width$}  {:>9.1}  {:>8}  {:>10}  {:>15.1}  {}\n",
             r.kernel,
             gflops,
             speedup,

@@ -1,10 +1,11 @@
 //! `simtlab bench matmul`: Ryoo's matmul ladder.
 
-use crate::output::say;
 use crate::output::{finish, Output};
+use crate::output::{say, sayln};
 use clap::Args;
+use simtlab::gpu::spirv::SpirvModule;
 use simtlab::harness::Protocol;
-use simtlab::kernels::matmul::{self, Ladder, RegtileConfig, Variant};
+use simtlab::kernels::matmul::{self, Compiler, Ladder, RegtileConfig, Variant};
 use simtlab::{Gpu, Result};
 
 #[derive(Args)]
@@ -54,6 +55,26 @@ pub struct MatmulArgs {
     /// regtile: workgroups run in groups of this many tile rows (1 = row order).
     #[arg(long, default_value_t = 8)]
     pub group_m: u32,
+    /// regtile: the form with loops for the driver to unroll (8×8 outputs per invocation only)
+    /// instead of every step written out.
+    #[arg(long)]
+    pub loops: bool,
+    /// What builds each kernel (comma list, each kernel runs once per entry): wgpu (WGSL
+    /// through wgpu), naga (naga's SPIR-V with wgpu's checks, passed through to the driver),
+    /// naga-unchecked (naga's SPIR-V without bounds checks, loop bounding, zeroed workgroup
+    /// memory or division checks), naga-unroll (naga-unchecked with every loop marked for the
+    /// driver to unroll). The passthrough paths need a Vulkan adapter.
+    #[arg(long, default_value = "wgpu")]
+    pub compiler: String,
+    /// A SPIR-V module built elsewhere (e.g. `glslangValidator -V`) to run in place of each
+    /// kernel, after the --compiler runs; repeatable. It must use the kernel's bindings,
+    /// workgroup size and tile (benches/sgemm/regtile.comp is regtile's).
+    #[arg(long, value_name = "FILE")]
+    pub spirv: Vec<std::path::PathBuf>,
+    /// Write the SPIR-V of each naga-built kernel into DIR as
+    /// `<kernel>-<compiler>.spv` (for spirv-dis, spirv-opt), before running them.
+    #[arg(long, value_name = "DIR")]
+    pub save_spirv: Option<std::path::PathBuf>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -75,18 +96,53 @@ impl MatmulArgs {
                 warp_x: self.warp_x,
                 warp_y: self.warp_y,
                 group_m: self.group_m,
+                loops: self.loops,
             },
+            compilers: self.compilers()?,
             seed: self.seed,
         })
+    }
+
+    /// --compiler's list, then a passthrough entry per --spirv file.
+    fn compilers(&self) -> Result<Vec<Compiler>> {
+        let mut out = Compiler::parse_list(&self.compiler)?;
+        for path in &self.spirv {
+            let bytes = std::fs::read(path).map_err(|e| simtlab::Error::io(path, e))?;
+            let label = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            out.push(Compiler::Spirv(SpirvModule::from_bytes(label, &bytes)?));
+        }
+        Ok(out)
     }
 }
 
 pub fn run(gpu: &Gpu, c: &MatmulCli) -> Result<()> {
     let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
-    let records = matmul::run_ladder(gpu, &c.args.ladder()?, &protocol)?;
+    let ladder = c.args.ladder()?;
+    if let Some(dir) = &c.args.save_spirv {
+        save_spirv(gpu, &ladder, dir)?;
+    }
+    let records = matmul::run_ladder(gpu, &ladder, &protocol)?;
     let out = finish(&records, &c.output);
     say!("{}", matmul::ladder_table(&records));
     out
+}
+
+/// naga's SPIR-V of every kernel the ladder passes through, as files.
+fn save_spirv(gpu: &Gpu, ladder: &Ladder, dir: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| simtlab::Error::io(dir, e))?;
+    let (shape, _) = ladder.shape(gpu);
+    for &variant in &ladder.variants {
+        let spec = matmul::spec(variant, shape, &ladder.regtile)?;
+        for compiler in ladder.compilers.iter().filter(|c| matches!(c, Compiler::Naga(_))) {
+            if let Some(module) = compiler.module(&spec)? {
+                let path = dir.join(format!("{}-{}.spv", variant.name(), compiler.name()));
+                let bytes: Vec<u8> = module.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                simtlab::harness::write_file(&path, &bytes)?;
+                sayln!("wrote {}", path.display());
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
