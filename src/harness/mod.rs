@@ -3,7 +3,7 @@
 
 pub mod footprint;
 mod output;
-mod progress;
+pub mod progress;
 
 pub use footprint::Footprint;
 pub use output::{format_seconds, read_json, table, write_csv, write_file, write_json};

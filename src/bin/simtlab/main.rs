@@ -181,6 +181,7 @@ fn install_signal_handlers(_catch_interrupt: bool) {}
 fn main() {
     let cli = Cli::parse();
     output::note_record_destination(&std::env::args().collect::<Vec<_>>());
+    output::TerminalProgress::install();
     #[cfg(feature = "gui")]
     let headless = !matches!(cli.command, Command::Gui { .. });
     #[cfg(not(feature = "gui"))]

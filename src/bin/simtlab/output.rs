@@ -92,3 +92,56 @@ pub fn finish_files(records: &[Record], json: Option<&PathBuf>, csv: Option<&Pat
     }
     Ok(())
 }
+
+/// Draws the library's progress events as bars on standard error when it is a terminal;
+/// otherwise only the lines meant for people are printed (CI logs stay clean).
+pub struct TerminalProgress {
+    bars: std::sync::Mutex<std::collections::HashMap<u64, indicatif::ProgressBar>>,
+    terminal: bool,
+}
+
+impl TerminalProgress {
+    /// Installs it for every sweep of this process.
+    pub fn install() {
+        use std::io::IsTerminal;
+        let reporter = TerminalProgress { bars: Default::default(), terminal: std::io::stderr().is_terminal() };
+        harness::progress::set_reporter(Some(std::sync::Arc::new(reporter)));
+    }
+}
+
+impl harness::progress::Reporter for TerminalProgress {
+    fn report(&self, sweep: u64, event: harness::progress::Event) {
+        use harness::progress::Event;
+        let mut bars = self.bars.lock().unwrap_or_else(|e| e.into_inner());
+        match event {
+            Event::Start { what, total } => {
+                let bar = if self.terminal { indicatif::ProgressBar::new(total) } else { indicatif::ProgressBar::hidden() };
+                if let Ok(style) = indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} (eta {eta})") {
+                    bar.set_style(style.progress_chars("=> "));
+                }
+                bar.set_prefix(what);
+                bars.insert(sweep, bar);
+            }
+            Event::Step { next } => {
+                if let Some(bar) = bars.get(&sweep) {
+                    bar.set_message(next);
+                    bar.inc(1);
+                }
+            }
+            Event::Message { text } => {
+                if let Some(bar) = bars.get(&sweep) {
+                    bar.set_message(text);
+                }
+            }
+            Event::Line { text } => match bars.get(&sweep).filter(|b| !b.is_hidden()) {
+                Some(bar) => bar.println(text),
+                None => eprintln!("{text}"),
+            },
+            Event::Finish => {
+                if let Some(bar) = bars.remove(&sweep) {
+                    bar.finish_and_clear();
+                }
+            }
+        }
+    }
+}
