@@ -26,7 +26,9 @@ fn machine_memory() -> Option<u64> {
 /// `setting` the run in the user's terms (e.g. `lbm --n 512`).
 #[derive(Clone, Debug)]
 pub struct Footprint {
+    /// The option that sizes the run (`--n`).
     pub option: String,
+    /// The run in the user's terms, for messages.
     pub setting: String,
     /// (label, bytes) of each device buffer.
     pub device: Vec<(&'static str, u64)>,
@@ -40,15 +42,18 @@ pub fn bytes(count: usize, bytes_each: u64) -> u64 {
 }
 
 impl Footprint {
+    /// An empty footprint for the run `setting`, sized by `option`.
     pub fn new(option: impl Into<String>, setting: impl Into<String>) -> Self {
         Footprint { option: option.into(), setting: setting.into(), device: Vec::new(), host: 0 }
     }
 
+    /// Adds a device buffer of `bytes`.
     pub fn device(mut self, label: &'static str, bytes: u64) -> Self {
         self.device.push((label, bytes));
         self
     }
 
+    /// Adds `bytes` of host memory.
     pub fn host(mut self, bytes: u64) -> Self {
         self.host = self.host.saturating_add(bytes);
         self

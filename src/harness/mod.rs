@@ -17,9 +17,12 @@ use serde::{Deserialize, Serialize};
 /// Version of the [`Record`] layout; bump when fields change meaning.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// How a configuration is timed: untimed warm-up runs, then timed samples.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Protocol {
+    /// Runs before timing starts (pipelines compiled, caches and clocks warm).
     pub warmup: usize,
+    /// Timed runs (at least 1); the record keeps each one.
     pub samples: usize,
 }
 
@@ -32,16 +35,24 @@ impl Default for Protocol {
 /// Summary of the timed samples, in seconds.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Stats {
+    /// Fastest sample.
     pub min: f64,
+    /// Median sample: the figure throughputs and speedups use.
     pub median: f64,
+    /// Slowest sample.
     pub max: f64,
+    /// Mean of the samples.
     pub mean: f64,
+    /// Population standard deviation of the samples.
     pub stddev: f64,
+    /// Device timestamps or host wall clock.
     pub source: TimingSource,
+    /// Every sample, in the order measured.
     pub samples: Vec<f64>,
 }
 
 impl Stats {
+    /// The summary of `samples` (seconds); an error when there are none.
     pub fn from_samples(samples: Vec<f64>, source: TimingSource) -> Result<Stats> {
         if samples.is_empty() {
             return Err(Error::invalid("samples", "at least one timed sample is needed"));
@@ -90,6 +101,7 @@ pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) ->
 /// The comparison of a GPU result with its CPU reference.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Check {
+    /// Whether every compared element is within tolerance.
     pub passed: bool,
     /// Elements compared.
     pub checked: u64,
@@ -155,11 +167,17 @@ impl Check {
 /// Where a record was measured.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Environment {
+    /// The adapter's name.
     pub adapter: String,
+    /// wgpu backend (`Vulkan`, `Gl`, …).
     pub backend: String,
+    /// Discrete, integrated, virtual or CPU.
     pub device_type: String,
+    /// Driver name and version as the adapter reports them.
     pub driver: String,
+    /// Measured native subgroup width (None without subgroups).
     pub subgroup_size: Option<u32>,
+    /// The commit simtlab was built from (`unknown` outside a git checkout).
     pub git_hash: String,
     /// Seconds since the Unix epoch.
     pub unix_time: u64,
@@ -169,6 +187,7 @@ pub struct Environment {
 }
 
 impl Environment {
+    /// The environment of `gpu`, now.
     pub fn of(gpu: &Gpu) -> Self {
         Environment {
             adapter: gpu.info.name.clone(),
@@ -186,25 +205,36 @@ impl Environment {
 /// A throughput figure derived from the median time.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Throughput {
+    /// Work per second in `unit`.
     pub value: f64,
+    /// E.g. `MLUPS`, `M options/s`, `GFLOP/s`.
     pub unit: String,
 }
 
 /// One measured configuration: what ran, on what, how fast, and whether it was right.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Record {
+    /// [`SCHEMA_VERSION`] when written.
     pub schema: u32,
     /// Family and kernel, e.g. `micro` / `data_loop`.
     pub family: String,
+    /// The kernel within the family.
     pub kernel: String,
     /// Variant label, e.g. the distribution or strategy.
     pub variant: String,
+    /// The typed configuration, serialised.
     pub params: serde_json::Value,
+    /// Seed of the generated inputs.
     pub seed: u64,
+    /// Where it was measured.
     pub environment: Environment,
+    /// The timed samples.
     pub stats: Stats,
+    /// The comparison with the CPU reference.
     pub check: Check,
+    /// Divergence metrics (GPU probe or host emulation; `extra` says which), if measured.
     pub divergence: Option<DivergenceSummary>,
+    /// Work per second from the median time.
     pub throughput: Option<Throughput>,
     /// Family-specific figures (elements moved, remap cost, ...).
     #[serde(default)]

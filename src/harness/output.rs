@@ -46,6 +46,7 @@ pub fn write_json(path: &Path, records: &[Record]) -> Result<()> {
     write_file(path, text.as_bytes())
 }
 
+/// The records of a JSON file written by [`write_json`] (or `--json`).
 pub fn read_json(path: &Path) -> Result<Vec<Record>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     serde_json::from_str(&text).map_err(|e| Error::File { path: path.into(), message: format!("not a simtlab record file: {e}") })

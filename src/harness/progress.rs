@@ -8,13 +8,27 @@ use std::sync::{Arc, RwLock};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A sweep of `total` steps named `what` starts.
-    Start { what: String, total: u64 },
+    Start {
+        /// The sweep's name.
+        what: String,
+        /// Steps it will take.
+        total: u64,
+    },
     /// One step is done; `next` says what runs now.
-    Step { next: String },
+    Step {
+        /// What runs next.
+        next: String,
+    },
     /// What runs now, without a step.
-    Message { text: String },
+    Message {
+        /// What runs now.
+        text: String,
+    },
     /// A line for people (a failed point, a fallback), kept above the bar.
-    Line { text: String },
+    Line {
+        /// The line.
+        text: String,
+    },
     /// The sweep ended.
     Finish,
 }
