@@ -241,6 +241,62 @@ pub struct Record {
     pub extra: serde_json::Value,
 }
 
+impl Record {
+    /// The record of `family`/`kernel`/`variant` measured on `gpu` with its timing and its
+    /// check against the CPU reference; the `with_*` methods add the rest.
+    pub fn new(gpu: &Gpu, family: &str, kernel: &str, variant: impl Into<String>, stats: Stats, check: Check) -> Record {
+        Record {
+            schema: SCHEMA_VERSION,
+            family: family.into(),
+            kernel: kernel.into(),
+            variant: variant.into(),
+            params: serde_json::Value::Null,
+            seed: 0,
+            environment: Environment::of(gpu),
+            stats,
+            check,
+            divergence: None,
+            throughput: None,
+            extra: serde_json::Value::Null,
+        }
+    }
+
+    /// The typed configuration it ran with, and the seed of its inputs.
+    pub fn with_config(mut self, config: &impl Serialize, seed: u64) -> Record {
+        self.params = serde_json::to_value(config).unwrap_or_default();
+        self.seed = seed;
+        self
+    }
+
+    /// Its divergence metrics.
+    pub fn with_divergence(mut self, divergence: Option<DivergenceSummary>) -> Record {
+        self.divergence = divergence;
+        self
+    }
+
+    /// `work` units per median second, scaled by `scale` (1e-6 for millions) into `unit`.
+    pub fn with_throughput(mut self, work: f64, scale: f64, unit: &str) -> Record {
+        self.throughput = Some(Throughput { value: work / self.stats.median * scale, unit: unit.into() });
+        self
+    }
+
+    /// Adds the fields of `extra` (any struct or map that serialises to an object) to `extra`.
+    pub fn with_extra(mut self, extra: impl Serialize) -> Record {
+        if let serde_json::Value::Object(more) = serde_json::to_value(extra).unwrap_or_default() {
+            match &mut self.extra {
+                serde_json::Value::Object(map) => map.extend(more),
+                other => *other = serde_json::Value::Object(more),
+            }
+        }
+        self
+    }
+
+    /// The `extra` field `key` read back as a `T` (`None` when absent or of another type).
+    pub fn extra_field<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        self.extra.get(key).and_then(|v| T::deserialize(v).ok())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@
 use crate::divergence::DivergenceReport;
 use crate::error::Result;
 use crate::gpu::Gpu;
-use crate::harness::{self, Check, Environment, Record, Stats, Throughput};
+use crate::harness::{Check, Record, Stats, Throughput};
 use serde::{Deserialize, Serialize};
 
 /// Which variants of a kernel a benchmark runs.
@@ -81,28 +81,17 @@ impl VariantRun {
     /// The record: `divergence` is the GPU probe's when measured, else the emulation at width
     /// 32; `extra` carries both plus the family's own figures.
     pub fn record(self, gpu: &Gpu) -> Record {
-        let mut extra = serde_json::json!({
-            "divergence_source": if self.divergence.native.is_some() { "gpu-probe" } else { "host-emulation-w32" },
-            "divergence_native": self.divergence.native,
-            "divergence_w32": self.divergence.emulated_w32,
-        });
-        if let (Some(map), serde_json::Value::Object(more)) = (extra.as_object_mut(), self.extra) {
-            map.extend(more);
-        }
-        Record {
-            schema: harness::SCHEMA_VERSION,
-            family: self.family.into(),
-            kernel: self.kernel,
-            variant: self.variant,
-            params: self.params,
-            seed: self.seed,
-            environment: Environment::of(gpu),
-            stats: self.stats,
-            check: self.check,
-            divergence: Some(self.divergence.native.unwrap_or(self.divergence.emulated_w32)),
-            throughput: Some(self.throughput),
-            extra,
-        }
+        let mut record = Record::new(gpu, self.family, &self.kernel, self.variant, self.stats, self.check)
+            .with_config(&self.params, self.seed)
+            .with_divergence(Some(self.divergence.native.unwrap_or(self.divergence.emulated_w32)))
+            .with_extra(serde_json::json!({
+                "divergence_source": if self.divergence.native.is_some() { "gpu-probe" } else { "host-emulation-w32" },
+                "divergence_native": self.divergence.native,
+                "divergence_w32": self.divergence.emulated_w32,
+            }))
+            .with_extra(self.extra);
+        record.throughput = Some(self.throughput);
+        record
     }
 }
 

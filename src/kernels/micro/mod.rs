@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
+use crate::harness::{self, Check, Protocol, Record};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -527,24 +527,16 @@ pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record
         Pattern::If => cfg.n as f64,
         Pattern::Loop => input.primary.iter().map(|&t| t as f64).sum(),
     };
-    Ok(Record {
-        schema: harness::SCHEMA_VERSION,
-        family: "micro".into(),
-        kernel: cfg.kernel_name().into(),
-        variant: match cfg.pattern {
-            Pattern::If => format!("p={}", cfg.probability),
-            Pattern::Loop => cfg.distribution.name().into(),
-        },
-        params: serde_json::to_value(cfg).unwrap_or_default(),
-        seed: cfg.seed,
-        environment: Environment::of(gpu),
-        throughput: Some(match cfg.pattern {
-            Pattern::If => Throughput { value: work / stats.median * 1e-6, unit: "Mthreads/s".into() },
-            Pattern::Loop => Throughput { value: work / stats.median * 1e-9, unit: "G iterations/s".into() },
-        }),
-        stats,
-        check,
-        divergence: Some(divergence.summary()),
-        extra: serde_json::json!({ "divergence_source": source }),
+    let variant = match cfg.pattern {
+        Pattern::If => format!("p={}", cfg.probability),
+        Pattern::Loop => cfg.distribution.name().into(),
+    };
+    let record = Record::new(gpu, "micro", cfg.kernel_name(), variant, stats, check)
+        .with_config(cfg, cfg.seed)
+        .with_divergence(Some(divergence.summary()))
+        .with_extra(serde_json::json!({ "divergence_source": source }));
+    Ok(match cfg.pattern {
+        Pattern::If => record.with_throughput(work, 1e-6, "Mthreads/s"),
+        Pattern::Loop => record.with_throughput(work, 1e-9, "G iterations/s"),
     })
 }

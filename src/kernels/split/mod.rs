@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Environment, Progress, Protocol, Record, Throughput};
+use crate::harness::{self, Check, Progress, Protocol, Record};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -321,20 +321,12 @@ pub fn bench_point(
         "heavy_rounds": cfg.heavy_rounds,
     });
     let variant = format!("{} else={:.1}%", layout.name(), else_fraction * 100.0);
-    let throughput = |median: f64| Some(Throughput { value: cfg.n as f64 / median * 1e-6, unit: "Melements/s".into() });
-    let record = |kernel: &str, stats: harness::Stats, check: Check, divergence: Option<Divergence>, extra| Record {
-        schema: harness::SCHEMA_VERSION,
-        family: "carrillo".into(),
-        kernel: kernel.into(),
-        variant: variant.clone(),
-        params: params.clone(),
-        seed: cfg.seed,
-        environment: Environment::of(gpu),
-        throughput: throughput(stats.median),
-        stats,
-        check,
-        divergence: divergence.map(|d| d.summary()),
-        extra,
+    let record = |kernel: &str, stats: harness::Stats, check: Check, divergence: Option<Divergence>, extra: serde_json::Value| {
+        Record::new(gpu, "carrillo", kernel, variant.clone(), stats, check)
+            .with_config(&params, cfg.seed)
+            .with_divergence(divergence.map(|d| d.summary()))
+            .with_throughput(cfg.n as f64, 1e-6, "Melements/s")
+            .with_extra(extra)
     };
     let ratio = t_split.median / t_branched.median;
     let [d_branched, d_if, d_else] = div;
@@ -516,19 +508,11 @@ pub fn bench_loops(gpu: &Gpu, cfg: &LoopConfig, protocol: &Protocol) -> Result<[
     let check_split = Check::exact(&split, &expected);
     let ratio = t_split.median / t_fused.median;
     let elements = (cfg.n * cfg.len) as f64;
-    let record = |kernel: &str, stats: harness::Stats, check: Check, extra| Record {
-        schema: harness::SCHEMA_VERSION,
-        family: "carrillo".into(),
-        kernel: kernel.into(),
-        variant: format!("loops n={} len={}", cfg.n, cfg.len),
-        params: serde_json::to_value(cfg).unwrap_or_default(),
-        seed: cfg.seed,
-        environment: Environment::of(gpu),
-        throughput: Some(Throughput { value: elements / stats.median * 1e-9, unit: "G elements/s".into() }),
-        stats,
-        check,
-        divergence: None,
-        extra,
+    let record = |kernel: &str, stats: harness::Stats, check: Check, extra: serde_json::Value| {
+        Record::new(gpu, "carrillo", kernel, format!("loops n={} len={}", cfg.n, cfg.len), stats, check)
+            .with_config(cfg, cfg.seed)
+            .with_throughput(elements, 1e-9, "G elements/s")
+            .with_extra(extra)
     };
     Ok([
         record("loop_fused", t_fused, check_fused, serde_json::Value::Null),
