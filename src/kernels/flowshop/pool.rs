@@ -213,17 +213,17 @@ impl Pool {
         &self.parents[parent * stride..(parent + 1) * stride]
     }
 
-    /// Heads of `parent`: per machine, when its prefix frees it.
+    /// Heads of `parent`, one per machine, as the bounds define them ([`cpu::heads`]).
     pub fn heads(&self, parent: usize) -> &[u32] {
         &self.record(parent)[..self.machines]
     }
 
-    /// Tails of `parent`: per machine, the least time its suffix still needs after it.
+    /// Tails of `parent`, one per machine, as the bounds define them ([`cpu::tails`]).
     pub fn tails(&self, parent: usize) -> &[u32] {
         &self.record(parent)[self.machines..2 * self.machines]
     }
 
-    /// Per machine, the processing time left for the parent's unscheduled jobs.
+    /// Per machine, the summed processing times of the parent's unscheduled jobs.
     pub fn remaining(&self, parent: usize) -> &[u32] {
         &self.record(parent)[2 * self.machines..3 * self.machines]
     }

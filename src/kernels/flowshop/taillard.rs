@@ -65,7 +65,7 @@ pub struct TaillardEntry {
 }
 
 impl TaillardEntry {
-    /// `ta001` .. `ta120`.
+    /// The instance's name, `ta001` .. `ta120`.
     pub fn name(&self) -> String {
         format!("ta{:03}", self.number)
     }

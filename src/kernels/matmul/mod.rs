@@ -316,7 +316,7 @@ impl RegtileConfig {
 pub struct KernelSpec {
     /// The WGSL entry point.
     pub entry: Entry,
-    /// `#ifdef` names set when preprocessing (`TM4`, `TN4`, `UNALIGNED`).
+    /// `#ifdef` names set when preprocessing (for `regtile`: `TM4`, `TN4`, `UNALIGNED`).
     pub defines: Vec<&'static str>,
     /// Pipeline-override values by name (`TILE`, `WG_X`, `BK`, ...).
     pub constants: Vec<(&'static str, f64)>,

@@ -253,9 +253,9 @@ pub struct RunOptions<'a> {
 /// (`shaders/shared/trip_class.wgsl`: `lo`, `width`, `classes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TileSort {
-    /// Smallest trip count of the first class.
+    /// Start of the first class (smaller trip counts fall in it too).
     pub lo: u32,
-    /// Trip counts per class (≥ 1).
+    /// Trip counts per class (0 acts as 1).
     pub width: u32,
     /// Number of classes (1..=[`crate::remap::MAX_TILE_CLASSES`]).
     pub classes: u32,

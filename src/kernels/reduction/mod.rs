@@ -43,7 +43,8 @@ pub enum ReductionKernel {
     Interleaved,
     /// Tree with sequential addressing (SDK kernel 2): only levels below the warp width diverge.
     Sequential,
-    /// Bandwidth-bound: vec4 grid-stride loads, subgroup sums, a second pass over the partials.
+    /// Bandwidth-bound: vec4 grid-stride loads, a subgroup (or workgroup-memory) sum per workgroup, a second pass over
+    /// the partials.
     Fast,
     /// `fast` with a loop-free first pass over contiguous blocks.
     Blocked,
