@@ -6,10 +6,12 @@ use futures::channel::oneshot;
 use std::marker::PhantomData;
 use wgpu::util::DeviceExt;
 
+/// How a buffer may be bound, which sets its wgpu usages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferKind {
     /// Read-write storage, also a copy source/destination.
     Storage,
+    /// Uniform data, written from the host only.
     Uniform,
     /// Storage that also holds indirect dispatch arguments.
     Indirect,
@@ -29,14 +31,18 @@ impl BufferKind {
 /// A device buffer of `len` values of `T`.
 #[derive(Debug)]
 pub struct GpuBuffer<T> {
+    /// The wgpu buffer, for bind groups and copies.
     pub buffer: wgpu::Buffer,
+    /// Number of `T` values it holds.
     pub len: usize,
+    /// How it may be bound.
     pub kind: BufferKind,
     _t: PhantomData<T>,
 }
 
 /// Anything that can be bound as a buffer binding.
 pub trait Bind {
+    /// The buffer to bind.
     fn wgpu_buffer(&self) -> &wgpu::Buffer;
 }
 
@@ -53,6 +59,7 @@ impl Bind for wgpu::Buffer {
 }
 
 impl<T> GpuBuffer<T> {
+    /// Size on the device in bytes (may exceed `len * size_of::<T>()` after padding).
     pub fn bytes(&self) -> u64 {
         self.buffer.size()
     }

@@ -6,31 +6,44 @@ use crate::error::Result;
 use crate::gpu::shader::registry;
 use serde::{Deserialize, Serialize};
 
+/// Device features and limits that simtlab's kernels depend on, plus the measured subgroup width.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Capabilities {
+    /// Subgroup operations in compute shaders (SUBGROUP).
     pub subgroups: bool,
+    /// Subgroup barriers (SUBGROUP_BARRIER).
     pub subgroup_barrier: bool,
     /// Measured native subgroup width (None without subgroup support).
     pub subgroup_size: Option<u32>,
     /// Range the adapter reports.
     pub subgroup_min_size: u32,
+    /// Largest subgroup width the adapter reports.
     pub subgroup_max_size: u32,
+    /// Timestamp queries around passes (TIMESTAMP_QUERY): device timing is available.
     pub timestamps: bool,
+    /// Timestamp queries inside passes (TIMESTAMP_QUERY_INSIDE_PASSES).
     pub timestamps_inside_passes: bool,
     /// `@coherent` storage buffers (MEMORY_DECORATION_COHERENT).
     pub coherent: bool,
     /// SPIR-V handed to the driver unchanged (PASSTHROUGH_SHADERS, [`crate::gpu::spirv`]).
     #[serde(default)]
     pub spirv_passthrough: bool,
+    /// Largest storage buffer binding, in bytes.
     pub max_storage_buffer_binding_size: u64,
+    /// Largest buffer, in bytes.
     pub max_buffer_size: u64,
+    /// Most workgroups in one dimension of a dispatch.
     pub max_compute_workgroups_per_dimension: u32,
+    /// Most invocations in one workgroup.
     pub max_compute_invocations_per_workgroup: u32,
+    /// Workgroup (shared) memory per workgroup, in bytes.
     pub max_compute_workgroup_storage_size: u32,
+    /// Most storage buffers one shader stage may bind.
     pub max_storage_buffers_per_shader_stage: u32,
 }
 
 impl Capabilities {
+    /// Features and limits as the device reports them; `subgroup_size` stays None until measured.
     pub fn from_device(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Self {
         let f = device.features();
         let l = device.limits();

@@ -35,6 +35,7 @@ pub struct GpuOptions {
 }
 
 impl GpuOptions {
+    /// Backend and adapter from `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` (unset or empty: None); no timeout.
     pub fn from_env() -> Self {
         GpuOptions {
             backend: std::env::var("WGPU_BACKEND").ok().filter(|s| !s.is_empty()),
@@ -67,11 +68,17 @@ impl GpuOptions {
 /// What `simtlab devices` prints for one adapter.
 #[derive(Clone, Debug, Serialize)]
 pub struct AdapterReport {
+    /// Adapter name as the driver reports it.
     pub name: String,
+    /// Backend (`Vulkan`, `Gl`, `Metal`, `Dx12`, ...).
     pub backend: String,
+    /// Device type (`DiscreteGpu`, `IntegratedGpu`, `Cpu`, ...).
     pub device_type: String,
+    /// Driver name.
     pub driver: String,
+    /// Driver version and details.
     pub driver_info: String,
+    /// Features, limits and measured subgroup width; None when opening the device failed.
     pub capabilities: Option<Capabilities>,
     /// Why the capabilities could not be measured, if so.
     pub error: Option<String>,
@@ -79,10 +86,15 @@ pub struct AdapterReport {
 
 /// A device and queue plus what simtlab measured about them.
 pub struct Gpu {
+    /// The wgpu device (simtlab's own or the embedding app's).
     pub device: wgpu::Device,
+    /// The queue work is submitted on.
     pub queue: wgpu::Queue,
+    /// The adapter the device came from.
     pub info: wgpu::AdapterInfo,
+    /// Features, limits and measured subgroup width.
     pub caps: Capabilities,
+    /// Longest wait for one submission before it counts as hung.
     pub timeout: Duration,
     /// Timed runs shorter than this (f64 bits; 0 = off) are repeated, see [`Gpu::set_min_timed_seconds`].
     min_timed: std::sync::atomic::AtomicU64,
@@ -279,6 +291,7 @@ impl Gpu {
         self.min_timed.store(s.to_bits(), std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// The minimum timed duration set by [`Gpu::set_min_timed_seconds`] (0 = off).
     pub fn min_timed_seconds(&self) -> f64 {
         f64::from_bits(self.min_timed.load(std::sync::atomic::Ordering::Relaxed))
     }

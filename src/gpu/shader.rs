@@ -31,6 +31,7 @@ fn embedded_text(path: &str) -> Option<&'static str> {
 /// Preprocessed WGSL with a map from each output line to (file, line) for error messages.
 #[derive(Clone, Debug)]
 pub struct ShaderSource {
+    /// The preprocessed WGSL, imports inlined and `#ifdef`s resolved.
     pub text: String,
     origins: Vec<(usize, usize)>,
     files: Vec<String>,
@@ -139,11 +140,14 @@ pub fn validate(source: &ShaderSource) -> Result<(naga::Module, naga::valid::Mod
 /// A compute pipeline and what simtlab knows about its entry point.
 #[derive(Debug)]
 pub struct Kernel {
+    /// Entry point name.
     pub name: String,
+    /// The compiled pipeline.
     pub pipeline: wgpu::ComputePipeline,
     pub(super) layout: wgpu::BindGroupLayout,
     /// Binding numbers of group 0 the entry point uses.
     pub bindings: Vec<u32>,
+    /// `@workgroup_size` of the entry point (x, y, z).
     pub workgroup_size: [u32; 3],
 }
 

@@ -25,7 +25,9 @@ const LOOP_CONTROL_DONT_UNROLL: u32 = 0x2;
 /// label alone).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpirvModule {
+    /// Name reported in records and error messages.
     pub label: String,
+    /// The module's 32-bit words, magic number first.
     #[serde(skip)]
     pub words: Vec<u32>,
 }
@@ -34,7 +36,9 @@ pub struct SpirvModule {
 /// specialization constant or `LocalSizeId`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpirvEntryPoint {
+    /// Entry point name.
     pub name: String,
+    /// `LocalSize` (x, y, z), or None when set by `LocalSizeId` or a specialization constant.
     pub workgroup_size: Option<[u32; 3]>,
 }
 

@@ -10,17 +10,22 @@ use std::time::Instant;
 /// Most repetitions of one timed run (see [`Gpu::set_min_timed_seconds`]).
 const MAX_REPEATS: usize = 1000;
 
+/// Which clock a [`Timing`] was taken with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimingSource {
+    /// GPU timestamp queries around the compute passes.
     DeviceTimestamps,
+    /// Host clock around submit and completion (includes submission overhead).
     WallClock,
 }
 
+/// How long one timed run of steps took.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Timing {
     /// The measured time of the steps: device time when `source` says so.
     pub seconds: f64,
+    /// Which clock `seconds` comes from.
     pub source: TimingSource,
     /// Host time from submit to completion, always recorded.
     pub wall_seconds: f64,
@@ -30,21 +35,54 @@ pub struct Timing {
 /// makes earlier storage writes visible to later dispatches).
 #[derive(Clone, Copy)]
 pub enum Step<'a> {
-    Dispatch { kernel: &'a Kernel, bind: &'a wgpu::BindGroup, workgroups: [u32; 3] },
-    DispatchIndirect { kernel: &'a Kernel, bind: &'a wgpu::BindGroup, args: &'a wgpu::Buffer, offset: u64 },
-    Copy { from: &'a wgpu::Buffer, to: &'a wgpu::Buffer, bytes: u64 },
-    Clear { buffer: &'a wgpu::Buffer },
+    /// A compute dispatch with a grid known on the host.
+    Dispatch {
+        /// The pipeline to run.
+        kernel: &'a Kernel,
+        /// Bind group 0.
+        bind: &'a wgpu::BindGroup,
+        /// Workgroup counts (x, y, z).
+        workgroups: [u32; 3],
+    },
+    /// A compute dispatch whose workgroup counts the GPU reads from a buffer.
+    DispatchIndirect {
+        /// The pipeline to run.
+        kernel: &'a Kernel,
+        /// Bind group 0.
+        bind: &'a wgpu::BindGroup,
+        /// Buffer holding three `u32` workgroup counts (an [`BufferKind::Indirect`](super::BufferKind::Indirect) buffer).
+        args: &'a wgpu::Buffer,
+        /// Byte offset of the counts in `args` (a multiple of 4).
+        offset: u64,
+    },
+    /// A buffer-to-buffer copy from offset 0 to offset 0.
+    Copy {
+        /// Source buffer.
+        from: &'a wgpu::Buffer,
+        /// Destination buffer.
+        to: &'a wgpu::Buffer,
+        /// Bytes to copy (a multiple of 4).
+        bytes: u64,
+    },
+    /// Zeroes a whole buffer.
+    Clear {
+        /// The buffer to zero.
+        buffer: &'a wgpu::Buffer,
+    },
 }
 
 impl<'a> Step<'a> {
+    /// A dispatch of `workgroups` (x, y, z) of `kernel` with bind group 0 = `bind`.
     pub fn dispatch(kernel: &'a Kernel, bind: &'a wgpu::BindGroup, workgroups: [u32; 3]) -> Self {
         Step::Dispatch { kernel, bind, workgroups }
     }
 
+    /// Copies the first `bytes` bytes of `from` to the start of `to`.
     pub fn copy(from: &'a dyn Bind, to: &'a dyn Bind, bytes: u64) -> Self {
         Step::Copy { from: from.wgpu_buffer(), to: to.wgpu_buffer(), bytes }
     }
 
+    /// Zeroes the whole buffer.
     pub fn clear(buffer: &'a dyn Bind) -> Self {
         Step::Clear { buffer: buffer.wgpu_buffer() }
     }

@@ -64,17 +64,24 @@ pub trait Recording {
 /// What `simtlab list --json` prints for one workload.
 #[derive(Clone, Debug, Serialize)]
 pub struct Description {
+    /// Unique name (`micro-loop`), as [`Workload::name`].
     pub name: &'static str,
+    /// Kernel family, as [`Workload::family`].
     pub family: &'static str,
+    /// The paper and the table or figure it reproduces.
     pub paper: &'static str,
+    /// One line on what it computes.
     pub summary: &'static str,
-    /// Parameters at each scale.
+    /// Parameters at [`Scale::Tiny`] (the test size).
     pub tiny: serde_json::Value,
+    /// Parameters at [`Scale::Quick`].
     pub quick: serde_json::Value,
+    /// Parameters at [`Scale::Full`] (the paper's sizes).
     pub paper_scale: serde_json::Value,
 }
 
 impl dyn Workload {
+    /// Its name, family, paper, summary and parameters at every scale.
     pub fn describe(&self) -> Description {
         Description {
             name: self.name(),

@@ -16,19 +16,25 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Invocations per workgroup of the pricing kernel.
 pub const WORKGROUP_SIZE: u32 = 256;
 /// Options each thread prices (the kernel loops over them with stride = thread count).
 pub const OPTIONS_PER_THREAD: usize = 4;
 /// Tolerance of the f32 kernel against the f64 reference: |gpu - cpu| ≤ TOL · max(|cpu|, $1).
 pub const TOLERANCE: f64 = 1e-4;
+/// Magnitude below which the check compares absolute error (prices are in dollars, so $1).
 pub const FLOOR: f64 = 1.0;
 
+/// Size and market parameters of one pricing run (defaults: the CUDA SDK's).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BsConfig {
     /// Options.
     pub n: usize,
+    /// Seed of the input generator (same seed, same options).
     pub seed: u64,
+    /// Risk-free interest rate per year (0.02 = 2 %).
     pub riskfree: f32,
+    /// Volatility per year (> 0; 0.30 = 30 %).
     pub volatility: f32,
 }
 
@@ -40,6 +46,7 @@ impl Default for BsConfig {
 }
 
 impl BsConfig {
+    /// Err ([`Error::Invalid`]) when `n` is outside 1..=2^31-1 or the volatility is not positive.
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize / 2 {
             return Err(Error::invalid("--n (blackscholes options)", format!("{} (use 1..=2^31-1 options)", self.n)));
@@ -65,11 +72,15 @@ impl BsConfig {
 /// Stock price in [5, 30], strike in [1, 100], years in [0.25, 10] (the SDK's ranges).
 #[derive(Clone, Debug)]
 pub struct BsInput {
+    /// Stock price per option.
     pub price: Vec<f32>,
+    /// Strike price per option.
     pub strike: Vec<f32>,
+    /// Time to expiry per option, in years.
     pub years: Vec<f32>,
 }
 
+/// Random options from `cfg.seed`; Err when `cfg` is invalid or the host lacks the memory the run needs.
 pub fn generate(cfg: &BsConfig) -> Result<BsInput> {
     cfg.validate()?;
     cfg.footprint().check_host()?;
@@ -123,6 +134,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// Uploads `input` and binds the kernel (with probe buffers when `options` ask); Err when `cfg` is invalid or a buffer exceeds the device's limits.
     pub fn new(gpu: &Gpu, cfg: &BsConfig, input: &BsInput, options: RunOptions) -> Result<Prepared> {
         cfg.validate()?;
         let n = cfg.n;

@@ -96,7 +96,7 @@ pub fn parent_depths(pool: &Pool) -> Vec<usize> {
         .collect()
 }
 
-pub fn exploration_name(exploration: Exploration) -> &'static str {
+fn exploration_name(exploration: Exploration) -> &'static str {
     match exploration {
         Exploration::DepthFirst => "dfs",
         Exploration::BreadthFirst => "bfs",
@@ -110,6 +110,7 @@ pub struct BenchConfig {
     pub instance: String,
     /// Children per pool.
     pub pool_sizes: Vec<usize>,
+    /// Lower bound the kernels compute.
     pub bound: LowerBound,
     /// Pool orders to build; each gets the GPU variants.
     pub strategies: Vec<Exploration>,
@@ -118,6 +119,7 @@ pub struct BenchConfig {
     /// Heads of each kernel: `false` read from the parent record, `true` walked along the
     /// prefix as the paper's kernel does ([`GpuBoundOptions::walk_prefix`]).
     pub walk_prefix: Vec<bool>,
+    /// Threads per child or per parent.
     pub mapping: ThreadMapping,
     /// Also time one CPU core and all CPU cores, on the breadth-first pool when there is
     /// one, else on the first strategy's.
@@ -128,6 +130,7 @@ pub struct BenchConfig {
 }
 
 impl BenchConfig {
+    /// Err ([`Error::Invalid`]) when a list is empty or a pool size is 0.
     pub fn validate(&self) -> Result<()> {
         if self.pool_sizes.is_empty() || self.pool_sizes.contains(&0) {
             return Err(Error::invalid("pool sizes", "give at least one size, each at least 1"));

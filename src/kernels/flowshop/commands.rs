@@ -34,6 +34,7 @@ pub enum Command {
 pub struct InstanceOptions {
     /// taNNN (Taillard's 120 instances) or a file in Taillard's format.
     pub instance: String,
+    /// JSON instead of Taillard's text format.
     pub json: bool,
 }
 
@@ -46,6 +47,7 @@ pub struct NodeBoundOptions {
     pub prefix: Vec<usize>,
     /// Jobs fixed at the end, in order (0-based).
     pub suffix: Vec<usize>,
+    /// JSON instead of text.
     pub json: bool,
 }
 
@@ -67,6 +69,7 @@ pub enum KernelVariant {
     /// Branch-refactored (max/select instead of data-dependent ifs).
     #[default]
     Refactored,
+    /// Data-dependent ifs, as written in the paper.
     Basic,
 }
 
@@ -86,6 +89,7 @@ pub enum Heads {
 pub struct SolveOptions {
     /// taNNN or an instance file.
     pub instance: String,
+    /// Lower bound that prunes the tree.
     pub bound: LowerBound,
     /// Look only for schedules with a makespan of at most this value (the start
     /// heuristic's schedule counts when it is no worse). If the search finishes without one,
@@ -94,10 +98,13 @@ pub struct SolveOptions {
     /// Iterated-greedy rounds after NEH for the start schedule (0: NEH alone; None: 10⁸ /
     /// (jobs²·machines) between 20 and 10000, about a second on one core).
     pub heuristic_rounds: Option<u32>,
+    /// Where the pools are bounded.
     pub device: Device,
     /// Open nodes expanded per iteration (each gives up to `jobs` children to bound).
     pub pool: usize,
+    /// Order in which open nodes are expanded.
     pub exploration: Exploration,
+    /// How a node's children are formed.
     pub branching: Branching,
     /// GPU kernel variant (`Device::Gpu` only; None: refactored).
     pub kernel: Option<KernelVariant>,
@@ -112,6 +119,7 @@ pub struct SolveOptions {
     pub time_limit: Option<f64>,
     /// Stop after this many nodes.
     pub node_limit: Option<u64>,
+    /// JSON instead of text.
     pub json: bool,
 }
 
@@ -390,6 +398,7 @@ pub struct BenchOptions {
     pub instances: Vec<String>,
     /// Children per pool.
     pub pools: Vec<usize>,
+    /// Lower bound the kernels compute.
     pub bound: LowerBound,
     /// Pool orders.
     pub exploration: Vec<Exploration>,
@@ -397,6 +406,7 @@ pub struct BenchOptions {
     pub kernel: Vec<KernelVariant>,
     /// Where each GPU kernel gets a parent's heads.
     pub heads: Vec<Heads>,
+    /// Threads per child or per parent.
     pub mapping: ThreadMapping,
     /// Skip the CPU timings (and with them the speedups over one core).
     pub no_cpu: bool,
@@ -427,6 +437,7 @@ impl BenchOptions {
             .collect()
     }
 
+    /// Warm-up runs and timed samples (at least 1) per GPU configuration.
     pub fn protocol(&self) -> Protocol {
         Protocol { warmup: self.warmup, samples: self.samples.max(1) }
     }

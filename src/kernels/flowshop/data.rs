@@ -8,7 +8,9 @@ use crate::error::{Error, Result};
 /// Instance data the bounds need, flattened for upload (bindings in the [module docs](super)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoundData {
+    /// Jobs of the instance.
     pub jobs: usize,
+    /// Machines of the instance.
     pub machines: usize,
     /// Machine-major processing times, `ptimes[k * jobs + j]` (binding 1).
     pub ptimes: Vec<u32>,
@@ -29,6 +31,7 @@ pub struct BoundData {
 }
 
 impl BoundData {
+    /// Flattens `instance` and precomputes the per-machine minima, machine pairs and Johnson orders.
     pub fn new(instance: &Instance) -> Self {
         let (n, m) = (instance.jobs, instance.machines);
         let p = &instance.p;
@@ -93,10 +96,11 @@ impl BoundData {
         (self.pairs, self.lags, self.johnson) = (reorder(&self.pairs, 2), reorder(&self.lags, n), reorder(&self.johnson, n));
     }
 
-    pub fn pair_count(&self) -> usize {
+    pub(crate) fn pair_count(&self) -> usize {
         self.pairs.len() / 2
     }
 
+    /// Processing time of `job` on `machine`.
     pub fn time(&self, machine: usize, job: usize) -> u32 {
         self.ptimes[machine * self.jobs + job]
     }
@@ -124,11 +128,17 @@ impl BoundData {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KernelParams {
+    /// Jobs of the instance.
     pub jobs: u32,
+    /// Machines of the instance.
     pub machines: u32,
+    /// Machine pairs LB2 iterates over.
     pub pairs: u32,
+    /// Children in the pool (threads of the per-child entry points).
     pub children: u32,
+    /// Words per parent record ([`Pool::parent_stride`]).
     pub parent_stride: u32,
+    /// Words of a parent's unscheduled bitmask ([`Pool::mask_words`]).
     pub mask_words: u32,
     /// Parents in the pool (threads of the per-parent entry points).
     pub parents: u32,
@@ -152,6 +162,7 @@ impl KernelParams {
         }
     }
 
+    /// The eight words in WGSL field order, for upload.
     pub fn to_words(self) -> [u32; 8] {
         [self.jobs, self.machines, self.pairs, self.children, self.parent_stride, self.mask_words, self.parents, self.prune_at]
     }

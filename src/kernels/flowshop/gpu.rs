@@ -47,6 +47,7 @@ impl ThreadMapping {
         }
     }
 
+    /// Name on the command line and in records.
     pub fn name(self) -> &'static str {
         match self {
             ThreadMapping::PerChild => "per-child",
@@ -58,6 +59,7 @@ impl ThreadMapping {
 /// Options of a [`GpuBounder`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GpuBoundOptions {
+    /// Lower bound the kernel computes.
     pub bound: LowerBound,
     /// The branch-refactored kernel (`BRANCHLESS`): max()/select() instead of data-dependent ifs.
     pub branchless: bool,
@@ -65,6 +67,7 @@ pub struct GpuBoundOptions {
     /// of the last pool with [`GpuBounder::divergence`]. Slows the kernel down: time
     /// without it.
     pub probe: bool,
+    /// Threads per child or per parent.
     pub mapping: ThreadMapping,
     /// The paper's kernel (`WALK_PREFIX`): each thread computes its parent's heads by
     /// walking the prefix, a loop as long as the node is deep, instead of reading them from
@@ -198,6 +201,7 @@ impl<'g> GpuBounder<'g> {
         })
     }
 
+    /// The options the bounder was built with.
     pub fn options(&self) -> GpuBoundOptions {
         self.options
     }

@@ -39,6 +39,7 @@ pub struct IteratedGreedy {
     /// Acceptance temperature factor (their T = 0.4): a worse sequence is kept with
     /// probability exp(−Δ / (T · Σp / (10·n·m))).
     pub temperature: f64,
+    /// Seed of the random choices (removed jobs, acceptance).
     pub seed: u64,
 }
 

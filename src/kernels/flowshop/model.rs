@@ -34,8 +34,11 @@ pub(super) fn check_size(jobs: usize, machines: usize) -> Result<()> {
 /// A permutation flow-shop instance.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Instance {
+    /// Taillard name (`ta001`) or the file's name.
     pub name: String,
+    /// Number of jobs (n).
     pub jobs: usize,
+    /// Number of machines (m).
     pub machines: usize,
     /// Generator seed (Taillard) or the file's seed field.
     pub seed: u32,
@@ -48,6 +51,9 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// An instance with processing times `p` (machine-major); Err ([`Error::Invalid`]) when the size is outside
+    /// 1..=[`MAX_JOBS`] jobs and 1..=[`MAX_MACHINES`] machines, `p` does not hold jobs × machines times, or their sum is too
+    /// large for 32-bit bounds.
     pub fn new(
         name: impl Into<String>,
         jobs: usize,
@@ -84,7 +90,9 @@ impl Instance {
 /// the end, in order) and the unscheduled rest U.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
+    /// Jobs fixed at the start, in order.
     pub prefix: Vec<usize>,
+    /// Jobs fixed at the end, in order.
     pub suffix: Vec<usize>,
     /// U, increasing job order.
     pub unscheduled: Vec<usize>,
@@ -106,6 +114,7 @@ impl Node {
         Ok(Self { prefix, suffix, unscheduled })
     }
 
+    /// The root node: nothing fixed, every job unscheduled.
     pub fn root(jobs: usize) -> Self {
         Self { prefix: Vec::new(), suffix: Vec::new(), unscheduled: (0..jobs).collect() }
     }

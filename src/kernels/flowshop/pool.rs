@@ -25,24 +25,29 @@ pub struct Pool {
 pub const UNKNOWN_PREFIX: u32 = u32::MAX;
 
 impl Pool {
+    /// An empty pool for an instance of `jobs` × `machines`.
     pub fn new(jobs: usize, machines: usize) -> Self {
         Self { jobs, machines, parents: Vec::new(), children: Vec::new(), prefixes: Vec::new() }
     }
 
+    /// An empty pool for the instance of `data`.
     pub fn for_data(data: &BoundData) -> Self {
         Self::new(data.jobs, data.machines)
     }
 
+    /// Removes every parent and child, keeping the allocations.
     pub fn clear(&mut self) {
         self.parents.clear();
         self.children.clear();
         self.prefixes.clear();
     }
 
+    /// Jobs of the instance.
     pub fn jobs(&self) -> usize {
         self.jobs
     }
 
+    /// Machines of the instance.
     pub fn machines(&self) -> usize {
         self.machines
     }
@@ -57,10 +62,12 @@ impl Pool {
         3 * self.machines + self.mask_words()
     }
 
+    /// Parent records in the pool.
     pub fn parent_count(&self) -> usize {
         self.parents.len() / self.parent_stride()
     }
 
+    /// Children to bound (each one bound).
     pub fn child_count(&self) -> usize {
         self.children.len() / 2
     }
@@ -206,18 +213,22 @@ impl Pool {
         &self.parents[parent * stride..(parent + 1) * stride]
     }
 
+    /// Heads of `parent`, one per machine, as the bounds define them ([`cpu::heads`]).
     pub fn heads(&self, parent: usize) -> &[u32] {
         &self.record(parent)[..self.machines]
     }
 
+    /// Tails of `parent`, one per machine, as the bounds define them ([`cpu::tails`]).
     pub fn tails(&self, parent: usize) -> &[u32] {
         &self.record(parent)[self.machines..2 * self.machines]
     }
 
+    /// Per machine, the summed processing times of the parent's unscheduled jobs.
     pub fn remaining(&self, parent: usize) -> &[u32] {
         &self.record(parent)[2 * self.machines..3 * self.machines]
     }
 
+    /// Bitmask of the parent's unscheduled jobs (bit j of word j / 32).
     pub fn unscheduled_mask(&self, parent: usize) -> &[u32] {
         &self.record(parent)[3 * self.machines..]
     }
@@ -229,6 +240,8 @@ impl Pool {
 /// [`BoundData`] arrays) and runs the `lb1` / `lb2` kernel; [`cpu::lb1`] / [`cpu::lb2`]
 /// compute the same values bit for bit on the CPU.
 pub trait Bounder {
+    /// One lower bound per child of `pool`, in child order; Err when bounding fails (on the GPU: a device error or
+    /// timeout).
     fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>>;
 
     /// As [`Bounder::bound`] for a search whose incumbent is `incumbent`: a bound that

@@ -53,11 +53,14 @@ pub enum Exploration {
     BreadthFirst,
 }
 
+/// How [`solve`] and [`solve_with`] search.
 #[derive(Clone, Debug)]
 pub struct SearchOptions<'a> {
     /// Bound used by [`solve`]; [`solve_with`] uses whatever the bounder computes.
     pub bound: LowerBound,
+    /// Order in which open nodes are expanded.
     pub exploration: Exploration,
+    /// How a node's children are formed.
     pub branching: Branching,
     /// Open nodes expanded per iteration (each gives up to `jobs` children).
     pub pool_size: usize,
@@ -109,23 +112,29 @@ impl Default for SearchOptions<'_> {
 /// Reported to the progress callback during long searches.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Progress {
+    /// Non-leaf children kept so far.
     pub nodes: u64,
+    /// Leaves (complete schedules) evaluated so far.
     pub leaves: u64,
     /// Best makespan found so far; `None` while no schedule within the given upper bound
     /// was found.
     pub best: Option<u32>,
     /// Open nodes waiting.
     pub open: usize,
+    /// Seconds since the search started.
     pub seconds: f64,
 }
 
 /// Why a search stopped before it had explored its whole tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Stop {
+    /// [`SearchOptions::node_limit`] reached.
     #[serde(rename = "node limit")]
     NodeLimit,
+    /// [`SearchOptions::time_limit`] reached.
     #[serde(rename = "time limit")]
     TimeLimit,
+    /// [`SearchOptions::interrupted`] was set.
     #[serde(rename = "interrupted")]
     Interrupted,
 }
@@ -167,6 +176,7 @@ pub struct Solution {
     pub nodes: u64,
     /// Leaves (complete schedules) evaluated.
     pub leaves: u64,
+    /// Wall time of the whole search, start heuristic included.
     pub seconds: f64,
     /// Part of `seconds` the host spent waiting for the bounder and starting it (on the
     /// GPU: upload, and the kernel and readback as far as they outlast the host's work on

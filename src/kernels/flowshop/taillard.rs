@@ -47,8 +47,11 @@ pub fn generate(jobs: usize, machines: usize, seed: u32) -> Result<Vec<u32>> {
 pub struct TaillardEntry {
     /// 1..=120 (ta001..ta120).
     pub number: usize,
+    /// Jobs (n).
     pub jobs: usize,
+    /// Machines (m).
     pub machines: usize,
+    /// Taillard's generator seed.
     pub seed: u32,
     /// Upper bound printed in the header of Taillard's instance file (original release,
     /// as mirrored in chneau/go-taillard). `None` where no copy of that file was checked.
@@ -62,6 +65,7 @@ pub struct TaillardEntry {
 }
 
 impl TaillardEntry {
+    /// The instance's name, `ta001` .. `ta120`.
     pub fn name(&self) -> String {
         format!("ta{:03}", self.number)
     }

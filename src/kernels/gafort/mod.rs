@@ -21,10 +21,12 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Invocations per workgroup of the generation kernel.
 pub const WORKGROUP_SIZE: u32 = 256;
 /// Probe sites: 0 = the crossover decision, 1 = the crossover loop.
 pub const SITES: usize = 2;
 
+/// Size and rates of one generation of the genetic algorithm.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GaConfig {
     /// Children (= parents) per generation.
@@ -35,6 +37,7 @@ pub struct GaConfig {
     pub pcross: f64,
     /// Jump-mutation probability per child.
     pub pmutate: f64,
+    /// Seed of the input generator (same seed, same population and draws).
     pub seed: u64,
 }
 
@@ -45,6 +48,7 @@ impl Default for GaConfig {
 }
 
 impl GaConfig {
+    /// Err ([`Error::Invalid`]) naming the first parameter out of range and the range to use.
     pub fn validate(&self) -> Result<()> {
         if self.children < 2 || self.children > (u32::MAX / 8) as usize {
             return Err(Error::invalid("--n (gafort children)", format!("{} (use 2..=2^29-1)", self.children)));
@@ -87,11 +91,15 @@ impl GaConfig {
 /// (L = no mutation), 0.
 #[derive(Clone, Debug)]
 pub struct GaInput {
+    /// Parent genes, one bit (0 or 1) per word, gene-major: `parents[gene * children + parent]`.
     pub parents: Vec<u32>,
+    /// Fitness per parent: the weighted sum of its genes.
     pub fitness: Vec<u32>,
+    /// Eight random words per child, in the order above.
     pub draws: Vec<u32>,
 }
 
+/// A random population and draws from `cfg.seed`; Err when `cfg` is invalid or the host lacks the memory the run needs.
 pub fn generate(cfg: &GaConfig) -> Result<GaInput> {
     cfg.validate()?;
     cfg.footprint().check_host()?;
@@ -134,6 +142,7 @@ pub fn emulate(cfg: &GaConfig, input: &GaInput, order: Option<&[u32]>, width: u3
     divergence::join_sites(vec![divergence::emulate_paths(&crossed, 1, width)?, divergence::emulate_loops(&trips, width)?])
 }
 
+/// Uploaded population and the bound generation kernel, ready to run repeatedly.
 pub struct Prepared {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
@@ -145,6 +154,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// Uploads `input` and binds the kernel (with probe buffers when `options` ask); Err when `cfg` is invalid or a buffer exceeds the device's limits.
     pub fn new(gpu: &Gpu, cfg: &GaConfig, input: &GaInput, options: RunOptions) -> Result<Prepared> {
         cfg.validate()?;
         let (p, l) = (cfg.children, cfg.genes as usize);

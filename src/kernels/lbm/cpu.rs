@@ -3,11 +3,17 @@
 
 use crate::kernels::parallel_ranges;
 
+/// Velocities of the D3Q19 lattice.
 pub const Q: usize = 19;
+/// x component of each lattice velocity.
 pub const EX: [i32; Q] = [0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0];
+/// y component of each lattice velocity.
 pub const EY: [i32; Q] = [0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1];
+/// z component of each lattice velocity.
 pub const EZ: [i32; Q] = [0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1];
+/// Index of the opposite velocity (bounce-back at obstacles).
 pub const OPP: [usize; Q] = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15, 18, 17];
+/// Equilibrium weight of each velocity (sum 1).
 pub const W: [f64; Q] = [
     1.0 / 3.0,
     1.0 / 18.0,

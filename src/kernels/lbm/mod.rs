@@ -17,13 +17,16 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Invocations per workgroup of the stream-collide kernel.
 pub const WORKGROUP_SIZE: u32 = 256;
 /// Probe sites: 0..19 = neighbour q exists, 19 = the cell is fluid (collides).
 pub const SITES: usize = 20;
 /// f32 kernel against the f64 reference: |gpu - cpu| ≤ TOL · max(|cpu|, FLOOR).
 pub const TOLERANCE: f64 = 1e-4;
+/// Magnitude below which the check compares absolute error.
 pub const FLOOR: f64 = 1e-3;
 
+/// Lattice, obstacles and relaxation of one LBM step.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LbmConfig {
     /// Cells per side of the cubic box (cells = edge³).
@@ -32,6 +35,7 @@ pub struct LbmConfig {
     pub obstacles: f64,
     /// BGK relaxation rate 1/τ.
     pub omega: f32,
+    /// Seed of the obstacle placement and initial distributions.
     pub seed: u64,
 }
 
@@ -42,6 +46,7 @@ impl Default for LbmConfig {
 }
 
 impl LbmConfig {
+    /// Err ([`Error::Invalid`]) when the edge is outside 2..=512, obstacles outside 0..0.9 or ω outside (0, 2).
     pub fn validate(&self) -> Result<()> {
         if self.edge < 2 || self.edge > 512 {
             return Err(Error::invalid("--n (lbm lattice edge)", format!("{} (use 2..=512 cells per side)", self.edge)));
@@ -65,10 +70,12 @@ impl LbmConfig {
             .host(bytes(cells, 400))
     }
 
+    /// Cells along x, y and z.
     pub fn dims(&self) -> [usize; 3] {
         [self.edge; 3]
     }
 
+    /// Cells in the lattice, edge³.
     pub fn cells(&self) -> usize {
         self.edge.pow(3)
     }
@@ -77,10 +84,13 @@ impl LbmConfig {
 /// Obstacle flags (1 = fluid) and the distributions before the step.
 #[derive(Clone, Debug)]
 pub struct LbmInput {
+    /// Per cell, 1 = fluid, 0 = obstacle.
     pub flags: Vec<u32>,
+    /// Distributions `f[q * cells + c]`, 19 per cell.
     pub f: Vec<f32>,
 }
 
+/// Random obstacles and distributions from `cfg.seed`; Err when `cfg` is invalid or the host lacks the memory the run needs.
 pub fn generate(cfg: &LbmConfig) -> Result<LbmInput> {
     cfg.validate()?;
     cfg.footprint().check_host()?;
@@ -141,6 +151,7 @@ pub fn emulate(cfg: &LbmConfig, input: &LbmInput, order: Option<&[u32]>, width: 
     divergence::emulate_paths(&remap::in_order(&paths(cfg, input), order), SITES, width)
 }
 
+/// Uploaded lattice and the bound stream-collide kernel, ready to run repeatedly.
 pub struct Prepared {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
@@ -152,6 +163,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// Uploads `input` and binds the kernel (with probe buffers when `options` ask); Err when `cfg` is invalid or a buffer exceeds the device's limits.
     pub fn new(gpu: &Gpu, cfg: &LbmConfig, input: &LbmInput, options: RunOptions) -> Result<Prepared> {
         cfg.validate()?;
         let n = cfg.cells();
@@ -204,6 +216,7 @@ impl PreparedRun for Prepared {
     }
 }
 
+/// Compares the GPU's distributions with the f64 reference by relative error ([`TOLERANCE`], [`FLOOR`]).
 pub fn check(gpu: &[f32], cpu: &[f64]) -> Check {
     let c: Vec<f32> = cpu.iter().map(|&v| v as f32).collect();
     Check::relative(gpu, &c, TOLERANCE, FLOOR)

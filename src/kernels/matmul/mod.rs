@@ -44,17 +44,26 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
+    /// Figure 3(a): one invocation per element of C, A and B read from global memory.
     Naive,
+    /// Figure 3(b) with 4×4 tiles of A and B in workgroup memory.
     Tiled4,
+    /// Figure 3(b) with 8×8 tiles.
     Tiled8,
+    /// Figure 3(b) with 12×12 tiles.
     Tiled12,
+    /// Figure 3(b) with 16×16 tiles.
     Tiled16,
+    /// Figure 3(c): `tiled16` with the inner loop over the tile fully unrolled.
     Unrolled,
+    /// Section 4.4: `unrolled` with the next tiles prefetched into registers.
     Prefetch,
+    /// Register tiling beyond the paper: TM×TN outputs per invocation, sized by [`RegtileConfig`].
     Regtile,
 }
 
 impl Variant {
+    /// Every rung, in ladder order.
     pub const ALL: [Variant; 8] = [
         Variant::Naive,
         Variant::Tiled4,
@@ -66,6 +75,7 @@ impl Variant {
         Variant::Regtile,
     ];
 
+    /// Name on the command line and in records.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Naive => "naive",
@@ -116,16 +126,21 @@ impl Variant {
 /// C (M×N) = A (M×K) · B (K×N).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shape {
+    /// Rows of A and C.
     pub m: usize,
+    /// Columns of B and C.
     pub n: usize,
+    /// Columns of A, rows of B.
     pub k: usize,
 }
 
 impl Shape {
+    /// The n×n×n product.
     pub fn square(n: usize) -> Shape {
         Shape { m: n, n, k: n }
     }
 
+    /// Err ([`Error::Invalid`]) when a dimension is 0 or a matrix would hold 2^32 elements or more.
     pub fn validate(&self) -> Result<()> {
         let fits = |x: usize, y: usize| (x as u64) * (y as u64) <= u32::MAX as u64;
         if self.m == 0 || self.n == 0 || self.k == 0 || !fits(self.m, self.k) || !fits(self.k, self.n) || !fits(self.m, self.n) {
@@ -145,6 +160,7 @@ impl Shape {
             .host(a.saturating_add(b).saturating_add(c).saturating_add(bytes(65, self.n as u64 * 12)))
     }
 
+    /// Floating-point operations of one product, 2·M·N·K (multiply and add counted apart).
     pub fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
@@ -169,12 +185,19 @@ impl std::fmt::Display for Shape {
 /// uses row order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegtileConfig {
+    /// Invocations per workgroup along x (columns of C).
     pub wg_x: u32,
+    /// Invocations per workgroup along y (rows of C).
     pub wg_y: u32,
+    /// Rows of C per invocation (4 or 8).
     pub tm: u32,
+    /// Columns of C per invocation (4 or 8).
     pub tn: u32,
+    /// Step along K per stage in workgroup memory (a multiple of 4 in 4..=64).
     pub bk: u32,
+    /// Width of the blocks consecutive invocations form in the invocation grid.
     pub warp_x: u32,
+    /// Height of those blocks.
     pub warp_y: u32,
     /// Workgroups run in groups of `group_m` tile rows (L2 reuse); 1 = row order.
     pub group_m: u32,
@@ -218,18 +241,22 @@ impl std::fmt::Display for RegtileConfig {
 pub const REGTILE_MAX_LOADS: u32 = 4;
 
 impl RegtileConfig {
+    /// Invocations per workgroup, wg_x · wg_y.
     pub fn threads(&self) -> u32 {
         self.wg_x * self.wg_y
     }
 
+    /// Rows of C per workgroup tile, wg_y · tm.
     pub fn bm(&self) -> u32 {
         self.wg_y * self.tm
     }
 
+    /// Columns of C per workgroup tile, wg_x · tn.
     pub fn bn(&self) -> u32 {
         self.wg_x * self.tn
     }
 
+    /// Err ([`Error::Invalid`]) naming the option to change: tm or tn not 4 or 8, the loop form with other than 8×8, bk not a multiple of 4 in 4..=64, group_m 0, more than 1024 invocations, or more than [`REGTILE_MAX_LOADS`] vec4 loads per invocation and step.
     pub fn validate(&self) -> Result<()> {
         let bad = |option: &str, msg: String| Err(Error::invalid(option, format!("regtile {self}: {msg}")));
         if ![4, 8].contains(&self.tm) || ![4, 8].contains(&self.tn) {
@@ -287,8 +314,11 @@ impl RegtileConfig {
 /// What a variant compiles to: entry point, defines, override values, output tile per workgroup.
 #[derive(Clone, Debug)]
 pub struct KernelSpec {
+    /// The WGSL entry point.
     pub entry: Entry,
+    /// `#ifdef` names set when preprocessing (for `regtile`: `TM4`, `TN4`, `UNALIGNED`).
     pub defines: Vec<&'static str>,
+    /// Pipeline-override values by name (`TILE`, `WG_X`, `BK`, ...).
     pub constants: Vec<(&'static str, f64)>,
     /// Rows × columns of C per workgroup.
     pub tile: (u32, u32),
@@ -344,9 +374,11 @@ pub fn spec(variant: Variant, shape: Shape, regtile: &RegtileConfig) -> Result<K
 /// Static resources of a kernel, from its naga IR with the overrides applied.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Resources {
+    /// Invocations per workgroup (the product of the workgroup size).
     pub threads_per_workgroup: u32,
     /// Sum of the sizes of the `var<workgroup>` variables the entry point uses.
     pub workgroup_bytes: u64,
+    /// `workgroup_bytes` / `threads_per_workgroup`.
     pub workgroup_bytes_per_thread: f64,
 }
 
@@ -394,9 +426,13 @@ pub fn check_bounds(k: usize) -> (f64, f64) {
 
 /// A bound kernel with uploaded A and B, ready to dispatch repeatedly.
 pub struct Prepared {
+    /// The rung it runs.
     pub variant: Variant,
+    /// What built the kernel's code.
     pub compiler: Compiler,
+    /// Entry point, defines and overrides it was built with.
     pub spec: KernelSpec,
+    /// Sizes of the product.
     pub shape: Shape,
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
@@ -406,6 +442,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// Builds `variant` through wgpu (naga, with wgpu's checks), uploads A (M×K) and B (K×N) row-major and allocates C; Err when the shape or `regtile` is invalid, A or B has the wrong length, or a buffer exceeds the device's limits.
     pub fn new(gpu: &Gpu, variant: Variant, shape: Shape, a: &[f32], b: &[f32], regtile: &RegtileConfig) -> Result<Prepared> {
         Prepared::compiled(gpu, variant, &Compiler::Wgpu, shape, a, b, regtile)
     }
@@ -474,6 +511,7 @@ impl Prepared {
         })
     }
 
+    /// Runs the kernel once and times it.
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
     }
@@ -483,6 +521,7 @@ impl Prepared {
         gpu.run(&[Step::clear(&self.c)], false).map(|_| ())
     }
 
+    /// C (M×N, row-major) as the last run left it.
     pub fn result(&self, gpu: &Gpu) -> Result<Vec<f32>> {
         gpu.read(&self.c)
     }
@@ -592,6 +631,7 @@ pub struct Ladder {
     pub regtile: RegtileConfig,
     /// Each kernel runs once per compiler, in this order.
     pub compilers: Vec<Compiler>,
+    /// Seed of A and B.
     pub seed: u64,
 }
 

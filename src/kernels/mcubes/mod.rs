@@ -21,10 +21,12 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Invocations per workgroup of the classify, scan and generate kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 /// Vertex positions (in [0, 1]³) against the f64 reference: |gpu - cpu| ≤ TOL · max(|cpu|, 1).
 pub const TOLERANCE: f64 = 1e-5;
 
+/// Grid and field of one marching-cubes run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct McConfig {
     /// Voxels per side (voxels = edge³, samples = (edge + 1)³).
@@ -33,6 +35,7 @@ pub struct McConfig {
     pub balls: usize,
     /// Iso value of the field Σ r² / |p - c|².
     pub iso: f32,
+    /// Seed of the metaball centres and radii.
     pub seed: u64,
 }
 
@@ -43,6 +46,7 @@ impl Default for McConfig {
 }
 
 impl McConfig {
+    /// Err ([`Error::Invalid`]) when the edge is outside 1..=1024 or the balls outside 1..=1024.
     pub fn validate(&self) -> Result<()> {
         if self.edge < 1 || self.edge > 1024 {
             return Err(Error::invalid("--n (mcubes grid edge)", format!("{} (use 1..=1024 voxels per side)", self.edge)));
@@ -53,6 +57,7 @@ impl McConfig {
         Ok(())
     }
 
+    /// Voxels in the grid, edge³.
     pub fn voxels(&self) -> usize {
         self.edge.pow(3)
     }
@@ -72,10 +77,12 @@ impl McConfig {
 /// A triangle mesh: three vertices per triangle, positions in [0, 1]³.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mesh {
+    /// Vertex positions, three per triangle.
     pub vertices: Vec<[f32; 3]>,
 }
 
 impl Mesh {
+    /// Triangles in the mesh.
     pub fn triangles(&self) -> usize {
         self.vertices.len() / 3
     }
@@ -115,13 +122,19 @@ pub fn generate(cfg: &McConfig) -> Result<Vec<f32>> {
 /// The CPU pipeline: cube indices, vertex counts, offsets, and the mesh (f64 vertices).
 #[derive(Clone, Debug)]
 pub struct McReference {
+    /// Per voxel, the 8-bit case index: one bit per corner, set by which side of the iso value it lies.
     pub cube_index: Vec<u32>,
+    /// Per voxel, the vertices its case emits (a multiple of 3).
     pub counts: Vec<u32>,
+    /// Per voxel, the exclusive prefix sum of `counts`: where its vertices start.
     pub offsets: Vec<u32>,
+    /// Vertices in the mesh, the sum of `counts`.
     pub total: u32,
+    /// Vertex positions in [0, 1]³, three per triangle.
     pub vertices: Vec<[f64; 3]>,
 }
 
+/// Classifies, scans and triangulates `volume` (the (edge + 1)³ field samples) on the CPU, in f64.
 pub fn reference(cfg: &McConfig, volume: &[f32]) -> McReference {
     let t = Tables::get();
     let (cube_index, counts) = cpu::classify(volume, cfg.edge, cfg.iso, t);
@@ -253,6 +266,7 @@ impl Prepared {
         Ok((gpu.read(&self.cube_index)?, gpu.read(&self.counts)?, gpu.read(&self.offsets)?))
     }
 
+    /// The mesh the last run generated (`total` vertices read back).
     pub fn mesh(&self, gpu: &Gpu) -> Result<Mesh> {
         let flat = gpu.read(&self.vertices)?;
         Ok(Mesh { vertices: flat.chunks_exact(3).take(self.total as usize).map(|v| [v[0], v[1], v[2]]).collect() })

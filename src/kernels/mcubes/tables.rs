@@ -10,7 +10,9 @@ pub const TRI_TABLE_TEXT: &str = include_str!("../../../assets/mcubes/tri_table.
 /// 256 rows of 16 edge numbers (-1 padded), with per-row vertex counts.
 #[derive(Clone, Debug)]
 pub struct Tables {
+    /// Per case, the edges of its triangles, three per triangle, -1 after the last.
     pub tri: Vec<[i32; 16]>,
+    /// Per case, the vertices its triangles have.
     pub counts: Vec<u32>,
 }
 
@@ -48,7 +50,7 @@ impl Tables {
         T.get_or_init(|| Tables::parse(TRI_TABLE_TEXT).expect("assets/mcubes/tri_table.txt is checked by the tests"))
     }
 
-    pub fn vertex_count(&self, cube: u32) -> u32 {
+    pub(crate) fn vertex_count(&self, cube: u32) -> u32 {
         self.counts[cube as usize]
     }
 

@@ -14,8 +14,10 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Invocations per workgroup of the micro kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 
+/// Which divergent construct the micro kernel runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
@@ -40,6 +42,7 @@ pub enum Distribution {
 }
 
 impl Distribution {
+    /// Name on the command line and in records.
     pub fn name(self) -> &'static str {
         match self {
             Distribution::Uniform => "uniform",
@@ -50,12 +53,17 @@ impl Distribution {
     }
 }
 
+/// One micro-benchmark run: the construct, its data layout, and the remapping knobs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MicroConfig {
+    /// Branch or loop.
     pub pattern: Pattern,
+    /// Trip-count layout (loop) or value order (`if`: random or sorted).
     pub distribution: Distribution,
+    /// Threads, one element each.
     pub n: usize,
+    /// Seed of the input generator.
     pub seed: u64,
     /// `if`: fraction of threads on the expensive path.
     pub probability: f64,
@@ -63,11 +71,13 @@ pub struct MicroConfig {
     pub heavy: u32,
     /// Loop: short and long trip counts.
     pub short: u32,
+    /// Loop: long trip count (≥ `short`).
     pub long: u32,
     /// Loop: the group width the one-long layout targets (32 = an NVIDIA warp).
     pub group: u32,
     /// Loop, tile sort: invocations per workgroup and elements per invocation ([`TileSort`]).
     pub tile_workgroup: u32,
+    /// Loop, tile sort: elements per invocation.
     pub tile_per_thread: u32,
     /// Loop, deferral: loops of at least this many trips run in the second pass (None: the
     /// threshold the emulation finds best, [`crate::remap::best_defer_threshold`]).
@@ -75,6 +85,7 @@ pub struct MicroConfig {
     /// Loop, deferral: elements per invocation of the first pass (1..=32), and workgroups of
     /// the second pass.
     pub defer_per_thread: u32,
+    /// Loop, deferral: workgroups of the second pass.
     pub defer_workgroups: u32,
 }
 
@@ -100,6 +111,7 @@ impl Default for MicroConfig {
 }
 
 impl MicroConfig {
+    /// Err ([`Error::Invalid`]) naming the first option out of range (or a pattern and distribution that do not go together) and what to use.
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize {
             return Err(Error::invalid("--n", format!("{} (use 1..=2^32-1 threads)", self.n)));
@@ -132,6 +144,7 @@ impl MicroConfig {
         Footprint::new("--n", format!("micro --n {}", self.n)).device("results", bytes(self.n, 4)).host(bytes(self.n, 32))
     }
 
+    /// WGSL file stem of the pattern's kernel (`if_branch`, `data_loop`).
     pub fn kernel_name(&self) -> &'static str {
         match self.pattern {
             Pattern::If => "if_branch",
@@ -148,7 +161,9 @@ impl MicroConfig {
 /// Inputs of one run: `primary` = values (`if`) or trip counts (loop); `seeds` (loop only).
 #[derive(Clone, Debug)]
 pub struct MicroInput {
+    /// Values (`if`) or trip counts (loop), one per thread.
     pub primary: Vec<u32>,
+    /// Per-thread seeds of the loop's mixing (empty for `if`).
     pub seeds: Vec<u32>,
 }
 
@@ -172,6 +187,7 @@ pub fn loop_trips(cfg: &MicroConfig, rng: &mut Rng) -> Vec<u32> {
     }
 }
 
+/// Inputs from `cfg.seed`; Err when `cfg` is invalid or the host lacks the memory the run needs.
 pub fn generate(cfg: &MicroConfig) -> Result<MicroInput> {
     cfg.validate()?;
     cfg.footprint().check_host()?;
@@ -237,14 +253,20 @@ pub struct RunOptions<'a> {
 /// (`shaders/shared/trip_class.wgsl`: `lo`, `width`, `classes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TileSort {
+    /// Start of the first class (smaller trip counts fall in it too).
     pub lo: u32,
+    /// Trip counts per class (0 acts as 1).
     pub width: u32,
+    /// Number of classes (1..=[`crate::remap::MAX_TILE_CLASSES`]).
     pub classes: u32,
+    /// Invocations per workgroup.
     pub workgroup: u32,
+    /// Elements per invocation.
     pub per_thread: u32,
 }
 
 impl TileSort {
+    /// Elements per tile, `workgroup × per_thread`.
     pub fn elements(&self) -> usize {
         self.workgroup as usize * self.per_thread as usize
     }
@@ -281,6 +303,7 @@ impl TileSort {
 /// its slowest subgroup is done), but each invocation then walks more rounds one after the
 /// other, and the kernel becomes latency-bound.
 pub const TILE_WORKGROUP: u32 = 256;
+/// Default elements per invocation of the tile sort (see [`TILE_WORKGROUP`]).
 pub const TILE_PER_THREAD: u32 = 4;
 const _: () = assert!((TILE_PER_THREAD * TILE_WORKGROUP) as usize == crate::remap::TILE_ELEMENTS);
 
@@ -342,6 +365,7 @@ struct DeferredPass {
 pub const DEFER_WORKGROUPS: u32 = 4096;
 
 impl Prepared {
+    /// Uploads `input` and binds the kernel for `options` (probe, remapping); Err when `cfg` is invalid or a buffer or tile exceeds the device's limits.
     pub fn new(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, options: RunOptions) -> Result<Prepared> {
         cfg.validate()?;
         let n = cfg.n;
@@ -462,6 +486,7 @@ impl Prepared {
         Ok(Prepared { kernel, bind, results, probe, grid, deferred, _inputs: inputs })
     }
 
+    /// Runs [`Prepared::steps`] in one submission and times them.
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run(&self.steps(), true)
     }
@@ -484,6 +509,7 @@ impl Prepared {
         }
     }
 
+    /// One result word per thread, as the last run left them.
     pub fn results(&self, gpu: &Gpu) -> Result<Vec<u32>> {
         gpu.read(&self.results)
     }

@@ -16,7 +16,9 @@ pub const CLASSES: usize = 10;
 /// What a remapped run measured, beside its record's kernel timing.
 #[derive(Clone, Debug, Serialize)]
 pub struct RemapFigures {
+    /// The strategy that ran (never `auto` once decided).
     pub strategy: Strategy,
+    /// What `auto` chose and why (None for an explicit strategy).
     pub decision: Option<Decision>,
     /// Host seconds to classify and build the mapping (and permute, for LAM).
     pub remap_s: f64,
@@ -26,16 +28,20 @@ pub struct RemapFigures {
     pub kernel_s: f64,
     /// remap + kernel + restore, unpipelined.
     pub end_to_end_s: f64,
+    /// LAM: elements the layout transform moved (None for other strategies).
     pub moved: Option<usize>,
     /// Deferral: the threshold in trips (None: nothing worth deferring, so nothing was) and
     /// the loops the GPU deferred.
     pub defer_from: Option<u32>,
+    /// Loops the GPU deferred to the second pass (None without deferral).
     pub deferred: Option<u32>,
     /// Divergence at the adapter's width (GPU probe) when it has subgroups.
     pub probe_before: Option<DivergenceSummary>,
+    /// GPU probe after remapping.
     pub probe_after: Option<DivergenceSummary>,
     /// Host emulation at the configuration's group width (32 = the paper's warp).
     pub emulated_before: DivergenceSummary,
+    /// Host emulation after remapping.
     pub emulated_after: DivergenceSummary,
 }
 

@@ -20,6 +20,7 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Invocations per workgroup of every reduction kernel.
 pub const WORKGROUP_SIZE: u32 = 256;
 /// Tree levels = probe sites of the tree kernels.
 pub const LEVELS: usize = WORKGROUP_SIZE.trailing_zeros() as usize;
@@ -34,17 +35,23 @@ pub const FAST_VEC4_PER_THREAD: usize = 16;
 /// vec4 elements per thread of the `blocked` first pass (`PER` in fast.wgsl).
 pub const BLOCKED_VEC4_PER_THREAD: usize = 8;
 
+/// Which reduction kernel runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReductionKernel {
+    /// Tree with interleaved addressing (SDK kernel 0): every warp diverges at every level.
     Interleaved,
+    /// Tree with sequential addressing (SDK kernel 2): only levels below the warp width diverge.
     Sequential,
+    /// Bandwidth-bound: vec4 grid-stride loads, a subgroup (or workgroup-memory) sum per workgroup, a second pass over
+    /// the partials.
     Fast,
     /// `fast` with a loop-free first pass over contiguous blocks.
     Blocked,
 }
 
 impl ReductionKernel {
+    /// The WGSL entry point it runs.
     pub fn entry(self) -> Entry {
         match self {
             ReductionKernel::Interleaved => registry::reduction::interleaved::MAIN,
@@ -53,6 +60,7 @@ impl ReductionKernel {
         }
     }
 
+    /// Name on the command line and in records.
     pub fn name(self) -> &'static str {
         match self {
             ReductionKernel::Interleaved => "interleaved",
@@ -63,10 +71,12 @@ impl ReductionKernel {
     }
 }
 
+/// Size of one reduction.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReductionConfig {
     /// Elements.
     pub n: usize,
+    /// Seed of the input values.
     pub seed: u64,
     /// Workgroups of the first `fast` pass; `None` picks [`fast_groups`] (tune per GPU).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -74,6 +84,7 @@ pub struct ReductionConfig {
 }
 
 impl ReductionConfig {
+    /// Err ([`Error::Invalid`]) when `n` is outside 1..=2^32-4 or `fast_groups` outside 1..=[`FAST_GROUPS_LIMIT`].
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > (u32::MAX as usize) - 3 {
             return Err(Error::invalid("--n (reduction elements)", format!("{} (use 1..=2^32-4)", self.n)));
@@ -299,6 +310,7 @@ impl Prepared {
         Ok(Prepared { passes, result, probe: None, _keep: vec![src, partials], _keep_u32: vec![p1, p2] })
     }
 
+    /// Runs every pass in one submission and times them.
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
         let steps: Vec<Step> = self.passes.iter().map(|p| Step::dispatch(&p.kernel, &p.bind, p.grid)).collect();
         gpu.run(&steps, true)

@@ -23,6 +23,7 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Invocations per workgroup of the split kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 /// The paper's data set: 4M elements.
 pub const PAPER_N: usize = 1 << 22;
@@ -43,6 +44,7 @@ pub enum MaskLayout {
 }
 
 impl MaskLayout {
+    /// Name on the command line and in records.
     pub fn name(self) -> &'static str {
         match self {
             MaskLayout::Linear => "linear",
@@ -87,11 +89,13 @@ pub fn sweep_fractions(layout: MaskLayout, steps: usize) -> Result<Vec<f64>> {
 /// The branch benchmark's size and branch weights.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BranchConfig {
+    /// Elements (one thread each).
     pub n: usize,
     /// Mixing rounds of the light if-branch (a serial chain on one word).
     pub light_rounds: u32,
     /// Double rounds of the heavy else-branch (32 live words).
     pub heavy_rounds: u32,
+    /// Seed of the per-element data.
     pub seed: u64,
 }
 
@@ -102,6 +106,7 @@ impl Default for BranchConfig {
 }
 
 impl BranchConfig {
+    /// Err ([`Error::Invalid`]) when `n` is outside 1..=2^32-1.
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize {
             return Err(Error::invalid("--n", format!("{} (use 1..=2^32-1 elements)", self.n)));
@@ -142,8 +147,11 @@ impl BranchConfig {
 /// GPU divergence of the three kernels from one probed run of each.
 #[derive(Clone, Debug)]
 pub struct BranchDivergence {
+    /// Divergence of the single branched kernel.
     pub branched: Divergence,
+    /// Divergence of the if-kernel of the split pair.
     pub split_if: Divergence,
+    /// Divergence of the else-kernel of the split pair.
     pub split_else: Divergence,
 }
 
@@ -245,10 +253,12 @@ impl BranchPrepared {
         gpu.run(&[Step::clear(&self.results_branched), Step::clear(&self.results_split)], false).map(|_| ())
     }
 
+    /// What the branched kernel last wrote, one word per element.
     pub fn results_branched(&self, gpu: &Gpu) -> Result<Vec<u32>> {
         gpu.read(&self.results_branched)
     }
 
+    /// What the split pair last wrote, one word per element.
     pub fn results_split(&self, gpu: &Gpu) -> Result<Vec<u32>> {
         gpu.read(&self.results_split)
     }
@@ -394,8 +404,11 @@ pub fn comparison_table(records: &[Record]) -> String {
 /// Loop-splitting benchmark size: `n` threads, each over `len` elements of four arrays.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LoopConfig {
+    /// Threads.
     pub n: usize,
+    /// Elements per thread in each of the four arrays.
     pub len: usize,
+    /// Seed of the four arrays.
     pub seed: u64,
 }
 
@@ -406,6 +419,7 @@ impl Default for LoopConfig {
 }
 
 impl LoopConfig {
+    /// Err ([`Error::Invalid`]) unless `n` ≥ 1, 1 ≤ `len` ≤ 4096 and n·len < 2^32.
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.len == 0 || self.len > 4096 || (self.n as u64) * (self.len as u64) > u32::MAX as u64 {
             return Err(Error::invalid(
@@ -453,6 +467,7 @@ pub struct LoopPrepared {
 }
 
 impl LoopPrepared {
+    /// Uploads the four arrays (`n × len` words each) and binds the fused and split kernels; Err when `cfg` is invalid, an array has the wrong length or a buffer exceeds the device's limits.
     pub fn new(gpu: &Gpu, cfg: &LoopConfig, inputs: &[Vec<u32>; 4]) -> Result<LoopPrepared> {
         cfg.validate()?;
         if inputs.iter().any(|p| p.len() != cfg.n * cfg.len) {
@@ -483,10 +498,12 @@ impl LoopPrepared {
         gpu.run(&[Step::dispatch(&self.split, &self.bind_split, self.grid)], true)
     }
 
+    /// What the fused kernel last wrote, one word per thread.
     pub fn results_fused(&self, gpu: &Gpu) -> Result<Vec<u32>> {
         gpu.read(&self.results_fused)
     }
 
+    /// What the split kernels last wrote, one word per thread.
     pub fn results_split(&self, gpu: &Gpu) -> Result<Vec<u32>> {
         gpu.read(&self.results_split)
     }
@@ -542,6 +559,7 @@ pub struct SplitSweep {
     pub loop_len: usize,
     /// Threads of the loop-splitting benchmark.
     pub loop_n: usize,
+    /// Seed of the data and the random masks.
     pub seed: u64,
 }
 
