@@ -117,6 +117,8 @@ pub struct Progress {
     /// Open nodes waiting.
     pub open: usize,
     pub seconds: f64,
+    /// Part of `seconds` spent waiting for the GPU (the bounder, or the resident search).
+    pub gpu_seconds: f64,
 }
 
 /// Why a search stopped before it had explored its whole tree.
@@ -426,6 +428,7 @@ pub fn solve_with(
                     best: best_perm.is_some().then_some(best),
                     open: open.len(),
                     seconds: start.elapsed().as_secs_f64(),
+                    gpu_seconds: waited.as_secs_f64(),
                 });
             }
         }
@@ -453,7 +456,7 @@ pub fn solve_with(
 
 /// Fails unless `perm` is a complete schedule whose makespan, recomputed from the
 /// processing times, is `value` (a wrong schedule is never reported).
-fn check_schedule(data: &BoundData, perm: &[usize], value: u32, source: &str) -> Result<()> {
+pub(super) fn check_schedule(data: &BoundData, perm: &[usize], value: u32, source: &str) -> Result<()> {
     let recomputed = cpu::permutation_makespan(data.jobs, data.machines, &data.ptimes, perm)?;
     if recomputed != value {
         return Err(Error::invalid(
