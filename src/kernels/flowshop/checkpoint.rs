@@ -133,7 +133,7 @@ impl Checkpoint {
         let mut checkpoint: Checkpoint =
             serde_json::from_slice(&rest[..line_end]).map_err(|e| format!("its header does not parse: {e}"))?;
         let words = &rest[line_end + 1..];
-        if words.len() % 4 != 0 {
+        if !words.len().is_multiple_of(4) {
             return Err("its node section is not whole words".into());
         }
         checkpoint.nodes = words.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
@@ -148,7 +148,7 @@ impl Checkpoint {
             return Err(format!("its instance size {n}x{m} is not one simtlab solves"));
         }
         let stride = node_stride(n, m);
-        if self.nodes.len() % stride != 0 {
+        if !self.nodes.len().is_multiple_of(stride) {
             return Err(format!("its nodes are not whole records of {stride} words"));
         }
         let schedules = self.best_permutation.iter().chain([&self.start_permutation]);

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use super::bench::{self, BenchConfig};
 use super::checkpoint::Checkpoint;
-use super::resident::{solve_resident, ResidentOptions};
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
+use super::resident::{solve_resident, ResidentOptions};
 use super::{
     cpu, read_instance, solve_with, taillard_by_name, BoundData, Branching, CpuBounder, Exploration, Instance, IteratedGreedy, LowerBound,
     Node, Progress, SearchOptions, Solution,
@@ -272,7 +272,10 @@ impl SolveOptions {
                 (self.devices != Devices::One, "--devices"),
             ] {
                 if given {
-                    return Err(Error::invalid(option, format!("it applies only to --search resident; drop {option} or add --search resident")));
+                    return Err(Error::invalid(
+                        option,
+                        format!("it applies only to --search resident; drop {option} or add --search resident"),
+                    ));
                 }
             }
         } else {
@@ -284,7 +287,10 @@ impl SolveOptions {
                 Device::Gpu => None,
             };
             if let Some(option) = refused {
-                return Err(Error::invalid(option, "the resident search runs the refactored per-child kernels on the GPU; drop it or use --search host"));
+                return Err(Error::invalid(
+                    option,
+                    "the resident search runs the refactored per-child kernels on the GPU; drop it or use --search host",
+                ));
             }
             if self.checkpoint_every.is_some() && self.checkpoint.is_none() {
                 return Err(Error::invalid("--checkpoint-every", "it needs --checkpoint FILE to write to"));

@@ -66,13 +66,7 @@ struct Status {
 impl Status {
     fn from_words(w: &[u32]) -> Self {
         let wide = |at: usize| u64::from(w[at]) | (u64::from(w[at + 1]) << 32);
-        Status {
-            open: w[word::COUNT],
-            best: w[word::BEST],
-            full: w[word::FULL] != 0,
-            nodes: wide(word::NODES),
-            leaves: wide(word::LEAVES),
-        }
+        Status { open: w[word::COUNT], best: w[word::BEST], full: w[word::FULL] != 0, nodes: wide(word::NODES), leaves: wide(word::LEAVES) }
     }
 }
 
@@ -97,10 +91,9 @@ struct ResidentDevice<'g> {
 }
 
 impl<'g> ResidentDevice<'g> {
+    /// Buffers and kernels for `data`; [`check_resident_size`] has accepted the size.
     fn new(gpu: &'g Gpu, data: &BoundData, bound: LowerBound, branching: Branching, pool: usize) -> Result<Self> {
-        data.check_gpu()?;
         let (n, m) = (data.jobs, data.machines);
-        check_resident_size(gpu, data, bound, pool)?;
         let stride = node_stride(n, m);
         let directions = if branching == Branching::Bidirectional { 2 } else { 1 };
         let words_limit = (gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size) / 4) as usize;
@@ -124,7 +117,8 @@ impl<'g> ResidentDevice<'g> {
             0,
         ];
         let storage = |label: &str, words: usize| gpu.buffer_zeroed::<u32>(label, words.max(1), BufferKind::Storage);
-        let upload = |label: &str, words: &[u32]| gpu.buffer(label, if words.is_empty() { &[0u32][..] } else { words }, BufferKind::Storage);
+        let upload =
+            |label: &str, words: &[u32]| gpu.buffer(label, if words.is_empty() { &[0u32][..] } else { words }, BufferKind::Storage);
         let config = gpu.buffer("resident config", &config, BufferKind::Uniform)?;
         let ptimes = upload("resident ptimes", &data.ptimes)?;
         let state = storage("resident state", word::ALL)?;
@@ -326,6 +320,10 @@ pub fn solve_resident(
     let data = BoundData::new(instance);
     let (n, m) = (data.jobs, data.machines);
     let interrupted = || options.interrupted.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed));
+    for gpu in gpus {
+        data.check_gpu()?;
+        check_resident_size(gpu, &data, options.bound, options.pool_size)?;
+    }
 
     // The start: the heuristic's schedule and the root, or the checkpoint's frontier. `best`
     // is the value a schedule must beat, `known` the best schedule the host holds.
@@ -490,7 +488,13 @@ fn snapshot_incumbent(devices: &[ResidentDevice], begin: &Checkpoint) -> Result<
 }
 
 /// The checkpoint of the search as it stands (all devices idle between submissions).
-fn snapshot(devices: &[ResidentDevice], begin: &Checkpoint, instance: &Instance, options: &SearchOptions, seconds: f64) -> Result<Checkpoint> {
+fn snapshot(
+    devices: &[ResidentDevice],
+    begin: &Checkpoint,
+    instance: &Instance,
+    options: &SearchOptions,
+    seconds: f64,
+) -> Result<Checkpoint> {
     let mut nodes = Vec::new();
     for device in devices {
         nodes.extend(device.read_nodes(0, device.last.open as usize)?);
