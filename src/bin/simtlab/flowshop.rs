@@ -205,9 +205,15 @@ pub fn run(command: &FlowshopCommand) -> Result<()> {
     let (command, options) = command.command();
     print!("{}", commands::run(&command, &options, &INTERRUPTED)?);
     if INTERRUPTED.load(Ordering::Relaxed) {
+        let checkpoint = match &command {
+            commands::Command::Solve(SolveOptions { checkpoint: Some(path), .. }) => {
+                format!("; the open nodes are in {}, go on with --resume {}", path.display(), path.display())
+            }
+            _ => String::new(),
+        };
         return Err(Error::Cancelled {
             what: "the search".into(),
-            kept: "the best schedule found so far is printed above (not proven optimal)".into(),
+            kept: format!("the best schedule found so far is printed above (not proven optimal){checkpoint}"),
         });
     }
     Ok(())
@@ -274,6 +280,34 @@ mod tests {
             ..SolveOptions::new("ta002")
         };
         assert_eq!(command, commands::Command::Solve(expected));
+        let argv = [
+            "solve",
+            "ta003",
+            "--search",
+            "resident",
+            "--checkpoint",
+            "a.ck",
+            "--checkpoint-every",
+            "30",
+            "--resume",
+            "b.ck",
+            "--devices",
+            "2",
+        ];
+        let expected = SolveOptions {
+            search: Search::Resident,
+            checkpoint: Some("a.ck".into()),
+            checkpoint_every: Some(30.0),
+            resume: Some("b.ck".into()),
+            devices: Devices::Count(2),
+            ..SolveOptions::new("ta003")
+        };
+        assert_eq!(parse(&argv).0, commands::Command::Solve(expected));
+        for (devices, expected) in [("all", Devices::All), ("1", Devices::One)] {
+            let (command, _) = parse(&["solve", "ta003", "--devices", devices]);
+            assert_eq!(command, commands::Command::Solve(SolveOptions { devices: expected, ..SolveOptions::new("ta003") }));
+        }
+        assert!(Flowshop::try_parse_from(["flowshop", "solve", "ta001", "--devices", "0"]).is_err());
         let (command, _) = parse(&["bound", "ta001", "--prefix", "3,0,7", "--suffix", "1"]);
         let expected = NodeBoundOptions { instance: "ta001".into(), prefix: vec![3, 0, 7], suffix: vec![1], json: false };
         assert_eq!(command, commands::Command::Bound(expected));
