@@ -211,3 +211,21 @@ fn sizes_and_options_the_resident_search_cannot_take_are_clear_errors() {
     let err = run(SolveOptions { checkpoint_every: Some(5.0), ..resident("ta001") });
     assert!(err.contains("--checkpoint FILE"), "{err}");
 }
+
+#[test]
+fn an_interrupt_writes_the_checkpoint_the_search_resumes_from() {
+    let gpu = common::gpu();
+    let dir = common::scratch("resident-interrupt");
+    let path = dir.join("ta002.checkpoint");
+    let instance = taillard(2).unwrap();
+    let flag = std::sync::atomic::AtomicBool::new(true);
+    let search = SearchOptions { interrupted: Some(&flag), ..options(LowerBound::Lb1, Branching::Bidirectional, None) };
+    let saving = ResidentOptions { checkpoint: Some(path.clone()), ..Default::default() };
+    let stopped = resident(&[&gpu], &instance, &search, &saving);
+    assert_eq!((stopped.stopped, stopped.nodes), (Some(Stop::Interrupted), 0), "{stopped:?}");
+    let checkpoint = Checkpoint::read(&path).unwrap();
+    assert_eq!((checkpoint.open_nodes(), checkpoint.best), (1, stopped.start_makespan), "the root and the start schedule");
+    let go_on = SearchOptions { interrupted: None, ..search };
+    let proved = resident(&[&gpu], &instance, &go_on, &ResidentOptions { resume: Some(checkpoint), ..Default::default() });
+    check_proved(&instance, &proved, 1359);
+}
