@@ -144,7 +144,7 @@ pub struct SolveOptions {
     #[serde(default)]
     pub search: Search,
     /// Resident search: write the open frontier and the incumbent to this file every
-    /// `checkpoint_every` seconds and when the search stops early.
+    /// `checkpoint_every` seconds and when the search ends.
     #[serde(default)]
     pub checkpoint: Option<std::path::PathBuf>,
     #[serde(default)]

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use super::checkpoint::Checkpoint;
 use super::model::{Instance, LowerBound, WORKGROUP_SIZE};
-use super::search::{check_schedule, Branching, Exploration, Progress, SearchOptions, Solution, Stop};
+use super::search::{check_schedule, Branching, Exploration, Progress, SearchOptions, Solution};
 use super::{heuristic, BoundData};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
@@ -45,7 +45,7 @@ pub fn node_stride(jobs: usize, machines: usize) -> usize {
 #[derive(Clone, Debug, Default)]
 pub struct ResidentOptions {
     /// Write the open nodes and the incumbent here every `checkpoint_every` and when the
-    /// search stops early (limits, interrupt).
+    /// search ends (limits, interrupt: the frontier left; finished: none left).
     pub checkpoint: Option<std::path::PathBuf>,
     /// Time between two checkpoints (None: only when the search stops early).
     pub checkpoint_every: Option<Duration>,
@@ -369,15 +369,7 @@ pub fn solve_resident(
         if open == 0 {
             break;
         }
-        stopped = if interrupted() {
-            Some(Stop::Interrupted)
-        } else if options.time_limit.is_some_and(|limit| start.elapsed() >= limit) {
-            Some(Stop::TimeLimit)
-        } else if options.node_limit.is_some_and(|limit| nodes >= limit) {
-            Some(Stop::NodeLimit)
-        } else {
-            None
-        };
+        stopped = options.stop_reason(start, nodes);
         if stopped.is_some() {
             break;
         }
@@ -426,10 +418,10 @@ pub fn solve_resident(
 
     let seconds = begin.seconds + start.elapsed().as_secs_f64();
     let end = snapshot_incumbent(&devices, &begin)?;
-    if stopped.is_some() {
-        if let Some(path) = &resident.checkpoint {
-            snapshot(&devices, &begin, instance, options, seconds)?.write(path)?;
-        }
+    // the final state: the open nodes of a stopped search, or none once it finished (so a
+    // resume of a finished search ends at once with its result)
+    if let Some(path) = &resident.checkpoint {
+        snapshot(&devices, &begin, instance, options, seconds)?.write(path)?;
     }
     if let Some(perm) = &end.1 {
         check_schedule(&data, perm, end.0, "resident search")?;

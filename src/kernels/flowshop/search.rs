@@ -106,6 +106,21 @@ impl Default for SearchOptions<'_> {
     }
 }
 
+impl SearchOptions<'_> {
+    /// Why a search that began at `start` and kept `nodes` nodes must stop now, if it must.
+    pub(super) fn stop_reason(&self, start: Instant, nodes: u64) -> Option<Stop> {
+        if self.interrupted.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+            Some(Stop::Interrupted)
+        } else if self.time_limit.is_some_and(|limit| start.elapsed() >= limit) {
+            Some(Stop::TimeLimit)
+        } else if self.node_limit.is_some_and(|limit| nodes >= limit) {
+            Some(Stop::NodeLimit)
+        } else {
+            None
+        }
+    }
+}
+
 /// Reported to the progress callback during long searches.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Progress {
@@ -285,15 +300,7 @@ pub fn solve_with(
     let mut last_report = start;
 
     while !open.is_empty() || in_flight.is_some() {
-        stopped = if interrupted() {
-            Some(Stop::Interrupted)
-        } else if options.time_limit.is_some_and(|limit| start.elapsed() >= limit) {
-            Some(Stop::TimeLimit)
-        } else if options.node_limit.is_some_and(|limit| nodes >= limit) {
-            Some(Stop::NodeLimit)
-        } else {
-            None
-        };
+        stopped = options.stop_reason(start, nodes);
         if stopped.is_some() {
             if let Some(Started::Running) = in_flight {
                 bounder.finish()?;
