@@ -20,6 +20,7 @@ const MAGIC: &str = "simtlab flowshop checkpoint 1\n";
 /// The state of a resident search between two submissions.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Checkpoint {
+    /// Name of the instance (the check compares its size and processing times).
     pub instance: String,
     pub jobs: usize,
     pub machines: usize,
