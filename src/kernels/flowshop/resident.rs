@@ -17,10 +17,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::checkpoint::Checkpoint;
+use super::gpu::ThreadMapping;
 use super::model::{Instance, LowerBound, WORKGROUP_SIZE};
 use super::search::{check_schedule, Branching, Exploration, Progress, SearchOptions, Solution};
 use super::{heuristic, BoundData};
 use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 
 /// Largest job count of the resident search (`MAX_JOBS` in `resident.wgsl`).
@@ -133,10 +135,14 @@ impl<'g> ResidentDevice<'g> {
         let pairs = upload("resident pairs", &data.pairs)?;
         let sequences = upload("resident sequences", &data.sequences)?;
 
-        let entry = |name: &str| gpu.kernel("flowshop/resident.wgsl", name, &[]);
-        let kernels = [entry("resident_plan")?, entry("resident_select")?, entry("resident_finish")?, entry("resident_branch")?];
-        let bound_path = format!("flowshop/{}.wgsl", bound.entry_point());
-        let bound_kernel = gpu.kernel(&bound_path, bound.entry_point(), &["BRANCHLESS"])?;
+        use registry::flowshop::resident::{RESIDENT_BRANCH, RESIDENT_FINISH, RESIDENT_PLAN, RESIDENT_SELECT};
+        let kernels = [
+            gpu.kernel(RESIDENT_PLAN, &[])?,
+            gpu.kernel(RESIDENT_SELECT, &[])?,
+            gpu.kernel(RESIDENT_FINISH, &[])?,
+            gpu.kernel(RESIDENT_BRANCH, &[])?,
+        ];
+        let bound_kernel = gpu.kernel(ThreadMapping::PerChild.entry_point(bound), &["BRANCHLESS"])?;
         let slots: [(u32, &dyn Bind); 10] = [
             (0, &config),
             (1, &ptimes),
