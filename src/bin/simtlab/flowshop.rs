@@ -6,7 +6,7 @@ use crate::value::{described, named};
 use crate::INTERRUPTED;
 use clap::{Args, Subcommand};
 use simtlab::gpu::GpuOptions;
-use simtlab::kernels::flowshop::commands::{self, Device, InstanceOptions, KernelVariant, NodeBoundOptions, SolveOptions};
+use simtlab::kernels::flowshop::commands::{self, Device, Devices, InstanceOptions, KernelVariant, NodeBoundOptions, Search, SolveOptions};
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
 use simtlab::kernels::flowshop::{Branching, Exploration, LowerBound};
 use simtlab::{Error, Result};
@@ -28,6 +28,24 @@ pub const KERNELS: &[(&str, &str)] = &[("refactored", "Branch-refactored (max/se
 /// `--mapping`: [`ThreadMapping`]'s names, each with its help line.
 pub const MAPPINGS: &[(&str, &str)] =
     &[("per-child", "One thread per child node"), ("per-parent", "One thread per parent node, bounding its children in turn")];
+/// `--search`: [`Search`]'s names, each with its help line.
+pub const SEARCHES: &[(&str, &str)] = &[
+    ("host", "The host selects, branches and prunes; the device bounds pools"),
+    ("resident", "Selection, branching, bounding and pruning all on the GPU"),
+];
+
+/// `--devices all|N`.
+fn parse_devices(text: &str) -> std::result::Result<Devices, String> {
+    match text {
+        "all" => Ok(Devices::All),
+        _ => match text.parse::<usize>() {
+            Ok(1) => Ok(Devices::One),
+            Ok(count) if count > 1 => Ok(Devices::Count(count)),
+            _ => Err(format!("'{text}': use all or a number of devices of at least 1")),
+        },
+    }
+}
+
 /// `bench flowshop --heads`: [`commands::Heads`]' names.
 pub const HEADS: &[&str] = &["record", "walk"];
 
@@ -113,6 +131,24 @@ pub struct SolveArgs {
     pub node_limit: Option<u64>,
     #[arg(long)]
     pub json: bool,
+    /// Where the search runs: the host with device bounding, or resident on the GPU.
+    #[arg(long, value_parser = described::<Search>(SEARCHES), default_value = "host")]
+    pub search: Search,
+    /// (--search resident) Write the open frontier and the incumbent to FILE when the search
+    /// stops early (limits, Ctrl-C) and every --checkpoint-every seconds.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<std::path::PathBuf>,
+    /// (--search resident) Seconds between two checkpoints.
+    #[arg(long, value_name = "SECONDS")]
+    pub checkpoint_every: Option<f64>,
+    /// (--search resident) Continue the search saved in FILE (same instance, bound,
+    /// branching and --ub).
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<std::path::PathBuf>,
+    /// (--search resident) Spread one search over all adapters of the backend, or the first N
+    /// (opened again in turn where there are fewer).
+    #[arg(long, value_parser = parse_devices, default_value = "1")]
+    pub devices: Devices,
 }
 
 impl InstanceArgs {
@@ -145,6 +181,11 @@ impl SolveArgs {
             time_limit: self.time_limit,
             node_limit: self.node_limit,
             json: self.json,
+            search: self.search,
+            checkpoint: self.checkpoint.clone(),
+            checkpoint_every: self.checkpoint_every,
+            resume: self.resume.clone(),
+            devices: self.devices,
         }
     }
 }
@@ -164,9 +205,15 @@ pub fn run(command: &FlowshopCommand) -> Result<()> {
     let (command, options) = command.command();
     print!("{}", commands::run(&command, &options, &INTERRUPTED)?);
     if INTERRUPTED.load(Ordering::Relaxed) {
+        let checkpoint = match &command {
+            commands::Command::Solve(SolveOptions { checkpoint: Some(path), .. }) => {
+                format!("; the open nodes are in {}, go on with --resume {}", path.display(), path.display())
+            }
+            _ => String::new(),
+        };
         return Err(Error::Cancelled {
             what: "the search".into(),
-            kept: "the best schedule found so far is printed above (not proven optimal)".into(),
+            kept: format!("the best schedule found so far is printed above (not proven optimal){checkpoint}"),
         });
     }
     Ok(())
@@ -233,6 +280,34 @@ mod tests {
             ..SolveOptions::new("ta002")
         };
         assert_eq!(command, commands::Command::Solve(expected));
+        let argv = [
+            "solve",
+            "ta003",
+            "--search",
+            "resident",
+            "--checkpoint",
+            "a.ck",
+            "--checkpoint-every",
+            "30",
+            "--resume",
+            "b.ck",
+            "--devices",
+            "2",
+        ];
+        let expected = SolveOptions {
+            search: Search::Resident,
+            checkpoint: Some("a.ck".into()),
+            checkpoint_every: Some(30.0),
+            resume: Some("b.ck".into()),
+            devices: Devices::Count(2),
+            ..SolveOptions::new("ta003")
+        };
+        assert_eq!(parse(&argv).0, commands::Command::Solve(expected));
+        for (devices, expected) in [("all", Devices::All), ("1", Devices::One)] {
+            let (command, _) = parse(&["solve", "ta003", "--devices", devices]);
+            assert_eq!(command, commands::Command::Solve(SolveOptions { devices: expected, ..SolveOptions::new("ta003") }));
+        }
+        assert!(Flowshop::try_parse_from(["flowshop", "solve", "ta001", "--devices", "0"]).is_err());
         let (command, _) = parse(&["bound", "ta001", "--prefix", "3,0,7", "--suffix", "1"]);
         let expected = NodeBoundOptions { instance: "ta001".into(), prefix: vec![3, 0, 7], suffix: vec![1], json: false };
         assert_eq!(command, commands::Command::Bound(expected));

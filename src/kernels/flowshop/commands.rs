@@ -9,7 +9,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::bench::{self, BenchConfig};
+use super::checkpoint::Checkpoint;
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
+use super::resident::{solve_resident, ResidentOptions};
 use super::{
     cpu, read_instance, solve_with, taillard_by_name, BoundData, Branching, CpuBounder, Exploration, Instance, IteratedGreedy, LowerBound,
     Node, Progress, SearchOptions, Solution,
@@ -60,6 +62,31 @@ pub enum Device {
     Gpu,
     /// CPU threads ([`CpuBounder`]).
     Cpu,
+}
+
+/// Where `flowshop solve` runs the search itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Search {
+    /// The host selects, branches and prunes; the device bounds pools ([`solve_with`]).
+    #[default]
+    Host,
+    /// Everything on the GPU ([`super::resident::solve_resident`]).
+    Resident,
+}
+
+/// Which adapters a resident search spreads over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Devices {
+    /// The one adapter chosen by --adapter/--backend.
+    #[default]
+    One,
+    /// The first N adapters of the backend, opened again in turn where there are fewer
+    /// (several logical devices on one GPU).
+    Count(usize),
+    /// Every adapter of the chosen backend that can run the search.
+    All,
 }
 
 /// GPU kernel variant.
@@ -121,6 +148,21 @@ pub struct SolveOptions {
     pub node_limit: Option<u64>,
     /// JSON instead of text.
     pub json: bool,
+    /// Host search with device bounding, or the search resident on the GPU.
+    #[serde(default)]
+    pub search: Search,
+    /// Resident search: write the open frontier and the incumbent to this file every
+    /// `checkpoint_every` seconds and when the search ends.
+    #[serde(default)]
+    pub checkpoint: Option<std::path::PathBuf>,
+    #[serde(default)]
+    pub checkpoint_every: Option<f64>,
+    /// Resident search: continue the search of this checkpoint.
+    #[serde(default)]
+    pub resume: Option<std::path::PathBuf>,
+    /// Resident search: the adapters it runs on.
+    #[serde(default)]
+    pub devices: Devices,
 }
 
 impl SolveOptions {
@@ -142,6 +184,11 @@ impl SolveOptions {
             time_limit: None,
             node_limit: None,
             json: false,
+            search: Search::Host,
+            checkpoint: None,
+            checkpoint_every: None,
+            resume: None,
+            devices: Devices::One,
         }
     }
 }
@@ -213,6 +260,7 @@ struct SolveReport<'a> {
     branching: Branching,
     /// The host filled the next pool while the GPU bounded the current one.
     overlap: bool,
+    search: Search,
     device: &'a str,
     /// Best known makespan of the instance (Taillard's table or the file header); null when
     /// unknown.
@@ -224,6 +272,38 @@ struct SolveReport<'a> {
 impl SolveOptions {
     /// Rejects options that do not apply to the chosen device (they would be ignored).
     fn check_device_options(&self) -> Result<()> {
+        if self.search == Search::Host {
+            for (given, option) in [
+                (self.checkpoint.is_some(), "--checkpoint"),
+                (self.checkpoint_every.is_some(), "--checkpoint-every"),
+                (self.resume.is_some(), "--resume"),
+                (self.devices != Devices::One, "--devices"),
+            ] {
+                if given {
+                    return Err(Error::invalid(
+                        option,
+                        format!("it applies only to --search resident; drop {option} or add --search resident"),
+                    ));
+                }
+            }
+        } else {
+            let refused = match self.device {
+                Device::Cpu => Some("--device cpu"),
+                Device::Gpu if self.mapping == Some(ThreadMapping::PerParent) => Some("--mapping per-parent"),
+                Device::Gpu if self.sequential => Some("--sequential"),
+                Device::Gpu if self.kernel == Some(KernelVariant::Basic) => Some("--kernel basic"),
+                Device::Gpu => None,
+            };
+            if let Some(option) = refused {
+                return Err(Error::invalid(
+                    option,
+                    "the resident search runs the refactored per-child kernels on the GPU; drop it or use --search host",
+                ));
+            }
+            if self.checkpoint_every.is_some() && self.checkpoint.is_none() {
+                return Err(Error::invalid("--checkpoint-every", "it needs --checkpoint FILE to write to"));
+            }
+        }
         match self.device {
             Device::Gpu if self.threads.is_some() => Err(not_for_device("--threads", "cpu")),
             Device::Cpu if self.kernel.is_some() => Err(not_for_device("--kernel", "gpu")),
@@ -257,6 +337,26 @@ impl SolveOptions {
     }
 }
 
+impl SolveOptions {
+    /// `--checkpoint`, `--checkpoint-every` and `--resume` (the checkpoint read and checked).
+    pub fn resident_options(&self) -> Result<ResidentOptions> {
+        let checkpoint_every = match self.checkpoint_every {
+            None => None,
+            Some(s) => Some(
+                Duration::try_from_secs_f64(s)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| Error::invalid("--checkpoint-every", format!("{s} s; use a number of seconds > 0")))?,
+            ),
+        };
+        let resume = match &self.resume {
+            Some(path) => Some(Checkpoint::read(path)?),
+            None => None,
+        };
+        Ok(ResidentOptions { checkpoint: self.checkpoint.clone(), checkpoint_every, resume })
+    }
+}
+
 fn not_for_device(option: &str, device: &str) -> Error {
     Error::invalid(option, format!("it applies only to --device {device}; drop {option} or add --device {device}"))
 }
@@ -269,9 +369,28 @@ pub fn solve_instance(
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<(Instance, Solution)> {
+    solve_instance_on(args, gpu.as_slice(), interrupted, progress)
+}
+
+/// As [`solve_instance`] on any number of GPUs: the resident search spreads over all of
+/// them, the host search uses the first.
+pub fn solve_instance_on(
+    args: &SolveOptions,
+    gpus: &[&Gpu],
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<(Instance, Solution)> {
     args.check_device_options()?;
     let options = args.search_options(interrupted)?;
     let instance = load_instance(&args.instance)?;
+    if args.search == Search::Resident {
+        if gpus.is_empty() {
+            return Err(Error::invalid("--search resident", "no GPU was opened"));
+        }
+        let solution = solve_resident(gpus, &instance, &options, &args.resident_options()?, progress)?;
+        return Ok((instance, solution));
+    }
+    let gpu = gpus.first().copied();
     let data = BoundData::new(&instance);
     let solution = match args.device {
         Device::Cpu => {
@@ -305,15 +424,43 @@ fn job_list(jobs: &[usize]) -> String {
 /// `leaves`, `seconds`, plus the instance and settings. Stops early with what it found so
 /// far once `interrupted` is set.
 pub fn solve(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Result<String> {
+    solve_on(args, gpu.as_slice(), interrupted)
+}
+
+/// One progress line: text, or with `json` a JSON object (the [`Progress`] fields and
+/// `nodes_per_second`, `gpu_share`).
+pub fn progress_line(p: &Progress, json: bool) -> String {
+    let rate = p.nodes as f64 / p.seconds.max(1e-9);
+    let share = p.gpu_seconds / p.seconds.max(1e-9);
+    if json {
+        let mut value = serde_json::to_value(p).unwrap_or_default();
+        value["nodes_per_second"] = rate.into();
+        value["gpu_share"] = share.into();
+        return value.to_string();
+    }
+    let best = p.best.map_or("none yet".into(), |b| b.to_string());
+    format!(
+        "[{:.0} s] best {best}, {} nodes ({:.3} M nodes/s), {} leaves, {} open, GPU {:.0} % of the time",
+        p.seconds,
+        p.nodes,
+        rate * 1e-6,
+        p.leaves,
+        p.open,
+        100.0 * share
+    )
+}
+
+/// As [`solve`] on any number of GPUs (the resident search spreads over all of them).
+pub fn solve_on(args: &SolveOptions, gpus: &[&Gpu], interrupted: Option<&AtomicBool>) -> Result<String> {
     let mut report = |p: &Progress| {
-        let best = p.best.map_or("none yet".into(), |b| b.to_string());
         // Progress goes to stderr; a closed stderr must not stop the search.
-        let _ = writeln!(std::io::stderr(), "[{:.0} s] best {best}, {} nodes, {} leaves, {} open", p.seconds, p.nodes, p.leaves, p.open);
+        let _ = writeln!(std::io::stderr(), "{}", progress_line(p, args.json));
     };
-    let (instance, solution) = solve_instance(args, gpu, interrupted, Some(&mut report))?;
+    let (instance, solution) = solve_instance_on(args, gpus, interrupted, Some(&mut report))?;
     let device = match args.device {
         Device::Cpu => "cpu".to_string(),
-        Device::Gpu => gpu.map_or("gpu".into(), |g| g.adapter_name()),
+        Device::Gpu if gpus.is_empty() => "gpu".into(),
+        Device::Gpu => gpus.iter().map(|g| g.adapter_name()).collect::<Vec<_>>().join(" + "),
     };
     let best_known = (instance.upper_bound != 0).then_some(instance.upper_bound);
     if args.json {
@@ -323,7 +470,8 @@ pub fn solve(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&Atomic
             machines: instance.machines,
             bound: args.bound,
             branching: args.branching,
-            overlap: !args.sequential,
+            overlap: !args.sequential && args.search == Search::Host,
+            search: args.search,
             device: &device,
             best_known,
             solution: &solution,
@@ -369,11 +517,13 @@ pub fn run(command: &Command, gpu_options: &GpuOptions, interrupted: &AtomicBool
         Command::Bound(a) => bound(a),
         Command::Solve(a) => {
             a.check_device_options()?;
-            let gpu = match a.device {
+            let gpus = match a.device {
                 Device::Gpu => {
-                    let gpu = Gpu::new(gpu_options)?;
-                    let _ = writeln!(std::io::stderr(), "adapter: {}", gpu.adapter_name());
-                    Some(gpu)
+                    let gpus = open_devices(a.devices, gpu_options)?;
+                    for gpu in &gpus {
+                        let _ = writeln!(std::io::stderr(), "adapter: {}", gpu.adapter_name());
+                    }
+                    gpus
                 }
                 Device::Cpu => {
                     if gpu_options.backend.is_some() {
@@ -382,12 +532,47 @@ pub fn run(command: &Command, gpu_options: &GpuOptions, interrupted: &AtomicBool
                     if gpu_options.adapter.is_some() {
                         return Err(not_for_device("--adapter", "gpu"));
                     }
-                    None
+                    Vec::new()
                 }
             };
-            solve(a, gpu.as_ref(), Some(interrupted))
+            solve_on(a, &gpus.iter().collect::<Vec<_>>(), Some(interrupted))
         }
     }
+}
+
+/// Opens the adapters of `--devices` (with `--adapter`, only those named like it).
+pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> {
+    let count = match devices {
+        Devices::One => return Ok(vec![Gpu::new(gpu_options)?]),
+        Devices::Count(0) => return Err(Error::invalid("--devices", "0 devices; use all or a count of at least 1")),
+        Devices::Count(count) => Some(count),
+        Devices::All => None,
+    };
+    let options = gpu_options.clone().or_env();
+    let wanted = options.adapter.as_deref().map(str::to_lowercase);
+    let mut adapters: Vec<_> = crate::gpu::adapters(&options)?
+        .into_iter()
+        .filter(|a| wanted.as_ref().is_none_or(|w| a.get_info().name.to_lowercase().contains(w)))
+        .collect();
+    // one backend: the same GPU is often listed once per backend
+    let Some(backend) = adapters.first().map(|a| a.get_info().backend) else {
+        return Ok(vec![Gpu::new(&options)?]); // the error that names the adapters there are
+    };
+    adapters.retain(|a| a.get_info().backend == backend);
+    let chosen: Vec<&wgpu::Adapter> = match count {
+        Some(count) => adapters.iter().cycle().take(count).collect(),
+        None => adapters.iter().collect(),
+    };
+    chosen
+        .into_iter()
+        .map(|adapter| {
+            let mut gpu = Gpu::open(adapter)?;
+            if let Some(timeout) = options.timeout {
+                gpu.timeout = timeout;
+            }
+            Ok(gpu)
+        })
+        .collect()
 }
 
 /// `simtlab bench flowshop`: kernel time on pools built DFS vs BFS, refactored vs basic kernel

@@ -45,9 +45,12 @@
 //!
 //! The search ([`solve_with`]) starts from the schedule of the start heuristic ([`IteratedGreedy`]:
 //! NEH, then iterated greedy) or a given upper bound, branches bidirectionally by default,
-//! and fills the next pool while the bounder works on the current one.
+//! and fills the next pool while the bounder works on the current one. The resident search
+//! ([`resident::solve_resident`]) keeps the whole search on the GPU instead, with
+//! [`checkpoint::Checkpoint`]s of its frontier.
 
 pub mod bench;
+pub mod checkpoint;
 pub mod commands;
 pub mod cpu;
 mod data;
@@ -55,6 +58,7 @@ pub mod gpu;
 pub mod heuristic;
 mod model;
 mod pool;
+pub mod resident;
 mod search;
 pub mod taillard;
 #[cfg(test)]

@@ -109,6 +109,21 @@ impl Default for SearchOptions<'_> {
     }
 }
 
+impl SearchOptions<'_> {
+    /// Why a search that began at `start` and kept `nodes` nodes must stop now, if it must.
+    pub(super) fn stop_reason(&self, start: Instant, nodes: u64) -> Option<Stop> {
+        if self.interrupted.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+            Some(Stop::Interrupted)
+        } else if self.time_limit.is_some_and(|limit| start.elapsed() >= limit) {
+            Some(Stop::TimeLimit)
+        } else if self.node_limit.is_some_and(|limit| nodes >= limit) {
+            Some(Stop::NodeLimit)
+        } else {
+            None
+        }
+    }
+}
+
 /// Reported to the progress callback during long searches.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Progress {
@@ -123,6 +138,8 @@ pub struct Progress {
     pub open: usize,
     /// Seconds since the search started.
     pub seconds: f64,
+    /// Part of `seconds` spent waiting for the GPU (the bounder, or the resident search).
+    pub gpu_seconds: f64,
 }
 
 /// Why a search stopped before it had explored its whole tree.
@@ -293,15 +310,7 @@ pub fn solve_with(
     let mut last_report = start;
 
     while !open.is_empty() || in_flight.is_some() {
-        stopped = if interrupted() {
-            Some(Stop::Interrupted)
-        } else if options.time_limit.is_some_and(|limit| start.elapsed() >= limit) {
-            Some(Stop::TimeLimit)
-        } else if options.node_limit.is_some_and(|limit| nodes >= limit) {
-            Some(Stop::NodeLimit)
-        } else {
-            None
-        };
+        stopped = options.stop_reason(start, nodes);
         if stopped.is_some() {
             if let Some(Started::Running) = in_flight {
                 bounder.finish()?;
@@ -436,6 +445,7 @@ pub fn solve_with(
                     best: best_perm.is_some().then_some(best),
                     open: open.len(),
                     seconds: start.elapsed().as_secs_f64(),
+                    gpu_seconds: waited.as_secs_f64(),
                 });
             }
         }
@@ -463,7 +473,7 @@ pub fn solve_with(
 
 /// Fails unless `perm` is a complete schedule whose makespan, recomputed from the
 /// processing times, is `value` (a wrong schedule is never reported).
-fn check_schedule(data: &BoundData, perm: &[usize], value: u32, source: &str) -> Result<()> {
+pub(super) fn check_schedule(data: &BoundData, perm: &[usize], value: u32, source: &str) -> Result<()> {
     let recomputed = cpu::permutation_makespan(data.jobs, data.machines, &data.ptimes, perm)?;
     if recomputed != value {
         return Err(Error::invalid(

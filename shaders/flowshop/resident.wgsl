@@ -1,0 +1,318 @@
+// The resident flow-shop search (host side: src/kernels/flowshop/resident.rs): the open nodes,
+// the incumbent and the counters live in GPU buffers, and one round of the search is five
+// dispatches with no host round trip:
+//   resident_plan    (1 thread)   takes the top `taken` nodes off the stack (DFS), as many as
+//                                 the pool holds and the stack has room to branch
+//   resident_select  (per node)   prunes a node whose bound reaches the incumbent, evaluates a
+//                                 leaf (one job left), or writes the node as a parent record
+//                                 and its children in the layout of flowshop/lb1.wgsl, lb2.wgsl
+//   resident_finish  (1 thread)   writes the bound kernel's uniform block (copied into it by
+//                                 the host's command list) and its indirect dispatch size
+//   lb1 / lb2                     the bound kernels, unchanged (bit for bit the host's bounds)
+//   resident_branch  (per node)   chooses the direction (bidirectional), keeps the children
+//                                 below the incumbent and pushes them, most promising on top
+// Every loop runs over jobs, machines or children of one node: no thread waits for another,
+// so no spin, and each invocation's loop count stays far below llvmpipe's limit.
+//
+// Layout (all u32; n = jobs <= MAX_JOBS, m = machines):
+//   binding 1  ptimes    m*n          processing times, machine-major
+//   binding 2  state     16 atomics   the words named below (the host reads them after
+//                        each submission)
+//   binding 3  stack     capacity * node_stride; a node is [front, back, bound, perm (n),
+//                        heads (m), tails (m)] as the host search's open nodes: perm[..front]
+//                        the prefix, perm[front..back] unscheduled, perm[back..] the suffix
+//   binding 4  selected  pool * (node_stride + 2): the nodes taken this round, each followed
+//                        by [first child, children per direction] (0 children: not branched)
+//   binding 5  parents   pool * pool_stride, the bound kernels' parent records (binding 2 there)
+//   binding 6  children  pool * directions * n * 2, the bound kernels' children (binding 3)
+//   binding 7  bounds    the bound kernels' output (binding 4 there)
+//   binding 8  launch    [the bound kernels' 8-word uniform block | dispatch x, y, z]
+//   binding 9  results   pool * (1 + n): per select thread, the best leaf it met [value, perm]
+
+struct Config {
+    jobs: u32,
+    machines: u32,
+    pairs: u32,
+    pool: u32,
+    node_stride: u32,
+    pool_stride: u32,
+    mask_words: u32,
+    // 1: forward branching; 2: bidirectional
+    directions: u32,
+    // nodes the stack holds
+    capacity: u32,
+    result_stride: u32,
+    unused0: u32,
+    unused1: u32,
+}
+
+@group(0) @binding(0) var<uniform> config: Config;
+@group(0) @binding(1) var<storage, read> ptimes: array<u32>;
+@group(0) @binding(2) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> stack: array<u32>;
+@group(0) @binding(4) var<storage, read_write> selected: array<u32>;
+@group(0) @binding(5) var<storage, read_write> pool_parents: array<u32>;
+@group(0) @binding(6) var<storage, read_write> pool_children: array<u32>;
+@group(0) @binding(7) var<storage, read> bounds: array<u32>;
+@group(0) @binding(8) var<storage, read_write> launch: array<u32>;
+@group(0) @binding(9) var<storage, read_write> results: array<u32>;
+
+// state words (host: resident.rs, `word`)
+const COUNT: u32 = 0u;      // open nodes on the stack
+const BEST: u32 = 1u;       // incumbent: children are kept iff their bound is below it
+const TAKEN: u32 = 2u;      // nodes taken this round
+const BASE: u32 = 3u;       // stack index of the lowest node taken this round
+const CHILDREN: u32 = 4u;   // children written this round
+const FULL: u32 = 6u;       // set when the stack had no room to branch
+const ROUNDS: u32 = 7u;
+const NODES: u32 = 8u;      // 64-bit counters as (low, high)
+const LEAVES: u32 = 10u;
+
+const FRONT: u32 = 0u;
+const BACK: u32 = 1u;
+const BOUND: u32 = 2u;
+const PERM: u32 = 3u;
+const BACKWARD_CHILD: u32 = 0x80000000u;
+const MAX_JOBS: u32 = 128u;
+const WG: u32 = 64u;
+
+fn add_counter(low: u32, amount: u32) {
+    let old = atomicAdd(&state[low], amount);
+    // the adder that wraps the low word carries
+    if (old + amount < old) {
+        atomicAdd(&state[low + 1u], 1u);
+    }
+}
+
+@compute @workgroup_size(1)
+fn resident_plan() {
+    let count = atomicLoad(&state[COUNT]);
+    // Branching t nodes pushes at most t * (n - 1) more than it pops.
+    let room = config.capacity - min(count, config.capacity);
+    let taken = min(min(config.pool, count), room / (max(config.jobs, 2u) - 1u));
+    if (taken == 0u && count > 0u) {
+        atomicStore(&state[FULL], 1u);
+    }
+    atomicStore(&state[BASE], count - taken);
+    atomicStore(&state[TAKEN], taken);
+    atomicStore(&state[COUNT], count - taken);
+    atomicStore(&state[CHILDREN], 0u);
+    atomicAdd(&state[ROUNDS], 1u);
+}
+
+@compute @workgroup_size(WG)
+fn resident_select(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    let taken = atomicLoad(&state[TAKEN]);
+    if (i >= taken) {
+        return;
+    }
+    let n = config.jobs;
+    let m = config.machines;
+    // thread 0 takes the top of the stack
+    let src = (atomicLoad(&state[BASE]) + taken - 1u - i) * config.node_stride;
+    let at = i * (config.node_stride + 2u);
+    for (var w = 0u; w < config.node_stride; w = w + 1u) {
+        selected[at + w] = stack[src + w];
+    }
+    selected[at + config.node_stride + 1u] = 0u;
+    let front = selected[at + FRONT];
+    let back = selected[at + BACK];
+    let best = atomicLoad(&state[BEST]);
+    if (selected[at + BOUND] >= best) {
+        return;
+    }
+    let heads = at + PERM + n;
+    let tails = heads + m;
+    if (back - front == 1u) {
+        // Its only child is a leaf: the complete schedule prefix, job, suffix.
+        add_counter(LEAVES, 1u);
+        let job = selected[at + PERM + front];
+        var finish = 0u;
+        var makespan = 0u;
+        for (var k = 0u; k < m; k = k + 1u) {
+            finish = max(finish, selected[heads + k]) + ptimes[k * n + job];
+            makespan = max(makespan, finish + selected[tails + k]);
+        }
+        let slot = i * config.result_stride;
+        if (makespan <= best && makespan < results[slot]) {
+            results[slot] = makespan;
+            for (var j = 0u; j < n; j = j + 1u) {
+                results[slot + 1u + j] = selected[at + PERM + j];
+            }
+            atomicMin(&state[BEST], makespan);
+        }
+        return;
+    }
+
+    let width = back - front;
+    let first = atomicAdd(&state[CHILDREN], width * config.directions);
+    let record = i * config.pool_stride;
+    for (var k = 0u; k < m; k = k + 1u) {
+        pool_parents[record + k] = selected[heads + k];
+        pool_parents[record + m + k] = selected[tails + k];
+        pool_parents[record + 2u * m + k] = 0u;
+    }
+    for (var w = 0u; w < config.mask_words; w = w + 1u) {
+        pool_parents[record + 3u * m + w] = 0u;
+    }
+    for (var x = 0u; x < width; x = x + 1u) {
+        let job = selected[at + PERM + front + x];
+        for (var k = 0u; k < m; k = k + 1u) {
+            pool_parents[record + 2u * m + k] = pool_parents[record + 2u * m + k] + ptimes[k * n + job];
+        }
+        let word = record + 3u * m + (job >> 5u);
+        pool_parents[word] = pool_parents[word] | (1u << (job & 31u));
+        for (var d = 0u; d < config.directions; d = d + 1u) {
+            let child = first + d * width + x;
+            pool_children[2u * child] = i;
+            pool_children[2u * child + 1u] = job | select(0u, BACKWARD_CHILD, d == 1u);
+        }
+    }
+    selected[at + config.node_stride] = first;
+    selected[at + config.node_stride + 1u] = width;
+}
+
+@compute @workgroup_size(1)
+fn resident_finish() {
+    let children = atomicLoad(&state[CHILDREN]);
+    // struct Params of shared/flowshop_pool.wgsl; prune at the incumbent
+    launch[0] = config.jobs;
+    launch[1] = config.machines;
+    launch[2] = config.pairs;
+    launch[3] = children;
+    launch[4] = config.pool_stride;
+    launch[5] = config.mask_words;
+    launch[6] = atomicLoad(&state[TAKEN]);
+    launch[7] = atomicLoad(&state[BEST]);
+    // 64 threads per workgroup, rows of at most 65535 workgroups (shared/grid.wgsl)
+    let groups = (children + 63u) / 64u;
+    launch[8] = min(groups, 65535u);
+    launch[9] = max((groups + 65534u) / 65535u, 1u);
+    launch[10] = 1u;
+}
+
+// Machine idle time the job adds (host: search.rs idle_time), the second key of the order.
+fn idle_time(at: u32, job: u32, backward: bool) -> u32 {
+    let n = config.jobs;
+    let m = config.machines;
+    var finish = 0u;
+    var idle = 0u;
+    for (var step = 0u; step < m; step = step + 1u) {
+        let k = select(step, m - 1u - step, backward);
+        let ready = selected[at + PERM + n + select(k, m + k, backward)];
+        let start = max(finish, ready);
+        idle = idle + start - ready;
+        finish = start + ptimes[k * n + job];
+    }
+    return idle;
+}
+
+// True when child y goes below child x on the stack (it is explored later): larger bound,
+// then more idle time, then later position, as the host search orders them.
+fn later(by: u32, iy: u32, y: u32, bx: u32, ix: u32, x: u32) -> bool {
+    return by > bx || (by == bx && (iy > ix || (iy == ix && y > x)));
+}
+
+@compute @workgroup_size(WG)
+fn resident_branch(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= atomicLoad(&state[TAKEN])) {
+        return;
+    }
+    let n = config.jobs;
+    let m = config.machines;
+    let at = i * (config.node_stride + 2u);
+    let width = selected[at + config.node_stride + 1u];
+    if (width == 0u) {
+        return;
+    }
+    let front = selected[at + FRONT];
+    let back = selected[at + BACK];
+    let best = atomicLoad(&state[BEST]);
+    var first = selected[at + config.node_stride];
+    var backward = false;
+    if (config.directions == 2u) {
+        // Gmys et al.'s MinBranch (host: search.rs prefer_second): fewer children kept, then
+        // a larger sum of bounds clamped at the incumbent (64-bit as low, high)
+        var kept = vec2<u32>(0u, 0u);
+        var low = vec2<u32>(0u, 0u);
+        var high = vec2<u32>(0u, 0u);
+        for (var x = 0u; x < width; x = x + 1u) {
+            let b = vec2<u32>(bounds[first + x], bounds[first + width + x]);
+            kept = kept + select(vec2<u32>(0u), vec2<u32>(1u), b < vec2<u32>(best));
+            let add = min(b, vec2<u32>(best));
+            let sum = low + add;
+            high = high + select(vec2<u32>(0u), vec2<u32>(1u), sum < low);
+            low = sum;
+        }
+        let larger_sum = high.y > high.x || (high.y == high.x && low.y > low.x);
+        if (kept.y < kept.x || (kept.y == kept.x && larger_sum)) {
+            first = first + width;
+            backward = true;
+        }
+    }
+
+    var idle: array<u32, MAX_JOBS>;
+    var kept = 0u;
+    for (var x = 0u; x < min(width, MAX_JOBS); x = x + 1u) {
+        if (bounds[first + x] < best) {
+            kept = kept + 1u;
+            idle[x] = idle_time(at, selected[at + PERM + front + x], backward);
+        }
+    }
+    if (kept == 0u) {
+        return;
+    }
+    add_counter(NODES, kept);
+    let base = atomicAdd(&state[COUNT], kept);
+    if (base + kept > config.capacity) {
+        // resident_plan leaves room for every child, so this never happens; were it to, the
+        // host stops with an error instead of losing nodes
+        atomicStore(&state[FULL], 1u);
+        return;
+    }
+    for (var x = 0u; x < min(width, MAX_JOBS); x = x + 1u) {
+        let b = bounds[first + x];
+        if (b >= best) {
+            continue;
+        }
+        var rank = 0u;
+        for (var y = 0u; y < min(width, MAX_JOBS); y = y + 1u) {
+            let by = bounds[first + y];
+            if (by < best && later(by, idle[y], y, b, idle[x], x)) {
+                rank = rank + 1u;
+            }
+        }
+        let out = (base + rank) * config.node_stride;
+        for (var w = 0u; w < config.node_stride; w = w + 1u) {
+            stack[out + w] = selected[at + w];
+        }
+        let position = out + PERM + front + x;
+        let job = stack[position];
+        if (backward) {
+            var start = 0u;
+            for (var k = m; k > 0u; k = k - 1u) {
+                let tail = out + PERM + n + m + k - 1u;
+                start = max(start, stack[tail]) + ptimes[(k - 1u) * n + job];
+                stack[tail] = start;
+            }
+            let last = out + PERM + back - 1u;
+            stack[position] = stack[last];
+            stack[last] = job;
+            stack[out + BACK] = back - 1u;
+        } else {
+            var finish = 0u;
+            for (var k = 0u; k < m; k = k + 1u) {
+                let head = out + PERM + n + k;
+                finish = max(finish, stack[head]) + ptimes[k * n + job];
+                stack[head] = finish;
+            }
+            let next = out + PERM + front;
+            stack[position] = stack[next];
+            stack[next] = job;
+            stack[out + FRONT] = front + 1u;
+        }
+        stack[out + BOUND] = b;
+    }
+}

@@ -1,0 +1,504 @@
+//! The resident search ([`solve_resident`]): selection, branching, bounding, pruning and
+//! incumbent updates all on the GPU (`shaders/flowshop/resident.wgsl`, its header has the
+//! layout). The open nodes stay in a GPU stack; one round takes the top `--pool` nodes, bounds
+//! their children with the unchanged `lb1`/`lb2` kernels through an indirect dispatch, and
+//! pushes the kept ones back. The host records many rounds into one submission and reads only
+//! a 16-word status between submissions; nodes come to the host only for a checkpoint or to
+//! move work between devices.
+//!
+//! No kernel waits for another workgroup, so the search needs no persistent-threads tier: it
+//! runs wherever compute shaders and indirect dispatch do, llvmpipe/lavapipe included (every
+//! invocation's loops stay below their 65535-iteration cut, checked before the start).
+//! With the incumbent fixed (`--ub` = the optimum), the tree under "keep a child iff its bound
+//! is below the incumbent" does not depend on the order, so the resident search counts the
+//! same nodes and leaves as the host search.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::checkpoint::Checkpoint;
+use super::gpu::ThreadMapping;
+use super::model::{Instance, LowerBound, WORKGROUP_SIZE};
+use super::search::{check_schedule, Branching, Exploration, Progress, SearchOptions, Solution};
+use super::{heuristic, BoundData};
+use crate::error::{Error, Result};
+use crate::gpu::shader::registry;
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
+
+/// Largest job count of the resident search (`MAX_JOBS` in `resident.wgsl`).
+pub const RESIDENT_MAX_JOBS: usize = 128;
+
+/// Words of the status buffer (`state` in `resident.wgsl`).
+mod word {
+    pub const COUNT: usize = 0;
+    pub const BEST: usize = 1;
+    pub const FULL: usize = 6;
+    pub const NODES: usize = 8;
+    pub const LEAVES: usize = 10;
+    pub const ALL: usize = 16;
+}
+
+/// Words of an open node: `[front, back, bound, perm (n), heads (m), tails (m)]`.
+pub fn node_stride(jobs: usize, machines: usize) -> usize {
+    3 + jobs + 2 * machines
+}
+
+/// What the resident search does besides [`SearchOptions`].
+#[derive(Clone, Debug, Default)]
+pub struct ResidentOptions {
+    /// Write the open nodes and the incumbent here every `checkpoint_every` and when the
+    /// search ends (limits, interrupt: the frontier left; finished: none left).
+    pub checkpoint: Option<std::path::PathBuf>,
+    /// Time between two checkpoints (None: only when the search stops early).
+    pub checkpoint_every: Option<Duration>,
+    /// Continue the search of this checkpoint instead of starting at the root.
+    pub resume: Option<Checkpoint>,
+}
+
+/// Status of one device after a submission.
+#[derive(Clone, Copy, Debug, Default)]
+struct Status {
+    open: u32,
+    best: u32,
+    full: bool,
+    nodes: u64,
+    leaves: u64,
+}
+
+impl Status {
+    fn from_words(w: &[u32]) -> Self {
+        let wide = |at: usize| u64::from(w[at]) | (u64::from(w[at + 1]) << 32);
+        Status { open: w[word::COUNT], best: w[word::BEST], full: w[word::FULL] != 0, nodes: wide(word::NODES), leaves: wide(word::LEAVES) }
+    }
+}
+
+/// The search state and kernels on one GPU.
+struct ResidentDevice<'g> {
+    gpu: &'g Gpu,
+    node_stride: usize,
+    capacity: usize,
+    pool: usize,
+    result_stride: usize,
+    kernels: [Arc<Kernel>; 4],
+    bound_kernel: Arc<Kernel>,
+    state: GpuBuffer<u32>,
+    stack: GpuBuffer<u32>,
+    launch: GpuBuffer<u32>,
+    params: GpuBuffer<u32>,
+    results: GpuBuffer<u32>,
+    binds: [wgpu::BindGroup; 4],
+    bound_bind: wgpu::BindGroup,
+    staging: wgpu::Buffer,
+    last: Status,
+}
+
+impl<'g> ResidentDevice<'g> {
+    /// Buffers and kernels for `data`; [`check_resident_size`] has accepted the size.
+    fn new(gpu: &'g Gpu, data: &BoundData, bound: LowerBound, branching: Branching, pool: usize) -> Result<Self> {
+        let (n, m) = (data.jobs, data.machines);
+        let stride = node_stride(n, m);
+        let directions = if branching == Branching::Bidirectional { 2 } else { 1 };
+        let words_limit = (gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size) / 4) as usize;
+        // A depth-first stack holds at most about pool × n nodes per level; half a GiB at most.
+        let capacity = (pool * n * n).min(words_limit / stride).min((1 << 27) / stride);
+        let mask_words = n.div_ceil(32);
+        let pool_stride = 3 * m + mask_words;
+        let result_stride = 1 + n;
+        let config = [
+            n as u32,
+            m as u32,
+            data.pair_count() as u32,
+            pool as u32,
+            stride as u32,
+            pool_stride as u32,
+            mask_words as u32,
+            directions as u32,
+            capacity as u32,
+            result_stride as u32,
+            0,
+            0,
+        ];
+        let storage = |label: &str, words: usize| gpu.buffer_zeroed::<u32>(label, words.max(1), BufferKind::Storage);
+        let upload =
+            |label: &str, words: &[u32]| gpu.buffer(label, if words.is_empty() { &[0u32][..] } else { words }, BufferKind::Storage);
+        let config = gpu.buffer("resident config", &config, BufferKind::Uniform)?;
+        let ptimes = upload("resident ptimes", &data.ptimes)?;
+        let state = storage("resident state", word::ALL)?;
+        let stack = storage("resident stack", capacity * stride)?;
+        let selected = storage("resident selected", pool * (stride + 2))?;
+        let parents = storage("resident parents", pool * pool_stride)?;
+        let children = storage("resident children", 2 * pool * directions * n)?;
+        let bounds = storage("resident bounds", pool * directions * n)?;
+        let launch = gpu.buffer_zeroed::<u32>("resident launch", 12, BufferKind::Indirect)?;
+        let params = gpu.buffer_zeroed::<u32>("resident bound params", 8, BufferKind::Uniform)?;
+        let results = gpu.buffer("resident results", &vec![u32::MAX; pool * result_stride], BufferKind::Storage)?;
+        let pairs = upload("resident pairs", &data.pairs)?;
+        let sequences = upload("resident sequences", &data.sequences)?;
+
+        use registry::flowshop::resident::{RESIDENT_BRANCH, RESIDENT_FINISH, RESIDENT_PLAN, RESIDENT_SELECT};
+        let kernels = [
+            gpu.kernel(RESIDENT_PLAN, &[])?,
+            gpu.kernel(RESIDENT_SELECT, &[])?,
+            gpu.kernel(RESIDENT_FINISH, &[])?,
+            gpu.kernel(RESIDENT_BRANCH, &[])?,
+        ];
+        let bound_kernel = gpu.kernel(ThreadMapping::PerChild.entry_point(bound), &["BRANCHLESS"])?;
+        let slots: [(u32, &dyn Bind); 10] = [
+            (0, &config),
+            (1, &ptimes),
+            (2, &state),
+            (3, &stack),
+            (4, &selected),
+            (5, &parents),
+            (6, &children),
+            (7, &bounds),
+            (8, &launch),
+            (9, &results),
+        ];
+        // every resident entry point binds a subset of the same slots (auto layouts: one group each)
+        let search_binds = [
+            kernels[0].bind_at(gpu, &slots)?,
+            kernels[1].bind_at(gpu, &slots)?,
+            kernels[2].bind_at(gpu, &slots)?,
+            kernels[3].bind_at(gpu, &slots)?,
+        ];
+        let bound_slots: [(u32, &dyn Bind); 7] =
+            [(0, &params), (1, &ptimes), (2, &parents), (3, &children), (4, &bounds), (5, &pairs), (6, &sequences)];
+        let bound_bind = bound_kernel.bind_at(gpu, &bound_slots)?;
+        Ok(Self {
+            gpu,
+            node_stride: stride,
+            capacity,
+            pool,
+            result_stride,
+            kernels,
+            bound_kernel,
+            state,
+            stack,
+            launch,
+            params,
+            results,
+            binds: search_binds,
+            bound_bind,
+            staging: gpu.readback_buffer("resident status", 4 * word::ALL as u64),
+            last: Status::default(),
+        })
+    }
+
+    /// Replaces the open nodes, the incumbent and the counters.
+    fn load(&mut self, nodes: &[u32], best: u32, counted: (u64, u64)) -> Result<()> {
+        let count = nodes.len() / self.node_stride;
+        if count > self.capacity {
+            return Err(Error::Limit {
+                what: "open nodes on one device".into(),
+                requested: count as u64,
+                limit: self.capacity as u64,
+                hint: "resume on a device with more memory, or with more devices (--devices)".into(),
+            });
+        }
+        self.gpu.queue.write_buffer(&self.stack.buffer, 0, bytemuck::cast_slice(nodes));
+        let mut state = [0u32; word::ALL];
+        state[word::COUNT] = count as u32;
+        state[word::BEST] = best;
+        (state[word::NODES], state[word::NODES + 1]) = (counted.0 as u32, (counted.0 >> 32) as u32);
+        (state[word::LEAVES], state[word::LEAVES + 1]) = (counted.1 as u32, (counted.1 >> 32) as u32);
+        self.gpu.write(&self.state, &state)?;
+        self.last = Status { open: count as u32, best, nodes: counted.0, leaves: counted.1, ..Status::default() };
+        Ok(())
+    }
+
+    /// Writes one status word (the device is idle between submissions).
+    fn set_word(&self, index: usize, value: u32) {
+        self.gpu.queue.write_buffer(&self.state.buffer, 4 * index as u64, bytemuck::bytes_of(&value));
+    }
+
+    /// Runs `rounds` rounds in one submission and reads the status.
+    fn run(&mut self, rounds: usize) -> Result<Status> {
+        let groups = (self.pool as u32).div_ceil(WORKGROUP_SIZE);
+        let [plan, select, finish, branch] = &self.kernels;
+        let [plan_bind, select_bind, finish_bind, branch_bind] = &self.binds;
+        let mut steps = Vec::with_capacity(6 * rounds);
+        for _ in 0..rounds {
+            steps.extend([
+                Step::dispatch(plan, plan_bind, [1, 1, 1]),
+                Step::dispatch(select, select_bind, [groups, 1, 1]),
+                Step::dispatch(finish, finish_bind, [1, 1, 1]),
+                Step::copy(&self.launch, &self.params, 32),
+                Step::DispatchIndirect { kernel: &self.bound_kernel, bind: &self.bound_bind, args: &self.launch.buffer, offset: 32 },
+                Step::dispatch(branch, branch_bind, [groups, 1, 1]),
+            ]);
+        }
+        let encoder = self.gpu.encode(&steps);
+        let read = self.gpu.submit_read(encoder, &self.state.buffer, &self.staging, 4 * word::ALL as u64)?;
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&read.finish(self.gpu)?);
+        let status = Status::from_words(&words);
+        if status.full {
+            return Err(Error::Limit {
+                what: "open nodes of the resident search on one device".into(),
+                requested: status.open as u64 + 1,
+                limit: self.capacity as u64,
+                hint: "use a smaller --pool (fewer nodes branched per round keep the stack shallower)".into(),
+            });
+        }
+        self.last = status;
+        Ok(status)
+    }
+
+    /// The open nodes `from..to` of the stack (stack order, bottom first).
+    fn read_nodes(&self, from: usize, to: usize) -> Result<Vec<u32>> {
+        if from >= to {
+            return Ok(Vec::new());
+        }
+        let (first, bytes) = (4 * (from * self.node_stride) as u64, 4 * ((to - from) * self.node_stride) as u64);
+        let part = self.gpu.buffer_zeroed::<u32>("resident nodes", (to - from) * self.node_stride, BufferKind::Storage)?;
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.stack.buffer, first, &part.buffer, 0, bytes);
+        let staging = self.gpu.readback_buffer("resident nodes readback", bytes);
+        let raw = self.gpu.submit_read(encoder, &part.buffer, &staging, bytes)?.finish(self.gpu)?;
+        Ok(bytemuck::pod_collect_to_vec(&raw))
+    }
+
+    /// The best leaf any select thread met: `(makespan, permutation)`.
+    fn best_leaf(&self) -> Result<Option<(u32, Vec<usize>)>> {
+        let words: Vec<u32> = self.gpu.read(&self.results)?;
+        Ok(words
+            .chunks_exact(self.result_stride)
+            .filter(|slot| slot[0] != u32::MAX)
+            .min_by_key(|slot| slot[0])
+            .map(|slot| (slot[0], slot[1..].iter().map(|&j| j as usize).collect())))
+    }
+}
+
+/// Refuses sizes the resident kernels cannot run: more than [`RESIDENT_MAX_JOBS`] jobs, pools
+/// beyond the dispatch limits, and loops llvmpipe would cut short.
+fn check_resident_size(gpu: &Gpu, data: &BoundData, bound: LowerBound, pool: usize) -> Result<()> {
+    let (n, m) = (data.jobs, data.machines);
+    if n > RESIDENT_MAX_JOBS {
+        return Err(Error::Limit {
+            what: "jobs for the resident search".into(),
+            requested: n as u64,
+            limit: RESIDENT_MAX_JOBS as u64,
+            hint: "use the host search (--search host)".into(),
+        });
+    }
+    let max_pool = 65535 * WORKGROUP_SIZE as usize;
+    if !(1..=max_pool).contains(&pool) {
+        return Err(Error::invalid("--pool", format!("{pool} nodes per round; the resident search takes 1..={max_pool}")));
+    }
+    if let Some(limit) = gpu.loop_iteration_limit() {
+        // the busiest invocation: an LB2 child walks every job per machine pair; a branching
+        // thread orders and writes up to n children
+        let bounding = (m + if bound == LowerBound::Lb2 { data.pair_count() * n } else { 0 }) as u64;
+        let branching = (n * (m + n + node_stride(n, m) + m)) as u64;
+        let busiest = bounding.max(branching);
+        if busiest > limit {
+            return Err(Error::Limit {
+                what: format!("loop iterations per invocation of the resident search on {}", gpu.adapter_name()),
+                requested: busiest,
+                limit,
+                hint: "this driver cuts longer loops short, which would give wrong bounds: use a GPU driver, the host search \
+                       (--search host) with --device cpu, or LB1"
+                    .into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Solves `instance` with the search resident on `gpus` (one search; with several devices the
+/// host moves open nodes to a device that ran dry). Honours the bound, branching, limits,
+/// interrupt flag and progress interval of `options`; `exploration` must be depth-first and
+/// `pool_size` is the number of nodes one round branches per device.
+pub fn solve_resident(
+    gpus: &[&Gpu],
+    instance: &Instance,
+    options: &SearchOptions,
+    resident: &ResidentOptions,
+    mut progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<Solution> {
+    if options.exploration != Exploration::DepthFirst {
+        return Err(Error::invalid("--exploration", "the resident search is depth-first; drop --exploration or use --search host"));
+    }
+    if gpus.is_empty() {
+        return Err(Error::invalid("--devices", "no device to run the resident search on"));
+    }
+    let start = Instant::now();
+    let data = BoundData::new(instance);
+    let (n, m) = (data.jobs, data.machines);
+    let interrupted = || options.interrupted.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed));
+    for gpu in gpus {
+        data.check_gpu()?;
+        check_resident_size(gpu, &data, options.bound, options.pool_size)?;
+    }
+
+    // The start: the heuristic's schedule and the root, or the checkpoint's frontier. `best`
+    // is the value a schedule must beat, `known` the best schedule the host holds.
+    let mut begin = match &resident.resume {
+        Some(checkpoint) => checkpoint.check_against(instance, options)?.clone(),
+        None => {
+            let heuristic_deadline = options.time_limit.and_then(|limit| start.checked_add(limit / 10));
+            let stop = || interrupted() || heuristic_deadline.is_some_and(|d| Instant::now() >= d);
+            let (value, perm) = heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, &stop);
+            check_schedule(&data, &perm, value, "start heuristic")?;
+            let best = options.upper_bound.map_or(value, |ub| ub.min(value));
+            let mut root = vec![0, n as u32, 0];
+            root.extend(0..n as u32);
+            root.extend(data.min_heads.iter().chain(&data.min_tails));
+            let start_schedule = (value, perm, start.elapsed().as_secs_f64());
+            Checkpoint::new(instance, options, best, (value == best).then(|| start_schedule.1.clone()), start_schedule, 0.0, (0, 0), root)
+        }
+    };
+    let mut best = begin.best;
+
+    let mut devices = gpus
+        .iter()
+        .map(|gpu| ResidentDevice::new(gpu, &data, options.bound, options.branching, options.pool_size))
+        .collect::<Result<Vec<_>>>()?;
+    // all open nodes start on the first device; `balance` spreads them
+    let open = std::mem::take(&mut begin.nodes);
+    for (i, device) in devices.iter_mut().enumerate() {
+        let (nodes, counted) = if i == 0 { (&open[..], (begin.nodes_counted, begin.leaves_counted)) } else { (&[][..], (0, 0)) };
+        device.load(nodes, best, counted)?;
+    }
+    drop(open);
+
+    let mut rounds = 1usize;
+    let mut gpu_time = Duration::ZERO;
+    let mut last_report = Instant::now();
+    let mut last_checkpoint = Instant::now();
+    let mut stopped = None;
+    let totals = |devices: &[ResidentDevice]| {
+        devices.iter().fold((0u64, 0u64, 0usize), |(a, b, c), d| (a + d.last.nodes, b + d.last.leaves, c + d.last.open as usize))
+    };
+    loop {
+        let (nodes, _, open) = totals(&devices);
+        if open == 0 {
+            break;
+        }
+        stopped = options.stop_reason(start, nodes);
+        if stopped.is_some() {
+            break;
+        }
+        balance(&mut devices)?;
+        let batch = Instant::now();
+        for device in devices.iter_mut().filter(|d| d.last.open > 0) {
+            device.run(rounds)?;
+        }
+        let took = batch.elapsed();
+        gpu_time += took;
+        // about a fifth of a second per submission: short enough for limits and progress
+        if took < Duration::from_millis(100) {
+            rounds = (rounds * 2).min(1 << 12);
+        } else if took > Duration::from_millis(400) {
+            rounds = (rounds / 2).max(1);
+        }
+        // share the incumbent
+        best = devices.iter().map(|d| d.last.best).fold(best, u32::min);
+        for device in devices.iter_mut().filter(|d| d.last.best > best) {
+            device.set_word(word::BEST, best);
+            device.last.best = best;
+        }
+        let seconds = begin.seconds + start.elapsed().as_secs_f64();
+        if let (Some(path), Some(every)) = (&resident.checkpoint, resident.checkpoint_every) {
+            if last_checkpoint.elapsed() >= every {
+                last_checkpoint = Instant::now();
+                snapshot(&devices, &begin, instance, options, seconds)?.write(path)?;
+            }
+        }
+        if let Some(report) = progress.as_deref_mut() {
+            if last_report.elapsed() >= options.progress_interval {
+                last_report = Instant::now();
+                let (nodes, leaves, open) = totals(&devices);
+                let found = best < begin.best || begin.best_permutation.is_some();
+                report(&Progress {
+                    nodes,
+                    leaves,
+                    best: found.then_some(best),
+                    open,
+                    seconds: start.elapsed().as_secs_f64(),
+                    gpu_seconds: gpu_time.as_secs_f64(),
+                });
+            }
+        }
+    }
+
+    let seconds = begin.seconds + start.elapsed().as_secs_f64();
+    let end = snapshot_incumbent(&devices, &begin)?;
+    // the final state: the open nodes of a stopped search, or none once it finished (so a
+    // resume of a finished search ends at once with its result)
+    if let Some(path) = &resident.checkpoint {
+        snapshot(&devices, &begin, instance, options, seconds)?.write(path)?;
+    }
+    if let Some(perm) = &end.1 {
+        check_schedule(&data, perm, end.0, "resident search")?;
+    }
+    let (nodes, leaves, _) = totals(&devices);
+    let finished = stopped.is_none();
+    Ok(Solution {
+        makespan: end.1.is_some().then_some(end.0),
+        optimal: finished && end.1.is_some(),
+        proven_lower_bound: finished.then_some(end.0),
+        permutation: end.1.unwrap_or_default(),
+        stopped,
+        start_makespan: begin.start_makespan,
+        start_permutation: begin.start_permutation,
+        heuristic_seconds: begin.heuristic_seconds,
+        nodes,
+        leaves,
+        seconds,
+        bounding_seconds: gpu_time.as_secs_f64(),
+    })
+}
+
+/// Moves half the open nodes of the fullest device, bottom of its stack first (the largest
+/// subtrees), to each device that ran dry.
+fn balance(devices: &mut [ResidentDevice]) -> Result<()> {
+    while let Some(dry) = devices.iter().position(|d| d.last.open == 0) {
+        let Some(donor) = (0..devices.len()).max_by_key(|&i| devices[i].last.open).filter(|&i| devices[i].last.open >= 2) else {
+            return Ok(());
+        };
+        let open = devices[donor].last.open as usize;
+        let stride = devices[donor].node_stride;
+        let nodes = devices[donor].read_nodes(0, open)?;
+        let (moved, kept) = nodes.split_at(open / 2 * stride);
+        let (best, counted) = (devices[donor].last.best, (devices[donor].last.nodes, devices[donor].last.leaves));
+        devices[donor].load(kept, best, counted)?;
+        let counted = (devices[dry].last.nodes, devices[dry].last.leaves);
+        let best = best.min(devices[dry].last.best);
+        devices[dry].load(moved, best, counted)?;
+    }
+    Ok(())
+}
+
+/// The incumbent value and the best schedule of that value: the start's, or the best leaf a
+/// device met (none when only an upper bound was given and no schedule meets it).
+fn snapshot_incumbent(devices: &[ResidentDevice], begin: &Checkpoint) -> Result<(u32, Option<Vec<usize>>)> {
+    let best = devices.iter().map(|d| d.last.best).fold(begin.best, u32::min);
+    let mut schedule = begin.best_permutation.clone().filter(|_| begin.best == best);
+    for device in devices {
+        if let Some((value, perm)) = device.best_leaf()? {
+            if value == best && schedule.is_none() {
+                schedule = Some(perm);
+            }
+        }
+    }
+    Ok((best, schedule))
+}
+
+/// The checkpoint of the search as it stands (all devices idle between submissions).
+fn snapshot(
+    devices: &[ResidentDevice],
+    begin: &Checkpoint,
+    instance: &Instance,
+    options: &SearchOptions,
+    seconds: f64,
+) -> Result<Checkpoint> {
+    let mut nodes = Vec::new();
+    for device in devices {
+        nodes.extend(device.read_nodes(0, device.last.open as usize)?);
+    }
+    let (best, schedule) = snapshot_incumbent(devices, begin)?;
+    let counted = devices.iter().fold((0, 0), |(a, b), d| (a + d.last.nodes, b + d.last.leaves));
+    let start = (begin.start_makespan, begin.start_permutation.clone(), begin.heuristic_seconds);
+    Ok(Checkpoint::new(instance, options, best, schedule, start, seconds, counted, nodes))
+}

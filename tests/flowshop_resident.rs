@@ -1,0 +1,231 @@
+//! The resident flow-shop search (everything on the GPU): with the optimum as `--ub` it counts
+//! exactly the host search's nodes and leaves; from the heuristic start it proves Taillard's
+//! best-known values; a search stopped by a node limit resumes from its checkpoint; damaged or
+//! mismatched checkpoints are refused; two logical devices run one search.
+
+mod common;
+
+use simtlab::kernels::flowshop::checkpoint::Checkpoint;
+use simtlab::kernels::flowshop::commands::{self, Search, SolveOptions};
+use simtlab::kernels::flowshop::resident::{solve_resident, ResidentOptions};
+use simtlab::kernels::flowshop::{
+    makespan, solve_with, taillard, BoundData, Branching, CpuBounder, Instance, IteratedGreedy, LowerBound, SearchOptions, Solution, Stop,
+};
+use simtlab::Gpu;
+
+/// The optima of the instances the counts are compared on (Taillard's table, proven).
+const OPTIMA: [(usize, u32); 6] = [(1, 1278), (2, 1359), (3, 1081), (4, 1293), (11, 1582), (14, 1377)];
+
+fn options(bound: LowerBound, branching: Branching, ub: Option<u32>) -> SearchOptions<'static> {
+    SearchOptions { bound, branching, upper_bound: ub, pool_size: 4096, ..Default::default() }
+}
+
+fn host(instance: &Instance, options: &SearchOptions) -> Solution {
+    let data = BoundData::new(instance);
+    let mut bounder = CpuBounder::new(&data, options.bound, 0);
+    solve_with(&data, &SearchOptions { pool_size: 256, ..options.clone() }, &mut bounder, None).unwrap()
+}
+
+fn resident(gpus: &[&Gpu], instance: &Instance, options: &SearchOptions, extra: &ResidentOptions) -> Solution {
+    solve_resident(gpus, instance, options, extra, None).unwrap_or_else(|e| panic!("{}: {e}", instance.name))
+}
+
+/// A proof of `optimum`: the schedule is a permutation whose makespan, recomputed, is it.
+fn check_proved(instance: &Instance, s: &Solution, optimum: u32) {
+    assert!(s.optimal && s.stopped.is_none(), "{}: {s:?}", instance.name);
+    assert_eq!(s.makespan, Some(optimum), "{}", instance.name);
+    let mut jobs = s.permutation.clone();
+    jobs.sort_unstable();
+    assert_eq!(jobs, (0..instance.jobs).collect::<Vec<_>>(), "{}: a permutation", instance.name);
+    assert_eq!(makespan(instance, &s.permutation).unwrap(), optimum, "{}: the schedule's makespan", instance.name);
+}
+
+#[test]
+fn resident_counts_equal_host_counts_from_the_optimum() {
+    let gpu = common::gpu();
+    let mut total_nodes = 0;
+    for (number, optimum) in OPTIMA {
+        let instance = taillard(number).unwrap();
+        for bound in [LowerBound::Lb1, LowerBound::Lb2] {
+            for branching in [Branching::Forward, Branching::Bidirectional] {
+                // forward LB1 trees of millions of nodes (ta001, ta003, ta011, ta014) and
+                // ta011's forward LB2 tree take minutes on a CPU driver
+                let large = branching == Branching::Forward
+                    && match bound {
+                        LowerBound::Lb1 => [1, 3, 11, 14].contains(&number),
+                        LowerBound::Lb2 => number == 11,
+                    };
+                if large {
+                    continue;
+                }
+                let options = options(bound, branching, Some(optimum));
+                let expected = host(&instance, &options);
+                let got = resident(&[&gpu], &instance, &options, &ResidentOptions::default());
+                let what = format!("{} {bound:?} {branching:?}", instance.name);
+                assert_eq!((got.nodes, got.leaves), (expected.nodes, expected.leaves), "{what}");
+                assert_eq!(got.proven_lower_bound, Some(optimum), "{what}: {got:?}");
+                assert!(got.makespan.is_none_or(|v| v == optimum), "{what}: {got:?}");
+                total_nodes += got.nodes;
+            }
+        }
+    }
+    assert!(total_nodes > 1_000_000, "the trees compared hold work: {total_nodes} nodes");
+}
+
+#[test]
+fn optima_proved_from_the_heuristic_start_equal_the_best_known() {
+    let gpu = common::gpu();
+    for (number, optimum) in OPTIMA {
+        let instance = taillard(number).unwrap();
+        assert_eq!(instance.upper_bound, optimum, "Taillard's table");
+        // NEH alone leaves the improvement to the search on ta001 (NEH: 1286) and ta011
+        let search = SearchOptions {
+            heuristic: IteratedGreedy { iterations: Some(0), ..Default::default() },
+            ..options(LowerBound::Lb2, Branching::Bidirectional, None)
+        };
+        let s = resident(&[&gpu], &instance, &search, &ResidentOptions::default());
+        check_proved(&instance, &s, optimum);
+        if number == 1 {
+            assert!(s.start_makespan > optimum && s.leaves > 0, "the search found a better schedule at a leaf: {s:?}");
+        }
+    }
+}
+
+#[test]
+fn a_search_stopped_by_the_node_limit_resumes_from_its_checkpoint() {
+    let gpu = common::gpu();
+    let dir = common::scratch("resident-checkpoint");
+    let instance = taillard(11).unwrap();
+    let path = dir.join("ta011.checkpoint");
+    let saving = ResidentOptions { checkpoint: Some(path.clone()), ..Default::default() };
+
+    // From the optimum: the counts of the two runs add up to the host search's.
+    let at_optimum = SearchOptions { node_limit: Some(20_000), ..options(LowerBound::Lb2, Branching::Bidirectional, Some(1582)) };
+    let first = resident(&[&gpu], &instance, &at_optimum, &saving);
+    assert_eq!(first.stopped, Some(Stop::NodeLimit), "{first:?}");
+    assert!(first.nodes >= 20_000 && first.proven_lower_bound.is_none());
+    let checkpoint = Checkpoint::read(&path).unwrap();
+    assert!(checkpoint.open_nodes() > 0 && checkpoint.nodes_counted == first.nodes, "{} open", checkpoint.open_nodes());
+    let resumed = resident(
+        &[&gpu],
+        &instance,
+        &SearchOptions { node_limit: None, ..at_optimum.clone() },
+        &ResidentOptions { resume: Some(checkpoint), ..Default::default() },
+    );
+    let expected = host(&instance, &SearchOptions { node_limit: None, ..at_optimum.clone() });
+    assert_eq!((resumed.nodes, resumed.leaves), (expected.nodes, expected.leaves), "cumulative counts after the resume");
+    assert_eq!(resumed.proven_lower_bound, Some(1582));
+
+    // From NEH alone: stopped, then resumed through the command line's options, it proves the optimum.
+    let args = SolveOptions {
+        search: Search::Resident,
+        heuristic_rounds: Some(0),
+        node_limit: Some(5_000),
+        pool: 512,
+        checkpoint: Some(path.clone()),
+        ..SolveOptions::new("ta011")
+    };
+    let (_, stopped) = commands::solve_instance(&args, Some(&gpu), None, None).unwrap();
+    assert_eq!(stopped.stopped, Some(Stop::NodeLimit));
+    let resume = SolveOptions { node_limit: None, checkpoint: None, resume: Some(path.clone()), ..args.clone() };
+    let (_, proved) = commands::solve_instance(&resume, Some(&gpu), None, None).unwrap();
+    check_proved(&instance, &proved, 1582);
+    assert!(proved.nodes > stopped.nodes, "the resumed run goes on counting: {} then {}", stopped.nodes, proved.nodes);
+}
+
+#[test]
+fn damaged_or_mismatched_checkpoints_are_refused() {
+    let gpu = common::gpu();
+    let dir = common::scratch("resident-damaged");
+    let path = dir.join("ta014.checkpoint");
+    let args = SolveOptions {
+        search: Search::Resident,
+        node_limit: Some(2_000),
+        pool: 256,
+        checkpoint: Some(path.clone()),
+        ..SolveOptions::new("ta014")
+    };
+    let (_, s) = commands::solve_instance(&args, Some(&gpu), None, None).unwrap();
+    assert_eq!(s.stopped, Some(Stop::NodeLimit));
+    let good = std::fs::read(&path).unwrap();
+    let resume = |bytes: &[u8], change: &dyn Fn(&mut SolveOptions)| {
+        std::fs::write(dir.join("changed"), bytes).unwrap();
+        let mut options = SolveOptions { node_limit: None, checkpoint: None, resume: Some(dir.join("changed")), ..args.clone() };
+        change(&mut options);
+        commands::solve_instance(&options, Some(&gpu), None, None).map(|(_, s)| s)
+    };
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x10;
+    for (bytes, expected) in [
+        (flipped, "hash does not match"),
+        (good[..good.len() - 100].to_vec(), "hash does not match"),
+        (Vec::new(), "too short"),
+        (b"not a checkpoint at all, but long enough".to_vec(), "checkpoint line"),
+    ] {
+        let err = resume(&bytes, &|_| ()).unwrap_err().to_string();
+        assert!(err.contains(expected) && err.contains("--checkpoint"), "{expected}: {err}");
+    }
+    for (change, option) in [
+        (&(|o: &mut SolveOptions| o.bound = LowerBound::Lb1) as &dyn Fn(&mut SolveOptions), "--bound"),
+        (&|o: &mut SolveOptions| o.branching = Branching::Forward, "--branching"),
+        (&|o: &mut SolveOptions| o.instance = "ta015".into(), "the instance"),
+        (&|o: &mut SolveOptions| o.ub = Some(1300), "--ub"),
+    ] {
+        let err = resume(&good, change).unwrap_err().to_string();
+        assert!(err.contains(option) && err.contains("checkpoint was written for"), "{option}: {err}");
+    }
+    // The intact file resumes and proves the optimum.
+    let s = resume(&good, &|_| ()).unwrap();
+    check_proved(&taillard(14).unwrap(), &s, 1377);
+}
+
+#[test]
+fn two_logical_devices_run_one_search() {
+    let (first, second) = (common::gpu(), common::gpu());
+    let instance = taillard(14).unwrap();
+    let at_optimum = options(LowerBound::Lb2, Branching::Bidirectional, Some(1377));
+    let expected = host(&instance, &at_optimum);
+    let both = resident(&[&first, &second], &instance, &SearchOptions { pool_size: 256, ..at_optimum }, &ResidentOptions::default());
+    assert_eq!((both.nodes, both.leaves), (expected.nodes, expected.leaves));
+    let from_neh = SearchOptions {
+        heuristic: IteratedGreedy { iterations: Some(0), ..Default::default() },
+        pool_size: 128,
+        ..options(LowerBound::Lb2, Branching::Bidirectional, None)
+    };
+    let ta001 = taillard(1).unwrap();
+    check_proved(&ta001, &resident(&[&first, &second], &ta001, &from_neh, &ResidentOptions::default()), 1278);
+}
+
+#[test]
+fn sizes_and_options_the_resident_search_cannot_take_are_clear_errors() {
+    let gpu = common::gpu();
+    let run = |args: SolveOptions| commands::solve_instance(&args, Some(&gpu), None, None).unwrap_err().to_string();
+    let resident = |name: &str| SolveOptions { search: Search::Resident, ..SolveOptions::new(name) };
+    // 200 jobs: beyond the resident kernels' 128
+    let err = run(resident("ta101"));
+    assert!(err.contains("jobs for the resident search") && err.contains("--search host"), "{err}");
+    let err = run(SolveOptions { exploration: simtlab::kernels::flowshop::Exploration::BreadthFirst, ..resident("ta001") });
+    assert!(err.contains("depth-first"), "{err}");
+    let err = run(SolveOptions { checkpoint: Some("x".into()), ..SolveOptions::new("ta001") });
+    assert!(err.contains("--search resident"), "{err}");
+    let err = run(SolveOptions { checkpoint_every: Some(5.0), ..resident("ta001") });
+    assert!(err.contains("--checkpoint FILE"), "{err}");
+}
+
+#[test]
+fn an_interrupt_writes_the_checkpoint_the_search_resumes_from() {
+    let gpu = common::gpu();
+    let dir = common::scratch("resident-interrupt");
+    let path = dir.join("ta002.checkpoint");
+    let instance = taillard(2).unwrap();
+    let flag = std::sync::atomic::AtomicBool::new(true);
+    let search = SearchOptions { interrupted: Some(&flag), ..options(LowerBound::Lb1, Branching::Bidirectional, None) };
+    let saving = ResidentOptions { checkpoint: Some(path.clone()), ..Default::default() };
+    let stopped = resident(&[&gpu], &instance, &search, &saving);
+    assert_eq!((stopped.stopped, stopped.nodes), (Some(Stop::Interrupted), 0), "{stopped:?}");
+    let checkpoint = Checkpoint::read(&path).unwrap();
+    assert_eq!((checkpoint.open_nodes(), checkpoint.best), (1, stopped.start_makespan), "the root and the start schedule");
+    let go_on = SearchOptions { interrupted: None, ..search };
+    let proved = resident(&[&gpu], &instance, &go_on, &ResidentOptions { resume: Some(checkpoint), ..Default::default() });
+    check_proved(&instance, &proved, 1359);
+}
