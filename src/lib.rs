@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! simtlab: measure, explain and remove SIMT divergence and scheduling limits on any GPU that
 //! wgpu reaches (Vulkan, Metal, DX12, GL).
 //!

@@ -22,11 +22,15 @@ const MAGIC: &str = "simtlab flowshop checkpoint 1\n";
 pub struct Checkpoint {
     /// Name of the instance (the check compares its size and processing times).
     pub instance: String,
+    /// Jobs of the instance.
     pub jobs: usize,
+    /// Machines of the instance.
     pub machines: usize,
     /// FNV-1a 64 of the processing times (machine-major, little-endian u32).
     pub ptimes_hash: u64,
+    /// The lower bound the search uses (a resume must use the same).
     pub bound: LowerBound,
+    /// The branching the search uses (a resume must use the same).
     pub branching: Branching,
     /// The `--ub` the search started with.
     pub upper_bound: Option<u32>,
@@ -34,12 +38,17 @@ pub struct Checkpoint {
     pub best: u32,
     /// A schedule of makespan `best`, when one is known.
     pub best_permutation: Option<Vec<usize>>,
+    /// Makespan of the start schedule (the heuristic's).
     pub start_makespan: u32,
+    /// The start schedule.
     pub start_permutation: Vec<usize>,
+    /// Seconds the start heuristic took.
     pub heuristic_seconds: f64,
     /// Seconds the search ran before this checkpoint, over all its runs.
     pub seconds: f64,
+    /// Nodes bounded so far, over all runs.
     pub nodes_counted: u64,
+    /// Leaves (complete schedules) reached so far, over all runs.
     pub leaves_counted: u64,
     /// Open nodes, `node_stride(jobs, machines)` words each.
     #[serde(skip)]

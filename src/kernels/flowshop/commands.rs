@@ -155,6 +155,7 @@ pub struct SolveOptions {
     /// `checkpoint_every` seconds and when the search ends.
     #[serde(default)]
     pub checkpoint: Option<std::path::PathBuf>,
+    /// Seconds between checkpoints (with `checkpoint`; default: only when the search ends).
     #[serde(default)]
     pub checkpoint_every: Option<f64>,
     /// Resident search: continue the search of this checkpoint.
