@@ -115,7 +115,8 @@ impl harness::progress::Reporter for TerminalProgress {
         let mut bars = self.bars.lock().unwrap_or_else(|e| e.into_inner());
         match event {
             Event::Start { what, total } => {
-                let bar = if self.terminal { indicatif::ProgressBar::new(total) } else { indicatif::ProgressBar::hidden() };
+                // a sweep of no known length (a search's heartbeat) only has lines
+                let bar = if self.terminal && total > 0 { indicatif::ProgressBar::new(total) } else { indicatif::ProgressBar::hidden() };
                 if let Ok(style) = indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} (eta {eta})") {
                     bar.set_style(style.progress_chars("=> "));
                 }

@@ -4,7 +4,6 @@
 //!
 //! Jobs are numbered from 0 everywhere (prefixes, suffixes, permutations).
 
-use std::io::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -453,11 +452,12 @@ pub fn progress_line(p: &Progress, json: bool) -> String {
 
 /// As [`solve`] on any number of GPUs (the resident search spreads over all of them).
 pub fn solve_on(args: &SolveOptions, gpus: &[&Gpu], interrupted: Option<&AtomicBool>) -> Result<String> {
-    let mut report = |p: &Progress| {
-        // Progress goes to stderr; a closed stderr must not stop the search.
-        let _ = writeln!(std::io::stderr(), "{}", progress_line(p, args.json));
-    };
-    let (instance, solution) = solve_instance_on(args, gpus, interrupted, Some(&mut report))?;
+    // heartbeat lines go to whoever listens to progress (the command line: standard error)
+    let lines = crate::harness::Progress::new(0, "flowshop solve");
+    let mut report = |p: &Progress| lines.println(progress_line(p, args.json));
+    let solved = solve_instance_on(args, gpus, interrupted, Some(&mut report));
+    lines.finish();
+    let (instance, solution) = solved?;
     let device = match args.device {
         Device::Cpu => "cpu".to_string(),
         Device::Gpu if gpus.is_empty() => "gpu".into(),
@@ -521,9 +521,11 @@ pub fn run(command: &Command, gpu_options: &GpuOptions, interrupted: &AtomicBool
             let gpus = match a.device {
                 Device::Gpu => {
                     let gpus = open_devices(a.devices, gpu_options)?;
+                    let lines = crate::harness::Progress::new(0, "flowshop solve");
                     for gpu in &gpus {
-                        let _ = writeln!(std::io::stderr(), "adapter: {}", gpu.adapter_name());
+                        lines.println(format!("adapter: {}", gpu.adapter_name()));
                     }
+                    lines.finish();
                     gpus
                 }
                 Device::Cpu => {
