@@ -8,6 +8,8 @@
 //! - [`divergence`]: SIMT efficiency, branch efficiency and divergence ratio, from the GPU
 //!   probe or from host emulation at any width.
 //! - [`occupancy`]: the analytical occupancy model (G80 to Hopper, AMD).
+//! - [`profile`]: divergence per branch of any WGSL compute shader, instrumented without edits
+//!   (`simtlab profile`, and [`profile::Profiler`] inside an app).
 //! - [`remap`]: thread-data remapping (redirection, LAM layout, GPU regrouping, pipelining).
 //! - [`workload`]: the registry of everything runnable (`simtlab list`, `simtlab run NAME`).
 //! - [`kernels`]: the benchmark kernel families, each with its CPU reference.
@@ -23,6 +25,7 @@ pub mod gpu;
 pub mod harness;
 pub mod kernels;
 pub mod occupancy;
+pub mod profile;
 pub mod pt;
 pub mod remap;
 pub mod report;

@@ -7,6 +7,7 @@ mod flowshop;
 mod gpu_args;
 mod occupancy;
 mod output;
+mod profile;
 mod reproduce;
 mod value;
 mod workload;
@@ -106,6 +107,8 @@ enum Command {
         #[command(flatten)]
         gpu: BenchGpuArgs,
     },
+    /// Divergence per branch of any WGSL compute shader, instrumented without edits.
+    Profile(profile::ProfileArgs),
     /// Reports from earlier runs.
     Report {
         #[command(subcommand)]
@@ -142,6 +145,7 @@ fn run(cli: &Cli) -> Result<()> {
         #[cfg(feature = "gui")]
         Command::Gui { family, run, adapter } => simtlab::ui::explorer::run(&adapter.options(None), family.as_deref(), *run),
         Command::Occupancy(args) => occupancy::run(args),
+        Command::Profile(args) => profile::run(args),
         Command::Bench { family, gpu } => {
             let gpu = gpu_args::open_gpu(gpu)?;
             bench::run(&gpu, family)

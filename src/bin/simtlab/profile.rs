@@ -1,0 +1,180 @@
+//! `simtlab profile`: divergence per branch of any WGSL compute shader, without editing it.
+
+use crate::gpu_args::GpuArgs;
+use clap::Args;
+use simtlab::harness::{format_seconds, write_file};
+use simtlab::occupancy::{find_arch, kernel_occupancy, kernel_resources};
+use simtlab::profile::{self, BindingSpec, CountSource, Counting, ProfileRequest, REGISTERS_NOT_EXPOSED};
+use simtlab::{Error, Gpu, Result};
+use std::path::PathBuf;
+
+/// Arguments of the `profile` subcommand.
+#[derive(Args, Clone)]
+pub struct ProfileArgs {
+    /// The WGSL file.
+    pub shader: PathBuf,
+    /// The compute entry point.
+    #[arg(long, default_value = "main")]
+    pub entry: String,
+    /// Workgroups to dispatch: X or X,Y or X,Y,Z.
+    #[arg(long, value_parser = parse_workgroups)]
+    pub workgroups: [u32; 3],
+    /// Contents of a binding (repeatable): NAME=SPEC, N=SPEC (group 0) or G:N=SPEC, SPEC one of
+    /// u32:N:seq, u32:N:zero, u32:N:random:SEED, f32:N:zero, f32:N:random:SEED, file:PATH.
+    #[arg(long = "bind", value_name = "B=SPEC")]
+    pub binds: Vec<String>,
+    /// Write a binding's final contents as raw little-endian bytes (repeatable): B=FILE.
+    #[arg(long = "dump", value_name = "B=FILE")]
+    pub dumps: Vec<String>,
+    /// Emulate subgroups of this width on the host (default: the GPU's own subgroups; 32 on an
+    /// adapter without subgroups).
+    #[arg(long)]
+    pub width: Option<u32>,
+    /// Emulate on the host even at the native width.
+    #[arg(long)]
+    pub emulate: bool,
+    /// Branch outcomes each invocation may record when emulating.
+    #[arg(long, default_value_t = profile::DEFAULT_TRACE_EVENTS)]
+    pub trace_events: u32,
+    /// Group and binding for the probe's records (G:N); default: a group the shader does not use.
+    #[arg(long, value_parser = parse_slot)]
+    pub slot: Option<(u32, u32)>,
+    /// Timed runs of the plain and of the instrumented shader (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    pub samples: usize,
+    /// Write the per-site table and figures as JSON (`-` = standard output).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the per-subgroup heat map as a PNG.
+    #[arg(long)]
+    pub heatmap: Option<PathBuf>,
+    /// Occupancy of the kernel on this preset (`simtlab occupancy --arch list`).
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Registers per thread to assume for --arch (the driver's count is not exposed).
+    #[arg(long, default_value_t = 32)]
+    pub regs: u32,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+}
+
+fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() > 3 {
+        return Err(format!("'{s}': give X, X,Y or X,Y,Z"));
+    }
+    let mut out = [1u32; 3];
+    for (o, p) in out.iter_mut().zip(&parts) {
+        *o = p.trim().parse().ok().filter(|&v| v > 0).ok_or_else(|| format!("'{p}' is not a positive workgroup count"))?;
+    }
+    Ok(out)
+}
+
+fn parse_slot(s: &str) -> std::result::Result<(u32, u32), String> {
+    let (g, b) = s.split_once(':').ok_or_else(|| format!("'{s}': give GROUP:BINDING"))?;
+    Ok((g.trim().parse().map_err(|_| format!("'{g}' is not a group"))?, b.trim().parse().map_err(|_| format!("'{b}' is not a binding"))?))
+}
+
+fn split_pair<'a>(arg: &'a str, flag: &str) -> Result<(&'a str, &'a str)> {
+    arg.split_once('=').ok_or_else(|| Error::invalid(flag, format!("'{arg}': give B=VALUE")))
+}
+
+pub fn run(args: &ProfileArgs) -> Result<()> {
+    let file = args.shader.display().to_string();
+    let wgsl = std::fs::read_to_string(&args.shader).map_err(|e| Error::io(&args.shader, e))?;
+    let bindings = args
+        .binds
+        .iter()
+        .map(|b| split_pair(b, "--bind").and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?))))
+        .collect::<Result<Vec<_>>>()?;
+    let dumps = args.dumps.iter().map(|d| split_pair(d, "--dump")).collect::<Result<Vec<_>>>()?;
+    let gpu = Gpu::new(&args.gpu.options())?;
+    let request = ProfileRequest {
+        file: &file,
+        wgsl: &wgsl,
+        entry: &args.entry,
+        workgroups: args.workgroups,
+        bindings,
+        width: args.width,
+        emulate: args.emulate,
+        trace_events: args.trace_events,
+        slot: args.slot,
+        samples: args.samples,
+    };
+    let run = profile::profile(&gpu, &request)?;
+    let s = &run.summary;
+    let to_stdout = args.json.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    let mut text = String::new();
+    text += &format!("adapter: {} [{}]\n", run.adapter, gpu.info.driver);
+    text += &match (s.source, run.counting) {
+        (CountSource::GpuProbe, _) => format!("counts: GPU probe (ballots on native subgroups of {})\n", s.subgroup_width),
+        (CountSource::HostEmulation, Counting::Trace { events }) => format!(
+            "counts: host emulation of subgroups of {} from each invocation's recorded outcomes (up to {events}){}\n",
+            s.subgroup_width,
+            if gpu.caps.subgroups { "" } else { "; this adapter has no subgroups" }
+        ),
+        (CountSource::HostEmulation, Counting::Subgroups) => String::new(),
+    };
+    text += &format!("probe records at group {} binding {}\n\n", run.slot.0, run.slot.1);
+    text += &profile::table(s);
+    text += &format!(
+        "\nSIMT efficiency {:.1} %, branch efficiency {:.1} %, divergent subgroups {} of {} (ratio {:.3})\n",
+        100.0 * s.simt_efficiency,
+        100.0 * s.branch_efficiency,
+        s.divergent_subgroups,
+        s.subgroups,
+        s.divergence_ratio
+    );
+    text += &format!(
+        "GPU time ({:?}, median of {}): {} plain, {} instrumented ({:.2}x)\n",
+        run.plain.source,
+        args.samples.max(1),
+        format_seconds(run.plain.seconds),
+        format_seconds(run.instrumented.seconds),
+        run.instrumented.seconds / run.plain.seconds.max(1e-12)
+    );
+    text += if run.outputs_identical {
+        "outputs: every writable binding identical with and without the probe\n"
+    } else {
+        "outputs: DIFFER with and without the probe (a shader whose result depends on timing, e.g. atomics racing, or a bug: please report it)\n"
+    };
+    if let Some(arch) = &args.arch {
+        let arch = find_arch(arch)?;
+        let k = kernel_resources(&wgsl, &args.entry)?;
+        let occ = kernel_occupancy(arch, &k, args.regs)?;
+        text += &format!(
+            "occupancy on {}: {} threads per workgroup, {} B workgroup memory, at {} registers per thread (assumed: {}): {:.0} % ({} workgroups per {}, limited by {:?})\n",
+            arch.name,
+            k.threads_per_workgroup,
+            k.workgroup_memory_bytes,
+            args.regs,
+            REGISTERS_NOT_EXPOSED,
+            100.0 * occ.occupancy,
+            occ.active_blocks_per_sm,
+            arch.sm_word(),
+            occ.limited_by
+        );
+    }
+    if to_stdout {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+    if let Some(path) = &args.heatmap {
+        profile::write_heatmap(&run.counts, path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    for (key, path) in dumps {
+        let (_, bytes) = run.outputs.iter().find(|(b, _)| b.matches(key)).ok_or_else(|| Error::invalid("--dump", format!("'{key}' names no binding of '{}'", args.entry)))?;
+        write_file(path.as_ref(), bytes)?;
+        eprintln!("wrote {path}");
+    }
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&run).map_err(|e| Error::invalid("JSON output", e.to_string()))?;
+        write_file(path, json.as_bytes())?;
+        if !to_stdout {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,223 @@
+//! Per-site counts of a profiled run: decoded from the GPU probe's per-subgroup records, or
+//! emulated on the host from each invocation's recorded outcomes at any width.
+
+use super::instrument::{Counting, Instrumented, HEADER_WORDS, WORDS_PER_SITE};
+use super::sites::{FoundSite, SiteKind};
+use crate::divergence::{Divergence, ProbeLayout, SiteCounters, PROBE_WORDS_PER_SITE};
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Counters of one site (over one subgroup, or summed over all).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteCounts {
+    /// Subgroup-steps at which at least one lane evaluated the site.
+    pub evaluations: u64,
+    /// Σ over those of the lanes evaluating it.
+    pub active_lanes: u64,
+    /// Σ lanes for which the condition was true.
+    pub taken_lanes: u64,
+    /// Evaluations where all active lanes agreed.
+    pub uniform_evaluations: u64,
+    /// Evaluations where at least one lane took it (subgroup-steps spent in the guarded code).
+    pub taken_steps: u64,
+}
+
+impl SiteCounts {
+    fn add(&mut self, o: &SiteCounts) {
+        self.evaluations += o.evaluations;
+        self.active_lanes += o.active_lanes;
+        self.taken_lanes += o.taken_lanes;
+        self.uniform_evaluations += o.uniform_evaluations;
+        self.taken_steps += o.taken_steps;
+    }
+
+    /// One evaluation by `active` lanes of which `taken` took it.
+    fn evaluate(&mut self, active: u64, taken: u64) {
+        self.evaluations += 1;
+        self.active_lanes += active;
+        self.taken_lanes += taken;
+        self.uniform_evaluations += (taken == 0 || taken == active) as u64;
+        self.taken_steps += (taken > 0) as u64;
+    }
+
+    /// The same counts in the terms of [`crate::divergence`] (divergent = not uniform).
+    pub fn counters(&self) -> SiteCounters {
+        SiteCounters {
+            evaluations: self.evaluations,
+            divergent: self.evaluations - self.uniform_evaluations,
+            taken_steps: self.taken_steps,
+            taken_lanes: self.taken_lanes,
+        }
+    }
+
+    /// Lanes in the guarded code / (subgroup-steps in it × width) (1.0 when never taken).
+    pub fn simt_efficiency(&self, width: u32) -> f64 {
+        self.counters().simt_efficiency(width)
+    }
+
+    /// Uniform evaluations / evaluations (1.0 when never evaluated).
+    pub fn branch_efficiency(&self) -> f64 {
+        self.counters().branch_efficiency()
+    }
+}
+
+/// Where the counts come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountSource {
+    /// Ballots on the GPU's own subgroups, at its native width.
+    GpuProbe,
+    /// Host emulation of subgroups of the chosen width over recorded outcomes.
+    HostEmulation,
+}
+
+/// The counts of one profiled dispatch: per subgroup and per site.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    pub width: u32,
+    pub source: CountSource,
+    pub sites: usize,
+    /// `per_subgroup[g * sites + s]`: site s in subgroup g (subgroups in dispatch order).
+    pub per_subgroup: Vec<SiteCounts>,
+}
+
+impl Counts {
+    /// Per-site totals over all subgroups.
+    pub fn totals(&self) -> Vec<SiteCounts> {
+        let mut t = vec![SiteCounts::default(); self.sites];
+        for record in self.per_subgroup.chunks_exact(self.sites.max(1)) {
+            t.iter_mut().zip(record).for_each(|(t, c)| t.add(c));
+        }
+        t
+    }
+
+    /// As a [`Divergence`] (per-warp heat-map values, Zhang's ratio) for the overlay widgets.
+    pub fn divergence(&self) -> Divergence {
+        let words: Vec<u32> = self
+            .per_subgroup
+            .iter()
+            .flat_map(|c| {
+                let c = c.counters();
+                [c.evaluations, c.divergent, c.taken_steps, c.taken_lanes].map(|v| v.min(u32::MAX as u64) as u32)
+            })
+            .collect();
+        let subgroups = words.len() / (self.sites.max(1) * PROBE_WORDS_PER_SITE);
+        ProbeLayout { sites: self.sites, subgroups, width: self.width }.decode(&words)
+    }
+}
+
+/// Decodes the records buffer of a run of `workgroups` workgroups: the GPU's counters in
+/// subgroup mode, the host emulation at `width` in trace mode.
+pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], width: u32) -> Result<Counts> {
+    if words.get(2).is_some_and(|&w| w != 0) {
+        return Err(Error::invalid(
+            "probe records",
+            "some invocations found no room for their records: the dispatch is larger than the one the records were sized for",
+        ));
+    }
+    let groups = workgroups.iter().map(|&w| w as usize).product::<usize>();
+    let sites = instrumented.sites.len();
+    match instrumented.counting {
+        Counting::Subgroups => {
+            let (native, per_group) = (words.first().copied().unwrap_or(0), words.get(1).copied().unwrap_or(0) as usize);
+            if native == 0 || per_group == 0 {
+                return Err(Error::invalid("probe records", "the header is empty: the instrumented kernel did not run before the read"));
+            }
+            let needed = HEADER_WORDS + groups * per_group * sites * WORDS_PER_SITE;
+            let body = words.get(HEADER_WORDS..needed).ok_or_else(|| {
+                Error::invalid("probe records", format!("{} words read, {needed} needed for {groups} workgroups", words.len()))
+            })?;
+            let per_subgroup = body
+                .chunks_exact(WORDS_PER_SITE)
+                .map(|w| SiteCounts {
+                    evaluations: w[0] as u64,
+                    active_lanes: w[1] as u64,
+                    taken_lanes: w[2] as u64,
+                    uniform_evaluations: w[3] as u64,
+                    taken_steps: w[4] as u64,
+                })
+                .collect();
+            Ok(Counts { width: native, source: CountSource::GpuProbe, sites, per_subgroup })
+        }
+        Counting::Trace { events } => {
+            if width == 0 || width > 128 {
+                return Err(Error::invalid("width", format!("{width}: emulate subgroups of 1..=128 lanes")));
+            }
+            let threads = instrumented.threads() as usize;
+            let stride = 1 + 2 * events as usize;
+            let needed = HEADER_WORDS + groups * threads * stride;
+            let body = words.get(HEADER_WORDS..needed).ok_or_else(|| {
+                Error::invalid("probe records", format!("{} words read, {needed} needed for {groups} workgroups", words.len()))
+            })?;
+            let mut lanes = Vec::with_capacity(threads);
+            let mut per_subgroup = Vec::new();
+            for workgroup in body.chunks_exact(threads * stride) {
+                for subgroup in workgroup.chunks(width as usize * stride) {
+                    lanes.clear();
+                    for record in subgroup.chunks_exact(stride) {
+                        let count = record[0] as usize;
+                        if count > events as usize {
+                            return Err(Error::Limit {
+                                what: "branch outcomes of one invocation".into(),
+                                requested: count as u64,
+                                limit: events as u64,
+                                hint: "record more with --trace-events, or profile on an adapter with subgroups (Vulkan)".into(),
+                            });
+                        }
+                        lanes.push(record[1..1 + 2 * count].chunks_exact(2).map(|e| (e[0] as usize, e[1])).collect::<Vec<_>>());
+                    }
+                    per_subgroup.extend(emulate_subgroup(&instrumented.found, &lanes)?);
+                }
+            }
+            Ok(Counts { width, source: CountSource::HostEmulation, sites, per_subgroup })
+        }
+    }
+}
+
+/// Lock-step counts of one subgroup from its lanes' outcome sequences ((site, value) each).
+///
+/// The k-th evaluation of a site by different lanes is the same subgroup-step when it happens
+/// in the same iteration of every enclosing loop: each event is keyed by its site, the
+/// iteration counts of the loop tests around it (and its own, for a loop test) and how often
+/// that key came before in the lane (a function called twice, a loop entered again). That is
+/// exact for structured control flow whose loops have tests (`while`, `for`, `break if`);
+/// inside a `loop` without a test, evaluations are matched by occurrence.
+pub(crate) fn emulate_subgroup(found: &[FoundSite], lanes: &[Vec<(usize, u32)>]) -> Result<Vec<SiteCounts>> {
+    let nested: Vec<Vec<usize>> = (0..found.len()).map(|l| (0..found.len()).filter(|&s| found[s].loops.contains(&l)).collect()).collect();
+    // key -> (lanes evaluating, lanes taking, first lane's value)
+    let mut steps: BTreeMap<(usize, Vec<u32>, u32), (u64, u64, u32)> = BTreeMap::new();
+    for events in lanes {
+        let mut iteration = vec![0u32; found.len()];
+        let mut seen: BTreeMap<(usize, Vec<u32>), u32> = BTreeMap::new();
+        for &(s, value) in events {
+            let site = found.get(s).ok_or_else(|| Error::invalid("probe records", format!("site {s} recorded; the shader has {}", found.len())))?;
+            let mut context: Vec<u32> = site.loops.iter().map(|&l| iteration[l]).collect();
+            if site.exit_on.is_some() {
+                context.push(iteration[s]);
+            }
+            let occurrence = seen.entry((s, context.clone())).or_insert(0);
+            let key = (s, context, *occurrence);
+            *occurrence += 1;
+            let step = steps.entry(key).or_insert((0, 0, value));
+            let taken = match site.site.kind {
+                SiteKind::Switch => value == step.2,
+                _ => value != 0,
+            };
+            step.0 += 1;
+            step.1 += taken as u64;
+            if let Some(exit_on) = site.exit_on {
+                iteration[s] += 1;
+                nested[s].iter().for_each(|&m| iteration[m] = 0);
+                if (value != 0) == exit_on {
+                    iteration[s] = 0;
+                }
+            }
+        }
+    }
+    let mut out = vec![SiteCounts::default(); found.len()];
+    for ((s, ..), (active, taken, _)) in steps {
+        out[s].evaluate(active, taken);
+    }
+    Ok(out)
+}

@@ -1,0 +1,367 @@
+//! Finding the probe sites of a compute entry point in naga's IR: every `if` condition, each
+//! loop's exit test (`while`, `for`, `break if`), every `switch` selector and the entry of every
+//! function the entry point calls, with the byte range of the user's text to wrap.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+/// What a probe site counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteKind {
+    /// An `if` condition: taken = the condition was true.
+    If,
+    /// A loop's exit test: taken = the test was true (`while`/`for`: the loop goes on;
+    /// `break if`: it is left).
+    Loop,
+    /// A `switch` selector: taken = the lane's selector equals the first active lane's.
+    Switch,
+    /// Entry of a called function: every lane that enters counts as taken.
+    Call,
+}
+
+impl SiteKind {
+    /// The word the table and the JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            SiteKind::If => "if",
+            SiteKind::Loop => "loop",
+            SiteKind::Switch => "switch",
+            SiteKind::Call => "call",
+        }
+    }
+}
+
+/// One probe site in the user's source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Site {
+    pub kind: SiteKind,
+    /// 1-based line and column of the condition (of the function name for `call`).
+    pub line: u32,
+    pub column: u32,
+    /// The condition's source text (the function's signature for `call`), on one line.
+    pub source: String,
+    /// The function the site is in.
+    pub function: String,
+}
+
+/// How the probe wraps the user's text at one site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Splice {
+    /// Wrap the boolean expression at this byte range.
+    Condition(Range<usize>),
+    /// Wrap a switch selector of this scalar type (`u32` or `i32`).
+    Selector(Range<usize>, &'static str),
+    /// Insert a call at this byte offset (just inside a function body's `{`).
+    Entry(usize),
+}
+
+/// A site with what instrumenting and emulating it need.
+#[derive(Clone, Debug)]
+pub(crate) struct FoundSite {
+    pub site: Site,
+    pub splice: Splice,
+    /// Byte offset that orders sites as they appear in the source.
+    pub offset: usize,
+    /// Indices (into the found sites) of the loop tests this site is nested in, outermost first.
+    pub loops: Vec<usize>,
+    /// For a loop test: the value on which the loop is left (`while`: false, `break if`: true).
+    pub exit_on: Option<bool>,
+}
+
+/// The sites of one entry point and where its signature and body are in the source.
+#[derive(Clone, Debug)]
+pub(crate) struct EntryAnalysis {
+    pub sites: Vec<FoundSite>,
+    /// Builtin arguments the entry point already has, as WGSL expressions (`gid`, `ids.local`).
+    pub builtins: Vec<(naga::BuiltIn, String)>,
+    /// Byte offset of the entry point's closing `)` and whether its parameter list is empty.
+    pub params_end: usize,
+    pub params_empty: bool,
+    /// Byte offset just after the entry point body's `{`.
+    pub body_start: usize,
+    pub workgroup_size: [u32; 3],
+}
+
+/// The source with comments blanked (same byte offsets), so searches skip commented-out code.
+pub(crate) fn mask_comments(src: &str) -> Vec<u8> {
+    let mut out = src.as_bytes().to_vec();
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                out[i] = b' ';
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i..].starts_with(b"/*") {
+                    depth += 1;
+                    out[i] = b' ';
+                    out[i + 1] = b' ';
+                    i += 2;
+                } else if b[i..].starts_with(b"*/") {
+                    depth -= 1;
+                    out[i] = b' ';
+                    out[i + 1] = b' ';
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    if b[i] != b'\n' {
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// 1-based (line, column) of byte `offset`, the column counted in characters.
+pub(crate) fn line_column(src: &str, offset: usize) -> (u32, u32) {
+    let before = &src[..offset.min(src.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line as u32, column as u32)
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Byte offsets of the `(` and matching `)` of the parameter list and just after the body's
+/// `{`, for the function declared at or after `from` (`fn name(`).
+fn signature(masked: &[u8], from: usize) -> Option<(usize, usize, usize)> {
+    let open = from + masked[from..].iter().position(|&c| c == b'(')?;
+    let mut depth = 0usize;
+    let mut close = None;
+    for (i, &c) in masked.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let close = close?;
+    let brace = close + masked[close..].iter().position(|&c| c == b'{')?;
+    Some((open, close, brace + 1))
+}
+
+/// Byte offset of `fn NAME` (the `fn`) in the masked source.
+fn find_fn(masked: &[u8], name: &str) -> Option<usize> {
+    let mut i = 0;
+    while let Some(p) = masked[i..].windows(2).position(|w| w == b"fn") {
+        let at = i + p;
+        i = at + 2;
+        if at > 0 && is_ident(masked[at - 1]) || masked.get(at + 2).is_none_or(|&c| is_ident(c)) {
+            continue;
+        }
+        let mut j = at + 2;
+        while j < masked.len() && masked[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        let end = j + masked[j..].iter().take_while(|&&c| is_ident(c)).count();
+        if &masked[j..end] == name.as_bytes() {
+            return Some(at);
+        }
+    }
+    None
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+struct Walker<'a> {
+    src: &'a str,
+    module: &'a naga::Module,
+    info: &'a naga::valid::FunctionInfo,
+    function: &'a naga::Function,
+    name: String,
+    sites: Vec<FoundSite>,
+    calls: Vec<naga::Handle<naga::Function>>,
+}
+
+impl Walker<'_> {
+    fn range(&self, expr: naga::Handle<naga::Expression>) -> Option<Range<usize>> {
+        self.function.expressions.get_span(expr).to_range().filter(|r| r.end <= self.src.len() && r.start < r.end)
+    }
+
+    fn push(&mut self, kind: SiteKind, range: Range<usize>, splice: Splice, loops: &[usize], exit_on: Option<bool>) -> usize {
+        let (line, column) = line_column(self.src, range.start);
+        let site = Site { kind, line, column, source: one_line(&self.src[range.clone()]), function: self.name.clone() };
+        self.sites.push(FoundSite { site, splice, offset: range.start, loops: loops.to_vec(), exit_on });
+        self.sites.len() - 1
+    }
+
+    fn condition(&mut self, kind: SiteKind, expr: naga::Handle<naga::Expression>, loops: &[usize], exit_on: Option<bool>) -> Option<usize> {
+        let range = self.range(expr)?;
+        Some(self.push(kind, range.clone(), Splice::Condition(range), loops, exit_on))
+    }
+
+    /// The `if` naga makes of a `while`/`for` test: the first statement of the loop body,
+    /// breaking when false, for a loop whose source starts with `while` or `for`.
+    fn lowered_test(&self, body: &naga::Block, loop_span: naga::Span) -> Option<naga::Handle<naga::Expression>> {
+        let text = loop_span.to_range().and_then(|r| self.src.get(r))?;
+        if !(text.starts_with("while") || text.starts_with("for")) {
+            return None;
+        }
+        match body.iter().find(|s| !matches!(s, naga::Statement::Emit(_)))? {
+            naga::Statement::If { condition, accept, reject }
+                if accept.is_empty() && matches!(reject.iter().next(), Some(naga::Statement::Break)) =>
+            {
+                Some(*condition)
+            }
+            _ => None,
+        }
+    }
+
+    fn block(&mut self, block: &naga::Block, loops: &[usize], skip_if: Option<naga::Handle<naga::Expression>>) {
+        for (statement, span) in block.span_iter() {
+            match statement {
+                naga::Statement::If { condition, accept, reject } => {
+                    if Some(*condition) != skip_if {
+                        self.condition(SiteKind::If, *condition, loops, None);
+                    }
+                    self.block(accept, loops, None);
+                    self.block(reject, loops, None);
+                }
+                naga::Statement::Loop { body, continuing, break_if } => {
+                    let test = self.lowered_test(body, *span);
+                    let site = match (test, break_if) {
+                        (Some(t), _) => self.condition(SiteKind::Loop, t, loops, Some(false)),
+                        (None, Some(b)) => self.condition(SiteKind::Loop, *b, loops, Some(true)),
+                        (None, None) => None,
+                    };
+                    let inner: Vec<usize> = loops.iter().copied().chain(site).collect();
+                    self.block(body, &inner, test);
+                    self.block(continuing, &inner, None);
+                }
+                naga::Statement::Switch { selector, cases } => {
+                    let scalar = match self.info[*selector].ty.inner_with(&self.module.types) {
+                        naga::TypeInner::Scalar(s) if s.kind == naga::ScalarKind::Sint => "i32",
+                        _ => "u32",
+                    };
+                    if let Some(range) = self.range(*selector) {
+                        self.push(SiteKind::Switch, range.clone(), Splice::Selector(range, scalar), loops, None);
+                    }
+                    for case in cases {
+                        self.block(&case.body, loops, None);
+                    }
+                }
+                naga::Statement::Block(b) => self.block(b, loops, None),
+                naga::Statement::Call { function, .. } => self.calls.push(*function),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The sites of compute entry point `entry` and of every function it calls, in source order.
+pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &str) -> Result<EntryAnalysis> {
+    let index = module.entry_points.iter().position(|e| e.name == entry).ok_or_else(|| {
+        let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+        Error::invalid("entry point", format!("'{entry}' is not in the shader; its entry points: {}", names.join(", ")))
+    })?;
+    let ep = &module.entry_points[index];
+    if ep.stage != naga::ShaderStage::Compute {
+        return Err(Error::invalid("entry point", format!("'{entry}' is a {:?} shader; simtlab profiles compute entry points", ep.stage)));
+    }
+    if ep.workgroup_size_overrides.is_some() || ep.workgroup_size.contains(&0) {
+        return Err(Error::invalid(
+            "entry point",
+            format!("'{entry}' takes its workgroup size from pipeline overrides; give @workgroup_size literal or const values to profile it"),
+        ));
+    }
+    let masked = mask_comments(src);
+    let invalid_signature = || Error::invalid("entry point", format!("could not find the declaration `fn {entry}(...) {{` in the source"));
+    let at = find_fn(&masked, entry).ok_or_else(invalid_signature)?;
+    let (open, close, body_start) = signature(&masked, at).ok_or_else(invalid_signature)?;
+
+    let mut found = Vec::new();
+    let walk = |function: &naga::Function, finfo: &naga::valid::FunctionInfo, name: String, entry_site: Option<usize>| {
+        let mut w = Walker { src, module, info: finfo, function, name, sites: Vec::new(), calls: Vec::new() };
+        if let Some(fn_at) = entry_site {
+            if let Some((_, close, brace_end)) = signature(&masked, fn_at) {
+                let name_at = fn_at + 2 + masked[fn_at + 2..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+                let (line, column) = line_column(src, name_at);
+                let source = one_line(&src[name_at..=close]);
+                let site = Site { kind: SiteKind::Call, line, column, source, function: w.name.clone() };
+                w.sites.push(FoundSite { site, splice: Splice::Entry(brace_end), offset: name_at, loops: Vec::new(), exit_on: None });
+            }
+        }
+        w.block(&function.body, &[], None);
+        (w.sites, w.calls)
+    };
+    let (sites, mut pending) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
+    append(&mut found, sites);
+    let mut visited = Vec::new();
+    while let Some(h) = pending.pop() {
+        if visited.contains(&h) {
+            continue;
+        }
+        visited.push(h);
+        let f = &module.functions[h];
+        let fn_at = module.functions.get_span(h).to_range().map(|r| r.start).filter(|&s| masked[s..].starts_with(b"fn"));
+        let (sites, calls) = walk(f, &info[h], f.name.clone().unwrap_or_default(), fn_at);
+        append(&mut found, sites);
+        pending.extend(calls);
+    }
+    let found = in_source_order(found);
+
+    let mut builtins = Vec::new();
+    for arg in &ep.function.arguments {
+        let name = arg.name.clone().unwrap_or_default();
+        match (&arg.binding, &module.types[arg.ty].inner) {
+            (Some(naga::Binding::BuiltIn(b)), _) => builtins.push((*b, name)),
+            (None, naga::TypeInner::Struct { members, .. }) => {
+                for m in members {
+                    if let Some(naga::Binding::BuiltIn(b)) = m.binding {
+                        builtins.push((b, format!("{name}.{}", m.name.clone().unwrap_or_default())));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let params_empty = masked[open + 1..close].iter().all(u8::is_ascii_whitespace);
+    Ok(EntryAnalysis { sites: found, builtins, params_end: close, params_empty, body_start, workgroup_size: ep.workgroup_size })
+}
+
+/// Appends the sites of one function, shifting their loop indices past those already found.
+fn append(found: &mut Vec<FoundSite>, sites: Vec<FoundSite>) {
+    let base = found.len();
+    found.extend(sites.into_iter().map(|mut s| {
+        s.loops.iter_mut().for_each(|l| *l += base);
+        s
+    }));
+}
+
+/// Sorts sites by their place in the source, renumbering the loop indices.
+fn in_source_order(mut sites: Vec<FoundSite>) -> Vec<FoundSite> {
+    let mut order: Vec<usize> = (0..sites.len()).collect();
+    order.sort_by_key(|&i| sites[i].offset);
+    let mut new_index = vec![0; sites.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    for s in &mut sites {
+        s.loops.iter_mut().for_each(|l| *l = new_index[*l]);
+    }
+    let mut slots: Vec<Option<FoundSite>> = sites.into_iter().map(Some).collect();
+    order.iter().filter_map(|&i| slots[i].take()).collect()
+}
