@@ -153,7 +153,7 @@ pub fn entry_bindings(src: &str, module: &naga::Module, info: &naga::valid::Modu
             .get_span(h)
             .to_range()
             .and_then(|r| src.get(r))
-            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+            .map(|t| t.trim_end_matches(';').split_whitespace().collect::<Vec<_>>().join(" "))
             .unwrap_or_else(|| name.clone());
         let (uniform, writable) = match g.space {
             naga::AddressSpace::Uniform => (true, false),

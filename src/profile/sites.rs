@@ -234,7 +234,10 @@ impl Walker<'_> {
         for (statement, span) in block.span_iter() {
             match statement {
                 naga::Statement::If { condition, accept, reject } => {
-                    if Some(*condition) != skip_if {
+                    // naga also makes `if`s of `&&`/`||` and of loop tests; only the user's
+                    // own start with the keyword
+                    let written = span.to_range().and_then(|r| self.src.get(r)).is_some_and(|t| t.starts_with("if"));
+                    if written && Some(*condition) != skip_if {
                         self.condition(SiteKind::If, *condition, loops, None);
                     }
                     self.block(accept, loops, None);

@@ -1,0 +1,171 @@
+//! `simtlab::profile` on lavapipe: auto-instrumented kernels against simtlab's hand-placed
+//! probes, exact counts computed on the host, the GPU probe against host emulation, outputs
+//! unchanged by the probe, the non-blocking `Profiler`, and bad input.
+
+mod common;
+
+use simtlab::divergence::ProbeRecords;
+use simtlab::gpu::{shader, BufferKind, Step};
+use simtlab::profile::{self, instrument, BindingSpec, CountSource, InstrumentOptions, ProfileRequest, SiteCounts, SiteKind};
+use simtlab::rng::Rng;
+use simtlab::{Error, Gpu};
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/tests/fixtures/profile/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn request<'a>(file: &'a str, wgsl: &'a str, workgroups: u32, bindings: Vec<(&str, BindingSpec)>) -> ProfileRequest<'a> {
+    ProfileRequest {
+        file,
+        wgsl,
+        entry: "main",
+        workgroups: [workgroups, 1, 1],
+        bindings: bindings.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        width: None,
+        emulate: false,
+        trace_events: 1024,
+        slot: None,
+        samples: 1,
+    }
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytemuck::pod_collect_to_vec(bytes)
+}
+
+fn output(run: &profile::ProfileRun, name: &str) -> Vec<u32> {
+    words(&run.outputs.iter().find(|(b, _)| b.name == name).unwrap().1)
+}
+
+/// Lock-step counts of `while_if.wgsl` computed from its inputs on the host, subgroups of
+/// `width` consecutive lanes within each workgroup of 64: (loop test, inner if), and each
+/// lane's `hits`.
+fn while_if_reference(seeds: &[u32], width: usize) -> ([SiteCounts; 2], Vec<u32>) {
+    let lanes: Vec<(usize, Vec<bool>)> = seeds
+        .iter()
+        .map(|&s| {
+            let (mut h, trips) = (s, (s & 15) as usize);
+            let outcomes = (0..trips)
+                .map(|_| {
+                    h = h.wrapping_mul(1664525).wrapping_add(1013904223);
+                    (h >> 29) < 3
+                })
+                .collect();
+            (trips, outcomes)
+        })
+        .collect();
+    let hits = lanes.iter().map(|(_, o)| o.iter().filter(|&&t| t).count() as u32).collect();
+    let mut counts = [SiteCounts::default(); 2];
+    let mut step = |c: &mut SiteCounts, active: u64, taken: u64| {
+        if active > 0 {
+            c.evaluations += 1;
+            c.active_lanes += active;
+            c.taken_lanes += taken;
+            c.uniform_evaluations += (taken == 0 || taken == active) as u64;
+            c.taken_steps += (taken > 0) as u64;
+        }
+    };
+    for workgroup in lanes.chunks(64) {
+        for sg in workgroup.chunks(width) {
+            let max = sg.iter().map(|l| l.0).max().unwrap();
+            for k in 0..=max {
+                let active = sg.iter().filter(|l| l.0 >= k).count() as u64;
+                let stay = sg.iter().filter(|l| l.0 > k).count() as u64;
+                step(&mut counts[0], active, stay);
+                let taken = sg.iter().filter(|l| l.0 > k && l.1[k]).count() as u64;
+                step(&mut counts[1], stay, taken);
+            }
+        }
+    }
+    (counts, hits)
+}
+
+#[test]
+fn a_while_with_an_if_inside_gives_the_counts_computed_on_the_host() {
+    let Some((gpu, native)) = common::gpu_with_subgroups() else { return };
+    let wgsl = fixture("while_if.wgsl");
+    let n = 512;
+    let seeds = Rng::new(23).vec_u32(n);
+    let binds = || vec![("seeds", BindingSpec::Bytes(bytemuck::cast_slice(&seeds).to_vec())), ("hits", BindingSpec::U32Zero(n))];
+    let kinds: Vec<(SiteKind, u32, String)> = instrument("while_if.wgsl", &wgsl, "main", &InstrumentOptions::default())
+        .unwrap()
+        .sites
+        .into_iter()
+        .map(|s| (s.kind, s.line, s.source))
+        .collect();
+    assert_eq!(kinds, [(SiteKind::Loop, 13, "k < trips".to_string()), (SiteKind::If, 15, "(h >> 29u) < 3u".to_string())]);
+
+    let gpu_run = profile::profile(&gpu, &request("while_if.wgsl", &wgsl, (n / 64) as u32, binds())).unwrap();
+    assert_eq!((gpu_run.counts.source, gpu_run.counts.width), (CountSource::GpuProbe, native));
+    let (expected, hits) = while_if_reference(&seeds, native as usize);
+    assert!(expected[0].evaluations > expected[0].uniform_evaluations && expected[1].taken_lanes > 0, "the inputs must diverge");
+    assert_eq!(gpu_run.counts.totals(), expected);
+    assert_eq!(output(&gpu_run, "hits"), hits);
+    assert!(gpu_run.outputs_identical);
+
+    // host emulation at the native width and at others, from each invocation's outcomes
+    for width in [native, 5, 32] {
+        let emulated =
+            profile::profile(&gpu, &ProfileRequest { width: Some(width), emulate: true, ..request("while_if.wgsl", &wgsl, (n / 64) as u32, binds()) })
+                .unwrap();
+        assert_eq!((emulated.counts.source, emulated.counts.width), (CountSource::HostEmulation, width));
+        assert_eq!(emulated.counts.totals(), while_if_reference(&seeds, width as usize).0, "width {width}");
+        assert_eq!(output(&emulated, "hits"), hits);
+        if width == native {
+            assert_eq!(emulated.counts, profile::Counts { source: CountSource::HostEmulation, ..gpu_run.counts.clone() });
+        }
+    }
+}
+
+#[test]
+fn gpu_probe_equals_host_emulation_with_calls_early_returns_switches_and_break_if() {
+    let Some((gpu, native)) = common::gpu_with_subgroups() else { return };
+    let collatz = fixture("collatz.wgsl");
+    let shapes = fixture("shapes.wgsl");
+    let cases = [
+        request("collatz.wgsl", &collatz, 5, vec![("values", BindingSpec::U32Random(300, 4)), ("steps", BindingSpec::U32Zero(300))]),
+        request("shapes.wgsl", &shapes, 6, vec![("data", BindingSpec::U32Random(192, 9)), ("params", BindingSpec::Bytes(bytemuck::cast_slice(&[192u32, 0]).to_vec()))]),
+    ];
+    for case in cases {
+        let on_gpu = profile::profile(&gpu, &case).unwrap();
+        let emulated = profile::profile(&gpu, &ProfileRequest { emulate: true, ..case.clone() }).unwrap();
+        assert_eq!(on_gpu.counts.width, native);
+        assert_eq!(emulated.counts.per_subgroup, on_gpu.counts.per_subgroup, "{}", case.file);
+        assert!(on_gpu.outputs_identical && emulated.outputs_identical);
+        assert_eq!(on_gpu.outputs, emulated.outputs);
+        let totals = on_gpu.counts.totals();
+        assert!(totals.iter().all(|c| c.evaluations > 0), "every site of {} runs: {totals:?}", case.file);
+        assert!(totals.iter().any(|c| c.uniform_evaluations < c.evaluations), "{} diverges", case.file);
+    }
+}
+
+#[test]
+fn sites_of_every_kind_are_found_where_they_are_written() {
+    let wgsl = fixture("shapes.wgsl");
+    let probed = instrument("shapes.wgsl", &wgsl, "main", &InstrumentOptions::default()).unwrap();
+    let sites: Vec<(SiteKind, u32, u32, &str, &str)> =
+        probed.sites.iter().map(|s| (s.kind, s.line, s.column, s.source.as_str(), s.function.as_str())).collect();
+    assert_eq!(
+        sites,
+        [
+            (SiteKind::Call, 11, 4, "bump(x: u32)", "bump"),
+            (SiteKind::Loop, 19, 22, "r < (x & 3u)", "main"),
+            (SiteKind::Loop, 25, 22, "(x & 1u) == 0u || x < 8u", "main"),
+            (SiteKind::Switch, 29, 13, "params.mode + i32(x & 1u)", "main"),
+        ]
+    );
+    // the other entry point's `if` is not a site; the probe takes the group after the shader's
+    assert_eq!(probed.slot, (1, 0));
+    // every character of the user's text is there, in order, around the probes
+    let mut rest = probed.wgsl.chars();
+    assert!(wgsl.chars().all(|c| rest.any(|r| r == c)));
+    assert!(probed.wgsl.contains("for (var r = 0u; simtlab_probe_cond(1u, r < (x & 3u)); r++)"), "{}", probed.wgsl);
+    // an explicit slot is honoured, and one the shader uses is refused
+    let options = InstrumentOptions { slot: Some((0, 5)), ..Default::default() };
+    assert_eq!(instrument("shapes.wgsl", &wgsl, "main", &options).unwrap().slot, (0, 5));
+    let options = InstrumentOptions { slot: Some((0, 1)), ..Default::default() };
+    assert!(instrument("shapes.wgsl", &wgsl, "main", &options).unwrap_err().to_string().contains("group 0 binding 1 is used"));
+    // with every group taken, the next binding of the last one
+    let options = InstrumentOptions { max_bind_groups: 1, ..Default::default() };
+    assert_eq!(instrument("shapes.wgsl", &wgsl, "main", &options).unwrap().slot, (0, 2));
+}
