@@ -154,6 +154,10 @@ fn sites_of_every_kind_are_found_where_they_are_written() {
             (SiteKind::Switch, 29, 13, "params.mode + i32(x & 1u)", "main"),
         ]
     );
+    // a loop test that calls a function and short-circuits is one loop site
+    let probed_tests = instrument("shapes.wgsl", &wgsl, "tests", &InstrumentOptions::default()).unwrap();
+    let kinds: Vec<(SiteKind, &str)> = probed_tests.sites.iter().map(|s| (s.kind, s.source.as_str())).collect();
+    assert_eq!(kinds, [(SiteKind::Call, "bump(x: u32)"), (SiteKind::Loop, "bump(x) < 40u && (x & 7u) != 3u")]);
     // the other entry point's `if` is not a site; the probe takes the group after the shader's
     assert_eq!(probed.slot, (1, 0));
     // every character of the user's text is there, in order, around the probes
@@ -168,4 +172,110 @@ fn sites_of_every_kind_are_found_where_they_are_written() {
     // with every group taken, the next binding of the last one
     let options = InstrumentOptions { max_bind_groups: 1, ..Default::default() };
     assert_eq!(instrument("shapes.wgsl", &wgsl, "main", &options).unwrap().slot, (0, 2));
+}
+
+/// The source as it would be without hand-placed probes: `probe(site, cond)` unwrapped to
+/// `cond`, and the probe's begin/end calls dropped.
+fn unprobed(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("probe(") {
+        let call = at == 0 || !(rest[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') || rest[..at].ends_with("fn "));
+        if !call {
+            out.push_str(&rest[..at + 6]);
+            rest = &rest[at + 6..];
+            continue;
+        }
+        out.push_str(&rest[..at]);
+        let args = &rest[at + 6..];
+        let (mut depth, mut comma, mut close) = (0, 0, 0);
+        for (i, c) in args.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' if depth == 0 => {
+                    close = i;
+                    break;
+                }
+                ')' => depth -= 1,
+                ',' if depth == 0 && comma == 0 => comma = i,
+                _ => {}
+            }
+        }
+        out.push_str(args[comma + 1..close].trim());
+        rest = &args[close + 1..];
+    }
+    out.push_str(rest);
+    out.lines()
+        .filter(|l| !["probe_begin(ids);", "probe_end();"].contains(&l.trim()) && !l.trim().starts_with("probe_records_after("))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn auto_instrumenting_simtlabs_own_kernels_gives_the_hand_probes_counts() {
+    let Some((gpu, width)) = common::gpu_with_subgroups() else { return };
+    let n = 1000u32;
+    let mut rng = Rng::new(5);
+    let trips: Vec<u32> = (0..n).map(|_| rng.range_u32(0, 40)).collect();
+    let seeds = rng.vec_u32(n as usize);
+    let values: Vec<u32> = (0..n).map(|_| rng.range_u32(0, 99)).collect();
+    // (file, hand-probed condition, buffers in binding order)
+    let loop_params = [n, 0, 1, 1, u32::MAX, 0];
+    let if_params = [n, 40, 16, 0];
+    let cases: [(&str, &str, Vec<(&str, &[u32], BufferKind)>); 2] = [
+        (
+            "micro/data_loop.wgsl",
+            "r < count",
+            vec![
+                ("trips", &trips, BufferKind::Storage),
+                ("seeds", &seeds, BufferKind::Storage),
+                ("results", &[], BufferKind::Storage),
+                ("params", &loop_params, BufferKind::Uniform),
+            ],
+        ),
+        (
+            "micro/if_branch.wgsl",
+            "v < params.threshold",
+            vec![("values", &values, BufferKind::Storage), ("results", &[], BufferKind::Storage), ("params", &if_params, BufferKind::Uniform)],
+        ),
+    ];
+    for (file, condition, buffers) in cases {
+        // the hand-probed kernel, through simtlab's own probe
+        let kernel = gpu.kernel(file, "main", &["PROBE"]).unwrap();
+        let gpu_buffers: Vec<_> = buffers
+            .iter()
+            .map(|(name, data, kind)| match data.is_empty() {
+                true => gpu.buffer_zeroed::<u32>(name, n as usize, *kind).unwrap(),
+                false => gpu.buffer(name, data, *kind).unwrap(),
+            })
+            .collect();
+        let grid = gpu.grid(n as u64, 256).unwrap();
+        let probe = ProbeRecords::new(&gpu, Some(width), 1, grid, 256).unwrap().unwrap();
+        let mut slots: Vec<(u32, &dyn simtlab::gpu::Bind)> = gpu_buffers.iter().enumerate().map(|(i, b)| (i as u32, b as _)).collect();
+        slots.push(probe.slot());
+        let bind = kernel.bind_at(&gpu, &slots).unwrap();
+        gpu.run(&[Step::dispatch(&kernel, &bind, grid)], false).unwrap();
+        let hand = probe.read(&gpu).unwrap();
+        let hand_results = gpu.read(&gpu_buffers[buffers.iter().position(|b| b.0 == "results").unwrap()]).unwrap();
+
+        // the same kernel without its probes, instrumented automatically
+        let plain = unprobed(&shader::preprocess(file, &[]).unwrap().text);
+        assert!(!plain.contains("probe(") || plain.contains("fn probe("), "{plain}");
+        let bindings = buffers
+            .iter()
+            .map(|(name, data, _)| {
+                let data = if data.is_empty() { vec![0u32; n as usize] } else { data.to_vec() };
+                (*name, BindingSpec::Bytes(bytemuck::cast_slice(&data).to_vec()))
+            })
+            .collect();
+        let run = profile::profile(&gpu, &request(file, &plain, grid[0], bindings)).unwrap();
+        let site = run.sites.iter().position(|s| s.source == condition).unwrap_or_else(|| panic!("{file}: no site '{condition}' in {:?}", run.sites));
+        let auto = run.counts.totals()[site].counters();
+        assert_eq!(auto, hand.sites[0], "{file}");
+        assert!(auto.divergent > 0, "{file}: the inputs must diverge");
+        assert_eq!(output(&run, "results"), hand_results, "{file}");
+        assert!(run.outputs_identical);
+        // beside it, the sites no hand placed: the bounds check, called functions
+        assert!(run.sites.iter().any(|s| s.kind == SiteKind::Call && s.source.starts_with("mix(")), "{file}: {:?}", run.sites);
+    }
 }

@@ -213,21 +213,24 @@ impl Walker<'_> {
         Some(self.push(kind, range.clone(), Splice::Condition(range), loops, exit_on))
     }
 
-    /// The `if` naga makes of a `while`/`for` test: the first statement of the loop body,
-    /// breaking when false, for a loop whose source starts with `while` or `for`.
+    /// The `if` naga makes of a `while`/`for` test, in a loop whose source starts with `while`
+    /// or `for`: the first `if` of the body that only breaks and that the user did not write
+    /// (calls and `&&`/`||` in the test come before it).
     fn lowered_test(&self, body: &naga::Block, loop_span: naga::Span) -> Option<naga::Handle<naga::Expression>> {
         let text = loop_span.to_range().and_then(|r| self.src.get(r))?;
         if !(text.starts_with("while") || text.starts_with("for")) {
             return None;
         }
-        match body.iter().find(|s| !matches!(s, naga::Statement::Emit(_)))? {
+        body.span_iter().find_map(|(s, span)| match s {
             naga::Statement::If { condition, accept, reject }
-                if accept.is_empty() && matches!(reject.iter().next(), Some(naga::Statement::Break)) =>
+                if accept.is_empty()
+                    && matches!(reject.iter().next(), Some(naga::Statement::Break))
+                    && !span.to_range().and_then(|r| self.src.get(r)).is_some_and(|t| t.starts_with("if")) =>
             {
                 Some(*condition)
             }
             _ => None,
-        }
+        })
     }
 
     fn block(&mut self, block: &naga::Block, loops: &[usize], skip_if: Option<naga::Handle<naga::Expression>>) {
