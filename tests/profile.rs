@@ -105,9 +105,11 @@ fn a_while_with_an_if_inside_gives_the_counts_computed_on_the_host() {
 
     // host emulation at the native width and at others, from each invocation's outcomes
     for width in [native, 5, 32] {
-        let emulated =
-            profile::profile(&gpu, &ProfileRequest { width: Some(width), emulate: true, ..request("while_if.wgsl", &wgsl, (n / 64) as u32, binds()) })
-                .unwrap();
+        let emulated = profile::profile(
+            &gpu,
+            &ProfileRequest { width: Some(width), emulate: true, ..request("while_if.wgsl", &wgsl, (n / 64) as u32, binds()) },
+        )
+        .unwrap();
         assert_eq!((emulated.counts.source, emulated.counts.width), (CountSource::HostEmulation, width));
         assert_eq!(emulated.counts.totals(), while_if_reference(&seeds, width as usize).0, "width {width}");
         assert_eq!(output(&emulated, "hits"), hits);
@@ -124,7 +126,12 @@ fn gpu_probe_equals_host_emulation_with_calls_early_returns_switches_and_break_i
     let shapes = fixture("shapes.wgsl");
     let cases = [
         request("collatz.wgsl", &collatz, 5, vec![("values", BindingSpec::U32Random(300, 4)), ("steps", BindingSpec::U32Zero(300))]),
-        request("shapes.wgsl", &shapes, 6, vec![("data", BindingSpec::U32Random(192, 9)), ("params", BindingSpec::Bytes(bytemuck::cast_slice(&[192u32, 0]).to_vec()))]),
+        request(
+            "shapes.wgsl",
+            &shapes,
+            6,
+            vec![("data", BindingSpec::U32Random(192, 9)), ("params", BindingSpec::Bytes(bytemuck::cast_slice(&[192u32, 0]).to_vec()))],
+        ),
     ];
     for case in cases {
         let on_gpu = profile::profile(&gpu, &case).unwrap();
@@ -236,7 +243,11 @@ fn auto_instrumenting_simtlabs_own_kernels_gives_the_hand_probes_counts() {
         (
             "micro/if_branch.wgsl",
             "v < params.threshold",
-            vec![("values", &values, BufferKind::Storage), ("results", &[], BufferKind::Storage), ("params", &if_params, BufferKind::Uniform)],
+            vec![
+                ("values", &values, BufferKind::Storage),
+                ("results", &[], BufferKind::Storage),
+                ("params", &if_params, BufferKind::Uniform),
+            ],
         ),
     ];
     for (file, condition, buffers) in cases {
@@ -269,7 +280,11 @@ fn auto_instrumenting_simtlabs_own_kernels_gives_the_hand_probes_counts() {
             })
             .collect();
         let run = profile::profile(&gpu, &request(file, &plain, grid[0], bindings)).unwrap();
-        let site = run.sites.iter().position(|s| s.source == condition).unwrap_or_else(|| panic!("{file}: no site '{condition}' in {:?}", run.sites));
+        let site = run
+            .sites
+            .iter()
+            .position(|s| s.source == condition)
+            .unwrap_or_else(|| panic!("{file}: no site '{condition}' in {:?}", run.sites));
         let auto = run.counts.totals()[site].counters();
         assert_eq!(auto, hand.sites[0], "{file}");
         assert!(auto.divergent > 0, "{file}: the inputs must diverge");
@@ -278,4 +293,143 @@ fn auto_instrumenting_simtlabs_own_kernels_gives_the_hand_probes_counts() {
         // beside it, the sites no hand placed: the bounds check, called functions
         assert!(run.sites.iter().any(|s| s.kind == SiteKind::Call && s.source.starts_with("mix(")), "{file}: {:?}", run.sites);
     }
+}
+
+#[test]
+fn bad_input_is_an_error_that_names_what_is_wrong() {
+    let options = InstrumentOptions::default();
+    // WGSL that does not parse: naga's message at file:line:col
+    match instrument("bad.wgsl", "@compute @workgroup_size(1)\nfn main() {\n    let x = 1u +;\n}\n", "main", &options).unwrap_err() {
+        Error::Shader { file, line, column, .. } => assert_eq!((file.as_str(), line, column), ("bad.wgsl", 3, 17)),
+        other => panic!("{other}"),
+    }
+    let straight = "@group(0) @binding(0) var<storage, read_write> d: array<u32>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    d[id.x] = d[id.x] * 2u;\n}\n";
+    let e = instrument("straight.wgsl", straight, "main", &options).unwrap_err().to_string();
+    assert!(e.contains("no branches"), "{e}");
+    let e = instrument("straight.wgsl", straight, "nope", &options).unwrap_err().to_string();
+    assert!(e.contains("'nope' is not in the shader") && e.contains("main"), "{e}");
+    let vertex = "@vertex\nfn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {\n    if (i > 1u) { return vec4<f32>(1.0); }\n    return vec4<f32>(0.0);\n}\n";
+    let e = instrument("vertex.wgsl", vertex, "vs", &options).unwrap_err().to_string();
+    assert!(e.contains("'vs' is a Vertex shader") && e.contains("compute"), "{e}");
+    let reserved = straight.replace("d[id.x] * 2u", "d[id.x] * 2u; if (id.x > 3u) { let simtlab_probe_x = 1u; }");
+    let e = instrument("reserved.wgsl", &reserved, "main", &options).unwrap_err().to_string();
+    assert!(e.starts_with("reserved.wgsl:4:") && e.contains("reserved for the probe"), "{e}");
+
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let collatz = fixture("collatz.wgsl");
+    let values = || ("values", BindingSpec::U32Random(64, 1));
+    let steps = || ("steps", BindingSpec::U32Zero(64));
+    let fails = |r: ProfileRequest| profile::profile(&gpu, &r).unwrap_err().to_string();
+    // a missing binding is named with its WGSL type
+    let e = fails(request("collatz.wgsl", &collatz, 1, vec![values()]));
+    assert!(e.contains("binding 0:1 'steps' (var<storage, read_write> steps: array<u32>) is not given"), "{e}");
+    // a mistyped one too
+    let e = fails(request("collatz.wgsl", &collatz, 1, vec![values(), ("steps", BindingSpec::F32Zero(64))]));
+    assert!(e.contains("'steps'") && e.contains("holds u32, which a f32 spec does not fill"), "{e}");
+    let e = fails(request("collatz.wgsl", &collatz, 1, vec![values(), steps(), ("nothing", BindingSpec::U32Zero(4))]));
+    assert!(e.contains("'nothing' names no binding") && e.contains("values (0:0)"), "{e}");
+    // a uniform smaller than its type
+    let shapes = fixture("shapes.wgsl");
+    let e = fails(request("shapes.wgsl", &shapes, 1, vec![("data", BindingSpec::U32Zero(32)), ("params", BindingSpec::Bytes(vec![0; 4]))]));
+    assert!(e.contains("'params'") && e.contains("needs at least 8 bytes; the spec gives 4"), "{e}");
+    // sizes over the device's limits
+    let max = gpu.caps.max_compute_workgroups_per_dimension;
+    match profile::profile(&gpu, &request("collatz.wgsl", &collatz, max + 1, vec![values(), steps()])).unwrap_err() {
+        Error::Limit { requested, limit, .. } => assert_eq!((requested, limit), (max as u64 + 1, max as u64)),
+        other => panic!("{other}"),
+    }
+    let huge = (gpu.caps.max_storage_buffer_binding_size / 4 + 1) as usize;
+    let e = fails(request("collatz.wgsl", &collatz, 1, vec![("values", BindingSpec::U32Zero(huge)), steps()]));
+    assert!(e.contains("buffer 'values'") && e.contains("exceeds the limit"), "{e}");
+    // resources other than buffers
+    let texture = "@group(0) @binding(0) var tex: texture_2d<f32>;\n@group(0) @binding(1) var<storage, read_write> d: array<f32>;\n@compute @workgroup_size(8)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    let v = textureLoad(tex, vec2<u32>(id.x, 0u), 0).x;\n    if (v > 0.5) { d[id.x] = v; }\n}\n";
+    let e = fails(request("texture.wgsl", texture, 1, vec![("d", BindingSpec::F32Zero(8))]));
+    assert!(e.contains("binding 0:0 'tex' (var tex: texture_2d<f32>) is a texture"), "{e}");
+    // bad specs
+    for (spec, why) in [
+        ("u32:0:seq", "positive count"),
+        ("i8:4:zero", "unknown form"),
+        ("u32:4:seq:9", "wrong number of fields"),
+        ("u32:4:random:x", "SEED"),
+    ] {
+        let e = spec.parse::<BindingSpec>().unwrap_err().to_string();
+        assert!(e.contains(why), "{spec}: {e}");
+    }
+    assert_eq!("u32:3:seq".parse::<BindingSpec>().unwrap().bytes().unwrap(), bytemuck::cast_slice::<u32, u8>(&[0, 1, 2]));
+}
+
+#[test]
+fn the_profiler_lives_in_the_apps_frame_loop_and_never_blocks() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let wgsl = fixture("collatz.wgsl");
+    let values = Rng::new(77).vec_u32(256);
+    // the reference: the same inputs through `profile`
+    let bytes = bytemuck::cast_slice(&values).to_vec();
+    let reference = profile::profile(
+        &gpu,
+        &request("collatz.wgsl", &wgsl, 4, vec![("values", BindingSpec::Bytes(bytes)), ("steps", BindingSpec::U32Zero(256))]),
+    )
+    .unwrap();
+
+    let device = &gpu.device;
+    let options = profile::ProfilerOptions { workgroups: [4, 1, 1], ..Default::default() };
+    let mut probe = profile::Profiler::instrument(device, &wgsl, "main", &options).unwrap();
+    assert_eq!(probe.group(), 1);
+    assert_eq!(probe.sites(), &reference.sites[..]);
+    let module =
+        device.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(probe.shader().into()) });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let input = gpu.buffer("values", &values, BufferKind::Storage).unwrap();
+    let output = gpu.buffer_zeroed::<u32>("steps", 256, BufferKind::Storage).unwrap();
+    let app_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry { binding: 0, resource: input.buffer.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: output.buffer.as_entire_binding() },
+        ],
+    });
+    let probe_group = probe.bind_group_for(&pipeline);
+    let mut frames = 0;
+    let mut finished = Vec::new();
+    let mut finished_last_frame = false;
+    let start = std::time::Instant::now();
+    while finished.len() < 2 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(30), "the probe never finished");
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, Some(&app_group), &[]);
+            pass.set_bind_group(probe.group(), Some(&probe_group), &[]);
+            pass.dispatch_workgroups(4, 1, 1);
+        }
+        let resolved = probe.resolve(&mut encoder);
+        assert_eq!(resolved, frames == 0 || finished_last_frame, "a copy is recorded exactly when the last one was taken");
+        gpu.queue.submit([encoder.finish()]);
+        frames += 1;
+        let polled = std::time::Instant::now();
+        finished_last_frame = false;
+        if let Some(counts) = probe.try_finish().unwrap() {
+            finished.push(counts);
+            finished_last_frame = true;
+        }
+        assert!(polled.elapsed() < std::time::Duration::from_millis(500), "try_finish must not wait for the GPU");
+    }
+    // every frame's counts are those of one dispatch (the records are cleared in between)
+    for counts in &finished {
+        assert_eq!(counts.per_subgroup, reference.counts.per_subgroup);
+    }
+    assert_eq!(gpu.read(&output).unwrap(), output_of(&reference));
+}
+
+fn output_of(run: &profile::ProfileRun) -> Vec<u32> {
+    output(run, "steps")
 }

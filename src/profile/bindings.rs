@@ -210,7 +210,10 @@ pub fn contents(bindings: &[BindingInfo], given: &[(String, BindingSpec)]) -> Re
         }
         let bytes = spec.bytes()?;
         if (bytes.len() as u64) < b.min_bytes {
-            return Err(Error::invalid("--bind", format!("{} needs at least {} bytes; the spec gives {}", b.label(), b.min_bytes, bytes.len())));
+            return Err(Error::invalid(
+                "--bind",
+                format!("{} needs at least {} bytes; the spec gives {}", b.label(), b.min_bytes, bytes.len()),
+            ));
         }
         out.push(bytes);
     }

@@ -191,7 +191,9 @@ pub(crate) fn emulate_subgroup(found: &[FoundSite], lanes: &[Vec<(usize, u32)>])
         let mut iteration = vec![0u32; found.len()];
         let mut seen: BTreeMap<(usize, Vec<u32>), u32> = BTreeMap::new();
         for &(s, value) in events {
-            let site = found.get(s).ok_or_else(|| Error::invalid("probe records", format!("site {s} recorded; the shader has {}", found.len())))?;
+            let site = found
+                .get(s)
+                .ok_or_else(|| Error::invalid("probe records", format!("site {s} recorded; the shader has {}", found.len())))?;
             let mut context: Vec<u32> = site.loops.iter().map(|&l| iteration[l]).collect();
             if site.exit_on.is_some() {
                 context.push(iteration[s]);

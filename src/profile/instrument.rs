@@ -173,7 +173,10 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
     out.push_str(&prelude(options.counting, slot, analysis.sites.len(), analysis.workgroup_size.iter().product()));
 
     parse(&format!("{file} (instrumented)"), &out).map_err(|e| {
-        Error::invalid("instrumentation", format!("the instrumented shader does not validate ({e}); profile with --slot or report the shader"))
+        Error::invalid(
+            "instrumentation",
+            format!("the instrumented shader does not validate ({e}); profile with --slot or report the shader"),
+        )
     })?;
     let sites = analysis.sites.iter().map(|s| s.site.clone()).collect();
     Ok(Instrumented {
@@ -190,7 +193,8 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
 /// A group the shader does not use (after its highest), or the next binding of its highest
 /// group when no group is left.
 fn free_slot(module: &naga::Module, max_bind_groups: u32) -> (u32, u32) {
-    let used: Vec<(u32, u32)> = module.global_variables.iter().filter_map(|(_, g)| g.binding.as_ref().map(|b| (b.group, b.binding))).collect();
+    let used: Vec<(u32, u32)> =
+        module.global_variables.iter().filter_map(|(_, g)| g.binding.as_ref().map(|b| (b.group, b.binding))).collect();
     let Some(&last_group) = used.iter().map(|(g, _)| g).max() else { return (0, 0) };
     if last_group + 1 < max_bind_groups {
         (last_group + 1, 0)

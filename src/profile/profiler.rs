@@ -26,7 +26,13 @@ pub struct ProfilerOptions {
 
 impl Default for ProfilerOptions {
     fn default() -> Self {
-        ProfilerOptions { workgroups: [1, 1, 1], counting: None, width: EMULATION_WIDTH, min_subgroup_width: wgpu::MINIMUM_SUBGROUP_MIN_SIZE, slot: None }
+        ProfilerOptions {
+            workgroups: [1, 1, 1],
+            counting: None,
+            width: EMULATION_WIDTH,
+            min_subgroup_width: wgpu::MINIMUM_SUBGROUP_MIN_SIZE,
+            slot: None,
+        }
     }
 }
 
@@ -87,9 +93,8 @@ impl Profiler {
     /// Instruments entry point `entry` of `wgsl` for `device` and creates its records buffer.
     pub fn instrument(device: &wgpu::Device, wgsl: &str, entry: &str, options: &ProfilerOptions) -> Result<Profiler> {
         let has_subgroups = device.features().contains(wgpu::Features::SUBGROUP);
-        let counting = options
-            .counting
-            .unwrap_or(if has_subgroups { Counting::Subgroups } else { Counting::Trace { events: DEFAULT_TRACE_EVENTS } });
+        let counting =
+            options.counting.unwrap_or(if has_subgroups { Counting::Subgroups } else { Counting::Trace { events: DEFAULT_TRACE_EVENTS } });
         if counting == Counting::Subgroups && !has_subgroups {
             return Err(Error::Unsupported {
                 what: "counting on subgroups".into(),
@@ -102,7 +107,10 @@ impl Profiler {
         if instrumented.slot.0 >= max_bind_groups {
             return Err(Error::invalid(
                 "probe slot",
-                format!("group {} is past the device's {max_bind_groups} bind groups; choose a slot with ProfilerOptions::slot", instrumented.slot.0),
+                format!(
+                    "group {} is past the device's {max_bind_groups} bind groups; choose a slot with ProfilerOptions::slot",
+                    instrumented.slot.0
+                ),
             ));
         }
         let bytes = instrumented.records_bytes(options.workgroups, options.min_subgroup_width);
@@ -131,7 +139,11 @@ impl Profiler {
             entries: &[wgpu::BindGroupLayoutEntry {
                 binding: instrumented.slot.1,
                 visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only: false }, has_dynamic_offset: false, min_binding_size: None },
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
                 count: None,
             }],
         });
@@ -189,16 +201,17 @@ impl Profiler {
     }
 
     /// Records into the app's `encoder`, after its dispatch, a copy of the counts and the
-    /// clearing of the records for the next dispatch. Returns false (and records nothing)
-    /// while the previous counts have not been taken by [`Profiler::try_finish`].
+    /// clearing of the records for the next dispatch. While the previous counts have not been
+    /// taken by [`Profiler::try_finish`] it only clears them (that dispatch is not reported)
+    /// and returns false.
     pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) -> bool {
-        if !matches!(self.state, State::Idle) {
-            return false;
+        let copy = matches!(self.state, State::Idle);
+        if copy {
+            encoder.copy_buffer_to_buffer(&self.records, 0, &self.staging, 0, self.records.size());
+            self.state = State::Resolved;
         }
-        encoder.copy_buffer_to_buffer(&self.records, 0, &self.staging, 0, self.records.size());
         encoder.clear_buffer(&self.records, 0, None);
-        self.state = State::Resolved;
-        true
+        copy
     }
 
     /// The counts of the resolved dispatch once the GPU has finished it, None before (and

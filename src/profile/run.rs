@@ -4,8 +4,8 @@
 
 use super::bindings::{contents, entry_bindings, BindingInfo, BindingSpec};
 use super::counts::{decode, Counts};
-use super::table::{summary, Summary};
 use super::instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented};
+use super::table::{summary, Summary};
 use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, Timing, TimingSource};
@@ -72,9 +72,19 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn new(gpu: &Gpu, label: &str, wgsl: &str, entry: &str, bindings: &[BindingInfo], data: &[Vec<u8>], probe: Option<(u32, u32, u64)>) -> Result<Self> {
+    fn new(
+        gpu: &Gpu,
+        label: &str,
+        wgsl: &str,
+        entry: &str,
+        bindings: &[BindingInfo],
+        data: &[Vec<u8>],
+        probe: Option<(u32, u32, u64)>,
+    ) -> Result<Self> {
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(label), source: wgpu::ShaderSource::Wgsl(wgsl.into()) });
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(label), source: wgpu::ShaderSource::Wgsl(wgsl.into()) });
         let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,
@@ -126,7 +136,11 @@ impl Prepared {
     /// Restores the inputs, clears the records, runs the dispatch once and times it.
     fn run(&self, gpu: &Gpu, workgroups: [u32; 3]) -> Result<Timing> {
         let queries = gpu.caps.timestamps.then(|| {
-            let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("profile timing"), ty: wgpu::QueryType::Timestamp, count: 2 });
+            let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("profile timing"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
             let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("profile timestamps"),
                 size: 16,
@@ -233,7 +247,8 @@ pub fn profile(gpu: &Gpu, request: &ProfileRequest) -> Result<ProfileRun> {
 
     let plain = Prepared::new(gpu, request.file, request.wgsl, request.entry, &bindings, &data, None)?;
     let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
-    let probed = Prepared::new(gpu, &format!("{} (instrumented)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe)?;
+    let probed =
+        Prepared::new(gpu, &format!("{} (instrumented)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe)?;
 
     let mut plain_times = vec![plain.run(gpu, request.workgroups)?];
     let mut probed_times = vec![probed.run(gpu, request.workgroups)?];

@@ -290,7 +290,9 @@ pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::Modu
     if ep.workgroup_size_overrides.is_some() || ep.workgroup_size.contains(&0) {
         return Err(Error::invalid(
             "entry point",
-            format!("'{entry}' takes its workgroup size from pipeline overrides; give @workgroup_size literal or const values to profile it"),
+            format!(
+                "'{entry}' takes its workgroup size from pipeline overrides; give @workgroup_size literal or const values to profile it"
+            ),
         ));
     }
     let masked = mask_comments(src);

@@ -58,7 +58,19 @@ pub fn summary(sites: &[Site], counts: &Counts) -> Summary {
 
 /// One row per site: where it is, what it counts, and the metrics derived from the counts.
 pub fn table(summary: &Summary) -> String {
-    let header = ["site", "line", "column", "kind", "source", "evaluations", "active_lanes", "taken_lanes", "uniform_evaluations", "simt_eff", "branch_eff"];
+    let header = [
+        "site",
+        "line",
+        "column",
+        "kind",
+        "source",
+        "evaluations",
+        "active_lanes",
+        "taken_lanes",
+        "uniform_evaluations",
+        "simt_eff",
+        "branch_eff",
+    ];
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
     for r in &summary.sites {
         let mut source = r.place.source.clone();
