@@ -8,7 +8,7 @@ use simtlab::divergence::ProbeRecords;
 use simtlab::gpu::{shader, BufferKind, Step};
 use simtlab::profile::{self, instrument, BindingSpec, CountSource, InstrumentOptions, ProfileRequest, SiteCounts, SiteKind};
 use simtlab::rng::Rng;
-use simtlab::{Error, Gpu};
+use simtlab::Error;
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!("{}/tests/fixtures/profile/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -56,7 +56,7 @@ fn while_if_reference(seeds: &[u32], width: usize) -> ([SiteCounts; 2], Vec<u32>
         .collect();
     let hits = lanes.iter().map(|(_, o)| o.iter().filter(|&&t| t).count() as u32).collect();
     let mut counts = [SiteCounts::default(); 2];
-    let mut step = |c: &mut SiteCounts, active: u64, taken: u64| {
+    let step = |c: &mut SiteCounts, active: u64, taken: u64| {
         if active > 0 {
             c.evaluations += 1;
             c.active_lanes += active;
@@ -229,7 +229,8 @@ fn auto_instrumenting_simtlabs_own_kernels_gives_the_hand_probes_counts() {
     // (file, hand-probed condition, buffers in binding order)
     let loop_params = [n, 0, 1, 1, u32::MAX, 0];
     let if_params = [n, 40, 16, 0];
-    let cases: [(&str, &str, Vec<(&str, &[u32], BufferKind)>); 2] = [
+    type Buffers<'a> = Vec<(&'a str, &'a [u32], BufferKind)>;
+    let cases: [(&str, &str, Buffers); 2] = [
         (
             "micro/data_loop.wgsl",
             "r < count",

@@ -185,8 +185,9 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
 /// inside a `loop` without a test, evaluations are matched by occurrence.
 pub(crate) fn emulate_subgroup(found: &[FoundSite], lanes: &[Vec<(usize, u32)>]) -> Result<Vec<SiteCounts>> {
     let nested: Vec<Vec<usize>> = (0..found.len()).map(|l| (0..found.len()).filter(|&s| found[s].loops.contains(&l)).collect()).collect();
-    // key -> (lanes evaluating, lanes taking, first lane's value)
-    let mut steps: BTreeMap<(usize, Vec<u32>, u32), (u64, u64, u32)> = BTreeMap::new();
+    // (site, loop iterations, occurrence) -> (lanes evaluating, lanes taking, first lane's value)
+    type Step = (usize, Vec<u32>, u32);
+    let mut steps: BTreeMap<Step, (u64, u64, u32)> = BTreeMap::new();
     for events in lanes {
         let mut iteration = vec![0u32; found.len()];
         let mut seen: BTreeMap<(usize, Vec<u32>), u32> = BTreeMap::new();

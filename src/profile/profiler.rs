@@ -114,11 +114,11 @@ impl Profiler {
             ));
         }
         let bytes = instrumented.records_bytes(options.workgroups, options.min_subgroup_width);
-        if bytes > device.limits().max_storage_buffer_binding_size as u64 {
+        if bytes > device.limits().max_storage_buffer_binding_size {
             return Err(Error::Limit {
                 what: format!("probe records for {:?} workgroups", options.workgroups),
                 requested: bytes,
-                limit: device.limits().max_storage_buffer_binding_size as u64,
+                limit: device.limits().max_storage_buffer_binding_size,
                 hint: "profile a smaller dispatch".into(),
             });
         }
