@@ -161,10 +161,21 @@ fn sites_of_every_kind_are_found_where_they_are_written() {
             (SiteKind::Switch, 29, 13, "params.mode + i32(x & 1u)", "main"),
         ]
     );
-    // a loop test that calls a function and short-circuits is one loop site
+    // a loop test that calls a function and short-circuits is one loop site; conditions that
+    // are a `let`, an argument or a builtin call are wrapped where they are written
     let probed_tests = instrument("shapes.wgsl", &wgsl, "tests", &InstrumentOptions::default()).unwrap();
     let kinds: Vec<(SiteKind, &str)> = probed_tests.sites.iter().map(|s| (s.kind, s.source.as_str())).collect();
-    assert_eq!(kinds, [(SiteKind::Call, "bump(x: u32)"), (SiteKind::Loop, "bump(x) < 40u && (x & 7u) != 3u")]);
+    assert_eq!(
+        kinds,
+        [
+            (SiteKind::Call, "bump(x: u32)"),
+            (SiteKind::Call, "pick(mode: u32)"),
+            (SiteKind::Switch, "mode"),
+            (SiteKind::Loop, "bump(x) < 40u && (x & 7u) != 3u"),
+            (SiteKind::If, "odd"),
+            (SiteKind::If, "all(vec2<u32>(x, x) == vec2<u32>(4u, 4u))"),
+        ]
+    );
     // the other entry point's `if` is not a site; the probe takes the group after the shader's
     assert_eq!(probed.slot, (1, 0));
     // every character of the user's text is there, in order, around the probes

@@ -195,8 +195,14 @@ pub fn contents(bindings: &[BindingInfo], given: &[(String, BindingSpec)]) -> Re
         if specs.next().is_some() {
             return Err(Error::invalid("--bind", format!("{} is given more than once", b.label())));
         }
+        // a typed spec fills a binding of its scalar type, or raw 32-bit words of a struct
+        // that mixes 32-bit types
         if let Some(s) = spec.scalar() {
-            if b.scalars.iter().any(|t| *t != s) {
+            let fits = match b.scalars.as_slice() {
+                [one] => *one == s,
+                mixed => mixed.iter().all(|t| t.width == 4),
+            };
+            if !fits {
                 return Err(Error::invalid(
                     "--bind",
                     format!(

@@ -134,10 +134,10 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         Counting::Subgroups => &[
             (naga::BuiltIn::WorkGroupId, "workgroup_id", "vec3<u32>"),
             (naga::BuiltIn::NumWorkGroups, "num_workgroups", "vec3<u32>"),
-            (naga::BuiltIn::SubgroupId, "subgroup_id", "u32"),
+            (naga::BuiltIn::LocalInvocationIndex, "local_invocation_index", "u32"),
             (naga::BuiltIn::NumSubgroups, "num_subgroups", "u32"),
-            (naga::BuiltIn::SubgroupInvocationId, "subgroup_invocation_id", "u32"),
             (naga::BuiltIn::SubgroupSize, "subgroup_size", "u32"),
+            (naga::BuiltIn::SubgroupId, "subgroup_id", "u32"),
         ],
         Counting::Trace { .. } => &[
             (naga::BuiltIn::WorkGroupId, "workgroup_id", "vec3<u32>"),
@@ -145,10 +145,18 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
             (naga::BuiltIn::LocalInvocationIndex, "local_invocation_index", "u32"),
         ],
     };
+    // naga allows subgroup_id only in one-dimensional workgroups; in others the subgroup's
+    // slot is its first lane's local index / width (exact where subgroups are laid out
+    // linearly, as on every driver we know)
+    let one_dimensional = analysis.workgroup_size[1] == 1 && analysis.workgroup_size[2] == 1;
     let masked = mask_comments(wgsl);
     let mut comma = !analysis.params_empty && masked[..analysis.params_end].iter().rev().find(|c| !c.is_ascii_whitespace()) != Some(&b',');
     let mut args = Vec::new();
     for (builtin, name, ty) in needed {
+        if *builtin == naga::BuiltIn::SubgroupId && !one_dimensional {
+            args.push(format!("{} / {}", args[2], args[4]));
+            continue;
+        }
         match analysis.builtins.iter().find(|(b, _)| b == builtin) {
             Some((_, expr)) => args.push(expr.clone()),
             None => {
@@ -215,18 +223,18 @@ fn prelude(counting: Counting, (group, binding): (u32, u32), sites: usize, threa
 // ---- simtlab divergence probe: per-subgroup counters from ballots ----
 @group({group}) @binding({binding}) var<storage, read_write> {p}_words: array<atomic<u32>>;
 var<private> {p}_record: u32;
-var<private> {p}_lane: u32;
+var<private> {p}_local: u32;
 var<private> {p}_on: bool;
 
-fn {p}_begin(wg: vec3<u32>, groups: vec3<u32>, subgroup: u32, subgroups: u32, lane: u32, width: u32) {{
-    let index = (wg.x + groups.x * (wg.y + groups.y * wg.z)) * subgroups + subgroup;
+fn {p}_begin(wg: vec3<u32>, groups: vec3<u32>, local: u32, subgroups: u32, width: u32, subgroup: u32) {{
+    let index = (wg.x + groups.x * (wg.y + groups.y * wg.z)) * subgroups + min(subgroup, subgroups - 1u);
     {p}_record = {h}u + index * {sites}u * {w}u;
-    {p}_lane = lane;
+    {p}_local = local;
     {p}_on = {p}_record + {sites}u * {w}u <= arrayLength(&{p}_words);
     if (!{p}_on) {{
         atomicStore(&{p}_words[2], 1u);
     }}
-    if (index == 0u && lane == 0u) {{
+    if (index == 0u && local == 0u) {{
         atomicStore(&{p}_words[0], width);
         atomicStore(&{p}_words[1], subgroups);
     }}
@@ -240,7 +248,7 @@ fn {p}_lanes(mask: vec4<u32>) -> u32 {{
 fn {p}_cond(site: u32, cond: bool) -> bool {{
     let lanes = {p}_lanes(subgroupBallot(true));
     let taken = {p}_lanes(subgroupBallot(cond));
-    let first = subgroupBroadcastFirst({p}_lane) == {p}_lane;
+    let first = subgroupBroadcastFirst({p}_local) == {p}_local;
     if ({p}_on && first) {{
         let b = {p}_record + site * {w}u;
         atomicAdd(&{p}_words[b], 1u);

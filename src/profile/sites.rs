@@ -137,26 +137,29 @@ fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-/// Byte offsets of the `(` and matching `)` of the parameter list and just after the body's
-/// `{`, for the function declared at or after `from` (`fn name(`).
-fn signature(masked: &[u8], from: usize) -> Option<(usize, usize, usize)> {
-    let open = from + masked[from..].iter().position(|&c| c == b'(')?;
+/// Byte offset of the `)` that closes the `(` at `open`.
+fn matching_paren(masked: &[u8], open: usize) -> Option<usize> {
     let mut depth = 0usize;
-    let mut close = None;
     for (i, &c) in masked.iter().enumerate().skip(open) {
         match c {
             b'(' => depth += 1,
             b')' => {
                 depth -= 1;
                 if depth == 0 {
-                    close = Some(i);
-                    break;
+                    return Some(i);
                 }
             }
             _ => {}
         }
     }
-    let close = close?;
+    None
+}
+
+/// Byte offsets of the `(` and matching `)` of the parameter list and just after the body's
+/// `{`, for the function declared at or after `from` (`fn name(`).
+fn signature(masked: &[u8], from: usize) -> Option<(usize, usize, usize)> {
+    let open = from + masked[from..].iter().position(|&c| c == b'(')?;
+    let close = matching_paren(masked, open)?;
     let brace = close + masked[close..].iter().position(|&c| c == b'{')?;
     Some((open, close, brace + 1))
 }
@@ -188,17 +191,45 @@ fn one_line(text: &str) -> String {
 
 struct Walker<'a> {
     src: &'a str,
+    masked: &'a [u8],
     module: &'a naga::Module,
     info: &'a naga::valid::FunctionInfo,
-    function: &'a naga::Function,
     name: String,
     sites: Vec<FoundSite>,
     calls: Vec<naga::Handle<naga::Function>>,
 }
 
 impl Walker<'_> {
-    fn range(&self, expr: naga::Handle<naga::Expression>) -> Option<Range<usize>> {
-        self.function.expressions.get_span(expr).to_range().filter(|r| r.end <= self.src.len() && r.start < r.end)
+    /// The text from `from` up to the first `stop` outside parentheses and brackets, trimmed.
+    fn until(&self, from: usize, stop: u8) -> Option<Range<usize>> {
+        let mut depth = 0i32;
+        let end = from
+            + self.masked.get(from..)?.iter().position(|&c| {
+                match c {
+                    b'(' | b'[' => depth += 1,
+                    b')' | b']' => depth -= 1,
+                    _ => {}
+                }
+                c == stop && depth == 0
+            })?;
+        let text = &self.src[from..end];
+        let mut start = from + (text.len() - text.trim_start().len());
+        let mut end = end - (text.len() - text.trim_end().len());
+        // `if (c)` is the condition `c`
+        while end > start + 1 && self.masked[start] == b'(' && matching_paren(self.masked, start) == Some(end - 1) {
+            let inner = &self.src[start + 1..end - 1];
+            start += 1 + (inner.len() - inner.trim_start().len());
+            end -= 1 + (inner.len() - inner.trim_end().len());
+        }
+        (start < end).then_some(start..end)
+    }
+
+    /// The statement's source when it starts with `keyword` (naga's own statements, such as
+    /// the `if`s it makes of `&&`, `||` and loop tests, do not).
+    fn starts_with(&self, span: naga::Span, keyword: &str) -> Option<usize> {
+        let r = span.to_range()?;
+        let after = r.start + keyword.len();
+        (self.masked.get(r.start..after)? == keyword.as_bytes() && !self.masked.get(after).is_some_and(|&c| is_ident(c))).then_some(r.start)
     }
 
     fn push(&mut self, kind: SiteKind, range: Range<usize>, splice: Splice, loops: &[usize], exit_on: Option<bool>) -> usize {
@@ -208,53 +239,81 @@ impl Walker<'_> {
         self.sites.len() - 1
     }
 
-    fn condition(&mut self, kind: SiteKind, expr: naga::Handle<naga::Expression>, loops: &[usize], exit_on: Option<bool>) -> Option<usize> {
-        let range = self.range(expr)?;
+    /// Where the `if` of a user's `if` statement is (naga spans an `else if` from its `else`).
+    fn if_keyword(&self, span: naga::Span) -> Option<usize> {
+        self.starts_with(span, "if").or_else(|| {
+            let at = self.starts_with(span, "else")? + 4;
+            let at = at + self.masked[at..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+            (self.masked[at..].starts_with(b"if") && !self.masked.get(at + 2).is_some_and(|&c| is_ident(c))).then_some(at)
+        })
+    }
+
+    /// A condition at `range` in the source (conditions are located in the text:
+    /// naga gives a `let` or an argument used as a condition the span of its definition).
+    fn condition(&mut self, kind: SiteKind, range: Option<Range<usize>>, loops: &[usize], exit_on: Option<bool>) -> Option<usize> {
+        let range = range?;
         Some(self.push(kind, range.clone(), Splice::Condition(range), loops, exit_on))
     }
 
-    /// The `if` naga makes of a `while`/`for` test, in a loop whose source starts with `while`
-    /// or `for`: the first `if` of the body that only breaks and that the user did not write
-    /// (calls and `&&`/`||` in the test come before it).
-    fn lowered_test(&self, body: &naga::Block, loop_span: naga::Span) -> Option<naga::Handle<naga::Expression>> {
-        let text = loop_span.to_range().and_then(|r| self.src.get(r))?;
-        if !(text.starts_with("while") || text.starts_with("for")) {
-            return None;
-        }
-        body.span_iter().find_map(|(s, span)| match s {
+    /// The test of a `while` or `for` loop (naga makes it an `if` that breaks), and its text.
+    fn loop_test(&self, body: &naga::Block, loop_span: naga::Span) -> Option<(naga::Handle<naga::Expression>, Range<usize>)> {
+        let range = if let Some(at) = self.starts_with(loop_span, "while") {
+            self.until(at + 5, b'{')?
+        } else {
+            let at = self.starts_with(loop_span, "for")?;
+            let open = at + self.masked[at..].iter().position(|&c| c == b'(')?;
+            let init = self.until(open + 1, b';').map_or(open + 1, |r| r.end);
+            let first_semicolon = init + self.masked[init..].iter().position(|&c| c == b';')?;
+            self.until(first_semicolon + 1, b';')?
+        };
+        let test = body.span_iter().find_map(|(s, span)| match s {
             naga::Statement::If { condition, accept, reject }
                 if accept.is_empty()
                     && matches!(reject.iter().next(), Some(naga::Statement::Break))
-                    && !span.to_range().and_then(|r| self.src.get(r)).is_some_and(|t| t.starts_with("if")) =>
+                    && self.starts_with(*span, "if").is_none() =>
             {
                 Some(*condition)
             }
             _ => None,
-        })
+        })?;
+        Some((test, range))
+    }
+
+    /// The condition of a loop's `break if`: the last one in the loop's text.
+    fn break_if(&self, loop_span: naga::Span) -> Option<Range<usize>> {
+        let r = loop_span.to_range()?;
+        let text = &self.masked[r.clone()];
+        let mut found = None;
+        for (i, w) in text.windows(5).enumerate() {
+            if w == b"break" && (i == 0 || !is_ident(text[i - 1])) {
+                let rest = i + 5 + text[i + 5..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+                if text[rest..].starts_with(b"if") && !text.get(rest + 2).is_some_and(|&c| is_ident(c)) {
+                    found = Some(r.start + rest + 2);
+                }
+            }
+        }
+        self.until(found?, b';')
     }
 
     fn block(&mut self, block: &naga::Block, loops: &[usize], skip_if: Option<naga::Handle<naga::Expression>>) {
         for (statement, span) in block.span_iter() {
             match statement {
                 naga::Statement::If { condition, accept, reject } => {
-                    // naga also makes `if`s of `&&`/`||` and of loop tests; only the user's
-                    // own start with the keyword
-                    let written = span.to_range().and_then(|r| self.src.get(r)).is_some_and(|t| t.starts_with("if"));
-                    if written && Some(*condition) != skip_if {
-                        self.condition(SiteKind::If, *condition, loops, None);
+                    if let Some(at) = self.if_keyword(*span).filter(|_| Some(*condition) != skip_if) {
+                        self.condition(SiteKind::If, self.until(at + 2, b'{'), loops, None);
                     }
                     self.block(accept, loops, None);
                     self.block(reject, loops, None);
                 }
                 naga::Statement::Loop { body, continuing, break_if } => {
-                    let test = self.lowered_test(body, *span);
-                    let site = match (test, break_if) {
-                        (Some(t), _) => self.condition(SiteKind::Loop, t, loops, Some(false)),
-                        (None, Some(b)) => self.condition(SiteKind::Loop, *b, loops, Some(true)),
+                    let test = self.loop_test(body, *span);
+                    let site = match (&test, break_if) {
+                        (Some((_, range)), _) => self.condition(SiteKind::Loop, Some(range.clone()), loops, Some(false)),
+                        (None, Some(_)) => self.condition(SiteKind::Loop, self.break_if(*span), loops, Some(true)),
                         (None, None) => None,
                     };
                     let inner: Vec<usize> = loops.iter().copied().chain(site).collect();
-                    self.block(body, &inner, test);
+                    self.block(body, &inner, test.map(|t| t.0));
                     self.block(continuing, &inner, None);
                 }
                 naga::Statement::Switch { selector, cases } => {
@@ -262,7 +321,7 @@ impl Walker<'_> {
                         naga::TypeInner::Scalar(s) if s.kind == naga::ScalarKind::Sint => "i32",
                         _ => "u32",
                     };
-                    if let Some(range) = self.range(*selector) {
+                    if let Some(range) = self.starts_with(*span, "switch").and_then(|at| self.until(at + 6, b'{')) {
                         self.push(SiteKind::Switch, range.clone(), Splice::Selector(range, scalar), loops, None);
                     }
                     for case in cases {
@@ -302,7 +361,7 @@ pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::Modu
 
     let mut found = Vec::new();
     let walk = |function: &naga::Function, finfo: &naga::valid::FunctionInfo, name: String, entry_site: Option<usize>| {
-        let mut w = Walker { src, module, info: finfo, function, name, sites: Vec::new(), calls: Vec::new() };
+        let mut w = Walker { src, masked: &masked, module, info: finfo, name, sites: Vec::new(), calls: Vec::new() };
         if let Some(fn_at) = entry_site {
             if let Some((_, close, brace_end)) = signature(&masked, fn_at) {
                 let name_at = fn_at + 2 + masked[fn_at + 2..].iter().take_while(|c| c.is_ascii_whitespace()).count();
