@@ -165,7 +165,11 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         eprintln!("wrote {}", path.display());
     }
     for (key, path) in dumps {
-        let (_, bytes) = run.outputs.iter().find(|(b, _)| b.matches(key)).ok_or_else(|| Error::invalid("--dump", format!("'{key}' names no binding of '{}'", args.entry)))?;
+        let (_, bytes) = run
+            .outputs
+            .iter()
+            .find(|(b, _)| b.matches(key))
+            .ok_or_else(|| Error::invalid("--dump", format!("'{key}' names no binding of '{}'", args.entry)))?;
         write_file(path.as_ref(), bytes)?;
         eprintln!("wrote {path}");
     }
