@@ -54,5 +54,5 @@ pub use sites::{Site, SiteKind};
 pub use table::{summary, table, SiteRow, Summary};
 
 /// Why the register count of a compiled pipeline is not reported.
-pub const REGISTERS_NOT_EXPOSED: &str = "the driver's register count is not exposed: wgpu does not enable \
-VK_KHR_pipeline_executable_properties nor create pipelines with statistics capture, so no backend reports it";
+pub const REGISTERS_NOT_EXPOSED: &str = "registers: the driver's count is not exposed (wgpu neither enables \
+VK_KHR_pipeline_executable_properties nor captures pipeline statistics), so occupancy uses --regs";

@@ -143,12 +143,11 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         let k = kernel_resources(&wgsl, &args.entry)?;
         let occ = kernel_occupancy(arch, &k, args.regs)?;
         text += &format!(
-            "occupancy on {}: {} threads per workgroup, {} B workgroup memory, at {} registers per thread (assumed: {}): {:.0} % ({} workgroups per {}, limited by {:?})\n",
+            "occupancy on {}: {} threads per workgroup, {} B workgroup memory, {} registers per thread (--regs): {:.0} % ({} workgroups per {}, limited by {:?})\n{REGISTERS_NOT_EXPOSED}\n",
             arch.name,
             k.threads_per_workgroup,
             k.workgroup_memory_bytes,
             args.regs,
-            REGISTERS_NOT_EXPOSED,
             100.0 * occ.occupancy,
             occ.active_blocks_per_sm,
             arch.sm_word(),
