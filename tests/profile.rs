@@ -445,3 +445,69 @@ fn the_profiler_lives_in_the_apps_frame_loop_and_never_blocks() {
 fn output_of(run: &profile::ProfileRun) -> Vec<u32> {
     output(run, "steps")
 }
+
+#[test]
+fn the_command_line_writes_the_table_json_dump_and_heat_map() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let dir = common::scratch("profile-cli");
+    let shader = format!("{}/tests/fixtures/profile/collatz.wgsl", env!("CARGO_MANIFEST_DIR"));
+    let (json, dump, png) = (dir.join("p.json"), dir.join("steps.bin"), dir.join("h.png"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtlab"))
+        .args([
+            "profile",
+            &shader,
+            "--workgroups",
+            "2",
+            "--bind",
+            "values=u32:128:random:3",
+            "--bind",
+            "0:1=u32:128:zero",
+            "--samples",
+            "1",
+        ])
+        .args([
+            "--json".as_ref(),
+            json.as_os_str(),
+            "--dump".as_ref(),
+            format!("steps={}", dump.display()).as_ref(),
+            "--heatmap".as_ref(),
+            png.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("n % 2u == 0u") && stdout.contains("outputs: every writable binding identical"), "{stdout}");
+    // the dump is the shader's result: Collatz steps computed on the host
+    let steps: Vec<u32> = Rng::new(3)
+        .vec_u32(128)
+        .iter()
+        .map(|v| {
+            let (mut n, mut k) = (v % 1000 + 1, 0);
+            while n != 1 {
+                n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+                k += 1;
+            }
+            k
+        })
+        .collect();
+    assert_eq!(words(&std::fs::read(&dump).unwrap()), steps);
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let rows = report["summary"]["sites"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    let loop_row = rows.iter().find(|r| r["kind"] == "loop").unwrap();
+    // the loop test runs once more than its body in every subgroup of 8: 16 subgroups
+    let calls = rows.iter().find(|r| r["kind"] == "call").unwrap();
+    assert_eq!(loop_row["evaluations"].as_u64().unwrap(), calls["evaluations"].as_u64().unwrap() + 16);
+    assert_eq!(loop_row["taken_lanes"].as_u64().unwrap(), steps.iter().map(|&s| s as u64).sum::<u64>());
+    assert!(std::fs::metadata(&png).unwrap().len() > 0);
+    // a binding left out: an error naming it and its type, exit status 1
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtlab"))
+        .args(["profile", &shader, "--workgroups", "2", "--bind", "values=u32:128:random:3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'steps' (var<storage, read_write> steps: array<u32>) is not given"));
+}
