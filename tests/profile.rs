@@ -241,9 +241,9 @@ fn auto_instrumenting_simtlabs_own_kernels_gives_the_hand_probes_counts() {
     let loop_params = [n, 0, 1, 1, u32::MAX, 0];
     let if_params = [n, 40, 16, 0];
     type Buffers<'a> = Vec<(&'a str, &'a [u32], BufferKind)>;
-    let cases: [(&str, &str, Buffers); 2] = [
+    let cases: [(shader::Entry, &str, Buffers); 2] = [
         (
-            "micro/data_loop.wgsl",
+            shader::registry::micro::data_loop::MAIN,
             "r < count",
             vec![
                 ("trips", &trips, BufferKind::Storage),
@@ -253,7 +253,7 @@ fn auto_instrumenting_simtlabs_own_kernels_gives_the_hand_probes_counts() {
             ],
         ),
         (
-            "micro/if_branch.wgsl",
+            shader::registry::micro::if_branch::MAIN,
             "v < params.threshold",
             vec![
                 ("values", &values, BufferKind::Storage),
@@ -262,9 +262,10 @@ fn auto_instrumenting_simtlabs_own_kernels_gives_the_hand_probes_counts() {
             ],
         ),
     ];
-    for (file, condition, buffers) in cases {
+    for (entry, condition, buffers) in cases {
+        let file = entry.file.path;
         // the hand-probed kernel, through simtlab's own probe
-        let kernel = gpu.kernel(file, "main", &["PROBE"]).unwrap();
+        let kernel = gpu.kernel(entry, &["PROBE"]).unwrap();
         let gpu_buffers: Vec<_> = buffers
             .iter()
             .map(|(name, data, kind)| match data.is_empty() {

@@ -3,7 +3,7 @@
 
 use super::instrument::{Counting, Instrumented, HEADER_WORDS, WORDS_PER_SITE};
 use super::sites::{FoundSite, SiteKind};
-use crate::divergence::{Divergence, ProbeLayout, SiteCounters, PROBE_WORDS_PER_SITE};
+use crate::divergence::{Divergence, ProbeLayout, SiteCounters};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -102,7 +102,7 @@ impl Counts {
                 [c.evaluations, c.divergent, c.taken_steps, c.taken_lanes].map(|v| v.min(u32::MAX as u64) as u32)
             })
             .collect();
-        let subgroups = words.len() / (self.sites.max(1) * PROBE_WORDS_PER_SITE);
+        let subgroups = self.per_subgroup.len() / self.sites.max(1);
         ProbeLayout { sites: self.sites, subgroups, width: self.width }.decode(&words)
     }
 }
