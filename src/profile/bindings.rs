@@ -82,17 +82,22 @@ impl BindingSpec {
 /// One resource binding of the entry point.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BindingInfo {
+    /// Bind group index.
     pub group: u32,
+    /// Binding number in its group.
     pub binding: u32,
+    /// The variable's name.
     pub name: String,
     /// The declaration as written (`var<storage, read> seeds: array<u32>`).
     pub declaration: String,
+    /// A uniform buffer (else storage).
     pub uniform: bool,
     /// Storage the shader may write (its final contents are outputs).
     pub writable: bool,
     /// The smallest size a buffer for it may have, in bytes.
     pub min_bytes: u64,
-    /// The scalar types inside its type (a typed spec must match them all).
+    /// The scalar types inside its type (a typed spec must be of the one type; a struct
+    /// mixing 32-bit types takes any 32-bit spec as raw words).
     pub scalars: Vec<naga::Scalar>,
 }
 

@@ -75,8 +75,11 @@ pub enum CountSource {
 /// The counts of one profiled dispatch: per subgroup and per site.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Counts {
+    /// Subgroup width the counts refer to (native or emulated).
     pub width: u32,
+    /// GPU probe or host emulation.
     pub source: CountSource,
+    /// Probe sites per subgroup record.
     pub sites: usize,
     /// `per_subgroup[g * sites + s]`: site s in subgroup g (subgroups in dispatch order).
     pub per_subgroup: Vec<SiteCounts>,

@@ -28,7 +28,10 @@ pub enum Counting {
     Subgroups,
     /// Each invocation records its first `events` branch outcomes; subgroups of a chosen
     /// width are emulated on the host (adapters without subgroups, e.g. GL).
-    Trace { events: u32 },
+    Trace {
+        /// Outcomes each invocation may record.
+        events: u32,
+    },
 }
 
 /// Invocation outcomes recorded per invocation in trace mode unless the caller says otherwise.
@@ -37,6 +40,7 @@ pub const DEFAULT_TRACE_EVENTS: u32 = 1024;
 /// Where the probe goes and how it counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InstrumentOptions {
+    /// Ballots on subgroups or per-invocation outcomes.
     pub counting: Counting,
     /// (group, binding) of the records buffer; None = a group the shader does not use (the
     /// one after its highest), or, past `max_bind_groups`, the next binding of its last group.
@@ -56,11 +60,15 @@ impl Default for InstrumentOptions {
 pub struct Instrumented {
     /// The instrumented WGSL (validated by naga).
     pub wgsl: String,
+    /// The entry point instrumented.
     pub entry: String,
+    /// The probe sites, in source order (a site's index is its number in the records).
     pub sites: Vec<Site>,
     /// (group, binding) of the records buffer.
     pub slot: (u32, u32),
+    /// How the probe counts.
     pub counting: Counting,
+    /// The entry point's `@workgroup_size`.
     pub workgroup_size: [u32; 3],
     pub(crate) found: Vec<FoundSite>,
 }

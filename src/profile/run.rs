@@ -17,8 +17,11 @@ use std::time::Instant;
 pub struct ProfileRequest<'a> {
     /// Name of the shader in messages (its path).
     pub file: &'a str,
+    /// The shader's WGSL.
     pub wgsl: &'a str,
+    /// The compute entry point.
     pub entry: &'a str,
+    /// Workgroups to dispatch.
     pub workgroups: [u32; 3],
     /// `(binding key, contents)`: the key is the variable's name, `N` (group 0) or `G:N`.
     pub bindings: Vec<(String, BindingSpec)>,
@@ -38,13 +41,21 @@ pub struct ProfileRequest<'a> {
 /// The result of [`profile`].
 #[derive(Clone, Debug, Serialize)]
 pub struct ProfileRun {
+    /// The shader's name (its path).
     pub file: String,
+    /// The entry point profiled.
     pub entry: String,
+    /// The adapter it ran on.
     pub adapter: String,
+    /// Workgroups dispatched and their size.
     pub workgroups: [u32; 3],
+    /// The entry point's `@workgroup_size`.
     pub workgroup_size: [u32; 3],
+    /// (group, binding) of the probe records.
     pub slot: (u32, u32),
+    /// How the probe counted.
     pub counting: Counting,
+    /// The probe sites.
     pub sites: Vec<super::Site>,
     /// Per-site rows and whole-dispatch figures (what the JSON holds).
     pub summary: Summary,
@@ -53,6 +64,7 @@ pub struct ProfileRun {
     pub counts: Counts,
     /// Median time of the shader as written and instrumented.
     pub plain: Timing,
+    /// Median time of the instrumented shader.
     pub instrumented: Timing,
     /// Every writable binding ended with the same bytes in both runs.
     pub outputs_identical: bool,

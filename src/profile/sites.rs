@@ -36,9 +36,11 @@ impl SiteKind {
 /// One probe site in the user's source.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Site {
+    /// What the site counts.
     pub kind: SiteKind,
     /// 1-based line and column of the condition (of the function name for `call`).
     pub line: u32,
+    /// 1-based column, in characters.
     pub column: u32,
     /// The condition's source text (the function's signature for `call`), on one line.
     pub source: String,

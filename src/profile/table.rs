@@ -7,25 +7,38 @@ use serde::Serialize;
 /// One site with its counts and the metrics derived from them.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SiteRow {
+    /// The site's number.
     pub site: usize,
+    /// Where it is and what it counts.
     #[serde(flatten)]
     pub place: Site,
+    /// Its counts over the whole dispatch.
     #[serde(flatten)]
     pub counts: SiteCounts,
+    /// Lanes in the guarded code / (subgroup-steps in it × width).
     pub simt_efficiency: f64,
+    /// Uniform evaluations / evaluations.
     pub branch_efficiency: f64,
 }
 
 /// Whole-dispatch figures: per-site rows, totals and where the counts come from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
+    /// Width the counts refer to.
     pub subgroup_width: u32,
+    /// GPU probe or host emulation.
     pub source: CountSource,
+    /// One row per site.
     pub sites: Vec<SiteRow>,
+    /// Over all sites: lanes in guarded code / (subgroup-steps in it × width).
     pub simt_efficiency: f64,
+    /// Over all sites: uniform evaluations / evaluations.
     pub branch_efficiency: f64,
+    /// Zhang's divergence ratio: divergent subgroups / subgroups.
     pub divergence_ratio: f64,
+    /// Subgroups that evaluated at least one site.
     pub subgroups: u64,
+    /// Of those, the ones whose lanes disagreed somewhere.
     pub divergent_subgroups: u64,
 }
 
