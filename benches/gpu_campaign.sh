@@ -36,6 +36,8 @@ bs 10 BlackScholes 2^24 (blackscholes.json)
 lbm 15 3D-LBM 192^3 (lbm.json)
 remap 30 divergent loop 2^24 remapped end to end, with trace (remap.json)
 remap-bs 10 uniform loop, auto vs off (remap-auto-flat.json)
+flowshop 40 ta021 proved from the heuristic start, search resident on the GPU and host search with GPU bounding (flowshop-resident.json, flowshop-host.json)
+profile 5 instrumentation overhead of simtlab profile on Collatz and Mandelbrot, outputs compared (profile-collatz.json, profile-mandelbrot.json)
 "
 # Investigations, run only when named. sgemm-spirv needs the modules of benches/sgemm/build.sh
 # staged in .gpu/spv/ (benches/results/sgemm-spirv-h100.md; SGEMM_ROUNDS=1 runs it once instead of
@@ -175,6 +177,18 @@ reduction_repeat() {
   done
 }
 
+flowshop() {
+  # each search at its own best pool (benches/results/flowshop-resident-h100.md)
+  $B flowshop solve ta021 --search resident --pool 65536 --time-limit 60 --json > "$work/flowshop-resident.json" 2> "$work/flowshop-resident.log"
+  $B flowshop solve ta021 --search host --pool 4096 --time-limit 60 --json > "$work/flowshop-host.json" 2> "$work/flowshop-host.log"
+}
+profile() {
+  $B profile tests/fixtures/profile/collatz.wgsl --workgroups 32768 --bind values=u32:2097152:random:1 --bind steps=u32:2097152:zero \
+    --samples 20 --json "$work/profile-collatz.json" > "$work/profile-collatz.txt" 2>&1
+  $B profile tests/fixtures/profile/mandelbrot.wgsl --workgroups 16384 --bind iterations=u32:1048576:zero \
+    --samples 20 --json "$work/profile-mandelbrot.json" > "$work/profile-mandelbrot.txt" 2>&1
+}
+
 row sgemm-spirv sgemm_spirv
 row carrillo-port carrillo_port
 row carrillo-wgsl carrillo_wgsl
@@ -194,4 +208,6 @@ row bs bs
 row lbm lbm
 row remap remap
 row remap-bs remap_bs
+row flowshop flowshop
+row profile profile
 log "campaign: done in $SECONDS s"
