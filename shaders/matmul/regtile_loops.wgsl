@@ -13,19 +13,12 @@
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let lane = tid % (WARP_X * WARP_Y);
-    let warp = tid / (WARP_X * WARP_Y);
-    let tx = (warp % (WG_X / WARP_X)) * WARP_X + lane % WARP_X;
-    let ty = (warp / (WG_X / WARP_X)) * WARP_Y + lane / WARP_X;
-    // grouped tile order
-    let pid = wid.y * groups.x + wid.x;
-    let per_group = GROUP_M * groups.x;
-    let first_m = (pid / per_group) * GROUP_M;
-    let rows_in_group = min(groups.y - first_m, GROUP_M);
-    let in_group = pid % per_group;
-    let m0 = (first_m + in_group % rows_in_group) * BM;
-    let n0 = (in_group / rows_in_group) * BN;
-    let steps = (params.k + BK - 1u) / BK;
+    let p = place(tid, wid, groups);
+    let tx = p.tx;
+    let ty = p.ty;
+    let m0 = p.m0;
+    let n0 = p.n0;
+    let steps = p.steps;
 
     // acc[2i + j]: row ty·4 + i (i < 4) or (WG_Y + ty)·4 + i - 4, column group tx + j·WG_X
     var acc: array<vec4<f32>, 16>;

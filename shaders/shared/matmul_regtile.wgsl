@@ -127,3 +127,28 @@ fn store_c(row: u32, col: u32, v: vec4<f32>) {
     }
 #endif
 }
+
+// Where an invocation works: its column and row (tx, ty) in the workgroup's grid, each warp a
+// WARP_X × WARP_Y block, and the origin (m0, n0) in C of its workgroup's tile, in the grouped
+// tile order; steps: the BK steps along K.
+struct Place {
+    tx: u32,
+    ty: u32,
+    m0: u32,
+    n0: u32,
+    steps: u32,
+}
+
+fn place(tid: u32, wid: vec3<u32>, groups: vec3<u32>) -> Place {
+    let lane = tid % (WARP_X * WARP_Y);
+    let warp = tid / (WARP_X * WARP_Y);
+    let tx = (warp % (WG_X / WARP_X)) * WARP_X + lane % WARP_X;
+    let ty = (warp / (WG_X / WARP_X)) * WARP_Y + lane / WARP_X;
+    // grouped tile order
+    let pid = wid.y * groups.x + wid.x;
+    let per_group = GROUP_M * groups.x;
+    let first_m = (pid / per_group) * GROUP_M;
+    let rows_in_group = min(groups.y - first_m, GROUP_M);
+    let in_group = pid % per_group;
+    return Place(tx, ty, (first_m + in_group % rows_in_group) * BM, (in_group / rows_in_group) * BN, (params.k + BK - 1u) / BK);
+}
