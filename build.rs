@@ -119,11 +119,14 @@ fn registry(root: &Path, files: &[String]) -> String {
     let mut code = String::from(TYPES);
     code += "/// Every WGSL file under `shaders/` and its compute entry points.\n#[allow(dead_code)]\npub mod registry {\n";
     let mut folder = String::new();
+    // the path of each entry constant, for ALL
+    let mut all = Vec::new();
     for f in files {
         let text = fs::read_to_string(root.join(f)).expect("a shader file is readable");
         let entries = entry_points(&text);
         let (dir, file) = f.rsplit_once('/').unwrap_or(("", f));
         let stem = ident(file.trim_end_matches(".wgsl"));
+        all.extend(entries.iter().map(|e| format!("{}::{stem}::{}", ident(dir), ident(&e.name).to_uppercase())));
         if dir != folder {
             if !folder.is_empty() {
                 code += "    }\n";
@@ -173,12 +176,8 @@ fn registry(root: &Path, files: &[String]) -> String {
         code += "    }\n";
     }
     code += "    /// Every compute entry point.\n    pub const ALL: &[super::Entry] = &[\n";
-    for f in files {
-        let text = fs::read_to_string(root.join(f)).expect("a shader file is readable");
-        let (dir, file) = f.rsplit_once('/').unwrap_or(("", f));
-        for e in entry_points(&text) {
-            code += &format!("        {}::{}::{},\n", ident(dir), ident(file.trim_end_matches(".wgsl")), ident(&e.name).to_uppercase());
-        }
+    for path in &all {
+        code += &format!("        {path},\n");
     }
     code += "    ];\n}\n";
     code
