@@ -137,6 +137,29 @@ fn adapter_errors_list_the_adapters_that_exist() {
 }
 
 #[test]
+fn adapters_are_selected_by_index_and_pci_bus_as_devices_lists_them() {
+    let out = run(&["devices", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let all: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    for (i, a) in all.iter().enumerate() {
+        assert_eq!(a["index"], i, "indices follow the list order: {a}");
+        let picked = run(&["devices", "--json", "--adapter", &format!("#{i}")]);
+        let picked: Vec<serde_json::Value> = serde_json::from_slice(&picked.stdout).unwrap();
+        assert_eq!(picked.len(), 1, "#{i} selects one adapter");
+        assert_eq!((&picked[0]["name"], &picked[0]["backend"], &picked[0]["index"]), (&a["name"], &a["backend"], &a["index"]));
+        let bus = a["pci_bus"].as_str().unwrap();
+        if bus.contains(':') {
+            let by_bus = run(&["devices", "--json", "--adapter", bus]);
+            let by_bus: Vec<serde_json::Value> = serde_json::from_slice(&by_bus.stdout).unwrap();
+            assert!(by_bus.iter().all(|b| b["pci_bus"] == bus) && !by_bus.is_empty(), "{bus}: {by_bus:?}");
+        }
+    }
+    let beyond = format!("#{}", all.len());
+    assert_refused(&run(&["devices", "--adapter", &beyond]), &beyond);
+    assert_refused(&run(&["devices", "--adapter", "#x"]), "simtlab devices");
+}
+
+#[test]
 fn headless_commands_print_no_windowing_noise() {
     let out = simtlab().env_remove("XDG_RUNTIME_DIR").env_remove("WAYLAND_DISPLAY").args(["devices"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));

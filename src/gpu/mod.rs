@@ -28,7 +28,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct GpuOptions {
     /// Comma list of backends (`vulkan`, `gl`, `metal`, `dx12`).
     pub backend: Option<String>,
-    /// Case-insensitive substring of the adapter name.
+    /// Which adapter: `#N` (its index in `simtlab devices`), a PCI bus id (any value with a
+    /// `:`, e.g. `0000:3b:00.0` or `3b:00`), else a case-insensitive part of its name.
     pub adapter: Option<String>,
     /// How long to wait for one submission.
     pub timeout: Option<Duration>,
@@ -68,6 +69,12 @@ impl GpuOptions {
 /// What `simtlab devices` prints for one adapter.
 #[derive(Clone, Debug, Serialize)]
 pub struct AdapterReport {
+    /// Its place in the list, best first: `--adapter '#N'` selects it.
+    pub index: usize,
+    /// PCI bus id as the driver reports it (empty where the backend gives none): `--adapter`
+    /// selects by it too. Vulkan ignores `CUDA_VISIBLE_DEVICES`, so this is how to pick one GPU
+    /// of several identical ones.
+    pub pci_bus: String,
     /// Adapter name as the driver reports it.
     pub name: String,
     /// Backend (`Vulkan`, `Gl`, `Metal`, `Dx12`, ...).
@@ -164,21 +171,44 @@ async fn available_adapters() -> String {
 
 /// What the options ask for, in words.
 fn wanted(options: &GpuOptions) -> String {
-    let name = options.adapter.as_deref().map_or("any adapter".to_string(), |w| format!("an adapter named like '{w}'"));
+    let name = options
+        .adapter
+        .as_deref()
+        .map_or("any adapter".to_string(), |w| format!("an adapter matching '{w}' (#index, PCI bus or part of the name)"));
     match &options.backend {
         Some(b) => format!("{name} on backend {b}"),
         None => name,
     }
 }
 
+/// The adapters `wanted` (see [`GpuOptions::adapter`]) selects from `list`, with their indices
+/// in `list`; all of them when `wanted` is `None`.
+pub fn select_adapters(list: Vec<wgpu::Adapter>, wanted: Option<&str>) -> Result<Vec<(usize, wgpu::Adapter)>> {
+    let indexed = list.into_iter().enumerate();
+    let Some(wanted) = wanted.map(str::trim) else { return Ok(indexed.collect()) };
+    if let Some(index) = wanted.strip_prefix('#') {
+        let index: usize =
+            index.parse().map_err(|_| Error::invalid("adapter", format!("'{wanted}': give #N with N an index from `simtlab devices`")))?;
+        return Ok(indexed.filter(|(i, _)| *i == index).collect());
+    }
+    let wanted = wanted.to_lowercase();
+    let by_bus = wanted.contains(':');
+    Ok(indexed
+        .filter(|(_, a)| {
+            let info = a.get_info();
+            if by_bus {
+                info.device_pci_bus_id.to_lowercase().contains(&wanted)
+            } else {
+                info.name.to_lowercase().contains(&wanted)
+            }
+        })
+        .collect())
+}
+
 async fn choose_adapter(options: &GpuOptions) -> Result<wgpu::Adapter> {
     let list = adapters_async(options).await?;
-    let found = match options.adapter.as_deref().map(str::to_lowercase) {
-        Some(w) => list.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&w)),
-        None => list.into_iter().next(),
-    };
-    match found {
-        Some(adapter) => Ok(adapter),
+    match select_adapters(list, options.adapter.as_deref())?.into_iter().next() {
+        Some((_, adapter)) => Ok(adapter),
         None => Err(Error::NoAdapter { wanted: wanted(options), available: available_adapters().await }),
     }
 }
@@ -320,20 +350,16 @@ impl Gpu {
 /// Reports every adapter with its measured capabilities (`simtlab devices`).
 pub fn survey(options: &GpuOptions) -> Result<Vec<AdapterReport>> {
     let options = options.clone().or_env();
-    let wanted = options.adapter.as_deref().map(str::to_lowercase);
     let mut out = Vec::new();
-    for adapter in adapters(&options)? {
+    for (index, adapter) in select_adapters(adapters(&options)?, options.adapter.as_deref())? {
         let info = adapter.get_info();
-        if let Some(w) = &wanted {
-            if !info.name.to_lowercase().contains(w) {
-                continue;
-            }
-        }
         let (capabilities, error) = match Gpu::open(&adapter) {
             Ok(gpu) => (Some(gpu.caps), None),
             Err(e) => (None, Some(e.to_string())),
         };
         out.push(AdapterReport {
+            index,
+            pci_bus: info.device_pci_bus_id.clone(),
             name: info.name.clone(),
             backend: format!("{:?}", info.backend),
             device_type: format!("{:?}", info.device_type),

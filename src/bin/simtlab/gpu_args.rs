@@ -11,7 +11,8 @@ pub struct AdapterArgs {
     /// Backends to use (vulkan, gl, metal, dx12; comma list). Default: WGPU_BACKEND or all.
     #[arg(long, global = true)]
     pub backend: Option<String>,
-    /// Part of the adapter name to use. Default: WGPU_ADAPTER_NAME or the best adapter.
+    /// Adapter to use: #N (index in `simtlab devices`), a PCI bus id (e.g. 0000:3b:00.0), or
+    /// part of its name. Default: WGPU_ADAPTER_NAME or the best adapter.
     #[arg(long, global = true)]
     pub adapter: Option<String>,
 }
@@ -100,7 +101,8 @@ pub fn devices(args: &AdapterArgs, json: bool) -> Result<()> {
         return Ok(());
     }
     for r in &reports {
-        println!("{} — {} {} — driver {} {}", r.name, r.backend, r.device_type, r.driver, r.driver_info);
+        let bus = if r.pci_bus.is_empty() { String::new() } else { format!(" — PCI {}", r.pci_bus) };
+        println!("#{} {} — {} {}{bus} — driver {} {}", r.index, r.name, r.backend, r.device_type, r.driver, r.driver_info);
         match (&r.capabilities, &r.error) {
             (Some(c), _) => {
                 let size = c.subgroup_size.map_or("none".to_string(), |w| {

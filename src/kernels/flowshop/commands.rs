@@ -552,11 +552,8 @@ pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gp
         Devices::All => None,
     };
     let options = gpu_options.clone().or_env();
-    let wanted = options.adapter.as_deref().map(str::to_lowercase);
-    let mut adapters: Vec<_> = crate::gpu::adapters(&options)?
-        .into_iter()
-        .filter(|a| wanted.as_ref().is_none_or(|w| a.get_info().name.to_lowercase().contains(w)))
-        .collect();
+    let mut adapters: Vec<_> =
+        crate::gpu::select_adapters(crate::gpu::adapters(&options)?, options.adapter.as_deref())?.into_iter().map(|(_, a)| a).collect();
     // one backend: the same GPU is often listed once per backend
     let Some(backend) = adapters.first().map(|a| a.get_info().backend) else {
         return Ok(vec![Gpu::new(&options)?]); // the error that names the adapters there are
