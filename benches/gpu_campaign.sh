@@ -31,7 +31,7 @@ reduction 160 f32 sum 2^28, every strategy at 5 grid sizes (reduction.json)
 matmul 15 SGEMM 4096^3, regtile and unrolled (matmul.json); regtile's loop form through naga's SPIR-V with unroll hints (matmul-passthrough.json)
 port 10 regtile ported to CUDA beside cuBLAS in one process (regtile_port.jsonl)
 barrier 55 global barrier, 132 and 1056 workgroups, arrival and fence variants (barrier.json)
-queue 215 work queues (queue.json)
+queue 25 work queues (queue.json; the ring queue, about 1 s a run, in queue-ring.json)
 bs 10 BlackScholes 2^24 (blackscholes.json)
 lbm 15 3D-LBM 192^3 (lbm.json)
 remap 30 divergent loop 2^24 remapped end to end, with trace (remap.json)
@@ -115,7 +115,12 @@ matmul() {
 # the same SGEMM as regtile, ported to CUDA: how much of the gap to cuBLAS is the algorithm
 port() { (nvcc -O3 -arch=sm_90 benches/baselines/regtile_port.cu -o /tmp/regtile_port -lcublas && /tmp/regtile_port 4096) > "$work/regtile_port.jsonl" 2> "$work/regtile_port.err"; }
 barrier() { $B bench pt --case barrier $W --workgroups 132,1056 --arrival flat,tree --fence device,none --iterations 1000 --json "$work/barrier.json" > "$work/barrier.txt" 2>&1; }
-queue() { $B bench pt --case queue $W --json "$work/queue.json" > "$work/queue.txt" 2>&1; }
+queue() {
+  $B bench pt --case queue $W --kind single,chunked,distributed --json "$work/queue.json" > "$work/queue.txt" 2>&1
+  # a ring run lasts about a second: one warm-up run already loads the GPU for longer than the
+  # 200 short ones of $W, which would take 200 s here
+  $B bench pt --case queue --kind ring --warmup 1 --samples 5 --json "$work/queue-ring.json" > "$work/queue-ring.txt" 2>&1
+}
 bs() { $B bench zhang --kernel blackscholes $W --n 16777216 --strategy all --json "$work/blackscholes.json" > "$work/blackscholes.txt" 2>&1; }
 lbm() { $B bench zhang --kernel lbm $W --n 192 --strategy all --samples 5 --json "$work/lbm.json" > "$work/lbm.txt" 2>&1; }
 remap() { $B bench remap $W --n 16777216 --pipeline 16 --workers 8 --trace "$work/remap-trace.json" --json "$work/remap.json" > "$work/remap.txt" 2>&1; }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Several devices in one call: the resident flow-shop search over 1 and 2 devices, and
+# `reproduce --quick` whole vs sharded over processes that run at the same time, joined with
+# `report merge`. On a host with one GPU the two devices are two logical devices (two wgpu
+# devices on the same GPU) and the shards share that GPU: this checks correctness (node counts,
+# merged report) and measures the cost of splitting, not a speed-up.
+# Stage first (cargo build --release && ../shared/gpu/prepare.sh target/release/simtlab), then
+#   bash benches/gpu_multi.sh "$OUT" [devices to try, default "1 2"]
+# Every run writes its JSON, log and command line as soon as it ends, packed into
+# $OUT/multi.tar (the device returns few files; unpack with tar xf), and a line to
+# $OUT/summary.tsv.
+set -u
+OUTDIR="$1"; counts="${2:-1 2}"
+source .gpu/env.sh
+B=.gpu/simtlab
+out=$(mktemp -d)
+pack() { (cd "$out" && tar cf "$OUTDIR/multi.tar" .); cp "$out/summary.tsv" "$OUTDIR/"; }
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv > "$out/nvidia-smi.csv" 2>&1
+$B devices --json > "$out/devices.json" 2> "$out/devices.log"
+$B devices > "$out/devices.txt" 2>&1
+printf "what\tdevices\tmakespan\toptimal\tnodes\tseconds\tnodes_per_s\n" > "$out/summary.tsv"
+
+# solve NAME DEVICES ARGS...: one resident search (pool 65536, the H100's best), its summary line
+solve() {
+  local ta="$1" d="$2"; shift 2
+  local name="$ta-d$d"
+  echo "$B flowshop solve $ta --search resident --pool 65536 --devices $d $*" > "$out/$name.cmd"
+  $B flowshop solve "$ta" --search resident --pool 65536 --devices "$d" "$@" --json > "$out/$name.json" 2> "$out/$name.log"
+  python3 - "$out/$name.json" "$ta" "$d" >> "$out/summary.tsv" <<'PY'
+import json, sys
+path, ta, d = sys.argv[1:]
+try:
+    r = json.load(open(path))
+    rate = r['nodes'] / max(r['seconds'] - r['heuristic_seconds'], 1e-9)
+    print(f"{ta}\t{d}\t{r['makespan']}\t{r['optimal']}\t{r['nodes']}\t{r['seconds']:.2f}\t{rate:.0f}")
+except Exception as e:
+    print(f"{ta}\t{d}\terror\t{e}")
+PY
+  tail -1 "$out/summary.tsv" >&2
+  pack
+}
+
+# UB = the optimum: every device count must explore the same tree (same node count)
+for d in $counts; do solve ta021 "$d" --ub 2297 --time-limit 60; done
+for d in $counts; do solve ta023 "$d" --ub 2326 --time-limit 90; done
+# 50x20 is far from provable in minutes: a fixed time, nodes/s
+for d in $counts; do solve ta051 "$d" --time-limit 20; done
+
+# reproduce --quick: one process, then one process per shard at the same time, merged
+t0=$(ms)
+timeout 200 $B reproduce --quick --out "$out/whole" > "$out/whole.log" 2>&1
+echo -e "reproduce-quick\t1 process, exit $?\t\t\t\t$(( $(ms) - t0 )) ms\t" >> "$out/summary.tsv"
+pack
+n=2
+t0=$(ms)
+for i in $(seq 0 $((n - 1))); do
+  timeout 200 $B reproduce --quick --shard "$i/$n" --out "$out/shard$i" > "$out/shard$i.log" 2>&1 &
+done
+wait
+echo -e "reproduce-quick-sharded\t$n processes\t\t\t\t$(( $(ms) - t0 )) ms\t" >> "$out/summary.tsv"
+$B report merge "$out"/shard* --out "$out/merged" > "$out/merge.log" 2>&1
+echo "merge exit $?" >> "$out/merge.log"
+pack
+tail -2 "$out/summary.tsv" >&2
