@@ -5,12 +5,12 @@
 # devices on the same GPU) and the shards share that GPU: this checks correctness (node counts,
 # merged report) and measures the cost of splitting, not a speed-up.
 # Stage first (cargo build --release && ../shared/gpu/prepare.sh target/release/simtlab), then
-#   bash benches/gpu_multi.sh "$OUT" [devices to try, default "1 2"]
+#   bash benches/gpu_multi.sh "$OUT" [devices to try, default "1 2"] [parts, default "select solve reproduce"]
 # Every run writes its JSON, log and command line as soon as it ends, packed into
 # $OUT/multi.tar (the device returns few files; unpack with tar xf), and a line to
 # $OUT/summary.tsv.
 set -u
-OUTDIR="$1"; counts="${2:-1 2}"
+OUTDIR="$1"; counts="${2:-1 2}"; parts=" ${3:-select solve reproduce} "
 source .gpu/env.sh
 B=.gpu/simtlab
 out=$(mktemp -d)
@@ -41,11 +41,26 @@ PY
   pack
 }
 
-# UB = the optimum: every device count must explore the same tree (same node count)
-for d in $counts; do solve ta021 "$d" --ub 2297 --time-limit 60; done
-for d in $counts; do solve ta023 "$d" --ub 2326 --time-limit 90; done
-# 50x20 is far from provable in minutes: a fixed time, nodes/s
-for d in $counts; do solve ta051 "$d" --time-limit 20; done
+# selecting an adapter by index and by PCI bus id (Vulkan ignores CUDA_VISIBLE_DEVICES)
+if [[ $parts == *" select "* ]]; then
+  bus=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["pci_bus"])' "$out/devices.json")
+  for a in "#0" "$bus"; do
+    echo "--adapter $a" >> "$out/select.txt"
+    $B devices --adapter "$a" >> "$out/select.txt" 2>&1
+    $B flowshop solve ta029 --search resident --adapter "$a" --time-limit 30 --json > "$out/select-ta029.json" 2>> "$out/select.txt"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("ta029:", r["makespan"], r["nodes"], "nodes")' "$out/select-ta029.json" >> "$out/select.txt" 2>&1
+  done
+  pack
+fi
+
+if [[ $parts == *" solve "* ]]; then
+  # UB = the optimum: every device count must explore the same tree (same node count)
+  for d in $counts; do solve ta021 "$d" --ub 2297 --time-limit 60; done
+  for d in $counts; do solve ta023 "$d" --ub 2326 --time-limit 90; done
+  # 50x20 is far from provable in minutes: a fixed time, nodes/s
+  for d in $counts; do solve ta051 "$d" --time-limit 20; done
+fi
+[[ $parts == *" reproduce "* ]] || exit 0
 
 # reproduce --quick: one process, then one process per shard at the same time, merged
 t0=$(ms)
@@ -54,12 +69,12 @@ echo -e "reproduce-quick\t1 process, exit $?\t\t\t\t$(( $(ms) - t0 )) ms\t" >> "
 pack
 n=2
 t0=$(ms)
-for i in $(seq 0 $((n - 1))); do
+for i in $(seq 1 $n); do
   timeout 200 $B reproduce --quick --shard "$i/$n" --out "$out/shard$i" > "$out/shard$i.log" 2>&1 &
 done
 wait
 echo -e "reproduce-quick-sharded\t$n processes\t\t\t\t$(( $(ms) - t0 )) ms\t" >> "$out/summary.tsv"
-$B report merge "$out"/shard* --out "$out/merged" > "$out/merge.log" 2>&1
+$B report merge $(for i in $(seq 1 $n); do echo "$out/shard$i"; done) --out "$out/merged" > "$out/merge.log" 2>&1
 echo "merge exit $?" >> "$out/merge.log"
 pack
 tail -2 "$out/summary.tsv" >&2
