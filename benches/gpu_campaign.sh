@@ -37,6 +37,7 @@ lbm 15 3D-LBM 192^3 (lbm.json)
 remap 30 divergent loop 2^24 remapped end to end, with trace (remap.json)
 remap-bs 10 uniform loop, auto vs off (remap-auto-flat.json)
 flowshop 40 ta021 proved from the heuristic start, search resident on the GPU and host search with GPU bounding (flowshop-resident.json, flowshop-host.json)
+bounding 20 flow-shop LB2 bounding of ta021's 65536-child BFS pool, refactored and basic kernels, beside one CPU core and all cores (bounding.json)
 profile 5 instrumentation overhead of simtlab profile on Collatz and Mandelbrot, outputs compared (profile-collatz.json, profile-mandelbrot.json)
 "
 # Investigations, run only when named. sgemm-spirv needs the modules of benches/sgemm/build.sh
@@ -187,6 +188,7 @@ flowshop() {
   $B flowshop solve ta021 --search resident --pool 65536 --time-limit 60 --json > "$work/flowshop-resident.json" 2> "$work/flowshop-resident.log"
   $B flowshop solve ta021 --search host --pool 4096 --time-limit 60 --json > "$work/flowshop-host.json" 2> "$work/flowshop-host.log"
 }
+bounding() { $B bench flowshop $W --instances ta021 --pools 65536 --exploration bfs --kernel refactored,basic --json "$work/bounding.json" > "$work/bounding.txt" 2>&1; }
 profile() {
   $B profile tests/fixtures/profile/collatz.wgsl --workgroups 32768 --bind values=u32:2097152:random:1 --bind steps=u32:2097152:zero \
     --samples 20 --json "$work/profile-collatz.json" > "$work/profile-collatz.txt" 2>&1
@@ -214,5 +216,6 @@ row lbm lbm
 row remap remap
 row remap-bs remap_bs
 row flowshop flowshop
+row bounding bounding
 row profile profile
 log "campaign: done in $SECONDS s"
