@@ -1,119 +1,150 @@
-//! Embedding simtlab in a plain winit + wgpu application.
+//! Embedding simtlab in a plain winit + wgpu application, and profiling the app's own kernel.
 //!
-//! The app owns everything: the instance, the window surface, the `Device` and `Queue`. It
-//! draws its own scene (a spinning triangle), runs a simtlab kernel (the divergent micro loop,
-//! 16 K threads) on *its* device every few frames through
-//! `Gpu::from_device(device.clone(), queue.clone(), adapter.get_info())`, and draws the
-//! simtlab overlay on top with egui-wgpu. The overlay widgets take plain data (a
-//! `Divergence`, a list of spans), so they hold no GPU handles of their own.
+//! The app owns everything: the instance, the window surface, the `Device` and `Queue`, and its
+//! own compute kernel: an escape-time fractal (each pixel iterates until it escapes, so
+//! neighbouring lanes run loops of very different lengths) that it dispatches and draws every
+//! frame. simtlab instruments that kernel with [`Profiler`] on the app's device: the app builds
+//! a second pipeline from the instrumented WGSL, binds the probe's group, records the counts'
+//! copy into its own encoder and picks them up frames later, never waiting. The overlay shows
+//! the divergence per subgroup and per branch site, and the frame time with the probe off and on.
 //!
 //! ```sh
-//! cargo run --example embed_overlay                 # until the window is closed
-//! cargo run --example embed_overlay -- --frames 600 # exit after 600 frames
-//! cargo run --example embed_overlay -- --layout one-long  # stay on one trip-count layout
+//! cargo run --example embed_overlay                      # until the window is closed; P toggles the probe
+//! cargo run --example embed_overlay -- --frames 600      # 300 frames without the probe, then 300 with it
+//! cargo run --example embed_overlay -- --vsync           # present at the display's rate
 //! ```
 //!
-//! The dozen lines another app needs (the rest is an ordinary winit + wgpu program):
+//! The lines another app needs (the rest is an ordinary winit + wgpu program):
 //!
 //! ```ignore
-//! // once, next to the app's own renderer
-//! let gpu = simtlab::Gpu::from_device(device.clone(), queue.clone(), adapter.get_info())?;
-//! let egui_ctx = egui::Context::default();
-//! let mut egui_state = egui_winit::State::new(egui_ctx.clone(), egui::ViewportId::ROOT, &window, None, None, None);
-//! let mut egui_renderer = egui_wgpu::Renderer::new(&device, surface_format, Default::default());
-//! // whenever a simtlab run finishes
-//! overlay = DivergenceOverlay::new(&divergence, "GPU probe");
-//! // every frame, after the app's own pass (window events go to egui_state.on_window_event)
-//! let out = egui_ctx.run_ui(egui_state.take_egui_input(&window), |ui| {
-//!     egui::Window::new("simtlab").show(ui.ctx(), |ui| overlay.ui(ui));
-//! });
-//! let jobs = egui_ctx.tessellate(out.shapes, out.pixels_per_point);
-//! for (id, deltas) in out.textures_delta.set.drain() { for d in deltas { egui_renderer.update_texture(&device, &queue, id, &d); } }
-//! egui_renderer.update_buffers(&device, &queue, &mut encoder, &jobs, &screen);
-//! egui_renderer.render(&mut pass.forget_lifetime(), &jobs, &screen); // pass with LoadOp::Load
+//! // once, beside the app's own pipeline
+//! let mut probe = Profiler::instrument(&device, MY_WGSL, "main", &ProfilerOptions { workgroups, ..Default::default() })?;
+//! let probed = make_pipeline(probe.shader()); // the same layout for the app's groups
+//! let probe_group = probe.bind_group_for(&probed);
+//! // every frame, in the app's encoder
+//! pass.set_pipeline(&probed); pass.set_bind_group(0, &app_group, &[]);
+//! pass.set_bind_group(probe.group(), Some(&probe_group), &[]); pass.dispatch_workgroups(..);
+//! probe.resolve(&mut encoder);
+//! // after submitting: Some(counts) once the GPU is done, never blocking
+//! if let Some(counts) = probe.try_finish()? { overlay = DivergenceOverlay::new(&counts.divergence(), "GPU probe"); }
+//! // the overlay, drawn with egui-wgpu over the app's frame
+//! egui::Window::new("simtlab").show(ctx, |ui| overlay.ui(ui));
 //! ```
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
-use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared, RunOptions};
+use simtlab::profile::{self, Profiler, ProfilerOptions};
 use simtlab::ui::overlay::{DivergenceOverlay, Span, Timeline};
-use simtlab::Gpu;
 use winit::application::ApplicationHandler;
-use winit::event::WindowEvent;
+use winit::event::{ElementState, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, OwnedDisplayHandle};
+use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
-const SCENE_WGSL: &str = r#"
-struct Scene { time: f32, aspect: f32, pad0: f32, pad1: f32 }
-@group(0) @binding(0) var<uniform> scene: Scene;
+/// The fractal image the app computes every frame.
+const FRACTAL_W: u32 = 640;
+const FRACTAL_H: u32 = 400;
 
-struct VertexOut { @builtin(position) position: vec4<f32>, @location(0) color: vec3<f32> }
+/// The app's own compute kernel: escape-time iteration counts of a slowly zooming view.
+const FRACTAL_WGSL: &str = r#"
+struct View { center: vec2<f32>, scale: f32, limit: u32 }
+@group(0) @binding(0) var<uniform> view: View;
+@group(0) @binding(1) var<storage, read_write> iterations: array<u32>;
+
+const WIDTH: u32 = 640u;
+const HEIGHT: u32 = 400u;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= WIDTH * HEIGHT) {
+        return;
+    }
+    let p = vec2<f32>(f32(i % WIDTH) - 0.5 * f32(WIDTH), f32(i / WIDTH) - 0.5 * f32(HEIGHT));
+    let c = view.center + p * view.scale;
+    var z = vec2<f32>(0.0, 0.0);
+    var k = 0u;
+    while (k < view.limit && dot(z, z) <= 4.0) {
+        z = vec2<f32>(z.x * z.x - z.y * z.y, 2.0 * z.x * z.y) + c;
+        k += 1u;
+    }
+    iterations[i] = k;
+}
+"#;
+
+/// Draws the iteration counts: a full-screen triangle that reads the app's buffer.
+const SCENE_WGSL: &str = r#"
+struct View { center: vec2<f32>, scale: f32, limit: u32 }
+@group(0) @binding(0) var<uniform> view: View;
+@group(0) @binding(1) var<storage, read> iterations: array<u32>;
+
+struct VertexOut { @builtin(position) position: vec4<f32>, @location(0) uv: vec2<f32> }
 
 @vertex
 fn vs_main(@builtin(vertex_index) i: u32) -> VertexOut {
-    let angle = scene.time * 0.8 + f32(i) * 2.0943951;
+    let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
     var out: VertexOut;
-    out.position = vec4<f32>(0.6 * cos(angle) / scene.aspect, 0.6 * sin(angle), 0.0, 1.0);
-    let c = array<vec3<f32>, 3>(vec3<f32>(0.95, 0.3, 0.2), vec3<f32>(0.2, 0.8, 0.35), vec3<f32>(0.25, 0.45, 0.95));
-    out.color = c[i % 3u];
+    out.position = vec4<f32>(uv * 2.0 - 1.0, 0.0, 1.0);
+    out.uv = vec2<f32>(uv.x, 1.0 - uv.y);
     return out;
 }
 
 @fragment
 fn fs_main(v: VertexOut) -> @location(0) vec4<f32> {
-    return vec4<f32>(v.color, 1.0);
+    let x = min(u32(v.uv.x * 640.0), 639u);
+    let y = min(u32(v.uv.y * 400.0), 399u);
+    let k = iterations[y * 640u + x];
+    if (k >= view.limit) {
+        return vec4<f32>(0.02, 0.02, 0.04, 1.0);
+    }
+    let t = sqrt(f32(k) / f32(view.limit));
+    return vec4<f32>(0.5 + 0.5 * cos(6.28318 * (t + vec3<f32>(0.0, 0.33, 0.67))), 1.0);
 }
 "#;
 
-/// Run the simtlab kernel every this many frames.
-const KERNEL_EVERY: u64 = 4;
-/// Switch the trip-count layout every this many kernel runs, so the overlay changes.
-const LAYOUT_EVERY: u64 = 30;
+/// Iteration limit of the fractal.
+const LIMIT: u32 = 256;
+/// Frames the frame-time averages cover.
+const FRAME_WINDOW: usize = 120;
+/// Rebuild the overlay from fresh counts at most this often (binning the heat map is the cost).
+const OVERLAY_EVERY_S: f64 = 0.5;
 
-/// The simtlab side of the app: one prepared micro-loop kernel per layout, on the app's device.
-struct Simtlab {
-    gpu: Gpu,
-    layouts: Vec<(Distribution, Prepared)>,
-    /// Stay on this layout instead of cycling.
-    pinned: Option<usize>,
-    runs: u64,
-    overlay: Option<DivergenceOverlay>,
-    last: String,
+/// The view at `t` seconds: a slow zoom into the seahorse valley and back.
+fn view_at(t: f32) -> [u32; 4] {
+    let zoom = 0.5 - 0.5 * (t * 0.15).cos();
+    let scale = 3.0 / FRACTAL_W as f32 * (1.0 - 0.985 * zoom);
+    let (cx, cy) = (-0.5 - 0.2435 * zoom, 0.1 * zoom);
+    [cx.to_bits(), cy.to_bits(), scale.to_bits(), LIMIT]
 }
 
-impl Simtlab {
-    fn new(gpu: Gpu, pinned: Option<Distribution>) -> simtlab::Result<Simtlab> {
-        let probe = gpu.caps.subgroup_size.is_some();
-        let mut layouts = Vec::new();
-        for distribution in [Distribution::OneLong, Distribution::Sorted, Distribution::Random] {
-            let cfg = MicroConfig { pattern: Pattern::Loop, distribution, n: 1 << 14, short: 8, long: 256, ..Default::default() };
-            let input = micro::generate(&cfg)?;
-            layouts.push((distribution, Prepared::new(&gpu, &cfg, &input, RunOptions { probe, remap: None, ..Default::default() })?));
-        }
-        let pinned = pinned.and_then(|p| layouts.iter().position(|(d, _)| *d == p));
-        Ok(Simtlab { gpu, layouts, pinned, runs: 0, overlay: None, last: String::new() })
-    }
+/// Mean frame time, in ms, over the last frames of one mode.
+#[derive(Default)]
+struct FrameTimes(VecDeque<f64>);
 
-    /// One dispatch on the app's queue, then the probe's counters (host emulation when the
-    /// device has no subgroups would need the inputs; this example just reports the time).
-    fn run(&mut self) -> simtlab::Result<()> {
-        let index = self.pinned.unwrap_or((self.runs / LAYOUT_EVERY) as usize % self.layouts.len());
-        let (distribution, prepared) = &self.layouts[index];
-        let timing = prepared.dispatch(&self.gpu)?;
-        self.last = format!("{}: {:.3} ms ({:?})", distribution.name(), timing.seconds * 1e3, timing.source);
-        if self.runs.is_multiple_of(LAYOUT_EVERY) {
-            if let Some(d) = prepared.divergence(&self.gpu)? {
-                let source = format!("GPU probe, {} layout, subgroup width {}", distribution.name(), d.width);
-                let color_by = self.overlay.as_ref().map(|o| o.color_by).unwrap_or_default();
-                let mut overlay = DivergenceOverlay::new(&d, source);
-                overlay.color_by = color_by;
-                self.overlay = Some(overlay);
-            }
+impl FrameTimes {
+    fn push(&mut self, seconds: f64) {
+        self.0.push_back(seconds);
+        if self.0.len() > FRAME_WINDOW {
+            self.0.pop_front();
         }
-        self.runs += 1;
-        Ok(())
     }
+    fn mean_ms(&self) -> Option<f64> {
+        (!self.0.is_empty()).then(|| 1e3 * self.0.iter().sum::<f64>() / self.0.len() as f64)
+    }
+}
+
+/// The simtlab side of the app: the probe on the app's kernel, and what it last counted.
+struct Probe {
+    profiler: Profiler,
+    pipeline: wgpu::ComputePipeline,
+    app_group: wgpu::BindGroup,
+    probe_group: wgpu::BindGroup,
+    overlay: Option<DivergenceOverlay>,
+    /// Per branch site: where it is and how efficient it was.
+    sites: Vec<profile::SiteRow>,
+    updated: f64,
 }
 
 struct Frame {
@@ -123,25 +154,62 @@ struct Frame {
     config: wgpu::SurfaceConfiguration,
     device: wgpu::Device,
     queue: wgpu::Queue,
-    pipeline: wgpu::RenderPipeline,
-    scene_buffer: wgpu::Buffer,
-    scene_bind: wgpu::BindGroup,
+    adapter_name: String,
+    view_buffer: wgpu::Buffer,
+    fractal: wgpu::ComputePipeline,
+    fractal_group: wgpu::BindGroup,
+    scene: wgpu::RenderPipeline,
+    scene_group: wgpu::BindGroup,
     egui_ctx: egui::Context,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
-    simtlab: Option<Simtlab>,
-    simtlab_error: Option<String>,
+    probe: Option<Probe>,
+    probe_error: Option<String>,
+    /// Dispatch the instrumented kernel (P toggles).
+    probing: bool,
+    /// Frame times with the probe off and on.
+    times: [FrameTimes; 2],
+    last_frame: Option<Instant>,
     spans: Vec<Span>,
     frames: u64,
 }
 
+/// The fractal's compute pipeline from `wgsl` (the app's own or the instrumented one), with the
+/// app's group 0 bound to the view and the iteration buffer.
+fn fractal_pipeline(
+    device: &wgpu::Device,
+    wgsl: &str,
+    view: &wgpu::Buffer,
+    out: &wgpu::Buffer,
+) -> (wgpu::ComputePipeline, wgpu::BindGroup) {
+    let module =
+        device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("fractal"), source: wgpu::ShaderSource::Wgsl(wgsl.into()) });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("fractal"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("fractal"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry { binding: 0, resource: view.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: out.as_entire_binding() },
+        ],
+    });
+    (pipeline, group)
+}
+
 impl Frame {
-    fn new(event_loop: &ActiveEventLoop, display: OwnedDisplayHandle, pinned: Option<Distribution>) -> Result<Frame, String> {
+    fn new(event_loop: &ActiveEventLoop, display: OwnedDisplayHandle, vsync: bool) -> Result<Frame, String> {
         let window = Arc::new(
             event_loop
                 .create_window(
                     Window::default_attributes()
-                        .with_title("simtlab overlay in a wgpu app")
+                        .with_title("simtlab profiling a wgpu app's own kernel")
                         .with_inner_size(winit::dpi::LogicalSize::new(1100.0, 720.0)),
                 )
                 .map_err(|e| e.to_string())?,
@@ -155,7 +223,8 @@ impl Frame {
             apply_limit_buckets: false,
         }))
         .map_err(|e| e.to_string())?;
-        // The app decides the features; simtlab uses subgroups for its probe when enabled here.
+        // The app decides the features; the probe counts on subgroups when enabled here and
+        // falls back to per-invocation traces with host emulation otherwise.
         let features = adapter.features() & simtlab::gpu::wanted_features();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("app device"),
@@ -168,12 +237,14 @@ impl Frame {
         let size = window.inner_size();
         let caps = surface.get_capabilities(&adapter);
         let format = caps.formats.iter().copied().find(|f| !f.is_srgb()).unwrap_or(caps.formats[0]);
+        // without vsync the frame time is the work's, not the display's
+        let present_mode = if vsync { wgpu::PresentMode::AutoVsync } else { wgpu::PresentMode::AutoNoVsync };
         let config = wgpu::SurfaceConfiguration {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             format,
             width: size.width.max(1),
             height: size.height.max(1),
-            present_mode: wgpu::PresentMode::AutoVsync,
+            present_mode,
             view_formats: vec![],
             ..surface
                 .get_default_config(&adapter, size.width.max(1), size.height.max(1))
@@ -181,38 +252,27 @@ impl Frame {
         };
         surface.configure(&device, &config);
 
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("scene"),
-            source: wgpu::ShaderSource::Wgsl(SCENE_WGSL.into()),
-        });
-        let scene_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("scene uniforms"),
+        let view_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("fractal view"),
             size: 16,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("scene"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
-                count: None,
-            }],
+        let iterations = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("fractal iterations"),
+            size: u64::from(FRACTAL_W * FRACTAL_H) * 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
         });
-        let scene_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let (fractal, fractal_group) = fractal_pipeline(&device, FRACTAL_WGSL, &view_buffer, &iterations);
+
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("scene"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: scene_buffer.as_entire_binding() }],
+            source: wgpu::ShaderSource::Wgsl(SCENE_WGSL.into()),
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        let scene = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("scene"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("scene"),
-            layout: Some(&pipeline_layout),
+            layout: None,
             vertex: wgpu::VertexState {
                 module: &module,
                 entry_point: Some("vs_main"),
@@ -231,11 +291,35 @@ impl Frame {
             multiview_mask: None,
             cache: None,
         });
+        let scene_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scene"),
+            layout: &scene.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: view_buffer.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: iterations.as_entire_binding() },
+            ],
+        });
 
-        // simtlab on the app's own device and queue: no instance, no device of its own
-        let (simtlab, simtlab_error) =
-            match Gpu::from_device(device.clone(), queue.clone(), adapter.get_info()).and_then(|gpu| Simtlab::new(gpu, pinned)) {
-                Ok(s) => (Some(s), None),
+        // simtlab instruments the app's kernel on the app's device: no instance or device of its own
+        let workgroups = [(FRACTAL_W * FRACTAL_H).div_ceil(64), 1, 1];
+        let (probe, probe_error) =
+            match Profiler::instrument(&device, FRACTAL_WGSL, "main", &ProfilerOptions { workgroups, ..Default::default() }) {
+                Ok(profiler) => {
+                    let (pipeline, app_group) = fractal_pipeline(&device, profiler.shader(), &view_buffer, &iterations);
+                    let probe_group = profiler.bind_group_for(&pipeline);
+                    (
+                        Some(Probe {
+                            profiler,
+                            pipeline,
+                            app_group,
+                            probe_group,
+                            overlay: None,
+                            sites: Vec::new(),
+                            updated: f64::NEG_INFINITY,
+                        }),
+                        None,
+                    )
+                }
                 Err(e) => (None, Some(e.to_string())),
             };
 
@@ -256,14 +340,20 @@ impl Frame {
             config,
             device,
             queue,
-            pipeline,
-            scene_buffer,
-            scene_bind,
+            adapter_name: adapter.get_info().name,
+            view_buffer,
+            fractal,
+            fractal_group,
+            scene,
+            scene_group,
             egui_ctx,
             egui_state,
             egui_renderer,
-            simtlab,
-            simtlab_error,
+            probe,
+            probe_error,
+            probing: false,
+            times: Default::default(),
+            last_frame: None,
             spans: Vec::new(),
             frames: 0,
         })
@@ -289,6 +379,17 @@ impl Frame {
         }
     }
 
+    /// One line: the mean frame time with the probe off and on, and their ratio.
+    fn frame_time_line(&self) -> String {
+        let [off, on] = [&self.times[0], &self.times[1]].map(FrameTimes::mean_ms);
+        let show = |t: Option<f64>| t.map_or("not yet measured".to_string(), |t| format!("{t:.2} ms"));
+        let ratio = match (off, on) {
+            (Some(a), Some(b)) => format!(" ({:.2}x)", b / a),
+            _ => String::new(),
+        };
+        format!("frame time, mean of the last {FRAME_WINDOW}: probe off {}, probe on {}{ratio}", show(off), show(on))
+    }
+
     fn render(&mut self) {
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
@@ -299,33 +400,40 @@ impl Frame {
             _ => return,
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let probing = self.probing && self.probe.is_some();
 
-        // 1. simtlab: every few frames, a dispatch on the app's queue
-        if self.frames.is_multiple_of(KERNEL_EVERY) {
-            let t = self.now();
-            let result = self.simtlab.as_mut().map(|s| s.run());
-            if let Some(Err(e)) = result {
-                self.simtlab_error = Some(e.to_string());
-            }
-            self.span("simtlab kernel", format!("kernel {}", self.frames / KERNEL_EVERY), t);
-        }
-
-        // 2. the app's own scene
+        // 1. the app's own kernel, instrumented or not
         let t = self.now();
-        let time = self.started.elapsed().as_secs_f32();
-        let aspect = self.config.width as f32 / self.config.height as f32;
-        self.queue.write_buffer(&self.scene_buffer, 0, bytemuck::cast_slice(&[time, aspect, 0.0, 0.0]));
+        self.queue.write_buffer(&self.view_buffer, 0, bytemuck::cast_slice(&view_at(t as f32)));
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("fractal"), timestamp_writes: None });
+            match (&self.probe, probing) {
+                (Some(p), true) => {
+                    pass.set_pipeline(&p.pipeline);
+                    pass.set_bind_group(0, &p.app_group, &[]);
+                    pass.set_bind_group(p.profiler.group(), Some(&p.probe_group), &[]);
+                }
+                _ => {
+                    pass.set_pipeline(&self.fractal);
+                    pass.set_bind_group(0, &self.fractal_group, &[]);
+                }
+            }
+            pass.dispatch_workgroups((FRACTAL_W * FRACTAL_H).div_ceil(64), 1, 1);
+        }
+        if let (Some(p), true) = (&mut self.probe, probing) {
+            p.profiler.resolve(&mut encoder);
+        }
+        self.span(if probing { "fractal (probed)" } else { "fractal" }, format!("frame {}", self.frames), t);
+
+        // 2. the app's scene: the fractal
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("scene"),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                     view: &view,
                     resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.06, g: 0.07, b: 0.1, a: 1.0 }),
-                        store: wgpu::StoreOp::Store,
-                    },
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
                     depth_slice: None,
                 })],
                 depth_stencil_attachment: None,
@@ -333,32 +441,36 @@ impl Frame {
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.scene_bind, &[]);
+            pass.set_pipeline(&self.scene);
+            pass.set_bind_group(0, &self.scene_group, &[]);
             pass.draw(0..3, 0..1);
         }
-        self.span("scene", format!("scene {}", self.frames), t);
 
         // 3. the overlay: plain data in, egui-wgpu draws it over the scene
         let t = self.now();
         let input = self.egui_state.take_egui_input(&self.window);
         let timeline = Timeline::new(self.spans.iter().cloned());
-        let frames = self.frames;
-        let simtlab = &mut self.simtlab;
-        let error = &self.simtlab_error;
+        let header = format!("{} · frame {} · probe {} (P toggles)", self.adapter_name, self.frames, if probing { "on" } else { "off" });
+        let times = self.frame_time_line();
+        let probe = &mut self.probe;
+        let error = &self.probe_error;
         let output = self.egui_ctx.run_ui(input, |ui| {
-            egui::Window::new("simtlab divergence").default_pos([16.0, 16.0]).default_width(560.0).show(ui.ctx(), |ui| match simtlab {
-                Some(s) => {
-                    ui.label(format!("{} · {} · frame {frames}", s.gpu.adapter_name(), s.last));
-                    match &mut s.overlay {
-                        Some(o) => o.ui(ui),
-                        None => {
-                            ui.label("no probe data (the device has no subgroups)");
+            egui::Window::new("simtlab: the app's fractal kernel").default_pos([16.0, 16.0]).default_width(560.0).show(ui.ctx(), |ui| {
+                ui.label(&header);
+                ui.label(&times);
+                match probe {
+                    Some(p) => match &mut p.overlay {
+                        Some(o) => {
+                            site_grid(ui, &p.sites);
+                            o.ui(ui);
                         }
+                        None => {
+                            ui.label("press P to instrument the kernel: its counts appear a few frames later");
+                        }
+                    },
+                    None => {
+                        ui.colored_label(ui.visuals().error_fg_color, format!("simtlab: {}", error.as_deref().unwrap_or("not started")));
                     }
-                }
-                None => {
-                    ui.colored_label(ui.visuals().error_fg_color, format!("simtlab: {}", error.as_deref().unwrap_or("not started")));
                 }
             });
             egui::Window::new("frame timeline").anchor(egui::Align2::LEFT_BOTTOM, [16.0, -16.0]).default_width(700.0).show(
@@ -406,15 +518,56 @@ impl Frame {
         self.window.pre_present_notify();
         self.queue.present(frame);
         self.span("submit + present", format!("present {}", self.frames), t);
+
+        // 4. the probe's counts, once the GPU is done with an earlier frame: never waits
+        let now = self.now();
+        if let Some(p) = &mut self.probe {
+            match p.profiler.try_finish() {
+                Ok(Some(counts)) if now - p.updated >= OVERLAY_EVERY_S => {
+                    p.sites = profile::summary(p.profiler.sites(), &counts).sites;
+                    let source = format!("GPU probe on the app's kernel, subgroup width {}", counts.width);
+                    let color_by = p.overlay.as_ref().map(|o| o.color_by).unwrap_or_default();
+                    let mut overlay = DivergenceOverlay::new(&counts.divergence(), source);
+                    overlay.color_by = color_by;
+                    p.overlay = Some(overlay);
+                    p.updated = now;
+                }
+                Ok(_) => {}
+                Err(e) => self.probe_error = Some(e.to_string()),
+            }
+        }
+        let end = Instant::now();
+        if let Some(last) = self.last_frame.replace(end) {
+            self.times[usize::from(probing)].push((end - last).as_secs_f64());
+        }
         self.frames += 1;
     }
 }
 
+/// The probed branch sites: line, kind, source and efficiencies.
+fn site_grid(ui: &mut egui::Ui, sites: &[profile::SiteRow]) {
+    egui::Grid::new("sites").striped(true).show(ui, |ui| {
+        for title in ["line", "kind", "source", "evaluations", "branch eff.", "SIMT eff."] {
+            ui.strong(title);
+        }
+        ui.end_row();
+        for row in sites {
+            ui.label(format!("{}:{}", row.place.line, row.place.column));
+            ui.label(row.place.kind.name());
+            ui.monospace(&row.place.source);
+            ui.label(row.counts.evaluations.to_string());
+            ui.label(format!("{:.1} %", 100.0 * row.branch_efficiency));
+            ui.label(format!("{:.1} %", 100.0 * row.simt_efficiency));
+            ui.end_row();
+        }
+    });
+}
+
 struct App {
     frame: Option<Frame>,
-    /// Exit after this many frames (for screenshots and CI).
+    /// Exit after this many frames, the probe on for the second half (screenshots and CI).
     max_frames: Option<u64>,
-    layout: Option<Distribution>,
+    vsync: bool,
     error: Option<String>,
 }
 
@@ -423,10 +576,10 @@ impl ApplicationHandler for App {
         if self.frame.is_some() {
             return;
         }
-        match Frame::new(event_loop, event_loop.owned_display_handle(), self.layout) {
+        match Frame::new(event_loop, event_loop.owned_display_handle(), self.vsync) {
             Ok(f) => {
-                if let Some(e) = &f.simtlab_error {
-                    eprintln!("simtlab could not start on the app's device: {e}");
+                if let Some(e) = &f.probe_error {
+                    eprintln!("simtlab could not instrument the app's kernel: {e}");
                 }
                 self.frame = Some(f);
             }
@@ -445,7 +598,16 @@ impl ApplicationHandler for App {
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => frame.resize(size.width, size.height),
+            WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => match event.logical_key {
+                Key::Character(c) if c.eq_ignore_ascii_case("p") => frame.probing = !frame.probing,
+                Key::Named(NamedKey::Escape) => event_loop.exit(),
+                _ => {}
+            },
             WindowEvent::RedrawRequested => {
+                if let Some(m) = self.max_frames {
+                    // the first half without the probe, the second with it
+                    frame.probing = frame.frames >= m / 2;
+                }
                 frame.render();
                 if self.max_frames.is_some_and(|m| frame.frames >= m) {
                     event_loop.exit();
@@ -464,22 +626,18 @@ impl ApplicationHandler for App {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut max_frames, mut layout) = (None, None);
-    let usage = "usage: embed_overlay [--frames N] [--layout one-long|sorted|random]";
+    let (mut max_frames, mut vsync) = (None, false);
+    let usage = "usage: embed_overlay [--frames N] [--vsync]";
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--frames" => max_frames = args.next().and_then(|n| n.parse().ok()),
-            "--layout" => {
-                layout = match args.next().as_deref() {
-                    Some("one-long") => Some(Distribution::OneLong),
-                    Some("sorted") => Some(Distribution::Sorted),
-                    Some("random") => Some(Distribution::Random),
-                    _ => {
-                        eprintln!("{usage}");
-                        std::process::exit(2);
-                    }
+            "--frames" => match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) => max_frames = Some(n),
+                None => {
+                    eprintln!("--frames takes a number; {usage}");
+                    std::process::exit(2);
                 }
-            }
+            },
+            "--vsync" => vsync = true,
             other => {
                 eprintln!("unknown argument {other}; {usage}");
                 std::process::exit(2);
@@ -488,7 +646,7 @@ fn main() {
     }
     let event_loop = EventLoop::new().expect("an event loop (is DISPLAY set?)");
     event_loop.set_control_flow(ControlFlow::Poll);
-    let mut app = App { frame: None, max_frames, layout, error: None };
+    let mut app = App { frame: None, max_frames, vsync, error: None };
     if let Err(e) = event_loop.run_app(&mut app) {
         eprintln!("event loop: {e}");
         std::process::exit(1);
@@ -496,5 +654,8 @@ fn main() {
     if let Some(e) = app.error {
         eprintln!("could not start: {e}");
         std::process::exit(1);
+    }
+    if let Some(f) = &app.frame {
+        println!("{}", f.frame_time_line());
     }
 }
