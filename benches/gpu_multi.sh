@@ -69,8 +69,13 @@ echo -e "reproduce-quick\t1 process, exit $?\t\t\t\t$(( $(ms) - t0 )) ms\t" >> "
 pack
 n=2
 t0=$(ms)
+# one GPU per shard where the host has enough of them (by index: Vulkan ignores CUDA_VISIBLE_DEVICES)
+gpus=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$out/devices.json")
 for i in $(seq 1 $n); do
-  timeout 200 $B reproduce --quick --shard "$i/$n" --out "$out/shard$i" > "$out/shard$i.log" 2>&1 &
+  pick=()
+  [ "$gpus" -ge "$n" ] && pick=(--adapter "#$((i - 1))")
+  echo "$B reproduce --quick --shard $i/$n ${pick[*]}" > "$out/shard$i.cmd"
+  timeout 200 $B reproduce --quick --shard "$i/$n" "${pick[@]}" --out "$out/shard$i" > "$out/shard$i.log" 2>&1 &
 done
 wait
 echo -e "reproduce-quick-sharded\t$n processes\t\t\t\t$(( $(ms) - t0 )) ms\t" >> "$out/summary.tsv"

@@ -23,7 +23,7 @@ use super::search::{check_schedule, Branching, Exploration, Progress, SearchOpti
 use super::{heuristic, BoundData};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step};
 
 /// Largest job count of the resident search (`MAX_JOBS` in `resident.wgsl`).
 pub const RESIDENT_MAX_JOBS: usize = 128;
@@ -212,8 +212,9 @@ impl<'g> ResidentDevice<'g> {
         self.gpu.queue.write_buffer(&self.state.buffer, 4 * index as u64, bytemuck::bytes_of(&value));
     }
 
-    /// Runs `rounds` rounds in one submission and reads the status.
-    fn run(&mut self, rounds: usize) -> Result<Status> {
+    /// Submits `rounds` rounds in one submission, with the copy of the status that
+    /// [`ResidentDevice::take`] reads; nothing waits, so every device works at once.
+    fn submit(&self, rounds: usize) -> Result<PendingRead> {
         let groups = (self.pool as u32).div_ceil(WORKGROUP_SIZE);
         let [plan, select, finish, branch] = &self.kernels;
         let [plan_bind, select_bind, finish_bind, branch_bind] = &self.binds;
@@ -229,7 +230,11 @@ impl<'g> ResidentDevice<'g> {
             ]);
         }
         let encoder = self.gpu.encode(&steps);
-        let read = self.gpu.submit_read(encoder, &self.state.buffer, &self.staging, 4 * word::ALL as u64)?;
+        self.gpu.submit_read(encoder, &self.state.buffer, &self.staging, 4 * word::ALL as u64)
+    }
+
+    /// The status of a [`ResidentDevice::submit`], once its rounds are done.
+    fn take(&mut self, read: PendingRead) -> Result<Status> {
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&read.finish(self.gpu)?);
         let status = Status::from_words(&words);
         if status.full {
@@ -381,8 +386,10 @@ pub fn solve_resident(
         }
         balance(&mut devices)?;
         let batch = Instant::now();
-        for device in devices.iter_mut().filter(|d| d.last.open > 0) {
-            device.run(rounds)?;
+        // every device works at once: all submit, then the host collects each status in turn
+        let submitted = devices.iter().enumerate().filter(|(_, d)| d.last.open > 0).map(|(i, d)| Ok((i, d.submit(rounds)?)));
+        for (i, read) in submitted.collect::<Result<Vec<_>>>()? {
+            devices[i].take(read)?;
         }
         let took = batch.elapsed();
         gpu_time += took;
