@@ -8,7 +8,7 @@ use crate::gpu::{BufferKind, Gpu};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
 use crate::remap::{self, Bucketing, Classes, CostModel, Decision, GpuRegroup, LamPlan, Pipeline, Profile, Strategy};
 use serde::Serialize;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Classes of trip counts (the paper uses 10).
 pub const CLASSES: usize = 10;

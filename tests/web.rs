@@ -1,0 +1,78 @@
+//! The library in a browser's WebGPU (headless Chromium through `wasm-bindgen-test`; README,
+//! "In the browser"): every variant of every shader compiles there, so the browser's WGSL
+//! compiler (Tint, whose uniformity analysis is stricter than naga's) accepts them, and one
+//! workload of each family that records into an encoder runs at the tiny scale through the
+//! async path with its CPU check passed in the page.
+#![cfg(target_arch = "wasm32")]
+
+use simtlab::gpu::shader::{preprocess, registry, validate};
+use simtlab::workload::{self, Scale};
+use simtlab::{Gpu, GpuOptions};
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The page's WebGPU device; a browser without WebGPU or without subgroups fails the test
+/// (CI must not pass by skipping).
+async fn gpu() -> Gpu {
+    let gpu = Gpu::new_async(&GpuOptions::default()).await.unwrap_or_else(|e| panic!("no WebGPU device in this browser: {e}"));
+    assert_eq!(gpu.info.backend, wgpu::Backend::BrowserWebGpu, "{}", gpu.adapter_name());
+    let width = gpu.require_subgroups().unwrap_or_else(|e| panic!("{e}"));
+    assert!(width.is_power_of_two() && (4..=128).contains(&width), "measured subgroup width {width}");
+    gpu
+}
+
+#[wasm_bindgen_test]
+async fn every_shader_variant_compiles_in_the_browsers_webgpu() {
+    let gpu = gpu().await;
+    let (mut compiled, mut failures) = (0, Vec::new());
+    for entry in registry::ALL {
+        let variants = entry.file.variants;
+        for mask in 0..1u32 << variants.len() {
+            let defines: Vec<&str> = variants.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, v)| *v).collect();
+            let source = preprocess(entry.file.path, &defines).unwrap_or_else(|e| panic!("{e}"));
+            // a library under shared/ whose entry points need what the importer defines
+            // (as in the native registry test)
+            if validate(&source).is_err() && entry.file.path.starts_with("shared/") {
+                break;
+            }
+            let name = format!("{}:{} {defines:?}", entry.file.path, entry.name);
+            match gpu.compile_async(&source, &name, entry.name, &[]).await {
+                Ok(kernel) => {
+                    assert!(kernel.workgroup_size.iter().all(|&d| d > 0), "{name}");
+                    compiled += 1;
+                }
+                Err(e) => failures.push(format!("{name}: {e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} variants fail in the browser:\n{}",
+        failures.len(),
+        compiled + failures.len(),
+        failures.join("\n")
+    );
+    assert!(compiled >= registry::ALL.len() / 2, "only {compiled} variants compiled");
+}
+
+/// Families whose preparation reads from the GPU itself, which a page cannot wait for:
+/// marching cubes sizes its vertex buffer from the vertex count its first passes compute.
+const PREPARED_WITH_A_READBACK: [&str; 1] = ["mcubes"];
+
+#[wasm_bindgen_test]
+async fn one_workload_per_recording_family_passes_its_cpu_check_in_the_page() {
+    let gpu = gpu().await;
+    let mut families = Vec::new();
+    for w in workload::registry() {
+        if families.contains(&w.family()) || PREPARED_WITH_A_READBACK.contains(&w.family()) {
+            continue;
+        }
+        let Some(recording) = w.prepare(&gpu, &w.params(Scale::Tiny)).unwrap_or_else(|e| panic!("{}: {e}", w.name())) else { continue };
+        let check = workload::run_recording_async(&gpu, recording.as_ref()).await.unwrap_or_else(|e| panic!("{}: {e}", w.name()));
+        assert!(check.passed, "{}: {:?}", w.name(), check.first_mismatch);
+        assert!(check.checked > 0, "{}: nothing was checked", w.name());
+        families.push(w.family());
+    }
+    assert_eq!(families, ["micro", "lbm", "gafort", "blackscholes"]);
+}
