@@ -179,7 +179,9 @@ pub async fn adapters_async(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> 
 /// there is none at all.
 async fn available_adapters() -> String {
     let all = instance(wgpu::Backends::all()).enumerate_adapters(wgpu::Backends::all()).await;
-    if all.is_empty() {
+    if all.is_empty() && cfg!(target_arch = "wasm32") {
+        "none: this browser offers no WebGPU adapter (Chromium on Linux needs --enable-unsafe-webgpu)".to_string()
+    } else if all.is_empty() {
         "none on any backend (install a Vulkan driver; without a GPU, Mesa's lavapipe: `apt-get install mesa-vulkan-drivers libvulkan1` as root)".to_string()
     } else {
         all.iter().map(|a| describe(&a.get_info())).collect::<Vec<_>>().join(", ")
