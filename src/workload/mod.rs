@@ -20,6 +20,7 @@
 //! ```
 
 mod entries;
+mod recordings;
 
 pub use crate::experiments::Scale;
 
