@@ -65,9 +65,9 @@ fn run_branch(
 }
 
 /// The loop or if kernel ready to record: inputs from the seed, the CPU reference beside them.
-struct MicroRecording {
-    prepared: micro::Prepared,
-    expected: Vec<u32>,
+pub(super) struct MicroRecording {
+    pub(super) prepared: micro::Prepared,
+    pub(super) expected: Vec<u32>,
 }
 
 fn micro_recording(gpu: &crate::Gpu, cfg: &MicroConfig) -> crate::Result<Box<dyn super::Recording>> {
@@ -369,7 +369,10 @@ fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
                     summary: "the divergent loop remapped (thread-data remapping), remap cost beside kernel time",
                     config: micro_loop,
                     run: |gpu, c, p| remapped::bench_remap(gpu, c, Strategy::$s, p).map(|r| vec![r]),
-                    prepare: None,
+                    prepare: match Strategy::$s {
+                        Strategy::Redirect | Strategy::Tile | Strategy::Defer => Some(|gpu, c| super::recordings::remap(gpu, c, Strategy::$s)),
+                        _ => None,
+                    },
                 }),)*
             }
         };

@@ -3,14 +3,16 @@
 //! beside them. An app records them into its own encoder, and a browser page runs them through
 //! [`super::run_recording_async`], where the blocking runners cannot wait.
 
-use super::entries::{BranchSweep, MatmulParams};
+use super::entries::{BranchSweep, MatmulParams, MicroRecording};
 use super::Recording;
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu};
 use crate::harness::Check;
 use crate::kernels::matmul::{self, RegtileConfig, Variant};
+use crate::kernels::micro::{self, remapped, MicroConfig};
 use crate::kernels::reduction::{self, ReductionConfig, ReductionKernel};
 use crate::kernels::split::{self, BranchPrepared, MaskLayout};
+use crate::remap::Strategy;
 use crate::rng::Rng;
 
 fn floats(bytes: &[u8]) -> Vec<f32> {
@@ -121,5 +123,17 @@ impl Recording for BranchRecording {
         let got: Vec<u32> = outputs.iter().flat_map(|b| words(b)).collect();
         let expected: Vec<u32> = self.expected.iter().chain(&self.expected).copied().collect();
         Check::exact(&got, &expected)
+    }
+}
+
+/// The divergent loop remapped by `strategy` (redirect, tile sort or deferral: the ones
+/// [`remapped::prepare_remapped`] prepares), checked like the plain loop: the results do not
+/// depend on the order of work.
+pub(super) fn remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy) -> Result<Box<dyn Recording>> {
+    let input = micro::generate(cfg)?;
+    let expected = micro::reference(cfg, &input);
+    match remapped::prepare_remapped(gpu, cfg, &input, strategy)? {
+        Some(prepared) => Ok(Box::new(MicroRecording { prepared, expected })),
+        None => Err(Error::invalid("strategy", format!("{strategy:?} remaps with a GPU round trip or on the host: use Workload::run"))),
     }
 }
