@@ -77,3 +77,20 @@ async fn every_recording_workload_passes_its_cpu_check_in_the_page() {
     // the GPU between steps
     assert_eq!(families, ["micro", "lbm", "gafort", "mcubes", "reduction", "blackscholes", "carrillo", "matmul", "remap"]);
 }
+
+#[wasm_bindgen_test]
+async fn a_timed_run_is_timed_around_its_passes_and_its_results_match_the_cpu() {
+    use simtlab::gpu::TimingSource;
+    use simtlab::kernels::micro::{self, MicroConfig};
+    let gpu = gpu().await;
+    let cfg = MicroConfig { n: 1 << 14, ..Default::default() };
+    let input = micro::generate(&cfg).unwrap();
+    let prepared = micro::Prepared::new(&gpu, &cfg, &input, Default::default()).unwrap();
+    let timing = gpu.run_async(&prepared.steps(), true).await.unwrap();
+    // the browser has no timestamps inside passes: the queries sit at the pass boundaries
+    let source = if gpu.caps.timestamps { TimingSource::DeviceTimestamps } else { TimingSource::WallClock };
+    assert_eq!(timing.source, source, "{:?}", gpu.caps);
+    assert!(timing.seconds > 0.0 && timing.seconds <= timing.wall_seconds, "{timing:?}");
+    let results = gpu.read_async(prepared.results_buffer()).await.unwrap();
+    assert_eq!(results, micro::reference(&cfg, &input));
+}
