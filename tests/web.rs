@@ -5,7 +5,7 @@
 //! its CPU check passed in the page.
 #![cfg(target_arch = "wasm32")]
 
-use simtlab::gpu::shader::{preprocess, registry, validate};
+use simtlab::gpu::shader::{preprocess, preprocess_text, registry, validate};
 use simtlab::workload::{self, Scale};
 use simtlab::{Gpu, GpuOptions};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -93,4 +93,33 @@ async fn a_timed_run_is_timed_around_its_passes_and_its_results_match_the_cpu() 
     assert!(timing.seconds > 0.0 && timing.seconds <= timing.wall_seconds, "{timing:?}");
     let results = gpu.read_async(prepared.results_buffer()).await.unwrap();
     assert_eq!(results, micro::reference(&cfg, &input));
+}
+
+/// The negative control of the shader test: a barrier after an early exit that depends on a
+/// struct of builtins, which naga accepts and the browser's uniformity analysis does not,
+/// fails to compile there, with the error at its own file and line.
+#[wasm_bindgen_test]
+async fn a_barrier_the_browser_cannot_prove_uniform_fails_at_its_file_and_line() {
+    let gpu = gpu().await;
+    let text = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+struct Ids { @builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32 }
+@compute @workgroup_size(64)
+fn main(ids: Ids) {
+    if (ids.workgroup.x >= 4u) {
+        return;
+    }
+    workgroupBarrier();
+    out[ids.local] = ids.workgroup.x;
+}
+";
+    let source = preprocess_text("early_exit.wgsl", text, &[], &|_| None).unwrap();
+    validate(&source).unwrap_or_else(|e| panic!("naga should accept it: {e}"));
+    match gpu.compile_async(&source, "early_exit", "main", &[]).await {
+        Err(simtlab::Error::Shader { file, line, message, .. }) => {
+            assert_eq!((file.as_str(), line), ("early_exit.wgsl", 8), "{message}");
+            assert!(message.contains("uniform control flow"), "{message}");
+        }
+        Err(other) => panic!("the error names no place: {other}"),
+        Ok(_) => panic!("the browser accepted a barrier it cannot prove uniform"),
+    }
 }

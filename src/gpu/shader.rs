@@ -231,7 +231,10 @@ impl Gpu {
     /// errors name the original file:line:col, the driver's come as [`Error::Gpu`].
     pub async fn compile_async(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
         let (bindings, workgroup_size) = entry_interface(source, name, entry)?;
-        let pipeline = self.checked(&self.pipeline_context(name), || self.create_pipeline(source, name, entry, constants)).await?;
+        let pipeline = self
+            .checked(&self.pipeline_context(name), || self.create_pipeline(source, name, entry, constants))
+            .await
+            .map_err(|e| driver_error(source, self.driver_text(source).lines().count() - source.text.lines().count(), e))?;
         Ok(Kernel { name: name.to_string(), layout: pipeline.get_bind_group_layout(0), pipeline, bindings, workgroup_size })
     }
 
@@ -253,6 +256,45 @@ impl Gpu {
             cache: None,
         })
     }
+}
+
+/// A driver's compile error on the text from [`Gpu::driver_text`] (`skip` lines of
+/// directives before `source`) as an [`Error::Shader`] at the first `:line:col` it names,
+/// every such location rewritten to the original file:line:col through the preprocessor's
+/// map. The browser's compiler reports this way (naga's errors are mapped in [`validate`]);
+/// an error without a location stays as it is.
+fn driver_error(source: &ShaderSource, skip: usize, error: Error) -> Error {
+    let message = error.to_string();
+    let (mut out, mut rest, mut first) = (String::new(), message.as_str(), None);
+    while let Some(i) = rest.find(':') {
+        let after = &rest[i + 1..];
+        match line_and_column(after).filter(|(line, _, _)| *line > skip) {
+            Some((line, column, len)) => {
+                let (file, original) = source.origin(line - skip);
+                out.push_str(&format!("{}{file}:{original}:{column}", &rest[..i]));
+                first.get_or_insert((file, original, column));
+                rest = &after[len..];
+            }
+            None => {
+                out.push_str(&rest[..=i]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    match first {
+        Some((file, line, column)) => Error::Shader { file, line, column, message: out },
+        None => error,
+    }
+}
+/// `line:column` and the bytes they take at the start of `text`, followed by a space.
+fn line_and_column(text: &str) -> Option<(usize, usize, usize)> {
+    let (line, rest) = text.split_once(':')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if !rest[digits..].starts_with(' ') {
+        return None;
+    }
+    Some((line.parse().ok()?, rest[..digits].parse().ok()?, line.len() + 1 + digits))
 }
 
 /// The pipeline cache's key of `entry` under `defines` and `constants`.
@@ -411,6 +453,25 @@ mod tests {
         assert!(e.starts_with("k.wgsl:1:") && e.contains("without #endif"), "{e}");
         let e = preprocess_text("k.wgsl", "#endif\n", &[], &none).unwrap_err().to_string();
         assert!(e.contains("without #ifdef"), "{e}");
+    }
+
+    #[test]
+    fn a_drivers_error_locations_map_to_the_original_file_and_line() {
+        let lib: &'static str = "fn helper() -> u32 { return 1u; }\n";
+        let text = "#import lib\n// comment\nfn broken() {\n    workgroupBarrier();\n}\n";
+        let src = preprocess_text("k.wgsl", text, &[], &|_| Some(lib)).unwrap();
+        // as the browser reports it, with two directive lines before the source
+        let reported =
+            "Error while parsing WGSL: :6:5 error: 'workgroupBarrier' must only be called from uniform control flow\n:5:1 note: here";
+        match driver_error(&src, 2, Error::gpu("creating the pipeline k", reported)) {
+            Error::Shader { file, line, column, message } => {
+                assert_eq!((file.as_str(), line, column), ("k.wgsl", 4, 5));
+                assert!(message.contains("WGSL: k.wgsl:4:5 error") && message.contains("k.wgsl:3:1 note"), "{message}");
+            }
+            other => panic!("unexpected {other}"),
+        }
+        let unplaced = Error::gpu("creating the pipeline k", "out of memory: try 2:30 later");
+        assert!(matches!(driver_error(&src, 2, unplaced), Error::Gpu { .. }));
     }
 
     #[test]
