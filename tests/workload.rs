@@ -115,7 +115,8 @@ fn a_workload_records_into_the_callers_encoder_and_reads_back_without_blocking()
         broken[0][3] ^= 0x40;
         assert!(!recording.check(&broken).passed, "{}: a corrupted result passed", w.name());
     }
-    for name in ["micro-loop", "micro-if", "lbm", "gafort", "mcubes", "blackscholes"] {
+    for name in ["micro-loop", "micro-if", "lbm", "gafort", "mcubes", "blackscholes", "reduction", "branch-split-random", "matmul-regtile"]
+    {
         assert!(recorded.contains(&name), "{name} offers a recording: {recorded:?}");
     }
 }

@@ -27,7 +27,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
     let ty = p.ty;
     let m0 = p.m0;
     let n0 = p.n0;
-    let steps = p.steps;
+    let steps = k_steps();
 
     var c00 = vec4<f32>(0.0);
 #ifndef TN4

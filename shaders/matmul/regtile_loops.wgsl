@@ -18,7 +18,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
     let ty = p.ty;
     let m0 = p.m0;
     let n0 = p.n0;
-    let steps = p.steps;
+    let steps = k_steps();
 
     // acc[2i + j]: row ty·4 + i (i < 4) or (WG_Y + ty)·4 + i - 4, column group tx + j·WG_X
     var acc: array<vec4<f32>, 16>;

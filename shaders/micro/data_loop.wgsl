@@ -172,18 +172,20 @@ fn run_deferred(ids: Ids) {
     }
     let groups = ids.workgroups.x * ids.workgroups.y;
     let busy = min((count + WG - 1u) / WG, groups);
-    if (wg < busy) {
+    let is_busy = wg < busy;
+    if (is_busy) {
         for (var i = global_index(ids, WG); i < count; i += groups * WG) {
             run_loop(deferred.elements[i]);
         }
-        // the last busy workgroup to finish (every busy one has read the count) resets the queue
-        if (ids.local == 0u) {
-            wg_last_done = atomicAdd(&deferred.done, 1u) + 1u == busy;
-        }
-        if (workgroupUniformLoad(&wg_last_done) && ids.local == 0u) {
-            atomicStore(&deferred.count, 0u);
-            atomicStore(&deferred.done, 0u);
-        }
+    }
+    // the last busy workgroup to finish (every busy one has read the count) resets the queue;
+    // every workgroup reaches the workgroupUniformLoad, which WGSL's uniformity rules require
+    if (ids.local == 0u) {
+        wg_last_done = is_busy && atomicAdd(&deferred.done, 1u) + 1u == busy;
+    }
+    if (workgroupUniformLoad(&wg_last_done) && ids.local == 0u) {
+        atomicStore(&deferred.count, 0u);
+        atomicStore(&deferred.done, 0u);
     }
     probe_end();
 }

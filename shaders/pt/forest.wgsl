@@ -120,7 +120,8 @@ fn load_level(local: u32) -> vec2<u32> {
 fn level(ids: Ids) {
     let lc = load_level(ids.local);
     let lvl = lc.x;
-    let w = workgroup_index(ids);
+    // uniform (provably): the early exit leaves process()'s barriers legal
+    let w = uniform_workgroup_index(ids);
     if (w >= lc.y) {
         return;
     }

@@ -60,7 +60,8 @@ fn own_sum(b: u32, lane: u32) -> u32 {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn reduce_blocks(ids: Ids) {
-    let b = workgroup_index(ids);
+    // uniform (provably): the early exit leaves the scan's barriers legal
+    let b = uniform_workgroup_index(ids);
     let lane = ids.local;
     if (b >= params.blocks) {
         return;
@@ -95,7 +96,8 @@ fn scan_block_sums(ids: Ids) {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn scan_blocks(ids: Ids) {
-    let b = workgroup_index(ids);
+    // uniform (provably): the early exit leaves the scan's barriers legal
+    let b = uniform_workgroup_index(ids);
     let lane = ids.local;
     if (b >= params.blocks) {
         return;

@@ -37,9 +37,10 @@ var<workgroup> base: array<u32, 256>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(ids: Ids) {
-    let tile = workgroup_index(ids);
+    let tile = uniform_workgroup_index(ids);
     let lane = ids.local;
-    // Surplus workgroups of a 2D grid; uniform per workgroup, so barriers below stay legal.
+    // Surplus workgroups of a 2D grid; uniform per workgroup (and provably so), so barriers
+    // below stay legal.
     if (tile >= params.tiles) {
         return;
     }

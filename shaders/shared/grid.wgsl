@@ -20,3 +20,15 @@ fn workgroup_index(ids: Ids) -> u32 {
 fn global_index(ids: Ids, workgroup_size: u32) -> u32 {
     return workgroup_index(ids) * workgroup_size + ids.local;
 }
+
+var<workgroup> grid_uniform_index: u32;
+
+// workgroup_index, as a value WGSL's uniformity analysis accepts as uniform: it sees `ids` as a
+// whole, and `ids.local` differs per invocation. For a workgroup's early exit ahead of its
+// barriers. One workgroupUniformLoad (a barrier): call it where the whole workgroup does.
+fn uniform_workgroup_index(ids: Ids) -> u32 {
+    if (ids.local == 0u) {
+        grid_uniform_index = workgroup_index(ids);
+    }
+    return workgroupUniformLoad(&grid_uniform_index);
+}

@@ -130,13 +130,12 @@ fn store_c(row: u32, col: u32, v: vec4<f32>) {
 
 // Where an invocation works: its column and row (tx, ty) in the workgroup's grid, each warp a
 // WARP_X × WARP_Y block, and the origin (m0, n0) in C of its workgroup's tile, in the grouped
-// tile order; steps: the BK steps along K.
+// tile order.
 struct Place {
     tx: u32,
     ty: u32,
     m0: u32,
     n0: u32,
-    steps: u32,
 }
 
 fn place(tid: u32, wid: vec3<u32>, groups: vec3<u32>) -> Place {
@@ -150,5 +149,11 @@ fn place(tid: u32, wid: vec3<u32>, groups: vec3<u32>) -> Place {
     let first_m = (pid / per_group) * GROUP_M;
     let rows_in_group = min(groups.y - first_m, GROUP_M);
     let in_group = pid % per_group;
-    return Place(tx, ty, (first_m + in_group % rows_in_group) * BM, (in_group / rows_in_group) * BN, (params.k + BK - 1u) / BK);
+    return Place(tx, ty, (first_m + in_group % rows_in_group) * BM, (in_group / rows_in_group) * BN);
+}
+
+// The BK steps along K. Apart from place(): WGSL's uniformity analysis sees a struct that
+// depends on the invocation as a whole, and the per-step barriers need this count uniform.
+fn k_steps() -> u32 {
+    return (params.k + BK - 1u) / BK;
 }

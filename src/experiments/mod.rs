@@ -202,7 +202,7 @@ pub fn run_points(
             return Ok((merge(vec![out]), Ended::Cancelled { remaining: total - i }));
         }
         progress.message(format!("{} {}", point.experiment, point.key));
-        let t0 = std::time::Instant::now();
+        let t0 = web_time::Instant::now();
         let result = experiments[e].run(gpu, &point);
         let seconds = t0.elapsed().as_secs_f64();
         let (records, error) = match result {
@@ -294,7 +294,7 @@ pub(crate) fn model_record(
     ours: f64,
     paper: f64,
 ) -> Record {
-    let t0 = std::time::Instant::now();
+    let t0 = web_time::Instant::now();
     let elapsed = t0.elapsed().as_secs_f64().max(1e-9);
     let passed = (ours - paper).abs() <= 1e-9 * paper.abs().max(1.0);
     Record {

@@ -48,7 +48,8 @@ impl Capabilities {
         let f = device.features();
         let l = device.limits();
         Capabilities {
-            subgroups: f.contains(wgpu::Features::SUBGROUP),
+            // wgpu's WebGPU backend does not report subgroups; the browser's device does
+            subgroups: f.contains(wgpu::Features::SUBGROUP) || cfg!(target_arch = "wasm32") && browser_subgroups(device),
             subgroup_barrier: f.contains(wgpu::Features::SUBGROUP_BARRIER),
             subgroup_size: None,
             subgroup_min_size: info.subgroup_min_size,
@@ -65,6 +66,16 @@ impl Capabilities {
             max_storage_buffers_per_shader_stage: l.max_storage_buffers_per_shader_stage,
         }
     }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn browser_subgroups(device: &wgpu::Device) -> bool {
+    super::web::has_subgroups(device)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn browser_subgroups(_: &wgpu::Device) -> bool {
+    false
 }
 
 /// Runs `shared/subgroup_size.wgsl` and returns the largest `subgroup_size` any invocation saw.

@@ -9,6 +9,8 @@ mod capabilities;
 pub mod shader;
 pub mod spirv;
 mod timing;
+#[cfg(target_arch = "wasm32")]
+mod web;
 
 pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
 pub use capabilities::Capabilities;
@@ -138,8 +140,23 @@ fn describe(info: &wgpu::AdapterInfo) -> String {
 /// Runs a future of the async core to completion on the calling thread: the thin blocking
 /// layer the command line and tests use. On native backends every future of the core is
 /// ready once the device has been driven, which the core does itself within the timeout.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
     pollster::block_on(future)
+}
+
+/// The browser cannot wait: its GPU answers only after control returns to the page's event
+/// loop. A blocking call whose future is ready at once (a cached kernel, a CPU-only step) still
+/// works; any other is a caller using the blocking API in a page, a programming error named
+/// here (instead of the runtime's "condvar wait not supported").
+#[cfg(target_arch = "wasm32")]
+#[track_caller]
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    use futures::FutureExt;
+    match std::pin::pin!(future).now_or_never() {
+        Some(output) => output,
+        None => panic!("a blocking simtlab call cannot wait in the browser; call its _async form"),
+    }
 }
 
 /// All adapters of the chosen backends, best first (blocking; see [`adapters_async`]).
@@ -162,7 +179,9 @@ pub async fn adapters_async(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> 
 /// there is none at all.
 async fn available_adapters() -> String {
     let all = instance(wgpu::Backends::all()).enumerate_adapters(wgpu::Backends::all()).await;
-    if all.is_empty() {
+    if all.is_empty() && cfg!(target_arch = "wasm32") {
+        "none: this browser offers no WebGPU adapter (Chromium on Linux needs --enable-unsafe-webgpu)".to_string()
+    } else if all.is_empty() {
         "none on any backend (install a Vulkan driver; without a GPU, Mesa's lavapipe: `apt-get install mesa-vulkan-drivers libvulkan1` as root)".to_string()
     } else {
         all.iter().map(|a| describe(&a.get_info())).collect::<Vec<_>>().join(", ")
@@ -249,6 +268,8 @@ impl Gpu {
     /// Opens a device on `adapter` with the wanted features it supports and its full limits.
     pub async fn open_async(adapter: &wgpu::Adapter) -> Result<Gpu> {
         let info = adapter.get_info();
+        #[cfg(target_arch = "wasm32")]
+        web::request_subgroups();
         let features = adapter.features() & wanted_features();
         let desc = wgpu::DeviceDescriptor {
             label: Some("simtlab"),

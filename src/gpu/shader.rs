@@ -185,70 +185,152 @@ impl Gpu {
         self.kernel_with_constants(entry, defines, &[])
     }
 
-    /// As [`Gpu::kernel`], with values for pipeline-overridable constants (blocking; see
-    /// [`Gpu::kernel_async`]).
+    /// As [`Gpu::kernel`], with values for pipeline-overridable constants. Never waits: native
+    /// backends report a driver error at once; in the browser it surfaces where the kernel is
+    /// used (the submission that runs it), and [`Gpu::kernel_async`] reports it here.
     pub fn kernel_with_constants(&self, entry: Entry, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
-        super::block_on(self.kernel_async(entry, defines, constants))
+        let key = kernel_key(entry, defines, constants);
+        if let Some(kernel) = self.cached_kernel(&key) {
+            return Ok(kernel);
+        }
+        let source = preprocess(entry.file.path, defines)?;
+        let kernel = Arc::new(self.compile(&source, &format!("{}:{}", entry.file.path, entry.name), entry.name, constants)?);
+        Ok(self.cache_kernel(key, kernel))
     }
 
     /// The compute kernel `entry` (from [`registry`]) with `defines` and values for
     /// pipeline-overridable constants, cached.
     pub async fn kernel_async(&self, entry: Entry, defines: &[&str], constants: &[(&str, f64)]) -> Result<Arc<Kernel>> {
-        let (path, entry) = (entry.file.path, entry.name);
-        let key = format!("{path}:{entry}:{defines:?}:{constants:?}");
-        if let Some(k) = self.pipelines.0.lock().expect("pipeline cache lock").get(&key) {
-            return Ok(k.clone());
+        let key = kernel_key(entry, defines, constants);
+        if let Some(kernel) = self.cached_kernel(&key) {
+            return Ok(kernel);
         }
-        let source = preprocess(path, defines)?;
-        let kernel = Arc::new(self.compile_async(&source, &format!("{path}:{entry}"), entry, constants).await?);
-        self.pipelines.0.lock().expect("pipeline cache lock").insert(key, kernel.clone());
-        Ok(kernel)
+        let source = preprocess(entry.file.path, defines)?;
+        let kernel = Arc::new(self.compile_async(&source, &format!("{}:{}", entry.file.path, entry.name), entry.name, constants).await?);
+        Ok(self.cache_kernel(key, kernel))
     }
 
-    /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`] (blocking; see
-    /// [`Gpu::compile_async`]).
+    fn cached_kernel(&self, key: &str) -> Option<Arc<Kernel>> {
+        self.pipelines.0.lock().expect("pipeline cache lock").get(key).cloned()
+    }
+
+    fn cache_kernel(&self, key: String, kernel: Arc<Kernel>) -> Arc<Kernel> {
+        self.pipelines.0.lock().expect("pipeline cache lock").insert(key, kernel.clone());
+        kernel
+    }
+
+    /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`] without waiting
+    /// for the driver: see [`Gpu::kernel_with_constants`] and [`Gpu::compile_async`].
     pub fn compile(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
-        super::block_on(self.compile_async(source, name, entry, constants))
+        let (bindings, workgroup_size) = entry_interface(source, name, entry)?;
+        let pipeline = self.checked_now(&self.pipeline_context(name), || self.create_pipeline(source, name, entry, constants))?;
+        Ok(Kernel { name: name.to_string(), layout: pipeline.get_bind_group_layout(0), pipeline, bindings, workgroup_size })
     }
 
     /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`]; naga's
     /// errors name the original file:line:col, the driver's come as [`Error::Gpu`].
     pub async fn compile_async(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
-        let (module, info) = validate(source)?;
-        let index = module
-            .entry_points
-            .iter()
-            .position(|e| e.name == entry && e.stage == naga::ShaderStage::Compute)
-            .ok_or_else(|| Error::invalid("entry point", format!("{name}: no compute entry point '{entry}'")))?;
-        let uses = info.get_entry_point(index);
-        let mut bindings: Vec<u32> = module
-            .global_variables
-            .iter()
-            .filter(|(h, _)| !uses[*h].is_empty())
-            .filter_map(|(_, g)| g.binding.as_ref().filter(|b| b.group == 0).map(|b| b.binding))
-            .collect();
-        bindings.sort_unstable();
-        let workgroup_size = module.entry_points[index].workgroup_size;
-
-        let what = format!("creating the pipeline {name} on {}", self.adapter_name());
+        let (bindings, workgroup_size) = entry_interface(source, name, entry)?;
         let pipeline = self
-            .checked(&what, || {
-                let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(name),
-                    source: wgpu::ShaderSource::Wgsl(source.text.clone().into()),
-                });
-                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(name),
-                    layout: None,
-                    module: &shader,
-                    entry_point: Some(entry),
-                    compilation_options: wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: true },
-                    cache: None,
-                })
-            })
-            .await?;
-        let layout = pipeline.get_bind_group_layout(0);
-        Ok(Kernel { name: name.to_string(), pipeline, layout, bindings, workgroup_size })
+            .checked(&self.pipeline_context(name), || self.create_pipeline(source, name, entry, constants))
+            .await
+            .map_err(|e| driver_error(source, self.driver_text(source).lines().count() - source.text.lines().count(), e))?;
+        Ok(Kernel { name: name.to_string(), layout: pipeline.get_bind_group_layout(0), pipeline, bindings, workgroup_size })
+    }
+
+    fn pipeline_context(&self, name: &str) -> String {
+        format!("creating the pipeline {name} on {}", self.adapter_name())
+    }
+
+    fn create_pipeline(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
+        let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(self.driver_text(source).into()),
+        });
+        self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(name),
+            layout: None,
+            module: &shader,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: true },
+            cache: None,
+        })
+    }
+}
+
+/// A driver's compile error on the text from [`Gpu::driver_text`] (`skip` lines of
+/// directives before `source`) as an [`Error::Shader`] at the first `:line:col` it names,
+/// every such location rewritten to the original file:line:col through the preprocessor's
+/// map. The browser's compiler reports this way (naga's errors are mapped in [`validate`]);
+/// an error without a location stays as it is.
+fn driver_error(source: &ShaderSource, skip: usize, error: Error) -> Error {
+    let message = error.to_string();
+    let (mut out, mut rest, mut first) = (String::new(), message.as_str(), None);
+    while let Some(i) = rest.find(':') {
+        let after = &rest[i + 1..];
+        match line_and_column(after).filter(|(line, _, _)| *line > skip) {
+            Some((line, column, len)) => {
+                let (file, original) = source.origin(line - skip);
+                out.push_str(&format!("{}{file}:{original}:{column}", &rest[..i]));
+                first.get_or_insert((file, original, column));
+                rest = &after[len..];
+            }
+            None => {
+                out.push_str(&rest[..=i]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    match first {
+        Some((file, line, column)) => Error::Shader { file, line, column, message: out },
+        None => error,
+    }
+}
+/// `line:column` and the bytes they take at the start of `text`, followed by a space.
+fn line_and_column(text: &str) -> Option<(usize, usize, usize)> {
+    let (line, rest) = text.split_once(':')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if !rest[digits..].starts_with(' ') {
+        return None;
+    }
+    Some((line.parse().ok()?, rest[..digits].parse().ok()?, line.len() + 1 + digits))
+}
+
+/// The pipeline cache's key of `entry` under `defines` and `constants`.
+fn kernel_key(entry: Entry, defines: &[&str], constants: &[(&str, f64)]) -> String {
+    format!("{}:{}:{defines:?}:{constants:?}", entry.file.path, entry.name)
+}
+
+/// The group-0 bindings compute entry point `entry` uses, sorted, and its workgroup size, as
+/// naga sees them (naga's errors name the original file:line:col).
+fn entry_interface(source: &ShaderSource, name: &str, entry: &str) -> Result<(Vec<u32>, [u32; 3])> {
+    let (module, info) = validate(source)?;
+    let index = module
+        .entry_points
+        .iter()
+        .position(|e| e.name == entry && e.stage == naga::ShaderStage::Compute)
+        .ok_or_else(|| Error::invalid("entry point", format!("{name}: no compute entry point '{entry}'")))?;
+    let uses = info.get_entry_point(index);
+    let mut bindings: Vec<u32> = module
+        .global_variables
+        .iter()
+        .filter(|(h, _)| !uses[*h].is_empty())
+        .filter_map(|(_, g)| g.binding.as_ref().filter(|b| b.group == 0).map(|b| b.binding))
+        .collect();
+    bindings.sort_unstable();
+    Ok((bindings, module.entry_points[index].workgroup_size))
+}
+
+impl Gpu {
+    /// The WGSL handed to the driver: the browser needs `enable subgroups;` before subgroup
+    /// built-ins, which naga (every other backend) rejects.
+    fn driver_text(&self, source: &ShaderSource) -> String {
+        #[cfg(target_arch = "wasm32")]
+        if self.caps.subgroups {
+            return format!("{}{}", super::web::SUBGROUPS_DIRECTIVE, source.text);
+        }
+        source.text.clone()
     }
 }
 
@@ -371,6 +453,25 @@ mod tests {
         assert!(e.starts_with("k.wgsl:1:") && e.contains("without #endif"), "{e}");
         let e = preprocess_text("k.wgsl", "#endif\n", &[], &none).unwrap_err().to_string();
         assert!(e.contains("without #ifdef"), "{e}");
+    }
+
+    #[test]
+    fn a_drivers_error_locations_map_to_the_original_file_and_line() {
+        let lib: &'static str = "fn helper() -> u32 { return 1u; }\n";
+        let text = "#import lib\n// comment\nfn broken() {\n    workgroupBarrier();\n}\n";
+        let src = preprocess_text("k.wgsl", text, &[], &|_| Some(lib)).unwrap();
+        // as the browser reports it, with two directive lines before the source
+        let reported =
+            "Error while parsing WGSL: :6:5 error: 'workgroupBarrier' must only be called from uniform control flow\n:5:1 note: here";
+        match driver_error(&src, 2, Error::gpu("creating the pipeline k", reported)) {
+            Error::Shader { file, line, column, message } => {
+                assert_eq!((file.as_str(), line, column), ("k.wgsl", 4, 5));
+                assert!(message.contains("WGSL: k.wgsl:4:5 error") && message.contains("k.wgsl:3:1 note"), "{message}");
+            }
+            other => panic!("unexpected {other}"),
+        }
+        let unplaced = Error::gpu("creating the pipeline k", "out of memory: try 2:30 later");
+        assert!(matches!(driver_error(&src, 2, unplaced), Error::Gpu { .. }));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::buffer::Bind;
 use super::{Gpu, Kernel};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
+use web_time::Instant;
 
 /// Most repetitions of one timed run (see [`Gpu::set_min_timed_seconds`]).
 const MAX_REPEATS: usize = 1000;
@@ -115,6 +115,7 @@ impl Gpu {
 
     /// Records and submits `steps`, waits for them (bounded by the timeout) and times them
     /// (blocking; see [`Gpu::run_async`]).
+    #[track_caller]
     pub fn run(&self, steps: &[Step], timed: bool) -> Result<Timing> {
         super::block_on(self.run_async(steps, timed))
     }
@@ -136,6 +137,7 @@ impl Gpu {
     /// Like [`Gpu::run`], but runs the steps exactly once whatever
     /// [`Gpu::set_min_timed_seconds`] says: for work whose results are used (a search's
     /// pool), where repeating it would only add time (blocking; see [`Gpu::run_once_async`]).
+    #[track_caller]
     pub fn run_once(&self, steps: &[Step], timed: bool) -> Result<Timing> {
         super::block_on(self.run_once_async(steps, timed))
     }

@@ -80,7 +80,7 @@ pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) ->
     if protocol.samples == 0 {
         return Err(Error::invalid("--samples", "0: at least one timed sample is needed"));
     }
-    let start = std::time::Instant::now();
+    let start = web_time::Instant::now();
     let mut runs = 0;
     while runs < protocol.warmup || (protocol.warmup > 0 && runs < MAX_WARMUP_RUNS && start.elapsed().as_secs_f64() < MIN_WARMUP_S) {
         once()?;
@@ -196,7 +196,7 @@ impl Environment {
             driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info).trim().to_string(),
             subgroup_size: gpu.caps.subgroup_size,
             git_hash: env!("SIMTLAB_GIT_HASH").to_string(),
-            unix_time: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+            unix_time: web_time::SystemTime::now().duration_since(web_time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
             min_timed_s: gpu.min_timed_seconds(),
         }
     }
@@ -312,7 +312,7 @@ mod tests {
     #[test]
     fn warm_up_lasts_at_least_its_minimum_and_is_not_sampled() {
         let mut calls = 0;
-        let t0 = std::time::Instant::now();
+        let t0 = web_time::Instant::now();
         let stats = measure(&Protocol { warmup: 1, samples: 3 }, counting(&mut calls)).unwrap();
         assert!(t0.elapsed().as_secs_f64() >= MIN_WARMUP_S);
         // 1 ms runs: well over 3 + 1 calls, and the samples are the last three

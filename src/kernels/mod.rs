@@ -13,9 +13,13 @@ pub mod reduction;
 pub mod split;
 
 /// Splits `0..n` into one contiguous range per available core and runs `f` on each range on
-/// its own thread; results come back in order. CPU references use it for large inputs.
+/// its own thread; results come back in order. CPU references use it for large inputs. With
+/// one core (or none known, as in the browser, which has no threads) `f` runs on the caller's.
 pub fn parallel_ranges<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism().map(|p| p.get()).unwrap_or(1).min(n.max(1));
+    if threads == 1 {
+        return vec![f(0..n)];
+    }
     let chunk = n.div_ceil(threads.max(1)).max(1);
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)

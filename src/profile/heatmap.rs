@@ -23,7 +23,7 @@ pub fn write_heatmap(counts: &Counts, path: &Path) -> Result<()> {
     let columns = subgroups.clamp(1, MAX_COLUMNS);
     let rows = subgroups.div_ceil(columns).max(1);
     let err = |e: String| Error::File { path: path.into(), message: format!("drawing the heat map: {e}") };
-    let root = BitMapBackend::new(path, (columns as u32 * CELL, rows as u32 * CELL)).into_drawing_area();
+    let root = crate::report::png_file(path, (columns as u32 * CELL, rows as u32 * CELL))?.into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     for (g, record) in counts.per_subgroup.chunks_exact(counts.sites.max(1)).enumerate() {
         let (lanes, steps) = record.iter().fold((0u64, 0u64), |(l, s), c| (l + c.active_lanes, s + c.evaluations));

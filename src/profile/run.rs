@@ -10,7 +10,7 @@ use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, Timing, TimingSource};
 use serde::Serialize;
-use std::time::Instant;
+use web_time::Instant;
 
 /// What to profile and how.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{Bind, BufferKind, Gpu, Step};
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
+use web_time::Instant;
 
 /// Barriers of the capability check on drivers with a loop-iteration limit.
 const LOOP_LIMITED_ITERATIONS: u32 = 32;

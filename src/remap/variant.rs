@@ -97,7 +97,7 @@ impl VariantRun {
 
 /// Host seconds of `f` (the cost of building a redirection index).
 pub fn host_seconds<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let t0 = std::time::Instant::now();
+    let t0 = web_time::Instant::now();
     let v = f();
     (v, t0.elapsed().as_secs_f64())
 }

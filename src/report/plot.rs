@@ -33,9 +33,11 @@ pub struct Figure {
     pub series: Vec<Series>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 static FONT: std::sync::Once = std::sync::Once::new();
 
 fn register_font() {
+    #[cfg(not(target_arch = "wasm32"))]
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
         // Only fails on a corrupt font file, which the plot test would reveal.
@@ -69,6 +71,18 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(127, 127, 127),
 ];
 
+/// A PNG file of `size` pixels at `path` to draw into. The browser has no file system, so
+/// there it is an [`Error::File`] saying so.
+pub(crate) fn png_file(path: &Path, size: (u32, u32)) -> Result<BitMapBackend<'_>> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return Ok(BitMapBackend::new(path, size));
+    #[cfg(target_arch = "wasm32")]
+    return Err(Error::File {
+        path: path.into(),
+        message: format!("writing a {}x{} PNG file is not available in the browser; draw it with the explorer's plots", size.0, size.1),
+    });
+}
+
 /// Draws `figure` into `path` (800×500 PNG).
 pub fn render_png(figure: &Figure, path: &Path) -> Result<()> {
     register_font();
@@ -77,7 +91,7 @@ pub fn render_png(figure: &Figure, path: &Path) -> Result<()> {
     let ys = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
     let (x0, x1) = range(xs, figure.log_x);
     let (y0, y1) = range(ys, figure.log_y);
-    let root = BitMapBackend::new(path, (800, 500)).into_drawing_area();
+    let root = png_file(path, (800, 500))?.into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     macro_rules! draw {
         ($x:expr, $y:expr) => {{

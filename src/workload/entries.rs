@@ -65,9 +65,9 @@ fn run_branch(
 }
 
 /// The loop or if kernel ready to record: inputs from the seed, the CPU reference beside them.
-struct MicroRecording {
-    prepared: micro::Prepared,
-    expected: Vec<u32>,
+pub(super) struct MicroRecording {
+    pub(super) prepared: micro::Prepared,
+    pub(super) expected: Vec<u32>,
 }
 
 fn micro_recording(gpu: &crate::Gpu, cfg: &MicroConfig) -> crate::Result<Box<dyn super::Recording>> {
@@ -184,7 +184,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "f32 sum: interleaved, its index-array remap, sequential, fast and blocked kernels",
             config: |s| reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None },
             run: |gpu, c, p| reduction::bench(gpu, c, Variants::All, p),
-            prepare: None,
+            prepare: Some(super::recordings::reduction),
         }),
         boxed(Entry {
             name: "blackscholes",
@@ -202,7 +202,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "branched vs split kernels, else lanes in one contiguous block",
             config: branch_sweep,
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Linear, p),
-            prepare: None,
+            prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Linear)),
         }),
         boxed(Entry {
             name: "branch-split-random",
@@ -211,7 +211,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "branched vs split kernels, else lanes scattered at random",
             config: branch_sweep,
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Random, p),
-            prepare: None,
+            prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Random)),
         }),
         boxed(Entry {
             name: "loop-split",
@@ -349,7 +349,7 @@ fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
                     summary: "C = A·B in f32, one rung of the optimization ladder, checked against the CPU product",
                     config: |s| MatmulParams { shape: Shape::square(s.pick(64, 512, 4096)), seed: 1 },
                     run: |gpu, c, p| matmul::bench(gpu, Variant::$v, c.shape, &RegtileConfig::default(), p, c.seed).map(|r| vec![r]),
-                    prepare: None,
+                    prepare: Some(|gpu, c| super::recordings::matmul(gpu, Variant::$v, c)),
                 }),)*
             }
         };
@@ -369,7 +369,10 @@ fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
                     summary: "the divergent loop remapped (thread-data remapping), remap cost beside kernel time",
                     config: micro_loop,
                     run: |gpu, c, p| remapped::bench_remap(gpu, c, Strategy::$s, p).map(|r| vec![r]),
-                    prepare: None,
+                    prepare: match Strategy::$s {
+                        Strategy::Redirect | Strategy::Tile | Strategy::Defer => Some(|gpu, c| super::recordings::remap(gpu, c, Strategy::$s)),
+                        _ => None,
+                    },
                 }),)*
             }
         };

@@ -5,7 +5,7 @@
 //! Pools come from the real search ([`search_pool`]), never from synthetic data, and every
 //! GPU result is compared with the CPU bounds of the same pool; a mismatch is an error.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use super::{

@@ -14,7 +14,8 @@
 //! same nodes and leaves as the host search.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use super::checkpoint::Checkpoint;
 use super::gpu::ThreadMapping;

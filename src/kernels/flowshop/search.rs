@@ -3,7 +3,8 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use super::model::{Direction, Instance, LowerBound};
 use super::pool::{Bounder, Pool, Started};

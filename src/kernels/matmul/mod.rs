@@ -511,9 +511,19 @@ impl Prepared {
         })
     }
 
+    /// The kernel's dispatch, for [`Gpu::run`] or a caller's encoder ([`Gpu::record_into`]).
+    pub fn steps(&self) -> Vec<Step<'_>> {
+        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
+    }
+
     /// Runs the kernel once and times it.
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&[Step::dispatch(&self.kernel, &self.bind, self.grid)], true)
+        gpu.run(&self.steps(), true)
+    }
+
+    /// C's buffer (M×N f32, row-major), for reading back after recorded steps.
+    pub fn c_buffer(&self) -> &GpuBuffer<f32> {
+        &self.c
     }
 
     /// Zeroes C (so a check cannot pass on stale values).
@@ -529,6 +539,18 @@ impl Prepared {
 
 /// Above this many multiply-adds the check compares a sample of rows of C, not all of it.
 pub const FULL_CHECK_MACS: f64 = (1u64 << 30) as f64;
+
+/// The rows of C the check compares: every row up to [`FULL_CHECK_MACS`], else 64 evenly
+/// spaced rows and the last.
+pub fn checked_rows(shape: Shape) -> Vec<usize> {
+    if shape.flops() / 2.0 <= FULL_CHECK_MACS {
+        return (0..shape.m).collect();
+    }
+    let mut r: Vec<usize> = (0..64).map(|i| i * shape.m / 64).collect();
+    r.push(shape.m - 1);
+    r.dedup();
+    r
+}
 
 /// Times `variant` on random A, B of `shape`, checks C against the f64 CPU reference (every
 /// row up to [`FULL_CHECK_MACS`], else 64 evenly spaced rows and the last), and reports GFLOPS
@@ -560,14 +582,7 @@ pub fn bench_compiled(
     let c = run.result(gpu)?;
     // Time before the CPU reference, so the GPU has not dropped its clocks while idle.
     let stats = harness::measure(protocol, || run.dispatch(gpu))?;
-    let rows: Vec<usize> = if shape.flops() / 2.0 <= FULL_CHECK_MACS {
-        (0..shape.m).collect()
-    } else {
-        let mut r: Vec<usize> = (0..64).map(|i| i * shape.m / 64).collect();
-        r.push(shape.m - 1);
-        r.dedup();
-        r
-    };
+    let rows = checked_rows(shape);
     let expected = cpu::matmul_rows(&a, &b, shape, &rows);
     let got: Vec<f32> = rows.iter().flat_map(|&r| c[r * shape.n..(r + 1) * shape.n].iter().copied()).collect();
     let (tol, floor) = check_bounds(shape.k);

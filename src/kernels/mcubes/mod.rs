@@ -209,8 +209,13 @@ impl Prepared {
 
         let mut steps = vec![Step::dispatch(&classify.0, &classify.1, grid), Step::copy(&counts, &offsets, counts.bytes())];
         steps.extend(scan.iter().map(|(k, b, g)| Step::dispatch(k, b, *g)));
-        gpu.run(&steps, false)?;
-        let total_vertices = gpu.read(&total)?[0];
+        // Submitted, not waited for: the generate pass, submitted later on the same queue, reads
+        // these offsets. The vertex buffer is sized from the CPU's classification of the same
+        // volume, since a page cannot wait for the GPU's total; the check compares the GPU's
+        // counts and offsets with the reference, so a GPU total that differs fails it.
+        let commands = gpu.checked_now("classifying and scanning the volume", || gpu.encode(&steps).finish())?;
+        gpu.queue.submit([commands]);
+        let total_vertices: u32 = cpu::classify(volume, cfg.edge, cfg.iso, Tables::get()).1.iter().sum();
 
         let (defines, width) = options.defines(gpu)?;
         let k = gpu.kernel(registry::mcubes::generate::MAIN, &defines)?;

@@ -8,7 +8,7 @@ use crate::gpu::{BufferKind, Gpu};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
 use crate::remap::{self, Bucketing, Classes, CostModel, Decision, GpuRegroup, LamPlan, Pipeline, Profile, Strategy};
 use serde::Serialize;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Classes of trip counts (the paper uses 10).
 pub const CLASSES: usize = 10;
@@ -211,6 +211,27 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
 }
 
 /// Device seconds of the regroup passes alone (best of three).
+/// The loop prepared under `strategy` where the remapping needs no GPU round trip: a host
+/// index (redirect) or the kernel itself (tile sort, deferral with the best threshold for the
+/// native width). `None` for the others (LAM moves the data and restores the results on the
+/// host, GPU regroup reads its index back, auto measures them all).
+pub fn prepare_remapped(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, strategy: Strategy) -> Result<Option<Prepared>> {
+    let options = match strategy {
+        Strategy::Redirect => {
+            let index = remap::redirect_index(&classify(&input.primary)?);
+            return Prepared::new(gpu, cfg, input, RunOptions { remap: Some(&index), ..Default::default() }).map(Some);
+        }
+        Strategy::Tile => RunOptions { tile: Some(tile_sort(cfg, &input.primary)), ..Default::default() },
+        Strategy::Defer => {
+            let width = gpu.caps.subgroup_size.unwrap_or(cfg.group);
+            let best = remap::best_defer_threshold(&input.primary, width, CLASSES as u32)?.map(|(from, _)| from);
+            RunOptions { defer_from: Some(cfg.defer_from.or(best).unwrap_or(u32::MAX)), ..Default::default() }
+        }
+        Strategy::None | Strategy::Lam | Strategy::GpuRegroup | Strategy::Auto => return Ok(None),
+    };
+    Prepared::new(gpu, cfg, input, options).map(Some)
+}
+
 fn measure_gpu_regroup(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result<f64> {
     let (lo, hi) = min_max(&input.primary);
     let trips = gpu.buffer("trips for regroup", &input.primary, BufferKind::Storage)?;

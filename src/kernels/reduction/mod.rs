@@ -310,10 +310,19 @@ impl Prepared {
         Ok(Prepared { passes, result, probe: None, _keep: vec![src, partials], _keep_u32: vec![p1, p2] })
     }
 
+    /// Every pass, for [`Gpu::run`] or a caller's encoder ([`Gpu::record_into`]).
+    pub fn steps(&self) -> Vec<Step<'_>> {
+        self.passes.iter().map(|p| Step::dispatch(&p.kernel, &p.bind, p.grid)).collect()
+    }
+
     /// Runs every pass in one submission and times them.
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        let steps: Vec<Step> = self.passes.iter().map(|p| Step::dispatch(&p.kernel, &p.bind, p.grid)).collect();
-        gpu.run(&steps, true)
+        gpu.run(&self.steps(), true)
+    }
+
+    /// The buffer whose first value is the sum, for reading back after recorded steps.
+    pub fn result_buffer(&self) -> &GpuBuffer<f32> {
+        &self.result
     }
 
     /// The sum of the last dispatch.

@@ -234,18 +234,30 @@ impl BranchPrepared {
         gpu.write(&self.mask, mask)
     }
 
+    /// The branched kernel's dispatch, for a caller's encoder ([`Gpu::record_into`]).
+    pub fn branched_steps(&self) -> Vec<Step<'_>> {
+        vec![Step::dispatch(&self.kernels[0], &self.binds[0], self.grid)]
+    }
+
+    /// The split pair's two dispatches, for a caller's encoder ([`Gpu::record_into`]).
+    pub fn split_steps(&self) -> Vec<Step<'_>> {
+        vec![Step::dispatch(&self.kernels[1], &self.binds[1], self.grid), Step::dispatch(&self.kernels[2], &self.binds[2], self.grid)]
+    }
+
     /// Figure 6(a): the single branched kernel.
     pub fn run_branched(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&[Step::dispatch(&self.kernels[0], &self.binds[0], self.grid)], true)
+        gpu.run(&self.branched_steps(), true)
     }
 
     /// Figure 6(b): the if-kernel then the else-kernel, timed from the first dispatch to the end
     /// of the second.
     pub fn run_split(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(
-            &[Step::dispatch(&self.kernels[1], &self.binds[1], self.grid), Step::dispatch(&self.kernels[2], &self.binds[2], self.grid)],
-            true,
-        )
+        gpu.run(&self.split_steps(), true)
+    }
+
+    /// The branched kernel's and the split pair's result buffers (one word per element).
+    pub fn result_buffers(&self) -> [&GpuBuffer<u32>; 2] {
+        [&self.results_branched, &self.results_split]
     }
 
     /// Zeroes both result buffers (so a check cannot pass on stale values).

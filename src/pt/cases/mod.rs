@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
 use crate::harness::{self, Check, Environment, Protocol, Record, Stats, Throughput};
 use crate::pt::{AbortReason, Plan, Runtime, Status, Tier};
-use std::time::Instant;
+use web_time::Instant;
 
 /// Invocations per workgroup of the case kernels (`@workgroup_size(256)` in `shaders/pt/`;
 /// the one-invocation indirect-argument writers excepted).

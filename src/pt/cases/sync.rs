@@ -8,7 +8,7 @@ use crate::pt::{Control, Plan, Runtime, Status, Tier};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 /// What the consumer does per item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

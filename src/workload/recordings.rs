@@ -1,0 +1,139 @@
+//! [`Recording`]s of the families whose registry lines run through a sweep or a benchmark of
+//! their own: one configuration's inputs from its seed, its kernels bound, the CPU reference
+//! beside them. An app records them into its own encoder, and a browser page runs them through
+//! [`super::run_recording_async`], where the blocking runners cannot wait.
+
+use super::entries::{BranchSweep, MatmulParams, MicroRecording};
+use super::Recording;
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, Gpu};
+use crate::harness::Check;
+use crate::kernels::matmul::{self, RegtileConfig, Variant};
+use crate::kernels::micro::{self, remapped, MicroConfig};
+use crate::kernels::reduction::{self, ReductionConfig, ReductionKernel};
+use crate::kernels::split::{self, BranchPrepared, MaskLayout};
+use crate::remap::Strategy;
+use crate::rng::Rng;
+
+fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytemuck::pod_collect_to_vec(bytes)
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytemuck::pod_collect_to_vec(bytes)
+}
+
+/// One rung of the matmul ladder on A and B from the seed; the check compares the rows
+/// [`matmul::checked_rows`] picks with the f64 CPU product.
+struct MatmulRecording {
+    prepared: matmul::Prepared,
+    rows: Vec<usize>,
+    expected: Vec<f32>,
+    n: usize,
+    tolerance: (f64, f64),
+}
+
+pub(super) fn matmul(gpu: &Gpu, variant: Variant, p: &MatmulParams) -> Result<Box<dyn Recording>> {
+    let shape = p.shape;
+    shape.validate()?;
+    let mut rng = Rng::new(p.seed);
+    let a = matmul::random_matrix(shape.m, shape.k, &mut rng);
+    let b = matmul::random_matrix(shape.k, shape.n, &mut rng);
+    let rows = matmul::checked_rows(shape);
+    let expected = matmul::cpu::matmul_rows(&a, &b, shape, &rows);
+    let prepared = matmul::Prepared::new(gpu, variant, shape, &a, &b, &RegtileConfig::default())?;
+    Ok(Box::new(MatmulRecording { prepared, rows, expected, n: shape.n, tolerance: matmul::check_bounds(shape.k) }))
+}
+
+impl Recording for MatmulRecording {
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        gpu.record_into(encoder, &self.prepared.steps());
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        let c = self.prepared.c_buffer();
+        vec![(c.wgpu_buffer(), c.bytes())]
+    }
+    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+        let c = outputs.first().map(|b| floats(b)).unwrap_or_default();
+        let got: Vec<f32> =
+            self.rows.iter().flat_map(|&r| c.get(r * self.n..(r + 1) * self.n).unwrap_or_default().iter().copied()).collect();
+        Check::relative(&got, &self.expected, self.tolerance.0, self.tolerance.1)
+    }
+}
+
+/// The interleaved tree reduction (the paper's original) on the seed's input.
+struct ReductionRecording {
+    prepared: reduction::Prepared,
+    expected: f64,
+}
+
+pub(super) fn reduction(gpu: &Gpu, cfg: &ReductionConfig) -> Result<Box<dyn Recording>> {
+    cfg.validate()?;
+    let input = reduction::generate(cfg)?;
+    let expected = reduction::cpu::sum(&input);
+    let prepared = reduction::Prepared::new(gpu, ReductionKernel::Interleaved, cfg, &input, false, None)?;
+    Ok(Box::new(ReductionRecording { prepared, expected }))
+}
+
+impl Recording for ReductionRecording {
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        gpu.record_into(encoder, &self.prepared.steps());
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        let sum = self.prepared.result_buffer();
+        vec![(sum.wgpu_buffer(), 4)]
+    }
+    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+        match outputs.first().and_then(|b| floats(b).first().copied()) {
+            Some(sum) => reduction::check(sum, self.expected),
+            None => Check::relative(&[], &[self.expected as f32], 0.0, 0.0),
+        }
+    }
+}
+
+/// The branched kernel and the split pair on the decision mask of the sweep's middle else
+/// fraction, both checked against the CPU reference.
+struct BranchRecording {
+    prepared: BranchPrepared,
+    expected: Vec<u32>,
+}
+
+pub(super) fn branch(gpu: &Gpu, s: &BranchSweep, layout: MaskLayout) -> Result<Box<dyn Recording>> {
+    let Some(&else_fraction) = s.else_fractions.get(s.else_fractions.len() / 2) else {
+        return Err(Error::invalid("else_fractions", "empty: give at least one fraction in [0, 1]"));
+    };
+    let cfg = &s.config;
+    let data = cfg.data();
+    let mask = split::decision_mask(layout, cfg.n, else_fraction, cfg.seed)?;
+    let prepared = BranchPrepared::new(gpu, cfg, &data, false)?;
+    prepared.set_mask(gpu, &mask)?;
+    let expected = split::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
+    Ok(Box::new(BranchRecording { prepared, expected }))
+}
+
+impl Recording for BranchRecording {
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        gpu.record_into(encoder, &self.prepared.branched_steps());
+        gpu.record_into(encoder, &self.prepared.split_steps());
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        self.prepared.result_buffers().into_iter().map(|b| (b.wgpu_buffer(), b.bytes())).collect()
+    }
+    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+        let got: Vec<u32> = outputs.iter().flat_map(|b| words(b)).collect();
+        let expected: Vec<u32> = self.expected.iter().chain(&self.expected).copied().collect();
+        Check::exact(&got, &expected)
+    }
+}
+
+/// The divergent loop remapped by `strategy` (redirect, tile sort or deferral: the ones
+/// [`remapped::prepare_remapped`] prepares), checked like the plain loop: the results do not
+/// depend on the order of work.
+pub(super) fn remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy) -> Result<Box<dyn Recording>> {
+    let input = micro::generate(cfg)?;
+    let expected = micro::reference(cfg, &input);
+    match remapped::prepare_remapped(gpu, cfg, &input, strategy)? {
+        Some(prepared) => Ok(Box::new(MicroRecording { prepared, expected })),
+        None => Err(Error::invalid("strategy", format!("{strategy:?} remaps with a GPU round trip or on the host: use Workload::run"))),
+    }
+}

@@ -1,0 +1,125 @@
+//! The library in a browser's WebGPU (headless Chromium through `wasm-bindgen-test`; README,
+//! "In the browser"): every variant of every shader compiles there, so the browser's WGSL
+//! compiler (Tint, whose uniformity analysis is stricter than naga's) accepts them, and every
+//! workload that records into an encoder runs at the tiny scale through the async path with
+//! its CPU check passed in the page.
+#![cfg(target_arch = "wasm32")]
+
+use simtlab::gpu::shader::{preprocess, preprocess_text, registry, validate};
+use simtlab::workload::{self, Scale};
+use simtlab::{Gpu, GpuOptions};
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The page's WebGPU device; a browser without WebGPU or without subgroups fails the test
+/// (CI must not pass by skipping).
+async fn gpu() -> Gpu {
+    let gpu = Gpu::new_async(&GpuOptions::default()).await.unwrap_or_else(|e| panic!("no WebGPU device in this browser: {e}"));
+    assert_eq!(gpu.info.backend, wgpu::Backend::BrowserWebGpu, "{}", gpu.adapter_name());
+    let width = gpu.require_subgroups().unwrap_or_else(|e| panic!("{e}"));
+    assert!(width.is_power_of_two() && (4..=128).contains(&width), "measured subgroup width {width}");
+    gpu
+}
+
+#[wasm_bindgen_test]
+async fn every_shader_variant_compiles_in_the_browsers_webgpu() {
+    let gpu = gpu().await;
+    let (mut compiled, mut failures) = (0, Vec::new());
+    for entry in registry::ALL {
+        let variants = entry.file.variants;
+        for mask in 0..1u32 << variants.len() {
+            let defines: Vec<&str> = variants.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, v)| *v).collect();
+            let source = preprocess(entry.file.path, &defines).unwrap_or_else(|e| panic!("{e}"));
+            match validate(&source) {
+                // an entry point that only some variants declare (`run_deferred` with DEFER)
+                Ok((module, _)) if !module.entry_points.iter().any(|e| e.name == entry.name) => continue,
+                Ok(_) => {}
+                // a library under shared/ whose entry points need what the importer defines
+                // (as in the native registry test)
+                Err(_) if entry.file.path.starts_with("shared/") => break,
+                Err(e) => panic!("{e}"),
+            }
+            let name = format!("{}:{} {defines:?}", entry.file.path, entry.name);
+            match gpu.compile_async(&source, &name, entry.name, &[]).await {
+                Ok(kernel) => {
+                    assert!(kernel.workgroup_size.iter().all(|&d| d > 0), "{name}");
+                    compiled += 1;
+                }
+                Err(e) => failures.push(format!("{name}: {e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} variants fail in the browser:\n{}",
+        failures.len(),
+        compiled + failures.len(),
+        failures.join("\n")
+    );
+    assert!(compiled >= registry::ALL.len() / 2, "only {compiled} variants compiled");
+}
+
+#[wasm_bindgen_test]
+async fn every_recording_workload_passes_its_cpu_check_in_the_page() {
+    let gpu = gpu().await;
+    let mut families: Vec<&str> = Vec::new();
+    for w in workload::registry() {
+        let Some(recording) = w.prepare(&gpu, &w.params(Scale::Tiny)).unwrap_or_else(|e| panic!("{}: {e}", w.name())) else { continue };
+        let check = workload::run_recording_async(&gpu, recording.as_ref()).await.unwrap_or_else(|e| panic!("{}: {e}", w.name()));
+        assert!(check.passed, "{}: {:?}", w.name(), check.first_mismatch);
+        assert!(check.checked > 0, "{}: nothing was checked", w.name());
+        if !families.contains(&w.family()) {
+            families.push(w.family());
+        }
+    }
+    // every family but the persistent-threads cases and the flow-shop search, which wait on
+    // the GPU between steps
+    assert_eq!(families, ["micro", "lbm", "gafort", "mcubes", "reduction", "blackscholes", "carrillo", "matmul", "remap"]);
+}
+
+#[wasm_bindgen_test]
+async fn a_timed_run_is_timed_around_its_passes_and_its_results_match_the_cpu() {
+    use simtlab::gpu::TimingSource;
+    use simtlab::kernels::micro::{self, MicroConfig};
+    let gpu = gpu().await;
+    let cfg = MicroConfig { n: 1 << 14, ..Default::default() };
+    let input = micro::generate(&cfg).unwrap();
+    let prepared = micro::Prepared::new(&gpu, &cfg, &input, Default::default()).unwrap();
+    let timing = gpu.run_async(&prepared.steps(), true).await.unwrap();
+    // the browser has no timestamps inside passes: the queries sit at the pass boundaries
+    let source = if gpu.caps.timestamps { TimingSource::DeviceTimestamps } else { TimingSource::WallClock };
+    assert_eq!(timing.source, source, "{:?}", gpu.caps);
+    assert!(timing.seconds > 0.0 && timing.seconds <= timing.wall_seconds, "{timing:?}");
+    let results = gpu.read_async(prepared.results_buffer()).await.unwrap();
+    assert_eq!(results, micro::reference(&cfg, &input));
+}
+
+/// The negative control of the shader test: a barrier after an early exit that depends on a
+/// struct of builtins, which naga accepts and the browser's uniformity analysis does not,
+/// fails to compile there, with the error at its own file and line.
+#[wasm_bindgen_test]
+async fn a_barrier_the_browser_cannot_prove_uniform_fails_at_its_file_and_line() {
+    let gpu = gpu().await;
+    let text = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+struct Ids { @builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32 }
+@compute @workgroup_size(64)
+fn main(ids: Ids) {
+    if (ids.workgroup.x >= 4u) {
+        return;
+    }
+    workgroupBarrier();
+    out[ids.local] = ids.workgroup.x;
+}
+";
+    let source = preprocess_text("early_exit.wgsl", text, &[], &|_| None).unwrap();
+    validate(&source).unwrap_or_else(|e| panic!("naga should accept it: {e}"));
+    match gpu.compile_async(&source, "early_exit", "main", &[]).await {
+        Err(simtlab::Error::Shader { file, line, message, .. }) => {
+            assert_eq!((file.as_str(), line), ("early_exit.wgsl", 8), "{message}");
+            assert!(message.contains("uniform control flow"), "{message}");
+        }
+        Err(other) => panic!("the error names no place: {other}"),
+        Ok(_) => panic!("the browser accepted a barrier it cannot prove uniform"),
+    }
+}
