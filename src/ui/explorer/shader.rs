@@ -134,21 +134,21 @@ impl ShaderView {
             }
             Err(e) => {
                 let e = Error::io(path, e);
-                self.error = Some(format!("error: {e}"));
+                self.error = Some(shown(&e));
                 Err(e)
             }
         }
     }
 
     fn reparse(&mut self) {
-        self.error = self.inputs.parse(&self.name, &self.source, self.workgroups).err().map(|e| format!("error: {e}"));
+        self.error = self.inputs.parse(&self.name, &self.source, self.workgroups).err().map(|e| shown(&e));
         self.point_occupancy();
     }
 
     fn point_occupancy(&mut self) {
         if let Some(entry) = self.inputs.entry() {
             if let Err(e) = self.occupancy.set_kernel(&self.name, &self.source, entry) {
-                self.error.get_or_insert(format!("error: {e}"));
+                self.error.get_or_insert(shown(&e));
             }
         }
     }
@@ -174,7 +174,8 @@ impl ShaderView {
     pub fn set_binding(&mut self, key: &str, spec: &str) -> Result<()> {
         let names = self.inputs.binding_names();
         let field = self.inputs.bindings.iter_mut().find(|f| f.info.matches(key));
-        let field = field.ok_or_else(|| Error::invalid("binding", format!("'{key}' names no binding of the entry point; it has {names}")))?;
+        let field =
+            field.ok_or_else(|| Error::invalid("binding", format!("'{key}' names no binding of the entry point; it has {names}")))?;
         field.spec = spec.to_string();
         Ok(())
     }
@@ -182,6 +183,11 @@ impl ShaderView {
     /// True while a profile runs on the worker thread.
     pub fn is_running(&self) -> bool {
         self.running.is_some()
+    }
+
+    /// The step the running profile is at (None before its first, or when none runs).
+    pub fn progress(&self) -> Option<&ProfileStep> {
+        self.running.as_ref()?.step.as_ref()
     }
 
     /// The last finished profile.
@@ -217,7 +223,7 @@ impl ShaderView {
         let request = match self.request() {
             Ok(r) => r,
             Err(e) => {
-                self.error = Some(format!("error: {e}"));
+                self.error = Some(shown(&e));
                 self.status = "not started".into();
                 return;
             }
@@ -335,9 +341,10 @@ impl ShaderView {
             });
             ui.horizontal(|ui| {
                 let mut emulate = self.emulate_width.is_some();
-                ui.checkbox(&mut emulate, "emulate subgroups on the host, width");
+                ui.checkbox(&mut emulate, "emulate subgroups on the host");
+                let label = ui.label("width");
                 let mut width = self.emulate_width.unwrap_or(32);
-                ui.add_enabled(emulate, egui::DragValue::new(&mut width).range(1..=128));
+                ui.add_enabled(emulate, egui::DragValue::new(&mut width).range(1..=128)).labelled_by(label.id);
                 self.emulate_width = emulate.then_some(width);
                 ui.add(egui::Slider::new(&mut self.samples, 1..=20).text("timed samples"));
             });
@@ -408,11 +415,16 @@ impl ShaderView {
             self.controls(ui);
             ui.separator();
             let height = ui.available_height().max(200.0);
-            ui.columns(2, |cols| {
-                let (left, right) = cols.split_at_mut(1);
-                self.source_column(&mut left[0], height);
-                ScrollArea::vertical().id_salt("simtlab-shader-results").max_height(height).show(&mut right[0], |ui| {
-                    self.results_column(ui);
+            // the source gets 45 %, the wider site table the rest; both scroll on their own
+            let left = (ui.available_width() * 0.45).max(320.0);
+            ui.horizontal_top(|ui| {
+                ui.vertical(|ui| {
+                    ui.set_width(left);
+                    self.source_column(ui, height);
+                });
+                ui.separator();
+                ui.vertical(|ui| {
+                    ScrollArea::both().id_salt("simtlab-shader-results").max_height(height).show(ui, |ui| self.results_column(ui));
                 });
             });
         });
@@ -506,7 +518,7 @@ impl Job {
     fn run(self, send: &dyn Fn(Message)) {
         let gpu = match self.open() {
             Ok(g) => g,
-            Err(e) => return send(Message::Failed(format!("error: {e}"))),
+            Err(e) => return send(Message::Failed(shown(&e))),
         };
         send(Message::Opened(format!("profiling on {}", gpu.adapter_name())));
         let r = &self.request;
@@ -534,7 +546,12 @@ impl Job {
                 send(Message::Done(Box::new(loaded)));
             }
             Err(Error::Cancelled { .. }) => send(Message::Cancelled),
-            Err(e) => send(Message::Failed(format!("error: {e}"))),
+            Err(e) => send(Message::Failed(shown(&e))),
         }
     }
+}
+
+/// An error as `simtlab profile` prints it.
+fn shown(e: &Error) -> String {
+    format!("error: {e}").trim_end().to_string()
 }

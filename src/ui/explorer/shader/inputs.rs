@@ -129,12 +129,16 @@ impl Inputs {
         });
         Grid::new("simtlab-shader-bindings").num_columns(2).show(ui, |ui| {
             for f in &mut self.bindings {
-                ui.label(RichText::new(format!("{}:{} {}", f.info.group, f.info.binding, f.info.declaration)).monospace());
-                ui.add(TextEdit::singleline(&mut f.spec).desired_width(220.0).id_salt(("simtlab-binding", f.info.group, f.info.binding)));
+                let label = ui.label(RichText::new(format!("{}:{} {}", f.info.group, f.info.binding, f.info.declaration)).monospace());
+                let field =
+                    TextEdit::singleline(&mut f.spec).desired_width(220.0).id_salt(("simtlab-binding", f.info.group, f.info.binding));
+                ui.add(field).labelled_by(label.id);
                 ui.end_row();
             }
         });
-        if !self.bindings.is_empty() && ui.small_button("default specs").on_hover_text("refill every binding for the current workgroups").clicked() {
+        if !self.bindings.is_empty()
+            && ui.small_button("default specs").on_hover_text("refill every binding for the current workgroups").clicked()
+        {
             let invocations = self.invocations(workgroups);
             for f in &mut self.bindings {
                 f.spec = default_spec(&f.info, invocations);

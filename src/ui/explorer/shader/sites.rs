@@ -40,13 +40,13 @@ impl SiteOrder {
 
 /// Header of the table's columns (the efficiency column is a button that sorts).
 pub const COLUMNS: [&str; 9] =
-    ["site", "line", "kind", "source", "evaluations", "divergent evaluations", "divergent subgroups", "branch eff.", "SIMT eff."];
+    ["site", "line", "kind", "source", "evaluations", "divergent\nevaluations", "divergent\nsubgroups", "branch\neff.", "SIMT\neff."];
 
 /// The cells of one row, as the table shows them.
 pub fn row_cells(row: &SiteRow, divergent_subgroups: u64, subgroups: u64) -> [String; 9] {
     let mut source = row.place.source.clone();
-    if source.chars().count() > 40 {
-        source = source.chars().take(39).collect::<String>() + "…";
+    if source.chars().count() > 32 {
+        source = source.chars().take(31).collect::<String>() + "…";
     }
     [
         row.site.to_string(),
@@ -65,13 +65,13 @@ pub fn row_cells(row: &SiteRow, divergent_subgroups: u64, subgroups: u64) -> [St
 pub fn site_table(ui: &mut Ui, rows: &[SiteRow], divergent_subgroups: &[u64], subgroups: u64, order: &mut SiteOrder) {
     Grid::new("simtlab-shader-sites").striped(true).num_columns(COLUMNS.len()).show(ui, |ui| {
         for name in COLUMNS {
-            if name == "branch eff." {
-                let arrow = match order {
-                    SiteOrder::Source => "",
-                    SiteOrder::LeastEfficientFirst => " ⏶",
-                    SiteOrder::MostEfficientFirst => " ⏷",
+            if name == "branch\neff." {
+                let header = match order {
+                    SiteOrder::Source => name,
+                    SiteOrder::LeastEfficientFirst => "branch eff.\nlowest first",
+                    SiteOrder::MostEfficientFirst => "branch eff.\nhighest first",
                 };
-                let clicked = ui.add(Button::new(format!("{name}{arrow}")).small()).on_hover_text("sort by branch efficiency").clicked();
+                let clicked = ui.add(Button::new(header).small()).on_hover_text("sort by branch efficiency").clicked();
                 if clicked {
                     *order = order.next();
                 }

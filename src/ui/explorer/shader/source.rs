@@ -93,7 +93,15 @@ pub fn legend(ui: &mut Ui) {
 
 /// Draws `source` with line numbers; each probed line gets a swatch, a tinted background and
 /// its efficiency, and shows its sites' counts on hover. Only the visible lines are laid out.
-pub fn source_view(ui: &mut Ui, source: &str, rows: &[SiteRow], marks: &LineMarks, divergent_subgroups: &[u64], subgroups: u64, height: f32) {
+pub fn source_view(
+    ui: &mut Ui,
+    source: &str,
+    rows: &[SiteRow],
+    marks: &LineMarks,
+    divergent_subgroups: &[u64],
+    subgroups: u64,
+    height: f32,
+) {
     let lines: Vec<&str> = source.lines().collect();
     let digits = lines.len().max(1).to_string().len();
     let row_height = ui.text_style_height(&TextStyle::Monospace) + 2.0;
