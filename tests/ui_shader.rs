@@ -1,5 +1,6 @@
 //! The "your own shader" view driven through its widgets on the default adapter (lavapipe
-//! here): the numbers it shows against `simtlab::profile` run directly on the same inputs, the
+//! here): the numbers it shows against `simtlab::profile` and the app-side `Profiler` run
+//! directly on the same inputs, the
 //! line colours against the efficiency order, the sort, cancel, errors as the command line
 //! prints them, and a snapshot.
 //!
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 use egui::accesskit::Role;
 use egui_kittest::kittest::{by, NodeT, Queryable};
 use egui_kittest::Harness;
+use simtlab::gpu::BufferKind;
 use simtlab::profile::{self, BindingSpec, ProfileRequest, ProfileRun};
 use simtlab::ui::explorer::shader::{efficiency_color, ShaderView};
 use simtlab::GpuOptions;
@@ -57,6 +59,61 @@ fn reference(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> ProfileRun 
         samples: 1,
     };
     profile::profile(&gpu, &request).unwrap()
+}
+
+/// The counts of one dispatch of `file` with `binds` through the app-side `Profiler`: the app's
+/// own pipeline from `probe.shader()`, its buffers from the same specs, one frame.
+fn profiler_counts(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> profile::Counts {
+    let (gpu, _) = common::gpu_with_subgroups().expect("checked by the caller");
+    let wgsl = std::fs::read_to_string(fixture(file)).unwrap();
+    let (module, info) = profile::parse(file, &wgsl).unwrap();
+    let bindings = profile::entry_bindings(&wgsl, &module, &info, "main").unwrap();
+    let given: Vec<(String, BindingSpec)> = binds.iter().map(|(k, s)| (k.to_string(), s.parse().unwrap())).collect();
+    let data = profile::contents(&bindings, &given).unwrap();
+    let options = profile::ProfilerOptions { workgroups: [workgroups, 1, 1], ..Default::default() };
+    let mut probe = profile::Profiler::instrument(&gpu.device, &wgsl, "main", &options).unwrap();
+    let shader = gpu
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(probe.shader().into()) });
+    let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &shader,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let buffers: Vec<_> = data.iter().map(|bytes| gpu.buffer::<u8>("input", bytes, BufferKind::Storage).unwrap().buffer).collect();
+    // every fixture binds group 0 only
+    let entries: Vec<wgpu::BindGroupEntry> = bindings
+        .iter()
+        .zip(&buffers)
+        .map(|(b, buffer)| wgpu::BindGroupEntry { binding: b.binding, resource: buffer.as_entire_binding() })
+        .collect();
+    let app_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
+    let probe_group = probe.bind_group_for(&pipeline);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, Some(&app_group), &[]);
+        pass.set_bind_group(probe.group(), Some(&probe_group), &[]);
+        pass.dispatch_workgroups(workgroups, 1, 1);
+    }
+    assert!(probe.resolve(&mut encoder));
+    gpu.queue.submit([encoder.finish()]);
+    let start = Instant::now();
+    loop {
+        if let Some(counts) = probe.try_finish().unwrap() {
+            return counts;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the probe never finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Clicks Profile and steps the view until the run ends.
@@ -137,6 +194,7 @@ fn the_numbers_shown_are_those_of_the_profile_run_directly() {
         let expected = reference(file, workgroups, binds);
         let shown = h.state().result().unwrap();
         assert_eq!(shown.counts, expected.counts, "{file}: the view's counts");
+        assert_eq!(shown.counts, profiler_counts(file, workgroups, binds), "{file}: the Profiler's counts");
         assert_eq!(shown.summary.sites, expected.summary.sites, "{file}");
         assert!(shown.outputs_identical);
         // the inputs must diverge for the comparison to mean something
