@@ -95,6 +95,15 @@ impl Counts {
         t
     }
 
+    /// Per site: the subgroups in which its lanes disagreed at least once.
+    pub fn divergent_subgroups(&self) -> Vec<u64> {
+        let mut out = vec![0; self.sites];
+        for record in self.per_subgroup.chunks_exact(self.sites.max(1)) {
+            out.iter_mut().zip(record).for_each(|(n, c)| *n += (c.uniform_evaluations < c.evaluations) as u64);
+        }
+        out
+    }
+
     /// As a [`Divergence`] (per-warp heat-map values, Zhang's ratio) for the overlay widgets.
     pub fn divergence(&self) -> Divergence {
         let words: Vec<u32> = self

@@ -10,6 +10,7 @@ use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, Timing, TimingSource};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use web_time::Instant;
 
 /// What to profile and how.
@@ -71,6 +72,17 @@ pub struct ProfileRun {
     /// Final contents of every binding (of the plain run), in binding order.
     #[serde(skip)]
     pub outputs: Vec<(BindingInfo, Vec<u8>)>,
+}
+
+/// Where a [`profile_with`] run is: `done` of `total` steps, and the one starting now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileStep {
+    /// Steps finished.
+    pub done: usize,
+    /// Steps in the whole run (3 plus one per timed sample after the first).
+    pub total: usize,
+    /// The step starting now, e.g. "timed run 2 of 5".
+    pub what: String,
 }
 
 /// One pipeline and its bind groups over one set of buffers.
@@ -241,6 +253,24 @@ fn check_limits(gpu: &Gpu, instrumented: &Instrumented, workgroups: [u32; 3]) ->
 /// Runs the shader as written and instrumented from the same inputs, checks that the outputs
 /// agree, counts every site and times both.
 pub fn profile(gpu: &Gpu, request: &ProfileRequest) -> Result<ProfileRun> {
+    profile_with(gpu, request, &AtomicBool::new(false), &mut |_| {})
+}
+
+/// [`profile`] for a caller that shows progress and may stop it: `progress` hears of every
+/// step as it starts, and once `cancel` is set the run stops before its next step with
+/// [`Error::Cancelled`].
+pub fn profile_with(gpu: &Gpu, request: &ProfileRequest, cancel: &AtomicBool, progress: &mut dyn FnMut(ProfileStep)) -> Result<ProfileRun> {
+    let total = 3 + request.samples.max(1) - 1;
+    let mut step = |done: usize, what: String| {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Cancelled {
+                what: format!("profiling {}", request.file),
+                kept: "nothing (a run's counts are read whole); run it again".into(),
+            });
+        }
+        progress(ProfileStep { done, total, what });
+        Ok(())
+    };
     let native = gpu.caps.subgroup_size.filter(|_| gpu.caps.subgroups);
     let emulate = request.emulate || native.is_none() || request.width.is_some_and(|w| Some(w) != native);
     let counting = if emulate { Counting::Trace { events: request.trace_events } } else { Counting::Subgroups };
@@ -257,11 +287,13 @@ pub fn profile(gpu: &Gpu, request: &ProfileRequest) -> Result<ProfileRun> {
     let records_bytes = instrumented.records_bytes(request.workgroups, gpu.caps.subgroup_min_size.max(1));
     gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
 
+    step(0, "building the pipelines".into())?;
     let plain = Prepared::new(gpu, request.file, request.wgsl, request.entry, &bindings, &data, None)?;
     let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
     let probed =
         Prepared::new(gpu, &format!("{} (instrumented)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe)?;
 
+    step(1, "running as written and instrumented".into())?;
     let mut plain_times = vec![plain.run(gpu, request.workgroups)?];
     let mut probed_times = vec![probed.run(gpu, request.workgroups)?];
     let mut outputs = Vec::new();
@@ -275,10 +307,12 @@ pub fn profile(gpu: &Gpu, request: &ProfileRequest) -> Result<ProfileRun> {
             outputs.push((b.clone(), bytes.clone()));
         }
     }
+    step(2, "reading the counts".into())?;
     let records = probed.records.as_ref().ok_or_else(|| Error::invalid("profile", "the instrumented run has no records buffer"))?;
     let words: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_bytes(records, records_bytes)?);
     let counts = decode(&instrumented, &words, request.workgroups, width)?;
-    for _ in 1..request.samples.max(1) {
+    for k in 1..request.samples.max(1) {
+        step(2 + k, format!("timed run {} of {}", k + 1, request.samples))?;
         plain_times.push(plain.run(gpu, request.workgroups)?);
         probed_times.push(probed.run(gpu, request.workgroups)?);
     }

@@ -1,0 +1,149 @@
+//! The shader's inputs: its compute entry points (from naga) and one spec field per binding
+//! the chosen entry point uses, in the syntax of `simtlab profile --bind`.
+
+use egui::{ComboBox, Grid, RichText, TextEdit, Ui};
+
+use crate::error::{Error, Result};
+use crate::profile::{entry_bindings, parse, BindingInfo};
+
+/// One binding of the entry point and the spec typed for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BindingField {
+    /// The binding as naga found it.
+    pub info: BindingInfo,
+    /// Its contents, as `--bind` takes them (`u32:1024:random:1`, `file:PATH`, …).
+    pub spec: String,
+}
+
+/// A spec that fills `b` for a dispatch of `invocations`: random inputs, zeroed outputs and
+/// uniforms, of the binding's scalar type, one element per invocation or the binding's
+/// minimum size, whichever is larger (uniforms: exactly their size).
+pub fn default_spec(b: &BindingInfo, invocations: u64) -> String {
+    let scalar = if b.scalars == [naga::Scalar::F32] { "f32" } else { "u32" };
+    let words = b.min_bytes.div_ceil(4).max(1);
+    let n = if b.uniform { words } else { words.max(invocations) };
+    let fill = if b.writable || b.uniform { "zero" } else { "random:1" };
+    format!("{scalar}:{n}:{fill}")
+}
+
+/// The entry points of the loaded shader and the fields of the selected one.
+#[derive(Debug, Default)]
+pub(super) struct Inputs {
+    /// Names of the compute entry points, in source order.
+    pub entries: Vec<String>,
+    /// Index into `entries`.
+    selected: usize,
+    /// `@workgroup_size` of the selected entry point.
+    workgroup_size: [u32; 3],
+    pub bindings: Vec<BindingField>,
+}
+
+impl Inputs {
+    /// The selected entry point.
+    pub fn entry(&self) -> Option<&str> {
+        self.entries.get(self.selected).map(String::as_str)
+    }
+
+    /// Invocations in one workgroup of the selected entry point.
+    pub fn threads_per_workgroup(&self) -> u32 {
+        self.workgroup_size.iter().product::<u32>().max(1)
+    }
+
+    /// Invocations a dispatch of `workgroups` launches.
+    pub fn invocations(&self, workgroups: [u32; 3]) -> u64 {
+        workgroups.iter().map(|&w| w as u64).product::<u64>() * self.threads_per_workgroup() as u64
+    }
+
+    /// The bindings' names, for messages.
+    pub fn binding_names(&self) -> String {
+        let names: Vec<String> = self.bindings.iter().map(|f| format!("{} ({}:{})", f.info.name, f.info.group, f.info.binding)).collect();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    }
+
+    /// Re-reads the entry points of `source`, keeping the selected one where it still exists.
+    pub fn parse(&mut self, name: &str, source: &str, workgroups: [u32; 3]) -> Result<()> {
+        let (module, _) = parse(name, source).inspect_err(|_| {
+            self.entries.clear();
+            self.bindings.clear();
+        })?;
+        let previous = self.entry().map(str::to_string);
+        self.entries = module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute).map(|e| e.name.clone()).collect();
+        let entry = previous.filter(|p| self.entries.contains(p)).or_else(|| self.entries.first().cloned());
+        match entry {
+            Some(entry) => self.select(name, source, &entry, workgroups),
+            None => {
+                self.bindings.clear();
+                Err(Error::invalid("entry point", format!("{name} has no @compute entry point")))
+            }
+        }
+    }
+
+    /// Selects `entry` and lists its bindings: specs already typed for a binding stay, the
+    /// others get [`default_spec`].
+    pub fn select(&mut self, name: &str, source: &str, entry: &str, workgroups: [u32; 3]) -> Result<()> {
+        let index = self.entries.iter().position(|e| e == entry).ok_or_else(|| {
+            Error::invalid("entry point", format!("'{entry}' is not a compute entry point of {name}; it has {}", self.entries.join(", ")))
+        })?;
+        let (module, info) = parse(name, source)?;
+        let point = module.entry_points.iter().find(|e| e.name == entry).ok_or_else(|| Error::invalid("entry point", entry))?;
+        self.workgroup_size = point.workgroup_size;
+        let invocations = self.invocations(workgroups);
+        let found = entry_bindings(source, &module, &info, entry)?;
+        let old = std::mem::take(&mut self.bindings);
+        self.bindings = found
+            .into_iter()
+            .map(|info| {
+                let kept = old.iter().find(|f| f.info == info).map(|f| f.spec.clone());
+                let spec = kept.unwrap_or_else(|| default_spec(&info, invocations));
+                BindingField { info, spec }
+            })
+            .collect();
+        self.selected = index;
+        Ok(())
+    }
+
+    /// The entry point picker and the binding fields; true when another entry point was picked.
+    pub fn ui(&mut self, ui: &mut Ui, name: &str, source: &str, workgroups: [u32; 3]) -> bool {
+        let mut changed = false;
+        if self.entries.is_empty() {
+            return false;
+        }
+        let mut selected = self.selected;
+        ComboBox::from_label("entry point").selected_text(self.entry().unwrap_or("")).show_ui(ui, |ui| {
+            for (i, e) in self.entries.iter().enumerate() {
+                ui.selectable_value(&mut selected, i, e);
+            }
+        });
+        if selected != self.selected {
+            let entry = self.entries[selected].clone();
+            // the entry point comes from the parsed list, so this only fails if the text changed
+            changed = self.select(name, source, &entry, workgroups).is_ok();
+        }
+        ui.horizontal(|ui| {
+            ui.label(format!("bindings ({})", self.bindings.len()));
+            ui.small("u32:N:seq · u32:N:zero · u32:N:random:SEED · f32:N:zero · f32:N:random:SEED · file:PATH");
+        });
+        Grid::new("simtlab-shader-bindings").num_columns(2).show(ui, |ui| {
+            for f in &mut self.bindings {
+                let label = ui.label(RichText::new(format!("{}:{} {}", f.info.group, f.info.binding, f.info.declaration)).monospace());
+                let field =
+                    TextEdit::singleline(&mut f.spec).desired_width(220.0).id_salt(("simtlab-binding", f.info.group, f.info.binding));
+                ui.add(field).labelled_by(label.id);
+                ui.end_row();
+            }
+        });
+        if !self.bindings.is_empty()
+            && ui.small_button("default specs").on_hover_text("refill every binding for the current workgroups").clicked()
+        {
+            let invocations = self.invocations(workgroups);
+            for f in &mut self.bindings {
+                f.spec = default_spec(&f.info, invocations);
+            }
+        }
+        changed
+    }
+}

@@ -1,0 +1,376 @@
+//! The "your own shader" view driven through its widgets on the default adapter (lavapipe
+//! here): the numbers it shows against `simtlab::profile` and the app-side `Profiler` run
+//! directly on the same inputs, the
+//! line colours against the efficiency order, the sort, cancel, errors as the command line
+//! prints them, and a snapshot.
+//!
+//! Update the snapshot with `UPDATE_SNAPSHOTS=true cargo test --test ui_shader`.
+
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::{by, NodeT, Queryable};
+use egui_kittest::Harness;
+use simtlab::gpu::BufferKind;
+use simtlab::profile::{self, BindingSpec, ProfileRequest, ProfileRun};
+use simtlab::ui::explorer::shader::{efficiency_color, ShaderView};
+use simtlab::GpuOptions;
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/profile/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn harness(view: ShaderView) -> Harness<'static, ShaderView> {
+    Harness::builder().with_size([1280.0, 900.0]).build_ui_state(|ui, v: &mut ShaderView| v.ui(ui), view)
+}
+
+/// A view with `file` loaded (by its path relative to the package, as the snapshot shows it),
+/// `binds` typed into its fields and `workgroups` set.
+fn loaded(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> ShaderView {
+    let mut view = ShaderView::new(&GpuOptions::default());
+    view.load_file(&format!("tests/fixtures/profile/{file}")).unwrap();
+    assert_eq!(view.entries(), ["main"]);
+    view.workgroups = [workgroups, 1, 1];
+    view.samples = 1;
+    for (key, spec) in binds {
+        view.set_binding(key, spec).unwrap();
+    }
+    view
+}
+
+/// The same shader and specs through `profile::profile` on a GPU of the test's own.
+fn reference(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> ProfileRun {
+    let (gpu, _) = common::gpu_with_subgroups().expect("checked by the caller");
+    let wgsl = std::fs::read_to_string(fixture(file)).unwrap();
+    let request = ProfileRequest {
+        file,
+        wgsl: &wgsl,
+        entry: "main",
+        workgroups: [workgroups, 1, 1],
+        bindings: binds.iter().map(|(k, s)| (k.to_string(), s.parse::<BindingSpec>().unwrap())).collect(),
+        width: None,
+        emulate: false,
+        trace_events: profile::DEFAULT_TRACE_EVENTS,
+        slot: None,
+        samples: 1,
+    };
+    profile::profile(&gpu, &request).unwrap()
+}
+
+/// The counts of one dispatch of `file` with `binds` through the app-side `Profiler`: the app's
+/// own pipeline from `probe.shader()`, its buffers from the same specs, one frame.
+fn profiler_counts(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> profile::Counts {
+    let (gpu, _) = common::gpu_with_subgroups().expect("checked by the caller");
+    let wgsl = std::fs::read_to_string(fixture(file)).unwrap();
+    let (module, info) = profile::parse(file, &wgsl).unwrap();
+    let bindings = profile::entry_bindings(&wgsl, &module, &info, "main").unwrap();
+    let given: Vec<(String, BindingSpec)> = binds.iter().map(|(k, s)| (k.to_string(), s.parse().unwrap())).collect();
+    let data = profile::contents(&bindings, &given).unwrap();
+    let options = profile::ProfilerOptions { workgroups: [workgroups, 1, 1], ..Default::default() };
+    let mut probe = profile::Profiler::instrument(&gpu.device, &wgsl, "main", &options).unwrap();
+    let shader = gpu
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(probe.shader().into()) });
+    let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &shader,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let buffers: Vec<_> = data.iter().map(|bytes| gpu.buffer::<u8>("input", bytes, BufferKind::Storage).unwrap().buffer).collect();
+    // every fixture binds group 0 only
+    let entries: Vec<wgpu::BindGroupEntry> = bindings
+        .iter()
+        .zip(&buffers)
+        .map(|(b, buffer)| wgpu::BindGroupEntry { binding: b.binding, resource: buffer.as_entire_binding() })
+        .collect();
+    let app_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
+    let probe_group = probe.bind_group_for(&pipeline);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, Some(&app_group), &[]);
+        pass.set_bind_group(probe.group(), Some(&probe_group), &[]);
+        pass.dispatch_workgroups(workgroups, 1, 1);
+    }
+    assert!(probe.resolve(&mut encoder));
+    gpu.queue.submit([encoder.finish()]);
+    let start = Instant::now();
+    loop {
+        if let Some(counts) = probe.try_finish().unwrap() {
+            return counts;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the probe never finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Clicks Profile and steps the view until the run ends.
+fn profile_in_view(h: &mut Harness<'_, ShaderView>) {
+    click_profile_and_wait(h);
+    assert!(h.state().error().is_none(), "profile failed: {:?}", h.state().error());
+}
+
+fn click_profile_and_wait(h: &mut Harness<'_, ShaderView>) {
+    h.get_by_label("Profile").click();
+    h.step();
+    let start = Instant::now();
+    while h.state().is_running() {
+        assert!(start.elapsed() < Duration::from_secs(300), "the profile did not finish: {}", h.state().status());
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run();
+}
+
+/// The site table as shown: every label after its header, nine cells a row.
+fn table_rows(h: &Harness<'_, ShaderView>) -> Vec<Vec<String>> {
+    let labels: Vec<String> =
+        h.query_all(by().role(Role::Label)).map(|n| n.accesskit_node().value().unwrap_or_default().to_string()).collect();
+    let header = labels.iter().position(|l| l == "divergent\nsubgroups").expect("the site table's header");
+    assert_eq!(labels[header + 1], "SIMT\neff.", "the efficiency header is a button between the two");
+    let sites = h.state().result().unwrap().sites.len();
+    labels[header + 2..header + 2 + 9 * sites].chunks(9).map(|c| c.to_vec()).collect()
+}
+
+/// What the table must show for `run`, computed here from its counts.
+fn expected_rows(run: &ProfileRun) -> Vec<Vec<String>> {
+    let subgroups = run.counts.per_subgroup.len() / run.counts.sites;
+    let active = run.summary.subgroups;
+    (0..run.sites.len())
+        .map(|s| {
+            let c = run.counts.totals()[s];
+            let site = &run.sites[s];
+            let divergent_in = (0..subgroups)
+                .filter(|g| {
+                    let c = run.counts.per_subgroup[g * run.counts.sites + s];
+                    c.uniform_evaluations < c.evaluations
+                })
+                .count();
+            let branch = if c.evaluations == 0 { 1.0 } else { c.uniform_evaluations as f64 / c.evaluations as f64 };
+            vec![
+                s.to_string(),
+                site.line.to_string(),
+                site.kind.name().to_string(),
+                if site.source.chars().count() > 32 {
+                    site.source.chars().take(31).collect::<String>() + "…"
+                } else {
+                    site.source.clone()
+                },
+                c.evaluations.to_string(),
+                (c.evaluations - c.uniform_evaluations).to_string(),
+                format!("{divergent_in} of {active}"),
+                format!("{:.1} %", 100.0 * branch),
+                format!("{:.1} %", 100.0 * c.simt_efficiency(run.counts.width)),
+            ]
+        })
+        .collect()
+}
+
+const COLLATZ_BINDS: [(&str, &str); 2] = [("values", "u32:512:random:11"), ("steps", "u32:512:zero")];
+const MANDELBROT_BINDS: [(&str, &str); 1] = [("iterations", "u32:4096:zero")];
+
+#[test]
+fn the_numbers_shown_are_those_of_the_profile_run_directly() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    for (file, workgroups, binds) in [("collatz.wgsl", 8, &COLLATZ_BINDS[..]), ("mandelbrot.wgsl", 64, &MANDELBROT_BINDS[..])] {
+        let mut h = harness(loaded(file, workgroups, binds));
+        h.run();
+        h.get_by_label("no profile yet: load a shader, give its bindings and press Profile");
+        profile_in_view(&mut h);
+        let expected = reference(file, workgroups, binds);
+        let shown = h.state().result().unwrap();
+        assert_eq!(shown.counts, expected.counts, "{file}: the view's counts");
+        assert_eq!(shown.counts, profiler_counts(file, workgroups, binds), "{file}: the Profiler's counts");
+        assert_eq!(shown.summary.sites, expected.summary.sites, "{file}");
+        assert!(shown.outputs_identical);
+        // the inputs must diverge for the comparison to mean something
+        assert!(expected.summary.divergent_subgroups > 0, "{file}: {:?}", expected.summary);
+        assert_eq!(table_rows(&h), expected_rows(&expected), "{file}: the site table");
+        let s = &expected.summary;
+        h.get_by_label(&format!(
+            "SIMT efficiency {:.1} % · branch efficiency {:.1} % · divergent subgroups {} of {} (ratio {:.3})",
+            100.0 * s.simt_efficiency,
+            100.0 * s.branch_efficiency,
+            s.divergent_subgroups,
+            s.subgroups,
+            s.divergence_ratio
+        ));
+        h.get_by_label(&format!("heat map: {} warps of {} lanes, 1 per cell", s.subgroups, s.subgroup_width));
+    }
+}
+
+#[test]
+fn every_binding_gets_a_default_spec_that_runs() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let mut view = ShaderView::new(&GpuOptions::default());
+    view.load_file("tests/fixtures/profile/collatz.wgsl").unwrap();
+    view.samples = 1;
+    // 16 workgroups of 64: random inputs, zeroed outputs, one element per invocation
+    let specs: Vec<(&str, &str)> = view.bindings().iter().map(|f| (f.info.name.as_str(), f.spec.as_str())).collect();
+    assert_eq!(specs, [("values", "u32:1024:random:1"), ("steps", "u32:1024:zero")]);
+    let mut h = harness(view);
+    profile_in_view(&mut h);
+    let run = h.state().result().unwrap();
+    assert_eq!(run.summary.subgroups, 1024 / run.summary.subgroup_width as u64);
+    let expected = reference("collatz.wgsl", 16, &[("values", "u32:1024:random:1"), ("steps", "u32:1024:zero")]);
+    assert_eq!(run.counts, expected.counts);
+}
+
+#[test]
+fn lines_are_coloured_by_efficiency_and_hover_shows_the_sites_counts() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let mut h = harness(loaded("collatz.wgsl", 8, &COLLATZ_BINDS));
+    profile_in_view(&mut h);
+    let run = h.state().result().unwrap().clone();
+    let rows = &run.summary.sites;
+    assert_eq!(rows.len(), 4, "call, the bounds if, the loop test and the if in the helper");
+    let worst = efficiency_color(0.0);
+    let distance = |c: egui::Color32| {
+        let d = |a: u8, b: u8| (a as f64 - b as f64).powi(2);
+        (d(c.r(), worst.r()) + d(c.g(), worst.g()) + d(c.b(), worst.b())).sqrt()
+    };
+    // every probed line has the colour of its efficiency; lines without a site have none
+    let mut by_efficiency: Vec<(f64, f64)> = Vec::new();
+    for r in rows {
+        let color = h.state().line_color(r.place.line).expect("a probed line is coloured");
+        assert_eq!(color, efficiency_color(r.branch_efficiency), "line {}", r.place.line);
+        by_efficiency.push((r.branch_efficiency, distance(color)));
+    }
+    let unprobed = (1..30).find(|l| rows.iter().all(|r| r.place.line != *l)).unwrap();
+    assert_eq!(h.state().line_color(unprobed), None);
+    // the less efficient a line, the nearer its colour to the scale's 0 % end
+    by_efficiency.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(by_efficiency[0].0 < by_efficiency[3].0, "the sites must differ: {by_efficiency:?}");
+    for pair in by_efficiency.windows(2) {
+        assert!(pair[0].0 == pair[1].0 || pair[0].1 < pair[1].1, "{by_efficiency:?}");
+    }
+    h.get_by_label("branch efficiency: 0 %");
+
+    // hovering the loop's line shows its counts
+    let loop_row = rows.iter().find(|r| r.place.source == "n != 1u").unwrap();
+    h.get_by_label_contains("while (n != 1u) {").hover();
+    h.run();
+    let c = loop_row.counts;
+    let per_site = run.counts.divergent_subgroups()[loop_row.site];
+    h.get_by_label_contains(&format!(
+        "evaluations: {}\ndivergent evaluations: {}\ndivergent subgroups: {per_site} of {}\nbranch efficiency: {:.1} %",
+        c.evaluations,
+        c.evaluations - c.uniform_evaluations,
+        run.summary.subgroups,
+        100.0 * loop_row.branch_efficiency
+    ));
+    h.snapshot("shader_view_collatz");
+}
+
+#[test]
+fn the_site_table_sorts_by_efficiency() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let mut h = harness(loaded("collatz.wgsl", 8, &COLLATZ_BINDS));
+    profile_in_view(&mut h);
+    let efficiencies = |h: &Harness<'_, ShaderView>| -> Vec<f64> {
+        table_rows(h).iter().map(|r| r[7].trim_end_matches(" %").parse::<f64>().unwrap()).collect()
+    };
+    let source_order: Vec<String> = table_rows(&h).iter().map(|r| r[0].clone()).collect();
+    assert_eq!(source_order, ["0", "1", "2", "3"]);
+    h.get_by_label("branch\neff.").click();
+    h.run();
+    let up = efficiencies(&h);
+    assert!(up.windows(2).all(|p| p[0] <= p[1]) && up[0] < up[3], "{up:?}");
+    h.get_by_label("branch eff.\nlowest first").click();
+    h.run();
+    let down = efficiencies(&h);
+    assert!(down.windows(2).all(|p| p[0] >= p[1]), "{down:?}");
+    h.get_by_label("branch eff.\nhighest first");
+}
+
+/// What `simtlab profile` writes to stderr for `args`.
+fn cli_error(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtlab")).arg("profile").args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8_lossy(&out.stderr).trim().to_string()
+}
+
+#[test]
+fn errors_read_as_the_command_line_prints_them() {
+    let collatz = fixture("collatz.wgsl");
+    let mut h = harness(loaded("collatz.wgsl", 2, &[("values", "u32:lots:random:3"), ("steps", "u32:128:zero")]));
+    h.run();
+    h.get_by_label("Profile").click();
+    h.run();
+    assert!(!h.state().is_running());
+    let cli = cli_error(&[&collatz, "--workgroups", "2", "--bind", "values=u32:lots:random:3", "--bind", "steps=u32:128:zero"]);
+    assert!(cli.starts_with("error: invalid binding spec: 'u32:lots:random:3'"), "{cli}");
+    assert_eq!(h.state().error(), Some(cli.as_str()));
+    h.get_by_label(&cli);
+
+    // a spec of the wrong type: found on the worker, the same message
+    if common::gpu_with_subgroups().is_some() {
+        h.state_mut().set_binding("values", "f32:128:random:1").unwrap();
+        click_profile_and_wait(&mut h);
+        let cli = cli_error(&[&collatz, "--workgroups", "2", "--bind", "values=f32:128:random:1", "--bind", "steps=u32:128:zero"]);
+        assert!(cli.contains("'values' (var<storage, read> values: array<u32>) holds u32"), "{cli}");
+        assert_eq!(h.state().error(), Some(cli.as_str()));
+    }
+
+    // WGSL naga rejects: the file, line and column
+    let dir = common::scratch("ui-shader-bad-wgsl");
+    let bad = dir.join("bad.wgsl");
+    std::fs::write(&bad, std::fs::read_to_string(&collatz).unwrap().replace("return n / 2u;", "return n / 2u")).unwrap();
+    let bad = bad.to_str().unwrap();
+    let mut view = ShaderView::new(&GpuOptions::default());
+    view.load_file(bad).unwrap();
+    let cli = cli_error(&[bad, "--workgroups", "2", "--bind", "values=u32:128:seq", "--bind", "steps=u32:128:zero"]);
+    let line: usize = cli.strip_prefix(&format!("error: {bad}:")).and_then(|r| r.split(':').next()).unwrap().parse().unwrap();
+    assert!((7..=8).contains(&line), "the missing ';' after line 7: {cli}");
+    assert_eq!(view.error(), Some(cli.as_str()));
+}
+
+#[test]
+fn a_run_reports_progress_and_cancels() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    // 256 rows of 1024 pixels: long enough per run that the cancel lands mid-way
+    let mut view = loaded("mandelbrot.wgsl", 4096, &[("iterations", "u32:262144:zero")]);
+    view.samples = 20;
+    let mut h = harness(view);
+    h.get_by_label("Profile").click();
+    h.step();
+    let start = Instant::now();
+    while h.state().progress().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no progress: {}", h.state().status());
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    let step = h.state().progress().unwrap().clone();
+    assert_eq!(step.total, 22, "3 steps and one per timed sample after the first");
+    h.get_by_label("Cancel").click();
+    h.step();
+    while h.state().is_running() {
+        assert!(start.elapsed() < Duration::from_secs(120), "cancel did not stop the run");
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    assert_eq!(h.state().status(), "cancelled");
+    assert!(h.state().result().is_none() && h.state().error().is_none());
+}
