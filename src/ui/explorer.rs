@@ -12,6 +12,7 @@
 //! eframe window with the wgpu renderer.
 
 pub mod families;
+pub mod flowshop;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
