@@ -18,6 +18,9 @@ pub const POOLS_WORKLOAD: &str = "flowshop-bound-pools";
 const DFS_COLOR: Color32 = Color32::from_rgb(66, 133, 244);
 const BFS_COLOR: Color32 = Color32::from_rgb(234, 120, 40);
 
+/// A plotted measure: its name and how a bar gets it.
+type Metric = (&'static str, fn(&PoolBar) -> f64);
+
 /// One bar: a record's divergence ratio and efficiencies at the probe's width.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoolBar {
@@ -160,8 +163,7 @@ impl PoolsPanel {
         }
         let labels: Vec<String> = bars.iter().filter(|b| b.order == "dfs").map(|b| b.label.clone()).collect();
         let width = ((ui.available_width() - ui.spacing().item_spacing.x) / 2.0).max(160.0);
-        let metrics: [(&str, fn(&PoolBar) -> f64); 2] =
-            [("divergence ratio", |b| b.divergence_ratio), ("branch efficiency", |b| b.branch_efficiency)];
+        let metrics: [Metric; 2] = [("divergence ratio", |b| b.divergence_ratio), ("branch efficiency", |b| b.branch_efficiency)];
         ui.horizontal(|ui| {
             for (metric, value) in metrics {
                 ui.vertical(|ui| {
