@@ -434,7 +434,8 @@ pub fn solve_loaded(
     }
 }
 
-fn job_list(jobs: &[usize]) -> String {
+/// Job numbers separated by spaces, as `flowshop solve` prints a schedule.
+pub fn job_list(jobs: &[usize]) -> String {
     jobs.iter().map(|j| j.to_string()).collect::<Vec<_>>().join(" ")
 }
 

@@ -500,7 +500,7 @@ impl FlowshopView {
             ui.label(format!("best known for {}: {}", run.instance.name, run.instance.upper_bound));
         }
         if let Some(gantt) = &run.gantt {
-            ui.label(format!("best schedule (0-based job order): {}", job_list(&gantt.order)));
+            ui.label(format!("best schedule (0-based job order): {}", commands::job_list(&gantt.order)));
             gantt.ui(ui);
         }
     }
@@ -597,10 +597,6 @@ fn si(value: f64) -> String {
         _ if a >= 1e4 => format!("{:.1} k", value * 1e-3),
         _ => format!("{}", value.round()),
     }
-}
-
-fn job_list(jobs: &[usize]) -> String {
-    jobs.iter().map(|j| j.to_string()).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
