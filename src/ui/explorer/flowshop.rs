@@ -465,6 +465,7 @@ impl FlowshopView {
                     .include_y(0.0)
                     .allow_scroll(false)
                     .y_axis_formatter(|mark, _| si(mark.value))
+                    .y_axis_min_width(44.0)
                     .label_formatter(hover("nodes"))
                     .show(ui, |plot| plot.line(Line::new("open nodes", PlotPoints::from(open))));
             });
