@@ -12,6 +12,7 @@
 //! eframe window with the wgpu renderer.
 
 pub mod families;
+pub mod flowshop;
 pub mod shader;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

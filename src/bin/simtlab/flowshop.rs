@@ -186,6 +186,7 @@ impl SolveArgs {
             checkpoint_every: self.checkpoint_every,
             resume: self.resume.clone(),
             devices: self.devices,
+            progress_every: None,
         }
     }
 }

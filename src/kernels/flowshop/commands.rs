@@ -163,6 +163,9 @@ pub struct SolveOptions {
     /// Resident search: the adapters it runs on.
     #[serde(default)]
     pub devices: Devices,
+    /// Seconds between two progress reports (None: one a second).
+    #[serde(default)]
+    pub progress_every: Option<f64>,
 }
 
 impl SolveOptions {
@@ -189,6 +192,7 @@ impl SolveOptions {
             checkpoint_every: None,
             resume: None,
             devices: Devices::One,
+            progress_every: None,
         }
     }
 }
@@ -320,6 +324,11 @@ impl SolveOptions {
                     .map_err(|_| Error::invalid("--time-limit", format!("{s} s; use a number of seconds ≥ 0")))?,
             ),
         };
+        let progress_interval = match self.progress_every {
+            None => Duration::from_secs(1),
+            Some(s) => Duration::try_from_secs_f64(s)
+                .map_err(|_| Error::invalid("progress interval", format!("{s} s; use a number of seconds ≥ 0")))?,
+        };
         Ok(SearchOptions {
             bound: self.bound,
             exploration: self.exploration,
@@ -331,7 +340,7 @@ impl SolveOptions {
             time_limit,
             interrupted,
             threads: self.threads.unwrap_or(0),
-            progress_interval: Duration::from_secs(1),
+            progress_interval,
             overlap: !self.sequential,
         })
     }
@@ -381,21 +390,34 @@ pub fn solve_instance_on(
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<(Instance, Solution)> {
     args.check_device_options()?;
-    let options = args.search_options(interrupted)?;
     let instance = load_instance(&args.instance)?;
+    let solution = solve_loaded(args, &instance, gpus, interrupted, progress)?;
+    Ok((instance, solution))
+}
+
+/// As [`solve_instance_on`] on an instance already loaded (or generated): `args.instance`
+/// is not read.
+pub fn solve_loaded(
+    args: &SolveOptions,
+    instance: &Instance,
+    gpus: &[&Gpu],
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<Solution> {
+    args.check_device_options()?;
+    let options = args.search_options(interrupted)?;
     if args.search == Search::Resident {
         if gpus.is_empty() {
             return Err(Error::invalid("--search resident", "no GPU was opened"));
         }
-        let solution = solve_resident(gpus, &instance, &options, &args.resident_options()?, progress)?;
-        return Ok((instance, solution));
+        return solve_resident(gpus, instance, &options, &args.resident_options()?, progress);
     }
     let gpu = gpus.first().copied();
-    let data = BoundData::new(&instance);
-    let solution = match args.device {
+    let data = BoundData::new(instance);
+    match args.device {
         Device::Cpu => {
             let mut bounder = CpuBounder::new(&data, options.bound, options.threads);
-            solve_with(&data, &options, &mut bounder, progress)?
+            solve_with(&data, &options, &mut bounder, progress)
         }
         Device::Gpu => {
             let gpu = gpu.ok_or_else(|| Error::invalid("--device gpu", "no GPU was opened"))?;
@@ -407,13 +429,13 @@ pub fn solve_instance_on(
                 walk_prefix: false,
             };
             let mut bounder = GpuBounder::new(gpu, &data, gpu_options)?;
-            solve_with(&data, &options, &mut bounder, progress)?
+            solve_with(&data, &options, &mut bounder, progress)
         }
-    };
-    Ok((instance, solution))
+    }
 }
 
-fn job_list(jobs: &[usize]) -> String {
+/// Job numbers separated by spaces, as `flowshop solve` prints a schedule.
+pub fn job_list(jobs: &[usize]) -> String {
     jobs.iter().map(|j| j.to_string()).collect::<Vec<_>>().join(" ")
 }
 
@@ -440,8 +462,9 @@ pub fn progress_line(p: &Progress, json: bool) -> String {
     }
     let best = p.best.map_or("none yet".into(), |b| b.to_string());
     format!(
-        "[{:.0} s] best {best}, {} nodes ({:.3} M nodes/s), {} leaves, {} open, GPU {:.0} % of the time",
+        "[{:.0} s] best {best}, bound {}, {} nodes ({:.3} M nodes/s), {} leaves, {} open, GPU {:.0} % of the time",
         p.seconds,
+        p.lower_bound,
         p.nodes,
         rate * 1e-6,
         p.leaves,

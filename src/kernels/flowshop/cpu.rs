@@ -213,6 +213,26 @@ pub fn makespan(instance: &Instance, order: &[usize]) -> Result<u32> {
 
 /// [`makespan`] of `order` on the `n` × `m` machine-major processing times `p`.
 pub(super) fn permutation_makespan(n: usize, m: usize, p: &[u32], order: &[usize]) -> Result<u32> {
+    check_permutation(n, order)?;
+    Ok(completion(n, m, p, order))
+}
+
+/// Completion time of every job of the complete order `order` on every machine, by position:
+/// `times[i * machines + k]` is when machine k finishes `order[i]` (it starts
+/// `instance.time(k, order[i])` earlier); the last value is [`makespan`]. Errors unless
+/// `order` is a permutation of the jobs.
+pub fn completion_times(instance: &Instance, order: &[usize]) -> Result<Vec<u32>> {
+    check_permutation(instance.jobs, order)?;
+    let mut finish = vec![0u32; instance.machines];
+    let mut times = Vec::with_capacity(order.len() * instance.machines);
+    for &j in order {
+        append_job(&mut finish, instance.jobs, &instance.p, j);
+        times.extend_from_slice(&finish);
+    }
+    Ok(times)
+}
+
+fn check_permutation(n: usize, order: &[usize]) -> Result<()> {
     let mut seen = vec![false; n];
     for &j in order {
         if j >= n || std::mem::replace(&mut seen[j], true) {
@@ -222,20 +242,26 @@ pub(super) fn permutation_makespan(n: usize, m: usize, p: &[u32], order: &[usize
     if order.len() != n {
         return Err(Error::invalid("permutation", format!("{} jobs given, instance has {n}", order.len())));
     }
-    Ok(completion(n, m, p, order))
+    Ok(())
 }
 
 /// Makespan of `order` (any subset of the jobs, in that order).
 pub(super) fn completion(n: usize, m: usize, p: &[u32], order: &[usize]) -> u32 {
     let mut f = vec![0u32; m];
     for &j in order {
-        let mut previous = 0;
-        for (k, fk) in f.iter_mut().enumerate() {
-            *fk = (*fk).max(previous) + p[k * n + j];
-            previous = *fk;
-        }
+        append_job(&mut f, n, p, j);
     }
     f[m - 1]
+}
+
+/// Moves the machines' finish times `f` on by job `j` (a job starts on machine k once
+/// machine k is free and the job has left machine k−1).
+fn append_job(f: &mut [u32], n: usize, p: &[u32], j: usize) {
+    let mut previous = 0;
+    for (k, fk) in f.iter_mut().enumerate() {
+        *fk = (*fk).max(previous) + p[k * n + j];
+        previous = *fk;
+    }
 }
 
 #[cfg(test)]

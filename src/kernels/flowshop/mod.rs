@@ -64,7 +64,7 @@ pub mod taillard;
 #[cfg(test)]
 mod tests;
 
-pub use cpu::{makespan, CpuBounder};
+pub use cpu::{completion_times, makespan, CpuBounder};
 pub use data::{BoundData, KernelParams};
 pub use heuristic::{neh, IteratedGreedy};
 pub use model::{Direction, Instance, LowerBound, Node, GPU_MAX_MACHINES, LB1_WGSL, LB2_WGSL, MAX_JOBS, MAX_MACHINES, WORKGROUP_SIZE};

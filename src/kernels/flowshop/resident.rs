@@ -20,7 +20,7 @@ use web_time::Instant;
 use super::checkpoint::Checkpoint;
 use super::gpu::ThreadMapping;
 use super::model::{Instance, LowerBound, WORKGROUP_SIZE};
-use super::search::{check_schedule, Branching, Exploration, Progress, SearchOptions, Solution};
+use super::search::{check_schedule, root_bound, Branching, Exploration, Progress, SearchOptions, Solution};
 use super::{heuristic, BoundData};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
@@ -373,6 +373,7 @@ pub fn solve_resident(
     let mut last_report = Instant::now();
     let mut last_checkpoint = Instant::now();
     let mut stopped = None;
+    let lower_bound = root_bound(&data, options.bound);
     let totals = |devices: &[ResidentDevice]| {
         devices.iter().fold((0u64, 0u64, 0usize), |(a, b, c), d| (a + d.last.nodes, b + d.last.leaves, c + d.last.open as usize))
     };
@@ -423,6 +424,7 @@ pub fn solve_resident(
                     leaves,
                     best: found.then_some(best),
                     open,
+                    lower_bound,
                     seconds: start.elapsed().as_secs_f64(),
                     gpu_seconds: gpu_time.as_secs_f64(),
                 });

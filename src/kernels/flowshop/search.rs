@@ -137,6 +137,10 @@ pub struct Progress {
     pub best: Option<u32>,
     /// Open nodes waiting.
     pub open: usize,
+    /// No schedule has a makespan below this (proven so far): the root's bound, raised to the
+    /// smallest bound among the open nodes and `best` in the host search (the resident
+    /// search keeps its open nodes on the GPU and reports the root's bound).
+    pub lower_bound: u32,
     /// Seconds since the search started.
     pub seconds: f64,
     /// Part of `seconds` spent waiting for the GPU (the bounder, or the resident search).
@@ -258,6 +262,11 @@ impl OpenNodes {
         true
     }
 
+    /// The bound each open node was kept with.
+    fn bounds(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|i| self.words[i * self.stride + BOUND])
+    }
+
     /// The heads and tails of a record.
     fn ends<'a>(&self, record: &'a [u32]) -> &'a [u32] {
         &record[PERM + self.jobs..]
@@ -309,6 +318,7 @@ pub fn solve_with(
     let mut waited = Duration::ZERO;
     let mut stopped = None;
     let mut last_report = start;
+    let mut lower_bound = root_bound(data, options.bound);
 
     while !open.is_empty() || in_flight.is_some() {
         stopped = options.stop_reason(start, nodes);
@@ -440,11 +450,16 @@ pub fn solve_with(
         if let Some(report) = progress.as_deref_mut() {
             if last_report.elapsed() >= options.progress_interval {
                 last_report = Instant::now();
+                // every schedule not yet pruned lies under an open node or a parent in flight
+                let in_flight_parents = in_flight.is_some().then_some(bounding.parents.chunks_exact(stride)).into_iter().flatten();
+                let frontier = open.bounds().chain(in_flight_parents.map(|parent| parent[BOUND])).fold(best, u32::min);
+                lower_bound = lower_bound.max(frontier);
                 report(&Progress {
                     nodes,
                     leaves,
                     best: best_perm.is_some().then_some(best),
                     open: open.len(),
+                    lower_bound,
                     seconds: start.elapsed().as_secs_f64(),
                     gpu_seconds: waited.as_secs_f64(),
                 });
@@ -470,6 +485,15 @@ pub fn solve_with(
         seconds: start.elapsed().as_secs_f64(),
         bounding_seconds: waited.as_secs_f64(),
     })
+}
+
+/// The bound of the root node (nothing scheduled): no schedule has a smaller makespan.
+pub(super) fn root_bound(data: &BoundData, bound: LowerBound) -> u32 {
+    let root = super::Node::root(data.jobs);
+    match bound {
+        LowerBound::Lb1 => cpu::lb1_node(data, &root),
+        LowerBound::Lb2 => cpu::lb2_node(data, &root),
+    }
 }
 
 /// Fails unless `perm` is a complete schedule whose makespan, recomputed from the

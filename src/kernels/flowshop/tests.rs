@@ -278,3 +278,32 @@ fn progress_and_bounder_errors() {
     let err = solve_with(&data, &options, &mut WrongLength, None).unwrap_err();
     assert!(err.to_string().contains("bounds for"), "{err}");
 }
+
+#[test]
+fn reported_lower_bound_rises_from_the_root_to_at_most_the_optimum_without_changing_the_search() {
+    let instance = random_instance(9, 5, 31);
+    let data = BoundData::new(&instance);
+    let optimum = cpu::tests::brute_force(&instance, &[], &[]);
+    let root = cpu::lb1_node(&data, &Node::root(9));
+    assert!(root < optimum, "a root bound below the optimum leaves the search work: {root} vs {optimum}");
+    let options = SearchOptions {
+        bound: LowerBound::Lb1,
+        exploration: Exploration::BreadthFirst,
+        pool_size: 4,
+        progress_interval: Duration::ZERO,
+        heuristic: IteratedGreedy { iterations: Some(0), ..IteratedGreedy::default() },
+        ..Default::default()
+    };
+    let mut reports = Vec::new();
+    let mut record = |p: &Progress| reports.push(*p);
+    let watched = solve_with(&data, &options, &mut CpuBounder::new(&data, LowerBound::Lb1, 1), Some(&mut record)).unwrap();
+    let unwatched = solve_with(&data, &options, &mut CpuBounder::new(&data, LowerBound::Lb1, 1), None).unwrap();
+    check_solution(&instance, &watched, optimum);
+    assert_eq!((watched.nodes, watched.leaves, &watched.permutation), (unwatched.nodes, unwatched.leaves, &unwatched.permutation));
+    let bounds: Vec<u32> = reports.iter().map(|p| p.lower_bound).collect();
+    assert!(bounds.len() > 2 && bounds.iter().all(|&b| (root..=optimum).contains(&b)), "root {root}, optimum {optimum}: {bounds:?}");
+    assert!(bounds.windows(2).all(|w| w[0] <= w[1]), "{bounds:?}");
+    assert!(reports.iter().all(|p| p.best.is_some_and(|best| p.lower_bound <= best)));
+    // breadth-first, the frontier's smallest bound climbs level by level
+    assert!(bounds.last() > bounds.first(), "{bounds:?}");
+}
