@@ -103,14 +103,19 @@ pub fn carrillo_worst_case(branches: &[Branch], launch_overhead: f64) -> Result<
     if branches.is_empty() {
         return Err(Error::invalid("branches", "need at least one branch"));
     }
-    let mut branched_time = 0.0;
     let mut rho_min = f64::INFINITY;
     for branch in branches {
-        branched_time += non_negative("branch time t_i", branch.time)?;
+        non_negative("branch time t_i", branch.time)?;
         rho_min = rho_min.min(positive("branch occupancy ρ_i", branch.occupancy)?);
     }
+    compare(branches, rho_min, launch_overhead)
+}
+
+/// The comparison once the unsplit kernel's occupancy `ρ_min` is known: `T = Σ t_i` against
+/// the split time.
+fn compare(branches: &[Branch], rho_min: f64, launch_overhead: f64) -> Result<SplitComparison> {
     let split = split_time(branches, rho_min, launch_overhead)?;
-    let total = positive("branched time T = Σ t_i", branched_time)?;
+    let total = positive("branched time T = Σ t_i", branches.iter().map(|b| b.time).sum())?;
     let speedup = total / split;
     Ok(SplitComparison {
         branched_occupancy: rho_min,
@@ -157,16 +162,7 @@ pub fn branch_split_on_arch(
     for (branch, &time) in branches.iter().zip(times) {
         described.push(Branch { time, occupancy: occupancy_at(branch.registers_per_thread)? });
     }
-    let split = split_time(&described, rho_min, launch_overhead)?;
-    let total = positive("branched time T = Σ t_i", described.iter().map(|b| b.time).sum())?;
-    let speedup = total / split;
-    Ok(SplitComparison {
-        branched_occupancy: rho_min,
-        branched_time: total,
-        split_time: split,
-        speedup,
-        gain_percent: (speedup - 1.0) * 100.0,
-    })
+    compare(&described, rho_min, launch_overhead)
 }
 
 /// Issue-rate figures of a GPU for Ryoo's estimates.

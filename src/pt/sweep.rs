@@ -32,7 +32,8 @@ pub enum Bench {
     Barrier,
     /// Queue throughput per queue kind.
     Queue,
-    /// Only the capability check (discovery, barrier, message passing).
+    /// Only the capability check (discovery, barrier, message passing); `probe` on the command line.
+    #[serde(alias = "probe")]
     Capability,
 }
 

@@ -182,6 +182,22 @@ fn install_signal_handlers(catch_interrupt: bool) {
 #[cfg(not(unix))]
 fn install_signal_handlers(_catch_interrupt: bool) {}
 
+/// One subcommand's options alone, for the tests in each subcommand's file.
+#[cfg(test)]
+#[derive(Parser)]
+pub(crate) struct ArgsOnly<A: clap::Args> {
+    #[command(flatten)]
+    args: A,
+}
+
+#[cfg(test)]
+impl<A: clap::Args> ArgsOnly<A> {
+    /// Parses `words` (split at white space) as `A`'s options.
+    pub fn parse_words(words: &str) -> std::result::Result<A, clap::Error> {
+        Self::try_parse_from(std::iter::once("simtlab").chain(words.split_whitespace())).map(|w| w.args)
+    }
+}
+
 fn main() {
     let cli = Cli::parse();
     output::note_record_destination(&std::env::args().collect::<Vec<_>>());

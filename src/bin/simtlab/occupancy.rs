@@ -39,20 +39,14 @@ pub fn run(args: &OccupancyArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        args: OccupancyArgs,
-    }
+    use crate::ArgsOnly;
 
     #[test]
     fn args_parse_into_the_query() {
-        let w = Wrapper::try_parse_from(["x", "--arch", "cc9.0", "--threads", "128", "--regs", "40", "--smem", "4096", "--json"]).unwrap();
-        assert_eq!(w.args.query(), OccupancyQuery { arch: "cc9.0".into(), threads: Some(128), regs: Some(40), smem: 4096, json: true });
-        let w = Wrapper::try_parse_from(["x", "--arch", "list"]).unwrap();
-        assert_eq!(w.args.query(), OccupancyQuery { arch: "list".into(), ..Default::default() });
-        assert!(Wrapper::try_parse_from(["x", "--threads", "1"]).is_err(), "--arch is required");
+        let parse = ArgsOnly::<OccupancyArgs>::parse_words;
+        let args = parse("--arch cc9.0 --threads 128 --regs 40 --smem 4096 --json").unwrap();
+        assert_eq!(args.query(), OccupancyQuery { arch: "cc9.0".into(), threads: Some(128), regs: Some(40), smem: 4096, json: true });
+        assert_eq!(parse("--arch list").unwrap().query(), OccupancyQuery { arch: "list".into(), ..Default::default() });
+        assert!(parse("--threads 1").is_err(), "--arch is required");
     }
 }

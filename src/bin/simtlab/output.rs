@@ -1,7 +1,7 @@
 //! Where a benchmark's records go: the table, `--json`, `--csv`.
 
 use clap::Args;
-use simtlab::harness::{self, Record};
+use simtlab::harness::{self, Protocol, Record};
 use simtlab::{Error, Result};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,7 +37,7 @@ macro_rules! sayln {
 
 pub(crate) use {say, sayln};
 
-#[derive(Args)]
+#[derive(Args, Clone, Debug)]
 pub struct Output {
     /// Timed samples per configuration (after warm-up).
     #[arg(long, default_value_t = 10)]
@@ -53,13 +53,21 @@ pub struct Output {
     pub csv: Option<PathBuf>,
 }
 
-pub fn finish(records: &[Record], output: &Output) -> Result<()> {
-    finish_files(records, output.json.as_ref(), output.csv.as_ref())
+impl Output {
+    /// The timing protocol these options ask for.
+    pub fn protocol(&self) -> Protocol {
+        Protocol { warmup: self.warmup, samples: self.samples }
+    }
 }
 
 /// Prints the records, writes the files asked for, and fails if any check failed.
 /// With `--json -` or `--csv -` the records go to standard output and the table to standard
 /// error, so that the output stays machine-readable.
+pub fn finish(records: &[Record], output: &Output) -> Result<()> {
+    finish_files(records, output.json.as_ref(), output.csv.as_ref())
+}
+
+/// [`finish`] for a command whose files are its only output options.
 pub fn finish_files(records: &[Record], json: Option<&PathBuf>, csv: Option<&PathBuf>) -> Result<()> {
     let to_stdout = |p: Option<&PathBuf>| p.is_some_and(|p| p.as_os_str() == "-");
     if to_stdout(json) && to_stdout(csv) {

@@ -63,5 +63,6 @@ mod tests {
         all_names_parse::<simtlab::pt::barrier::BarrierFence>(&names(crate::bench::pt::FENCES));
         all_names_parse::<simtlab::pt::barrier::BarrierArrival>(&names(crate::bench::pt::ARRIVALS));
         all_names_parse::<simtlab::pt::queue::QueueKind>(&names(crate::bench::pt::QUEUE_KINDS));
+        all_names_parse::<simtlab::pt::sweep::Bench>(&names(crate::bench::pt::CASES));
     }
 }

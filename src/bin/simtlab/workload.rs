@@ -2,7 +2,6 @@
 
 use crate::gpu_args::{open_gpu, BenchGpuArgs};
 use crate::output::{finish, Output};
-use simtlab::harness::Protocol;
 use simtlab::{Error, Result};
 
 pub fn list(json: bool) -> Result<()> {
@@ -34,6 +33,6 @@ pub fn run(gpu_args: &BenchGpuArgs, name: &str, params: &[String], scale: &str, 
         other => other,
     })?;
     let gpu = open_gpu(gpu_args)?;
-    let records = w.run(&gpu, &values, &Protocol { warmup: output.warmup, samples: output.samples })?;
+    let records = w.run(&gpu, &values, &output.protocol())?;
     finish(&records, output)
 }

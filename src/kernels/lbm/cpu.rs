@@ -13,28 +13,25 @@ pub const EY: [i32; Q] = [0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1,
 pub const EZ: [i32; Q] = [0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1];
 /// Index of the opposite velocity (bounce-back at obstacles).
 pub const OPP: [usize; Q] = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15, 18, 17];
+/// Denominator of each velocity's equilibrium weight: 3 at rest, 18 along an axis, 36 on a
+/// diagonal.
+pub const fn weight_denominator(q: usize) -> u32 {
+    match EX[q] * EX[q] + EY[q] * EY[q] + EZ[q] * EZ[q] {
+        0 => 3,
+        1 => 18,
+        _ => 36,
+    }
+}
 /// Equilibrium weight of each velocity (sum 1).
-pub const W: [f64; Q] = [
-    1.0 / 3.0,
-    1.0 / 18.0,
-    1.0 / 18.0,
-    1.0 / 18.0,
-    1.0 / 18.0,
-    1.0 / 18.0,
-    1.0 / 18.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-    1.0 / 36.0,
-];
+pub const W: [f64; Q] = {
+    let mut w = [0.0; Q];
+    let mut q = 0;
+    while q < Q {
+        w[q] = 1.0 / weight_denominator(q) as f64;
+        q += 1;
+    }
+    w
+};
 
 /// Equilibrium distribution f_eq,q(rho, u).
 pub fn equilibrium(q: usize, rho: f64, u: [f64; 3]) -> f64 {

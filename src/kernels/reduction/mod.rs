@@ -217,25 +217,19 @@ impl Prepared {
         }
         match kernel {
             ReductionKernel::Fast | ReductionKernel::Blocked => Self::new_fast(gpu, kernel, cfg, input),
-            _ => Self::new_tree(gpu, kernel, cfg, input, probe, id_array),
+            _ => Self::new_tree(gpu, kernel, input, probe, id_array),
         }
     }
 
-    fn new_tree(
-        gpu: &Gpu,
-        kernel: ReductionKernel,
-        cfg: &ReductionConfig,
-        input: &[f32],
-        probe: bool,
-        id_array: Option<&[u32]>,
-    ) -> Result<Prepared> {
+    /// The tree kernels over `input` (checked by [`Prepared::new`]).
+    fn new_tree(gpu: &Gpu, kernel: ReductionKernel, input: &[f32], probe: bool, id_array: Option<&[u32]>) -> Result<Prepared> {
         let width = if probe { Some(gpu.require_subgroups()?) } else { None };
         let mut keep = vec![gpu.buffer("reduction input", input, BufferKind::Storage)?];
         let mut keep_u32 = Vec::new();
         let ids = id_array.map(|i| gpu.buffer("id array", i, BufferKind::Storage)).transpose()?;
         let mut passes = Vec::new();
         let mut probe_records = None;
-        let mut n = cfg.n;
+        let mut n = input.len();
         let mut first = true;
         loop {
             let blocks = n.div_ceil(WORKGROUP_SIZE as usize);

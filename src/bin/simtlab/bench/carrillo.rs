@@ -4,7 +4,6 @@ use crate::output::{finish, Output};
 use crate::output::{say, sayln};
 use crate::value::described;
 use clap::Args;
-use simtlab::harness::Protocol;
 use simtlab::kernels::split::{self, MaskLayout, SplitSweep, PAPER_N};
 use simtlab::{Gpu, Result};
 
@@ -73,7 +72,7 @@ impl CarrilloArgs {
 }
 
 pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
-    let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
+    let protocol = c.output.protocol();
     let records = split::run_sweep(gpu, &c.args.sweep(), &protocol)?;
     let out = finish(&records, &c.output);
     say!("{}", split::comparison_table(&records));
@@ -86,16 +85,10 @@ pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        args: CarrilloArgs,
-    }
+    use crate::ArgsOnly;
 
     fn sweep(words: &str) -> SplitSweep {
-        Wrapper::try_parse_from(std::iter::once("x").chain(words.split_whitespace())).unwrap().args.sweep()
+        ArgsOnly::<CarrilloArgs>::parse_words(words).unwrap().sweep()
     }
 
     /// The defaults of the command line are the library's.

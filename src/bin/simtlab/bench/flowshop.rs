@@ -1,15 +1,14 @@
 //! `simtlab bench flowshop`: Chakroun's Tables 1-2.
 
 use crate::flowshop::{BOUNDS, EXPLORATIONS, HEADS, KERNELS, MAPPINGS};
-use crate::output::finish_files;
 use crate::output::say;
+use crate::output::{finish, Output};
 use crate::value::{described, named};
 use clap::Args;
 use simtlab::kernels::flowshop::commands::{self, BenchOptions, Heads, KernelVariant};
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
 use simtlab::kernels::flowshop::{Exploration, LowerBound};
 use simtlab::{Gpu, Result};
-use std::path::PathBuf;
 
 /// `simtlab bench flowshop`: Table 1 (DFS vs BFS pools), Table 2 (refactored vs basic,
 /// speedup over one CPU core) and bounds/s on GPU vs one core vs all cores.
@@ -36,24 +35,14 @@ pub struct BenchArgs {
     pub heads: Vec<Heads>,
     #[arg(long, value_parser = described::<ThreadMapping>(MAPPINGS), default_value = "per-child")]
     pub mapping: ThreadMapping,
-    /// Skip the CPU timings (and with them Table 2).
+    /// Skip the CPU timings (and with them Table 2); the CPU takes at most 3 of --samples.
     #[arg(long)]
     pub no_cpu: bool,
     /// Skip the divergence probe runs.
     #[arg(long)]
     pub no_probe: bool,
-    /// Timed samples per GPU configuration (the CPU takes at most 3).
-    #[arg(long, default_value_t = 10)]
-    pub samples: usize,
-    /// Untimed warm-up runs per GPU configuration.
-    #[arg(long, default_value_t = 2)]
-    pub warmup: usize,
-    /// Write all records as JSON.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write all records as CSV.
-    #[arg(long)]
-    pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
 }
 
 impl BenchArgs {
@@ -68,15 +57,15 @@ impl BenchArgs {
             mapping: self.mapping,
             no_cpu: self.no_cpu,
             no_probe: self.no_probe,
-            samples: self.samples,
-            warmup: self.warmup,
+            samples: self.output.samples,
+            warmup: self.output.warmup,
         }
     }
 }
 
 pub fn run(gpu: &Gpu, a: &BenchArgs) -> Result<()> {
     let records = commands::run_bench(gpu, &a.options())?;
-    let out = finish_files(&records, a.json.as_ref(), a.csv.as_ref());
+    let out = finish(&records, &a.output);
     say!("\n{}", simtlab::experiments::chakroun::bench_tables(&records)?);
     out
 }

@@ -4,7 +4,6 @@ use crate::output::{finish, Output};
 use crate::output::{say, sayln};
 use clap::Args;
 use simtlab::gpu::spirv::SpirvModule;
-use simtlab::harness::Protocol;
 use simtlab::kernels::matmul::{self, Compiler, Ladder, RegtileConfig, Variant};
 use simtlab::{Gpu, Result};
 
@@ -116,7 +115,7 @@ impl MatmulArgs {
 }
 
 pub fn run(gpu: &Gpu, c: &MatmulCli) -> Result<()> {
-    let protocol = Protocol { warmup: c.output.warmup, samples: c.output.samples };
+    let protocol = c.output.protocol();
     let ladder = c.args.ladder()?;
     if let Some(dir) = &c.args.save_spirv {
         save_spirv(gpu, &ladder, dir)?;
@@ -148,16 +147,10 @@ fn save_spirv(gpu: &Gpu, ladder: &Ladder, dir: &std::path::Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        args: MatmulArgs,
-    }
+    use crate::ArgsOnly;
 
     fn ladder(words: &str) -> Ladder {
-        Wrapper::try_parse_from(std::iter::once("x").chain(words.split_whitespace())).unwrap().args.ladder().unwrap()
+        ArgsOnly::<MatmulArgs>::parse_words(words).unwrap().ladder().unwrap()
     }
 
     /// The defaults of the command line are the library's.

@@ -4,7 +4,7 @@ use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::named;
 use clap::Args;
-use simtlab::harness::{Progress, Protocol, Record};
+use simtlab::harness::{Progress, Record};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use simtlab::{Gpu, Result};
 
@@ -50,7 +50,7 @@ pub fn run(gpu: &Gpu, a: &MicroArgs) -> Result<()> {
 }
 
 pub fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
-    let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+    let protocol = a.output.protocol();
     let base = MicroConfig {
         pattern: a.pattern,
         n: a.n,

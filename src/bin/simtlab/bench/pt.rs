@@ -4,7 +4,7 @@ use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::described;
 use clap::Args;
-use simtlab::harness::{Protocol, Record};
+use simtlab::harness::Record;
 use simtlab::pt::barrier::{BarrierArrival, BarrierFence};
 use simtlab::pt::cases::forest::Shape;
 use simtlab::pt::cases::prodcons::Workload;
@@ -21,23 +21,15 @@ pub struct PtBenchArgs {
     pub output: Output,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum PtCase {
-    /// Use case 1: CPU-GPU synchronization.
-    Sync,
-    /// Use case 2: load balancing, complete / tilted forest expansion.
-    Forest,
-    /// Use case 3: producer-consumer locality (reduce, two-stage).
-    Prodcons,
-    /// Use case 4: global synchronization.
-    Gsync,
-    /// Global barrier latency vs relaunch.
-    Barrier,
-    /// Queue throughput per queue kind.
-    Queue,
-    /// Only the capability probe (discovery, barrier, message passing).
-    Probe,
-}
+pub const CASES: &[(&str, &str)] = &[
+    ("sync", "Use case 1: CPU-GPU synchronization"),
+    ("forest", "Use case 2: load balancing, complete / tilted forest expansion"),
+    ("prodcons", "Use case 3: producer-consumer locality (reduce, two-stage)"),
+    ("gsync", "Use case 4: global synchronization"),
+    ("barrier", "Global barrier latency vs relaunch"),
+    ("queue", "Queue throughput per queue kind"),
+    ("probe", "Only the capability probe (discovery, barrier, message passing)"),
+];
 
 pub const WORKS: &[(&str, &str)] =
     &[("ci", "Compute-intensive: multiply-adds only"), ("cmi", "Compute and memory: a strided load with every multiply-add")];
@@ -67,8 +59,8 @@ pub const QUEUE_KINDS: &[(&str, &str)] = &[
 /// the library's [`Sweep`], not in clap.
 #[derive(Args, Debug, Clone)]
 pub struct PtArgs {
-    #[arg(long, value_enum)]
-    pub case: PtCase,
+    #[arg(long, value_parser = described::<Bench>(CASES))]
+    pub case: Bench,
     /// sync, forest, prodcons, gsync: tiers to run (0 multi-dispatch, 1 non-blocking PT,
     /// 2 blocking PT); default every tier the case has.
     #[arg(long, value_delimiter = ',')]
@@ -152,18 +144,9 @@ pub struct PtArgs {
 impl PtArgs {
     /// The library's description of the sweep these arguments ask for.
     pub fn sweep(&self) -> Sweep {
-        let bench = match self.case {
-            PtCase::Sync => Bench::Sync,
-            PtCase::Forest => Bench::Forest,
-            PtCase::Prodcons => Bench::Prodcons,
-            PtCase::Gsync => Bench::Gsync,
-            PtCase::Barrier => Bench::Barrier,
-            PtCase::Queue => Bench::Queue,
-            PtCase::Probe => Bench::Capability,
-        };
         let a = self.clone();
         Sweep {
-            bench,
+            bench: a.case,
             tier: a.tier,
             fmas: a.fmas,
             n: a.n,
@@ -194,7 +177,7 @@ impl PtArgs {
 }
 
 pub fn run(gpu: &Gpu, a: &PtBenchArgs) -> Result<()> {
-    let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+    let protocol = a.output.protocol();
     let sweep = a.pt.sweep();
     let out = sweep::run(gpu, &sweep, &protocol)?;
     let cap = &out.capability;
@@ -238,16 +221,13 @@ pub fn print_pt_verdicts(records: &[Record]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::{CommandFactory, Parser};
+    use crate::ArgsOnly;
+    use clap::CommandFactory;
 
-    #[derive(clap::Parser)]
-    struct Cli {
-        #[command(flatten)]
-        pt: PtArgs,
-    }
+    type Cli = ArgsOnly<PtArgs>;
 
     fn parse(line: &str) -> Sweep {
-        Cli::try_parse_from(std::iter::once("pt").chain(line.split_whitespace())).unwrap_or_else(|e| panic!("{line}: {e}")).pt.sweep()
+        Cli::parse_words(line).unwrap_or_else(|e| panic!("{line}: {e}")).sweep()
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::described;
 use clap::Args;
-use simtlab::harness::{self, Progress, Protocol, Record};
+use simtlab::harness::{self, Progress, Record};
 use simtlab::kernels::micro::{Distribution, MicroConfig};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
@@ -82,7 +82,7 @@ pub fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
     if workers == 0 {
         return Err(Error::invalid("--workers", "at least one host worker thread is needed"));
     }
-    let protocol = Protocol { warmup: a.output.warmup, samples: a.output.samples };
+    let protocol = a.output.protocol();
     let cfg = MicroConfig {
         n: a.n,
         seed: a.seed,
