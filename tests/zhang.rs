@@ -8,7 +8,11 @@ mod common;
 use simtlab::divergence::Divergence;
 use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
 use simtlab::harness::Protocol;
-use simtlab::kernels::redirect::{read_outputs, PreparedRun};
+use simtlab::kernels::blackscholes::BlackScholes;
+use simtlab::kernels::gafort::Gafort;
+use simtlab::kernels::lbm::Lbm;
+use simtlab::kernels::mcubes::MarchingCubes;
+use simtlab::kernels::redirect::{read_outputs, PreparedRun, RedirectKernel};
 use simtlab::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use simtlab::remap::{RunOptions, Variants};
 use simtlab::Gpu;
@@ -32,34 +36,42 @@ fn report(name: &str, r: &Ratios) {
     eprintln!("{name}: native {}, w32 {}", r.native.map_or("n/a".into(), pct), pct(r.w32));
 }
 
+/// One family without and with reference redirection: each run checked against the CPU
+/// reference, with and without the probe (probing must not change results), the probe's counts
+/// equal to host emulation at the native width. Returns the redirection index and the ratios.
+fn org_and_redirect<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, input: &K::Input, expected: &K::Expected) -> (Vec<u32>, Ratios) {
+    let index = K::redirect(cfg, input, expected).unwrap();
+    let mut native = Vec::new();
+    for order in [None, Some(index.as_slice())] {
+        let what = format!("{} remap {}", K::FAMILY, order.is_some());
+        let run = K::prepare(gpu, cfg, input, RunOptions { probe: false, remap: order }).unwrap();
+        run.dispatch(gpu).unwrap();
+        K::check(cfg, expected, &read_outputs(gpu, &run).unwrap()).into_result(&what).unwrap();
+        if let Some(w) = gpu.caps.subgroup_size {
+            let run = K::prepare(gpu, cfg, input, RunOptions { probe: true, remap: order }).unwrap();
+            run.dispatch(gpu).unwrap();
+            K::check(cfg, expected, &read_outputs(gpu, &run).unwrap()).into_result(&format!("{what} probed")).unwrap();
+            let d = run.divergence(gpu).unwrap().unwrap();
+            assert_probe_matches(&d, &K::emulate(cfg, input, expected, order, w).unwrap(), &what);
+            native.push(d.divergence_ratio());
+        }
+    }
+    let w32 = |order: Option<&[u32]>| K::emulate(cfg, input, expected, order, 32).unwrap().divergence_ratio();
+    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32: (w32(None), w32(Some(&index))) };
+    report(K::FAMILY, &r);
+    (index, r)
+}
+
 // ---------------------------------------------------------------- BlackScholes
 
 #[test]
 fn blackscholes_matches_reference_and_never_diverges() {
     let gpu = common::gpu();
     let cfg = blackscholes::BsConfig { n: 4096, seed: 11, ..Default::default() };
-    let input = blackscholes::generate(&cfg).unwrap();
-    let expected = blackscholes::reference(&cfg, &input);
-    let index = blackscholes::redirect(&cfg, &input).unwrap();
+    let input = BlackScholes::generate(&cfg).unwrap();
+    let expected = BlackScholes::reference(&cfg, &input);
+    let (index, r) = org_and_redirect::<BlackScholes>(&gpu, &cfg, &input, &expected);
     assert!(index.iter().enumerate().any(|(t, &i)| t as u32 != i), "the sign classes are mixed: redirection moves options");
-    let mut native = Vec::new();
-    for order in [None, Some(index.as_slice())] {
-        let run = blackscholes::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: false, remap: order }).unwrap();
-        run.dispatch(&gpu).unwrap();
-        let check = blackscholes::check(&run.results(&gpu).unwrap(), &expected);
-        assert!(check.passed, "remap {}: {:?}", order.is_some(), check.first_mismatch);
-        if let Some(w) = gpu.caps.subgroup_size {
-            let run = blackscholes::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: true, remap: order }).unwrap();
-            run.dispatch(&gpu).unwrap();
-            assert!(blackscholes::check(&run.results(&gpu).unwrap(), &expected).passed, "probing must not change results");
-            let d = run.divergence(&gpu).unwrap().unwrap();
-            assert_probe_matches(&d, &blackscholes::emulate(&cfg, order, w).unwrap(), "blackscholes");
-            native.push(d.divergence_ratio());
-        }
-    }
-    let w32 = blackscholes::emulate(&cfg, None, 32).unwrap();
-    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32: (w32.divergence_ratio(), w32.divergence_ratio()) };
-    report("blackscholes", &r);
     assert_eq!(r.w32, (0.0, 0.0));
     if let Some(n) = r.native {
         assert_eq!(n, (0.0, 0.0), "no warp diverges, with or without remapping");
@@ -145,29 +157,10 @@ fn reduction_id_array_halves_divergent_warps() {
 fn gafort_matches_reference_and_redirect_reduces_divergence() {
     let gpu = common::gpu();
     let cfg = gafort::GaConfig { children: 4096 + 7, genes: 32, seed: 21, ..Default::default() };
-    let input = gafort::generate(&cfg).unwrap();
-    let expected = gafort::reference(&cfg, &input);
-    let index = gafort::redirect(&cfg, &input).unwrap();
-    let mut native = Vec::new();
-    for order in [None, Some(index.as_slice())] {
-        let run = gafort::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: false, remap: order }).unwrap();
-        run.dispatch(&gpu).unwrap();
-        gafort::check(&run.results(&gpu).unwrap(), &expected).into_result("gafort").unwrap();
-        if let Some(w) = gpu.caps.subgroup_size {
-            let run = gafort::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: true, remap: order }).unwrap();
-            run.dispatch(&gpu).unwrap();
-            gafort::check(&run.results(&gpu).unwrap(), &expected).into_result("gafort probed").unwrap();
-            let d = run.divergence(&gpu).unwrap().unwrap();
-            assert_probe_matches(&d, &gafort::emulate(&cfg, &input, order, w).unwrap(), "gafort");
-            native.push(d.divergence_ratio());
-        }
-    }
-    let w32 = (
-        gafort::emulate(&cfg, &input, None, 32).unwrap().divergence_ratio(),
-        gafort::emulate(&cfg, &input, Some(&index), 32).unwrap().divergence_ratio(),
-    );
-    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32 };
-    report("gafort", &r);
+    let input = Gafort::generate(&cfg).unwrap();
+    let expected = Gafort::reference(&cfg, &input);
+    let (_, r) = org_and_redirect::<Gafort>(&gpu, &cfg, &input, &expected);
+    let w32 = r.w32;
     // Table 3: every warp diverges before; fewer after (the trip counts still vary).
     assert_eq!(w32.0, 1.0);
     assert!(w32.1 < w32.0 * 0.5, "{w32:?}");
@@ -182,31 +175,12 @@ fn gafort_matches_reference_and_redirect_reduces_divergence() {
 fn lbm_matches_reference_and_redirect_reduces_divergence() {
     let gpu = common::gpu();
     let cfg = lbm::LbmConfig { edge: 16, seed: 31, ..Default::default() };
-    let input = lbm::generate(&cfg).unwrap();
+    let input = Lbm::generate(&cfg).unwrap();
     let fluid = input.flags.iter().filter(|&&f| f == 1).count() as f64 / cfg.cells() as f64;
     assert!(fluid > 0.5 && fluid < 0.97, "obstacles present: fluid fraction {fluid}");
-    let expected = lbm::reference(&cfg, &input);
-    let index = lbm::redirect(&cfg, &input).unwrap();
-    let mut native = Vec::new();
-    for order in [None, Some(index.as_slice())] {
-        let run = lbm::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: false, remap: order }).unwrap();
-        run.dispatch(&gpu).unwrap();
-        lbm::check(&run.results(&gpu).unwrap(), &expected).into_result("lbm").unwrap();
-        if let Some(w) = gpu.caps.subgroup_size {
-            let run = lbm::Prepared::new(&gpu, &cfg, &input, RunOptions { probe: true, remap: order }).unwrap();
-            run.dispatch(&gpu).unwrap();
-            lbm::check(&run.results(&gpu).unwrap(), &expected).into_result("lbm probed").unwrap();
-            let d = run.divergence(&gpu).unwrap().unwrap();
-            assert_probe_matches(&d, &lbm::emulate(&cfg, &input, order, w).unwrap(), "lbm");
-            native.push(d.divergence_ratio());
-        }
-    }
-    let w32 = (
-        lbm::emulate(&cfg, &input, None, 32).unwrap().divergence_ratio(),
-        lbm::emulate(&cfg, &input, Some(&index), 32).unwrap().divergence_ratio(),
-    );
-    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32 };
-    report("lbm", &r);
+    let expected = Lbm::reference(&cfg, &input);
+    let (_, r) = org_and_redirect::<Lbm>(&gpu, &cfg, &input, &expected);
+    let w32 = r.w32;
     // Table 2: 50-100% of warps diverge (walls and obstacles); remapping removes most of it.
     assert!(w32.0 >= 0.5, "{w32:?}");
     assert!(w32.1 < w32.0 * 0.6, "{w32:?}");
@@ -221,37 +195,22 @@ fn lbm_matches_reference_and_redirect_reduces_divergence() {
 fn mcubes_matches_reference_and_redirect_reduces_divergence() {
     let gpu = common::gpu();
     let cfg = mcubes::McConfig { edge: 24, seed: 41, ..Default::default() };
-    let volume = mcubes::generate(&cfg).unwrap();
-    let expected = mcubes::reference(&cfg, &volume);
+    let volume = MarchingCubes::generate(&cfg).unwrap();
+    let expected = MarchingCubes::reference(&cfg, &volume);
     assert!(expected.total > 300 && expected.total.is_multiple_of(3), "a surface: {} vertices", expected.total);
-    let index = mcubes::redirect(&expected.counts).unwrap();
-    let mut native = Vec::new();
+    let (index, r) = org_and_redirect::<MarchingCubes>(&gpu, &cfg, &volume, &expected);
     let mut meshes = Vec::new();
     for order in [None, Some(index.as_slice())] {
         let run = mcubes::Prepared::new(&gpu, &cfg, &volume, RunOptions { probe: false, remap: order }).unwrap();
         run.dispatch(&gpu).unwrap();
-        mcubes::check(&read_outputs(&gpu, &run).unwrap(), &expected).into_result("mcubes").unwrap();
         meshes.push(run.mesh(&gpu).unwrap());
         // the whole pipeline again gives the same mesh
         run.dispatch_pipeline(&gpu).unwrap();
         assert_eq!(run.mesh(&gpu).unwrap(), meshes[meshes.len() - 1]);
-        if let Some(w) = gpu.caps.subgroup_size {
-            let run = mcubes::Prepared::new(&gpu, &cfg, &volume, RunOptions { probe: true, remap: order }).unwrap();
-            run.dispatch(&gpu).unwrap();
-            mcubes::check(&read_outputs(&gpu, &run).unwrap(), &expected).into_result("mcubes probed").unwrap();
-            let d = run.divergence(&gpu).unwrap().unwrap();
-            assert_probe_matches(&d, &mcubes::emulate(&expected.counts, order, w).unwrap(), "mcubes");
-            native.push(d.divergence_ratio());
-        }
     }
     assert_eq!(meshes[0], meshes[1], "redirection leaves the mesh unchanged");
     assert_eq!(meshes[0].triangles() as u32, expected.total / 3);
-    let w32 = (
-        mcubes::emulate(&expected.counts, None, 32).unwrap().divergence_ratio(),
-        mcubes::emulate(&expected.counts, Some(&index), 32).unwrap().divergence_ratio(),
-    );
-    let r = Ratios { native: (native.len() == 2).then(|| (native[0], native[1])), w32 };
-    report("mcubes", &r);
+    let w32 = r.w32;
     // Table 4: the divergence ratio drops to a few per cent (boundaries between count classes).
     assert!(w32.0 > 0.0 && w32.1 < w32.0 * 0.5, "{w32:?}");
     if let Some((a, b)) = r.native {

@@ -2,7 +2,8 @@
 //! host-side reference redirection (`redirect`): LBM, GAFORT, MarchingCubes and BlackScholes.
 //!
 //! A family says what is particular to it ([`RedirectKernel`]: inputs, CPU reference,
-//! redirection index, prepared run, check, emulation, throughput); [`bench()`] does the rest
+//! redirection index, prepared run, check, emulation, throughput), in its impl of the trait and
+//! nowhere else; [`bench()`] does the rest
 //! the same way for all of them (timing, check, GPU probe, emulation at width 32, records),
 //! and [`Recorded`] offers any of them for recording into a caller's encoder.
 
@@ -62,20 +63,29 @@ pub trait RedirectKernel {
         -> Result<Divergence>;
     /// Work per second from the median time.
     fn throughput(cfg: &Self::Config, median_seconds: f64) -> Throughput;
-    /// The family's own figures for `extra`, measured on a prepared run where needed.
+    /// The family's own figures for `extra`, measured on a prepared run where needed (none by
+    /// default).
     fn extra(
-        gpu: &Gpu,
-        cfg: &Self::Config,
-        input: &Self::Input,
-        expected: &Self::Expected,
-        run: &Self::Run,
-        protocol: &Protocol,
-    ) -> Result<serde_json::Value>;
+        _gpu: &Gpu,
+        _cfg: &Self::Config,
+        _input: &Self::Input,
+        _expected: &Self::Expected,
+        _run: &Self::Run,
+        _protocol: &Protocol,
+    ) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({}))
+    }
 }
 
 /// Reads every output of `run` (blocking).
 pub fn read_outputs(gpu: &Gpu, run: &impl PreparedRun) -> Result<Vec<Vec<u8>>> {
     run.outputs().into_iter().map(|(buffer, bytes)| gpu.read_bytes(buffer, bytes)).collect()
+}
+
+/// Output `i` of [`read_outputs`] as values of `T` (empty when there is no such output, which
+/// the check then reports as a length mismatch).
+pub fn output_as<T: bytemuck::Pod>(outputs: &[Vec<u8>], i: usize) -> Vec<T> {
+    outputs.get(i).map(|b| bytemuck::pod_collect_to_vec(b)).unwrap_or_default()
 }
 
 /// `org` and, when `which` includes it, `redirect`: each timed, checked against the CPU

@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{Check, Protocol, Throughput};
-use crate::kernels::redirect::{PreparedRun, RedirectKernel};
+use crate::harness::{Check, Throughput};
+use crate::kernels::redirect::{output_as, PreparedRun, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -80,21 +80,62 @@ pub struct BsInput {
     pub years: Vec<f32>,
 }
 
-/// Random options from `cfg.seed`; Err when `cfg` is invalid or the host lacks the memory the run needs.
-pub fn generate(cfg: &BsConfig) -> Result<BsInput> {
-    cfg.validate()?;
-    cfg.footprint().check_host()?;
-    let mut rng = Rng::new(cfg.seed);
-    let mut range = |lo: f32, hi: f32| -> Vec<f32> { (0..cfg.n).map(|_| lo + (hi - lo) * rng.next_f32()).collect() };
-    let price = range(5.0, 30.0);
-    let strike = range(1.0, 100.0);
-    let years = range(0.25, 10.0);
-    Ok(BsInput { price, strike, years })
-}
+/// BlackScholes pricing in the generic redirect bench: options/s.
+pub struct BlackScholes;
 
-/// The f64 reference (call, put).
-pub fn reference(cfg: &BsConfig, input: &BsInput) -> (Vec<f64>, Vec<f64>) {
-    cpu::black_scholes(&input.price, &input.strike, &input.years, cfg.riskfree, cfg.volatility)
+impl RedirectKernel for BlackScholes {
+    type Config = BsConfig;
+    type Input = BsInput;
+    /// The f64 reference (call, put).
+    type Expected = (Vec<f64>, Vec<f64>);
+    type Run = Prepared;
+    const FAMILY: &'static str = "blackscholes";
+    const KERNEL: &'static str = "black_scholes";
+
+    fn validate(gpu: &Gpu, cfg: &BsConfig) -> Result<()> {
+        cfg.validate()?;
+        cfg.footprint().check(gpu)
+    }
+    fn seed(cfg: &BsConfig) -> u64 {
+        cfg.seed
+    }
+    /// Random options from `cfg.seed`.
+    fn generate(cfg: &BsConfig) -> Result<BsInput> {
+        cfg.validate()?;
+        cfg.footprint().check_host()?;
+        let mut rng = Rng::new(cfg.seed);
+        let mut range = |lo: f32, hi: f32| -> Vec<f32> { (0..cfg.n).map(|_| lo + (hi - lo) * rng.next_f32()).collect() };
+        let price = range(5.0, 30.0);
+        let strike = range(1.0, 100.0);
+        let years = range(0.25, 10.0);
+        Ok(BsInput { price, strike, years })
+    }
+    fn reference(cfg: &BsConfig, input: &BsInput) -> Self::Expected {
+        cpu::black_scholes(&input.price, &input.strike, &input.years, cfg.riskfree, cfg.volatility)
+    }
+    /// Options with d1 ≤ 0 first, then d1 > 0 (stable).
+    fn redirect(cfg: &BsConfig, input: &BsInput, _: &Self::Expected) -> Result<Vec<u32>> {
+        remap::redirect_index_of(&classes(cfg, input), 2)
+    }
+    fn prepare(gpu: &Gpu, cfg: &BsConfig, input: &BsInput, options: RunOptions) -> Result<Prepared> {
+        Prepared::new(gpu, cfg, input, options)
+    }
+    /// Calls then puts against the f64 reference, one relative check.
+    fn check(_: &BsConfig, expected: &Self::Expected, outputs: &[Vec<u8>]) -> Check {
+        let g = [output_as::<f32>(outputs, 0), output_as::<f32>(outputs, 1)].concat();
+        let c: Vec<f32> = expected.0.iter().chain(&expected.1).map(|&v| v as f32).collect();
+        Check::relative(&g, &c, TOLERANCE, FLOOR)
+    }
+    /// The option loop's trip counts per thread: redirection changes which options a thread
+    /// prices, not how many.
+    fn emulate(cfg: &BsConfig, _: &BsInput, _: &Self::Expected, _: Option<&[u32]>, width: u32) -> Result<Divergence> {
+        let t = cfg.threads();
+        let trips: Vec<u32> = (0..t).map(|i| (cfg.n - i).div_ceil(t) as u32).collect();
+        divergence::emulate_loops(&trips, width)
+    }
+    fn throughput(cfg: &BsConfig, median_seconds: f64) -> Throughput {
+        Throughput { value: cfg.n as f64 / median_seconds * 1e-6, unit: "M options/s".into() }
+    }
 }
 
 /// Class of an option for remapping: the outcome of the kernel's only condition, d1 > 0.
@@ -106,19 +147,6 @@ pub fn classes(cfg: &BsConfig, input: &BsInput) -> Vec<u32> {
             (d > 0.0) as u32
         })
         .collect()
-}
-
-/// The redirection index: options with d1 ≤ 0 first, then d1 > 0 (stable).
-pub fn redirect(cfg: &BsConfig, input: &BsInput) -> Result<Vec<u32>> {
-    remap::redirect_index_of(&classes(cfg, input), 2)
-}
-
-/// Host emulation at `width`: the option loop's trip counts per thread (redirection changes
-/// which options a thread prices, not how many).
-pub fn emulate(cfg: &BsConfig, _order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-    let t = cfg.threads();
-    let trips: Vec<u32> = (0..t).map(|i| (cfg.n - i).div_ceil(t) as u32).collect();
-    divergence::emulate_loops(&trips, width)
 }
 
 /// Uploaded inputs and a bound kernel.
@@ -186,57 +214,5 @@ impl PreparedRun for Prepared {
     }
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         divergence::read_probe(gpu, &self.probe)
-    }
-}
-
-/// Compares GPU prices with the f64 reference (calls then puts, one check).
-pub fn check(gpu_prices: &(Vec<f32>, Vec<f32>), cpu_prices: &(Vec<f64>, Vec<f64>)) -> Check {
-    let g: Vec<f32> = gpu_prices.0.iter().chain(&gpu_prices.1).copied().collect();
-    let c: Vec<f32> = cpu_prices.0.iter().chain(&cpu_prices.1).map(|&v| v as f32).collect();
-    Check::relative(&g, &c, TOLERANCE, FLOOR)
-}
-
-/// BlackScholes pricing in the generic redirect bench: options/s.
-pub struct BlackScholes;
-
-impl RedirectKernel for BlackScholes {
-    type Config = BsConfig;
-    type Input = BsInput;
-    type Expected = (Vec<f64>, Vec<f64>);
-    type Run = Prepared;
-    const FAMILY: &'static str = "blackscholes";
-    const KERNEL: &'static str = "black_scholes";
-
-    fn validate(gpu: &Gpu, cfg: &BsConfig) -> Result<()> {
-        cfg.validate()?;
-        cfg.footprint().check(gpu)
-    }
-    fn seed(cfg: &BsConfig) -> u64 {
-        cfg.seed
-    }
-    fn generate(cfg: &BsConfig) -> Result<BsInput> {
-        generate(cfg)
-    }
-    fn reference(cfg: &BsConfig, input: &BsInput) -> Self::Expected {
-        reference(cfg, input)
-    }
-    fn redirect(cfg: &BsConfig, input: &BsInput, _: &Self::Expected) -> Result<Vec<u32>> {
-        redirect(cfg, input)
-    }
-    fn prepare(gpu: &Gpu, cfg: &BsConfig, input: &BsInput, options: RunOptions) -> Result<Prepared> {
-        Prepared::new(gpu, cfg, input, options)
-    }
-    fn check(_: &BsConfig, expected: &Self::Expected, outputs: &[Vec<u8>]) -> Check {
-        let prices = |i: usize| outputs.get(i).map(|b| bytemuck::pod_collect_to_vec::<u8, f32>(b)).unwrap_or_default();
-        check(&(prices(0), prices(1)), expected)
-    }
-    fn emulate(cfg: &BsConfig, _: &BsInput, _: &Self::Expected, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-        emulate(cfg, order, width)
-    }
-    fn throughput(cfg: &BsConfig, median_seconds: f64) -> Throughput {
-        Throughput { value: cfg.n as f64 / median_seconds * 1e-6, unit: "M options/s".into() }
-    }
-    fn extra(_: &Gpu, _: &BsConfig, _: &BsInput, _: &Self::Expected, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
-        Ok(serde_json::json!({}))
     }
 }

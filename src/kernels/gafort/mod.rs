@@ -15,7 +15,7 @@ use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Protocol, Throughput};
-use crate::kernels::redirect::{PreparedRun, RedirectKernel};
+use crate::kernels::redirect::{output_as, PreparedRun, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -99,47 +99,78 @@ pub struct GaInput {
     pub draws: Vec<u32>,
 }
 
-/// A random population and draws from `cfg.seed`; Err when `cfg` is invalid or the host lacks the memory the run needs.
-pub fn generate(cfg: &GaConfig) -> Result<GaInput> {
-    cfg.validate()?;
-    cfg.footprint().check_host()?;
-    let mut rng = Rng::new(cfg.seed);
-    let (p, l) = (cfg.children, cfg.genes);
-    let parents: Vec<u32> = (0..p * l as usize).map(|_| rng.next_u32() >> 31).collect();
-    let fitness: Vec<u32> = (0..p).map(|c| (0..l as usize).map(|n| parents[n * p + c] * cpu::weight(n as u32)).sum()).collect();
-    let mut draws = Vec::with_capacity(8 * p);
-    for _ in 0..p {
-        for _ in 0..4 {
-            draws.push(rng.range_u32(0, p as u32 - 1));
-        }
-        draws.push(rng.next_u32());
-        draws.push(rng.range_u32(0, l - 1));
-        draws.push(if rng.next_f64() < cfg.pmutate { rng.range_u32(0, l - 1) } else { l });
-        draws.push(0);
-    }
-    Ok(GaInput { parents, fitness, draws })
-}
+/// GAFORT's children generation in the generic redirect bench: children/s, the best child
+/// fitness in `extra`.
+pub struct Gafort;
 
-/// The CPU reference: (children genes gene-major, child fitness).
-pub fn reference(cfg: &GaConfig, input: &GaInput) -> (Vec<u32>, Vec<u32>) {
-    cpu::children(&input.parents, &input.fitness, &input.draws, cfg.children, cfg.genes, cfg.threshold())
+impl RedirectKernel for Gafort {
+    type Config = GaConfig;
+    type Input = GaInput;
+    /// (children genes gene-major, child fitness).
+    type Expected = (Vec<u32>, Vec<u32>);
+    type Run = Prepared;
+    const FAMILY: &'static str = "gafort";
+    const KERNEL: &'static str = "children";
+
+    fn validate(gpu: &Gpu, cfg: &GaConfig) -> Result<()> {
+        cfg.validate()?;
+        cfg.footprint().check(gpu)
+    }
+    fn seed(cfg: &GaConfig) -> u64 {
+        cfg.seed
+    }
+    /// A random population and draws from `cfg.seed`.
+    fn generate(cfg: &GaConfig) -> Result<GaInput> {
+        cfg.validate()?;
+        cfg.footprint().check_host()?;
+        let mut rng = Rng::new(cfg.seed);
+        let (p, l) = (cfg.children, cfg.genes);
+        let parents: Vec<u32> = (0..p * l as usize).map(|_| rng.next_u32() >> 31).collect();
+        let fitness: Vec<u32> = (0..p).map(|c| (0..l as usize).map(|n| parents[n * p + c] * cpu::weight(n as u32)).sum()).collect();
+        let mut draws = Vec::with_capacity(8 * p);
+        for _ in 0..p {
+            for _ in 0..4 {
+                draws.push(rng.range_u32(0, p as u32 - 1));
+            }
+            draws.push(rng.next_u32());
+            draws.push(rng.range_u32(0, l - 1));
+            draws.push(if rng.next_f64() < cfg.pmutate { rng.range_u32(0, l - 1) } else { l });
+            draws.push(0);
+        }
+        Ok(GaInput { parents, fitness, draws })
+    }
+    fn reference(cfg: &GaConfig, input: &GaInput) -> Self::Expected {
+        cpu::children(&input.parents, &input.fitness, &input.draws, cfg.children, cfg.genes, cfg.threshold())
+    }
+    /// Children sorted by trip count (stable counting sort, L + 1 classes).
+    fn redirect(cfg: &GaConfig, input: &GaInput, _: &Self::Expected) -> Result<Vec<u32>> {
+        remap::redirect_index_of(&trips(cfg, input), (cfg.genes + 1) as usize)
+    }
+    fn prepare(gpu: &Gpu, cfg: &GaConfig, input: &GaInput, options: RunOptions) -> Result<Prepared> {
+        Prepared::new(gpu, cfg, input, options)
+    }
+    /// Genes and fitness, exactly.
+    fn check(_: &GaConfig, expected: &Self::Expected, outputs: &[Vec<u8>]) -> Check {
+        let g = [output_as::<u32>(outputs, 0), output_as::<u32>(outputs, 1)].concat();
+        Check::exact(&g, &[expected.0.as_slice(), &expected.1].concat())
+    }
+    /// Both sites; thread t makes child `order[t]`.
+    fn emulate(cfg: &GaConfig, input: &GaInput, _: &Self::Expected, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+        let trips = remap::in_order(&trips(cfg, input), order);
+        let crossed: Vec<u32> = trips.iter().map(|&t| (t > 0) as u32).collect();
+        divergence::join_sites(vec![divergence::emulate_paths(&crossed, 1, width)?, divergence::emulate_loops(&trips, width)?])
+    }
+    fn throughput(cfg: &GaConfig, median_seconds: f64) -> Throughput {
+        Throughput { value: cfg.children as f64 / median_seconds * 1e-6, unit: "M children/s".into() }
+    }
+    fn extra(_: &Gpu, _: &GaConfig, _: &GaInput, expected: &Self::Expected, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({ "best_fitness": expected.1.iter().copied().max().unwrap_or(0) }))
+    }
 }
 
 /// The combined class of each child: its crossover trip count (0 = no crossover).
 pub fn trips(cfg: &GaConfig, input: &GaInput) -> Vec<u32> {
     (0..cfg.children).map(|c| cpu::trips(&input.draws, c, cfg.genes, cfg.threshold())).collect()
-}
-
-/// The redirection index: children sorted by trip count (stable counting sort, L + 1 classes).
-pub fn redirect(cfg: &GaConfig, input: &GaInput) -> Result<Vec<u32>> {
-    remap::redirect_index_of(&trips(cfg, input), (cfg.genes + 1) as usize)
-}
-
-/// Host emulation at `width` of both sites (thread t makes child `order[t]`).
-pub fn emulate(cfg: &GaConfig, input: &GaInput, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-    let trips = remap::in_order(&trips(cfg, input), order);
-    let crossed: Vec<u32> = trips.iter().map(|&t| (t > 0) as u32).collect();
-    divergence::join_sites(vec![divergence::emulate_paths(&crossed, 1, width)?, divergence::emulate_loops(&trips, width)?])
 }
 
 /// Uploaded population and the bound generation kernel, ready to run repeatedly.
@@ -204,58 +235,5 @@ impl PreparedRun for Prepared {
     }
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         divergence::read_probe(gpu, &self.probe)
-    }
-}
-
-/// Exact comparison of genes and fitness.
-pub fn check(gpu: &(Vec<u32>, Vec<u32>), cpu: &(Vec<u32>, Vec<u32>)) -> Check {
-    let g: Vec<u32> = gpu.0.iter().chain(&gpu.1).copied().collect();
-    let c: Vec<u32> = cpu.0.iter().chain(&cpu.1).copied().collect();
-    Check::exact(&g, &c)
-}
-
-/// GAFORT's children generation in the generic redirect bench: children/s, the best child
-/// fitness in `extra`.
-pub struct Gafort;
-
-impl RedirectKernel for Gafort {
-    type Config = GaConfig;
-    type Input = GaInput;
-    type Expected = (Vec<u32>, Vec<u32>);
-    type Run = Prepared;
-    const FAMILY: &'static str = "gafort";
-    const KERNEL: &'static str = "children";
-
-    fn validate(gpu: &Gpu, cfg: &GaConfig) -> Result<()> {
-        cfg.validate()?;
-        cfg.footprint().check(gpu)
-    }
-    fn seed(cfg: &GaConfig) -> u64 {
-        cfg.seed
-    }
-    fn generate(cfg: &GaConfig) -> Result<GaInput> {
-        generate(cfg)
-    }
-    fn reference(cfg: &GaConfig, input: &GaInput) -> Self::Expected {
-        reference(cfg, input)
-    }
-    fn redirect(cfg: &GaConfig, input: &GaInput, _: &Self::Expected) -> Result<Vec<u32>> {
-        redirect(cfg, input)
-    }
-    fn prepare(gpu: &Gpu, cfg: &GaConfig, input: &GaInput, options: RunOptions) -> Result<Prepared> {
-        Prepared::new(gpu, cfg, input, options)
-    }
-    fn check(_: &GaConfig, expected: &Self::Expected, outputs: &[Vec<u8>]) -> Check {
-        let words = |i: usize| outputs.get(i).map(|b| bytemuck::pod_collect_to_vec::<u8, u32>(b)).unwrap_or_default();
-        check(&(words(0), words(1)), expected)
-    }
-    fn emulate(cfg: &GaConfig, input: &GaInput, _: &Self::Expected, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-        emulate(cfg, input, order, width)
-    }
-    fn throughput(cfg: &GaConfig, median_seconds: f64) -> Throughput {
-        Throughput { value: cfg.children as f64 / median_seconds * 1e-6, unit: "M children/s".into() }
-    }
-    fn extra(_: &Gpu, _: &GaConfig, _: &GaInput, expected: &Self::Expected, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
-        Ok(serde_json::json!({ "best_fitness": expected.1.iter().copied().max().unwrap_or(0) }))
     }
 }

@@ -11,7 +11,7 @@ use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Protocol, Throughput};
-use crate::kernels::redirect::{PreparedRun, RedirectKernel};
+use crate::kernels::redirect::{output_as, PreparedRun, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -90,65 +90,96 @@ pub struct LbmInput {
     pub f: Vec<f32>,
 }
 
-/// Random obstacles and distributions from `cfg.seed`; Err when `cfg` is invalid or the host lacks the memory the run needs.
-pub fn generate(cfg: &LbmConfig) -> Result<LbmInput> {
-    cfg.validate()?;
-    cfg.footprint().check_host()?;
-    let mut rng = Rng::new(cfg.seed);
-    let e = cfg.edge;
-    let n = cfg.cells();
-    let mut flags = vec![1u32; n];
-    let mut solid = 0usize;
-    let target = (cfg.obstacles * n as f64) as usize;
-    let mut attempts = 0;
-    while solid < target && attempts < 10_000 {
-        attempts += 1;
-        let r = (e as f64 * (0.05 + 0.12 * rng.next_f64())).max(1.0);
-        let c = [rng.next_f64() * e as f64, rng.next_f64() * e as f64, rng.next_f64() * e as f64];
-        for z in 0..e {
-            for y in 0..e {
-                for x in 0..e {
-                    let d = [x as f64 + 0.5 - c[0], y as f64 + 0.5 - c[1], z as f64 + 0.5 - c[2]];
-                    let i = x + e * (y + e * z);
-                    if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= r * r && flags[i] == 1 {
-                        flags[i] = 0;
-                        solid += 1;
+/// LBM's stream-and-collide step in the generic redirect bench: MLUPS = cells / median time
+/// / 10⁶, the fluid cells in `extra`.
+pub struct Lbm;
+
+impl RedirectKernel for Lbm {
+    type Config = LbmConfig;
+    type Input = LbmInput;
+    type Expected = Vec<f64>;
+    type Run = Prepared;
+    const FAMILY: &'static str = "lbm";
+    const KERNEL: &'static str = "stream_collide";
+
+    fn validate(gpu: &Gpu, cfg: &LbmConfig) -> Result<()> {
+        cfg.validate()?;
+        cfg.footprint().check(gpu)
+    }
+    fn seed(cfg: &LbmConfig) -> u64 {
+        cfg.seed
+    }
+    /// Random obstacles and distributions from `cfg.seed`.
+    fn generate(cfg: &LbmConfig) -> Result<LbmInput> {
+        cfg.validate()?;
+        cfg.footprint().check_host()?;
+        let mut rng = Rng::new(cfg.seed);
+        let e = cfg.edge;
+        let n = cfg.cells();
+        let mut flags = vec![1u32; n];
+        let mut solid = 0usize;
+        let target = (cfg.obstacles * n as f64) as usize;
+        let mut attempts = 0;
+        while solid < target && attempts < 10_000 {
+            attempts += 1;
+            let r = (e as f64 * (0.05 + 0.12 * rng.next_f64())).max(1.0);
+            let c = [rng.next_f64() * e as f64, rng.next_f64() * e as f64, rng.next_f64() * e as f64];
+            for z in 0..e {
+                for y in 0..e {
+                    for x in 0..e {
+                        let d = [x as f64 + 0.5 - c[0], y as f64 + 0.5 - c[1], z as f64 + 0.5 - c[2]];
+                        let i = x + e * (y + e * z);
+                        if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= r * r && flags[i] == 1 {
+                            flags[i] = 0;
+                            solid += 1;
+                        }
                     }
                 }
             }
         }
-    }
-    let mut f = vec![0f32; cpu::Q * n];
-    for c in 0..n {
-        let rho = 0.95 + 0.1 * rng.next_f64();
-        let u = [0.1 * rng.next_f64() - 0.05, 0.1 * rng.next_f64() - 0.05, 0.1 * rng.next_f64() - 0.05];
-        for q in 0..cpu::Q {
-            f[q * n + c] = (cpu::equilibrium(q, rho, u) * (0.99 + 0.02 * rng.next_f64())) as f32;
+        let mut f = vec![0f32; cpu::Q * n];
+        for c in 0..n {
+            let rho = 0.95 + 0.1 * rng.next_f64();
+            let u = [0.1 * rng.next_f64() - 0.05, 0.1 * rng.next_f64() - 0.05, 0.1 * rng.next_f64() - 0.05];
+            for q in 0..cpu::Q {
+                f[q * n + c] = (cpu::equilibrium(q, rho, u) * (0.99 + 0.02 * rng.next_f64())) as f32;
+            }
         }
+        Ok(LbmInput { flags, f })
     }
-    Ok(LbmInput { flags, f })
-}
-
-/// The f64 reference of one step.
-pub fn reference(cfg: &LbmConfig, input: &LbmInput) -> Vec<f64> {
-    cpu::stream_collide(&input.f, &input.flags, cfg.dims(), cfg.omega as f64)
+    /// The f64 reference of one step.
+    fn reference(cfg: &LbmConfig, input: &LbmInput) -> Vec<f64> {
+        cpu::stream_collide(&input.f, &input.flags, cfg.dims(), cfg.omega as f64)
+    }
+    /// Cells grouped by path vector (stable counting sort of dense ids).
+    fn redirect(cfg: &LbmConfig, input: &LbmInput, _: &Vec<f64>) -> Result<Vec<u32>> {
+        let (classes, k) = remap::dense_classes(&paths(cfg, input));
+        remap::redirect_index_of(&classes, k as usize)
+    }
+    fn prepare(gpu: &Gpu, cfg: &LbmConfig, input: &LbmInput, options: RunOptions) -> Result<Prepared> {
+        Prepared::new(gpu, cfg, input, options)
+    }
+    /// The distributions against the f64 reference by relative error ([`TOLERANCE`], [`FLOOR`]).
+    fn check(_: &LbmConfig, expected: &Vec<f64>, outputs: &[Vec<u8>]) -> Check {
+        let c: Vec<f32> = expected.iter().map(|&v| v as f32).collect();
+        Check::relative(&output_as::<f32>(outputs, 0), &c, TOLERANCE, FLOOR)
+    }
+    /// Thread t updates cell `order[t]`.
+    fn emulate(cfg: &LbmConfig, input: &LbmInput, _: &Vec<f64>, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+        divergence::emulate_paths(&remap::in_order(&paths(cfg, input), order), SITES, width)
+    }
+    fn throughput(cfg: &LbmConfig, median_seconds: f64) -> Throughput {
+        Throughput { value: cfg.cells() as f64 / median_seconds * 1e-6, unit: "MLUPS".into() }
+    }
+    fn extra(_: &Gpu, _: &LbmConfig, input: &LbmInput, _: &Vec<f64>, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({ "fluid_cells": input.flags.iter().filter(|&&f| f != 0).count() }))
+    }
 }
 
 /// Path vector of every cell (bit q: neighbour q exists; bit 19: fluid).
 pub fn paths(cfg: &LbmConfig, input: &LbmInput) -> Vec<u32> {
     let dims = cfg.dims();
     crate::kernels::parallel_ranges(cfg.cells(), |r| r.map(|c| cpu::path(c, dims, &input.flags)).collect::<Vec<_>>()).concat()
-}
-
-/// The redirection index: cells grouped by path vector (stable counting sort of dense ids).
-pub fn redirect(cfg: &LbmConfig, input: &LbmInput) -> Result<Vec<u32>> {
-    let (classes, k) = remap::dense_classes(&paths(cfg, input));
-    remap::redirect_index_of(&classes, k as usize)
-}
-
-/// Host emulation at `width` (thread t updates cell `order[t]`).
-pub fn emulate(cfg: &LbmConfig, input: &LbmInput, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-    divergence::emulate_paths(&remap::in_order(&paths(cfg, input), order), SITES, width)
 }
 
 /// Uploaded lattice and the bound stream-collide kernel, ready to run repeatedly.
@@ -216,58 +247,6 @@ impl PreparedRun for Prepared {
     }
 }
 
-/// Compares the GPU's distributions with the f64 reference by relative error ([`TOLERANCE`], [`FLOOR`]).
-pub fn check(gpu: &[f32], cpu: &[f64]) -> Check {
-    let c: Vec<f32> = cpu.iter().map(|&v| v as f32).collect();
-    Check::relative(gpu, &c, TOLERANCE, FLOOR)
-}
-
-/// LBM's stream-and-collide step in the generic redirect bench: MLUPS = cells / median time
-/// / 10⁶, the fluid cells in `extra`.
-pub struct Lbm;
-
-impl RedirectKernel for Lbm {
-    type Config = LbmConfig;
-    type Input = LbmInput;
-    type Expected = Vec<f64>;
-    type Run = Prepared;
-    const FAMILY: &'static str = "lbm";
-    const KERNEL: &'static str = "stream_collide";
-
-    fn validate(gpu: &Gpu, cfg: &LbmConfig) -> Result<()> {
-        cfg.validate()?;
-        cfg.footprint().check(gpu)
-    }
-    fn seed(cfg: &LbmConfig) -> u64 {
-        cfg.seed
-    }
-    fn generate(cfg: &LbmConfig) -> Result<LbmInput> {
-        generate(cfg)
-    }
-    fn reference(cfg: &LbmConfig, input: &LbmInput) -> Vec<f64> {
-        reference(cfg, input)
-    }
-    fn redirect(cfg: &LbmConfig, input: &LbmInput, _: &Vec<f64>) -> Result<Vec<u32>> {
-        redirect(cfg, input)
-    }
-    fn prepare(gpu: &Gpu, cfg: &LbmConfig, input: &LbmInput, options: RunOptions) -> Result<Prepared> {
-        Prepared::new(gpu, cfg, input, options)
-    }
-    fn check(_: &LbmConfig, expected: &Vec<f64>, outputs: &[Vec<u8>]) -> Check {
-        let f: Vec<f32> = outputs.first().map(|b| bytemuck::pod_collect_to_vec(b)).unwrap_or_default();
-        check(&f, expected)
-    }
-    fn emulate(cfg: &LbmConfig, input: &LbmInput, _: &Vec<f64>, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-        emulate(cfg, input, order, width)
-    }
-    fn throughput(cfg: &LbmConfig, median_seconds: f64) -> Throughput {
-        Throughput { value: cfg.cells() as f64 / median_seconds * 1e-6, unit: "MLUPS".into() }
-    }
-    fn extra(_: &Gpu, _: &LbmConfig, input: &LbmInput, _: &Vec<f64>, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
-        Ok(serde_json::json!({ "fluid_cells": input.flags.iter().filter(|&&f| f != 0).count() }))
-    }
-}
-
 /// The unrolled body of `shaders/lbm/stream_collide.wgsl` (between its `BEGIN generated` and
 /// `END generated` lines), written out from the direction tables of [`cpu`] so that every
 /// direction index, offset and weight is a compile-time constant in the shader (run-time indices
@@ -276,29 +255,7 @@ impl RedirectKernel for Lbm {
 /// --lib lbm::generated -- --nocapture` prints it.
 #[cfg(test)]
 mod generated {
-    use super::cpu::{EX, EY, EZ, OPP, Q};
-
-    const WEIGHTS: [&str; Q] = [
-        "1.0 / 3.0",
-        "1.0 / 18.0",
-        "1.0 / 18.0",
-        "1.0 / 18.0",
-        "1.0 / 18.0",
-        "1.0 / 18.0",
-        "1.0 / 18.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-        "1.0 / 36.0",
-    ];
+    use super::cpu::{weight_denominator, EX, EY, EZ, OPP, Q};
 
     fn plane(q: usize) -> String {
         match q {
@@ -371,10 +328,10 @@ mod generated {
                 })
                 .collect();
             let feq = if terms.is_empty() {
-                format!("({}) * rho * (1.0 - usq)", WEIGHTS[q])
+                format!("(1.0 / {}.0) * rho * (1.0 - usq)", weight_denominator(q))
             } else {
                 s += &format!("            let cu{q} = 3.0 * ({});\n", terms.concat());
-                format!("({}) * rho * (1.0 + cu{q} + 0.5 * cu{q} * cu{q} - usq)", WEIGHTS[q])
+                format!("(1.0 / {}.0) * rho * (1.0 + cu{q} + 0.5 * cu{q} * cu{q} - usq)", weight_denominator(q))
             };
             s += &format!("            f{q} = f{q} - omega * (f{q} - {feq});\n");
         }

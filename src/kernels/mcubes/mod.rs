@@ -15,7 +15,7 @@ use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Protocol, Throughput};
-use crate::kernels::redirect::{PreparedRun, RedirectKernel};
+use crate::kernels::redirect::{output_as, PreparedRun, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -88,37 +88,6 @@ impl Mesh {
     }
 }
 
-/// The sampled field, (edge + 1)³ values, x fastest.
-pub fn generate(cfg: &McConfig) -> Result<Vec<f32>> {
-    cfg.validate()?;
-    cfg.footprint().check_host()?;
-    let mut rng = Rng::new(cfg.seed);
-    let balls: Vec<([f64; 3], f64)> = (0..cfg.balls)
-        .map(|_| {
-            let c = [0.2 + 0.6 * rng.next_f64(), 0.2 + 0.6 * rng.next_f64(), 0.2 + 0.6 * rng.next_f64()];
-            (c, 0.06 + 0.1 * rng.next_f64())
-        })
-        .collect();
-    let s = cfg.edge + 1;
-    let h = 1.0 / cfg.edge as f64;
-    Ok(crate::kernels::parallel_ranges(s * s * s, |range| {
-        range
-            .map(|i| {
-                let p = [(i % s) as f64 * h, ((i / s) % s) as f64 * h, (i / (s * s)) as f64 * h];
-                let v: f64 = balls
-                    .iter()
-                    .map(|(c, r)| {
-                        let d2 = (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2) + (p[2] - c[2]).powi(2);
-                        r * r / (d2 + 1e-9)
-                    })
-                    .sum();
-                v as f32
-            })
-            .collect::<Vec<_>>()
-    })
-    .concat())
-}
-
 /// The CPU pipeline: cube indices, vertex counts, offsets, and the mesh (f64 vertices).
 #[derive(Clone, Debug)]
 pub struct McReference {
@@ -134,23 +103,104 @@ pub struct McReference {
     pub vertices: Vec<[f64; 3]>,
 }
 
-/// Classifies, scans and triangulates `volume` (the (edge + 1)³ field samples) on the CPU, in f64.
-pub fn reference(cfg: &McConfig, volume: &[f32]) -> McReference {
-    let t = Tables::get();
-    let (cube_index, counts) = cpu::classify(volume, cfg.edge, cfg.iso, t);
-    let (offsets, total) = cpu::scan(&counts);
-    let vertices = cpu::generate(volume, cfg.edge, cfg.iso, t, &cube_index);
-    McReference { cube_index, counts, offsets, total, vertices }
-}
+/// MarchingCubes in the generic redirect bench: the generate pass is timed (as Table 4),
+/// voxels/s; `extra` has the triangles and the whole pipeline's median time.
+pub struct MarchingCubes;
 
-/// The redirection index: voxels grouped by vertex count (0..=15; stable counting sort).
-pub fn redirect(counts: &[u32]) -> Result<Vec<u32>> {
-    remap::redirect_index_of(counts, 16)
-}
+impl RedirectKernel for MarchingCubes {
+    type Config = McConfig;
+    /// The sampled field, (edge + 1)³ values, x fastest.
+    type Input = Vec<f32>;
+    type Expected = McReference;
+    type Run = Prepared;
+    const FAMILY: &'static str = "mcubes";
+    const KERNEL: &'static str = "generate";
 
-/// Host emulation of the vertex loop at `width` (thread t handles voxel `order[t]`).
-pub fn emulate(counts: &[u32], order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-    divergence::emulate_loops(&remap::in_order(counts, order), width)
+    fn validate(gpu: &Gpu, cfg: &McConfig) -> Result<()> {
+        cfg.validate()?;
+        cfg.footprint().check(gpu)
+    }
+    fn seed(cfg: &McConfig) -> u64 {
+        cfg.seed
+    }
+    /// Random metaballs sampled on the grid's corners.
+    fn generate(cfg: &McConfig) -> Result<Vec<f32>> {
+        cfg.validate()?;
+        cfg.footprint().check_host()?;
+        let mut rng = Rng::new(cfg.seed);
+        let balls: Vec<([f64; 3], f64)> = (0..cfg.balls)
+            .map(|_| {
+                let c = [0.2 + 0.6 * rng.next_f64(), 0.2 + 0.6 * rng.next_f64(), 0.2 + 0.6 * rng.next_f64()];
+                (c, 0.06 + 0.1 * rng.next_f64())
+            })
+            .collect();
+        let s = cfg.edge + 1;
+        let h = 1.0 / cfg.edge as f64;
+        Ok(crate::kernels::parallel_ranges(s * s * s, |range| {
+            range
+                .map(|i| {
+                    let p = [(i % s) as f64 * h, ((i / s) % s) as f64 * h, (i / (s * s)) as f64 * h];
+                    let v: f64 = balls
+                        .iter()
+                        .map(|(c, r)| {
+                            let d2 = (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2) + (p[2] - c[2]).powi(2);
+                            r * r / (d2 + 1e-9)
+                        })
+                        .sum();
+                    v as f32
+                })
+                .collect::<Vec<_>>()
+        })
+        .concat())
+    }
+    /// Classifies, scans and triangulates the volume on the CPU, in f64.
+    fn reference(cfg: &McConfig, volume: &Vec<f32>) -> McReference {
+        let t = Tables::get();
+        let (cube_index, counts) = cpu::classify(volume, cfg.edge, cfg.iso, t);
+        let (offsets, total) = cpu::scan(&counts);
+        let vertices = cpu::generate(volume, cfg.edge, cfg.iso, t, &cube_index);
+        McReference { cube_index, counts, offsets, total, vertices }
+    }
+    /// Voxels grouped by vertex count (0..=15; stable counting sort).
+    fn redirect(_: &McConfig, _: &Vec<f32>, expected: &McReference) -> Result<Vec<u32>> {
+        remap::redirect_index_of(&expected.counts, 16)
+    }
+    fn prepare(gpu: &Gpu, cfg: &McConfig, volume: &Vec<f32>, options: RunOptions) -> Result<Prepared> {
+        Prepared::new(gpu, cfg, volume, options)
+    }
+    /// Classification, offsets and the vertex total exactly, vertices by relative error; one check.
+    fn check(_: &McConfig, expected: &McReference, outputs: &[Vec<u8>]) -> Check {
+        let words = |i: usize| output_as::<u32>(outputs, i);
+        let vertices = output_as::<f32>(outputs, 3);
+        let total = (vertices.len() / 3) as u32;
+        let exact = Check::exact(
+            &[words(0), words(1), words(2), vec![total]].concat(),
+            &[expected.cube_index.clone(), expected.counts.clone(), expected.offsets.clone(), vec![expected.total]].concat(),
+        );
+        if !exact.passed {
+            return exact;
+        }
+        let c: Vec<f32> = expected.vertices.iter().flatten().map(|&v| v as f32).collect();
+        Check::relative(&vertices, &c, TOLERANCE, 1.0)
+    }
+    /// The vertex loop; thread t handles voxel `order[t]`.
+    fn emulate(_: &McConfig, _: &Vec<f32>, expected: &McReference, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
+        divergence::emulate_loops(&remap::in_order(&expected.counts, order), width)
+    }
+    fn throughput(cfg: &McConfig, median_seconds: f64) -> Throughput {
+        Throughput { value: cfg.voxels() as f64 / median_seconds * 1e-6, unit: "M voxels/s".into() }
+    }
+    fn extra(
+        gpu: &Gpu,
+        _: &McConfig,
+        _: &Vec<f32>,
+        expected: &McReference,
+        run: &Prepared,
+        protocol: &Protocol,
+    ) -> Result<serde_json::Value> {
+        let pipeline = harness::measure(protocol, || run.dispatch_pipeline(gpu))?;
+        Ok(serde_json::json!({ "triangles": expected.total / 3, "pipeline_median_seconds": pipeline.median }))
+    }
 }
 
 /// Uploaded volume with classification and scan done; the generate pass bound.
@@ -294,75 +344,5 @@ impl PreparedRun for Prepared {
     }
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         divergence::read_probe(gpu, &self.probe)
-    }
-}
-
-/// Classification, offsets and the vertex total exactly, vertices by relative error; one
-/// check, of the bytes read from [`PreparedRun::outputs`].
-pub fn check(outputs: &[Vec<u8>], expected: &McReference) -> Check {
-    let words = |i: usize| outputs.get(i).map(|b| bytemuck::pod_collect_to_vec::<u8, u32>(b)).unwrap_or_default();
-    let vertices: Vec<f32> = outputs.get(3).map(|b| bytemuck::pod_collect_to_vec(b)).unwrap_or_default();
-    let total = (vertices.len() / 3) as u32;
-    let exact = Check::exact(
-        &[words(0), words(1), words(2), vec![total]].concat(),
-        &[expected.cube_index.clone(), expected.counts.clone(), expected.offsets.clone(), vec![expected.total]].concat(),
-    );
-    if !exact.passed {
-        return exact;
-    }
-    let c: Vec<f32> = expected.vertices.iter().flatten().map(|&v| v as f32).collect();
-    Check::relative(&vertices, &c, TOLERANCE, 1.0)
-}
-
-/// MarchingCubes in the generic redirect bench: the generate pass is timed (as Table 4),
-/// voxels/s; `extra` has the triangles and the whole pipeline's median time.
-pub struct MarchingCubes;
-
-impl RedirectKernel for MarchingCubes {
-    type Config = McConfig;
-    type Input = Vec<f32>;
-    type Expected = McReference;
-    type Run = Prepared;
-    const FAMILY: &'static str = "mcubes";
-    const KERNEL: &'static str = "generate";
-
-    fn validate(gpu: &Gpu, cfg: &McConfig) -> Result<()> {
-        cfg.validate()?;
-        cfg.footprint().check(gpu)
-    }
-    fn seed(cfg: &McConfig) -> u64 {
-        cfg.seed
-    }
-    fn generate(cfg: &McConfig) -> Result<Vec<f32>> {
-        generate(cfg)
-    }
-    fn reference(cfg: &McConfig, volume: &Vec<f32>) -> McReference {
-        reference(cfg, volume)
-    }
-    fn redirect(_: &McConfig, _: &Vec<f32>, expected: &McReference) -> Result<Vec<u32>> {
-        redirect(&expected.counts)
-    }
-    fn prepare(gpu: &Gpu, cfg: &McConfig, volume: &Vec<f32>, options: RunOptions) -> Result<Prepared> {
-        Prepared::new(gpu, cfg, volume, options)
-    }
-    fn check(_: &McConfig, expected: &McReference, outputs: &[Vec<u8>]) -> Check {
-        check(outputs, expected)
-    }
-    fn emulate(_: &McConfig, _: &Vec<f32>, expected: &McReference, order: Option<&[u32]>, width: u32) -> Result<Divergence> {
-        emulate(&expected.counts, order, width)
-    }
-    fn throughput(cfg: &McConfig, median_seconds: f64) -> Throughput {
-        Throughput { value: cfg.voxels() as f64 / median_seconds * 1e-6, unit: "M voxels/s".into() }
-    }
-    fn extra(
-        gpu: &Gpu,
-        _: &McConfig,
-        _: &Vec<f32>,
-        expected: &McReference,
-        run: &Prepared,
-        protocol: &Protocol,
-    ) -> Result<serde_json::Value> {
-        let pipeline = harness::measure(protocol, || run.dispatch_pipeline(gpu))?;
-        Ok(serde_json::json!({ "triangles": expected.total / 3, "pipeline_median_seconds": pipeline.median }))
     }
 }
