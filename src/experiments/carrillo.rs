@@ -1,6 +1,6 @@
 //! Carrillo et al.: occupancy of the branched and split kernels on G80 and the model's speedup.
 
-use super::{model_record, params, point, Experiment, Outcome, Point, Scale};
+use super::{model_record, params, point, section, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -55,13 +55,10 @@ impl Experiment for SplitOccupancy {
         Ok(vec![rec])
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
-        let mut table = Table {
-            title: "cc1.0, 256 threads per block".into(),
-            columns: ["kernel", "registers", "blocks/SM", "occupancy % (model)", "occupancy % (paper)", "agrees"]
-                .map(String::from)
-                .to_vec(),
-            rows: Vec::new(),
-        };
+        let mut table = Table::new(
+            "cc1.0, 256 threads per block",
+            &["kernel", "registers", "blocks/SM", "occupancy % (model)", "occupancy % (paper)", "agrees"],
+        );
         let mut agree = !outcomes.is_empty();
         for o in outcomes {
             for r in &o.records {
@@ -80,22 +77,13 @@ impl Experiment for SplitOccupancy {
         let worst = carrillo_worst_case(&[Branch { time: 1.0, occupancy: 1.0 }, Branch { time: 1.0, occupancy: 2.0 / 3.0 }], 0.0).ok();
         let paper_gain = paper.claims.iter().find(|c| c.text.contains("19.7")).and_then(|c| c.value);
         Section {
-            paper: self.paper().into(),
-            id: self.id().into(),
-            title: self.title().into(),
             tables: vec![table],
             verdicts: vec![
-                Verdict {
-                    claim: "the model reproduces the paper's occupancies".into(),
-                    paper: None,
-                    ours: None,
-                    unit: String::new(),
-                    agrees: Some(agree),
-                },
+                Verdict::holds("the model reproduces the paper's occupancies", agree),
                 Verdict::direction("eq. 2 worst-case gain of splitting (percent)", paper_gain, worst.map(|w| w.gain_percent), " %", 0.0),
             ],
             failures: outcomes.iter().filter_map(|o| o.error.clone()).collect(),
-            ..Default::default()
+            ..section(self, outcomes)
         }
     }
 }

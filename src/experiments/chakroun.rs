@@ -4,7 +4,7 @@
 //! instances; every GPU bound is checked against the CPU. The tables and the means behind the
 //! verdicts also serve `simtlab bench flowshop` ([`bench_tables`]).
 
-use super::{failures, params, point, Experiment, Outcome, Point, Scale};
+use super::{params, point, section, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -84,9 +84,6 @@ impl Experiment for Table1 {
         let (walked, theirs) = dfs_over_bfs(&records, paper, true);
         let (record, _) = dfs_over_bfs(&records, paper, false);
         Section {
-            paper: self.paper().into(),
-            id: self.id().into(),
-            title: self.title().into(),
             tables: vec![table1(&records, paper), bench::throughput_table(&records)],
             paper_tables: vec!["table1".into()],
             verdicts: vec![
@@ -114,8 +111,7 @@ impl Experiment for Table1 {
                  unscheduled-job test of LB2 still depends on the node."
                     .into(),
             ],
-            failures: failures(outcomes),
-            ..Default::default()
+            ..section(self, outcomes)
         }
     }
 }
@@ -143,9 +139,6 @@ impl Experiment for Table2 {
         let (ours, theirs) = refactoring_gain(&records, paper);
         let paper_best = paper.claim("max_speedup_refactored_table").and_then(|c| c.value);
         Section {
-            paper: self.paper().into(),
-            id: self.id().into(),
-            title: self.title().into(),
             tables: vec![table2(&records, paper), bench::throughput_table(&records)],
             paper_tables: vec!["table2".into()],
             verdicts: vec![
@@ -165,8 +158,7 @@ impl Experiment for Table2 {
                 ),
             ],
             notes: vec!["Speedup = one-core CPU time / GPU time (upload, kernel, readback) on the same pool.".into()],
-            failures: failures(outcomes),
-            ..Default::default()
+            ..section(self, outcomes)
         }
     }
 }

@@ -242,6 +242,18 @@ pub(crate) fn failures(outcomes: &[&Outcome]) -> Vec<String> {
     outcomes.iter().filter_map(|o| o.error.as_ref().map(|e| format!("{}: {e}", o.point.key))).collect()
 }
 
+/// The section of `experiment`: its paper, id and title, and the points that failed; the
+/// caller fills in the rest.
+pub(crate) fn section(experiment: &dyn Experiment, outcomes: &[&Outcome]) -> Section {
+    Section {
+        paper: experiment.paper().into(),
+        id: experiment.id().into(),
+        title: experiment.title().into(),
+        failures: failures(outcomes),
+        ..Default::default()
+    }
+}
+
 /// Helper for experiments: a point with its key and parameters.
 pub(crate) fn point(experiment: &str, key: impl Into<String>, params: serde_json::Value) -> Point {
     Point { experiment: experiment.to_string(), key: key.into(), params }
@@ -372,11 +384,7 @@ impl<C: Serialize + serde::de::DeserializeOwned> Experiment for ConfigSweep<C> {
     fn render(&self, outcomes: &[&Outcome], paper: &crate::report::PaperValues) -> Section {
         use crate::report::{Cell, Table};
         let records: Vec<&Record> = outcomes.iter().flat_map(|o| o.records.iter()).collect();
-        let mut table = Table {
-            title: String::new(),
-            columns: ["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"].map(String::from).to_vec(),
-            rows: Vec::new(),
-        };
+        let mut table = Table::new("", &["kernel", "variant", "median (ms)", "throughput", "unit", "SIMT eff.", "check"]);
         for r in &records {
             table.rows.push(vec![
                 Cell::text(&r.kernel),
@@ -385,19 +393,16 @@ impl<C: Serialize + serde::de::DeserializeOwned> Experiment for ConfigSweep<C> {
                 r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
                 r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::text(&t.unit)),
                 r.divergence.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
-                Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
+                Cell::check(r.check.passed),
             ]);
         }
         Section {
-            paper: self.paper.into(),
-            id: self.id.into(),
-            title: self.title.into(),
             tables: vec![table],
             paper_tables: self.paper_tables.iter().map(|s| s.to_string()).collect(),
             figures: self.figure.map(|f| f(&records)).into_iter().collect(),
             verdicts: (self.verdicts)(&records, paper),
             notes: self.notes.map(|f| f(outcomes)).unwrap_or_default(),
-            failures: failures(outcomes),
+            ..section(self, outcomes)
         }
     }
 }

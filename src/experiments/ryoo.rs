@@ -1,6 +1,6 @@
 //! Ryoo et al., PPoPP'08: the G80 occupancy of the matmul versions (Figure 4 / section 4).
 
-use super::{model_record, params, point, Experiment, Outcome, Point, Scale};
+use super::{model_record, params, point, section, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -60,13 +60,10 @@ impl Experiment for MatmulOccupancy {
         Ok(vec![rec])
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
-        let mut table = Table {
-            title: "cc1.0 (GeForce 8800 GTX), 256 threads per block".into(),
-            columns: ["version", "registers", "blocks/SM (paper)", "blocks/SM (model)", "occupancy", "limited by", "agrees"]
-                .map(String::from)
-                .to_vec(),
-            rows: Vec::new(),
-        };
+        let mut table = Table::new(
+            "cc1.0 (GeForce 8800 GTX), 256 threads per block",
+            &["version", "registers", "blocks/SM (paper)", "blocks/SM (model)", "occupancy", "limited by", "agrees"],
+        );
         let mut all_agree = true;
         for o in outcomes {
             for r in &o.records {
@@ -86,24 +83,18 @@ impl Experiment for MatmulOccupancy {
         let prefetch_loss =
             gflops("tiled & unrolled + prefetch (Section 4.4)").zip(gflops("tiled & unrolled (Fig. 3c)")).map(|(a, b)| a / b);
         Section {
-            paper: self.paper().into(),
-            id: self.id().into(),
-            title: self.title().into(),
             tables: vec![table],
             paper_tables: vec!["fig4".into()],
-            verdicts: vec![Verdict {
-                claim: "the occupancy model reproduces the paper's blocks per SM for every version".into(),
-                paper: None,
-                ours: None,
-                unit: String::new(),
-                agrees: Some(all_agree && !outcomes.is_empty()),
-            }],
+            verdicts: vec![Verdict::holds(
+                "the occupancy model reproduces the paper's blocks per SM for every version",
+                all_agree && !outcomes.is_empty(),
+            )],
             notes: prefetch_loss
                 .map(|x| format!("The paper's prefetch version ran at {x:.3}× the unrolled one: one more register (11) costs a block per SM (3 → 2), which the model shows."))
                 .into_iter()
                 .collect(),
             failures: outcomes.iter().filter_map(|o| o.error.clone()).collect(),
-            ..Default::default()
+            ..section(self, outcomes)
         }
     }
 }

@@ -2,7 +2,7 @@
 //! section 5 (3D-LBM, GAFORT, MarchingCubes, Reduction, BlackScholes), each run without and
 //! with thread-data remapping; [`run_benchmarks`] is also `simtlab bench zhang`.
 
-use super::{failures, params, point, Experiment, Outcome, Point, Scale};
+use super::{params, point, section, Experiment, Outcome, Point, Scale};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{self, Footprint, Progress, Protocol, Record};
@@ -292,9 +292,9 @@ impl Experiment for RemapTable {
         run_benchmarks(gpu, &sweep)
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
-        let mut table = Table {
-            title: "median times; divergence ratio at the native width (GPU probe) and at W=32 (emulation)".into(),
-            columns: [
+        let mut table = Table::new(
+            "median times; divergence ratio at the native width (GPU probe) and at W=32 (emulation)",
+            &[
                 "n",
                 "variant",
                 "time org (ms)",
@@ -305,11 +305,8 @@ impl Experiment for RemapTable {
                 "div org W=32",
                 "div opt W=32",
                 "check",
-            ]
-            .map(String::from)
-            .to_vec(),
-            rows: Vec::new(),
-        };
+            ],
+        );
         let all: Vec<&Record> = records(outcomes).map(|(_, r)| r).collect();
         let ratio = |r: &Record, key: &str| r.extra.get(key).and_then(|d| d.get("divergence_ratio")).and_then(|v| v.as_f64());
         let cell = |v: Option<f64>| v.map_or(Cell::Missing, |x| Cell::exact(x, 3));
@@ -338,7 +335,7 @@ impl Experiment for RemapTable {
                     cell(ratio(opt, "divergence_native")),
                     cell(ratio(org, "divergence_w32")),
                     cell(ratio(opt, "divergence_w32")),
-                    Cell::text(if org.check.passed && opt.check.passed { "ok" } else { "FAILED" }),
+                    Cell::check(org.check.passed && opt.check.passed),
                 ]);
             }
         }
@@ -349,13 +346,10 @@ impl Experiment for RemapTable {
         let mut verdicts = Vec::new();
         if self.bench == Benchmark::Blackscholes {
             let none = all.iter().all(|r| ratio(r, "divergence_w32") == Some(0.0));
-            verdicts.push(Verdict {
-                claim: "BlackScholes has no divergence: remapping cannot pay (efficiency control keeps it off)".into(),
-                paper: None,
-                ours: None,
-                unit: String::new(),
-                agrees: Some(none && !all.is_empty()),
-            });
+            verdicts.push(Verdict::holds(
+                "BlackScholes has no divergence: remapping cannot pay (efficiency control keeps it off)",
+                none && !all.is_empty(),
+            ));
         } else {
             verdicts.push(Verdict::direction(
                 "remapping reduces the divergence ratio at W=32 (org − opt)",
@@ -367,14 +361,10 @@ impl Experiment for RemapTable {
             verdicts.push(Verdict::direction("remapping speeds the kernel up (best speedup)", paper_speedup, best_speedup, "x", 1.0));
         }
         Section {
-            paper: self.paper().into(),
-            id: self.id.into(),
-            title: self.title.into(),
             tables: vec![table],
             paper_tables: self.paper_table.map(String::from).into_iter().collect(),
             verdicts,
-            failures: failures(outcomes),
-            ..Default::default()
+            ..section(self, outcomes)
         }
     }
 }
@@ -421,13 +411,10 @@ impl Experiment for LoopLayouts {
         Ok(vec![micro::bench(gpu, &lp.config, &lp.scale.protocol())?])
     }
     fn render(&self, outcomes: &[&Outcome], _paper: &PaperValues) -> Section {
-        let mut table = Table {
-            title: "median time per layout (same multiset of trip counts for one-long and sorted)".into(),
-            columns: ["layout", "long trips", "n", "time (ms)", "SIMT eff.", "div. ratio", "slowdown vs sorted", "check"]
-                .map(String::from)
-                .to_vec(),
-            rows: Vec::new(),
-        };
+        let mut table = Table::new(
+            "median time per layout (same multiset of trip counts for one-long and sorted)",
+            &["layout", "long trips", "n", "time (ms)", "SIMT eff.", "div. ratio", "slowdown vs sorted", "check"],
+        );
         let mut series: Vec<Series> = Vec::new();
         let all: Vec<(&Point, &Record)> = records(outcomes).collect();
         let time_of = |d: &str, long: u64| {
@@ -450,19 +437,12 @@ impl Experiment for LoopLayouts {
                 d.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
                 d.map_or(Cell::Missing, |d| Cell::exact(d.divergence_ratio, 3)),
                 slowdown.map_or(Cell::Missing, |s| Cell::measured(s, 2)),
-                Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
+                Cell::check(r.check.passed),
             ]);
-            let name = r.variant.clone();
-            match series.iter_mut().find(|s| s.name == name) {
-                Some(s) => s.points.push((long as f64, r.stats.median * 1e3)),
-                None => series.push(Series { name, points: vec![(long as f64, r.stats.median * 1e3)] }),
-            }
+            Series::add(&mut series, &r.variant, (long as f64, r.stats.median * 1e3));
         }
         let worst = slowdowns.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
         Section {
-            paper: self.paper().into(),
-            id: self.id().into(),
-            title: self.title().into(),
             tables: vec![table],
             figures: vec![Figure {
                 id: self.id().into(),
@@ -480,8 +460,7 @@ impl Experiment for LoopLayouts {
                 "x",
                 1.0,
             )],
-            failures: failures(outcomes),
-            ..Default::default()
+            ..section(self, outcomes)
         }
     }
 }
@@ -523,13 +502,10 @@ impl Experiment for IfProbability {
         Ok(vec![rec])
     }
     fn render(&self, outcomes: &[&Outcome], _paper: &PaperValues) -> Section {
-        let mut table = Table {
-            title: "data-dependent if".into(),
-            columns: ["values", "p", "time (ms)", "div. ratio (native)", "div. ratio (W=32)", "SIMT eff. (native)", "check"]
-                .map(String::from)
-                .to_vec(),
-            rows: Vec::new(),
-        };
+        let mut table = Table::new(
+            "data-dependent if",
+            &["values", "p", "time (ms)", "div. ratio (native)", "div. ratio (W=32)", "SIMT eff. (native)", "check"],
+        );
         let mut series: Vec<Series> = Vec::new();
         let mut peak_random = None::<(f64, f64)>;
         for (_, r) in records(outcomes) {
@@ -544,7 +520,7 @@ impl Experiment for IfProbability {
                 d.map_or(Cell::Missing, |d| Cell::exact(d.divergence_ratio, 3)),
                 w32.map_or(Cell::Missing, |x| Cell::exact(x, 3)),
                 d.map_or(Cell::Missing, |d| Cell::exact(d.simt_efficiency, 3)),
-                Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
+                Cell::check(r.check.passed),
             ]);
             if layout == "random" {
                 if let Some(x) = w32 {
@@ -553,10 +529,7 @@ impl Experiment for IfProbability {
                     }
                 }
             }
-            match series.iter_mut().find(|s| s.name == layout) {
-                Some(s) => s.points.push((p, r.stats.median * 1e3)),
-                None => series.push(Series { name: layout, points: vec![(p, r.stats.median * 1e3)] }),
-            }
+            Series::add(&mut series, &layout, (p, r.stats.median * 1e3));
         }
         let sorted_cost = {
             let random = series.iter().find(|s| s.name == "random");
@@ -570,9 +543,6 @@ impl Experiment for IfProbability {
             }
         };
         Section {
-            paper: self.paper().into(),
-            id: self.id().into(),
-            title: self.title().into(),
             tables: vec![table],
             figures: vec![Figure {
                 id: self.id().into(),
@@ -593,8 +563,7 @@ impl Experiment for IfProbability {
                 .map(|(p, x)| format!("Divergence ratio at W=32 peaks at p = {p} ({x:.3}): with random values almost every warp holds both paths once 0 < p < 1."))
                 .into_iter()
                 .collect(),
-            failures: failures(outcomes),
-            ..Default::default()
+            ..section(self, outcomes)
         }
     }
 }

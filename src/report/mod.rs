@@ -44,6 +44,10 @@ impl Cell {
     pub fn measured(value: f64, digits: usize) -> Cell {
         Cell::Number { value, digits, measured: true }
     }
+    /// The outcome of a CPU check: "ok" or "FAILED".
+    pub fn check(passed: bool) -> Cell {
+        Cell::text(if passed { "ok" } else { "FAILED" })
+    }
     /// The cell as text: numbers with their decimals, a missing value as "—".
     pub fn render(&self) -> String {
         match self {
@@ -63,6 +67,13 @@ pub struct Table {
     pub columns: Vec<String>,
     /// Rows of cells, each as long as `columns`.
     pub rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    /// An empty table with its caption and column headers.
+    pub fn new(title: impl Into<String>, columns: &[&str]) -> Table {
+        Table { title: title.into(), columns: columns.iter().map(|c| c.to_string()).collect(), rows: Vec::new() }
+    }
 }
 
 /// A claim of the paper checked against ours: the direction of an effect (e.g. a speedup > 1).
@@ -90,6 +101,12 @@ impl Verdict {
             _ => None,
         };
         Verdict { claim: claim.into(), paper, ours, unit: unit.into(), agrees }
+    }
+
+    /// A claim with no number on either side, which holds or not (e.g. "the model reproduces
+    /// the paper's occupancies").
+    pub fn holds(claim: impl Into<String>, agrees: bool) -> Verdict {
+        Verdict { claim: claim.into(), paper: None, ours: None, unit: String::new(), agrees: Some(agrees) }
     }
 
     /// One line for people: claim, both values and the verdict.

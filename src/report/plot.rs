@@ -14,6 +14,16 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+impl Series {
+    /// Adds `point` to the series named `name` in `series`, starting that series if there is none.
+    pub fn add(series: &mut Vec<Series>, name: &str, point: (f64, f64)) {
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push(point),
+            None => series.push(Series { name: name.to_string(), points: vec![point] }),
+        }
+    }
+}
+
 /// A line plot rendered to PNG by [`render_png`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figure {

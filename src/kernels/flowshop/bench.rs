@@ -305,9 +305,12 @@ fn param_str(r: &Record, key: &str) -> String {
 
 /// Bounds per second: GPU kernels, one CPU core, all CPU cores, per instance and pool.
 pub fn throughput_table(records: &[&Record]) -> Table {
-    let mut rows = Vec::new();
+    let mut table = Table::new(
+        "Bounds per second (GPU: upload + kernel + readback; CPU: bounding only)",
+        &["instance", "size", "pool", "variant", "min depth", "max depth", "median (ms)", "Mbounds/s", "branch eff.", "check"],
+    );
     for r in records {
-        rows.push(vec![
+        table.rows.push(vec![
             Cell::text(param_str(r, "instance")),
             Cell::text(param_str(r, "size")),
             Cell::exact(r.params["pool_size"].as_f64().unwrap_or(0.0), 0),
@@ -317,16 +320,10 @@ pub fn throughput_table(records: &[&Record]) -> Table {
             Cell::measured(r.stats.median * 1e3, 3),
             r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
             r.divergence.map_or(Cell::Missing, |d| Cell::measured(d.branch_efficiency, 3)),
-            Cell::text(if r.check.passed { "ok" } else { "FAILED" }),
+            Cell::check(r.check.passed),
         ]);
     }
-    Table {
-        title: "Bounds per second (GPU: upload + kernel + readback; CPU: bounding only)".into(),
-        columns: ["instance", "size", "pool", "variant", "min depth", "max depth", "median (ms)", "Mbounds/s", "branch eff.", "check"]
-            .map(String::from)
-            .to_vec(),
-        rows,
-    }
+    table
 }
 
 /// A [`Table`] as aligned text for the terminal.
