@@ -6,21 +6,8 @@
 //! variants: (none)
 
 #import grid
+#import mcubes_volume
 
-const WG: u32 = 256u;
-
-struct Params {
-    // voxels per side
-    edge: u32,
-    voxels: u32,
-    iso: f32,
-    pad: u32,
-}
-
-// (edge + 1)³ samples, x fastest
-@group(0) @binding(0) var<storage, read> volume: array<f32>;
-// 256 × 16 triangle-table entries, then 256 vertex counts
-@group(0) @binding(1) var<storage, read> tables: array<i32>;
 @group(0) @binding(2) var<storage, read_write> cube_index: array<u32>;
 @group(0) @binding(3) var<storage, read_write> vert_count: array<u32>;
 @group(0) @binding(4) var<uniform> params: Params;
@@ -36,7 +23,8 @@ fn main(ids: Ids) {
         let z = v / (e * e);
         var index = 0u;
         for (var i = 0u; i < 8u; i++) {
-            let p = (x + (((i + 1u) >> 1u) & 1u)) + s * ((y + ((i >> 1u) & 1u)) + s * (z + (i >> 2u)));
+            let c = corner(i);
+            let p = (x + c.x) + s * ((y + c.y) + s * (z + c.z));
             index |= select(0u, 1u << i, volume[p] < params.iso);
         }
         cube_index[v] = index;

@@ -10,19 +10,10 @@
 
 #import grid
 #import probe
+#import mcubes_volume
 
 const PROBE_SITES: u32 = 1u;
-const WG: u32 = 256u;
 
-struct Params {
-    edge: u32,
-    voxels: u32,
-    iso: f32,
-    pad: u32,
-}
-
-@group(0) @binding(0) var<storage, read> volume: array<f32>;
-@group(0) @binding(1) var<storage, read> tables: array<i32>;
 @group(0) @binding(2) var<storage, read> cube_index: array<u32>;
 @group(0) @binding(3) var<storage, read> vert_count: array<u32>;
 @group(0) @binding(4) var<storage, read> offsets: array<u32>;
@@ -31,10 +22,6 @@ struct Params {
 #ifdef REMAP
 @group(0) @binding(8) var<storage, read> remap_index: array<u32>;
 #endif
-
-fn corner(i: u32) -> vec3<u32> {
-    return vec3<u32>(((i + 1u) >> 1u) & 1u, (i >> 1u) & 1u, i >> 2u);
-}
 
 fn edge_corners(e: u32) -> vec2<u32> {
     if (e < 4u) {

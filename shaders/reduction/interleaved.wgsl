@@ -7,44 +7,20 @@
 // whole warps and the idle warps skip the level.
 //! variants: PROBE REMAP
 
-#import grid
-#import probe
+#import reduction_tree
 
-const WG: u32 = 256u;
-// One site per tree level: log2(WG).
-const PROBE_SITES: u32 = 8u;
-
-struct Params {
-    n: u32,
-    blocks: u32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<storage, read> input: array<f32>;
-@group(0) @binding(1) var<storage, read_write> output: array<f32>;
-@group(0) @binding(2) var<uniform> params: Params;
 #ifdef REMAP
 @group(0) @binding(3) var<storage, read> id_array: array<u32>;
 #endif
 
-var<workgroup> sdata: array<f32, WG>;
-
 @compute @workgroup_size(WG)
 fn main(ids: Ids) {
     probe_begin(ids);
-    let tid = ids.local;
-    let i = global_index(ids, WG);
-    var v = 0.0;
-    if (i < params.n) {
-        v = input[i];
-    }
-    sdata[tid] = v;
-    workgroupBarrier();
+    load_block(ids);
 #ifdef REMAP
-    let id = id_array[tid];
+    let id = id_array[ids.local];
 #else
-    let id = tid;
+    let id = ids.local;
 #endif
     var level = 0u;
     for (var s = 1u; s < WG; s *= 2u) {
@@ -54,9 +30,6 @@ fn main(ids: Ids) {
         level += 1u;
         workgroupBarrier();
     }
-    let block = workgroup_index(ids);
-    if (tid == 0u && block < params.blocks) {
-        output[block] = sdata[0];
-    }
+    store_block(ids);
     probe_end();
 }

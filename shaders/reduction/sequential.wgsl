@@ -4,36 +4,13 @@
 // CPU reference: kernels::reduction::cpu::sequential (f64 sum).
 //! variants: PROBE
 
-#import grid
-#import probe
-
-const WG: u32 = 256u;
-const PROBE_SITES: u32 = 8u;
-
-struct Params {
-    n: u32,
-    blocks: u32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<storage, read> input: array<f32>;
-@group(0) @binding(1) var<storage, read_write> output: array<f32>;
-@group(0) @binding(2) var<uniform> params: Params;
-
-var<workgroup> sdata: array<f32, WG>;
+#import reduction_tree
 
 @compute @workgroup_size(WG)
 fn main(ids: Ids) {
     probe_begin(ids);
+    load_block(ids);
     let tid = ids.local;
-    let i = global_index(ids, WG);
-    var v = 0.0;
-    if (i < params.n) {
-        v = input[i];
-    }
-    sdata[tid] = v;
-    workgroupBarrier();
     var level = 0u;
     for (var s = WG / 2u; s > 0u; s >>= 1u) {
         if (probe(level, tid < s)) {
@@ -42,9 +19,6 @@ fn main(ids: Ids) {
         level += 1u;
         workgroupBarrier();
     }
-    let block = workgroup_index(ids);
-    if (tid == 0u && block < params.blocks) {
-        output[block] = sdata[0];
-    }
+    store_block(ids);
     probe_end();
 }
