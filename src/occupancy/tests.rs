@@ -9,6 +9,17 @@ fn run(name: &str, threads: u32, registers: u32, shared: u32) -> Occupancy {
     calculate(arch(name), Launch::new(threads, registers, shared)).unwrap()
 }
 
+/// Runs the calculator and checks the resident blocks and what limits them.
+fn expect(name: &str, threads: u32, registers: u32, shared: u32, blocks: u32, limited_by: Limiter) -> Occupancy {
+    let r = run(name, threads, registers, shared);
+    assert_eq!(
+        (r.active_blocks_per_sm, r.limited_by),
+        (blocks, limited_by),
+        "{name}, {threads} threads, {registers} registers, {shared} B"
+    );
+    r
+}
+
 fn close(a: f64, b: f64, tolerance: f64) -> bool {
     (a - b).abs() <= tolerance
 }
@@ -17,23 +28,19 @@ fn close(a: f64, b: f64, tolerance: f64) -> bool {
 
 #[test]
 fn ryoo_matmul_g80_ten_registers_fills_the_sm() {
-    let r = run("g80", 256, 10, 0);
-    assert_eq!(r.active_blocks_per_sm, 3);
+    let r = expect("g80", 256, 10, 0, 3, Limiter::Warps);
     assert_eq!(r.active_threads_per_sm, 768);
     assert_eq!(r.active_warps_per_sm, 24);
     assert_eq!(r.occupancy, 1.0);
-    assert_eq!(r.limited_by, Limiter::Warps);
     assert!(r.tied_limits.contains(&Limiter::Registers));
 }
 
 #[test]
 fn ryoo_matmul_g80_eleven_registers_drops_a_block() {
     // 3 blocks x 256 threads x 11 registers = 8448 > 8192 registers.
-    let r = run("g80", 256, 11, 0);
-    assert_eq!(r.active_blocks_per_sm, 2);
+    let r = expect("g80", 256, 11, 0, 2, Limiter::Registers);
     assert_eq!(r.active_threads_per_sm, 512);
     assert!(close(r.occupancy, 2.0 / 3.0, 1e-12));
-    assert_eq!(r.limited_by, Limiter::Registers);
 }
 
 // --- Carrillo et al. section 4/5: if-kernel 6 registers, else-kernel 13, 256 threads ---
@@ -52,19 +59,13 @@ fn carrillo_kernels_on_g80() {
 fn cc1_registers_are_allocated_per_block_with_even_warps() {
     // 3 warps round up to 4: 4 x 32 x 10 = 1280 -> 1280 (multiple of 256); 8192/1280 = 6,
     // capped by warps (24/3 = 8) and blocks (8): 6 blocks, 18 warps.
-    let r = run("cc1.0", 96, 10, 0);
+    let r = expect("cc1.0", 96, 10, 0, 6, Limiter::Registers);
     assert_eq!(r.allocated_registers_per_block, 1280);
-    assert_eq!(r.active_blocks_per_sm, 6);
-    assert_eq!(r.limited_by, Limiter::Registers);
     // CC 1.3, unit 512: 3 warps -> 4 x 32 x 10 = 1280 -> 1536; 16384/1536 = 10 -> blocks cap 8.
-    let r = run("cc1.3", 96, 10, 0);
+    let r = expect("cc1.3", 96, 10, 0, 8, Limiter::Blocks);
     assert_eq!(r.allocated_registers_per_block, 1536);
-    assert_eq!(r.active_blocks_per_sm, 8);
-    assert_eq!(r.limited_by, Limiter::Blocks);
     // 512 threads x 17 registers = 8704 registers: no block fits in 8192.
-    let r = run("cc1.0", 512, 17, 0);
-    assert_eq!(r.active_blocks_per_sm, 0);
-    assert_eq!(r.limited_by, Limiter::DoesNotLaunch);
+    let r = expect("cc1.0", 512, 17, 0, 0, Limiter::DoesNotLaunch);
     assert!(r.reason.as_deref().unwrap().contains("8704"));
 }
 
@@ -78,59 +79,43 @@ fn cc2_needs_at_most_20_registers_for_full_occupancy() {
     assert_eq!(r.active_blocks_per_sm, 6);
     assert_eq!(r.occupancy, 1.0);
     // 21 regs: 672 -> 704 per warp, 46 warps fit -> 5 blocks = 40 warps = 83.3 %.
-    let r = run("cc2.0", 256, 21, 0);
-    assert_eq!(r.active_blocks_per_sm, 5);
+    let r = expect("cc2.0", 256, 21, 0, 5, Limiter::Registers);
     assert!(close(r.occupancy, 40.0 / 48.0, 1e-12));
-    assert_eq!(r.limited_by, Limiter::Registers);
     // 64-thread blocks: 8 resident blocks of 2 warps = 16 of 48 warps.
-    let r = run("cc2.0", 64, 16, 0);
-    assert_eq!(r.active_blocks_per_sm, 8);
+    let r = expect("cc2.0", 64, 16, 0, 8, Limiter::Blocks);
     assert!(close(r.occupancy, 1.0 / 3.0, 1e-12));
-    assert_eq!(r.limited_by, Limiter::Blocks);
 }
 
 #[test]
 fn cc8_0_register_and_shared_memory_limits() {
     // A100: 64 K registers, 64 warps. 32 regs/thread -> full; 64 -> 32 warps.
     assert_eq!(run("a100", 256, 32, 0).occupancy, 1.0);
-    let r = run("a100", 256, 64, 0);
-    assert_eq!(r.active_blocks_per_sm, 4);
+    let r = expect("a100", 256, 64, 0, 4, Limiter::Registers);
     assert_eq!(r.occupancy, 0.5);
-    assert_eq!(r.limited_by, Limiter::Registers);
     // 48 KB + 1 KB reserved = 50176 B per block; 164 KB / 50176 = 3 blocks of 4 warps.
-    let r = run("cc8.0", 128, 32, 48 * 1024);
+    let r = expect("cc8.0", 128, 32, 48 * 1024, 3, Limiter::SharedMemory);
     assert_eq!(r.allocated_shared_memory_per_block, 50176);
-    assert_eq!(r.active_blocks_per_sm, 3);
-    assert_eq!(r.limited_by, Limiter::SharedMemory);
     assert!(close(r.occupancy, 12.0 / 64.0, 1e-12));
     // Small blocks: 32 resident blocks of one warp = 50 %.
-    let r = run("cc8.0", 32, 16, 0);
-    assert_eq!(r.active_blocks_per_sm, 32);
-    assert_eq!(r.limited_by, Limiter::Blocks);
+    let r = expect("cc8.0", 32, 16, 0, 32, Limiter::Blocks);
     assert_eq!(r.occupancy, 0.5);
 }
 
 #[test]
 fn cc9_0_hopper_cases() {
     // 1024 threads x 32 regs: two blocks fill the 64 warps.
-    let r = run("h100", 1024, 32, 0);
-    assert_eq!(r.active_blocks_per_sm, 2);
+    let r = expect("h100", 1024, 32, 0, 2, Limiter::Warps);
     assert_eq!(r.occupancy, 1.0);
-    assert_eq!(r.limited_by, Limiter::Warps);
     // 64 regs: 2048 per warp, 32 warps fit -> one block.
-    let r = run("h100", 1024, 64, 0);
-    assert_eq!(r.active_blocks_per_sm, 1);
+    let r = expect("h100", 1024, 64, 0, 1, Limiter::Registers);
     assert_eq!(r.occupancy, 0.5);
-    assert_eq!(r.limited_by, Limiter::Registers);
     // 65 regs: 2304 per warp x 32 warps = 73728 > 65536 registers per block.
     let r = run("h100", 1024, 65, 0);
     assert_eq!(r.limited_by, Limiter::DoesNotLaunch);
     assert_eq!(r.occupancy, 0.0);
     assert!(r.reason.as_deref().unwrap().contains("73728"));
     // 100 KB + 1 KB per block: 228 KB holds 2 blocks.
-    let r = run("cc9.0", 128, 32, 100 * 1024);
-    assert_eq!(r.active_blocks_per_sm, 2);
-    assert_eq!(r.limited_by, Limiter::SharedMemory);
+    expect("cc9.0", 128, 32, 100 * 1024, 2, Limiter::SharedMemory);
     // 227 KB is the per-block maximum; 228 KB does not launch.
     assert_eq!(run("cc9.0", 128, 32, 227 * 1024).active_blocks_per_sm, 1);
     let r = run("cc9.0", 128, 32, 228 * 1024);
@@ -141,11 +126,9 @@ fn cc9_0_hopper_cases() {
 #[test]
 fn shared_memory_limited_on_g80() {
     // 5000 B rounds to 5120 (unit 512): 16 KB / 5120 = 3 blocks of 4 warps = 50 %.
-    let r = run("g80", 128, 8, 5000);
+    let r = expect("g80", 128, 8, 5000, 3, Limiter::SharedMemory);
     assert_eq!(r.allocated_shared_memory_per_block, 5120);
-    assert_eq!(r.active_blocks_per_sm, 3);
     assert_eq!(r.occupancy, 0.5);
-    assert_eq!(r.limited_by, Limiter::SharedMemory);
     assert_eq!(run("g80", 128, 8, 16 * 1024 + 1).limited_by, Limiter::DoesNotLaunch);
 }
 
@@ -164,11 +147,9 @@ fn amd_waves_per_simd_from_vgprs() {
     assert_eq!(arch("rdna1").warps_per_register_bank(8), 20);
 
     // GCN, 256 threads = 4 waves, 64 VGPRs: 4 waves per SIMD, 16 per CU -> 4 workgroups, 40 %.
-    let r = run("gcn", 256, 64, 0);
-    assert_eq!(r.active_blocks_per_sm, 4);
+    let r = expect("gcn", 256, 64, 0, 4, Limiter::Registers);
     assert_eq!(r.active_warps_per_sm, 16);
     assert!(close(r.occupancy, 0.4, 1e-12));
-    assert_eq!(r.limited_by, Limiter::Registers);
     // 1024 threads at 256 VGPRs: 16 waves, but only one wave per SIMD fits.
     assert_eq!(run("gcn", 1024, 256, 0).limited_by, Limiter::DoesNotLaunch);
     // Single-wave workgroups need no barrier, so only wave slots bound them.
@@ -176,9 +157,7 @@ fn amd_waves_per_simd_from_vgprs() {
     assert_eq!(r.active_blocks_per_sm, 40);
     assert_eq!(r.occupancy, 1.0);
     // Two-wave workgroups are bound by the 16 barriers.
-    let r = run("gcn", 128, 16, 0);
-    assert_eq!(r.active_blocks_per_sm, 16);
-    assert_eq!(r.limited_by, Limiter::Blocks);
+    expect("gcn", 128, 16, 0, 16, Limiter::Blocks);
 }
 
 // --- Errors ---

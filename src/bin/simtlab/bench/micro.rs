@@ -15,27 +15,41 @@ pub struct MicroArgs {
     /// Trip-count layouts to sweep (loop) or random/sorted values (if). Default: all that apply.
     #[arg(long, value_parser = named::<Distribution>(DISTRIBUTIONS), value_delimiter = ',')]
     pub distribution: Vec<Distribution>,
-    /// Threads (elements).
-    #[arg(long, default_value_t = 1 << 20)]
-    pub n: usize,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub size: LoopSize,
     /// if: fractions of threads on the expensive path to sweep.
     #[arg(long, value_delimiter = ',', default_value = "0,0.1,0.5,0.9,1")]
     pub probability: Vec<f64>,
     /// if: mixing rounds on the expensive path.
     #[arg(long, default_value_t = 256)]
     pub heavy: u32,
-    /// loop: short and long trip counts.
-    #[arg(long, default_value_t = 16)]
-    pub short: u32,
-    #[arg(long, default_value_t = 512)]
-    pub long: u32,
     /// loop: width of the groups that get one long lane (32 = an NVIDIA warp).
     #[arg(long, default_value_t = 32)]
     pub group: u32,
     #[command(flatten)]
     pub output: Output,
+}
+
+/// Threads and trip counts of the divergent loop, shared by `bench micro` and `bench remap`.
+#[derive(Args)]
+pub struct LoopSize {
+    /// Threads (elements).
+    #[arg(long, default_value_t = 1 << 20)]
+    pub n: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// loop: short and long trip counts.
+    #[arg(long, default_value_t = 16)]
+    pub short: u32,
+    #[arg(long, default_value_t = 512)]
+    pub long: u32,
+}
+
+impl LoopSize {
+    /// The library's configuration with these sizes, the rest at its defaults.
+    pub fn config(&self) -> MicroConfig {
+        MicroConfig { n: self.n, seed: self.seed, short: self.short, long: self.long, ..Default::default() }
+    }
 }
 
 pub const PATTERNS: &[&str] = &["if", "loop"];
@@ -51,16 +65,7 @@ pub fn run(gpu: &Gpu, a: &MicroArgs) -> Result<()> {
 
 pub fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
     let protocol = a.output.protocol();
-    let base = MicroConfig {
-        pattern: a.pattern,
-        n: a.n,
-        seed: a.seed,
-        heavy: a.heavy,
-        short: a.short,
-        long: a.long,
-        group: a.group,
-        ..Default::default()
-    };
+    let base = MicroConfig { pattern: a.pattern, heavy: a.heavy, group: a.group, ..a.size.config() };
     let mut configs = Vec::new();
     match a.pattern {
         Pattern::Loop => {

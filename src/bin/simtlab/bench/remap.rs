@@ -1,5 +1,6 @@
 //! `simtlab bench remap`: thread-data remapping of the divergent loop.
 
+use crate::bench::micro::LoopSize;
 use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::described;
@@ -26,14 +27,8 @@ pub struct RemapArgs {
     pub strategy: Vec<simtlab::remap::Strategy>,
     #[arg(long, value_parser = described::<Distribution>(DISTRIBUTIONS), default_value = "one-long")]
     pub distribution: Distribution,
-    #[arg(long, default_value_t = 1 << 20)]
-    pub n: usize,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 16)]
-    pub short: u32,
-    #[arg(long, default_value_t = 512)]
-    pub long: u32,
+    #[command(flatten)]
+    pub size: LoopSize,
     /// Tile sort: invocations per workgroup.
     #[arg(long, default_value_t = simtlab::kernels::micro::TILE_WORKGROUP)]
     pub tile_workgroup: u32,
@@ -84,17 +79,13 @@ pub fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
     }
     let protocol = a.output.protocol();
     let cfg = MicroConfig {
-        n: a.n,
-        seed: a.seed,
-        short: a.short,
-        long: a.long,
         distribution: a.distribution,
         tile_workgroup: a.tile_workgroup,
         tile_per_thread: a.tile_per_thread,
         defer_from: a.defer_from,
         defer_per_thread: a.defer_per_thread,
         defer_workgroups: a.defer_workgroups,
-        ..Default::default()
+        ..a.size.config()
     };
     let sorted = MicroConfig { distribution: Distribution::Sorted, ..cfg.clone() };
     let strategies = if a.strategy.is_empty() {
