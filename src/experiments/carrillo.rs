@@ -1,6 +1,6 @@
 //! Carrillo et al.: occupancy of the branched and split kernels on G80 and the model's speedup.
 
-use super::{model_record, params, point, section, Experiment, Outcome, Point, Scale};
+use super::{model_record, params, point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -22,14 +22,12 @@ struct KernelRegs {
 }
 
 impl Experiment for SplitOccupancy {
-    fn paper(&self) -> &'static str {
-        "carrillo"
-    }
-    fn id(&self) -> &'static str {
-        "carrillo-occupancy-model"
-    }
-    fn title(&self) -> &'static str {
-        "Section 5: G80 occupancy of the if, else and branched kernels (256 threads) and the eq. 2 worst case"
+    fn about(&self) -> About {
+        About {
+            paper: "carrillo",
+            id: "carrillo-occupancy-model",
+            title: "Section 5: G80 occupancy of the if, else and branched kernels (256 threads) and the eq. 2 worst case",
+        }
     }
     fn points(&self, _scale: Scale) -> Vec<Point> {
         [("if-kernel (split)", 6, 100.0), ("else-kernel (split)", 13, 67.0), ("branched kernel", 13, 67.0)]

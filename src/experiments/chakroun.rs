@@ -4,7 +4,7 @@
 //! instances; every GPU bound is checked against the CPU. The tables and the means behind the
 //! verdicts also serve `simtlab bench flowshop` ([`bench_tables`]).
 
-use super::{params, point, section, Experiment, Outcome, Point, Scale};
+use super::{params, point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -64,14 +64,12 @@ fn run_point(gpu: &Gpu, p: &Point, table2: bool) -> Result<Vec<Record>> {
 struct Table1;
 
 impl Experiment for Table1 {
-    fn paper(&self) -> &'static str {
-        "chakroun"
-    }
-    fn id(&self) -> &'static str {
-        "chakroun-table1-dfs-bfs"
-    }
-    fn title(&self) -> &'static str {
-        "Table 1: kernel time to bound a pool on the GPU (LB2, basic kernel), pools built depth-first vs breadth-first"
+    fn about(&self) -> About {
+        About {
+            paper: "chakroun",
+            id: "chakroun-table1-dfs-bfs",
+            title: "Table 1: kernel time to bound a pool on the GPU (LB2, basic kernel), pools built depth-first vs breadth-first",
+        }
     }
     fn points(&self, scale: Scale) -> Vec<Point> {
         points(self.id(), scale)
@@ -119,14 +117,12 @@ impl Experiment for Table1 {
 struct Table2;
 
 impl Experiment for Table2 {
-    fn paper(&self) -> &'static str {
-        "chakroun"
-    }
-    fn id(&self) -> &'static str {
-        "chakroun-table2-refactoring"
-    }
-    fn title(&self) -> &'static str {
-        "Table 2: speedup over one CPU core of the branch-refactored and basic LB2 kernels (breadth-first pools)"
+    fn about(&self) -> About {
+        About {
+            paper: "chakroun",
+            id: "chakroun-table2-refactoring",
+            title: "Table 2: speedup over one CPU core of the branch-refactored and basic LB2 kernels (breadth-first pools)",
+        }
     }
     fn points(&self, scale: Scale) -> Vec<Point> {
         points(self.id(), scale)

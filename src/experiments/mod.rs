@@ -74,15 +74,34 @@ pub struct Outcome {
     pub seconds: f64,
 }
 
+/// Which paper an experiment belongs to, its id and its heading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct About {
+    /// Paper short name: zhang, chakroun, carrillo, gupta, ryoo.
+    pub paper: &'static str,
+    /// Unique id, e.g. `zhang-fig1-loop`.
+    pub id: &'static str,
+    /// Heading of its report section.
+    pub title: &'static str,
+}
+
 /// One experiment of a paper (a table or figure): its sweep, how to run a point, and how to
 /// render the results beside the paper's values.
 pub trait Experiment: Sync {
+    /// Its paper, id and heading.
+    fn about(&self) -> About;
     /// Paper short name: zhang, chakroun, carrillo, gupta, ryoo.
-    fn paper(&self) -> &'static str;
+    fn paper(&self) -> &'static str {
+        self.about().paper
+    }
     /// Unique id, e.g. `zhang-fig1-loop`.
-    fn id(&self) -> &'static str;
+    fn id(&self) -> &'static str {
+        self.about().id
+    }
     /// Heading of its report section.
-    fn title(&self) -> &'static str;
+    fn title(&self) -> &'static str {
+        self.about().title
+    }
     /// The sweep points at `scale`, in report order; keys are unique within the experiment.
     fn points(&self, scale: Scale) -> Vec<Point>;
     /// Runs one point on `gpu`, each record checked against the CPU reference.
@@ -360,14 +379,8 @@ struct ConfigPoint<C> {
 }
 
 impl<C: Serialize + serde::de::DeserializeOwned> Experiment for ConfigSweep<C> {
-    fn paper(&self) -> &'static str {
-        self.paper
-    }
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn title(&self) -> &'static str {
-        self.title
+    fn about(&self) -> About {
+        About { paper: self.paper, id: self.id, title: self.title }
     }
     fn points(&self, scale: Scale) -> Vec<Point> {
         (self.points)(scale)

@@ -1,6 +1,6 @@
 //! Ryoo et al., PPoPP'08: the G80 occupancy of the matmul versions (Figure 4 / section 4).
 
-use super::{model_record, params, point, section, Experiment, Outcome, Point, Scale};
+use super::{model_record, params, point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -23,14 +23,12 @@ struct Version {
 }
 
 impl Experiment for MatmulOccupancy {
-    fn paper(&self) -> &'static str {
-        "ryoo"
-    }
-    fn id(&self) -> &'static str {
-        "ryoo-fig4-occupancy"
-    }
-    fn title(&self) -> &'static str {
-        "Figure 4 / section 4: G80 blocks per SM of the matmul versions (256 threads), from the occupancy model"
+    fn about(&self) -> About {
+        About {
+            paper: "ryoo",
+            id: "ryoo-fig4-occupancy",
+            title: "Figure 4 / section 4: G80 blocks per SM of the matmul versions (256 threads), from the occupancy model",
+        }
     }
     fn points(&self, _scale: Scale) -> Vec<Point> {
         let values = PaperValues::of("ryoo").unwrap_or_default();

@@ -2,7 +2,7 @@
 //! section 5 (3D-LBM, GAFORT, MarchingCubes, Reduction, BlackScholes), each run without and
 //! with thread-data remapping; [`run_benchmarks`] is also `simtlab bench zhang`.
 
-use super::{params, point, section, Experiment, Outcome, Point, Scale};
+use super::{params, point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{self, Footprint, Progress, Protocol, Record};
@@ -263,14 +263,8 @@ struct TablePoint {
 }
 
 impl Experiment for RemapTable {
-    fn paper(&self) -> &'static str {
-        "zhang"
-    }
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn title(&self) -> &'static str {
-        self.title
+    fn about(&self) -> About {
+        About { paper: "zhang", id: self.id, title: self.title }
     }
     fn points(&self, scale: Scale) -> Vec<Point> {
         scale
@@ -384,14 +378,12 @@ struct MicroPoint {
 }
 
 impl Experiment for LoopLayouts {
-    fn paper(&self) -> &'static str {
-        "zhang"
-    }
-    fn id(&self) -> &'static str {
-        "zhang-fig1-loop"
-    }
-    fn title(&self) -> &'static str {
-        "Figure 1(b): data-dependent loop, one long lane per warp vs the same trips sorted"
+    fn about(&self) -> About {
+        About {
+            paper: "zhang",
+            id: "zhang-fig1-loop",
+            title: "Figure 1(b): data-dependent loop, one long lane per warp vs the same trips sorted",
+        }
     }
     fn points(&self, scale: Scale) -> Vec<Point> {
         let n = scale.pick(1 << 12, 1 << 16, 1 << 24);
@@ -469,14 +461,12 @@ impl Experiment for LoopLayouts {
 struct IfProbability;
 
 impl Experiment for IfProbability {
-    fn paper(&self) -> &'static str {
-        "zhang"
-    }
-    fn id(&self) -> &'static str {
-        "zhang-fig1-if"
-    }
-    fn title(&self) -> &'static str {
-        "Figure 1(a): data-dependent if, fraction p on the expensive path (random vs sorted values)"
+    fn about(&self) -> About {
+        About {
+            paper: "zhang",
+            id: "zhang-fig1-if",
+            title: "Figure 1(a): data-dependent if, fraction p on the expensive path (random vs sorted values)",
+        }
     }
     fn points(&self, scale: Scale) -> Vec<Point> {
         let n = scale.pick(1 << 12, 1 << 16, 1 << 24);
