@@ -208,7 +208,9 @@ fn explorer_harness(size: [f32; 2]) -> Harness<'static, Explorer> {
 
 /// The records' identity and deterministic content: what ran, with which parameters, and the check.
 fn keys(records: &[simtlab::harness::Record]) -> Vec<(String, String, String, serde_json::Value, bool)> {
-    records.iter().map(|r| (r.family.clone(), r.kernel.clone(), r.variant.clone(), r.params.clone(), r.check.passed)).collect()
+    // the auto strategy's pick (after the colon) depends on the timings of the moment
+    let variant = |r: &simtlab::harness::Record| r.variant.split(':').next().unwrap_or_default().to_string();
+    records.iter().map(|r| (r.family.clone(), r.kernel.clone(), variant(r), r.params.clone(), r.check.passed)).collect()
 }
 
 #[test]
@@ -228,6 +230,10 @@ fn explorer_runs_every_workload_as_the_cli_does() {
     for name in ["micro-if"].into_iter().chain(names.iter().copied().filter(|n| *n != "micro-if")) {
         h.state_mut().select_by_name(name).unwrap();
         h.state_mut().sweep_mut().enabled = false;
+        if name == "pt-barrier" {
+            // how many workgroups are co-resident (0 asks for all of them) varies with the load
+            h.state_mut().params_mut()["workgroups"] = 1.into();
+        }
         h.run();
         h.get_by_label("Run").click();
         wait_for_run(&mut h);
@@ -258,20 +264,24 @@ fn explorer_sweeps_the_loop_and_shows_the_heat_map_of_the_point_clicked() {
     let mut h = explorer_harness([1400.0, 900.0]);
     h.state_mut().select_by_name("micro-loop").unwrap();
     h.run();
-    // the sweep starts on the trip counts' sizes with a fitting range; pick "long" and 3 points
-    h.get_by_label("swept parameter").click();
+    h.get_by_label("sweep one parameter").click();
     h.run();
-    h.get_by_label("long").click();
-    h.run();
+    // the sweep starts on the problem size around its value (4096 at the tiny scale)
+    assert_eq!(h.state_mut().sweep_mut().key, "n");
+    assert_eq!((h.state_mut().sweep_mut().from, h.state_mut().sweep_mut().to), (512.0, 32768.0));
+    h.get_by_role_and_label(Role::Slider, "to");
+    // another parameter takes a range of its own, not the previous one's
+    let long = h.state().specs().iter().find(|s| s.key == "long").unwrap().clone();
+    let params = h.state_mut().params_mut().clone();
     {
         let s = h.state_mut().sweep_mut();
-        assert_eq!(s.key, "long");
-        assert!(s.from >= 1.0 && s.to <= 4.0 * 512.0 && s.from < s.to, "{s:?}");
-        (s.enabled, s.from, s.to, s.points) = (true, 16.0, 1024.0, 3);
+        s.select(&long, &params);
+        assert_eq!((s.from, s.to), (64.0, 4096.0));
+        (s.from, s.to, s.points) = (16.0, 1024.0, 3);
     }
     h.run();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
-    h.run();
+    h.step();
     assert!(h.state().is_running() || !h.state().run().points.is_empty(), "Ctrl+R did not start a run");
     wait_for_run(&mut h);
     let run = h.state().run().clone();
@@ -292,7 +302,7 @@ fn explorer_sweeps_the_loop_and_shows_the_heat_map_of_the_point_clicked() {
     // the probe counts on lavapipe's subgroups: the emulated width does not apply
     let slider = h.get_by_role_and_label(Role::Slider, "emulated warp width");
     assert!(slider.accesskit_node().is_disabled());
-    h.get_by_label_contains("SIMT efficiency at W = 32, from the text's reasoning");
+    assert!(h.get_all_by_label_contains("SIMT efficiency at W = 32, from the text's reasoning").count() >= 1);
     h.snapshot("explorer_micro_loop_sweep");
 }
 
@@ -305,7 +315,6 @@ fn explorer_runs_every_remapping_strategy_side_by_side() {
         (s.enabled, s.key) = (true, FAMILY_SWEEP.into());
     }
     h.run();
-    h.get_by_label("every remap workload");
     h.get_by_label("Run").click();
     wait_for_run(&mut h);
     let run = h.state().run();
@@ -316,7 +325,7 @@ fn explorer_runs_every_remapping_strategy_side_by_side() {
     h.get_by_label("auto decided:");
     h.get_by_label_contains(reason.split(". Also considered").next().unwrap());
     h.get_by_label("remapping strategies");
-    assert_eq!(h.get_all_by_label("run remap-none too").count(), 0);
+    assert!(h.query_by_label("run remap-none too").is_none());
     h.snapshot("explorer_remap_strategies");
 }
 
@@ -337,8 +346,12 @@ fn explorer_saves_reopens_compares_and_exports() {
     h.get_by_label_contains("status: saved");
     let original = h.state().run().clone();
     let reopened = Run::open(&file).unwrap();
-    let json = |r: &Run| serde_json::to_value(r.records().collect::<Vec<_>>()).unwrap();
-    assert_eq!(json(&reopened), json(&original));
+    // the same records as the run's, written and read back by the CLI's record functions
+    let plain = dir.join("plain.json");
+    simtlab::harness::write_json(&plain, &original.records().cloned().collect::<Vec<_>>()).unwrap();
+    let json = |r: &[simtlab::harness::Record]| serde_json::to_value(r).unwrap();
+    assert_eq!(json(&reopened.records().cloned().collect::<Vec<_>>()), json(&simtlab::harness::read_json(&plain).unwrap()));
+    assert_eq!(keys(&reopened.points[0].records), keys(&original.points[0].records));
     assert_eq!(reopened.workload, "branch-split-random");
     // the file is the CLI's record format
     let records = simtlab::harness::read_json(&file).unwrap();

@@ -138,6 +138,9 @@ const RANGES: &[(&str, f64, f64, bool)] = &[
     ("seed", 1.0, 1000.0, false),
     ("workgroups", 0.0, 4096.0, true),
     ("group", 1.0, 1024.0, true),
+    ("long", 1.0, 4096.0, true),
+    ("short", 0.0, 4096.0, false),
+    ("heavy", 1.0, 4096.0, true),
 ];
 
 /// Parameters a registry entry fixes, by family: the entry's name says their value.

@@ -34,7 +34,7 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
     ui.heading("remapping strategies");
     let none = records.iter().find(|r| r.variant == "none").and_then(|r| r.extra_field::<f64>("end_to_end_s"));
     Grid::new("simtlab-remap").striped(true).show(ui, |ui| {
-        for h in ["strategy", "kernel", "remap cost", "end to end", "gain vs none", "SIMT eff. before → after"] {
+        for h in ["strategy", "kernel", "remap cost", "end to end", "gain vs none", "SIMT eff. before -> after"] {
             ui.label(RichText::new(h).strong());
         }
         ui.end_row();
@@ -47,7 +47,7 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
             ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")));
             let eff = |k: &str| r.extra.get(k).and_then(|d| d["simt_efficiency"].as_f64());
             ui.label(match (eff("probe_before"), eff("probe_after")) {
-                (Some(a), Some(b)) => format!("{:.1} % → {:.1} %", 100.0 * a, 100.0 * b),
+                (Some(a), Some(b)) => format!("{:.1} % -> {:.1} %", 100.0 * a, 100.0 * b),
                 _ => "—".into(),
             });
             ui.end_row();

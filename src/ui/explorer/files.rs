@@ -82,8 +82,8 @@ impl Explorer {
     /// The file field and the save, open, baseline and export buttons.
     pub(super) fn files_ui(&mut self, ui: &mut Ui) {
         ui.horizontal(|ui| {
-            ui.label("file");
-            ui.add(TextEdit::singleline(&mut self.file).desired_width(ui.available_width()));
+            let name = ui.label("file");
+            ui.add(TextEdit::singleline(&mut self.file).desired_width(ui.available_width())).labelled_by(name.id);
         });
         let has_run = !self.run.points.is_empty();
         ui.horizontal_wrapped(|ui| {

@@ -100,7 +100,7 @@ pub fn panel(ui: &mut Ui, paper: &PaperRef, params: &Value, run: Option<&Run>, s
         XAxis::Numeric { label, .. } => label.clone(),
         XAxis::Categories(_) => String::new(),
     };
-    ui.label(RichText::new(format!("— {model_label}   ● {}", paper.ours.0)).small());
+    ui.label(RichText::new(format!("dashed: {model_label}; dots: {}", paper.ours.0)).small());
     Plot::new("simtlab-paper-vs-ours")
         .height(150.0)
         .x_axis_label(x_label)

@@ -26,11 +26,13 @@ pub struct Sweep {
 }
 
 impl Sweep {
-    /// A sweep of the first sweepable parameter (sizes first), around its current value.
+    /// A sweep of the problem size `n` when there is one, else of the first sweepable size,
+    /// else of the first sweepable parameter, around its current value (off until enabled).
     pub fn default_for(specs: &[ParamSpec], params: &Value) -> Sweep {
         let pick = specs
             .iter()
-            .find(|s| s.sweepable() && matches!(s.kind, ParamKind::Number { log: true, .. }) && s.key != "seed")
+            .find(|s| s.sweepable() && s.key == "n")
+            .or_else(|| specs.iter().find(|s| s.sweepable() && matches!(s.kind, ParamKind::Number { log: true, .. }) && s.key != "seed"))
             .or_else(|| specs.iter().find(|s| s.sweepable() && s.key != "seed"));
         let mut sweep = Sweep { enabled: false, key: String::new(), from: 0.0, to: 1.0, points: 4 };
         if let Some(spec) = pick {
@@ -173,8 +175,8 @@ fn editor(ui: &mut Ui, spec: &ParamSpec, params: &mut Value) -> bool {
             let id = ui.scope_id().with(("param-text", &spec.key));
             let mut text = ui.data_mut(|d| d.get_temp::<String>(id)).unwrap_or_else(|| value.to_string());
             ui.horizontal(|ui| {
-                let r = ui.add(TextEdit::singleline(&mut text).desired_width(140.0));
-                ui.label(label.as_str()).on_hover_text("JSON: a number, a quoted string, a [list] or null");
+                let name = ui.label(label.as_str()).on_hover_text("JSON: a number, a quoted string, a [list] or null");
+                let r = ui.add(TextEdit::singleline(&mut text).desired_width(140.0)).labelled_by(name.id);
                 if r.changed() {
                     // a name without quotes is taken as a string, as on the command line
                     match serde_json::from_str::<Value>(&text) {
@@ -197,8 +199,8 @@ fn editor(ui: &mut Ui, spec: &ParamSpec, params: &mut Value) -> bool {
 /// A drag field for a count (samples, warm-up) that keeps it within `range`.
 pub fn count(ui: &mut Ui, value: &mut usize, range: std::ops::RangeInclusive<usize>, label: &str) {
     ui.horizontal(|ui| {
-        ui.add(DragValue::new(value).range(range));
-        ui.label(label);
+        let name = ui.label(label);
+        ui.add(DragValue::new(value).range(range)).labelled_by(name.id);
     });
 }
 

@@ -174,7 +174,9 @@ pub fn sweep_plots(ui: &mut Ui, run: &Run, spec: Option<&ParamSpec>, selected: u
 fn legend(ui: &mut Ui, names: &[String]) {
     ui.horizontal_wrapped(|ui| {
         for (i, n) in names.iter().enumerate() {
-            ui.label(RichText::new(format!("■ {n}")).color(series_color(i)));
+            let (swatch, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+            ui.painter().rect_filled(swatch, 2.0, series_color(i));
+            ui.label(RichText::new(n).color(series_color(i)));
         }
     });
 }
