@@ -15,8 +15,8 @@ use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use simtlab::occupancy::{find_arch, Launch};
 use simtlab::ui::explorer::plots::{self, Metric};
 use simtlab::ui::explorer::{Explorer, Run, View, FAMILY_SWEEP};
-use simtlab::workload::{self, Scale};
 use simtlab::ui::overlay::{ColorBy, DivergenceOverlay, HeatMap, OccupancyPanel, Span, Timeline};
+use simtlab::workload::{self, Scale};
 use simtlab::GpuOptions;
 
 /// One long lane in each group of 32 (short 4, long 64), emulated at width 8: 512 warps, a

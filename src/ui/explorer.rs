@@ -474,7 +474,13 @@ impl Explorer {
     fn controls(&mut self, ui: &mut Ui) {
         let running = self.running.is_some();
         ui.add_enabled_ui(!running, |ui| {
-            let current = self.adapters.get(self.adapter).map_or_else(|| "none".into(), |a| a.label.clone());
+            let current = self.adapters.get(self.adapter).map_or_else(
+                || "none".into(),
+                |a| {
+                    let i = a.adapter.get_info();
+                    format!("{} ({:?})", i.name.split(" (").next().unwrap_or(&i.name), i.backend)
+                },
+            );
             let mut picked = None;
             ComboBox::from_label("adapter").selected_text(current).width((ui.available_width() - 70.0).max(80.0)).show_ui(ui, |ui| {
                 for (i, a) in self.adapters.iter().enumerate() {

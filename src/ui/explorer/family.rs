@@ -75,7 +75,8 @@ fn persistent(ui: &mut Ui, records: &[&Record]) {
             let tier = r.extra_field::<String>("tier_name").or_else(|| r.extra_field::<u32>("tier").map(|t| format!("tier {t}")));
             ui.label(tier.unwrap_or_else(|| "—".into()));
             ui.label(r.extra_field::<u32>("tier_requested").map_or_else(|| "—".into(), |t| format!("tier {t}")));
-            let fallbacks: Vec<String> = r.extra_field::<Vec<serde_json::Value>>("fallbacks").unwrap_or_default().iter().map(|f| f.to_string()).collect();
+            let fallbacks: Vec<String> =
+                r.extra_field::<Vec<serde_json::Value>>("fallbacks").unwrap_or_default().iter().map(|f| f.to_string()).collect();
             ui.label(if fallbacks.is_empty() { "none".into() } else { fallbacks.join("; ") });
             let launched = r.extra_field::<u32>("participants").or_else(|| r.extra_field::<u32>("launched"));
             ui.label(launched.map_or_else(|| "—".into(), |w| w.to_string()));

@@ -5,6 +5,7 @@ use egui::{RichText, Ui};
 use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoints, Points};
 use serde_json::Value;
 
+use super::params::human;
 use super::plots::{format_sig, series_color, x_axis, XAxis};
 use super::runs::Run;
 use crate::report::PaperValues;
@@ -94,16 +95,16 @@ pub fn panel(ui: &mut Ui, paper: &PaperRef, params: &Value, run: Option<&Run>, s
     let Some(run) = run.filter(|r| !r.points.is_empty()) else { return };
     let (axis, xs) = x_axis(run, spec);
     let model_pts: Vec<[f64; 2]> = run.points.iter().zip(&xs).filter_map(|(p, &x)| Some([x, model(&p.params)?])).collect();
-    let ours_pts: Vec<[f64; 2]> =
-        run.points.iter().zip(&xs).filter_map(|(p, &x)| Some([x, (paper.ours.1)(p.records.first()?)?])).collect();
-    let x_label = match &axis {
-        XAxis::Numeric { label, .. } => label.clone(),
-        XAxis::Categories(_) => String::new(),
+    let ours_pts: Vec<[f64; 2]> = run.points.iter().zip(&xs).filter_map(|(p, &x)| Some([x, (paper.ours.1)(p.records.first()?)?])).collect();
+    let (x_label, log) = match &axis {
+        XAxis::Numeric { label, log } => (label.clone(), *log),
+        XAxis::Categories(_) => (String::new(), false),
     };
     ui.label(RichText::new(format!("dashed: {model_label}; dots: {}", paper.ours.0)).small());
     Plot::new("simtlab-paper-vs-ours")
         .height(150.0)
         .x_axis_label(x_label)
+        .x_axis_formatter(move |m, _| if log { human(10f64.powf(m.value)) } else { format_sig(m.value) })
         .y_axis_formatter(|m, _| format_sig(m.value))
         .include_y(0.0)
         .include_y(1.0)

@@ -211,7 +211,13 @@ pub fn human(x: f64) -> String {
     for (scale, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
         if a >= scale && a >= 1e5 {
             let v = x / scale;
-            let digits = if v.abs() >= 100.0 { 0 } else if v.abs() >= 10.0 { 1 } else { 2 };
+            let digits = if v.abs() >= 100.0 {
+                0
+            } else if v.abs() >= 10.0 {
+                1
+            } else {
+                2
+            };
             let text = format!("{v:.digits$}");
             let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
             return format!("{text} {suffix}");

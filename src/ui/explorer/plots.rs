@@ -106,11 +106,14 @@ pub fn series_name(r: &Record) -> String {
     format!("{} {}", r.kernel, variant).trim().to_string()
 }
 
+/// A named series of `(x, y, point index)`.
+pub type SeriesPoints = (String, Vec<(f64, f64, usize)>);
+
 /// One line per series: `(name, [(x, y, point index)])`. A run of one point whose records
 /// sweep `else_fraction` themselves (Carrillo) plots over that.
-pub fn series(run: &Run, xs: &[f64], metric: Metric) -> Vec<(String, Vec<(f64, f64, usize)>)> {
+pub fn series(run: &Run, xs: &[f64], metric: Metric) -> Vec<SeriesPoints> {
     let inner = run.points.len() == 1 && run.points[0].records.iter().all(|r| r.params.get("else_fraction").is_some());
-    let mut out: Vec<(String, Vec<(f64, f64, usize)>)> = Vec::new();
+    let mut out: Vec<SeriesPoints> = Vec::new();
     for (i, p) in run.points.iter().enumerate() {
         for r in &p.records {
             let Some(y) = metric.of(r) else { continue };
@@ -187,7 +190,7 @@ fn plot(
     metric: Metric,
     axis: &XAxis,
     inner: bool,
-    lines: &[(String, Vec<(f64, f64, usize)>)],
+    lines: &[SeriesPoints],
     names: &[String],
     selected: usize,
     width: f32,
@@ -209,7 +212,7 @@ fn plot(
     let fmt_tick = fmt_x.clone();
     let fmt_hover = fmt_x.clone();
     let unit_title = metric.title("");
-    let response = Plot::new(("simtlab-sweep", metric as u8))
+    let builder = Plot::new(("simtlab-sweep", metric as u8))
         .height(180.0)
         .width(width)
         .x_axis_label(x_label)
@@ -222,38 +225,48 @@ fn plot(
             HoverPosition::Elsewhere { .. } => None,
         })
         .include_y(0.0)
-        .allow_scroll(false)
-        .show(ui, |plot| {
-            let bars = categories.is_some() && !inner;
-            let n = names.len().max(1) as f64;
-            for (name, points) in lines {
-                let k = names.iter().position(|m| m == name).unwrap_or(0);
-                let color = series_color(k);
-                if bars {
-                    // named bars side by side per category, never joined by lines
-                    let w = 0.8 / n;
-                    let chart = points
-                        .iter()
-                        .map(|&(x, y, i)| {
-                            let bar = Bar::new(x - 0.4 + w * (k as f64 + 0.5), y).width(w * 0.95).name(name);
-                            if i == selected {
-                                bar.stroke(egui::Stroke::new(2.0, Color32::WHITE))
-                            } else {
-                                bar
-                            }
-                        })
-                        .collect();
-                    plot.bar_chart(BarChart::new(name.clone(), chart).color(color));
-                } else {
-                    let xy: Vec<[f64; 2]> = points.iter().map(|&(x, y, _)| [x, y]).collect();
-                    plot.line(Line::new(name.clone(), PlotPoints::from(xy.clone())).color(color));
-                    plot.points(Points::new(name.clone(), xy).radius(3.5).shape(MarkerShape::Circle).filled(true).color(color));
-                    if let Some(&(x, y, _)) = points.iter().find(|p| p.2 == selected) {
-                        plot.points(Points::new(name.clone(), vec![[x, y]]).radius(6.0).filled(false).color(Color32::WHITE));
-                    }
+        .allow_scroll(false);
+    let builder = match &categories {
+        // one tick per category, so that every name shows
+        Some(c) if !inner => {
+            let n = c.len();
+            builder.x_grid_spacer(move |_| (0..n).map(|i| egui_plot::GridMark { value: i as f64, step_size: 1.0 }).collect())
+        }
+        _ => builder,
+    };
+    let response = builder.show(ui, |plot| {
+        let bars = categories.is_some() && !inner;
+        for (name, points) in lines {
+            let k = names.iter().position(|m| m == name).unwrap_or(0);
+            let color = series_color(k);
+            if bars {
+                // named bars side by side per category (among the series that have one
+                // there), never joined by lines
+                let chart = points
+                    .iter()
+                    .map(|&(x, y, i)| {
+                        let here: Vec<&String> = lines.iter().filter(|(_, p)| p.iter().any(|q| q.0 == x)).map(|(n, _)| n).collect();
+                        let slot = here.iter().position(|n| *n == name).unwrap_or(0) as f64;
+                        let w = 0.8 / here.len().max(1) as f64;
+                        let bar = Bar::new(x - 0.4 + w * (slot + 0.5), y).width(w * 0.95).name(name);
+                        if i == selected {
+                            bar.stroke(egui::Stroke::new(2.0, Color32::WHITE))
+                        } else {
+                            bar
+                        }
+                    })
+                    .collect();
+                plot.bar_chart(BarChart::new(name.clone(), chart).color(color));
+            } else {
+                let xy: Vec<[f64; 2]> = points.iter().map(|&(x, y, _)| [x, y]).collect();
+                plot.line(Line::new(name.clone(), PlotPoints::from(xy.clone())).color(color));
+                plot.points(Points::new(name.clone(), xy).radius(3.5).shape(MarkerShape::Circle).filled(true).color(color));
+                if let Some(&(x, y, _)) = points.iter().find(|p| p.2 == selected) {
+                    plot.points(Points::new(name.clone(), vec![[x, y]]).radius(6.0).filled(false).color(Color32::WHITE));
                 }
             }
-        });
+        }
+    });
     let pointer = response.response.clicked().then(|| response.response.interact_pointer_pos()).flatten()?;
     let at = response.transform.value_from_position(pointer);
     lines

@@ -67,7 +67,8 @@ impl Run {
         for (i, p) in self.points.iter().enumerate() {
             for r in &p.records {
                 let mut r = r.clone();
-                let note = json!({"run": self.workload, "workload": p.workload, "point": i, "sweep": self.sweep, "x": p.x, "params": p.params});
+                let note =
+                    json!({"run": self.workload, "workload": p.workload, "point": i, "sweep": self.sweep, "x": p.x, "params": p.params});
                 match &mut r.extra {
                     Value::Object(map) => {
                         map.insert(EXTRA_KEY.into(), note);
