@@ -230,9 +230,9 @@ fn explorer_runs_every_workload_as_the_cli_does() {
     for name in ["micro-if"].into_iter().chain(names.iter().copied().filter(|n| *n != "micro-if")) {
         h.state_mut().select_by_name(name).unwrap();
         h.state_mut().sweep_mut().enabled = false;
-        if name == "pt-barrier" {
-            // how many workgroups are co-resident (0 asks for all of them) varies with the load
-            h.state_mut().params_mut()["workgroups"] = 1.into();
+        // how many workgroups are co-resident (0 or null asks for all of them) varies with the load
+        if let Some(w) = h.state_mut().params_mut().get_mut("workgroups").filter(|w| w.is_null() || **w == 0) {
+            *w = 1.into();
         }
         h.run();
         h.get_by_label("Run").click();
