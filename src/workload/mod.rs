@@ -20,8 +20,8 @@
 //! ```
 
 mod entries;
-mod recordings;
 mod params;
+mod recordings;
 
 pub use crate::experiments::Scale;
 pub use params::{number_value, ParamKind, ParamSpec};
