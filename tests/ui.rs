@@ -13,8 +13,10 @@ use egui_kittest::Harness;
 use simtlab::divergence::{emulate_loops, Divergence};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use simtlab::occupancy::{find_arch, Launch};
-use simtlab::ui::explorer::Explorer;
+use simtlab::ui::explorer::plots::{self, Metric};
+use simtlab::ui::explorer::{Explorer, Run, View, FAMILY_SWEEP};
 use simtlab::ui::overlay::{ColorBy, DivergenceOverlay, HeatMap, OccupancyPanel, Span, Timeline};
+use simtlab::workload::{self, Scale};
 use simtlab::GpuOptions;
 
 /// One long lane in each group of 32 (short 4, long 64), emulated at width 8: 512 warps, a
@@ -194,72 +196,243 @@ fn wait_for_run(h: &mut Harness<'_, Explorer>) {
     assert!(h.state().error().is_none(), "run failed: {:?}", h.state().error());
 }
 
-fn explorer_harness() -> Harness<'static, Explorer> {
-    let explorer = Explorer::new(&GpuOptions::default());
+/// The explorer at the tiny scale, one sample per point, on the default adapter.
+fn explorer_harness(size: [f32; 2]) -> Harness<'static, Explorer> {
+    let mut explorer = Explorer::new(&GpuOptions::default());
     assert!(!explorer.adapter_labels().is_empty(), "no adapter");
-    Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, e: &mut Explorer| e.ui(ui), explorer)
+    explorer.set_scale(Scale::Tiny);
+    explorer.samples = 1;
+    explorer.warmup = 0;
+    Harness::builder().with_size(size).build_ui_state(|ui, e: &mut Explorer| e.ui(ui), explorer)
+}
+
+/// Snapshots the view of a run kept in `tests/fixtures/NAME.json`, with point `select` picked:
+/// measured times change from run to run, a kept run does not (`UPDATE_SNAPSHOTS` keeps
+/// `live`'s run there first). Kept runs have no per-warp maps: the view says so.
+fn snapshot_kept_run(live: &Explorer, name: &str, select: usize) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(format!("{name}.json"));
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        live.save(&path).unwrap();
+    }
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().open_file(&path).unwrap();
+    h.state_mut().select_point(select);
+    h.run();
+    assert_eq!(h.state().run().workload, live.run().workload);
+    h.get_by_label_contains(&format!("divergence of point #{}", select + 1));
+    h.snapshot(name);
+}
+
+/// The records' identity and deterministic content: what ran, with which parameters, and the check.
+fn keys(records: &[simtlab::harness::Record]) -> Vec<(String, String, String, serde_json::Value, bool)> {
+    // the auto strategy's pick (after the colon) depends on the timings of the moment
+    let variant = |r: &simtlab::harness::Record| r.variant.split(':').next().unwrap_or_default().to_string();
+    records.iter().map(|r| (r.family.clone(), r.kernel.clone(), variant(r), r.params.clone(), r.check.passed)).collect()
 }
 
 #[test]
-fn explorer_runs_the_micro_loop_and_shows_before_and_after() {
-    let mut h = explorer_harness();
+fn explorer_runs_every_workload_as_the_cli_does() {
+    let gpu = simtlab::Gpu::new(&GpuOptions::default()).unwrap();
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    let mut h = explorer_harness([1400.0, 900.0]);
     h.run();
-    h.get_by_label("no run yet");
+    // the first one through the workload picker, the others by name
+    h.get_by_label("workload").click();
+    h.run();
+    h.get_by_label("micro-if").click();
+    h.run();
+    assert_eq!(h.state().workload().name(), "micro-if");
+    let names: Vec<&str> = workload::registry().iter().map(|w| w.name()).collect();
+    assert!(names.len() >= 30, "{names:?}");
+    for name in ["micro-if"].into_iter().chain(names.iter().copied().filter(|n| *n != "micro-if")) {
+        h.state_mut().select_by_name(name).unwrap();
+        h.state_mut().sweep_mut().enabled = false;
+        // how many workgroups are co-resident (0 or null asks for all of them) varies with the load
+        if let Some(w) = h.state_mut().params_mut().get_mut("workgroups").filter(|w| w.is_null() || **w == 0) {
+            *w = 1.into();
+        }
+        h.run();
+        h.get_by_label("Run").click();
+        wait_for_run(&mut h);
+        let run = h.state().run();
+        assert_eq!(run.points.len(), 1, "{name}");
+        let point = &run.points[0];
+        assert_eq!(point.workload, name);
+        assert!(point.checks_passed(), "{name}: {:?}", keys(&point.records));
+        let w = workload::find(name).unwrap();
+        let cli = w.run(&gpu, &point.params, &protocol).unwrap();
+        assert_eq!(keys(&point.records), keys(&cli), "{name}");
+        // the plotted times are the records' medians, one series per kernel and variant
+        let (_, xs) = plots::x_axis(run, None);
+        let plotted: Vec<f64> = plots::series(run, &xs, Metric::TimeMs).iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).collect();
+        let mut medians: Vec<f64> = point.records.iter().map(|r| r.stats.median * 1e3).collect();
+        let mut plotted_sorted = plotted.clone();
+        medians.sort_by(f64::total_cmp);
+        plotted_sorted.sort_by(f64::total_cmp);
+        assert_eq!(plotted_sorted, medians, "{name}");
+        // the table lists every record's kernel and its check
+        assert_eq!(h.get_all_by_label("ok").count(), point.records.len(), "{name}");
+        h.get_by_label_contains("CPU check: 1 of 1 point(s) passed");
+    }
+}
+
+#[test]
+fn explorer_sweeps_the_loop_and_shows_the_heat_map_of_the_point_clicked() {
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("micro-loop").unwrap();
+    h.run();
     h.get_by_label("sweep one parameter").click();
     h.run();
-    h.get_by_role_and_label(Role::Slider, "threads").set_value_accesskit(4096.0);
+    // the sweep starts on the problem size around its value (4096 at the tiny scale)
+    assert_eq!(h.state_mut().sweep_mut().key, "n");
+    assert_eq!((h.state_mut().sweep_mut().from, h.state_mut().sweep_mut().to), (512.0, 32768.0));
+    h.get_by_role_and_label(Role::Slider, "to");
+    // another parameter takes a range of its own, not the previous one's
+    let long = h.state().specs().iter().find(|s| s.key == "long").unwrap().clone();
+    let params = h.state_mut().params_mut().clone();
+    {
+        let s = h.state_mut().sweep_mut();
+        s.select(&long, &params);
+        assert_eq!((s.from, s.to), (64.0, 4096.0));
+        (s.from, s.to, s.points) = (16.0, 1024.0, 3);
+    }
     h.run();
-    h.get_by_label("Run").click();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
+    h.step();
+    assert!(h.state().is_running() || !h.state().run().points.is_empty(), "Ctrl+R did not start a run");
     wait_for_run(&mut h);
-
-    let e = h.state();
-    assert_eq!(e.results().len(), 1);
-    let p = &e.results()[0];
-    assert!(p.plain.check_passed && p.remapped.as_ref().is_some_and(|r| r.check_passed));
-    let before = &p.plain.divergence;
-    let after = &p.remapped.as_ref().unwrap().divergence;
-    assert!(before.warps > 0 && before.divergence_ratio() > 0.0);
-    assert!(after.divergence_ratio() < before.divergence_ratio(), "{} !< {}", after.divergence_ratio(), before.divergence_ratio());
-    let heat = format!("heat map: {} warps of {} lanes", before.warps, before.width);
-    assert!(h.query_by_label("no run yet").is_none());
-    assert_eq!(h.get_all_by_label_contains(&heat).count(), 2);
-    h.get_by_label("after remapping");
-    h.get_by_label_contains("status: done: 1 point(s)");
+    let run = h.state().run().clone();
+    assert_eq!(run.points.len(), 3);
+    let longs: Vec<u64> = run.points.iter().map(|p| p.params["long"].as_u64().unwrap()).collect();
+    assert_eq!(longs, vec![16, 128, 1024]);
+    // a longer long trip leaves the short lanes idle longer: SIMT efficiency falls
+    let eff: Vec<f64> = run.points.iter().map(|p| p.warps[0].divergence.simt_efficiency()).collect();
+    assert!(eff[0] > eff[1] && eff[1] > eff[2], "{eff:?}");
+    h.get_by_label_contains("divergence of point #3 (1024)");
+    h.get_by_label("#1").click();
+    h.run();
+    assert_eq!(h.state().selected(), 0);
+    h.get_by_label_contains("divergence of point #1 (16)");
+    let d = &run.points[0].warps[0].divergence;
+    assert_eq!(h.get_all_by_label_contains(&format!("heat map: {} warps of {} lanes", d.warps, d.width)).count(), 2);
+    h.get_by_label_contains("threads sorted by trip count");
+    // the probe counts on lavapipe's subgroups: the emulated width does not apply
+    let slider = h.get_by_role_and_label(Role::Slider, "emulated warp width");
+    assert!(slider.accesskit_node().is_disabled());
+    assert!(h.get_all_by_label_contains("SIMT efficiency at W = 32, from the text's reasoning").count() >= 1);
+    snapshot_kept_run(h.state(), "explorer_micro_loop_sweep", 1);
 }
 
 #[test]
-fn explorer_sweeps_the_micro_if_and_updates_occupancy() {
-    let mut h = explorer_harness();
+fn explorer_runs_every_remapping_strategy_side_by_side() {
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("remap-auto").unwrap();
+    {
+        let s = h.state_mut().sweep_mut();
+        (s.enabled, s.key) = (true, FAMILY_SWEEP.into());
+    }
     h.run();
-    // pick the family through its combo box
-    h.get_by_label("kernel family").click();
-    h.run();
-    h.get_by_label("micro if").click();
-    h.run();
-    assert_eq!(h.state().family().name, "micro if");
-    h.get_by_role_and_label(Role::Slider, "divergence probability p");
-    h.get_by_role_and_label(Role::Slider, "threads").set_value_accesskit(2048.0);
-    h.get_by_role_and_label(Role::Slider, "points").set_value_accesskit(3.0);
-    h.run();
-
-    // the occupancy panel follows the kernel's WGSL (256 threads) on the default H100 preset
-    h.get_by_label_contains("from micro/if_branch.wgsl's WGSL (256 threads");
-    h.get_by_label("active blocks per SM: 8");
-    h.get_by_role_and_label(Role::Slider, "registers per thread").set_value_accesskit(128.0);
-    h.run();
-    h.get_by_label("active blocks per SM: 2");
-    h.get_by_label("occupancy: 25 %");
-
     h.get_by_label("Run").click();
     wait_for_run(&mut h);
-    let e = h.state();
-    assert_eq!(e.results().len(), 3);
-    let ratios: Vec<f64> = e.results().iter().map(|r| r.plain.divergence.divergence_ratio()).collect();
-    // p = 0 and p = 1 never diverge; p = 0.5 with random values almost always does
-    assert_eq!((ratios[0], ratios[2]), (0.0, 0.0), "{ratios:?}");
-    assert!(ratios[1] > 0.9, "{ratios:?}");
-    let last = &e.results()[2].plain.divergence;
-    h.get_by_label(&format!("heat map: {} warps of {} lanes, 1 per cell", last.warps, last.width));
-    h.get_by_label_contains("status: done: 3 point(s)");
-    h.get_by_label("divergence ratio at W = 32 for random values: 1.000");
+    let run = h.state().run();
+    let names: Vec<&str> = run.points.iter().map(|p| p.workload.as_str()).collect();
+    assert_eq!(names, ["remap-none", "remap-redirect", "remap-lam", "remap-gpu", "remap-tile", "remap-defer", "remap-auto"]);
+    assert!(run.points.iter().all(|p| p.checks_passed()));
+    let reason = run.points[6].records[0].extra["decision"]["reason"].as_str().unwrap().to_string();
+    h.get_by_label("auto decided:");
+    h.get_by_label_contains(reason.split(". Also considered").next().unwrap());
+    h.get_by_label("remapping strategies");
+    assert!(h.query_by_label("run remap-none too").is_none());
+    snapshot_kept_run(h.state(), "explorer_remap_strategies", 6);
+}
+
+#[test]
+fn explorer_saves_reopens_compares_and_exports() {
+    let dir = std::env::temp_dir().join(format!("simtlab-explorer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("branch-split-random").unwrap();
+    h.state_mut().sweep_mut().enabled = false;
+    h.run();
+    h.get_by_label("Run").click();
+    wait_for_run(&mut h);
+    let file = dir.join("run.json");
+    h.state_mut().file = file.display().to_string();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    h.get_by_label_contains("status: saved");
+    let original = h.state().run().clone();
+    let reopened = Run::open(&file).unwrap();
+    // the same records as the run's, written and read back by the CLI's record functions
+    let plain = dir.join("plain.json");
+    simtlab::harness::write_json(&plain, &original.records().cloned().collect::<Vec<_>>()).unwrap();
+    let json = |r: &[simtlab::harness::Record]| serde_json::to_value(r).unwrap();
+    assert_eq!(json(&reopened.records().cloned().collect::<Vec<_>>()), json(&simtlab::harness::read_json(&plain).unwrap()));
+    assert_eq!(keys(&reopened.points[0].records), keys(&original.points[0].records));
+    assert_eq!(reopened.workload, "branch-split-random");
+    // the file is the CLI's record format
+    let records = simtlab::harness::read_json(&file).unwrap();
+    assert_eq!(records.len(), original.records().count());
+
+    // reopen in a fresh explorer, with the run itself as the baseline: every ratio is 1
+    let mut fresh = explorer_harness([1400.0, 900.0]);
+    fresh.state_mut().open_file(&file).unwrap();
+    fresh.state_mut().open_baseline(&file).unwrap();
+    fresh.run();
+    assert_eq!(fresh.state().workload().name(), "branch-split-random");
+    assert_eq!(fresh.get_all_by_label("1.00× time").count(), original.records().count());
+
+    let csv = dir.join("run.csv");
+    h.state().export_csv(&csv).unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + original.records().count());
+    assert!(lines[0].starts_with("family,kernel,variant"));
+    for (line, r) in lines[1..].iter().zip(original.records()) {
+        assert!(line.starts_with(&format!("carrillo,{},{},", r.kernel, r.variant)), "{line}");
+        assert!(line.contains(&r.stats.median.to_string()), "{line}");
+    }
+    let pngs = h.state().export_png(&dir.join("run.png")).unwrap();
+    assert!(pngs.len() >= 2, "{pngs:?}");
+    for p in &pngs {
+        assert!(std::fs::read(p).unwrap().starts_with(b"\x89PNG"), "{}", p.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn explorer_fits_900_px_at_1_2_zoom_and_has_the_other_views() {
+    let mut h = Harness::builder().with_size([900.0 / 1.2, 700.0 / 1.2]).with_pixels_per_point(1.2).build_ui_state(
+        |ui, e: &mut Explorer| e.ui(ui),
+        {
+            let mut e = Explorer::new(&GpuOptions::default());
+            e.set_scale(Scale::Tiny);
+            e
+        },
+    );
+    h.run();
+    let run = h.get_by_label("Run").rect();
+    assert!(run.right() <= 900.0 / 1.2, "{run:?}");
+    // narrow: occupancy sits below the records instead of in a third column
+    h.get_by_label_contains("no results yet");
+    h.snapshot("explorer_narrow_zoomed");
+    h.get_by_label("Your shader").click();
+    h.run();
+    assert_eq!(h.state().view, View::Shader);
+    h.get_by_label_contains("`simtlab profile`");
+    h.get_by_label("Flow-shop search").click();
+    h.run();
+    assert_eq!(h.state().view, View::FlowShop);
+}
+
+#[test]
+fn explorer_occupancy_preset_follows_the_adapter() {
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.run();
+    // lavapipe matches no preset: the stated default
+    h.get_by_label_contains("no preset matches llvmpipe");
+    assert_eq!(h.state().occupancy.arch.name, "cc9.0");
+    h.state_mut().select_by_name("micro-if").unwrap();
+    h.run();
+    h.get_by_label_contains("from micro/if_branch.wgsl's WGSL (256 threads");
 }

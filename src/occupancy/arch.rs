@@ -333,6 +333,19 @@ pub fn arch_names() -> Vec<&'static str> {
     ARCHS.iter().map(|arch| arch.name).collect()
 }
 
+/// The preset whose device an adapter's name describes (`NVIDIA H100 80GB HBM3` → `cc9.0`):
+/// the longest alias of three or more characters found in the name; None for adapters no
+/// preset describes (software rasterisers, unknown boards).
+pub fn arch_for_adapter(adapter_name: &str) -> Option<&'static Arch> {
+    let name = normalize(adapter_name);
+    ARCHS
+        .iter()
+        .flat_map(|arch| arch.aliases.iter().map(move |alias| (arch, normalize(alias))))
+        .filter(|(_, alias)| alias.len() >= 3 && name.contains(alias.as_str()))
+        .max_by_key(|(_, alias)| alias.len())
+        .map(|(arch, _)| arch)
+}
+
 fn normalize(name: &str) -> String {
     name.trim().to_ascii_lowercase().chars().filter(|c| !matches!(c, ' ' | '-')).collect()
 }

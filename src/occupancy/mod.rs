@@ -16,7 +16,7 @@ mod report;
 #[cfg(test)]
 mod tests;
 
-pub use arch::{arch_names, find_arch, Arch, RegisterGranularity, Vendor, ARCHS};
+pub use arch::{arch_for_adapter, arch_names, find_arch, Arch, RegisterGranularity, Vendor, ARCHS};
 pub use calculator::{calculate, check_launch, BlockLimits, Launch, Limiter, Occupancy};
 pub use curves::{
     occupancy_curves, registers_curve, shared_memory_curve, shared_memory_step, threads_curve, Curve, CurveAxis, OccupancyCurves,

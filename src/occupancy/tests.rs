@@ -427,3 +427,13 @@ fn cli_json_and_table() {
     assert!(report(&OccupancyQuery { arch: "g80".into(), threads: None, regs: Some(1), smem: 0, json: false }).is_err());
     assert!(report(&OccupancyQuery { arch: "nope".into(), threads: Some(1), regs: Some(1), smem: 0, json: false }).is_err());
 }
+
+#[test]
+fn adapter_names_pick_their_preset() {
+    let of = |n: &str| super::arch_for_adapter(n).map(|a| a.name);
+    assert_eq!(of("NVIDIA H100 80GB HBM3"), Some("cc9.0"));
+    assert_eq!(of("NVIDIA H200"), Some("cc9.0"));
+    assert_eq!(of("NVIDIA A100-SXM4-40GB"), Some("cc8.0"));
+    assert_eq!(of("NVIDIA GeForce RTX 4090"), Some("cc8.9"));
+    assert_eq!(of("llvmpipe (LLVM 15.0.6, 256 bits)"), None);
+}

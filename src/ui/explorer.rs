@@ -1,37 +1,72 @@
 //! The desktop explorer behind `simtlab gui` (feature `gui`).
 //!
-//! Pick an adapter and a kernel family ([`families()`]), set its parameters, optionally sweep
-//! one of them, and run: the runs happen on a background thread on a [`Gpu`] the explorer
-//! opens itself (never on the UI's device), with progress and cancel. The window shows time
-//! and throughput across the sweep, the divergence overlay of the last run (GPU probe when
-//! the adapter has subgroups, else host emulation; before/after when remapping ran), the
-//! occupancy panel for the family's WGSL, and the paper's figure for the experiment beside
-//! ours.
+//! Every workload of the registry ([`crate::workload::registry`]) is explorable: pick an
+//! adapter and a workload, set its typed parameters ([`crate::workload::ParamSpec`]), sweep
+//! one of them (or every workload of its family side by side), and run. Runs happen on a
+//! background thread on a [`Gpu`] the explorer opens itself (never on the UI's device), with
+//! progress and cancel; each point gives the same [`crate::harness::Record`]s as
+//! `simtlab run NAME`. The window shows them in plots and a table with the CPU check, the
+//! divergence heat map of any point (click it), the occupancy panel on the preset that matches
+//! the adapter, what the family's records say (remapping cost and gain, the persistent-threads
+//! tier, the matmul ladder's occupancy, branched vs split), and the paper's figure beside ours.
+//! Runs are saved and reopened as record files, compared with a baseline, and exported as CSV
+//! and PNG.
 //!
 //! [`Explorer`] is plain egui ([`Explorer::ui`] draws into any `Ui`); [`run`] wraps it in an
-//! eframe window with the wgpu renderer.
+//! eframe window with the wgpu renderer. Keys: Ctrl+R or F5 runs, Esc cancels, Ctrl+S saves.
 
-pub mod families;
+mod family;
+mod files;
 pub mod flowshop;
+pub mod paper;
+pub mod params;
+pub mod plots;
+pub mod runs;
 pub mod shader;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{channel, Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use egui::{CentralPanel, ComboBox, Panel, ProgressBar, RichText, ScrollArea, Slider, Ui};
-use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points};
+use egui::{CentralPanel, ComboBox, Key, KeyboardShortcut, Modifiers, Panel, ProgressBar, ScrollArea, Slider, Ui};
+use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::gpu::{self, Gpu, GpuOptions};
 use crate::harness::Protocol;
-use crate::occupancy::{find_arch, Launch};
-use crate::report::PaperValues;
+use crate::occupancy::{arch_for_adapter, find_arch, Arch, Launch};
 use crate::ui::overlay::{DivergenceOverlay, OccupancyPanel};
+use crate::workload::{self, Counting, ParamSpec, Scale, Workload};
 
-pub use families::{families, Family, ParamKind, ParamSpec, ParamValues, PointResult, RunRequest};
+pub use params::{Sweep, FAMILY_SWEEP};
+pub use runs::{Point, Run};
+
+/// The explorer's views, as tabs at the top of the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// Every registry workload: parameters, sweeps, records, heat maps, occupancy.
+    Workloads,
+    /// The live flow-shop branch-and-bound search.
+    FlowShop,
+    /// Your own WGSL shader, profiled.
+    Shader,
+}
+
+impl View {
+    /// Every view, in tab order.
+    pub const ALL: [View; 3] = [View::Workloads, View::FlowShop, View::Shader];
+
+    /// The tab's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            View::Workloads => "Workloads",
+            View::FlowShop => "Flow-shop search",
+            View::Shader => "Your shader",
+        }
+    }
+}
 
 /// One adapter the explorer can run on.
 struct AdapterEntry {
@@ -41,25 +76,8 @@ struct AdapterEntry {
     gpu: Arc<Mutex<Option<Arc<Gpu>>>>,
 }
 
-/// What the worker reports.
-enum Message {
-    Opened(String),
-    Progress {
-        done: usize,
-        total: usize,
-        what: String,
-    },
-    /// A finished point, with its overlay built on the worker (copying and binning millions
-    /// of warps is kept off the UI thread).
-    Point(Box<PointResult>, Box<DivergenceOverlay>),
-    Failed(String),
-    Finished {
-        cancelled: bool,
-    },
-}
-
 struct Running {
-    rx: Receiver<Message>,
+    rx: Receiver<runs::Message>,
     cancel: Arc<AtomicBool>,
     done: usize,
     total: usize,
@@ -67,61 +85,57 @@ struct Running {
     started: Instant,
 }
 
-/// Sweep settings: `key` from `from` to `to` in `points` steps.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sweep {
-    /// Sweep at all; off runs one point at the current values.
-    pub enabled: bool,
-    /// The parameter swept ([`ParamSpec::key`]).
-    pub key: &'static str,
-    /// First value.
-    pub from: f64,
-    /// Last value.
-    pub to: f64,
-    /// Number of values (geometric steps for log parameters; every option for a choice).
-    pub points: usize,
-}
+/// The occupancy preset used when no preset describes the adapter.
+const DEFAULT_ARCH: &str = "cc9.0";
 
 /// The explorer's state. Everything the window shows is drawn by [`Explorer::ui`].
 pub struct Explorer {
     adapters: Vec<AdapterEntry>,
     /// Index of the selected adapter in [`Explorer::adapter_labels`].
     pub adapter: usize,
-    /// Index into [`families()`].
-    pub family: usize,
-    /// Parameter values per family.
-    pub params: Vec<ParamValues>,
-    /// Sweep settings per family.
-    pub sweeps: Vec<Sweep>,
+    /// The tab shown.
+    pub view: View,
+    workloads: Vec<Box<dyn Workload>>,
+    workload: usize,
+    specs: Vec<ParamSpec>,
+    /// Parameter values per workload (registry order).
+    params: Vec<Value>,
+    /// Sweep settings per workload.
+    sweeps: Vec<Sweep>,
+    /// The scale the parameters start from.
+    pub scale: Scale,
     /// Timed samples per point (at least 1 is used).
     pub samples: usize,
     /// Untimed warm-up runs per point.
     pub warmup: usize,
-    /// Also run after remapping (families that support it).
-    pub remap: bool,
     /// Count divergence with the GPU probe when the adapter has subgroups.
     pub prefer_probe: bool,
     /// Warp width of the host emulation, in lanes.
     pub emulation_width: u32,
+    /// Longest wait for one GPU submission (`--timeout`); the library's default when None.
+    pub timeout: Option<Duration>,
+    /// GPU benchmarks repeat timed runs shorter than this (`--min-sample-ms`, in seconds).
+    pub min_sample_seconds: f64,
     running: Option<Running>,
-    /// Points of the last (or current) run, with the family they belong to.
-    results: Vec<PointResult>,
-    results_family: usize,
-    results_sweep: Option<&'static str>,
-    overlay: Option<DivergenceOverlay>,
-    /// The occupancy panel, pointed at the selected family's kernel.
+    run: Run,
+    /// Index of the point whose heat map is shown.
+    selected: usize,
+    overlay: Option<(usize, DivergenceOverlay)>,
+    baseline: Option<Run>,
+    /// The occupancy panel, pointed at the selected workload's kernel.
     pub occupancy: OccupancyPanel,
-    papers: Vec<Option<PaperValues>>,
+    arch_note: String,
+    /// File for save, open, CSV and PNG (the extension is replaced for each).
+    pub file: String,
     status: String,
     error: Option<String>,
-    last_run_seconds: Option<f64>,
     /// Start a run on the first frame (`simtlab gui --run`).
     pub run_on_start: bool,
 }
 
 impl Explorer {
     /// Lists the adapters of `options` (plus `WGPU_BACKEND`/`WGPU_ADAPTER_NAME`); none is
-    /// opened until the first run.
+    /// opened until the first run. `options.timeout` bounds every GPU wait of the runs.
     pub fn new(options: &GpuOptions) -> Explorer {
         let options = options.clone().or_env();
         let (adapters, error) = match gpu::adapters(&options) {
@@ -141,36 +155,42 @@ impl Explorer {
                 }
             })
             .collect();
-        let fams = families();
-        let mut occupancy = OccupancyPanel::new(find_arch("cc9.0").unwrap_or(&crate::occupancy::ARCHS[0]), Launch::new(256, 32, 0));
+        let workloads = workload::registry();
+        let scale = Scale::Quick;
+        let params: Vec<Value> = workloads.iter().map(|w| w.params(scale)).collect();
+        let sweeps = workloads.iter().zip(&params).map(|(w, p)| Sweep::default_for(&w.param_specs(), p)).collect();
+        let mut occupancy = OccupancyPanel::new(find_arch(DEFAULT_ARCH).unwrap_or(&crate::occupancy::ARCHS[0]), Launch::new(256, 32, 0));
         occupancy.plot_height = 90.0;
         let mut explorer = Explorer {
             status: if adapters.is_empty() { "no adapter found".into() } else { "ready".into() },
             adapters,
             adapter: 0,
-            family: 0,
-            params: fams.iter().map(|f| ParamValues::defaults(f.params)).collect(),
-            sweeps: fams
-                .iter()
-                .map(|f| Sweep { enabled: true, key: f.sweep.0, from: f.sweep.1, to: f.sweep.2, points: f.sweep.3 })
-                .collect(),
+            view: View::Workloads,
+            workloads,
+            workload: 0,
+            specs: Vec::new(),
+            params,
+            sweeps,
+            scale,
             samples: 5,
             warmup: 1,
-            remap: true,
             prefer_probe: true,
             emulation_width: 32,
+            timeout: options.timeout,
+            min_sample_seconds: 0.005,
             running: None,
-            results: Vec::new(),
-            results_family: 0,
-            results_sweep: None,
+            run: Run::default(),
+            selected: 0,
             overlay: None,
+            baseline: None,
             occupancy,
-            papers: fams.iter().map(|f| f.paper.and_then(|p| PaperValues::of(p.paper).ok())).collect(),
+            arch_note: String::new(),
+            file: "simtlab-run.json".into(),
             error,
-            last_run_seconds: None,
             run_on_start: false,
         };
-        explorer.select_family(0);
+        explorer.select_adapter(0);
+        explorer.select(0);
         explorer
     }
 
@@ -179,37 +199,77 @@ impl Explorer {
         self.adapters.iter().map(|a| a.label.as_str()).collect()
     }
 
-    /// The selected family.
-    pub fn family(&self) -> &'static Family {
-        &families()[self.family.min(families().len() - 1)]
-    }
-
-    /// Switches family and points the occupancy panel at its WGSL.
-    pub fn select_family(&mut self, index: usize) {
-        self.family = index.min(families().len() - 1);
-        let f = self.family();
-        match gpu::shader::preprocess(f.shader, &[]) {
-            Ok(src) => {
-                if let Err(e) = self.occupancy.set_kernel(f.shader, &src.text, f.entry_point) {
-                    self.error = Some(format!("occupancy of {}: {e}", f.shader));
-                }
+    /// Selects adapter `index` and the occupancy preset that matches its name (or the default,
+    /// saying so).
+    pub fn select_adapter(&mut self, index: usize) {
+        self.adapter = index.min(self.adapters.len().saturating_sub(1));
+        let name = self.adapters.get(self.adapter).map(|a| a.adapter.get_info().name).unwrap_or_default();
+        match arch_for_adapter(&name) {
+            Some(arch) => {
+                self.occupancy.arch = arch;
+                self.arch_note = format!("preset {} matches {name}", arch.name);
             }
-            Err(e) => self.error = Some(format!("{}: {e}", f.shader)),
+            None => {
+                self.occupancy.arch = find_arch(DEFAULT_ARCH).unwrap_or(&crate::occupancy::ARCHS[0]);
+                self.arch_note = format!("no preset matches {name}: {DEFAULT_ARCH} (H100) by default");
+            }
         }
     }
 
-    /// Selects the family called `name` (case-insensitive); errors list the known names.
-    pub fn select_family_by_name(&mut self, name: &str) -> Result<()> {
-        match families().iter().position(|f| f.name.eq_ignore_ascii_case(name)) {
+    /// The selected workload.
+    pub fn workload(&self) -> &(dyn Workload + 'static) {
+        self.workloads[self.workload].as_ref()
+    }
+
+    /// The selected workload's parameter specs.
+    pub fn specs(&self) -> &[ParamSpec] {
+        &self.specs
+    }
+
+    /// The selected workload's parameter values, to read or change.
+    pub fn params_mut(&mut self) -> &mut Value {
+        &mut self.params[self.workload]
+    }
+
+    /// The selected workload's sweep settings, to read or change.
+    pub fn sweep_mut(&mut self) -> &mut Sweep {
+        &mut self.sweeps[self.workload]
+    }
+
+    /// Selects workload `index` of the registry and points the occupancy panel at its kernel.
+    pub fn select(&mut self, index: usize) {
+        self.workload = index.min(self.workloads.len() - 1);
+        self.specs = self.workload().param_specs();
+        if let Some(entry) = self.workload().shader() {
+            let path = entry.file.path;
+            match gpu::shader::preprocess(path, &[]) {
+                Ok(src) => {
+                    if let Err(e) = self.occupancy.set_kernel(path, &src.text, entry.name) {
+                        self.error = Some(format!("occupancy of {path}: {e}"));
+                    }
+                }
+                Err(e) => self.error = Some(format!("{path}: {e}")),
+            }
+        }
+    }
+
+    /// Selects the workload called `name`; the error lists the names.
+    pub fn select_by_name(&mut self, name: &str) -> Result<()> {
+        let found = self.workloads.iter().position(|w| w.name() == name);
+        match found {
             Some(i) => {
-                self.select_family(i);
+                self.select(i);
                 Ok(())
             }
-            None => Err(Error::invalid(
-                "--family",
-                format!("'{name}'; known: {}", families().iter().map(|f| f.name).collect::<Vec<_>>().join(", ")),
-            )),
+            None => workload::find(name).map(drop),
         }
+    }
+
+    /// Resets every workload's parameters to `scale`'s values.
+    pub fn set_scale(&mut self, scale: Scale) {
+        self.scale = scale;
+        self.params = self.workloads.iter().map(|w| w.params(scale)).collect();
+        self.sweeps = self.workloads.iter().zip(&self.params).map(|(w, p)| Sweep::default_for(&w.param_specs(), p)).collect();
     }
 
     /// True while a run is in progress on the worker thread.
@@ -217,28 +277,92 @@ impl Explorer {
         self.running.is_some()
     }
 
-    /// Points of the last run.
-    pub fn results(&self) -> &[PointResult] {
-        &self.results
+    /// The last (or current) run.
+    pub fn run(&self) -> &Run {
+        &self.run
     }
 
-    /// The divergence overlay of the last finished point.
-    pub fn overlay(&self) -> Option<&DivergenceOverlay> {
-        self.overlay.as_ref()
+    /// The baseline run compared against, if one is open.
+    pub fn baseline(&self) -> Option<&Run> {
+        self.baseline.as_ref()
     }
 
-    /// The last error (failed run, missing adapter), if any.
+    /// Index of the point whose heat map is shown.
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
+    /// Shows point `index`'s heat map.
+    pub fn select_point(&mut self, index: usize) {
+        self.selected = index.min(self.run.points.len().saturating_sub(1));
+    }
+
+    /// The last error (failed run, missing adapter, unreadable file), if any.
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
 
-    /// The status line: "ready", "running …", or how the last run ended.
+    /// The status line: "ready", what is running, or how the last run ended.
     pub fn status(&self) -> &str {
         &self.status
     }
 
-    /// Starts the current family on a background thread; `ctx` is asked to repaint as results
-    /// come in.
+    /// Whether divergence comes from the GPU probe on the selected adapter (then the emulated
+    /// width does not apply).
+    pub fn probe_applies(&self) -> bool {
+        self.prefer_probe && self.adapters.get(self.adapter).is_some_and(|a| a.adapter.features().contains(wgpu::Features::SUBGROUP))
+    }
+
+    /// The workloads of the selected one's family, when it has several to run side by side.
+    fn family_members(&self) -> Vec<usize> {
+        let family = self.workload().family();
+        let members: Vec<usize> = (0..self.workloads.len()).filter(|&i| self.workloads[i].family() == family).collect();
+        if members.len() > 1 {
+            members
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The points the current settings run.
+    fn plan(&self) -> (Vec<runs::Planned>, Option<String>) {
+        let params = &self.params[self.workload];
+        let sweep = &self.sweeps[self.workload];
+        let name = self.workload().name().to_string();
+        if sweep.enabled && sweep.key == FAMILY_SWEEP && !self.family_members().is_empty() {
+            let points = self
+                .family_members()
+                .into_iter()
+                .map(|i| {
+                    let w = &self.workloads[i];
+                    let mut p = params.clone();
+                    // the parameters a workload fixes (the queue kind) keep its own value
+                    let own = w.params(self.scale);
+                    for spec in w.param_specs().iter().filter(|s| s.fixed) {
+                        spec.set(&mut p, spec.get(&own).clone());
+                    }
+                    runs::Planned { workload: w.name().into(), params: p, x: Some(Value::from(w.name())) }
+                })
+                .collect();
+            return (points, Some("workload".into()));
+        }
+        match sweep.values(&self.specs) {
+            Some((spec, values)) => {
+                let points = values
+                    .into_iter()
+                    .map(|v| {
+                        let mut p = params.clone();
+                        spec.set(&mut p, v.clone());
+                        runs::Planned { workload: name.clone(), params: p, x: Some(v) }
+                    })
+                    .collect();
+                (points, Some(spec.label()))
+            }
+            None => (vec![runs::Planned { workload: name, params: params.clone(), x: None }], None),
+        }
+    }
+
+    /// Starts the current settings on the worker; `ctx` is asked to repaint as results come in.
     pub fn start_run(&mut self, ctx: &egui::Context) {
         if self.running.is_some() {
             return;
@@ -247,53 +371,45 @@ impl Explorer {
             self.error = Some("no adapter to run on".into());
             return;
         };
-        let family = self.family;
-        let fam = self.family();
-        let params = self.params[family].clone();
-        let sweep = &self.sweeps[family];
-        let values: Vec<(Option<&'static str>, f64)> = match (sweep.enabled, fam.param(sweep.key)) {
-            (true, Some(spec)) => spec.sweep_values(sweep.from, sweep.to, sweep.points).into_iter().map(|v| (Some(spec.key), v)).collect(),
-            _ => vec![(None, 0.0)],
-        };
-        let total = values.len();
+        let (points, swept) = self.plan();
+        if let Some(bad) = points.iter().find_map(|p| workload::find(&p.workload).and_then(|w| w.check_params(&p.params)).err()) {
+            self.error = Some(bad.to_string());
+            return;
+        }
+        let total = points.len();
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel();
-        let job = Job {
-            family: fam,
-            params,
-            values,
+        let counting = if self.probe_applies() { Counting::Probe(self.emulation_width) } else { Counting::Emulate(self.emulation_width) };
+        let sweep = &self.sweeps[self.workload];
+        self.run = Run {
+            workload: self.workload().name().into(),
+            sweep: (sweep.enabled && swept.is_some()).then(|| sweep.key.clone()),
+            points: Vec::new(),
+        };
+        let job = runs::Job {
+            points,
+            swept,
             protocol: Protocol { warmup: self.warmup, samples: self.samples.max(1) },
-            remap: self.remap && fam.can_remap,
-            prefer_probe: self.prefer_probe,
-            emulation_width: self.emulation_width,
+            counting,
             adapter: entry.adapter.clone(),
             gpu: entry.gpu.clone(),
+            timeout: self.timeout,
+            min_sample_seconds: self.min_sample_seconds,
             cancel: cancel.clone(),
         };
-        self.results.clear();
-        self.results_family = family;
-        self.results_sweep = job.values.first().and_then(|v| v.0);
+        self.selected = 0;
+        self.overlay = None;
         self.error = None;
-        self.status = format!("running {}", fam.name);
-        let ctx = ctx.clone();
-        let spawned = std::thread::Builder::new().name("simtlab-explorer-run".into()).spawn(move || {
-            let panic_tx = tx.clone();
-            let panic_ctx = ctx.clone();
-            if catch_unwind(AssertUnwindSafe(|| job.run(&tx, &ctx))).is_err() {
-                let _ = panic_tx.send(Message::Failed("the run panicked (a bug in simtlab)".into()));
-                let _ = panic_tx.send(Message::Finished { cancelled: false });
-                panic_ctx.request_repaint();
-            }
-        });
-        match spawned {
-            Ok(_) => {
+        self.status = format!("running {}", self.run.workload);
+        match runs::spawn(job, tx, ctx.clone()) {
+            Ok(()) => {
                 self.running = Some(Running { rx, cancel, done: 0, total, what: "opening the adapter".into(), started: Instant::now() })
             }
-            Err(e) => self.error = Some(format!("could not start the run thread: {e}")),
+            Err(e) => self.error = Some(e.to_string()),
         }
     }
 
-    /// Asks the running job to stop after the current dispatch.
+    /// Asks the running job to stop after the current point.
     pub fn cancel(&mut self) {
         if let Some(r) = &self.running {
             r.cancel.store(true, Ordering::Relaxed);
@@ -303,22 +419,18 @@ impl Explorer {
 
     /// Drains the worker's messages (called every frame by [`Explorer::ui`]).
     pub fn poll(&mut self) {
+        use runs::Message;
         let Some(running) = &mut self.running else { return };
         let mut finished = None;
-        let mut new_points = Vec::new();
-        let mut new_overlay = None;
         loop {
             match running.rx.try_recv() {
                 Ok(Message::Opened(what)) => self.status = what,
-                Ok(Message::Progress { done, total, what }) => {
-                    running.done = done;
-                    running.total = total;
-                    running.what = what;
-                }
-                Ok(Message::Point(p, overlay)) => {
+                Ok(Message::Progress { done, total, what }) => (running.done, running.total, running.what) = (done, total, what),
+                Ok(Message::Point(p)) => {
                     running.done += 1;
-                    new_points.push(*p);
-                    new_overlay = Some(overlay);
+                    self.run.points.push(*p);
+                    // follow the newest point until the user picks one
+                    self.selected = self.run.points.len() - 1;
                 }
                 Ok(Message::Failed(e)) => self.error = Some(e),
                 Ok(Message::Finished { cancelled }) => finished = Some(cancelled),
@@ -329,53 +441,39 @@ impl Explorer {
                 }
             }
         }
-        let elapsed = running.started.elapsed().as_secs_f64();
-        if let Some(mut overlay) = new_overlay {
-            if let Some(old) = &self.overlay {
-                overlay.color_by = old.color_by;
-            }
-            self.overlay = Some(*overlay);
-        }
-        self.results.extend(new_points);
         if let Some(cancelled) = finished {
+            let elapsed = running.started.elapsed().as_secs_f64();
             self.running = None;
-            self.last_run_seconds = Some(elapsed);
+            let n = self.run.points.len();
             self.status = match (cancelled, &self.error) {
-                (true, _) => format!("cancelled after {} point(s)", self.results.len()),
+                (true, _) => format!("cancelled after {n} point(s)"),
                 (false, Some(_)) => "failed".into(),
-                (false, None) => format!("done: {} point(s) in {elapsed:.1} s", self.results.len()),
+                (false, None) => format!("done: {n} point(s) in {elapsed:.1} s"),
             };
         }
     }
 
-    fn param_ui(ui: &mut Ui, spec: &ParamSpec, value: &mut f64) -> bool {
-        match spec.kind {
-            ParamKind::Range { min, max, log, integer } => {
-                let mut s = Slider::new(value, min..=max).text(spec.label).logarithmic(log);
-                if integer {
-                    s = s.integer();
-                }
-                ui.add(s).changed()
-            }
-            ParamKind::Choice(options) => {
-                let mut index = (*value as usize).min(options.len() - 1);
-                let before = index;
-                ComboBox::from_label(spec.label).selected_text(options[index]).show_ui(ui, |ui| {
-                    for (i, o) in options.iter().enumerate() {
-                        ui.selectable_value(&mut index, i, *o);
-                    }
-                });
-                *value = index as f64;
-                before != index
-            }
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        let run = KeyboardShortcut::new(Modifiers::COMMAND, Key::R);
+        let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
+        let (run_pressed, save_pressed, esc) = ctx.input_mut(|i| {
+            let r = i.consume_shortcut(&run) || i.consume_key(Modifiers::NONE, Key::F5);
+            (r, i.consume_shortcut(&save), i.consume_key(Modifiers::NONE, Key::Escape))
+        });
+        if run_pressed && self.view == View::Workloads {
+            self.start_run(ctx);
+        }
+        if esc {
+            self.cancel();
+        }
+        if save_pressed {
+            self.save_to_file();
         }
     }
 
     fn controls(&mut self, ui: &mut Ui) {
-        ui.heading("run");
         let running = self.running.is_some();
         ui.add_enabled_ui(!running, |ui| {
-            let labels: Vec<String> = self.adapters.iter().map(|a| a.label.clone()).collect();
             let current = self.adapters.get(self.adapter).map_or_else(
                 || "none".into(),
                 |a| {
@@ -383,345 +481,200 @@ impl Explorer {
                     format!("{} ({:?})", i.name.split(" (").next().unwrap_or(&i.name), i.backend)
                 },
             );
+            let mut picked = None;
             ComboBox::from_label("adapter").selected_text(current).width((ui.available_width() - 70.0).max(80.0)).show_ui(ui, |ui| {
-                for (i, l) in labels.iter().enumerate() {
-                    ui.selectable_value(&mut self.adapter, i, l);
+                for (i, a) in self.adapters.iter().enumerate() {
+                    if ui.selectable_label(i == self.adapter, &a.label).clicked() {
+                        picked = Some(i);
+                    }
                 }
             });
-            let mut family = self.family;
-            ComboBox::from_label("kernel family").selected_text(self.family().name).show_ui(ui, |ui| {
-                for (i, f) in families().iter().enumerate() {
-                    ui.selectable_value(&mut family, i, f.name);
+            if let Some(i) = picked {
+                self.select_adapter(i);
+            }
+            let mut pick = None;
+            let label = format!("{} ({})", self.workload().name(), self.workload().family());
+            ComboBox::from_label("workload").selected_text(label).height(500.0).show_ui(ui, |ui| {
+                let mut family = "";
+                for (i, w) in self.workloads.iter().enumerate() {
+                    if w.family() != family {
+                        family = w.family();
+                        ui.label(egui::RichText::new(family).weak());
+                    }
+                    if ui.selectable_label(i == self.workload, w.name()).on_hover_text(w.summary()).clicked() {
+                        pick = Some(i);
+                    }
                 }
             });
-            if family != self.family {
-                self.select_family(family);
+            if let Some(i) = pick {
+                self.select(i);
             }
-            let fam = self.family();
-            ui.small(fam.description);
-            ui.separator();
-            let values = &mut self.params[self.family];
-            for spec in fam.params {
-                if let Some(v) = values.get_mut(spec.key) {
-                    Self::param_ui(ui, spec, v);
-                }
-            }
-            ui.separator();
-            let sweep = &mut self.sweeps[self.family];
-            ui.checkbox(&mut sweep.enabled, "sweep one parameter");
-            if sweep.enabled {
-                let current = fam.param(sweep.key).map_or("?", |p| p.label);
-                ComboBox::from_label("sweep over").selected_text(current).show_ui(ui, |ui| {
-                    for spec in fam.params.iter().filter(|p| p.key != "seed") {
-                        ui.selectable_value(&mut sweep.key, spec.key, spec.label);
+            ui.small(format!("{} — {}", self.workload().summary(), self.workload().paper()));
+            ui.horizontal(|ui| {
+                ui.label("start from");
+                for (scale, name) in [(Scale::Tiny, "tiny"), (Scale::Quick, "quick"), (Scale::Full, "paper")] {
+                    if ui.selectable_label(self.scale == scale, name).clicked() {
+                        self.set_scale(scale);
                     }
-                });
-                if let Some(ParamSpec { kind: ParamKind::Range { min, max, log, integer }, .. }) = fam.param(sweep.key).copied() {
-                    sweep.from = sweep.from.clamp(min, max);
-                    sweep.to = sweep.to.clamp(min, max);
-                    let mut from = Slider::new(&mut sweep.from, min..=max).text("from").logarithmic(log);
-                    let mut to = Slider::new(&mut sweep.to, min..=max).text("to").logarithmic(log);
-                    if integer {
-                        from = from.integer();
-                        to = to.integer();
-                    }
-                    ui.add(from);
-                    ui.add(to);
-                    ui.add(Slider::new(&mut sweep.points, 1..=12).text("points"));
                 }
-            }
-            ui.add(Slider::new(&mut self.samples, 1..=50).text("timed samples"));
-            if fam.can_remap {
-                ui.checkbox(&mut self.remap, "also run remapped (threads sorted by work)");
-            }
-            ui.checkbox(&mut self.prefer_probe, "divergence from the GPU probe (when the adapter has subgroups)");
-            ui.add(Slider::new(&mut self.emulation_width, 1..=128).text("emulated warp width"));
+            });
+            ui.separator();
+            let family = (!self.family_members().is_empty()).then(|| self.workload().family());
+            let w = self.workload;
+            self.sweeps[w].ui(ui, &self.specs, &self.params[w], family);
+            let swept = self.sweeps[w].enabled.then(|| self.sweeps[w].key.clone());
+            params::editors(ui, &self.specs, &mut self.params[w], swept.as_deref());
+            ui.separator();
+            params::count(ui, &mut self.samples, 1..=100, "timed samples");
+            params::count(ui, &mut self.warmup, 0..=20, "warm-up runs");
+            ui.checkbox(&mut self.prefer_probe, "heat maps from the GPU probe (when the adapter has subgroups)");
+            let probe = self.probe_applies();
+            ui.add_enabled(!probe, Slider::new(&mut self.emulation_width, 1..=128).text("emulated warp width"))
+                .on_disabled_hover_text("the GPU probe counts at the adapter's own subgroup width");
         });
         ui.separator();
         ui.horizontal(|ui| {
-            if ui.add_enabled(!running && !self.adapters.is_empty(), egui::Button::new("Run")).clicked() {
+            if ui.add_enabled(!running && !self.adapters.is_empty(), egui::Button::new("Run")).on_hover_text("Ctrl+R or F5").clicked() {
                 self.start_run(ui.ctx());
             }
-            if ui.add_enabled(running, egui::Button::new("Cancel")).clicked() {
+            if ui.add_enabled(running, egui::Button::new("Cancel")).on_hover_text("Esc").clicked() {
                 self.cancel();
             }
         });
         if let Some(r) = &self.running {
             let frac = if r.total == 0 { 0.0 } else { r.done as f32 / r.total as f32 };
-            ui.add(ProgressBar::new(frac).text(format!("{}/{} · {}", r.done, r.total, r.what)).animate(true));
+            ui.add(ProgressBar::new(frac).text(format!("point {} of {}: {}", (r.done + 1).min(r.total), r.total, r.what)).animate(true));
             ui.ctx().request_repaint_after(Duration::from_millis(100));
         }
         ui.label(format!("status: {}", self.status));
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, e);
         }
+        ui.separator();
+        self.files_ui(ui);
     }
 
-    /// x of a result on the sweep axis.
-    fn x_of(&self, r: &PointResult) -> f64 {
-        self.results_sweep.and_then(|k| r.params.get(k).ok()).unwrap_or(0.0)
-    }
-
-    fn sweep_plots(&self, ui: &mut Ui) {
-        let fam = &families()[self.results_family];
-        let spec = self.results_sweep.and_then(|k| fam.param(k)).copied();
-        let x_label = spec.map_or("run", |s| s.label);
-        let unit = self.results.first().map_or("", |r| r.throughput_unit);
-        let series = |f: &dyn Fn(&PointResult) -> Option<f64>| -> Vec<[f64; 2]> {
-            self.results.iter().filter_map(|r| f(r).map(|y| [self.x_of(r), y])).collect()
-        };
-        let time_plain = series(&|r| Some(r.plain.median_s * 1e3));
-        let time_remap = series(&|r| r.remapped.as_ref().map(|m| m.median_s * 1e3));
-        let tp_plain = series(&|r| Some(r.plain.throughput));
-        let tp_remap = series(&|r| r.remapped.as_ref().map(|m| m.throughput));
-        let width = ((ui.available_width() - ui.spacing().item_spacing.x) / 2.0).max(120.0);
-        let fmt_x = move |mark: egui_plot::GridMark, _range: &std::ops::RangeInclusive<f64>| match spec {
-            Some(s @ ParamSpec { kind: ParamKind::Choice(_), .. }) => {
-                if (mark.value - mark.value.round()).abs() < 1e-9 {
-                    s.format(mark.value)
-                } else {
-                    String::new()
-                }
-            }
-            _ => egui_plot::format_number(mark.value, 3),
-        };
-        ui.horizontal(|ui| {
-            for (id, title, plain, remap) in [
-                ("time", "median time (ms)".to_string(), time_plain, time_remap),
-                ("throughput", format!("throughput ({unit})"), tp_plain, tp_remap),
-            ] {
-                ui.vertical(|ui| {
-                    ui.set_width(width);
-                    ui.label(RichText::new(&title).strong());
-                    Plot::new(("simtlab-sweep", id))
-                        .height(170.0)
-                        .width(width)
-                        .legend(Legend::default())
-                        .x_axis_label(x_label)
-                        .x_axis_formatter(fmt_x)
-                        .include_y(0.0)
-                        .allow_scroll(false)
-                        .show(ui, |plot| {
-                            plot.line(Line::new("as laid out", PlotPoints::from(plain.clone())).color(PLAIN_COLOR));
-                            plot.points(
-                                Points::new("as laid out", plain).radius(3.0).shape(MarkerShape::Circle).filled(true).color(PLAIN_COLOR),
-                            );
-                            if !remap.is_empty() {
-                                plot.line(Line::new("remapped", PlotPoints::from(remap.clone())).color(REMAP_COLOR));
-                                plot.points(
-                                    Points::new("remapped", remap).radius(3.0).shape(MarkerShape::Square).filled(true).color(REMAP_COLOR),
-                                );
-                            }
-                        });
-                });
-            }
-        });
-        if let Some(r) = self.results.last() {
-            let mut line = format!(
-                "last point: {} ms median ({}..{} ms), {:.3} {}, check {}",
-                fmt3(r.plain.median_s * 1e3),
-                fmt3(r.plain.min_s * 1e3),
-                fmt3(r.plain.max_s * 1e3),
-                r.plain.throughput,
-                r.throughput_unit,
-                if r.plain.check_passed { "ok" } else { "FAILED" }
-            );
-            if let Some(m) = &r.remapped {
-                line.push_str(&format!(
-                    "; remapped {} ms ({:.2}x), check {}",
-                    fmt3(m.median_s * 1e3),
-                    r.plain.median_s / m.median_s,
-                    if m.check_passed { "ok" } else { "FAILED" }
-                ));
-            }
-            ui.label(line);
-        }
-    }
-
-    fn paper_panel(&self, ui: &mut Ui) {
-        let fam = self.family();
-        let Some(paper) = fam.paper else {
-            ui.label("no paper figure for this family");
+    fn results(&mut self, ui: &mut Ui) {
+        ui.heading(format!("{} — records", if self.run.workload.is_empty() { self.workload().name() } else { &self.run.workload }));
+        if self.run.points.is_empty() {
+            ui.label("no results yet: press Run (Ctrl+R)");
             return;
-        };
-        ui.heading(format!("paper: {} {}", paper.paper, paper.figure));
-        ui.label(paper.caption);
-        if let Some(values) = &self.papers[self.family] {
-            for id in paper.claims {
-                if let Some(c) = values.claim(id) {
-                    let value = c.value.map_or("—".to_string(), |v| format!("{v} {}", c.unit));
-                    ui.label(format!("• {} — {value}", c.text));
-                }
-            }
         }
-        if let (Some((model_label, model)), Some((ours_label, ours))) = (paper.model, paper.ours) {
-            let now = model(&self.params[self.family]);
-            ui.label(format!("{model_label}: {}", now.map_or("—".into(), |v| format!("{v:.3}"))));
-            if self.results_family == self.family && !self.results.is_empty() {
-                let paper_pts: Vec<[f64; 2]> = self.results.iter().filter_map(|r| model(&r.params).map(|y| [self.x_of(r), y])).collect();
-                let ours_pts: Vec<[f64; 2]> = self.results.iter().map(|r| [self.x_of(r), ours(r)]).collect();
-                let x_label = self.results_sweep.and_then(|k| fam.param(k)).map_or("run", |s| s.label);
-                Plot::new("simtlab-paper-vs-ours")
-                    .height(150.0)
-                    .legend(Legend::default())
-                    .x_axis_label(x_label)
-                    .include_y(0.0)
-                    .include_y(1.0)
-                    .allow_scroll(false)
-                    .show(ui, |plot| {
-                        plot.line(
-                            Line::new(model_label, PlotPoints::from(paper_pts.clone()))
-                                .style(egui_plot::LineStyle::dashed_loose())
-                                .color(PAPER_COLOR),
-                        );
-                        plot.points(Points::new(model_label, paper_pts).radius(3.0).shape(MarkerShape::Diamond).color(PAPER_COLOR));
-                        plot.line(Line::new(ours_label, PlotPoints::from(ours_pts.clone())).color(PLAIN_COLOR));
-                        plot.points(
-                            Points::new(ours_label, ours_pts).radius(3.0).shape(MarkerShape::Circle).filled(true).color(PLAIN_COLOR),
-                        );
-                    });
-                if let Some(r) = self.results.last() {
-                    ui.small(format!("ours: {} (the paper's warp is 32 lanes)", r.plain.divergence_source));
-                }
+        let spec = self.run.sweep.as_deref().and_then(|k| self.specs.iter().find(|s| s.key == k)).cloned();
+        let passed = self.run.points.iter().filter(|p| p.checks_passed()).count();
+        ui.label(format!("CPU check: {passed} of {} point(s) passed", self.run.points.len()));
+        if let Some(i) = plots::sweep_plots(ui, &self.run, spec.as_ref(), self.selected) {
+            self.select_point(i);
+        }
+        let ratios = self.baseline.as_ref().map(|b| runs::baseline_ratios(&self.run, b));
+        if let Some(b) = &self.baseline {
+            ui.label(format!("baseline: {} ({} point(s)); the last column is time / baseline time", b.workload, b.points.len()));
+        }
+        if let Some(i) = plots::records_table(ui, &self.run, self.selected, ratios.as_deref()) {
+            self.select_point(i);
+        }
+        ui.separator();
+        self.heat_map(ui);
+    }
+
+    fn heat_map(&mut self, ui: &mut Ui) {
+        let Some(point) = self.run.points.get(self.selected) else { return };
+        let x = point.x.as_ref().map_or_else(String::new, |v| format!(" ({})", plots::format_value(v)));
+        ui.heading(format!("divergence of point #{}{x}", self.selected + 1));
+        if point.warps.is_empty() {
+            ui.label(match point.records.iter().find_map(|r| r.divergence) {
+                Some(d) => format!(
+                    "{} warps of {} lanes: SIMT efficiency {:.1} %, branch efficiency {:.1} % (uniform evaluations), \
+                     {:.1} % of warps divergent. This workload's records keep the summary only (no per-warp map).",
+                    d.warps,
+                    d.width,
+                    100.0 * d.simt_efficiency,
+                    100.0 * d.branch_efficiency,
+                    100.0 * d.divergence_ratio
+                ),
+                None => "this workload measures no divergence".into(),
+            });
+            return;
+        }
+        if self.overlay.as_ref().is_none_or(|(i, _)| *i != self.selected) {
+            let color_by = self.overlay.as_ref().map(|(_, o)| o.color_by).unwrap_or_default();
+            let first = &point.warps[0];
+            let mut o = DivergenceOverlay::new(&first.divergence, format!("{}, {}", first.layout, first.source));
+            if let Some(after) = point.warps.get(1) {
+                o = o.with_after(&after.divergence, format!("{}, {}", after.layout, after.source));
             }
+            o.color_by = color_by;
+            self.overlay = Some((self.selected, o));
+        }
+        if let Some((_, o)) = &mut self.overlay {
+            o.ui(ui);
         }
     }
 
-    /// The whole explorer: controls on the left, occupancy and the paper on the right, plots
-    /// and the divergence overlay in the middle.
+    fn side(&mut self, ui: &mut Ui) {
+        ui.heading("occupancy");
+        ui.small(&self.arch_note);
+        self.occupancy.ui(ui);
+        ui.separator();
+        let arch: &Arch = self.occupancy.arch;
+        family::panel(ui, &self.run, arch, self.occupancy.registers_per_thread);
+        if let Some(paper) = paper::of(self.workload().name()) {
+            ui.separator();
+            let spec = self.run.sweep.as_deref().and_then(|k| self.specs.iter().find(|s| s.key == k));
+            let run = (self.run.workload == self.workload().name()).then_some(&self.run);
+            paper::panel(ui, &paper, &self.params[self.workload], run, spec);
+        }
+    }
+
+    /// The whole explorer: view tabs on top; for workloads, controls on the left, records,
+    /// plots and the heat map in the middle, occupancy and the paper on the right (below the
+    /// records when the window is narrow).
     pub fn ui(&mut self, ui: &mut Ui) {
         if std::mem::take(&mut self.run_on_start) {
             self.start_run(ui.ctx());
         }
         self.poll();
-        Panel::left("simtlab-controls").resizable(true).default_size(290.0).size_range(220.0..=360.0).show(ui, |ui| {
+        self.shortcuts(&ui.ctx().clone());
+        Panel::top("simtlab-views").show(ui, |ui| {
+            ui.horizontal(|ui| {
+                for v in View::ALL {
+                    ui.selectable_value(&mut self.view, v, v.title());
+                }
+            });
+        });
+        match self.view {
+            View::Workloads => {}
+            View::FlowShop => {
+                CentralPanel::default().show(ui, |ui| {
+                    ui.label("The live flow-shop search view is not part of this build yet; `simtlab flowshop solve` runs it.");
+                });
+                return;
+            }
+            View::Shader => {
+                CentralPanel::default().show(ui, |ui| {
+                    ui.label("The shader view is not part of this build yet; `simtlab profile` profiles your WGSL.");
+                });
+                return;
+            }
+        }
+        let wide = ui.available_width() >= 1100.0;
+        Panel::left("simtlab-controls").resizable(true).default_size(300.0).size_range(240.0..=380.0).show(ui, |ui| {
             ScrollArea::vertical().show(ui, |ui| self.controls(ui));
         });
-        Panel::right("simtlab-side").resizable(true).default_size(420.0).size_range(300.0..=560.0).show(ui, |ui| {
-            ScrollArea::vertical().show(ui, |ui| {
-                ui.heading("occupancy");
-                self.occupancy.ui(ui);
-                ui.separator();
-                self.paper_panel(ui);
+        if wide {
+            Panel::right("simtlab-side").resizable(true).default_size(380.0).size_range(280.0..=560.0).show(ui, |ui| {
+                ScrollArea::vertical().show(ui, |ui| self.side(ui));
             });
-        });
+        }
         CentralPanel::default().show(ui, |ui| {
             ScrollArea::vertical().show(ui, |ui| {
-                ui.heading(format!("{} — sweep", families()[self.results_family].name));
-                if self.results.is_empty() {
-                    ui.label("no results yet: press Run");
-                } else {
-                    self.sweep_plots(ui);
-                }
-                ui.separator();
-                ui.heading("divergence of the last run");
-                match &mut self.overlay {
-                    Some(o) => o.ui(ui),
-                    None => {
-                        ui.label("no run yet");
-                    }
+                self.results(ui);
+                if !wide {
+                    ui.separator();
+                    self.side(ui);
                 }
             });
         });
-    }
-}
-
-const PLAIN_COLOR: egui::Color32 = egui::Color32::from_rgb(240, 140, 50);
-const REMAP_COLOR: egui::Color32 = egui::Color32::from_rgb(80, 190, 110);
-const PAPER_COLOR: egui::Color32 = egui::Color32::from_rgb(120, 150, 240);
-
-fn fmt3(x: f64) -> String {
-    format!("{x:.3}")
-}
-
-/// A run on the worker thread.
-struct Job {
-    family: &'static Family,
-    params: ParamValues,
-    values: Vec<(Option<&'static str>, f64)>,
-    protocol: Protocol,
-    remap: bool,
-    prefer_probe: bool,
-    emulation_width: u32,
-    adapter: wgpu::Adapter,
-    gpu: Arc<Mutex<Option<Arc<Gpu>>>>,
-    cancel: Arc<AtomicBool>,
-}
-
-impl Job {
-    fn open(&self) -> Result<Arc<Gpu>> {
-        let mut slot = self.gpu.lock().map_err(|_| Error::invalid("adapter", "a previous run panicked while opening it"))?;
-        if let Some(g) = slot.as_ref() {
-            return Ok(g.clone());
-        }
-        let g = Arc::new(Gpu::open(&self.adapter)?);
-        *slot = Some(g.clone());
-        Ok(g)
-    }
-
-    fn run(self, tx: &Sender<Message>, ctx: &egui::Context) {
-        let send = |m: Message| {
-            let _ = tx.send(m);
-            ctx.request_repaint();
-        };
-        let gpu = match self.open() {
-            Ok(g) => g,
-            Err(e) => {
-                send(Message::Failed(format!("opening the adapter: {e}")));
-                send(Message::Finished { cancelled: false });
-                return;
-            }
-        };
-        send(Message::Opened(format!(
-            "{}: subgroup width {}",
-            gpu.adapter_name(),
-            gpu.caps.subgroup_size.map_or("none (host emulation)".to_string(), |w| w.to_string())
-        )));
-        let total = self.values.len();
-        for (i, &(key, value)) in self.values.iter().enumerate() {
-            if self.cancel.load(Ordering::Relaxed) {
-                send(Message::Finished { cancelled: true });
-                return;
-            }
-            let mut params = self.params.clone();
-            let what = match key {
-                Some(k) => {
-                    params.set(k, value);
-                    let shown = self.family.param(k).map_or(value.to_string(), |s| s.format(value));
-                    format!("{k} = {shown}")
-                }
-                None => self.family.name.to_string(),
-            };
-            send(Message::Progress { done: i, total, what });
-            let req = RunRequest {
-                gpu: &gpu,
-                params: &params,
-                protocol: self.protocol,
-                remap: self.remap,
-                prefer_probe: self.prefer_probe,
-                emulation_width: self.emulation_width,
-                cancel: &self.cancel,
-            };
-            match (self.family.run)(&req) {
-                Ok(p) => {
-                    let mut overlay = DivergenceOverlay::new(&p.plain.divergence, p.plain.divergence_source.clone());
-                    if let Some(r) = &p.remapped {
-                        overlay = overlay.with_after(&r.divergence, r.divergence_source.clone());
-                    }
-                    send(Message::Point(Box::new(p), Box::new(overlay)))
-                }
-                Err(_) if self.cancel.load(Ordering::Relaxed) => {
-                    send(Message::Finished { cancelled: true });
-                    return;
-                }
-                Err(e) => {
-                    send(Message::Failed(e.to_string()));
-                    send(Message::Finished { cancelled: false });
-                    return;
-                }
-            }
-        }
-        send(Message::Finished { cancelled: false });
     }
 }
 
@@ -733,10 +686,24 @@ impl eframe::App for ExplorerApp {
     }
 }
 
+/// How `simtlab gui` opens the explorer.
+#[derive(Clone, Debug, Default)]
+pub struct ExplorerOptions {
+    /// Adapter choice and the GPU wait timeout.
+    pub options: GpuOptions,
+    /// GPU benchmarks repeat timed runs shorter than this many seconds.
+    pub min_sample_seconds: f64,
+    /// The workload to open with (a registry name).
+    pub workload: Option<String>,
+    /// Start a run as the window opens.
+    pub run_now: bool,
+    /// A run file (`simtlab run --json` or saved by the explorer) to open.
+    pub open: Option<PathBuf>,
+}
+
 /// Opens the explorer window (eframe, wgpu renderer). Runs use their own `Gpu`, opened on a
 /// background thread on the adapter picked in the window.
-/// `family` preselects a kernel family by name; `run_now` starts a run as the window opens.
-pub fn run(options: &GpuOptions, family: Option<&str>, run_now: bool) -> Result<()> {
+pub fn run(launch: &ExplorerOptions) -> Result<()> {
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"].iter().any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
     if cfg!(target_os = "linux") && !has_display {
         return Err(Error::Unsupported {
@@ -745,13 +712,17 @@ pub fn run(options: &GpuOptions, family: Option<&str>, run_now: bool) -> Result<
             hint: "run it on a desktop, or under a virtual display (`xvfb-run simtlab gui`); the other commands need no display".into(),
         });
     }
-    let mut explorer = Explorer::new(options);
-    if let Some(name) = family {
-        explorer.select_family_by_name(name)?;
+    let mut explorer = Explorer::new(&launch.options);
+    explorer.min_sample_seconds = launch.min_sample_seconds;
+    if let Some(name) = &launch.workload {
+        explorer.select_by_name(name)?;
     }
-    explorer.run_on_start = run_now;
+    if let Some(path) = &launch.open {
+        explorer.open_file(path)?;
+    }
+    explorer.run_on_start = launch.run_now;
     let native = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title("simtlab explorer"),
+        viewport: egui::ViewportBuilder::default().with_inner_size([1400.0, 900.0]).with_title("simtlab explorer"),
         renderer: eframe::Renderer::Wgpu,
         ..Default::default()
     };

@@ -3,6 +3,7 @@
 //! all); paper sizes are the papers' own, for a real GPU.
 
 use super::{Entry, Scale, Workload};
+use crate::gpu::shader::registry as shader;
 use crate::gpu::Bind;
 use crate::kernels::flowshop::bench::{bench_instance, BenchConfig};
 use crate::kernels::flowshop::gpu::ThreadMapping;
@@ -91,6 +92,36 @@ impl super::Recording for MicroRecording {
     }
 }
 
+/// Per-warp divergence of the loop or if kernel: as laid out and, for the loop, with threads
+/// taking elements in order of trip count (reference redirection, Zhang's remapping).
+fn micro_warps(gpu: &crate::Gpu, cfg: &MicroConfig, counting: super::Counting) -> crate::Result<Vec<super::WarpMap>> {
+    cfg.validate()?;
+    let input = micro::generate(cfg)?;
+    let count = |order: Option<&[u32]>| -> crate::Result<(crate::divergence::Divergence, String)> {
+        match (counting, gpu.caps.subgroup_size) {
+            (super::Counting::Probe(_), Some(w)) => {
+                let options = micro::RunOptions { probe: true, remap: order, ..Default::default() };
+                let probed = micro::Prepared::new(gpu, cfg, &input, options)?;
+                probed.dispatch(gpu)?;
+                let d = probed.divergence(gpu)?.ok_or_else(|| crate::Error::gpu("probing", "the probe recorded nothing"))?;
+                Ok((d, format!("GPU probe, subgroup width {w}")))
+            }
+            (super::Counting::Probe(w) | super::Counting::Emulate(w), _) => {
+                Ok((micro::emulate(cfg, &input, order, w)?, format!("host emulation, W = {w}")))
+            }
+        }
+    };
+    let (before, source) = count(None)?;
+    let mut maps = vec![super::WarpMap { layout: "as laid out".into(), source, divergence: before }];
+    if cfg.pattern == Pattern::Loop {
+        let mut order: Vec<u32> = (0..cfg.n as u32).collect();
+        order.sort_by_key(|&i| input.primary[i as usize]);
+        let (after, source) = count(Some(&order))?;
+        maps.push(super::WarpMap { layout: "threads sorted by trip count".into(), source, divergence: after });
+    }
+    Ok(maps)
+}
+
 /// A persistent-threads case on every tier it has (each may fall back, and says so).
 fn run_case(gpu: &crate::Gpu, case: &dyn pt::Case, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
     let rt = crate::pt::Runtime::new(Default::default());
@@ -135,6 +166,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: micro_loop,
             run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
             prepare: Some(micro_recording),
+            shader: Some(shader::micro::data_loop::MAIN),
+            warps: Some(micro_warps),
         }),
         boxed(Entry {
             name: "micro-if",
@@ -149,6 +182,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             },
             run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
             prepare: Some(micro_recording),
+            shader: Some(shader::micro::if_branch::MAIN),
+            warps: Some(micro_warps),
         }),
         boxed(Entry {
             name: "lbm",
@@ -158,6 +193,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| lbm::LbmConfig { edge: s.pick(12, 32, 192), ..Default::default() },
             run: |gpu, c, p| redirect::bench::<lbm::Lbm>(gpu, c, Variants::All, p),
             prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<lbm::Lbm>::new(gpu, c.clone())?))),
+            shader: Some(shader::lbm::stream_collide::MAIN),
+            warps: None,
         }),
         boxed(Entry {
             name: "gafort",
@@ -167,6 +204,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| gafort::GaConfig { children: s.pick(1 << 10, 1 << 14, 1 << 16), ..Default::default() },
             run: |gpu, c, p| redirect::bench::<gafort::Gafort>(gpu, c, Variants::All, p),
             prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<gafort::Gafort>::new(gpu, c.clone())?))),
+            shader: Some(shader::gafort::children::MAIN),
+            warps: None,
         }),
         boxed(Entry {
             name: "mcubes",
@@ -176,6 +215,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| mcubes::McConfig { edge: s.pick(12, 48, 256), ..Default::default() },
             run: |gpu, c, p| redirect::bench::<mcubes::MarchingCubes>(gpu, c, Variants::All, p),
             prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<mcubes::MarchingCubes>::new(gpu, c.clone())?))),
+            shader: Some(shader::mcubes::generate::MAIN),
+            warps: None,
         }),
         boxed(Entry {
             name: "reduction",
@@ -185,6 +226,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None },
             run: |gpu, c, p| reduction::bench(gpu, c, Variants::All, p),
             prepare: Some(super::recordings::reduction),
+            shader: Some(shader::reduction::interleaved::MAIN),
+            warps: None,
         }),
         boxed(Entry {
             name: "blackscholes",
@@ -194,6 +237,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| blackscholes::BsConfig { n: s.pick(4096, 1 << 16, 1 << 24), ..Default::default() },
             run: |gpu, c, p| redirect::bench::<blackscholes::BlackScholes>(gpu, c, Variants::All, p),
             prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<blackscholes::BlackScholes>::new(gpu, c.clone())?))),
+            shader: Some(shader::blackscholes::black_scholes::MAIN),
+            warps: None,
         }),
         boxed(Entry {
             name: "branch-split-linear",
@@ -203,6 +248,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: branch_sweep,
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Linear, p),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Linear)),
+            shader: Some(shader::split::branch_split::BRANCHED),
+            warps: None,
         }),
         boxed(Entry {
             name: "branch-split-random",
@@ -212,6 +259,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: branch_sweep,
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Random, p),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Random)),
+            shader: Some(shader::split::branch_split::BRANCHED),
+            warps: None,
         }),
         boxed(Entry {
             name: "loop-split",
@@ -221,6 +270,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| LoopConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
             run: |gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from),
             prepare: None,
+            shader: Some(shader::split::loop_split::FUSED),
+            warps: None,
         }),
     ];
     v.extend([
@@ -232,6 +283,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| sync::SyncConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
             run: |gpu, c, p| run_case(gpu, &sync::SyncCase::new(c.clone())?, p),
             prepare: None,
+            shader: Some(shader::pt::sync::FUSED),
+            warps: None,
         }),
         boxed(Entry {
             name: "pt-forest",
@@ -246,6 +299,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             },
             run: |gpu, c, p| run_case(gpu, &forest::ForestCase::new(c.clone())?, p),
             prepare: None,
+            shader: Some(shader::pt::forest::EXPAND_PT),
+            warps: None,
         }),
         boxed(Entry {
             name: "pt-prodcons",
@@ -255,6 +310,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| prodcons::ProdConsConfig { n: s.pick(1 << 12, 1 << 18, 1 << 22), ..Default::default() },
             run: |gpu, c, p| run_case(gpu, &prodcons::ProdConsCase::new(c.clone())?, p),
             prepare: None,
+            shader: Some(shader::pt::prodcons::REDUCE_PT),
+            warps: None,
         }),
         boxed(Entry {
             name: "pt-gsync",
@@ -269,6 +326,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             },
             run: |gpu, c, p| run_case(gpu, &gsync::GsyncCase::new(c.clone())?, p),
             prepare: None,
+            shader: Some(shader::pt::gsync::PHASES_PT),
+            warps: None,
         }),
         boxed(Entry {
             name: "pt-barrier",
@@ -278,6 +337,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| BarrierParams { workgroups: 0, iterations: s.pick(16, 200, 1000), kind: Default::default() },
             run: run_barrier,
             prepare: None,
+            shader: Some(shader::pt::capability::BARRIER),
+            warps: None,
         }),
         boxed(Entry {
             name: "pt-queue-single",
@@ -287,6 +348,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| queue(pt_queue::QueueKind::Single, s),
             run: run_queue,
             prepare: None,
+            shader: Some(shader::pt::queue::CLAIMS),
+            warps: None,
         }),
         boxed(Entry {
             name: "pt-queue-chunked",
@@ -296,6 +359,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| queue(pt_queue::QueueKind::Chunked, s),
             run: run_queue,
             prepare: None,
+            shader: Some(shader::pt::queue::CLAIMS),
+            warps: None,
         }),
         boxed(Entry {
             name: "pt-queue-distributed",
@@ -305,6 +370,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| queue(pt_queue::QueueKind::Distributed, s),
             run: run_queue,
             prepare: None,
+            shader: Some(shader::pt::queue::CLAIMS),
+            warps: None,
         }),
         boxed(Entry {
             name: "flowshop-bound-pools",
@@ -324,6 +391,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             },
             run: |gpu, c, p| bench_instance(gpu, c, p, None),
             prepare: None,
+            shader: Some(shader::flowshop::lb2::LB2),
+            warps: None,
         }),
     ]);
     for variant in Variant::ALL {
@@ -350,6 +419,8 @@ fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
                     config: |s| MatmulParams { shape: Shape::square(s.pick(64, 512, 4096)), seed: 1 },
                     run: |gpu, c, p| matmul::bench(gpu, Variant::$v, c.shape, &RegtileConfig::default(), p, c.seed).map(|r| vec![r]),
                     prepare: Some(|gpu, c| super::recordings::matmul(gpu, Variant::$v, c)),
+                    shader: matmul::spec(Variant::$v, Shape::square(64), &RegtileConfig::default()).ok().map(|k| k.entry),
+                    warps: None,
                 }),)*
             }
         };
@@ -373,6 +444,8 @@ fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
                         Strategy::Redirect | Strategy::Tile | Strategy::Defer => Some(|gpu, c| super::recordings::remap(gpu, c, Strategy::$s)),
                         _ => None,
                     },
+                    shader: Some(shader::micro::data_loop::MAIN),
+                    warps: Some(micro_warps),
                 }),)*
             }
         };

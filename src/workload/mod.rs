@@ -20,10 +20,13 @@
 //! ```
 
 mod entries;
+mod params;
 mod recordings;
 
 pub use crate::experiments::Scale;
+pub use params::{number_value, ParamKind, ParamSpec};
 
+use crate::divergence::Divergence;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{Protocol, Record};
@@ -48,6 +51,35 @@ pub trait Workload: Send + Sync {
     /// The workload's GPU work prepared for recording into a caller's encoder (an app's frame),
     /// for the workloads that offer it; `None` for the others.
     fn prepare(&self, gpu: &Gpu, params: &serde_json::Value) -> Result<Option<Box<dyn Recording>>>;
+    /// Whether `params` make a valid configuration (the error says what is wrong), without running.
+    fn check_params(&self, params: &serde_json::Value) -> Result<()>;
+    /// The compute entry point whose resources decide its occupancy (the main kernel), if any.
+    fn shader(&self) -> Option<crate::gpu::shader::Entry>;
+    /// Per-warp divergence of a run with `params`, for heat maps: one map per thread layout
+    /// (as laid out, and after a remapping where the workload has one). Empty for workloads
+    /// whose records carry only the summary.
+    fn warps(&self, gpu: &Gpu, params: &serde_json::Value, counting: Counting) -> Result<Vec<WarpMap>>;
+}
+
+/// How per-warp divergence is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    /// The GPU probe at the adapter's subgroup width, falling back to host emulation at the
+    /// given width when the adapter has no subgroups.
+    Probe(u32),
+    /// Host emulation at this many lanes per warp.
+    Emulate(u32),
+}
+
+/// One per-warp divergence count, with what it shows.
+#[derive(Clone, Debug)]
+pub struct WarpMap {
+    /// The thread layout it counts ("as laid out", "threads sorted by trip count").
+    pub layout: String,
+    /// Where the counts come from ("GPU probe, subgroup width 8", "host emulation, W = 32").
+    pub source: String,
+    /// The counts.
+    pub divergence: Divergence,
 }
 
 /// A workload's inputs uploaded and its kernels bound, recorded into the caller's encoder as
@@ -98,6 +130,11 @@ pub struct Description {
 }
 
 impl dyn Workload {
+    /// What each parameter is (range, options, fixed), for editors and sweeps.
+    pub fn param_specs(&self) -> Vec<ParamSpec> {
+        params::of(self.family(), |scale| self.params(scale))
+    }
+
     /// Its name, family, paper, summary and parameters at every scale.
     pub fn describe(&self) -> Description {
         Description {
@@ -121,7 +158,14 @@ pub(crate) struct Entry<C> {
     pub config: fn(Scale) -> C,
     pub run: fn(&Gpu, &C, &Protocol) -> Result<Vec<Record>>,
     pub prepare: Option<Prepare<C>>,
+    /// The main kernel (for occupancy).
+    pub shader: Option<crate::gpu::shader::Entry>,
+    /// Per-warp divergence for heat maps.
+    pub warps: Option<Warps<C>>,
 }
+
+/// How a registry line counts per-warp divergence.
+pub(crate) type Warps<C> = fn(&Gpu, &C, Counting) -> Result<Vec<WarpMap>>;
 
 /// How a registry line prepares its [`Recording`].
 pub(crate) type Prepare<C> = fn(&Gpu, &C) -> Result<Box<dyn Recording>>;
@@ -149,6 +193,18 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
         match self.prepare {
             Some(prepare) => prepare(gpu, &self.config(params)?).map(Some),
             None => Ok(None),
+        }
+    }
+    fn check_params(&self, params: &serde_json::Value) -> Result<()> {
+        self.config(params).map(drop)
+    }
+    fn shader(&self) -> Option<crate::gpu::shader::Entry> {
+        self.shader
+    }
+    fn warps(&self, gpu: &Gpu, params: &serde_json::Value, counting: Counting) -> Result<Vec<WarpMap>> {
+        match self.warps {
+            Some(warps) => warps(gpu, &self.config(params)?, counting),
+            None => Ok(Vec::new()),
         }
     }
 }

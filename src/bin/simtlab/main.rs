@@ -68,18 +68,22 @@ enum Command {
         #[command(flatten)]
         gpu: BenchGpuArgs,
     },
-    /// The desktop explorer: pick an adapter and a kernel, sweep its parameters, see time,
-    /// throughput, the divergence heat map, occupancy and the paper's figure.
+    /// The desktop explorer: every workload of `simtlab list` with its parameters, sweeps,
+    /// records and CPU checks, per-point divergence heat maps, occupancy and the paper's figure;
+    /// runs saved, reopened, compared and exported (Ctrl+R run, Esc cancel, Ctrl+S save).
     #[cfg(feature = "gui")]
     Gui {
-        /// Kernel family to open with ("micro loop", "micro if").
+        /// Workload to open with (a name from `simtlab list`).
         #[arg(long)]
-        family: Option<String>,
-        /// Start a run (with the family's default sweep) as the window opens.
+        workload: Option<String>,
+        /// Start a run (with the workload's current settings) as the window opens.
         #[arg(long)]
         run: bool,
+        /// A record file to open (saved by the explorer or by `simtlab run --json`).
+        #[arg(long)]
+        open: Option<PathBuf>,
         #[command(flatten)]
-        adapter: AdapterArgs,
+        gpu: BenchGpuArgs,
     },
     /// Permutation flow-shop: Taillard instances, LB1/LB2 bounds, branch-and-bound on the GPU.
     Flowshop {
@@ -143,7 +147,13 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Run { workload, params, scale, output, gpu } => workload::run(gpu, workload, params, scale, output),
         Command::Flowshop { command } => flowshop::run(command),
         #[cfg(feature = "gui")]
-        Command::Gui { family, run, adapter } => simtlab::ui::explorer::run(&adapter.options(None), family.as_deref(), *run),
+        Command::Gui { workload, run, open, gpu } => simtlab::ui::explorer::run(&simtlab::ui::explorer::ExplorerOptions {
+            options: gpu.gpu.options(),
+            min_sample_seconds: gpu.min_sample_ms / 1e3,
+            workload: workload.clone(),
+            run_now: *run,
+            open: open.clone(),
+        }),
         Command::Occupancy(args) => occupancy::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Bench { family, gpu } => {

@@ -15,7 +15,7 @@ pub struct DivergenceRun {
     /// The counters and metrics; the per-warp vectors are left empty.
     pub counts: Divergence,
     /// The per-warp values, binned for drawing.
-    heat_map: HeatMap,
+    pub heat_map: HeatMap,
 }
 
 impl DivergenceRun {
@@ -44,7 +44,7 @@ impl DivergenceRun {
         Grid::new(("simtlab-sites", id_salt)).striped(true).num_columns(4).show(ui, |ui| {
             ui.strong("site");
             ui.strong("evaluations");
-            ui.strong("divergent");
+            ui.strong("divergent evaluations");
             ui.strong("SIMT eff.");
             ui.end_row();
             let row = |ui: &mut Ui, name: String, s: &SiteCounters| {
@@ -66,10 +66,13 @@ impl DivergenceRun {
     /// Heading, summary, heat map, legend and site table.
     pub fn ui(&mut self, ui: &mut Ui, color_by: ColorBy, id_salt: &str) {
         ui.label(RichText::new(format!(
-            "{} warps × {} lanes, {} divergent — {}",
+            "{} warps × {} lanes, {} divergent warps — {}",
             self.counts.warps, self.counts.width, self.counts.divergent_warps, self.source
         )));
-        ui.label(self.summary_line());
+        ui.label(self.summary_line()).on_hover_text(
+            "a divergent warp had lanes on both sides of a branch at least once; a divergent evaluation is one \
+             warp evaluating one branch with its lanes split",
+        );
         self.heat_map.ui(ui, color_by);
         self.heat_map.legend(ui, color_by);
         self.site_table(ui, id_salt);

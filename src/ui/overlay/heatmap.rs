@@ -188,6 +188,9 @@ pub struct HeatMap {
     pub min_cell: f32,
     /// Cells never get larger than this (points).
     pub max_cell: f32,
+    /// Invocations per workgroup of the kernel, when known: the tooltip then gives the
+    /// workgroups a cell covers beside its threads.
+    pub workgroup_size: Option<u32>,
 }
 
 impl std::fmt::Debug for HeatMap {
@@ -205,7 +208,18 @@ impl HeatMap {
     /// A heat map of per-warp values at warp width `width`.
     pub fn from_values(width: u32, divergent: Vec<u32>, efficiency: Vec<f32>) -> HeatMap {
         let max_divergent = divergent.iter().copied().max().unwrap_or(0);
-        HeatMap { width, divergent, efficiency, max_divergent, bins: None, texture: None, height: 140.0, min_cell: 2.0, max_cell: 18.0 }
+        HeatMap {
+            width,
+            divergent,
+            efficiency,
+            max_divergent,
+            bins: None,
+            texture: None,
+            height: 140.0,
+            min_cell: 2.0,
+            max_cell: 18.0,
+            workgroup_size: None,
+        }
     }
 
     /// Sets the height of the drawn map in points (default 140).
@@ -244,17 +258,32 @@ impl HeatMap {
         GridLayout::fit(self.warps(), size, self.min_cell, self.max_cell)
     }
 
-    /// Normalised colour value of cell `i`.
+    /// Normalised colour value of cell `i`: its worst warp (most divergent evaluations,
+    /// fewest active lanes), so that a divergent warp among thousands of uniform ones keeps
+    /// its colour instead of being averaged away (the tooltip gives the mean).
     fn value(bins: &Bins, max_divergent: u32, color_by: ColorBy, i: usize) -> f32 {
         match color_by {
             ColorBy::DivergentEvaluations => {
                 if max_divergent == 0 {
                     0.0
                 } else {
-                    bins.divergent_mean[i] / max_divergent as f32
+                    bins.divergent_max[i] as f32 / max_divergent as f32
                 }
             }
-            ColorBy::ActiveLanes => bins.efficiency_mean[i],
+            ColorBy::ActiveLanes => bins.efficiency_min[i],
+        }
+    }
+
+    /// The threads (and workgroups, when the workgroup size is known) of `warps`.
+    fn ranges(&self, warps: &Range<usize>) -> String {
+        let w = self.width as u64;
+        let (first, last) = (warps.start as u64 * w, warps.end as u64 * w - 1);
+        match self.workgroup_size.filter(|&g| g > 0) {
+            Some(g) => {
+                let g = g as u64;
+                format!("\nthreads {first}..{last}\nworkgroups {}..{} ({g} threads each)", first / g, last / g)
+            }
+            None => format!("\nthreads {first}..{last}"),
         }
     }
 
@@ -307,6 +336,15 @@ impl HeatMap {
         let texture = self.texture(ui, layout, color_by);
         let grid = Rect::from_min_size(rect.min, layout.size());
         painter.image(texture, grid, Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)), Color32::WHITE);
+        // row axis: the first warp of the first and last rows at the left edge
+        let per_row = layout.columns * layout.warps_per_cell;
+        let font = egui::FontId::monospace(9.0);
+        let weak = ui.visuals().weak_text_color();
+        if layout.rows > 1 && layout.cell * layout.rows as f32 >= 24.0 {
+            let last = (layout.rows - 1) * per_row;
+            painter.text(rect.left_top(), egui::Align2::LEFT_TOP, "0", font.clone(), weak);
+            painter.text(rect.left_bottom(), egui::Align2::LEFT_BOTTOM, last.to_string(), font, weak);
+        }
         let hovered = response.hover_pos().and_then(|p| layout.cell_at(rect.min, p));
         let bins = self.bins(layout.warps_per_cell);
         match hovered {
@@ -315,13 +353,15 @@ impl HeatMap {
                 let cell_rect = Rect::from_min_size(rect.min + vec2(c as f32, r as f32) * layout.cell, Vec2::splat(layout.cell));
                 painter.rect_stroke(cell_rect, 0.0, Stroke::new(1.5, ui.visuals().strong_text_color()), StrokeKind::Outside);
                 let warps = bins.warps_in(cell);
+                let ranges = self.ranges(&warps);
+                let bins = self.bins(layout.warps_per_cell);
                 let text = if warps.len() == 1 {
                     format!(
                         "warp {}\ndivergent evaluations: {}\nactive lanes: {:.1} %",
                         warps.start,
                         bins.divergent_max[cell],
                         bins.efficiency_mean[cell] * 100.0
-                    )
+                    ) + &ranges
                 } else {
                     format!(
                         "warps {}..{} ({})\ndivergent evaluations: mean {:.2}, max {}\nactive lanes: mean {:.1} %, min {:.1} %",
@@ -332,7 +372,7 @@ impl HeatMap {
                         bins.divergent_max[cell],
                         bins.efficiency_mean[cell] * 100.0,
                         bins.efficiency_min[cell] * 100.0
-                    )
+                    ) + &ranges
                 };
                 response.on_hover_text_at_pointer(text)
             }
@@ -340,11 +380,18 @@ impl HeatMap {
         }
     }
 
-    /// A small colour scale for `color_by` with its end values.
+    /// A small colour scale for `color_by` with its end values, and how to read the grid.
     pub fn legend(&self, ui: &mut Ui, color_by: ColorBy) {
+        let layout = self.layout(vec2(ui.available_width().max(16.0), self.height));
+        let per_row = layout.columns * layout.warps_per_cell;
+        ui.small(if layout.warps_per_cell > 1 {
+            format!("warps left to right, {per_row} per row; each cell {} warps, coloured by its worst warp", layout.warps_per_cell)
+        } else {
+            format!("warps left to right, {per_row} per row; one cell per warp")
+        });
         ui.horizontal(|ui| {
             let (lo, hi) = match color_by {
-                ColorBy::DivergentEvaluations => ("0".to_string(), format!("{} divergent", self.max_divergent)),
+                ColorBy::DivergentEvaluations => ("0".to_string(), format!("{} divergent evaluations", self.max_divergent)),
                 ColorBy::ActiveLanes => ("0 %".to_string(), "100 % lanes active".to_string()),
             };
             ui.small(lo);

@@ -1,0 +1,150 @@
+//! What a family's records say beyond time and throughput, read from their `extra` fields:
+//! remapping cost and gain with the auto decision's reasoning, the persistent-threads tier that
+//! ran and any fallback, matmul rungs through the occupancy model, branched vs split.
+
+use egui::{Grid, RichText, Ui};
+
+use super::plots::format_sig;
+use super::runs::Run;
+use crate::harness::{format_seconds, Record};
+use crate::occupancy::{calculate, Arch, Launch};
+
+/// The family panel for `run` (nothing for families without one). `arch` and `registers` are
+/// the occupancy panel's preset and registers per thread.
+pub fn panel(ui: &mut Ui, run: &Run, arch: &Arch, registers: u32) {
+    let records: Vec<&Record> = run.records().collect();
+    let Some(first) = records.first() else { return };
+    match first.family.as_str() {
+        "remap" => remap(ui, &records),
+        "pt" => persistent(ui, &records),
+        "matmul" => matmul(ui, &records, arch, registers),
+        "carrillo" => split(ui, &records),
+        "lbm" | "gafort" | "mcubes" | "blackscholes" | "reduction" => variants(ui, &records),
+        _ => {}
+    }
+}
+
+fn seconds(r: &Record, key: &str) -> String {
+    r.extra_field::<f64>(key).map_or_else(|| "—".into(), format_seconds)
+}
+
+/// Every strategy side by side: kernel time, remap cost, end to end, the gain over no
+/// remapping in the same run, and the auto decision's reasoning as the CLI prints it.
+fn remap(ui: &mut Ui, records: &[&Record]) {
+    ui.heading("remapping strategies");
+    let none = records.iter().find(|r| r.variant == "none").and_then(|r| r.extra_field::<f64>("end_to_end_s"));
+    Grid::new("simtlab-remap").striped(true).show(ui, |ui| {
+        for h in ["strategy", "kernel", "remap cost", "end to end", "gain vs none", "SIMT eff. before -> after"] {
+            ui.label(RichText::new(h).strong());
+        }
+        ui.end_row();
+        for r in records {
+            ui.label(&r.variant);
+            ui.label(seconds(r, "kernel_s"));
+            ui.label(seconds(r, "remap_s"));
+            ui.label(seconds(r, "end_to_end_s"));
+            let gain = none.zip(r.extra_field::<f64>("end_to_end_s")).map(|(n, t)| n / t);
+            ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")));
+            let eff = |k: &str| r.extra.get(k).and_then(|d| d["simt_efficiency"].as_f64());
+            ui.label(match (eff("probe_before"), eff("probe_after")) {
+                (Some(a), Some(b)) => format!("{:.1} % -> {:.1} %", 100.0 * a, 100.0 * b),
+                _ => "—".into(),
+            });
+            ui.end_row();
+        }
+    });
+    for r in records {
+        if let Some(reason) = r.extra.get("decision").and_then(|d| d["reason"].as_str()) {
+            ui.label(RichText::new("auto decided:").strong());
+            ui.label(reason.replace(". Also considered: ", ".\nAlso considered:\n  ").replace("; ", ";\n  "));
+        }
+    }
+}
+
+/// The tier that ran, what was asked for, and any fallback; barrier latency beside a relaunch.
+fn persistent(ui: &mut Ui, records: &[&Record]) {
+    ui.heading("persistent threads");
+    Grid::new("simtlab-pt").striped(true).show(ui, |ui| {
+        for h in ["kernel", "variant", "tier that ran", "asked for", "fallbacks", "workgroups", "relaunch"] {
+            ui.label(RichText::new(h).strong());
+        }
+        ui.end_row();
+        for r in records {
+            ui.label(&r.kernel);
+            ui.label(&r.variant);
+            let tier = r.extra_field::<String>("tier_name").or_else(|| r.extra_field::<u32>("tier").map(|t| format!("tier {t}")));
+            ui.label(tier.unwrap_or_else(|| "—".into()));
+            ui.label(r.extra_field::<u32>("tier_requested").map_or_else(|| "—".into(), |t| format!("tier {t}")));
+            let fallbacks: Vec<String> =
+                r.extra_field::<Vec<serde_json::Value>>("fallbacks").unwrap_or_default().iter().map(|f| f.to_string()).collect();
+            ui.label(if fallbacks.is_empty() { "none".into() } else { fallbacks.join("; ") });
+            let launched = r.extra_field::<u32>("participants").or_else(|| r.extra_field::<u32>("launched"));
+            ui.label(launched.map_or_else(|| "—".into(), |w| w.to_string()));
+            ui.label(r.extra_field::<f64>("relaunch_us").map_or_else(|| "—".into(), |us| format!("{} us", format_sig(us))));
+            ui.end_row();
+        }
+    });
+}
+
+/// Each rung's launch through the occupancy model of the chosen preset.
+fn matmul(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
+    ui.heading(format!("matmul ladder on {} ({registers} registers/thread)", arch.name));
+    Grid::new("simtlab-matmul").striped(true).show(ui, |ui| {
+        for h in ["rung", "threads", "workgroup memory", "active warps / SM", "occupancy", "limited by"] {
+            ui.label(RichText::new(h).strong());
+        }
+        ui.end_row();
+        for r in records {
+            let threads = r.extra_field::<u32>("threads_per_workgroup").unwrap_or(0);
+            let bytes = r.extra_field::<u32>("workgroup_bytes").unwrap_or(0);
+            ui.label(&r.kernel);
+            ui.label(threads.to_string());
+            ui.label(format!("{bytes} B"));
+            match calculate(arch, Launch::new(threads, registers, bytes)) {
+                Ok(o) => {
+                    ui.label(format!("{} of {}", o.active_warps_per_sm, o.max_warps_per_sm));
+                    ui.label(format!("{:.0} %", 100.0 * o.occupancy));
+                    ui.label(o.limited_by.to_string());
+                }
+                Err(e) => {
+                    ui.label("—");
+                    ui.label("—");
+                    ui.label(e.to_string());
+                }
+            }
+            ui.end_row();
+        }
+    });
+}
+
+/// Split over branched at each else fraction.
+fn split(ui: &mut Ui, records: &[&Record]) {
+    let ratios: Vec<(f64, f64)> = records
+        .iter()
+        .filter_map(|r| Some((r.params.get("else_fraction")?.as_f64()?, r.extra_field::<f64>("split_over_branched")?)))
+        .collect();
+    if ratios.is_empty() {
+        return;
+    }
+    ui.heading("split vs branched");
+    for (f, x) in ratios {
+        ui.label(format!("else fraction {:.0} %: split takes {x:.2}× the branched kernel's time", 100.0 * f));
+    }
+}
+
+/// Zhang's benchmarks: each variant's time against the original's.
+fn variants(ui: &mut Ui, records: &[&Record]) {
+    let Some(org) = records.first() else { return };
+    ui.heading("variants against the first");
+    for r in records {
+        ui.label(format!(
+            "{} {}: {} ({:.2}× {} {})",
+            r.kernel,
+            r.variant,
+            format_seconds(r.stats.median),
+            r.stats.median / org.stats.median,
+            org.kernel,
+            org.variant
+        ));
+    }
+}

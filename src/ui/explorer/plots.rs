@@ -1,0 +1,366 @@
+//! The run's records as plots and a table: time, throughput and SIMT efficiency over the
+//! swept value (log x for geometric sweeps, named bars for categories), hover labels with the
+//! values, a legend beside the plot rather than over it, the CPU check per point, and a click
+//! on a point to pick the point whose heat map is shown.
+
+use egui::{Color32, RichText, Ui};
+use egui_plot::{Bar, BarChart, HoverPosition, Line, MarkerShape, Plot, PlotPoints, Points};
+use serde_json::Value;
+
+use super::params::human;
+use super::runs::{Point, Run};
+use crate::harness::{format_seconds, Record};
+use crate::report::{Figure, Series};
+use crate::workload::{ParamKind, ParamSpec};
+
+/// A parameter value as people read it (`16.8 M`, `one-long`, `true`).
+pub fn format_value(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), human),
+        Value::String(s) => s.clone(),
+        Value::Null => "auto".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Three significant digits, with k/M/G beyond 100 000 (axis ticks and hover labels).
+pub fn format_sig(y: f64) -> String {
+    if y == 0.0 || !y.is_finite() {
+        return format!("{y}");
+    }
+    if y.abs() >= 1e5 {
+        return human(y);
+    }
+    let digits = (2 - y.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{y:.digits$}")
+}
+
+/// What a plot shows per record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Median time, milliseconds.
+    TimeMs,
+    /// Work per second in the record's unit.
+    Throughput,
+    /// SIMT efficiency in percent (records with divergence).
+    SimtEfficiency,
+}
+
+impl Metric {
+    /// Every metric, in display order.
+    pub const ALL: [Metric; 3] = [Metric::TimeMs, Metric::Throughput, Metric::SimtEfficiency];
+
+    /// The value of `r`, if it has one.
+    pub fn of(self, r: &Record) -> Option<f64> {
+        match self {
+            Metric::TimeMs => Some(r.stats.median * 1e3),
+            Metric::Throughput => r.throughput.as_ref().map(|t| t.value),
+            Metric::SimtEfficiency => r.divergence.map(|d| 100.0 * d.simt_efficiency),
+        }
+    }
+
+    /// Axis title (`unit` is the throughput's unit).
+    pub fn title(self, unit: &str) -> String {
+        match self {
+            Metric::TimeMs => "median time (ms)".into(),
+            Metric::Throughput => format!("throughput ({unit})"),
+            Metric::SimtEfficiency => "SIMT efficiency (%): active lanes / (steps × width)".into(),
+        }
+    }
+}
+
+/// How points sit on the x axis.
+#[derive(Clone, Debug, PartialEq)]
+pub enum XAxis {
+    /// Numeric values of the swept parameter (log10 when geometric).
+    Numeric {
+        /// The parameter as people read it.
+        label: String,
+        /// Positions are log10 of the values.
+        log: bool,
+    },
+    /// Named categories: a choice, a flag, the workloads of a family, or records of one run.
+    Categories(Vec<String>),
+}
+
+/// Where each point sits: its x (a position on the axis) and the axis.
+pub fn x_axis(run: &Run, spec: Option<&ParamSpec>) -> (XAxis, Vec<f64>) {
+    let numeric = |p: &Point| p.x.as_ref().and_then(Value::as_f64);
+    match spec {
+        Some(s @ ParamSpec { kind: ParamKind::Number { log, .. }, .. }) if run.points.iter().all(|p| numeric(p).is_some()) => {
+            let log = *log && run.points.iter().all(|p| numeric(p).is_some_and(|x| x > 0.0));
+            let xs = run.points.iter().map(|p| numeric(p).map_or(0.0, |x| if log { x.log10() } else { x })).collect();
+            (XAxis::Numeric { label: s.label(), log }, xs)
+        }
+        _ => {
+            let names: Vec<String> = run.points.iter().map(|p| p.x.as_ref().map_or_else(|| run.workload.clone(), format_value)).collect();
+            (XAxis::Categories(names), (0..run.points.len()).map(|i| i as f64).collect())
+        }
+    }
+}
+
+/// The series name of a record: its kernel and variant, without the part a within-record
+/// sweep varies (Carrillo's `else=25.0%`).
+pub fn series_name(r: &Record) -> String {
+    let variant = r.variant.split(" else=").next().unwrap_or(&r.variant);
+    format!("{} {}", r.kernel, variant).trim().to_string()
+}
+
+/// A named series of `(x, y, point index)`.
+pub type SeriesPoints = (String, Vec<(f64, f64, usize)>);
+
+/// One line per series: `(name, [(x, y, point index)])`. A run of one point whose records
+/// sweep `else_fraction` themselves (Carrillo) plots over that.
+pub fn series(run: &Run, xs: &[f64], metric: Metric) -> Vec<SeriesPoints> {
+    let inner = run.points.len() == 1 && run.points[0].records.iter().all(|r| r.params.get("else_fraction").is_some());
+    let mut out: Vec<SeriesPoints> = Vec::new();
+    for (i, p) in run.points.iter().enumerate() {
+        for r in &p.records {
+            let Some(y) = metric.of(r) else { continue };
+            let x = if inner { r.params["else_fraction"].as_f64().unwrap_or(0.0) } else { xs[i] };
+            let name = series_name(r);
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, v)) => v.push((x, y, i)),
+                None => out.push((name, vec![(x, y, i)])),
+            }
+        }
+    }
+    out
+}
+
+const PALETTE: [Color32; 8] = [
+    Color32::from_rgb(240, 140, 50),
+    Color32::from_rgb(80, 190, 110),
+    Color32::from_rgb(120, 150, 240),
+    Color32::from_rgb(220, 90, 160),
+    Color32::from_rgb(200, 200, 80),
+    Color32::from_rgb(90, 200, 220),
+    Color32::from_rgb(170, 120, 230),
+    Color32::from_rgb(160, 160, 160),
+];
+
+/// The colour of the `i`-th series.
+pub fn series_color(i: usize) -> Color32 {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// The plots of `run`, one per metric that has values, side by side when there is room.
+/// Returns the point clicked, if any.
+pub fn sweep_plots(ui: &mut Ui, run: &Run, spec: Option<&ParamSpec>, selected: usize) -> Option<usize> {
+    let (axis, xs) = x_axis(run, spec);
+    let inner = run.points.len() == 1 && run.points[0].records.iter().all(|r| r.params.get("else_fraction").is_some());
+    let unit = run.records().find_map(|r| r.throughput.as_ref().map(|t| t.unit.clone())).unwrap_or_default();
+    let metrics: Vec<Metric> = Metric::ALL.into_iter().filter(|m| run.records().any(|r| m.of(r).is_some())).collect();
+    let columns = if ui.available_width() > 760.0 { 2 } else { 1 };
+    let width = ((ui.available_width() - ui.spacing().item_spacing.x * (columns as f32 - 1.0)) / columns as f32).max(200.0);
+    let mut clicked = None;
+    let names: Vec<String> = series(run, &xs, Metric::TimeMs).into_iter().map(|(n, _)| n).collect();
+    legend(ui, &names);
+    for row in metrics.chunks(columns) {
+        ui.horizontal(|ui| {
+            for &metric in row {
+                ui.vertical(|ui| {
+                    ui.set_width(width);
+                    ui.label(RichText::new(metric.title(&unit)).strong());
+                    let lines = series(run, &xs, metric);
+                    if let Some(i) = plot(ui, metric, &axis, inner, &lines, &names, selected, width) {
+                        clicked = Some(i);
+                    }
+                });
+            }
+        });
+    }
+    clicked
+}
+
+/// Coloured names above the plots: the legend never covers data.
+fn legend(ui: &mut Ui, names: &[String]) {
+    ui.horizontal_wrapped(|ui| {
+        for (i, n) in names.iter().enumerate() {
+            let (swatch, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+            ui.painter().rect_filled(swatch, 2.0, series_color(i));
+            ui.label(RichText::new(n).color(series_color(i)));
+        }
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn plot(
+    ui: &mut Ui,
+    metric: Metric,
+    axis: &XAxis,
+    inner: bool,
+    lines: &[SeriesPoints],
+    names: &[String],
+    selected: usize,
+    width: f32,
+) -> Option<usize> {
+    let (x_label, log, categories) = match axis {
+        _ if inner => ("else fraction".to_string(), false, None),
+        XAxis::Numeric { label, log } => (label.clone(), *log, None),
+        XAxis::Categories(c) => ("".to_string(), false, Some(c.clone())),
+    };
+    let cats = categories.clone();
+    let fmt_x = move |x: f64| -> String {
+        match &cats {
+            Some(c) if (x - x.round()).abs() < 1e-9 && x >= 0.0 => c.get(x.round() as usize).cloned().unwrap_or_default(),
+            Some(_) => String::new(),
+            None if log => human(10f64.powf(x)),
+            None => format_sig(x),
+        }
+    };
+    let fmt_tick = fmt_x.clone();
+    let fmt_hover = fmt_x.clone();
+    let unit_title = metric.title("");
+    let builder = Plot::new(("simtlab-sweep", metric as u8))
+        .height(180.0)
+        .width(width)
+        .x_axis_label(x_label)
+        .x_axis_formatter(move |mark, _| fmt_tick(mark.value))
+        .y_axis_formatter(|mark, _| format_sig(mark.value))
+        .label_formatter(move |pos| match pos {
+            HoverPosition::NearDataPoint { plot_name, position, .. } => {
+                Some(format!("{plot_name}\n{}\n{}: {}", fmt_hover(position.x), unit_title, format_sig(position.y)))
+            }
+            HoverPosition::Elsewhere { .. } => None,
+        })
+        .include_y(0.0)
+        .allow_scroll(false);
+    let builder = match &categories {
+        // one tick per category, so that every name shows
+        Some(c) if !inner => {
+            let n = c.len();
+            builder.x_grid_spacer(move |_| (0..n).map(|i| egui_plot::GridMark { value: i as f64, step_size: 1.0 }).collect())
+        }
+        _ => builder,
+    };
+    let response = builder.show(ui, |plot| {
+        let bars = categories.is_some() && !inner;
+        for (name, points) in lines {
+            let k = names.iter().position(|m| m == name).unwrap_or(0);
+            let color = series_color(k);
+            if bars {
+                // named bars side by side per category (among the series that have one
+                // there), never joined by lines
+                let chart = points
+                    .iter()
+                    .map(|&(x, y, i)| {
+                        let here: Vec<&String> = lines.iter().filter(|(_, p)| p.iter().any(|q| q.0 == x)).map(|(n, _)| n).collect();
+                        let slot = here.iter().position(|n| *n == name).unwrap_or(0) as f64;
+                        let w = 0.8 / here.len().max(1) as f64;
+                        let bar = Bar::new(x - 0.4 + w * (slot + 0.5), y).width(w * 0.95).name(name);
+                        if i == selected {
+                            bar.stroke(egui::Stroke::new(2.0, Color32::WHITE))
+                        } else {
+                            bar
+                        }
+                    })
+                    .collect();
+                plot.bar_chart(BarChart::new(name.clone(), chart).color(color));
+            } else {
+                let xy: Vec<[f64; 2]> = points.iter().map(|&(x, y, _)| [x, y]).collect();
+                plot.line(Line::new(name.clone(), PlotPoints::from(xy.clone())).color(color));
+                plot.points(Points::new(name.clone(), xy).radius(3.5).shape(MarkerShape::Circle).filled(true).color(color));
+                if let Some(&(x, y, _)) = points.iter().find(|p| p.2 == selected) {
+                    plot.points(Points::new(name.clone(), vec![[x, y]]).radius(6.0).filled(false).color(Color32::WHITE));
+                }
+            }
+        }
+    });
+    let pointer = response.response.clicked().then(|| response.response.interact_pointer_pos()).flatten()?;
+    let at = response.transform.value_from_position(pointer);
+    lines
+        .iter()
+        .flat_map(|(_, p)| p.iter())
+        .min_by(|a, b| (a.0 - at.x).abs().total_cmp(&(b.0 - at.x).abs()))
+        .map(|&(_, _, i)| if inner { 0 } else { i })
+}
+
+/// The records table: one row per record with its point, time, throughput, divergence and
+/// CPU check, and the ratio to the baseline when one is open. Clicking a point's number
+/// selects it; returns the point clicked.
+pub fn records_table(ui: &mut Ui, run: &Run, selected: usize, baseline: Option<&[Vec<Option<f64>>]>) -> Option<usize> {
+    let mut clicked = None;
+    let headers = ["point", "value", "kernel", "variant", "median", "throughput", "SIMT eff.", "div. warps", "CPU check", "vs baseline"];
+    egui::ScrollArea::horizontal().id_salt("simtlab-records-table").show(ui, |ui| {
+        egui::Grid::new("simtlab-records").striped(true).spacing([12.0, 3.0]).show(ui, |ui| {
+            for h in headers {
+                ui.label(RichText::new(h).strong());
+            }
+            ui.end_row();
+            for (i, p) in run.points.iter().enumerate() {
+                for (j, r) in p.records.iter().enumerate() {
+                    if j == 0 {
+                        if ui.selectable_label(i == selected, format!("#{}", i + 1)).clicked() {
+                            clicked = Some(i);
+                        }
+                        ui.label(p.x.as_ref().map_or_else(String::new, format_value));
+                    } else {
+                        ui.label("");
+                        ui.label("");
+                    }
+                    ui.label(&r.kernel);
+                    ui.label(&r.variant);
+                    ui.label(format_seconds(r.stats.median));
+                    ui.label(r.throughput.as_ref().map_or_else(String::new, |t| format!("{} {}", format_sig(t.value), t.unit)));
+                    ui.label(r.divergence.map_or_else(String::new, |d| format!("{:.1} %", 100.0 * d.simt_efficiency)));
+                    ui.label(r.divergence.map_or_else(String::new, |d| format!("{:.1} %", 100.0 * d.divergence_ratio)))
+                        .on_hover_text("divergent warps: the fraction of warps whose lanes took different paths");
+                    if r.check.passed {
+                        ui.colored_label(Color32::from_rgb(80, 190, 110), "ok");
+                    } else {
+                        ui.colored_label(ui.visuals().error_fg_color, format!("FAILED ({} wrong)", r.check.mismatches));
+                    }
+                    let ratio = baseline.and_then(|b| b.get(i)?.get(j).copied().flatten());
+                    ui.label(ratio.map_or_else(String::new, |x| format!("{x:.2}× time")));
+                    ui.end_row();
+                }
+            }
+        });
+    });
+    clicked
+}
+
+/// The plots of `run` as figures for PNG export (same series as on screen).
+pub fn figures(run: &Run, spec: Option<&ParamSpec>) -> Vec<Figure> {
+    let (axis, xs) = x_axis(run, spec);
+    let unit = run.records().find_map(|r| r.throughput.as_ref().map(|t| t.unit.clone())).unwrap_or_default();
+    let (x_label, log_x) = match &axis {
+        XAxis::Numeric { label, log } => (label.clone(), *log),
+        XAxis::Categories(c) => (format!("point ({})", c.join(", ")), false),
+    };
+    Metric::ALL
+        .into_iter()
+        .filter_map(|m| {
+            let lines = series(run, &xs, m);
+            if lines.is_empty() {
+                return None;
+            }
+            let series = lines
+                .into_iter()
+                .map(|(name, p)| Series { name, points: p.iter().map(|&(x, y, _)| (if log_x { 10f64.powf(x) } else { x }, y)).collect() })
+                .collect();
+            Some(Figure {
+                id: format!("{}-{}", run.workload, ["time", "throughput", "simt-efficiency"][m as usize]),
+                title: format!("{}: {}", run.workload, m.title(&unit)),
+                x_label: x_label.clone(),
+                y_label: m.title(&unit),
+                log_x,
+                log_y: false,
+                series,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(format_sig(0.000123456), "0.000123");
+        assert_eq!(format_sig(12.345), "12.3");
+        assert_eq!(format_sig(2_000_000.0), "2 M");
+    }
+}

@@ -1,0 +1,263 @@
+//! Runs of the explorer: the points a sweep made (one registry call each, with the same
+//! [`Record`]s `simtlab run NAME` writes), the worker that makes them off the UI thread, and
+//! the JSON files they are kept in.
+//!
+//! The worker is started by [`spawn`], the one place that creates a thread: a host without
+//! threads (the browser) replaces that function and keeps the rest.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::harness::{self, Protocol, Record};
+use crate::workload::{self, Counting, WarpMap};
+
+/// Key under each saved record's `extra` that says which run and point it belongs to.
+const EXTRA_KEY: &str = "explorer";
+
+/// One point of a run: the workload's parameters, the swept value, and what the run gave.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// The workload that ran (a sweep over a family's workloads runs several).
+    pub workload: String,
+    /// The workload's parameters at this point.
+    pub params: Value,
+    /// The swept parameter's value (None without a sweep).
+    pub x: Option<Value>,
+    /// The records the workload produced, each with its CPU check.
+    pub records: Vec<Record>,
+    /// Per-warp divergence for the heat map (not kept in files).
+    pub warps: Vec<WarpMap>,
+}
+
+impl Point {
+    /// Every record's GPU result matched the CPU reference.
+    pub fn checks_passed(&self) -> bool {
+        !self.records.is_empty() && self.records.iter().all(|r| r.check.passed)
+    }
+}
+
+/// A finished (or running) sweep of one workload.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    /// The workload's registry name.
+    pub workload: String,
+    /// The swept parameter's key, if any.
+    pub sweep: Option<String>,
+    /// Points in the order they ran.
+    pub points: Vec<Point>,
+}
+
+impl Run {
+    /// Every record of every point, in order.
+    pub fn records(&self) -> impl Iterator<Item = &Record> {
+        self.points.iter().flat_map(|p| &p.records)
+    }
+
+    /// The records with the run and point each belongs to noted under `extra.explorer`, so
+    /// that [`Run::from_records`] can rebuild the run; otherwise the CLI's records.
+    pub fn to_records(&self) -> Vec<Record> {
+        let mut out = Vec::new();
+        for (i, p) in self.points.iter().enumerate() {
+            for r in &p.records {
+                let mut r = r.clone();
+                let note =
+                    json!({"run": self.workload, "workload": p.workload, "point": i, "sweep": self.sweep, "x": p.x, "params": p.params});
+                match &mut r.extra {
+                    Value::Object(map) => {
+                        map.insert(EXTRA_KEY.into(), note);
+                    }
+                    extra @ Value::Null => *extra = json!({ EXTRA_KEY: note }),
+                    _ => {}
+                }
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Rebuilds a run from records written by [`Run::to_records`]; records without the note
+    /// (a file from `simtlab run --json`) make one point.
+    pub fn from_records(records: Vec<Record>) -> Result<Run> {
+        let first = records.first().ok_or_else(|| Error::invalid("run file", "it holds no records"))?;
+        let note_of = |r: &Record| r.extra.get(EXTRA_KEY).cloned();
+        let mut run = Run {
+            workload: note_of(first).and_then(|n| n["run"].as_str().map(String::from)).unwrap_or_else(|| first.family.clone()),
+            sweep: note_of(first).and_then(|n| n["sweep"].as_str().map(String::from)),
+            points: Vec::new(),
+        };
+        for mut r in records {
+            let note = note_of(&r).unwrap_or(Value::Null);
+            if let Value::Object(map) = &mut r.extra {
+                map.remove(EXTRA_KEY);
+                if map.is_empty() {
+                    r.extra = Value::Null;
+                }
+            }
+            let index = note["point"].as_u64().unwrap_or(0) as usize;
+            while run.points.len() <= index {
+                let workload = note["workload"].as_str().map_or_else(|| run.workload.clone(), String::from);
+                run.points.push(Point { workload, params: note["params"].clone(), x: None, records: Vec::new(), warps: Vec::new() });
+            }
+            let point = &mut run.points[index];
+            point.x = note.get("x").filter(|x| !x.is_null()).cloned();
+            if point.params.is_null() {
+                point.params = r.params.clone();
+            }
+            point.records.push(r);
+        }
+        run.points.retain(|p| !p.records.is_empty());
+        Ok(run)
+    }
+
+    /// Writes the run as a JSON array of records (`harness` format, readable by every tool
+    /// that reads `simtlab run --json`).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        harness::write_json(path, &self.to_records())
+    }
+
+    /// Reads a run written by [`Run::save`] or by `simtlab run NAME --json FILE`.
+    pub fn open(path: &Path) -> Result<Run> {
+        Run::from_records(harness::read_json(path)?)
+    }
+}
+
+/// What the worker reports.
+pub(super) enum Message {
+    /// The adapter opened, with a line saying how divergence will be counted.
+    Opened(String),
+    /// A point started: `done` finished of `total`, with what runs now.
+    Progress { done: usize, total: usize, what: String },
+    /// A finished point.
+    Point(Box<Point>),
+    /// The run stopped on an error.
+    Failed(String),
+    /// No more messages follow.
+    Finished { cancelled: bool },
+}
+
+/// One point to run: the workload, its parameters, the swept value.
+pub(super) struct Planned {
+    pub workload: String,
+    pub params: Value,
+    pub x: Option<Value>,
+}
+
+/// A sweep to run on the worker.
+pub(super) struct Job {
+    pub points: Vec<Planned>,
+    /// What the sweep varies, as people read it (progress lines).
+    pub swept: Option<String>,
+    pub protocol: Protocol,
+    pub counting: Counting,
+    pub adapter: wgpu::Adapter,
+    /// The adapter's device, opened by the first run and kept for the next.
+    pub gpu: Arc<Mutex<Option<Arc<Gpu>>>>,
+    pub timeout: Option<std::time::Duration>,
+    pub min_sample_seconds: f64,
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// Starts `job` on a background thread; its messages go to `tx` and `ctx` is asked to repaint
+/// after each. A panic in the job becomes a `Failed` message.
+pub(super) fn spawn(job: Job, tx: Sender<Message>, ctx: egui::Context) -> Result<()> {
+    std::thread::Builder::new()
+        .name("simtlab-explorer-run".into())
+        .spawn(move || {
+            let send = |m: Message| {
+                let _ = tx.send(m);
+                ctx.request_repaint();
+            };
+            if catch_unwind(AssertUnwindSafe(|| job.run(&send))).is_err() {
+                send(Message::Failed("the run panicked (a bug in simtlab)".into()));
+                send(Message::Finished { cancelled: false });
+            }
+        })
+        .map(drop)
+        .map_err(|e| Error::invalid("run thread", format!("could not start it: {e}")))
+}
+
+impl Job {
+    fn open(&self) -> Result<Arc<Gpu>> {
+        let mut slot = self.gpu.lock().map_err(|_| Error::invalid("adapter", "a previous run panicked while opening it"))?;
+        if let Some(g) = slot.as_ref() {
+            return Ok(g.clone());
+        }
+        let mut g = Gpu::open(&self.adapter)?;
+        if let Some(t) = self.timeout {
+            g.timeout = t;
+        }
+        if g.info.device_type != wgpu::DeviceType::Cpu {
+            g.set_min_timed_seconds(self.min_sample_seconds);
+        }
+        let g = Arc::new(g);
+        *slot = Some(g.clone());
+        Ok(g)
+    }
+
+    fn run(self, send: &dyn Fn(Message)) {
+        let gpu = match self.open() {
+            Ok(g) => g,
+            Err(e) => {
+                send(Message::Failed(format!("opening the adapter: {e}")));
+                return send(Message::Finished { cancelled: false });
+            }
+        };
+        send(Message::Opened(format!(
+            "{}: {}",
+            gpu.adapter_name(),
+            match (self.counting, gpu.caps.subgroup_size) {
+                (Counting::Probe(_), Some(w)) => format!("subgroups of {w}, divergence from the GPU probe"),
+                (Counting::Probe(w) | Counting::Emulate(w), _) => format!("divergence from host emulation at W = {w}"),
+            }
+        )));
+        let total = self.points.len();
+        for (i, Planned { workload, params, x }) in self.points.into_iter().enumerate() {
+            if self.cancel.load(Ordering::Relaxed) {
+                return send(Message::Finished { cancelled: true });
+            }
+            let what = match (&self.swept, &x) {
+                (Some(swept), Some(v)) => format!("{workload}, {swept} = {}", super::plots::format_value(v)),
+                _ => workload.clone(),
+            };
+            send(Message::Progress { done: i, total, what });
+            let result = workload::find(&workload).and_then(|w| {
+                let records = w.run(&gpu, &params, &self.protocol)?;
+                Ok((records, w.warps(&gpu, &params, self.counting)?))
+            });
+            match result {
+                Ok((records, warps)) => send(Message::Point(Box::new(Point { workload, params, x, records, warps }))),
+                Err(_) if self.cancel.load(Ordering::Relaxed) => return send(Message::Finished { cancelled: true }),
+                Err(e) => {
+                    send(Message::Failed(e.to_string()));
+                    return send(Message::Finished { cancelled: false });
+                }
+            }
+        }
+        send(Message::Finished { cancelled: false });
+    }
+}
+
+/// Per point, the ratio of each of `run`'s records' median time to the baseline's record of
+/// the same kernel and variant at the same point index (None where the baseline has none).
+pub fn baseline_ratios(run: &Run, baseline: &Run) -> Vec<Vec<Option<f64>>> {
+    run.points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            p.records
+                .iter()
+                .map(|r| {
+                    let base = baseline.points.get(i)?.records.iter().find(|b| b.kernel == r.kernel && b.variant == r.variant)?;
+                    (base.stats.median > 0.0).then(|| r.stats.median / base.stats.median)
+                })
+                .collect()
+        })
+        .collect()
+}

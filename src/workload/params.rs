@@ -1,0 +1,264 @@
+//! What each workload parameter is, for editors and sweeps: a number with its range (and
+//! whether it grows geometrically), one of named options, a flag, or free text (lists,
+//! instance names). [`Workload::param_specs`](super::Workload::param_specs) derives them from
+//! the parameters at the tiny and paper scales; the few facts the values cannot tell (an
+//! enum's options, a probability's bounds, a parameter the entry fixes) are the tables below,
+//! kept equal to the configuration types by a unit test.
+
+use serde_json::Value;
+
+use super::Scale;
+
+/// How a parameter is edited and swept.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamKind {
+    /// A number in `min..=max`: whole numbers when `integer`; geometric sliders and sweeps
+    /// when `log` (sizes that the scales grow by factors).
+    Number {
+        /// Smallest value.
+        min: f64,
+        /// Largest value.
+        max: f64,
+        /// Whole numbers only.
+        integer: bool,
+        /// Logarithmic slider and geometric sweeps.
+        log: bool,
+    },
+    /// One of named options (a serde enum's names).
+    Choice(&'static [&'static str]),
+    /// `true` or `false`.
+    Flag,
+    /// Anything else (a list, an instance name), edited as JSON text.
+    Text,
+}
+
+/// One parameter of a workload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamSpec {
+    /// Its path in the parameter object: `n`, or `shape.m` inside a nested object.
+    pub key: String,
+    /// Editor and sweep kind.
+    pub kind: ParamKind,
+    /// `null` is a value (the runner then chooses, e.g. as many workgroups as fit).
+    pub nullable: bool,
+    /// Set by the registry entry itself (`micro-loop` runs the loop pattern): shown, not edited.
+    pub fixed: bool,
+}
+
+impl ParamSpec {
+    /// The key as people read it: `shape.m` → `shape m`, `else_fractions` → `else fractions`.
+    pub fn label(&self) -> String {
+        self.key.replace(['_', '.'], " ")
+    }
+
+    /// Can be swept (numbers, choices and flags).
+    pub fn sweepable(&self) -> bool {
+        !self.fixed && !matches!(self.kind, ParamKind::Text)
+    }
+
+    /// `count` values from `from` to `to` (geometric for log numbers, rounded for integers);
+    /// every option of a choice and both values of a flag.
+    pub fn sweep_values(&self, from: f64, to: f64, count: usize) -> Vec<Value> {
+        match &self.kind {
+            ParamKind::Choice(options) => options.iter().map(|o| Value::from(*o)).collect(),
+            ParamKind::Flag => vec![Value::Bool(false), Value::Bool(true)],
+            ParamKind::Text => Vec::new(),
+            &ParamKind::Number { min, max, integer, log } => {
+                let (a, b) = (from.clamp(min, max), to.clamp(min, max));
+                let count = count.max(1);
+                let mut values: Vec<f64> = (0..count)
+                    .map(|i| {
+                        let f = if count == 1 { 0.0 } else { i as f64 / (count - 1) as f64 };
+                        if log && a > 0.0 && b > 0.0 {
+                            (a.ln() + (b.ln() - a.ln()) * f).exp()
+                        } else {
+                            a + (b - a) * f
+                        }
+                    })
+                    .map(|x| if integer { x.round() } else { (x * 1e6).round() / 1e6 })
+                    .collect();
+                values.dedup();
+                values.into_iter().map(|x| number_value(x, integer)).collect()
+            }
+        }
+    }
+
+    /// The value at `key` of `params` (`Value::Null` when absent).
+    pub fn get<'a>(&self, params: &'a Value) -> &'a Value {
+        self.key.split('.').try_fold(params, |v, part| v.get(part)).unwrap_or(&Value::Null)
+    }
+
+    /// Sets the value at `key` of `params` (nested objects are created as needed).
+    pub fn set(&self, params: &mut Value, value: Value) {
+        let mut slot = params;
+        for part in self.key.split('.') {
+            if !slot.is_object() {
+                *slot = Value::Object(Default::default());
+            }
+            slot = slot.as_object_mut().expect("made an object above").entry(part).or_insert(Value::Null);
+        }
+        *slot = value;
+    }
+}
+
+/// `x` as JSON: an integer when `integer`.
+pub fn number_value(x: f64, integer: bool) -> Value {
+    if integer && x >= 0.0 && x <= u64::MAX as f64 {
+        Value::from(x.round() as u64)
+    } else if integer {
+        Value::from(x.round() as i64)
+    } else {
+        Value::from(x)
+    }
+}
+
+/// Options of the string-valued enums in the registry's configurations, by parameter name.
+pub(crate) const CHOICES: &[(&str, &[&str])] = &[
+    ("distribution", &["uniform", "one-long", "random", "sorted"]),
+    ("pattern", &["loop", "if"]),
+    ("work", &["ci", "cmi"]),
+    ("shape", &["tilted", "complete"]),
+    ("workload", &["reduce", "two-stage"]),
+    ("kind", &["single", "chunked", "distributed", "ring"]),
+    ("arrival", &["flat", "tree"]),
+    ("fence", &["device", "none"]),
+    ("bound", &["lb1", "lb2"]),
+    ("mapping", &["per-child", "per-parent"]),
+];
+
+/// Number ranges the scales cannot tell: `(name, min, max, log)`.
+const RANGES: &[(&str, f64, f64, bool)] = &[
+    ("probability", 0.0, 1.0, false),
+    ("emit", 0.0, 1.0, false),
+    ("obstacles", 0.0, 0.9, false),
+    ("pcross", 0.0, 1.0, false),
+    ("pmutate", 0.0, 1.0, false),
+    ("omega", 0.1, 1.99, false),
+    ("iso", 0.1, 4.0, false),
+    ("seed", 1.0, 1000.0, false),
+    ("workgroups", 0.0, 4096.0, true),
+    ("group", 1.0, 1024.0, true),
+    ("long", 1.0, 4096.0, true),
+    ("short", 0.0, 4096.0, false),
+    ("heavy", 1.0, 4096.0, true),
+];
+
+/// Parameters a registry entry fixes, by family: the entry's name says their value.
+const FIXED: &[(&str, &str)] = &[("micro", "pattern"), ("remap", "pattern"), ("pt", "kind")];
+
+/// The specs of a workload's parameters, in the order of its parameter object (nested objects
+/// flattened to dotted keys).
+pub(super) fn derive(family: &str, tiny: &Value, paper: &Value) -> Vec<ParamSpec> {
+    let mut out = Vec::new();
+    walk(family, "", tiny, paper, &mut out);
+    out
+}
+
+fn walk(family: &str, prefix: &str, tiny: &Value, paper: &Value, out: &mut Vec<ParamSpec>) {
+    let Some(object) = tiny.as_object() else { return };
+    for (name, value) in object {
+        let key = if prefix.is_empty() { name.clone() } else { format!("{prefix}.{name}") };
+        let at_paper = paper.get(name).unwrap_or(value);
+        if value.is_object() {
+            walk(family, &key, value, at_paper, out);
+            continue;
+        }
+        let fixed = prefix.is_empty() && FIXED.iter().any(|&(f, k)| f == family && k == name) && value.is_string();
+        let nullable = value.is_null() || at_paper.is_null();
+        let kind = kind_of(name, value, at_paper);
+        out.push(ParamSpec { key, kind, nullable, fixed });
+    }
+}
+
+fn kind_of(name: &str, tiny: &Value, paper: &Value) -> ParamKind {
+    let sample = if tiny.is_null() { paper } else { tiny };
+    match sample {
+        Value::Bool(_) => ParamKind::Flag,
+        Value::String(_) => CHOICES.iter().find(|(k, _)| *k == name).map_or(ParamKind::Text, |&(_, options)| ParamKind::Choice(options)),
+        Value::Number(_) => {
+            let integer = [tiny, paper].iter().all(|v| v.is_null() || v.is_u64() || v.is_i64());
+            if let Some(&(_, min, max, log)) = RANGES.iter().find(|(k, ..)| *k == name) {
+                return ParamKind::Number { min, max, integer, log };
+            }
+            let values: Vec<f64> = [tiny, paper].iter().filter_map(|v| v.as_f64()).collect();
+            let hi = values.iter().copied().fold(0.0, f64::max);
+            let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+            if !integer && hi <= 1.0 {
+                return ParamKind::Number { min: 0.0, max: 1.0, integer, log: false };
+            }
+            let min = if integer && lo >= 1.0 { 1.0 } else { 0.0 };
+            let max = (hi * 4.0).max(16.0);
+            // sizes the scales grow by large factors are swept geometrically
+            let log = integer && (hi >= 1024.0 || (lo > 0.0 && hi / lo >= 16.0));
+            ParamKind::Number { min, max, integer, log }
+        }
+        _ => ParamKind::Text,
+    }
+}
+
+/// The specs at both scales the derivation reads.
+pub(super) fn of(family: &str, params: impl Fn(Scale) -> Value) -> Vec<ParamSpec> {
+    derive(family, &params(Scale::Tiny), &params(Scale::Full))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{registry, Scale};
+
+    #[test]
+    fn every_choice_and_sweep_value_is_accepted_by_the_workload() {
+        for w in registry() {
+            let tiny = w.params(Scale::Tiny);
+            for spec in w.param_specs() {
+                assert!(!spec.get(&tiny).is_null() || spec.nullable, "{} {}", w.name(), spec.key);
+                let values = match &spec.kind {
+                    ParamKind::Number { min, max, .. } => spec.sweep_values(*min, *max, 3),
+                    _ => spec.sweep_values(0.0, 0.0, 0),
+                };
+                for v in values {
+                    let mut p = tiny.clone();
+                    spec.set(&mut p, v.clone());
+                    assert_eq!(spec.get(&p), &v);
+                    // the configuration type takes the value (whether a combination runs is the runner's)
+                    let err = w.check_params(&p).err();
+                    assert!(err.is_none(), "{} {}={v}: {err:?}", w.name(), spec.key);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn choices_list_every_option_serde_knows() {
+        // an unknown name makes serde list the options it expects: they must be the table's
+        for w in registry() {
+            let tiny = w.params(Scale::Tiny);
+            for spec in w.param_specs() {
+                let ParamKind::Choice(options) = spec.kind else { continue };
+                let mut p = tiny.clone();
+                spec.set(&mut p, Value::from("no-such-option"));
+                let err = w.check_params(&p).unwrap_err().to_string();
+                for o in options {
+                    assert!(err.contains(&format!("`{o}`")), "{} {}: {err}", w.name(), spec.key);
+                }
+                assert_eq!(err.matches('`').count(), 2 * (options.len() + 1), "{} {}: {err}", w.name(), spec.key);
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_sweep_geometrically_and_keys_nest() {
+        let m = crate::workload::find("matmul-naive").unwrap().param_specs();
+        let shape_m = m.iter().find(|s| s.key == "shape.m").unwrap();
+        assert!(matches!(shape_m.kind, ParamKind::Number { integer: true, log: true, .. }), "{shape_m:?}");
+        assert_eq!(shape_m.sweep_values(64.0, 256.0, 3), vec![Value::from(64), Value::from(128), Value::from(256)]);
+        let mut p = serde_json::json!({"shape": {"m": 1}});
+        shape_m.set(&mut p, Value::from(5));
+        assert_eq!(p["shape"]["m"], 5);
+        let l = crate::workload::find("micro-loop").unwrap().param_specs();
+        assert!(l.iter().any(|s| s.key == "pattern" && s.fixed));
+        assert!(l.iter().any(|s| s.key == "defer_from" && s.nullable));
+        let q = crate::workload::find("pt-barrier").unwrap().param_specs();
+        assert!(q.iter().any(|s| s.key == "kind.arrival" && !s.fixed && s.kind == ParamKind::Choice(&["flat", "tree"])));
+    }
+}
