@@ -131,6 +131,10 @@ pub struct Explorer {
     error: Option<String>,
     /// Start a run on the first frame (`simtlab gui --run`).
     pub run_on_start: bool,
+    /// The "Flow-shop search" tab.
+    pub flowshop: flowshop::FlowshopView,
+    /// The "Your shader" tab.
+    pub shader: shader::ShaderView,
 }
 
 impl Explorer {
@@ -188,6 +192,8 @@ impl Explorer {
             file: "simtlab-run.json".into(),
             error,
             run_on_start: false,
+            flowshop: flowshop::FlowshopView::new(&options),
+            shader: shader::ShaderView::new(&options),
         };
         explorer.select_adapter(0);
         explorer.select(0);
@@ -645,15 +651,11 @@ impl Explorer {
         match self.view {
             View::Workloads => {}
             View::FlowShop => {
-                CentralPanel::default().show(ui, |ui| {
-                    ui.label("The live flow-shop search view is not part of this build yet; `simtlab flowshop solve` runs it.");
-                });
+                CentralPanel::default().show(ui, |ui| self.flowshop.ui(ui));
                 return;
             }
             View::Shader => {
-                CentralPanel::default().show(ui, |ui| {
-                    ui.label("The shader view is not part of this build yet; `simtlab profile` profiles your WGSL.");
-                });
+                CentralPanel::default().show(ui, |ui| self.shader.ui(ui));
                 return;
             }
         }
