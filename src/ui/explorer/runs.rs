@@ -2,7 +2,7 @@
 //! [`Record`]s `simtlab run NAME` writes), the worker that makes them off the UI thread, and
 //! the JSON files they are kept in.
 //!
-//! The worker is started by [`spawn`], the one place that creates a thread: a host without
+//! The worker is started by `spawn`, the one place that creates a thread: a host without
 //! threads (the browser) replaces that function and keeps the rest.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
