@@ -158,6 +158,18 @@ const HOT: [[u8; 3]; 5] = [[20, 24, 64], [86, 30, 110], [187, 55, 84], [246, 124
 /// Red (one lane busy) through amber to green (all lanes busy).
 const LANES: [[u8; 3]; 4] = [[200, 40, 40], [235, 140, 40], [225, 215, 70], [60, 175, 85]];
 
+/// A 120 × 10 point colour scale: 24 steps of `color` over 0..1, each at its middle value.
+pub fn color_bar(ui: &mut Ui, color: impl Fn(f64) -> Color32) {
+    let (rect, _) = ui.allocate_exact_size(vec2(120.0, 10.0), Sense::hover());
+    let painter = ui.painter_at(rect);
+    let steps = 24;
+    for i in 0..steps {
+        let x0 = rect.left() + rect.width() * i as f32 / steps as f32;
+        let x1 = rect.left() + rect.width() * (i + 1) as f32 / steps as f32;
+        painter.rect_filled(Rect::from_x_y_ranges(x0..=x1, rect.y_range()), 0.0, color((i as f64 + 0.5) / steps as f64));
+    }
+}
+
 /// The colour of a value in `color_by`'s scale (`t` is already normalised to 0..=1).
 pub fn cell_color(color_by: ColorBy, t: f32) -> Color32 {
     match color_by {
@@ -395,15 +407,7 @@ impl HeatMap {
                 ColorBy::ActiveLanes => ("0 %".to_string(), "100 % lanes active".to_string()),
             };
             ui.small(lo);
-            let (rect, _) = ui.allocate_exact_size(vec2(120.0, 10.0), Sense::hover());
-            let painter = ui.painter_at(rect);
-            let steps = 24;
-            for i in 0..steps {
-                let x0 = rect.left() + rect.width() * i as f32 / steps as f32;
-                let x1 = rect.left() + rect.width() * (i + 1) as f32 / steps as f32;
-                let t = (i as f32 + 0.5) / steps as f32;
-                painter.rect_filled(Rect::from_x_y_ranges(x0..=x1, rect.y_range()), 0.0, cell_color(color_by, t));
-            }
+            color_bar(ui, |t| cell_color(color_by, t as f32));
             ui.small(hi);
         });
     }

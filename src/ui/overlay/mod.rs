@@ -47,6 +47,6 @@ mod occupancy;
 mod timeline;
 
 pub use divergence::{DivergenceOverlay, DivergenceRun};
-pub use heatmap::{cell_color, Bins, ColorBy, GridLayout, HeatMap};
+pub use heatmap::{cell_color, color_bar, Bins, ColorBy, GridLayout, HeatMap};
 pub use occupancy::OccupancyPanel;
 pub use timeline::{format_time, Span, Timeline};

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use egui::{vec2, Color32, Label, Rect, RichText, ScrollArea, Sense, Shape, TextStyle, Ui};
+use egui::{vec2, Color32, Label, RichText, ScrollArea, Sense, Shape, TextStyle, Ui};
 
 use crate::profile::SiteRow;
-use crate::ui::overlay::{cell_color, ColorBy};
+use crate::ui::overlay::{cell_color, color_bar, ColorBy};
 
 /// Colour of a line whose sites were never evaluated (no efficiency to show).
 pub const NOT_REACHED: Color32 = Color32::from_rgb(120, 120, 120);
@@ -75,15 +75,7 @@ fn line_tooltip(rows: &[SiteRow], divergent_subgroups: &[u64], subgroups: u64, s
 pub fn legend(ui: &mut Ui) {
     ui.horizontal(|ui| {
         ui.small("branch efficiency: 0 %");
-        let (rect, _) = ui.allocate_exact_size(vec2(120.0, 10.0), Sense::hover());
-        let painter = ui.painter_at(rect);
-        let steps = 24;
-        for i in 0..steps {
-            let x0 = rect.left() + rect.width() * i as f32 / steps as f32;
-            let x1 = rect.left() + rect.width() * (i + 1) as f32 / steps as f32;
-            let e = (i as f64 + 0.5) / steps as f64;
-            painter.rect_filled(Rect::from_x_y_ranges(x0..=x1, rect.y_range()), 0.0, efficiency_color(e));
-        }
+        color_bar(ui, efficiency_color);
         ui.small("100 % (every evaluation uniform)");
         let (swatch, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
         ui.painter().rect_filled(swatch, 0.0, NOT_REACHED);
