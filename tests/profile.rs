@@ -512,3 +512,35 @@ fn the_command_line_writes_the_table_json_dump_and_heat_map() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("'steps' (var<storage, read_write> steps: array<u32>) is not given"));
 }
+
+#[test]
+fn the_drivers_statistics_are_read_or_their_absence_is_explained() {
+    let gpu = common::gpu();
+    let wgsl = fixture("collatz.wgsl");
+    let source = shader::preprocess_text("collatz.wgsl", &wgsl, &[], &|_| None).unwrap();
+    match gpu.driver_statistics(&source, "main", &[]) {
+        // a driver with VK_KHR_pipeline_executable_properties: one executable with statistics
+        Ok(stats) => {
+            assert!(!stats.executables.is_empty() && !stats.executables[0].statistics.is_empty(), "{stats:?}");
+            assert!(stats.registers().is_none_or(|r| (1..=255).contains(&r)), "{stats:?}");
+        }
+        Err(Error::Unsupported { what, hint, .. }) => {
+            assert!(what.contains("register count"), "{what}");
+            assert!(hint.contains("VK_KHR_pipeline_executable_properties") || hint.contains("Vulkan"), "{hint}");
+            assert!(hint.contains("--regs"), "the hint says what to do instead: {hint}");
+        }
+        Err(e) => panic!("{e}"),
+    }
+    // the profile carries the statistics or the reason, never neither
+    let run = profile::profile(
+        &gpu,
+        &request(
+            "collatz.wgsl",
+            &wgsl,
+            2,
+            vec![("values", "u32:128:random:3".parse().unwrap()), ("steps", "u32:128:zero".parse().unwrap())],
+        ),
+    )
+    .unwrap();
+    assert!(run.driver_statistics.is_some() != run.driver_statistics_missing.is_some(), "{:?}", run.driver_statistics_missing);
+}

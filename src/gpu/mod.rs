@@ -6,6 +6,7 @@
 
 mod buffer;
 mod capabilities;
+mod driver_stats;
 pub mod shader;
 pub mod spirv;
 mod timing;
@@ -14,6 +15,7 @@ mod web;
 
 pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
 pub use capabilities::Capabilities;
+pub use driver_stats::{DriverStatistic, DriverStatistics, PipelineExecutable};
 pub use shader::{Kernel, ShaderSource};
 pub use timing::{Step, Timing, TimingSource};
 

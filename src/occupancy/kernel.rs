@@ -83,6 +83,30 @@ pub fn kernel_resources_with_workgroup_size(
             }
         })?;
 
+    resources(&module, &info, entry_point, workgroup_size, false)
+}
+
+/// [`kernel_resources_with_workgroup_size`] of a module whose override constants
+/// [`naga::back::pipeline_constants::process_overrides`] has applied: workgroup arrays sized by
+/// overrides get the length the pipeline gives them.
+pub fn module_resources(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    entry_point: &str,
+    workgroup_size: Option<[u32; 3]>,
+) -> Result<KernelResources> {
+    resources(module, info, entry_point, workgroup_size, true)
+}
+
+/// `overrides_applied`: override-sized arrays take their overrides' values; otherwise they
+/// are an error (the pipeline may give the overrides other values).
+fn resources(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    entry_point: &str,
+    workgroup_size: Option<[u32; 3]>,
+    overrides_applied: bool,
+) -> Result<KernelResources> {
     let compute_entries = || {
         module
             .entry_points
@@ -134,17 +158,25 @@ pub fn kernel_resources_with_workgroup_size(
         if global.space != naga::AddressSpace::WorkGroup || uses[handle].is_empty() {
             continue;
         }
-        if sized_by_override(&module.types, global.ty) {
-            return Err(Error::invalid(
+        let name = global.name.as_deref().unwrap_or("(unnamed)");
+        let unknown = || {
+            Error::invalid(
                 "workgroup memory",
-                format!(
-                    "the size of var<workgroup> {} depends on an override, known only at \
-                     pipeline creation",
-                    global.name.as_deref().unwrap_or("(unnamed)")
-                ),
-            ));
-        }
-        let size_bytes = layouter[global.ty].size;
+                format!("the size of var<workgroup> {name} depends on an override, known only at pipeline creation"),
+            )
+        };
+        let size_bytes = match module.types[global.ty].inner {
+            naga::TypeInner::Array { base, size: size @ naga::ArraySize::Pending(_), stride }
+                if overrides_applied && !sized_by_override(&module.types, base) =>
+            {
+                match size.resolve(module.to_ctx()) {
+                    Ok(naga::proc::IndexableLength::Known(n)) => n.checked_mul(stride).ok_or_else(unknown)?,
+                    _ => return Err(unknown()),
+                }
+            }
+            _ if sized_by_override(&module.types, global.ty) => return Err(unknown()),
+            _ => layouter[global.ty].size,
+        };
         total += u64::from(size_bytes);
         variables.push(WorkgroupVariable { name: global.name.clone(), size_bytes });
     }

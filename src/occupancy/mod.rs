@@ -21,7 +21,9 @@ pub use calculator::{calculate, check_launch, BlockLimits, Launch, Limiter, Occu
 pub use curves::{
     occupancy_curves, registers_curve, shared_memory_curve, shared_memory_step, threads_curve, Curve, CurveAxis, OccupancyCurves,
 };
-pub use kernel::{kernel_occupancy, kernel_resources, kernel_resources_with_workgroup_size, KernelResources, WorkgroupVariable};
+pub use kernel::{
+    kernel_occupancy, kernel_resources, kernel_resources_with_workgroup_size, module_resources, KernelResources, WorkgroupVariable,
+};
 pub use models::{
     branch_split_on_arch, carrillo_speedup, carrillo_worst_case, ryoo_estimate, Branch, BranchKernel, InstructionMix, SplitComparison,
     ThroughputDevice, ThroughputEstimate, GEFORCE_8800_GTX,

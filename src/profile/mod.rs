@@ -14,7 +14,8 @@
 //!
 //! Two ways in: [`profile`] runs a shader from binding specs on a [`crate::Gpu`] (the
 //! `simtlab profile` command), and [`Profiler`] works inside an app on its own device,
-//! recording into its encoder without ever blocking.
+//! recording into its encoder without ever blocking. [`compiled_kernels`] reads the register
+//! counts the driver gives simtlab's own kernels (see [`crate::gpu::DriverStatistics`]).
 //!
 //! Using it with your own kernel:
 //! ```
@@ -36,6 +37,7 @@
 //! ```
 
 mod bindings;
+mod compiled;
 mod counts;
 mod heatmap;
 mod instrument;
@@ -45,6 +47,7 @@ mod sites;
 mod table;
 
 pub use bindings::{contents, entry_bindings, scalar_name, BindingInfo, BindingSpec};
+pub use compiled::{compiled_kernels, CompiledKernel};
 pub use counts::{decode, CountSource, Counts, SiteCounts};
 pub use heatmap::write_heatmap;
 pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
@@ -52,7 +55,3 @@ pub use profiler::{Profiler, ProfilerOptions};
 pub use run::{profile, profile_with, ProfileRequest, ProfileRun, ProfileStep};
 pub use sites::{Site, SiteKind};
 pub use table::{summary, table, SiteRow, Summary};
-
-/// Why the register count of a compiled pipeline is not reported.
-pub const REGISTERS_NOT_EXPOSED: &str = "registers: the driver's count is not exposed (wgpu neither enables \
-VK_KHR_pipeline_executable_properties nor captures pipeline statistics), so occupancy uses --regs";

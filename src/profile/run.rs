@@ -8,7 +8,8 @@ use super::instrument::{instrument, parse, Counting, InstrumentOptions, Instrume
 use super::table::{summary, Summary};
 use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
-use crate::gpu::{BufferKind, Gpu, Timing, TimingSource};
+use crate::gpu::shader::preprocess_text;
+use crate::gpu::{BufferKind, DriverStatistics, Gpu, Timing, TimingSource};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use web_time::Instant;
@@ -72,6 +73,19 @@ pub struct ProfileRun {
     /// Final contents of every binding (of the plain run), in binding order.
     #[serde(skip)]
     pub outputs: Vec<(BindingInfo, Vec<u8>)>,
+    /// What the driver's compiler reports for the shader as written (registers per thread,
+    /// instructions, ...), where the driver exposes it.
+    pub driver_statistics: Option<DriverStatistics>,
+    /// Why `driver_statistics` is missing (not a Vulkan adapter, or a driver without
+    /// `VK_KHR_pipeline_executable_properties`).
+    pub driver_statistics_missing: Option<String>,
+}
+
+impl ProfileRun {
+    /// Registers per thread as the driver compiled the shader, where it says.
+    pub fn registers(&self) -> Option<u32> {
+        self.driver_statistics.as_ref().and_then(DriverStatistics::registers)
+    }
 }
 
 /// Where a [`profile_with`] run is: `done` of `total` steps, and the one starting now.
@@ -316,6 +330,12 @@ pub fn profile_with(gpu: &Gpu, request: &ProfileRequest, cancel: &AtomicBool, pr
         plain_times.push(plain.run(gpu, request.workgroups)?);
         probed_times.push(probed.run(gpu, request.workgroups)?);
     }
+    let (driver_statistics, driver_statistics_missing) = match preprocess_text(request.file, request.wgsl, &[], &|_| None)
+        .and_then(|source| gpu.driver_statistics(&source, request.entry, &[]))
+    {
+        Ok(stats) => (Some(stats), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
     Ok(ProfileRun {
         file: request.file.to_string(),
         entry: request.entry.to_string(),
@@ -331,5 +351,7 @@ pub fn profile_with(gpu: &Gpu, request: &ProfileRequest, cancel: &AtomicBool, pr
         instrumented: median(probed_times),
         outputs_identical,
         outputs,
+        driver_statistics,
+        driver_statistics_missing,
     })
 }

@@ -8,6 +8,7 @@ mod gpu_args;
 mod occupancy;
 mod output;
 mod profile;
+mod registers;
 mod reproduce;
 mod value;
 mod workload;
@@ -113,6 +114,9 @@ enum Command {
     },
     /// Divergence per branch of any WGSL compute shader, instrumented without edits.
     Profile(profile::ProfileArgs),
+    /// The driver's register count for each of simtlab's kernels, beside the occupancy model
+    /// (Vulkan drivers with VK_KHR_pipeline_executable_properties).
+    Registers(registers::RegistersArgs),
     /// Reports from earlier runs.
     Report {
         #[command(subcommand)]
@@ -156,6 +160,7 @@ fn run(cli: &Cli) -> Result<()> {
         }),
         Command::Occupancy(args) => occupancy::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Registers(args) => registers::run(args),
         Command::Bench { family, gpu } => {
             let gpu = gpu_args::open_gpu(gpu)?;
             bench::run(&gpu, family)

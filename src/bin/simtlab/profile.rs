@@ -4,7 +4,7 @@ use crate::gpu_args::GpuArgs;
 use clap::Args;
 use simtlab::harness::{format_seconds, write_file};
 use simtlab::occupancy::{find_arch, kernel_occupancy, kernel_resources};
-use simtlab::profile::{self, BindingSpec, CountSource, Counting, ProfileRequest, REGISTERS_NOT_EXPOSED};
+use simtlab::profile::{self, BindingSpec, CountSource, Counting, ProfileRequest};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 
@@ -51,9 +51,9 @@ pub struct ProfileArgs {
     /// Occupancy of the kernel on this preset (`simtlab occupancy --arch list`).
     #[arg(long)]
     pub arch: Option<String>,
-    /// Registers per thread to assume for --arch (the driver's count is not exposed).
-    #[arg(long, default_value_t = 32)]
-    pub regs: u32,
+    /// Registers per thread for --arch (default: the driver's count where it reports one, else 32).
+    #[arg(long)]
+    pub regs: Option<u32>,
     #[command(flatten)]
     pub gpu: GpuArgs,
 }
@@ -138,16 +138,28 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     } else {
         "outputs: DIFFER with and without the probe (a shader whose result depends on timing, e.g. atomics racing, or a bug: please report it)\n"
     };
+    text += &match (&run.driver_statistics, run.registers()) {
+        (Some(stats), registers) => format!(
+            "driver: {}{}\n",
+            registers.map_or("no register count among its statistics".into(), |r| format!("{r} registers per thread")),
+            stats.executables.iter().flat_map(|e| &e.statistics).map(|s| format!("; {} {}", s.name, s.value)).collect::<String>()
+        ),
+        (None, _) => format!("driver statistics: {}\n", run.driver_statistics_missing.as_deref().unwrap_or("not read")),
+    };
     if let Some(arch) = &args.arch {
         let arch = find_arch(arch)?;
         let k = kernel_resources(&wgsl, &args.entry)?;
-        let occ = kernel_occupancy(arch, &k, args.regs)?;
+        let (regs, from) = match (args.regs, run.registers()) {
+            (Some(r), _) => (r, "--regs"),
+            (None, Some(r)) => (r, "the driver's count"),
+            (None, None) => (32, "assumed; give --regs"),
+        };
+        let occ = kernel_occupancy(arch, &k, regs)?;
         text += &format!(
-            "occupancy on {}: {} threads per workgroup, {} B workgroup memory, {} registers per thread (--regs): {:.0} % ({} workgroups per {}, limited by {:?})\n{REGISTERS_NOT_EXPOSED}\n",
+            "occupancy on {}: {} threads per workgroup, {} B workgroup memory, {regs} registers per thread ({from}): {:.0} % ({} workgroups per {}, limited by {:?})\n",
             arch.name,
             k.threads_per_workgroup,
             k.workgroup_memory_bytes,
-            args.regs,
             100.0 * occ.occupancy,
             occ.active_blocks_per_sm,
             arch.sm_word(),

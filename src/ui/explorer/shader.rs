@@ -291,6 +291,9 @@ impl ShaderView {
                 Ok(Message::Done(loaded)) => {
                     let s = &loaded.run.summary;
                     self.status = format!("done: {} sites, {} subgroups of {}", s.sites.len(), s.subgroups, s.subgroup_width);
+                    if let Some(registers) = loaded.run.registers() {
+                        self.occupancy.registers_per_thread = registers;
+                    }
                     self.result = Some(loaded);
                     self.editing = false;
                     finished = true;
@@ -477,10 +480,12 @@ impl ShaderView {
         }
         ui.separator();
         ui.heading("occupancy");
-        ui.small(
-            "registers: wgpu does not expose the driver's register count of a pipeline; type the count you expect into \
-             'registers per thread' (as --regs does for simtlab profile)",
-        );
+        let registers = self.result.as_ref().map(|l| (l.run.registers(), l.run.driver_statistics_missing.as_deref()));
+        ui.small(match registers {
+            Some((Some(r), _)) => format!("registers: {r} per thread, as the driver compiled the shader"),
+            Some((None, Some(why))) => format!("registers: {why}"),
+            _ => "registers: the driver's count comes with a profile where the driver reports it; until then, the slider's".into(),
+        });
         self.occupancy.ui(ui);
     }
 }
