@@ -106,15 +106,28 @@ fn a_search_stopped_by_the_node_limit_resumes_from_its_checkpoint() {
     assert!(first.nodes >= 20_000 && first.proven_lower_bound.is_none());
     let checkpoint = Checkpoint::read(&path).unwrap();
     assert!(checkpoint.open_nodes() > 0 && checkpoint.nodes_counted == first.nodes, "{} open", checkpoint.open_nodes());
-    let resumed = resident(
+    // the file keeps the run's seconds and GPU seconds, so a resumed run's rates count both parts
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b; // JSON keeps 15-16 digits
+    assert!(same(checkpoint.seconds, first.seconds) && same(checkpoint.gpu_seconds, first.bounding_seconds), "{checkpoint:?} {first:?}");
+    assert!(checkpoint.gpu_seconds > 0.0 && checkpoint.gpu_seconds <= checkpoint.seconds, "{checkpoint:?}");
+    let (before, before_gpu) = (checkpoint.seconds, checkpoint.gpu_seconds);
+    let mut heartbeats = Vec::new();
+    let resumed = solve_resident(
         &[&gpu],
         &instance,
-        &SearchOptions { node_limit: None, ..at_optimum.clone() },
+        &SearchOptions { node_limit: None, progress_interval: std::time::Duration::ZERO, ..at_optimum.clone() },
         &ResidentOptions { resume: Some(checkpoint), ..Default::default() },
-    );
+        Some(&mut |p: &simtlab::kernels::flowshop::Progress| heartbeats.push((p.nodes, p.seconds, p.gpu_seconds))),
+    )
+    .unwrap();
     let expected = host(&instance, &SearchOptions { node_limit: None, ..at_optimum.clone() });
     assert_eq!((resumed.nodes, resumed.leaves), (expected.nodes, expected.leaves), "cumulative counts after the resume");
     assert_eq!(resumed.proven_lower_bound, Some(1582));
+    assert!(!heartbeats.is_empty());
+    for &(nodes, seconds, gpu_seconds) in &heartbeats {
+        assert!(nodes >= first.nodes && seconds > before && gpu_seconds > before_gpu && gpu_seconds <= seconds, "{heartbeats:?}");
+    }
+    assert!(resumed.seconds > before && resumed.bounding_seconds > before_gpu && resumed.bounding_seconds <= resumed.seconds);
 
     // From NEH alone: stopped, then resumed through the command line's options, it proves the optimum.
     let args = SolveOptions {

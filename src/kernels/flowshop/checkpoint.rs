@@ -46,6 +46,9 @@ pub struct Checkpoint {
     pub heuristic_seconds: f64,
     /// Seconds the search ran before this checkpoint, over all its runs.
     pub seconds: f64,
+    /// Part of `seconds` spent waiting for the GPU (0 in files written before it was kept).
+    #[serde(default)]
+    pub gpu_seconds: f64,
     /// Nodes bounded so far, over all runs.
     pub nodes_counted: u64,
     /// Leaves (complete schedules) reached so far, over all runs.
@@ -65,7 +68,8 @@ fn ptimes_hash(instance: &Instance) -> u64 {
 
 impl Checkpoint {
     /// The state of a search of `instance` under `options`; `start` is the start heuristic's
-    /// (makespan, schedule, seconds) and `counted` the (nodes, leaves) counted so far.
+    /// (makespan, schedule, seconds), `seconds` the (total, waiting for the GPU) seconds and
+    /// `counted` the (nodes, leaves) counted so far.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         instance: &Instance,
@@ -73,7 +77,7 @@ impl Checkpoint {
         best: u32,
         best_permutation: Option<Vec<usize>>,
         start: (u32, Vec<usize>, f64),
-        seconds: f64,
+        seconds: (f64, f64),
         counted: (u64, u64),
         nodes: Vec<u32>,
     ) -> Self {
@@ -90,7 +94,8 @@ impl Checkpoint {
             start_makespan: start.0,
             start_permutation: start.1,
             heuristic_seconds: start.2,
-            seconds,
+            seconds: seconds.0,
+            gpu_seconds: seconds.1,
             nodes_counted: counted.0,
             leaves_counted: counted.1,
             nodes,

@@ -351,7 +351,16 @@ pub fn solve_resident(
             root.extend(0..n as u32);
             root.extend(data.min_heads.iter().chain(&data.min_tails));
             let start_schedule = (value, perm, start.elapsed().as_secs_f64());
-            Checkpoint::new(instance, options, best, (value == best).then(|| start_schedule.1.clone()), start_schedule, 0.0, (0, 0), root)
+            Checkpoint::new(
+                instance,
+                options,
+                best,
+                (value == best).then(|| start_schedule.1.clone()),
+                start_schedule,
+                (0.0, 0.0),
+                (0, 0),
+                root,
+            )
         }
     };
     let mut best = begin.best;
@@ -407,7 +416,8 @@ pub fn solve_resident(
             device.set_word(word::BEST, best);
             device.last.best = best;
         }
-        let seconds = begin.seconds + start.elapsed().as_secs_f64();
+        // nodes are counted over every run of a resumed search, and so are the seconds
+        let seconds = (begin.seconds + start.elapsed().as_secs_f64(), begin.gpu_seconds + gpu_time.as_secs_f64());
         if let (Some(path), Some(every)) = (&resident.checkpoint, resident.checkpoint_every) {
             if last_checkpoint.elapsed() >= every {
                 last_checkpoint = Instant::now();
@@ -425,14 +435,14 @@ pub fn solve_resident(
                     best: found.then_some(best),
                     open,
                     lower_bound,
-                    seconds: start.elapsed().as_secs_f64(),
-                    gpu_seconds: gpu_time.as_secs_f64(),
+                    seconds: seconds.0,
+                    gpu_seconds: seconds.1,
                 });
             }
         }
     }
 
-    let seconds = begin.seconds + start.elapsed().as_secs_f64();
+    let seconds = (begin.seconds + start.elapsed().as_secs_f64(), begin.gpu_seconds + gpu_time.as_secs_f64());
     let end = snapshot_incumbent(&devices, &begin)?;
     // the final state: the open nodes of a stopped search, or none once it finished (so a
     // resume of a finished search ends at once with its result)
@@ -455,8 +465,8 @@ pub fn solve_resident(
         heuristic_seconds: begin.heuristic_seconds,
         nodes,
         leaves,
-        seconds,
-        bounding_seconds: gpu_time.as_secs_f64(),
+        seconds: seconds.0,
+        bounding_seconds: seconds.1,
     })
 }
 
@@ -501,7 +511,7 @@ fn snapshot(
     begin: &Checkpoint,
     instance: &Instance,
     options: &SearchOptions,
-    seconds: f64,
+    seconds: (f64, f64),
 ) -> Result<Checkpoint> {
     let mut nodes = Vec::new();
     for device in devices {
