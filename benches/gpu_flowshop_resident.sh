@@ -3,7 +3,7 @@
 # heuristic (LB2, bidirectional branching, no optimum given) on Taillard instances.
 # Stage first (../shared/gpu/prepare.sh target/release/simtlab), then from the repository root:
 #   bash benches/gpu_flowshop_resident.sh "$OUT" [seconds in all] [seconds per run] [instances...]
-# ta021 first runs the resident search at three pool sizes (nodes branched per round); the
+# ta021 first runs the resident search at three pool sizes (16384, 65536, 131072) (nodes branched per round); the
 # fastest size then serves every instance, resident and host search one after the other. Each
 # run writes its JSON and progress log under $OUT as soon as it ends, and a line to
 # $OUT/summary.tsv; no run starts once the total budget is spent.
@@ -39,7 +39,7 @@ EOF
   tail -1 "$out/summary.tsv" >&2
 }
 
-for pool in 4096 16384 65536; do
+for pool in 16384 65536 131072; do
   run ta021 resident "$pool"
 done
 # the fastest proof, or without one the highest node rate
@@ -51,7 +51,7 @@ def key(pool):
         return (0, d['seconds']) if d['optimal'] else (1, -d['nodes'] / max(d['seconds'], 1e-9))
     except Exception:
         return (2, 0)
-print(min([4096, 16384, 65536], key=key))
+print(min([16384, 65536, 131072], key=key))
 EOF
 )
 echo "pool for the resident runs: $best_pool" | tee "$out/pool.txt" >&2

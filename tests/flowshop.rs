@@ -50,12 +50,15 @@ fn random_pool(data: &BoundData, parents: usize, seed: u64) -> Pool {
 
 fn instances() -> Vec<Instance> {
     let p = simtlab::kernels::flowshop::taillard::generate(9, 3, 4711).unwrap();
+    let wide = simtlab::kernels::flowshop::taillard::generate(150, 4, 4712).unwrap();
     vec![
         taillard(1).unwrap(),  // 20x5
         taillard(11).unwrap(), // 20x10
         taillard(21).unwrap(), // 20x20
         taillard(31).unwrap(), // 50x5: two mask words
         Instance::new("r9x3", 9, 3, 4711, p, 0, 0).unwrap(),
+        // 150 jobs: five words of unscheduled-jobs mask per parent
+        Instance::new("r150x4", 150, 4, 4712, wide, 0, 0).unwrap(),
     ]
 }
 
@@ -85,10 +88,17 @@ fn gpu_bounds_equal_cpu_bounds_on_random_and_search_pools() {
                         Ok(got) => assert_eq!(got, expected, "{} {}", instance.name, options.label()),
                         // llvmpipe cuts loops short past 65535 iterations per invocation: a
                         // per-parent LB2 thread of a 20x20 instance (20 children × (20 + 190
-                        // pairs × 20 jobs)) would exceed it, and the bounder must refuse.
+                        // pairs × 20 jobs)) would exceed it, as would per-parent threads of r150x4
+                        // (150 children, each walking up to 150 jobs), and the bounder must refuse.
                         Err(simtlab::Error::Limit { requested, limit, .. }) => {
                             assert_eq!(gpu.loop_iteration_limit(), Some(limit), "{}", options.label());
-                            assert!(mapping == ThreadMapping::PerParent && bound == LowerBound::Lb2 && instance.machines == 20);
+                            assert!(
+                                mapping == ThreadMapping::PerParent
+                                    && (instance.jobs == 150 || (bound == LowerBound::Lb2 && instance.machines == 20)),
+                                "{} {}: {requested} iterations",
+                                instance.name,
+                                options.label()
+                            );
                             assert!(requested > limit);
                         }
                         Err(e) => panic!("{} {}: {e}", instance.name, options.label()),

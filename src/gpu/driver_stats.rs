@@ -80,7 +80,7 @@ impl DriverStatistics {
 impl Gpu {
     /// The driver's compile statistics for `entry` of `source` (override `constants`
     /// applied), compiled from naga's SPIR-V as wgpu would give it (bounds checks included).
-    /// [`Error::Unsupported`] when the adapter is not a Vulkan one or its driver lacks
+    /// [`crate::Error::Unsupported`] when the adapter is not a Vulkan one or its driver lacks
     /// `VK_KHR_pipeline_executable_properties` (say so, and fall back to an assumed count).
     pub fn driver_statistics(&self, source: &ShaderSource, entry: &str, constants: &[(&str, f64)]) -> Result<DriverStatistics> {
         let spirv = naga_spirv(source, entry, entry, constants, NagaSpirvOptions::CHECKED)?;
