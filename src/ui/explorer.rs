@@ -90,6 +90,16 @@ struct Running {
     started: Instant,
 }
 
+/// The adapter's name, or what it is when it has none (browsers keep their WebGPU adapter's
+/// name private).
+fn shown_name(info: &wgpu::AdapterInfo) -> String {
+    match (info.name.is_empty(), info.backend) {
+        (false, _) => info.name.clone(),
+        (true, wgpu::Backend::BrowserWebGpu) => "WebGPU (the browser keeps the adapter's name private)".into(),
+        (true, _) => "unnamed adapter".into(),
+    }
+}
+
 /// The occupancy preset used when no preset describes the adapter.
 const DEFAULT_ARCH: &str = "cc9.0";
 
@@ -164,7 +174,7 @@ impl Explorer {
             .map(|adapter| {
                 let i = adapter.get_info();
                 AdapterEntry {
-                    label: format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type),
+                    label: format!("{} ({:?}, {:?})", shown_name(&i), i.backend, i.device_type),
                     adapter,
                     gpu: Arc::new(Mutex::new(None)),
                 }
@@ -220,8 +230,10 @@ impl Explorer {
     /// saying so).
     pub fn select_adapter(&mut self, index: usize) {
         self.adapter = index.min(self.adapters.len().saturating_sub(1));
-        let name = self.adapters.get(self.adapter).map(|a| a.adapter.get_info().name).unwrap_or_default();
-        match arch_for_adapter(&name) {
+        let info = self.adapters.get(self.adapter).map(|a| a.adapter.get_info());
+        let name = info.as_ref().map_or_else(String::new, shown_name);
+        // the adapter's own name only: a description could match a preset's alias by chance
+        match arch_for_adapter(info.as_ref().map_or("", |i| &i.name)) {
             Some(arch) => {
                 self.occupancy.arch = arch;
                 self.arch_note = format!("preset {} matches {name}", arch.name);
@@ -501,7 +513,8 @@ impl Explorer {
                 || "none".into(),
                 |a| {
                     let i = a.adapter.get_info();
-                    format!("{} ({:?})", i.name.split(" (").next().unwrap_or(&i.name), i.backend)
+                    let name = shown_name(&i);
+                    format!("{} ({:?})", name.split(" (").next().unwrap_or(&name), i.backend)
                 },
             );
             let mut picked = None;
