@@ -14,6 +14,10 @@
 //!
 //! [`Explorer`] is plain egui ([`Explorer::ui`] draws into any `Ui`); [`run`] wraps it in an
 //! eframe window with the wgpu renderer. Keys: Ctrl+R or F5 runs, Esc cancels, Ctrl+S saves.
+//!
+//! The same explorer runs in a browser page (wasm32, `ui::web`): there the runs await the async
+//! core on the page's event loop, and what would have to wait on the GPU says why it does not
+//! run instead (the `browser` module).
 
 mod browser;
 mod family;
