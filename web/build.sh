@@ -8,12 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# PROFILE=dev builds faster (a larger, slower module): for trying changes
 profile="${PROFILE:-release}"
 # the library as a cdylib (the native build keeps its rlib only: no extra shared library there)
 cargo rustc --lib --crate-type cdylib --target wasm32-unknown-unknown --profile "$profile" --features gui
 target="${CARGO_TARGET_DIR:-target}"
+out_dir="$profile"
+if [ "$profile" = dev ]; then out_dir=debug; fi # cargo writes the dev profile under debug/
 rm -rf web/dist
 wasm-bindgen --target web --no-typescript --out-dir web/dist --out-name simtlab \
-  "$target/wasm32-unknown-unknown/$profile/simtlab.wasm"
+  "$target/wasm32-unknown-unknown/$out_dir/simtlab.wasm"
 cp web/index.html web/dist/
 echo "built web/dist ($(du -sh web/dist | cut -f1)); serve it with: python3 -m http.server -d web/dist 8080"
