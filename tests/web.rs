@@ -65,7 +65,10 @@ async fn every_recording_workload_passes_its_cpu_check_in_the_page() {
     let gpu = gpu().await;
     let mut families: Vec<&str> = Vec::new();
     for w in workload::registry() {
-        let Some(recording) = w.prepare(&gpu, &w.params(Scale::Tiny)).unwrap_or_else(|e| panic!("{}: {e}", w.name())) else { continue };
+        let recording = w.prepare(&gpu, &w.params(Scale::Tiny)).unwrap_or_else(|e| panic!("{}: {e}", w.name()));
+        // what the web explorer decides from before it has a GPU
+        assert_eq!(w.can_prepare(), recording.is_some(), "{}: can_prepare disagrees with prepare", w.name());
+        let Some(recording) = recording else { continue };
         let check = workload::run_recording_async(&gpu, recording.as_ref()).await.unwrap_or_else(|e| panic!("{}: {e}", w.name()));
         assert!(check.passed, "{}: {:?}", w.name(), check.first_mismatch);
         assert!(check.checked > 0, "{}: nothing was checked", w.name());

@@ -14,7 +14,12 @@
 //!
 //! [`Explorer`] is plain egui ([`Explorer::ui`] draws into any `Ui`); [`run`] wraps it in an
 //! eframe window with the wgpu renderer. Keys: Ctrl+R or F5 runs, Esc cancels, Ctrl+S saves.
+//!
+//! The same explorer runs in a browser page (wasm32, `ui::web`): there the runs await the async
+//! core on the page's event loop, and what would have to wait on the GPU says why it does not
+//! run instead (the `browser` module).
 
+mod browser;
 mod family;
 mod files;
 pub mod flowshop;
@@ -28,12 +33,16 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use egui::{CentralPanel, ComboBox, Key, KeyboardShortcut, Modifiers, Panel, ProgressBar, ScrollArea, Slider, Ui};
 use serde_json::Value;
+// std's Instant panics in a browser page; web-time's is the same type on native
+use web_time::Instant;
 
-use crate::error::{Error, Result};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::error::Error;
+use crate::error::Result;
 use crate::gpu::{self, Gpu, GpuOptions};
 use crate::harness::Protocol;
 use crate::occupancy::{arch_for_adapter, find_arch, Arch, Launch};
@@ -83,6 +92,16 @@ struct Running {
     total: usize,
     what: String,
     started: Instant,
+}
+
+/// The adapter's name, or what it is when it has none (browsers keep their WebGPU adapter's
+/// name private).
+fn shown_name(info: &wgpu::AdapterInfo) -> String {
+    match (info.name.is_empty(), info.backend) {
+        (false, _) => info.name.clone(),
+        (true, wgpu::Backend::BrowserWebGpu) => "WebGPU (the browser keeps the adapter's name private)".into(),
+        (true, _) => "unnamed adapter".into(),
+    }
 }
 
 /// The occupancy preset used when no preset describes the adapter.
@@ -142,7 +161,13 @@ impl Explorer {
     /// opened until the first run. `options.timeout` bounds every GPU wait of the runs.
     pub fn new(options: &GpuOptions) -> Explorer {
         let options = options.clone().or_env();
-        let (adapters, error) = match gpu::adapters(&options) {
+        Explorer::with_adapters(&options, gpu::adapters(&options))
+    }
+
+    /// The explorer on `adapters` as [`gpu::adapters`] or [`gpu::adapters_async`] listed them
+    /// for `options` (an error is shown in the window); a browser page awaits the list.
+    pub fn with_adapters(options: &GpuOptions, adapters: Result<Vec<wgpu::Adapter>>) -> Explorer {
+        let (adapters, error) = match adapters {
             Ok(list) => (list, None),
             Err(e) => (Vec::new(), Some(e.to_string())),
         };
@@ -153,7 +178,7 @@ impl Explorer {
             .map(|adapter| {
                 let i = adapter.get_info();
                 AdapterEntry {
-                    label: format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type),
+                    label: format!("{} ({:?}, {:?})", shown_name(&i), i.backend, i.device_type),
                     adapter,
                     gpu: Arc::new(Mutex::new(None)),
                 }
@@ -192,8 +217,8 @@ impl Explorer {
             file: "simtlab-run.json".into(),
             error,
             run_on_start: false,
-            flowshop: flowshop::FlowshopView::new(&options),
-            shader: shader::ShaderView::new(&options),
+            flowshop: flowshop::FlowshopView::new(options),
+            shader: shader::ShaderView::new(options),
         };
         explorer.select_adapter(0);
         explorer.select(0);
@@ -209,8 +234,10 @@ impl Explorer {
     /// saying so).
     pub fn select_adapter(&mut self, index: usize) {
         self.adapter = index.min(self.adapters.len().saturating_sub(1));
-        let name = self.adapters.get(self.adapter).map(|a| a.adapter.get_info().name).unwrap_or_default();
-        match arch_for_adapter(&name) {
+        let info = self.adapters.get(self.adapter).map(|a| a.adapter.get_info());
+        let name = info.as_ref().map_or_else(String::new, shown_name);
+        // the adapter's own name only: a description could match a preset's alias by chance
+        match arch_for_adapter(info.as_ref().map_or("", |i| &i.name)) {
             Some(arch) => {
                 self.occupancy.arch = arch;
                 self.arch_note = format!("preset {} matches {name}", arch.name);
@@ -382,6 +409,12 @@ impl Explorer {
             self.error = Some(bad.to_string());
             return;
         }
+        if let Some(why) =
+            points.iter().find_map(|p| workload::find(&p.workload).ok().and_then(|w| browser::workload_unavailable(w.as_ref())))
+        {
+            self.error = Some(why);
+            return;
+        }
         let total = points.len();
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel();
@@ -484,7 +517,8 @@ impl Explorer {
                 || "none".into(),
                 |a| {
                     let i = a.adapter.get_info();
-                    format!("{} ({:?})", i.name.split(" (").next().unwrap_or(&i.name), i.backend)
+                    let name = shown_name(&i);
+                    format!("{} ({:?})", name.split(" (").next().unwrap_or(&name), i.backend)
                 },
             );
             let mut picked = None;
@@ -539,14 +573,19 @@ impl Explorer {
                 .on_disabled_hover_text("the GPU probe counts at the adapter's own subgroup width");
         });
         ui.separator();
+        let unavailable = browser::workload_unavailable(self.workload());
         ui.horizontal(|ui| {
-            if ui.add_enabled(!running && !self.adapters.is_empty(), egui::Button::new("Run")).on_hover_text("Ctrl+R or F5").clicked() {
+            let can_run = !running && !self.adapters.is_empty() && unavailable.is_none();
+            if ui.add_enabled(can_run, egui::Button::new("Run")).on_hover_text("Ctrl+R or F5").clicked() {
                 self.start_run(ui.ctx());
             }
             if ui.add_enabled(running, egui::Button::new("Cancel")).on_hover_text("Esc").clicked() {
                 self.cancel();
             }
         });
+        if let Some(why) = unavailable {
+            ui.colored_label(ui.visuals().warn_fg_color, why);
+        }
         if let Some(r) = &self.running {
             let frac = if r.total == 0 { 0.0 } else { r.done as f32 / r.total as f32 };
             ui.add(ProgressBar::new(frac).text(format!("point {} of {}: {}", (r.done + 1).min(r.total), r.total, r.what)).animate(true));
@@ -598,6 +637,9 @@ impl Explorer {
                     100.0 * d.branch_efficiency,
                     100.0 * d.divergence_ratio
                 ),
+                None if cfg!(target_arch = "wasm32") => {
+                    "no per-warp heat map in the browser: counting it waits on the GPU between steps (the desktop explorer shows it)".into()
+                }
                 None => "this workload measures no divergence".into(),
             });
             return;
@@ -680,8 +722,10 @@ impl Explorer {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct ExplorerApp(Explorer);
 
+#[cfg(not(target_arch = "wasm32"))]
 impl eframe::App for ExplorerApp {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         self.0.ui(ui);
@@ -705,6 +749,7 @@ pub struct ExplorerOptions {
 
 /// Opens the explorer window (eframe, wgpu renderer). Runs use their own `Gpu`, opened on a
 /// background thread on the adapter picked in the window.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run(launch: &ExplorerOptions) -> Result<()> {
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"].iter().any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
     if cfg!(target_os = "linux") && !has_display {

@@ -6,8 +6,12 @@
 //!   example, or another wgpu application.
 //! - [`explorer`] (feature `gui`): the desktop explorer behind `simtlab gui` (eframe, wgpu
 //!   renderer); runs kernels on a background thread on a `Gpu` of its own.
+//! - `web` (feature `gui`, wasm32): the same explorer in a browser page (`web/build.sh`).
 
 pub mod overlay;
 
 #[cfg(feature = "gui")]
 pub mod explorer;
+
+#[cfg(all(feature = "gui", target_arch = "wasm32"))]
+pub mod web;

@@ -51,6 +51,9 @@ pub trait Workload: Send + Sync {
     /// The workload's GPU work prepared for recording into a caller's encoder (an app's frame),
     /// for the workloads that offer it; `None` for the others.
     fn prepare(&self, gpu: &Gpu, params: &serde_json::Value) -> Result<Option<Box<dyn Recording>>>;
+    /// Whether [`Workload::prepare`] gives a [`Recording`]: the one way a workload runs where
+    /// nothing may wait between its GPU steps (a browser page, an app's frame).
+    fn can_prepare(&self) -> bool;
     /// Whether `params` make a valid configuration (the error says what is wrong), without running.
     fn check_params(&self, params: &serde_json::Value) -> Result<()>;
     /// The compute entry point whose resources decide its occupancy (the main kernel), if any.
@@ -194,6 +197,9 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
             Some(prepare) => prepare(gpu, &self.config(params)?).map(Some),
             None => Ok(None),
         }
+    }
+    fn can_prepare(&self) -> bool {
+        self.prepare.is_some()
     }
     fn check_params(&self, params: &serde_json::Value) -> Result<()> {
         self.config(params).map(drop)

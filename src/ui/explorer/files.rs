@@ -81,6 +81,10 @@ impl Explorer {
 
     /// The file field and the save, open, baseline and export buttons.
     pub(super) fn files_ui(&mut self, ui: &mut Ui) {
+        if let Some(why) = super::browser::unavailable(super::browser::FILES) {
+            ui.label(why);
+            return;
+        }
         ui.horizontal(|ui| {
             let name = ui.label("file");
             ui.add(TextEdit::singleline(&mut self.file).desired_width(ui.available_width())).labelled_by(name.id);

@@ -235,6 +235,10 @@ impl FlowshopView {
         if self.running.is_some() {
             return;
         }
+        if let Some(why) = super::browser::unavailable(super::browser::FLOWSHOP) {
+            self.error = Some(why.into());
+            return;
+        }
         let instance = match self.instance.instance() {
             Ok(instance) => instance,
             Err(e) => {
@@ -381,8 +385,9 @@ impl FlowshopView {
                 ui.add(Slider::new(&mut self.heuristic_rounds, 0..=1000).text("greedy rounds"));
             });
         });
+        let unavailable = super::browser::unavailable(super::browser::FLOWSHOP);
         ui.horizontal(|ui| {
-            if ui.add_enabled(idle, egui::Button::new("Solve")).clicked() {
+            if ui.add_enabled(idle && unavailable.is_none(), egui::Button::new("Solve")).clicked() {
                 self.start(ui.ctx());
             }
             if ui.add_enabled(!idle, egui::Button::new("Cancel")).clicked() {
@@ -393,6 +398,9 @@ impl FlowshopView {
             }
             ui.label(format!("status: {}", self.status));
         });
+        if let Some(why) = unavailable {
+            ui.colored_label(ui.visuals().warn_fg_color, why);
+        }
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, e);
         }

@@ -2,10 +2,10 @@
 //! [`Record`]s `simtlab run NAME` writes), the worker that makes them off the UI thread, and
 //! the JSON files they are kept in.
 //!
-//! The worker is started by `spawn`, the one place that creates a thread: a host without
-//! threads (the browser) replaces that function and keeps the rest.
+//! The worker is started by `spawn`, the one place that creates a thread; in a browser page it
+//! runs on the page's event loop instead (`wasm_bindgen_futures::spawn_local`), through the
+//! async core, and keeps the rest.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -17,6 +17,8 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{self, Protocol, Record};
 use crate::workload::{self, Counting, WarpMap};
+#[cfg(not(target_arch = "wasm32"))]
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Key under each saved record's `extra` that says which run and point it belongs to.
 const EXTRA_KEY: &str = "explorer";
@@ -166,6 +168,7 @@ pub(super) struct Job {
 
 /// Starts `job` on a background thread; its messages go to `tx` and `ctx` is asked to repaint
 /// after each. A panic in the job becomes a `Failed` message.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn spawn(job: Job, tx: Sender<Message>, ctx: egui::Context) -> Result<()> {
     std::thread::Builder::new()
         .name("simtlab-explorer-run".into())
@@ -174,7 +177,7 @@ pub(super) fn spawn(job: Job, tx: Sender<Message>, ctx: egui::Context) -> Result
                 let _ = tx.send(m);
                 ctx.request_repaint();
             };
-            if catch_unwind(AssertUnwindSafe(|| job.run(&send))).is_err() {
+            if catch_unwind(AssertUnwindSafe(|| crate::gpu::block_on(job.run(&send)))).is_err() {
                 send(Message::Failed("the run panicked (a bug in simtlab)".into()));
                 send(Message::Finished { cancelled: false });
             }
@@ -183,13 +186,29 @@ pub(super) fn spawn(job: Job, tx: Sender<Message>, ctx: egui::Context) -> Result
         .map_err(|e| Error::invalid("run thread", format!("could not start it: {e}")))
 }
 
+/// Starts `job` on the page's event loop (a browser has no threads and cannot wait): it runs
+/// between frames, awaiting the GPU; its messages go to `tx` and `ctx` is asked to repaint
+/// after each.
+#[cfg(target_arch = "wasm32")]
+pub(super) fn spawn(job: Job, tx: Sender<Message>, ctx: egui::Context) -> Result<()> {
+    wasm_bindgen_futures::spawn_local(async move {
+        let send = |m: Message| {
+            let _ = tx.send(m);
+            ctx.request_repaint();
+        };
+        job.run(&send).await;
+    });
+    Ok(())
+}
+
 impl Job {
-    fn open(&self) -> Result<Arc<Gpu>> {
-        let mut slot = self.gpu.lock().map_err(|_| Error::invalid("adapter", "a previous run panicked while opening it"))?;
-        if let Some(g) = slot.as_ref() {
+    async fn open(&self) -> Result<Arc<Gpu>> {
+        let opened = || Error::invalid("adapter", "a previous run panicked while opening it");
+        if let Some(g) = self.gpu.lock().map_err(|_| opened())?.as_ref() {
             return Ok(g.clone());
         }
-        let mut g = Gpu::open(&self.adapter)?;
+        // one run at a time opens it (the explorer starts no run while one is going)
+        let mut g = Gpu::open_async(&self.adapter).await?;
         if let Some(t) = self.timeout {
             g.timeout = t;
         }
@@ -197,12 +216,29 @@ impl Job {
             g.set_min_timed_seconds(self.min_sample_seconds);
         }
         let g = Arc::new(g);
-        *slot = Some(g.clone());
+        *self.gpu.lock().map_err(|_| opened())? = Some(g.clone());
         Ok(g)
     }
 
-    fn run(self, send: &dyn Fn(Message)) {
-        let gpu = match self.open() {
+    /// One point's records and per-warp maps: the registry's run and warps (blocking, on the
+    /// worker thread).
+    #[cfg(not(target_arch = "wasm32"))]
+    async fn point(&self, gpu: &Gpu, workload: &str, params: &Value) -> Result<(Vec<Record>, Vec<WarpMap>)> {
+        let w = workload::find(workload)?;
+        let records = w.run(gpu, params, &self.protocol)?;
+        Ok((records, w.warps(gpu, params, self.counting)?))
+    }
+
+    /// One point's records in a browser page: the workload's recording, awaited (no per-warp
+    /// maps: counting them waits on the GPU between steps).
+    #[cfg(target_arch = "wasm32")]
+    async fn point(&self, gpu: &Gpu, workload: &str, params: &Value) -> Result<(Vec<Record>, Vec<WarpMap>)> {
+        let w = workload::find(workload)?;
+        Ok((super::browser::records(gpu, w.as_ref(), params, &self.protocol).await?, Vec::new()))
+    }
+
+    async fn run(mut self, send: &dyn Fn(Message)) {
+        let gpu = match self.open().await {
             Ok(g) => g,
             Err(e) => {
                 send(Message::Failed(format!("opening the adapter: {e}")));
@@ -218,7 +254,7 @@ impl Job {
             }
         )));
         let total = self.points.len();
-        for (i, Planned { workload, params, x }) in self.points.into_iter().enumerate() {
+        for (i, Planned { workload, params, x }) in std::mem::take(&mut self.points).into_iter().enumerate() {
             if self.cancel.load(Ordering::Relaxed) {
                 return send(Message::Finished { cancelled: true });
             }
@@ -227,11 +263,7 @@ impl Job {
                 _ => workload.clone(),
             };
             send(Message::Progress { done: i, total, what });
-            let result = workload::find(&workload).and_then(|w| {
-                let records = w.run(&gpu, &params, &self.protocol)?;
-                Ok((records, w.warps(&gpu, &params, self.counting)?))
-            });
-            match result {
+            match self.point(&gpu, &workload, &params).await {
                 Ok((records, warps)) => send(Message::Point(Box::new(Point { workload, params, x, records, warps }))),
                 Err(_) if self.cancel.load(Ordering::Relaxed) => return send(Message::Finished { cancelled: true }),
                 Err(e) => {

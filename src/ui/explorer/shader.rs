@@ -220,6 +220,10 @@ impl ShaderView {
         if self.running.is_some() {
             return;
         }
+        if let Some(why) = super::browser::unavailable(super::browser::SHADER) {
+            self.error = Some(why.into());
+            return;
+        }
         let request = match self.request() {
             Ok(r) => r,
             Err(e) => {
@@ -325,7 +329,8 @@ impl ShaderView {
             ui.horizontal(|ui| {
                 ui.label("WGSL file");
                 ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(320.0).hint_text("path/to/shader.wgsl"));
-                if ui.button("Load").clicked() {
+                let files = super::browser::unavailable(super::browser::FILES);
+                if ui.add_enabled(files.is_none(), egui::Button::new("Load")).on_disabled_hover_text(files.unwrap_or_default()).clicked() {
                     let path = self.path.clone();
                     let _ = self.load_file(&path);
                 }
@@ -352,8 +357,9 @@ impl ShaderView {
                 ui.add(egui::Slider::new(&mut self.samples, 1..=20).text("timed samples"));
             });
         });
+        let unavailable = super::browser::unavailable(super::browser::SHADER);
         ui.horizontal(|ui| {
-            if ui.add_enabled(!running, egui::Button::new("Profile")).clicked() {
+            if ui.add_enabled(!running && unavailable.is_none(), egui::Button::new("Profile")).clicked() {
                 self.start(ui.ctx());
             }
             if ui.add_enabled(running, egui::Button::new("Cancel")).clicked() {
@@ -361,6 +367,9 @@ impl ShaderView {
             }
             ui.label(format!("status: {}", self.status));
         });
+        if let Some(why) = unavailable {
+            ui.colored_label(ui.visuals().warn_fg_color, why);
+        }
         if let Some(r) = &self.running {
             let (frac, text) = match &r.step {
                 Some(s) => (s.done as f32 / s.total.max(1) as f32, format!("{}/{} · {}", s.done, s.total, s.what)),

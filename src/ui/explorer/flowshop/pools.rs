@@ -143,7 +143,12 @@ impl PoolsPanel {
                 }
             });
             let running = self.is_running();
-            if ui.add_enabled(!running, egui::Button::new("Measure pools")).clicked() {
+            let unavailable = crate::ui::explorer::browser::unavailable(crate::ui::explorer::browser::FLOWSHOP);
+            if ui
+                .add_enabled(!running && unavailable.is_none(), egui::Button::new("Measure pools"))
+                .on_disabled_hover_text(unavailable.unwrap_or_default())
+                .clicked()
+            {
                 self.start(gpu_options, slot, ui.ctx());
             }
             if running {

@@ -1,0 +1,110 @@
+//! The explorer in a browser page (wasm32, feature `gui`): `web/index.html` creates a
+//! [`WebExplorer`] and starts it on a `<canvas>`. It is the desktop explorer, drawn by eframe's
+//! web runner, with runs on the page's WebGPU adapter through the async core (see the explorer's
+//! `browser` module for what runs there and what says why it does not).
+//!
+//! The page's state is published on the canvas as `data-simtlab-state` (JSON: status, error,
+//! adapters, whether a run is going, and the finished run's records with their CPU checks),
+//! so that a test driving the browser reads what the window shows.
+
+use eframe::web_sys::HtmlCanvasElement;
+use serde_json::json;
+use wasm_bindgen::prelude::*;
+
+use crate::gpu::{self, GpuOptions};
+use crate::ui::explorer::Explorer;
+use crate::workload::Scale;
+
+/// The attribute of the canvas that holds the page's state.
+const STATE_ATTRIBUTE: &str = "data-simtlab-state";
+
+/// The explorer in a page, held by the page's script.
+#[wasm_bindgen]
+pub struct WebExplorer {
+    runner: eframe::WebRunner,
+}
+
+#[wasm_bindgen]
+impl WebExplorer {
+    /// Installs eframe's panic handler (a panic is reported through
+    /// [`WebExplorer::panic_message`]), then returns.
+    #[wasm_bindgen(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> WebExplorer {
+        WebExplorer { runner: eframe::WebRunner::new() }
+    }
+
+    /// Starts the explorer on `canvas`, on the page's WebGPU adapters. `query` is the page's
+    /// query string: `workload=NAME` opens on that workload, `scale=tiny|quick|paper` sets the
+    /// parameters' scale, and `run` starts a run as the explorer opens. An unknown workload or
+    /// scale rejects with the message; a page without WebGPU opens with the error shown.
+    pub async fn start(&self, canvas: HtmlCanvasElement, query: String) -> Result<(), JsValue> {
+        let options = GpuOptions::default();
+        let mut explorer = Explorer::with_adapters(&options, gpu::adapters_async(&options).await);
+        for (key, value) in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').unwrap_or((p, "")))
+        {
+            match key {
+                "workload" => explorer.select_by_name(value).map_err(|e| JsValue::from_str(&e.to_string()))?,
+                "scale" => explorer.set_scale(match value {
+                    "tiny" => Scale::Tiny,
+                    "quick" => Scale::Quick,
+                    "paper" => Scale::Full,
+                    _ => return Err(JsValue::from_str(&format!("scale '{value}': use tiny, quick or paper"))),
+                }),
+                "run" => explorer.run_on_start = true,
+                _ => {}
+            }
+        }
+        let app = PageApp { explorer, canvas: canvas.clone(), shown: None };
+        self.runner.start(canvas, eframe::WebOptions::default(), Box::new(move |_| Ok(Box::new(app)))).await
+    }
+
+    /// Whether the explorer panicked (a bug in simtlab); the page then shows the message.
+    pub fn has_panicked(&self) -> bool {
+        self.runner.has_panicked()
+    }
+
+    /// The panic's message, if the explorer panicked.
+    pub fn panic_message(&self) -> Option<String> {
+        self.runner.panic_summary().map(|s| s.message())
+    }
+}
+
+/// The explorer and the canvas its state is published on.
+struct PageApp {
+    explorer: Explorer,
+    canvas: HtmlCanvasElement,
+    /// What the state attribute shows: status, error, whether running, points.
+    shown: Option<(String, Option<String>, bool, usize)>,
+}
+
+impl PageApp {
+    /// Writes the state attribute when what it shows changed (after the first frame, after
+    /// every status change and every finished point).
+    fn publish(&mut self) {
+        let e = &self.explorer;
+        let now = (e.status().to_string(), e.error().map(String::from), e.is_running(), e.run().points.len());
+        if self.shown.as_ref() == Some(&now) {
+            return;
+        }
+        let state = json!({
+            "status": now.0,
+            "error": now.1,
+            "running": now.2,
+            "adapters": e.adapter_labels(),
+            "workload": e.run().workload,
+            "records": e.run().to_records(),
+        });
+        // the attribute is for tests and scripts; the window shows the same, so a failure to
+        // set it changes nothing the user sees
+        let _ = self.canvas.set_attribute(STATE_ATTRIBUTE, &state.to_string());
+        self.shown = Some(now);
+    }
+}
+
+impl eframe::App for PageApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.explorer.ui(ui);
+        self.publish();
+    }
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The web explorer in headless Chromium: serves web/dist (built by web/build.sh), opens the page
+through chromedriver (Chromium's flags from webdriver.json) and checks what the page publishes
+on its canvas (`data-simtlab-state`, see src/ui/web.rs):
+
+1. `?workload=micro-loop&scale=tiny&run`: the explorer starts on the browser's WebGPU adapter,
+   runs the micro loop at the tiny scale, and every record's CPU check passed on all n elements,
+   timed on that adapter;
+2. `?workload=pt-barrier&scale=tiny&run`: a workload that waits on the GPU between steps does not
+   start, and the page says why (it never hangs the tab).
+
+A browser without a WebGPU adapter fails the test. `--screenshot FILE` saves the page after the
+first run (PNG, a page of 1400x900). Only the standard library: WebDriver is JSON over HTTP.
+"""
+
+import argparse
+import base64
+import functools
+import http.server
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(base, method, path, body=None, timeout=120):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.loads(response.read() or b"null").get("value")
+    except urllib.error.HTTPError as e:
+        raise SystemExit(f"webdriver {method} {path}: {e.code} {e.read().decode(errors='replace')[:2000]}")
+
+
+class Files(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".js": "text/javascript"}
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(directory):
+    handler = functools.partial(Files, directory=directory)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+READ_STATE = """
+const c = document.getElementById('simtlab');
+return [c.getAttribute('data-simtlab-state'), c.getAttribute('data-simtlab-error'),
+        window.simtlabExplorer && window.simtlabExplorer.has_panicked() ? window.simtlabExplorer.panic_message() : null];
+"""
+
+
+def wait_for(base, session, done, what, timeout):
+    """Polls the page's state until `done(state)`; fails on a page error, a panic or the timeout."""
+    deadline = time.time() + timeout
+    state = None
+    while time.time() < deadline:
+        raw, page_error, panic = call(base, "POST", f"/session/{session}/execute/sync", {"script": READ_STATE, "args": []})
+        if page_error:
+            raise SystemExit(f"{what}: the page says: {page_error}")
+        if panic:
+            raise SystemExit(f"{what}: the explorer panicked: {panic}")
+        state = json.loads(raw) if raw else None
+        if state is not None and done(state):
+            return state
+        time.sleep(0.5)
+    raise SystemExit(f"{what}: not done after {timeout} s; last state: {json.dumps(state)[:2000]}")
+
+
+def check_run(state):
+    assert state["error"] is None, f"the run failed: {state['error']}"
+    assert state["adapters"], "no adapter listed"
+    records = state["records"]
+    assert records, f"no records: {state['status']}"
+    for r in records:
+        env, check, stats = r["environment"], r["check"], r["stats"]
+        assert env["backend"] == "BrowserWebGpu", f"ran on {env['backend']}, not the browser's WebGPU"
+        width = env["subgroup_size"]
+        assert width and width & (width - 1) == 0, f"measured subgroup width {width}"
+        assert check["passed"] and check["mismatches"] == 0, f"CPU check failed: {check}"
+        assert check["checked"] == r["params"]["n"], f"checked {check['checked']} of n = {r['params']['n']} elements"
+        assert len(stats["samples"]) == 5 and all(s > 0 for s in stats["samples"]), f"samples {stats['samples']}"
+        assert stats["source"] == "wall_clock", stats["source"]
+    assert state["status"].startswith("done: 1 point(s)"), state["status"]
+    return records
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dist", default=os.path.join(ROOT, "web", "dist"))
+    parser.add_argument("--chromedriver", default=os.environ.get("CHROMEDRIVER", "chromedriver"))
+    parser.add_argument("--screenshot", help="PNG of the page after the first run")
+    parser.add_argument("--timeout", type=float, default=300)
+    args = parser.parse_args()
+    if not os.path.exists(os.path.join(args.dist, "simtlab_bg.wasm")):
+        raise SystemExit(f"{args.dist} has no simtlab_bg.wasm: run web/build.sh first")
+
+    with open(os.path.join(ROOT, "webdriver.json")) as f:
+        capabilities = json.load(f)
+    server = serve(args.dist)
+    page = f"http://127.0.0.1:{server.server_address[1]}/"
+    port = free_port()
+    driver = subprocess.Popen([args.chromedriver, f"--port={port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    session = None
+    try:
+        for _ in range(100):
+            try:
+                if call(base, "GET", "/status", timeout=2)["ready"]:
+                    break
+            except (OSError, SystemExit):
+                pass
+            time.sleep(0.1)
+        session = call(base, "POST", "/session", {"capabilities": {"alwaysMatch": capabilities}})["sessionId"]
+        # a page of 1400x900 (the window's size counts the browser's own frame)
+        inner = call(base, "POST", f"/session/{session}/execute/sync", {"script": "return [innerWidth, innerHeight];", "args": []})
+        outer = call(base, "GET", f"/session/{session}/window/rect")
+        call(base, "POST", f"/session/{session}/window/rect",
+             {"width": outer["width"] + 1400 - inner[0], "height": outer["height"] + 900 - inner[1]})
+
+        start = time.time()
+        call(base, "POST", f"/session/{session}/url", {"url": page + "?workload=micro-loop&scale=tiny&run"})
+        state = wait_for(base, session, lambda s: s["error"] is not None or (not s["running"] and s["status"].startswith("done")),
+                         "micro-loop", args.timeout)
+        records = check_run(state)
+        r = records[0]
+        print(f"micro-loop in the page: {len(records)} record(s), CPU check passed on {r['check']['checked']} elements, "
+              f"median {r['stats']['median'] * 1e3:.2f} ms on {r['environment']['adapter'] or r['environment']['backend']} "
+              f"(subgroups of {r['environment']['subgroup_size']}), {time.time() - start:.1f} s")
+        if args.screenshot:
+            time.sleep(1)
+            png = base64.b64decode(call(base, "GET", f"/session/{session}/screenshot"))
+            with open(args.screenshot, "wb") as f:
+                f.write(png)
+            print(f"screenshot: {args.screenshot}")
+
+        call(base, "POST", f"/session/{session}/url", {"url": page + "?workload=pt-barrier&scale=tiny&run"})
+        state = wait_for(base, session, lambda s: s["error"] is not None, "pt-barrier", 60)
+        assert "not in the browser" in state["error"] and not state["running"] and not state["records"], state
+        print(f"pt-barrier in the page: not started, says: {state['error']}")
+    finally:
+        if session:
+            call(base, "DELETE", f"/session/{session}")
+        driver.terminate()
+        driver.wait(10)
+        server.shutdown()
+    print("web explorer: ok")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as e:
+        sys.exit(f"web explorer test failed: {e}")
