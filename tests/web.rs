@@ -126,3 +126,50 @@ fn main(ids: Ids) {
         Ok(_) => panic!("the browser accepted a barrier it cannot prove uniform"),
     }
 }
+
+/// The explorer's "Your shader" tab in a page: `profile_async` runs a user's shader plain and
+/// instrumented on the browser's WebGPU without a blocking call; the GPU probe's counts on the
+/// page's subgroups equal the host emulation's at that width, and the output is the CPU's.
+#[wasm_bindgen_test]
+async fn a_users_shader_is_profiled_in_the_page() {
+    use simtlab::profile::{profile_async, BindingSpec, CountSource, ProfileRequest};
+    use std::sync::atomic::AtomicBool;
+    let gpu = gpu().await;
+    let wgsl = include_str!("fixtures/profile/collatz.wgsl");
+    let request = ProfileRequest {
+        file: "collatz.wgsl",
+        wgsl,
+        entry: "main",
+        workgroups: [5, 1, 1],
+        bindings: vec![("values".into(), BindingSpec::U32Random(300, 4)), ("steps".into(), BindingSpec::U32Zero(300))],
+        width: None,
+        emulate: false,
+        trace_events: 1024,
+        slot: None,
+        samples: 2,
+    };
+    let never = AtomicBool::new(false);
+    let mut steps = Vec::new();
+    let on_gpu = profile_async(&gpu, &request, &never, &mut |s| steps.push(s.done)).await.unwrap_or_else(|e| panic!("{e}"));
+    let emulated = profile_async(&gpu, &ProfileRequest { emulate: true, ..request.clone() }, &never, &mut |_| ()).await.unwrap();
+    assert_eq!(steps, [0, 1, 2, 3], "every step reported");
+    assert_eq!((on_gpu.summary.source, emulated.summary.source), (CountSource::GpuProbe, CountSource::HostEmulation));
+    assert_eq!(on_gpu.counts.width, gpu.caps.subgroup_size.unwrap());
+    assert_eq!(emulated.counts.per_subgroup, on_gpu.counts.per_subgroup);
+    assert!(on_gpu.outputs_identical && emulated.outputs_identical);
+    // steps[i] is the Collatz step count of values[i] % 1000 + 1
+    let words = |b: &[u8]| bytemuck::cast_slice::<u8, u32>(b).to_vec();
+    let (values, steps) = (words(&on_gpu.outputs[0].1), words(&on_gpu.outputs[1].1));
+    let collatz = |v: u32| {
+        let (mut n, mut k) = (v % 1000 + 1, 0);
+        while n != 1 {
+            n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+            k += 1;
+        }
+        k
+    };
+    assert!(values.iter().any(|&v| v % 1000 > 10), "random inputs");
+    assert_eq!(steps, values.iter().map(|&v| collatz(v)).collect::<Vec<_>>());
+    let totals = on_gpu.counts.totals();
+    assert!(totals.iter().any(|c| c.uniform_evaluations < c.evaluations), "collatz diverges: {totals:?}");
+}

@@ -234,7 +234,7 @@ impl Gpu {
         let pipeline = self
             .checked(&self.pipeline_context(name), || self.create_pipeline(source, name, entry, constants))
             .await
-            .map_err(|e| driver_error(source, self.driver_text(source).lines().count() - source.text.lines().count(), e))?;
+            .map_err(|e| driver_error(source, self.driver_text(&source.text).lines().count() - source.text.lines().count(), e))?;
         Ok(Kernel { name: name.to_string(), layout: pipeline.get_bind_group_layout(0), pipeline, bindings, workgroup_size })
     }
 
@@ -245,7 +245,7 @@ impl Gpu {
     fn create_pipeline(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
         let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(self.driver_text(source).into()),
+            source: wgpu::ShaderSource::Wgsl(self.driver_text(&source.text).into()),
         });
         self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(name),
@@ -325,12 +325,12 @@ fn entry_interface(source: &ShaderSource, name: &str, entry: &str) -> Result<(Ve
 impl Gpu {
     /// The WGSL handed to the driver: the browser needs `enable subgroups;` before subgroup
     /// built-ins, which naga (every other backend) rejects.
-    fn driver_text(&self, source: &ShaderSource) -> String {
+    pub(crate) fn driver_text(&self, wgsl: &str) -> String {
         #[cfg(target_arch = "wasm32")]
         if self.caps.subgroups {
-            return format!("{}{}", super::web::SUBGROUPS_DIRECTIVE, source.text);
+            return format!("{}{wgsl}", super::web::SUBGROUPS_DIRECTIVE);
         }
-        source.text.clone()
+        wgsl.to_string()
     }
 }
 

@@ -52,6 +52,6 @@ pub use counts::{decode, CountSource, Counts, SiteCounts};
 pub use heatmap::write_heatmap;
 pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
 pub use profiler::{Profiler, ProfilerOptions};
-pub use run::{profile, profile_with, ProfileRequest, ProfileRun, ProfileStep};
+pub use run::{profile, profile_async, profile_with, ProfileRequest, ProfileRun, ProfileStep};
 pub use sites::{Site, SiteKind};
 pub use table::{summary, table, SiteRow, Summary};

@@ -110,7 +110,7 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn new(
+    async fn new(
         gpu: &Gpu,
         label: &str,
         wgsl: &str,
@@ -120,9 +120,10 @@ impl Prepared {
         probe: Option<(u32, u32, u64)>,
     ) -> Result<Self> {
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = gpu
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(label), source: wgpu::ShaderSource::Wgsl(wgsl.into()) });
+        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(gpu.driver_text(wgsl).into()),
+        });
         let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,
@@ -131,7 +132,7 @@ impl Prepared {
             compilation_options: Default::default(),
             cache: None,
         });
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = scope.pop().await {
             return Err(Error::gpu(format!("creating the pipeline of {label} on {}", gpu.adapter_name()), e));
         }
         let mut buffers = Vec::new();
@@ -165,14 +166,14 @@ impl Prepared {
                 (g, gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries: &entries }))
             })
             .collect();
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = scope.pop().await {
             return Err(Error::gpu(format!("binding the buffers of {label}"), e));
         }
         Ok(Prepared { pipeline, groups, buffers, pristine, records })
     }
 
     /// Restores the inputs, clears the records, runs the dispatch once and times it.
-    fn run(&self, gpu: &Gpu, workgroups: [u32; 3]) -> Result<Timing> {
+    async fn run(&self, gpu: &Gpu, workgroups: [u32; 3]) -> Result<Timing> {
         let queries = gpu.caps.timestamps.then(|| {
             let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("profile timing"),
@@ -214,16 +215,16 @@ impl Prepared {
             encoder.resolve_query_set(set, 0..2, resolve, 0);
         }
         let commands = encoder.finish();
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = scope.pop().await {
             return Err(Error::gpu("recording the profiled dispatch", e));
         }
         let t0 = Instant::now();
         let index = gpu.queue.submit([commands]);
-        gpu.wait(Some(index), "running the profiled shader")?;
+        gpu.settle(Some(index), "running the profiled shader").await?;
         let wall_seconds = t0.elapsed().as_secs_f64();
         Ok(match &queries {
             Some((_, resolve)) => {
-                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&gpu.read_bytes(resolve, 16)?[..16]);
+                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&gpu.read_bytes_async(resolve, 16).await?[..16]);
                 let ns = ticks[1].saturating_sub(ticks[0]) as f64 * gpu.queue.get_timestamp_period() as f64;
                 Timing { seconds: ns * 1e-9, source: TimingSource::DeviceTimestamps, wall_seconds }
             }
@@ -231,8 +232,8 @@ impl Prepared {
         })
     }
 
-    fn read(&self, gpu: &Gpu, i: usize) -> Result<Vec<u8>> {
-        gpu.read_bytes(&self.buffers[i], self.buffers[i].size())
+    async fn read(&self, gpu: &Gpu, i: usize) -> Result<Vec<u8>> {
+        gpu.read_bytes_async(&self.buffers[i], self.buffers[i].size()).await
     }
 }
 
@@ -270,10 +271,21 @@ pub fn profile(gpu: &Gpu, request: &ProfileRequest) -> Result<ProfileRun> {
     profile_with(gpu, request, &AtomicBool::new(false), &mut |_| {})
 }
 
-/// [`profile`] for a caller that shows progress and may stop it: `progress` hears of every
-/// step as it starts, and once `cancel` is set the run stops before its next step with
-/// [`Error::Cancelled`].
+/// [`profile`] for a caller that shows progress and may stop it (blocking; see
+/// [`profile_async`]).
 pub fn profile_with(gpu: &Gpu, request: &ProfileRequest, cancel: &AtomicBool, progress: &mut dyn FnMut(ProfileStep)) -> Result<ProfileRun> {
+    crate::gpu::block_on(profile_async(gpu, request, cancel, progress))
+}
+
+/// The profile, awaited (no blocking call: it runs in a browser page too): `progress` hears of
+/// every step as it starts, and once `cancel` is set the run stops before its next step with
+/// [`Error::Cancelled`].
+pub async fn profile_async(
+    gpu: &Gpu,
+    request: &ProfileRequest<'_>,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(ProfileStep),
+) -> Result<ProfileRun> {
     let total = 3 + request.samples.max(1) - 1;
     let mut step = |done: usize, what: String| {
         if cancel.load(Ordering::Relaxed) {
@@ -302,20 +314,20 @@ pub fn profile_with(gpu: &Gpu, request: &ProfileRequest, cancel: &AtomicBool, pr
     gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
 
     step(0, "building the pipelines".into())?;
-    let plain = Prepared::new(gpu, request.file, request.wgsl, request.entry, &bindings, &data, None)?;
+    let plain = Prepared::new(gpu, request.file, request.wgsl, request.entry, &bindings, &data, None).await?;
     let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
     let probed =
-        Prepared::new(gpu, &format!("{} (instrumented)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe)?;
+        Prepared::new(gpu, &format!("{} (instrumented)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe).await?;
 
     step(1, "running as written and instrumented".into())?;
-    let mut plain_times = vec![plain.run(gpu, request.workgroups)?];
-    let mut probed_times = vec![probed.run(gpu, request.workgroups)?];
+    let mut plain_times = vec![plain.run(gpu, request.workgroups).await?];
+    let mut probed_times = vec![probed.run(gpu, request.workgroups).await?];
     let mut outputs = Vec::new();
     let mut outputs_identical = true;
     for (i, (b, bytes)) in bindings.iter().zip(&data).enumerate() {
         if b.writable {
-            let out = plain.read(gpu, i)?;
-            outputs_identical &= out == probed.read(gpu, i)?;
+            let out = plain.read(gpu, i).await?;
+            outputs_identical &= out == probed.read(gpu, i).await?;
             outputs.push((b.clone(), out[..bytes.len()].to_vec()));
         } else {
             outputs.push((b.clone(), bytes.clone()));
@@ -323,12 +335,12 @@ pub fn profile_with(gpu: &Gpu, request: &ProfileRequest, cancel: &AtomicBool, pr
     }
     step(2, "reading the counts".into())?;
     let records = probed.records.as_ref().ok_or_else(|| Error::invalid("profile", "the instrumented run has no records buffer"))?;
-    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_bytes(records, records_bytes)?);
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, records_bytes).await?);
     let counts = decode(&instrumented, &words, request.workgroups, width)?;
     for k in 1..request.samples.max(1) {
         step(2 + k, format!("timed run {} of {}", k + 1, request.samples))?;
-        plain_times.push(plain.run(gpu, request.workgroups)?);
-        probed_times.push(probed.run(gpu, request.workgroups)?);
+        plain_times.push(plain.run(gpu, request.workgroups).await?);
+        probed_times.push(probed.run(gpu, request.workgroups).await?);
     }
     let (driver_statistics, driver_statistics_missing) = match preprocess_text(request.file, request.wgsl, &[], &|_| None)
         .and_then(|source| gpu.driver_statistics(&source, request.entry, &[]))

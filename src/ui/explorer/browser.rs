@@ -10,11 +10,6 @@ use crate::workload::Workload;
 pub(super) const FLOWSHOP: &str = "not in the browser: the search and the pool measurement wait on the GPU between rounds, \
      which a page cannot do; run them in the desktop explorer (`simtlab gui`) or with `simtlab flowshop solve`";
 
-/// Why the shader tab's profile cannot start in a browser.
-pub(super) const SHADER: &str = "profiling is not in the browser yet: `simtlab profile` runs the plain and the instrumented \
-     shader with blocking waits; paste your WGSL here for its sites and occupancy, and profile it in the desktop explorer \
-     (`simtlab gui`) or with `simtlab profile`";
-
 /// Why files cannot be saved or opened in a browser.
 pub(super) const FILES: &str = "files are not in the browser build (a page has no file system): \
      save, open, CSV and PNG are in the desktop explorer (`simtlab gui`)";

@@ -11,9 +11,8 @@ mod inputs;
 mod sites;
 mod source;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, TryRecvError};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -220,10 +219,6 @@ impl ShaderView {
         if self.running.is_some() {
             return;
         }
-        if let Some(why) = super::browser::unavailable(super::browser::SHADER) {
-            self.error = Some(why.into());
-            return;
-        }
         let request = match self.request() {
             Ok(r) => r,
             Err(e) => {
@@ -237,18 +232,8 @@ impl ShaderView {
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel();
         let job = Job { options: self.options.clone(), gpu: self.gpu.clone(), request, cancel: cancel.clone() };
-        let ctx = ctx.clone();
-        let spawned = std::thread::Builder::new().name("simtlab-shader-profile".into()).spawn(move || {
-            let send = |m: Message| {
-                let _ = tx.send(m);
-                ctx.request_repaint();
-            };
-            if catch_unwind(AssertUnwindSafe(|| job.run(&send))).is_err() {
-                send(Message::Failed("error: the profile panicked (a bug in simtlab)".into()));
-            }
-        });
-        match spawned {
-            Ok(_) => self.running = Some(Running { rx, cancel, step: None }),
+        match job.spawn(tx, ctx.clone()) {
+            Ok(()) => self.running = Some(Running { rx, cancel, step: None }),
             Err(e) => self.error = Some(format!("error: could not start the profile thread: {e}")),
         }
     }
@@ -357,9 +342,8 @@ impl ShaderView {
                 ui.add(egui::Slider::new(&mut self.samples, 1..=20).text("timed samples"));
             });
         });
-        let unavailable = super::browser::unavailable(super::browser::SHADER);
         ui.horizontal(|ui| {
-            if ui.add_enabled(!running && unavailable.is_none(), egui::Button::new("Profile")).clicked() {
+            if ui.add_enabled(!running, egui::Button::new("Profile")).clicked() {
                 self.start(ui.ctx());
             }
             if ui.add_enabled(running, egui::Button::new("Cancel")).clicked() {
@@ -367,9 +351,6 @@ impl ShaderView {
             }
             ui.label(format!("status: {}", self.status));
         });
-        if let Some(why) = unavailable {
-            ui.colored_label(ui.visuals().warn_fg_color, why);
-        }
         if let Some(r) = &self.running {
             let (frac, text) = match &r.step {
                 Some(s) => (s.done as f32 / s.total.max(1) as f32, format!("{}/{} · {}", s.done, s.total, s.what)),
@@ -519,18 +500,37 @@ struct Job {
 }
 
 impl Job {
-    fn open(&self) -> Result<Arc<Gpu>> {
-        let mut slot = self.gpu.lock().map_err(|_| Error::invalid("adapter", "a previous run panicked while opening it"))?;
-        if let Some(g) = slot.as_ref() {
+    /// Runs the profile on a worker thread (native) or on the page's event loop (a browser has
+    /// no threads and cannot wait); its messages go to `tx`, and `ctx` repaints after each.
+    fn spawn(self, tx: Sender<Message>, ctx: egui::Context) -> std::io::Result<()> {
+        let send = move |m: Message| {
+            let _ = tx.send(m);
+            ctx.request_repaint();
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        std::thread::Builder::new().name("simtlab-shader-profile".into()).spawn(move || {
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::gpu::block_on(self.run(&send)))).is_err() {
+                send(Message::Failed("error: the profile panicked (a bug in simtlab)".into()));
+            }
+        })?;
+        #[cfg(target_arch = "wasm32")]
+        wasm_bindgen_futures::spawn_local(async move { self.run(&send).await });
+        Ok(())
+    }
+
+    async fn open(&self) -> Result<Arc<Gpu>> {
+        let opened = || Error::invalid("adapter", "a previous run panicked while opening it");
+        if let Some(g) = self.gpu.lock().map_err(|_| opened())?.as_ref() {
             return Ok(g.clone());
         }
-        let g = Arc::new(Gpu::new(&self.options)?);
-        *slot = Some(g.clone());
+        // one profile at a time opens it (the view starts none while one is going)
+        let g = Arc::new(Gpu::new_async(&self.options).await?);
+        *self.gpu.lock().map_err(|_| opened())? = Some(g.clone());
         Ok(g)
     }
 
-    fn run(self, send: &dyn Fn(Message)) {
-        let gpu = match self.open() {
+    async fn run(self, send: &dyn Fn(Message)) {
+        let gpu = match self.open().await {
             Ok(g) => g,
             Err(e) => return send(Message::Failed(shown(&e))),
         };
@@ -548,7 +548,7 @@ impl Job {
             slot: None,
             samples: r.samples,
         };
-        match profile::profile_with(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))) {
+        match profile::profile_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await {
             Ok(run) => {
                 let loaded = Loaded {
                     marks: LineMarks::new(&run.summary.sites),
