@@ -158,7 +158,7 @@ fn large_pools_use_a_two_dimensional_dispatch() {
     let gpu = common::gpu();
     let instance = taillard(1).unwrap();
     let data = BoundData::new(&instance);
-    let threads_1d = 64 * gpu.caps.max_compute_workgroups_per_dimension as usize;
+    let threads_1d = 64 * gpu.caps().max_compute_workgroups_per_dimension as usize;
     // Copies of a real DFS pool's parents until the pool needs a second row of workgroups.
     let seed = search_pool(&instance, Exploration::DepthFirst, 4000).unwrap();
     let mut pool = Pool::for_data(&data);

@@ -77,7 +77,7 @@ fn barrier_passes_messages_through_atomics_over_many_iterations() {
     let discovered = rt.capability(&gpu).unwrap().discovered;
     // llvmpipe ends any invocation's loops after 65535 iterations in all; with two or more
     // co-resident workgroups on a CPU adapter the polls of 500 barriers can reach that.
-    let iterations = if gpu.info.device_type == wgpu::DeviceType::Cpu { 60 } else { 500 };
+    let iterations = if gpu.info().device_type == wgpu::DeviceType::Cpu { 60 } else { 500 };
     // exactly the co-resident count, and an oversized launch that discovery trims
     let kind = |arrival, fence| BarrierKind { arrival, fence };
     for (launch, kind) in [

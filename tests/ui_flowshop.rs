@@ -242,7 +242,7 @@ fn pool_panel_plots_the_workloads_divergence_per_order() {
     let records = entry.run(&gpu, &entry.params(Scale::Tiny), &Scale::Tiny.protocol()).unwrap();
     assert!(records.iter().all(|r| r.check.passed));
     assert_eq!(bars, records.iter().filter_map(PoolBar::of).collect::<Vec<_>>());
-    if gpu.caps.subgroup_size.is_none() {
+    if gpu.caps().subgroup_size.is_none() {
         return;
     }
     assert_eq!(bars.len(), 4, "refactored and basic kernels on a DFS and a BFS pool: {bars:?}");

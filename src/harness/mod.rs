@@ -190,11 +190,11 @@ impl Environment {
     /// The environment of `gpu`, now.
     pub fn of(gpu: &Gpu) -> Self {
         Environment {
-            adapter: gpu.info.name.clone(),
-            backend: format!("{:?}", gpu.info.backend),
-            device_type: format!("{:?}", gpu.info.device_type),
-            driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info).trim().to_string(),
-            subgroup_size: gpu.caps.subgroup_size,
+            adapter: gpu.info().name.clone(),
+            backend: format!("{:?}", gpu.info().backend),
+            device_type: format!("{:?}", gpu.info().device_type),
+            driver: format!("{} {}", gpu.info().driver, gpu.info().driver_info).trim().to_string(),
+            subgroup_size: gpu.caps().subgroup_size,
             git_hash: env!("SIMTLAB_GIT_HASH").to_string(),
             unix_time: web_time::SystemTime::now().duration_since(web_time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
             min_timed_s: gpu.min_timed_seconds(),

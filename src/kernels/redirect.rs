@@ -108,7 +108,7 @@ pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, pro
         let check = K::check(cfg, &expected, &read_outputs(gpu, &run)?);
         let mut extra = K::extra(gpu, cfg, &input, &expected, &run, protocol)?;
         drop(run);
-        let native = if gpu.caps.subgroup_size.is_some() {
+        let native = if gpu.caps().subgroup_size.is_some() {
             let probed = K::prepare(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
             gpu.run(&probed.steps(), false)?;
             probed.divergence(gpu)?

@@ -115,7 +115,7 @@ impl Runtime {
 
     /// The discovery grace period for `gpu`.
     pub fn grace(&self, gpu: &Gpu) -> u32 {
-        self.options.grace.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu { 2048 } else { 32 })
+        self.options.grace.unwrap_or(if gpu.info().device_type == wgpu::DeviceType::Cpu { 2048 } else { 32 })
     }
 
     /// The adapter's capability (runs [`assess`] on first call).
@@ -183,7 +183,7 @@ impl Runtime {
             return Ok(0);
         }
         if let Some(l) = self.options.launch {
-            let max = gpu.caps.max_compute_workgroups_per_dimension;
+            let max = gpu.caps().max_compute_workgroups_per_dimension;
             if l == 0 || l > max {
                 return Err(Error::invalid("launch", format!("{l} workgroups (use 1..={max})")));
             }

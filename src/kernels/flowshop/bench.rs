@@ -252,7 +252,7 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
                     "kernel_seconds_median": kernel.get(kernel.len() / 2),
                     "kernel_timing": bounder.last_timing().map(|t| t.source),
                 });
-                if config.probe && gpu.caps.subgroup_size.is_some() {
+                if config.probe && gpu.caps().subgroup_size.is_some() {
                     let mut probed = GpuBounder::new(gpu, &data, GpuBoundOptions { probe: true, ..options })?;
                     let got = probed.bound(&pool)?;
                     exact(&format!("{} {} GPU (probed)", instance.name, options.label()), &got, &expected)?;

@@ -591,7 +591,7 @@ pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gp
         .map(|adapter| {
             let mut gpu = Gpu::open(adapter)?;
             if let Some(timeout) = options.timeout {
-                gpu.timeout = timeout;
+                gpu.set_timeout(timeout);
             }
             Ok(gpu)
         })

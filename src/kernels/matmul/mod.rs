@@ -463,7 +463,7 @@ impl Prepared {
         }
         let spec = spec(variant, shape, regtile)?;
         let res = resources(&spec)?;
-        let caps = &gpu.caps;
+        let caps = gpu.caps();
         let fixed = || format!("the {} kernel's tiles are fixed: leave it out of --kernel on this adapter", variant.name());
         if res.threads_per_workgroup > caps.max_compute_invocations_per_workgroup {
             return Err(Error::Limit {
@@ -670,12 +670,12 @@ impl Ladder {
     pub fn shape(&self, gpu: &Gpu) -> (Shape, Option<String>) {
         let (n, note) = match self.n {
             Some(n) => (n, None),
-            None if gpu.info.device_type == wgpu::DeviceType::Cpu => (
+            None if gpu.info().device_type == wgpu::DeviceType::Cpu => (
                 CPU_ADAPTER_N,
                 Some(format!(
                     "--n defaults to {CPU_ADAPTER_N} on the CPU adapter {}: the paper's {PAPER_N} runs past the {:.0} s submission timeout there (give --n {PAPER_N} and --timeout to insist)",
                     gpu.adapter_name(),
-                    gpu.timeout.as_secs_f64()
+                    gpu.timeout().as_secs_f64()
                 )),
             ),
             None => (PAPER_N, None),

@@ -276,7 +276,7 @@ impl TileSort {
         if self.classes == 0 || self.classes as usize > crate::remap::MAX_TILE_CLASSES {
             return Err(Error::invalid("tile sort", format!("{tile}: use 1..={} classes", crate::remap::MAX_TILE_CLASSES)));
         }
-        let max_wg = gpu.caps.max_compute_invocations_per_workgroup;
+        let max_wg = gpu.caps().max_compute_invocations_per_workgroup;
         if self.workgroup == 0 || self.workgroup > max_wg {
             return Err(Error::invalid("--tile-workgroup", format!("{tile}: use 1..={max_wg} invocations per workgroup")));
         }
@@ -284,7 +284,7 @@ impl TileSort {
             return Err(Error::invalid("--tile-per-thread", format!("{tile}: use at least 1 element per invocation")));
         }
         let bytes = (self.elements() + crate::remap::MAX_TILE_CLASSES) as u64 * 4;
-        let max_bytes = gpu.caps.max_compute_workgroup_storage_size as u64;
+        let max_bytes = gpu.caps().max_compute_workgroup_storage_size as u64;
         if bytes > max_bytes {
             return Err(Error::Limit {
                 what: format!("{tile}: workgroup memory (bytes)"),
@@ -541,7 +541,7 @@ pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record
     let check = Check::exact(&plain.results(gpu)?, &expected);
     drop(plain);
 
-    let (divergence, source) = if gpu.caps.subgroup_size.is_some() {
+    let (divergence, source) = if gpu.caps().subgroup_size.is_some() {
         let probed = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, ..Default::default() })?;
         probed.dispatch(gpu)?;
         let d = probed.divergence(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?;

@@ -377,7 +377,7 @@ pub fn sweep(
     cfg.check_loops(gpu)?;
     let data = cfg.data();
     let plain = BranchPrepared::new(gpu, cfg, &data, false)?;
-    let probed = match gpu.caps.subgroup_size {
+    let probed = match gpu.caps().subgroup_size {
         Some(_) => Some(BranchPrepared::new(gpu, cfg, &data, true)?),
         None => None,
     };
