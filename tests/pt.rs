@@ -151,8 +151,8 @@ fn aborted_blocking_runs_fall_back_to_a_safe_tier_with_the_right_answer() {
     assert_eq!(out.plan.used, Tier::Multi);
     assert!(out.plan.fallbacks[0].contains("barrier timeout"), "{:?}", out.plan.fallbacks);
     let verdict = out.verdict(&rt);
-    assert_eq!(verdict["tier_requested"], 2);
-    assert_eq!(verdict["tier_used"], 0);
+    assert_eq!(verdict.tier_requested, 2);
+    assert_eq!(verdict.tier_used, 0);
 
     let sync = SyncCase::new(SyncConfig { n: 3000, fmas: 9, seed: 6, ..Default::default() }).unwrap();
     let (out, check) = cases::run_checked(&gpu, &rt, &sync, Tier::Blocking, None).unwrap();

@@ -95,7 +95,7 @@ pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, pro
     K::validate(gpu, cfg)?;
     let input = K::generate(cfg)?;
     let expected = K::reference(cfg, &input);
-    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
+    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![(remap::ORIGINAL, None, 0.0)];
     if which.includes_redirect() {
         let (index, secs) = remap::host_seconds(|| K::redirect(cfg, &input, &expected));
         variants.push(("redirect", Some(index?), secs));

@@ -10,6 +10,7 @@ use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Protocol, Record};
+use crate::remap::DivergenceExtra;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -560,7 +561,7 @@ pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record
     let record = Record::new(gpu, "micro", cfg.kernel_name(), variant, stats, check)
         .with_config(cfg, cfg.seed)
         .with_divergence(Some(divergence.summary()))
-        .with_extra(serde_json::json!({ "divergence_source": source }));
+        .with_extra(DivergenceExtra { divergence_source: source.into(), ..Default::default() });
     Ok(match cfg.pattern {
         Pattern::If => record.with_throughput(work, 1e-6, "Mthreads/s"),
         Pattern::Loop => record.with_throughput(work, 1e-9, "G iterations/s"),

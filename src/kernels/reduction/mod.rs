@@ -387,7 +387,7 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, which: Variants, protocol: &Proto
     let input = generate(cfg)?;
     let expected = cpu::sum(&input);
     let ids = id_array();
-    let mut variants: Vec<(&str, ReductionKernel, Option<&[u32]>)> = vec![("org", ReductionKernel::Interleaved, None)];
+    let mut variants: Vec<(&str, ReductionKernel, Option<&[u32]>)> = vec![(remap::ORIGINAL, ReductionKernel::Interleaved, None)];
     if which.includes_redirect() {
         variants.push(("redirect", ReductionKernel::Interleaved, Some(&ids)));
     }
