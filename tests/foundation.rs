@@ -12,9 +12,9 @@ fn devices_are_listed_with_measured_capabilities() {
     let reports = simtlab::gpu::survey(&GpuOptions::default()).unwrap();
     assert!(!reports.is_empty());
     let gpu = common::gpu();
-    if let Some(w) = gpu.caps.subgroup_size {
+    if let Some(w) = gpu.caps().subgroup_size {
         assert!(w.is_power_of_two() && (4..=128).contains(&w), "subgroup size {w}");
-        assert!(w >= gpu.caps.subgroup_min_size.min(w) && w <= gpu.caps.subgroup_max_size.max(w));
+        assert!(w >= gpu.caps().subgroup_min_size.min(w) && w <= gpu.caps().subgroup_max_size.max(w));
     }
 }
 
@@ -29,7 +29,7 @@ fn unknown_adapter_is_a_clear_error() {
 #[test]
 fn over_limit_buffer_is_an_error_not_a_panic() {
     let gpu = common::gpu();
-    let too_big = gpu.caps.max_storage_buffer_binding_size / 4 + 1;
+    let too_big = gpu.caps().max_storage_buffer_binding_size / 4 + 1;
     let err = gpu.buffer_zeroed::<u32>("huge", too_big as usize, BufferKind::Storage).unwrap_err();
     match err {
         Error::Limit { requested, limit, .. } => assert!(requested > limit),
@@ -107,11 +107,11 @@ fn bench_record_carries_check_divergence_and_environment() {
     assert!(rec.stats.min <= rec.stats.median && rec.stats.median <= rec.stats.max && rec.stats.min > 0.0);
     let d = rec.divergence.unwrap();
     // one long lane per 32 threads: a subgroup of width W < 32 diverges with probability W/32
-    let w = gpu.caps.subgroup_size.unwrap_or(cfg.group) as f64;
+    let w = gpu.caps().subgroup_size.unwrap_or(cfg.group) as f64;
     let expected = (w / cfg.group as f64).min(1.0);
     assert!((d.divergence_ratio - expected).abs() < 0.06, "{d:?}, expected about {expected}");
     assert!(d.simt_efficiency < 0.8);
-    assert_eq!(rec.environment.adapter, gpu.info.name);
+    assert_eq!(rec.environment.adapter, gpu.info().name);
     let json = serde_json::to_string(&rec).unwrap();
     let back: simtlab::harness::Record = serde_json::from_str(&json).unwrap();
     assert_eq!(back.schema, simtlab::harness::SCHEMA_VERSION);
@@ -120,7 +120,7 @@ fn bench_record_carries_check_divergence_and_environment() {
 #[test]
 fn short_timed_runs_repeat_to_the_minimum_sample_time_when_asked() {
     let gpu = Gpu::new(&GpuOptions::from_env()).unwrap();
-    if !gpu.caps.timestamps {
+    if !gpu.caps().timestamps {
         eprintln!("no timestamps on {}: repetition applies to device-timed runs only", gpu.adapter_name());
         return;
     }

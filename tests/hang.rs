@@ -19,11 +19,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 #[test]
 fn a_kernel_past_the_timeout_is_reported_within_it_and_the_context_drops_at_once() {
     let mut gpu = common::gpu();
-    if gpu.info.device_type != wgpu::DeviceType::Cpu {
+    if gpu.info().device_type != wgpu::DeviceType::Cpu {
         eprintln!("skipped: the spin kernel is sized for a CPU adapter");
         return;
     }
-    gpu.timeout = Duration::from_secs(1);
+    gpu.set_timeout(Duration::from_secs(1));
     let source = shader::preprocess_text("spin.wgsl", SPIN, &[], &|_| None).unwrap();
     let kernel = gpu.compile(&source, "spin", "main", &[]).unwrap();
     let out = gpu.buffer_zeroed::<u32>("out", 65535 * 64, BufferKind::Storage).unwrap();

@@ -346,12 +346,12 @@ fn bad_input_is_an_error_that_names_what_is_wrong() {
     let e = fails(request("shapes.wgsl", &shapes, 1, vec![("data", BindingSpec::U32Zero(32)), ("params", BindingSpec::Bytes(vec![0; 4]))]));
     assert!(e.contains("'params'") && e.contains("needs at least 8 bytes; the spec gives 4"), "{e}");
     // sizes over the device's limits
-    let max = gpu.caps.max_compute_workgroups_per_dimension;
+    let max = gpu.caps().max_compute_workgroups_per_dimension;
     match profile::profile(&gpu, &request("collatz.wgsl", &collatz, max + 1, vec![values(), steps()])).unwrap_err() {
         Error::Limit { requested, limit, .. } => assert_eq!((requested, limit), (max as u64 + 1, max as u64)),
         other => panic!("{other}"),
     }
-    let huge = (gpu.caps.max_storage_buffer_binding_size / 4 + 1) as usize;
+    let huge = (gpu.caps().max_storage_buffer_binding_size / 4 + 1) as usize;
     let e = fails(request("collatz.wgsl", &collatz, 1, vec![("values", BindingSpec::U32Zero(huge)), steps()]));
     assert!(e.contains("buffer 'values'") && e.contains("exceeds the limit"), "{e}");
     // resources other than buffers
@@ -384,7 +384,7 @@ fn the_profiler_lives_in_the_apps_frame_loop_and_never_blocks() {
     )
     .unwrap();
 
-    let device = &gpu.device;
+    let device = gpu.device();
     let options = profile::ProfilerOptions { workgroups: [4, 1, 1], ..Default::default() };
     let mut probe = profile::Profiler::instrument(device, &wgsl, "main", &options).unwrap();
     assert_eq!(probe.group(), 1);
@@ -426,7 +426,7 @@ fn the_profiler_lives_in_the_apps_frame_loop_and_never_blocks() {
         }
         let resolved = probe.resolve(&mut encoder);
         assert_eq!(resolved, frames == 0 || finished_last_frame, "a copy is recorded exactly when the last one was taken");
-        gpu.queue.submit([encoder.finish()]);
+        gpu.queue().submit([encoder.finish()]);
         frames += 1;
         let polled = std::time::Instant::now();
         finished_last_frame = false;

@@ -43,7 +43,7 @@ fn vello_shaders(defines: &[&str]) -> Vec<(String, ShaderSource)> {
 #[test]
 fn every_vello_compute_shader_instruments_validates_and_builds() {
     let gpu = common::gpu();
-    let counting = if gpu.caps.subgroups { Counting::Subgroups } else { Counting::Trace { events: 64 } };
+    let counting = if gpu.caps().subgroups { Counting::Subgroups } else { Counting::Trace { events: 64 } };
     let mut entries = 0;
     let mut sites = 0;
     for defines in [&[][..], &["full"][..]] {
@@ -54,12 +54,12 @@ fn every_vello_compute_shader_instruments_validates_and_builds() {
                     .unwrap_or_else(|e| panic!("{name} {defines:?} {}: {e}", ep.name));
                 assert!(!probed.sites.is_empty(), "{name}");
                 // the driver takes it too
-                let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-                let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+                let module = gpu.device().create_shader_module(wgpu::ShaderModuleDescriptor {
                     label: Some(&name),
                     source: wgpu::ShaderSource::Wgsl(probed.wgsl.as_str().into()),
                 });
-                let _ = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                let _ = gpu.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(&name),
                     layout: None,
                     module: &module,

@@ -77,7 +77,7 @@ fn barrier_passes_messages_through_atomics_over_many_iterations() {
     let discovered = rt.capability(&gpu).unwrap().discovered;
     // llvmpipe ends any invocation's loops after 65535 iterations in all; with two or more
     // co-resident workgroups on a CPU adapter the polls of 500 barriers can reach that.
-    let iterations = if gpu.info.device_type == wgpu::DeviceType::Cpu { 60 } else { 500 };
+    let iterations = if gpu.info().device_type == wgpu::DeviceType::Cpu { 60 } else { 500 };
     // exactly the co-resident count, and an oversized launch that discovery trims
     let kind = |arrival, fence| BarrierKind { arrival, fence };
     for (launch, kind) in [
@@ -151,8 +151,8 @@ fn aborted_blocking_runs_fall_back_to_a_safe_tier_with_the_right_answer() {
     assert_eq!(out.plan.used, Tier::Multi);
     assert!(out.plan.fallbacks[0].contains("barrier timeout"), "{:?}", out.plan.fallbacks);
     let verdict = out.verdict(&rt);
-    assert_eq!(verdict["tier_requested"], 2);
-    assert_eq!(verdict["tier_used"], 0);
+    assert_eq!(verdict.tier_requested, 2);
+    assert_eq!(verdict.tier_used, 0);
 
     let sync = SyncCase::new(SyncConfig { n: 3000, fmas: 9, seed: 6, ..Default::default() }).unwrap();
     let (out, check) = cases::run_checked(&gpu, &rt, &sync, Tier::Blocking, None).unwrap();

@@ -300,7 +300,7 @@ fn matmul_default_size_fits_the_adapter() {
     let gpu = common::gpu();
     let args = matmul::Ladder { variants: vec![Variant::Naive], seed: 3, ..Default::default() };
     let (shape, note) = args.shape(&gpu);
-    if gpu.info.device_type != wgpu::DeviceType::Cpu {
+    if gpu.info().device_type != wgpu::DeviceType::Cpu {
         assert_eq!((shape, note), (Shape::square(matmul::PAPER_N), None));
         return;
     }

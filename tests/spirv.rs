@@ -22,7 +22,7 @@ fn glslang_regtile() -> Compiler {
 #[test]
 fn every_compiler_builds_regtile_that_matches_the_cpu_product() {
     let gpu = common::gpu();
-    assert!(gpu.caps.spirv_passthrough, "{} lacks PASSTHROUGH_SHADERS", gpu.adapter_name());
+    assert!(gpu.caps().spirv_passthrough, "{} lacks PASSTHROUGH_SHADERS", gpu.adapter_name());
     let shape = Shape { m: 136, n: 196, k: 84 };
     let protocol = Protocol { warmup: 0, samples: 1 };
     let compilers = Compiler::parse_list("wgpu,naga,naga-unchecked,naga-unroll").unwrap().into_iter().chain([glslang_regtile()]);
@@ -74,7 +74,7 @@ fn passthrough_is_refused_without_the_feature() {
     let desc = wgpu::DeviceDescriptor { required_limits: adapter.limits(), ..Default::default() };
     let (device, queue) = pollster::block_on(adapter.request_device(&desc)).unwrap();
     let gpu = Gpu::from_device(device, queue, adapter.get_info()).unwrap();
-    assert!(!gpu.caps.spirv_passthrough);
+    assert!(!gpu.caps().spirv_passthrough);
     let protocol = Protocol { warmup: 0, samples: 1 };
     let shape = Shape::square(64);
     let err =

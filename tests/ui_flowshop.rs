@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use serde_json::Value;
-use simtlab::kernels::flowshop::commands::{self, SolveOptions};
+use simtlab::kernels::flowshop::commands;
 use simtlab::kernels::flowshop::{makespan, Instance};
 use simtlab::ui::explorer::flowshop::{FlowshopView, Gantt, InstanceChoice, Method, PoolBar, POOLS_WORKLOAD};
 use simtlab::workload::{self, Scale};
@@ -49,8 +49,7 @@ fn solve_through_the_widget(h: &mut Harness<'_, FlowshopView>) {
 
 /// `flowshop solve --json` on the view's settings (the command's library call).
 fn solve_command(view: &FlowshopView, gpu: Option<&Gpu>) -> Value {
-    let text = commands::solve(&SolveOptions { json: true, ..view.solve_options() }, gpu, None).unwrap();
-    serde_json::from_str(&text).unwrap()
+    serde_json::to_value(commands::solve(&view.solve_options(), gpu, None).unwrap()).unwrap()
 }
 
 /// The bars never overlap on a machine, each job visits the machines in order and the
@@ -242,7 +241,7 @@ fn pool_panel_plots_the_workloads_divergence_per_order() {
     let records = entry.run(&gpu, &entry.params(Scale::Tiny), &Scale::Tiny.protocol()).unwrap();
     assert!(records.iter().all(|r| r.check.passed));
     assert_eq!(bars, records.iter().filter_map(PoolBar::of).collect::<Vec<_>>());
-    if gpu.caps.subgroup_size.is_none() {
+    if gpu.caps().subgroup_size.is_none() {
         return;
     }
     assert_eq!(bars.len(), 4, "refactored and basic kernels on a DFS and a BFS pool: {bars:?}");

@@ -71,11 +71,11 @@ fn profiler_counts(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> profi
     let given: Vec<(String, BindingSpec)> = binds.iter().map(|(k, s)| (k.to_string(), s.parse().unwrap())).collect();
     let data = profile::contents(&bindings, &given).unwrap();
     let options = profile::ProfilerOptions { workgroups: [workgroups, 1, 1], ..Default::default() };
-    let mut probe = profile::Profiler::instrument(&gpu.device, &wgsl, "main", &options).unwrap();
+    let mut probe = profile::Profiler::instrument(gpu.device(), &wgsl, "main", &options).unwrap();
     let shader = gpu
-        .device
+        .device()
         .create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(probe.shader().into()) });
-    let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+    let pipeline = gpu.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: None,
         layout: None,
         module: &shader,
@@ -90,13 +90,13 @@ fn profiler_counts(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> profi
         .zip(&buffers)
         .map(|(b, buffer)| wgpu::BindGroupEntry { binding: b.binding, resource: buffer.as_entire_binding() })
         .collect();
-    let app_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+    let app_group = gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),
         entries: &entries,
     });
     let probe_group = probe.bind_group_for(&pipeline);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_pipeline(&pipeline);
@@ -105,7 +105,7 @@ fn profiler_counts(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> profi
         pass.dispatch_workgroups(workgroups, 1, 1);
     }
     assert!(probe.resolve(&mut encoder));
-    gpu.queue.submit([encoder.finish()]);
+    gpu.queue().submit([encoder.finish()]);
     let start = Instant::now();
     loop {
         if let Some(counts) = probe.try_finish().unwrap() {

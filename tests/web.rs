@@ -16,7 +16,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 /// (CI must not pass by skipping).
 async fn gpu() -> Gpu {
     let gpu = Gpu::new_async(&GpuOptions::default()).await.unwrap_or_else(|e| panic!("no WebGPU device in this browser: {e}"));
-    assert_eq!(gpu.info.backend, wgpu::Backend::BrowserWebGpu, "{}", gpu.adapter_name());
+    assert_eq!(gpu.info().backend, wgpu::Backend::BrowserWebGpu, "{}", gpu.adapter_name());
     let width = gpu.require_subgroups().unwrap_or_else(|e| panic!("{e}"));
     assert!(width.is_power_of_two() && (4..=128).contains(&width), "measured subgroup width {width}");
     gpu
@@ -91,8 +91,8 @@ async fn a_timed_run_is_timed_around_its_passes_and_its_results_match_the_cpu() 
     let prepared = micro::Prepared::new(&gpu, &cfg, &input, Default::default()).unwrap();
     let timing = gpu.run_async(&prepared.steps(), true).await.unwrap();
     // the browser has no timestamps inside passes: the queries sit at the pass boundaries
-    let source = if gpu.caps.timestamps { TimingSource::DeviceTimestamps } else { TimingSource::WallClock };
-    assert_eq!(timing.source, source, "{:?}", gpu.caps);
+    let source = if gpu.caps().timestamps { TimingSource::DeviceTimestamps } else { TimingSource::WallClock };
+    assert_eq!(timing.source, source, "{:?}", gpu.caps());
     assert!(timing.seconds > 0.0 && timing.seconds <= timing.wall_seconds, "{timing:?}");
     let results = gpu.read_async(prepared.results_buffer()).await.unwrap();
     assert_eq!(results, micro::reference(&cfg, &input));
@@ -154,7 +154,7 @@ async fn a_users_shader_is_profiled_in_the_page() {
     let emulated = profile_async(&gpu, &ProfileRequest { emulate: true, ..request.clone() }, &never, &mut |_| ()).await.unwrap();
     assert_eq!(steps, [0, 1, 2, 3], "every step reported");
     assert_eq!((on_gpu.summary.source, emulated.summary.source), (CountSource::GpuProbe, CountSource::HostEmulation));
-    assert_eq!(on_gpu.counts.width, gpu.caps.subgroup_size.unwrap());
+    assert_eq!(on_gpu.counts.width, gpu.caps().subgroup_size.unwrap());
     assert_eq!(emulated.counts.per_subgroup, on_gpu.counts.per_subgroup);
     assert!(on_gpu.outputs_identical && emulated.outputs_identical);
     // steps[i] is the Collatz step count of values[i] % 1000 + 1

@@ -88,10 +88,10 @@ fn a_workload_records_into_the_callers_encoder_and_reads_back_without_blocking()
         let Some(recording) = w.prepare(&gpu, &params).unwrap() else { continue };
         recorded.push(w.name());
         // the app's frame: its own encoder, its own submit
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
         recording.record(&gpu, &mut encoder);
         let reads: Vec<_> = recording.outputs().into_iter().map(|(buffer, bytes)| gpu.record_read(&mut encoder, buffer, bytes)).collect();
-        gpu.queue.submit([encoder.finish()]);
+        gpu.queue().submit([encoder.finish()]);
         let mut pending: Vec<_> = reads.into_iter().map(|r| r.map()).collect();
         let mut outputs: Vec<Option<Vec<u8>>> = vec![None; pending.len()];
         let t0 = std::time::Instant::now();
@@ -125,11 +125,11 @@ fn a_workload_records_into_the_callers_encoder_and_reads_back_without_blocking()
 fn the_async_core_opens_compiles_runs_and_reads_back() {
     use simtlab::gpu::{BufferKind, Step};
     let gpu = pollster::block_on(simtlab::Gpu::new_async(&Default::default())).unwrap();
-    assert_eq!(gpu.caps.subgroup_size, common::gpu().caps.subgroup_size, "both paths measure the same subgroup width");
+    assert_eq!(gpu.caps().subgroup_size, common::gpu().caps().subgroup_size, "both paths measure the same subgroup width");
     let values: Vec<u32> = (0..1000u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
     let input = gpu.buffer("input", &values, BufferKind::Storage).unwrap();
     assert_eq!(pollster::block_on(gpu.read_async(&input)).unwrap(), values);
-    let Some(width) = gpu.caps.subgroup_size else { return };
+    let Some(width) = gpu.caps().subgroup_size else { return };
     // the subgroup-size kernel writes each invocation's subgroup width; run it through the async path
     let kernel = pollster::block_on(gpu.kernel_async(registry::shared::subgroup_size::MAIN, &[], &[])).unwrap();
     let out = gpu.buffer("out", &vec![u32::MAX; 256], BufferKind::Storage).unwrap();

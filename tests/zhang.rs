@@ -47,7 +47,7 @@ fn org_and_redirect<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, input: &K::In
         let run = K::prepare(gpu, cfg, input, RunOptions { probe: false, remap: order }).unwrap();
         run.dispatch(gpu).unwrap();
         K::check(cfg, expected, &read_outputs(gpu, &run).unwrap()).into_result(&what).unwrap();
-        if let Some(w) = gpu.caps.subgroup_size {
+        if let Some(w) = gpu.caps().subgroup_size {
             let run = K::prepare(gpu, cfg, input, RunOptions { probe: true, remap: order }).unwrap();
             run.dispatch(gpu).unwrap();
             K::check(cfg, expected, &read_outputs(gpu, &run).unwrap()).into_result(&format!("{what} probed")).unwrap();
@@ -129,7 +129,7 @@ fn reduction_id_array_halves_divergent_warps() {
     // Table 5: 100% -> 50%.
     assert_eq!(w32, (1.0, 0.5));
     let mut native = None;
-    if let Some(w) = gpu.caps.subgroup_size {
+    if let Some(w) = gpu.caps().subgroup_size {
         let mut r = Vec::new();
         for order in [None, Some(ids.as_slice())] {
             let run = reduction::Prepared::new(&gpu, k, &cfg, &input, true, order).unwrap();
@@ -263,7 +263,7 @@ fn args(benchmark: Benchmark, n: Vec<usize>) -> BenchmarkSweep {
 #[test]
 fn reduction_probe_records_past_the_binding_limit_run_in_chunks() {
     let Some((gpu, w)) = common::gpu_with_subgroups() else { return };
-    let limit = gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size);
+    let limit = gpu.caps().max_storage_buffer_binding_size.min(gpu.caps().max_buffer_size);
     let probe_bytes_per_element = (reduction::LEVELS as u64 * 16).div_ceil(w as u64);
     // the smallest power of two whose probe does not fit one binding, if its input does
     let n = (2 * limit / probe_bytes_per_element).next_power_of_two() as usize;

@@ -81,14 +81,7 @@ fn reduce_pt(ids: Ids) {
             return;
         }
         if (g.id == 0u) {
-            var y = 0u;
-            for (var p = ids.local; p < g.count; p += 256u) {
-                y += atomicLoad(&partials[p]);
-            }
-            let total = pt_workgroup_sum(ids.local, y);
-            if (ids.local == 0u) {
-                out[0] = total;
-            }
+            sum_partials(ids.local, g.count);
         }
     }
     pt_finish(ids.local);
@@ -96,12 +89,17 @@ fn reduce_pt(ids: Ids) {
 
 @compute @workgroup_size(256)
 fn reduce_final(ids: Ids) {
+    sum_partials(ids.local, params.parts);
+}
+
+// One workgroup sums the first `parts` partials into out[0].
+fn sum_partials(local: u32, parts: u32) {
     var y = 0u;
-    for (var p = ids.local; p < params.parts; p += 256u) {
+    for (var p = local; p < parts; p += 256u) {
         y += atomicLoad(&partials[p]);
     }
-    let total = pt_workgroup_sum(ids.local, y);
-    if (ids.local == 0u) {
+    let total = pt_workgroup_sum(local, y);
+    if (local == 0u) {
         out[0] = total;
     }
 }

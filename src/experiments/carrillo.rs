@@ -1,6 +1,6 @@
 //! Carrillo et al.: occupancy of the branched and split kernels on G80 and the model's speedup.
 
-use super::{model_record, params, point, section, About, Experiment, Outcome, Point, Scale};
+use super::{model_record, params, point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -47,10 +47,8 @@ impl Experiment for SplitOccupancy {
         let occ = calculate(find_arch("cc1.0")?, Launch::new(256, k.registers, 0))?;
         // the paper prints whole percents
         let ours = (occ.occupancy * 100.0).round();
-        let mut rec =
-            model_record(gpu, "occupancy", &k.kernel, &format!("{} registers", k.registers), p.params.clone(), ours, k.paper_occupancy_pct);
-        rec.extra["blocks"] = serde_json::json!(occ.active_blocks_per_sm);
-        Ok(vec![rec])
+        let extra = ModelExtra { model: ours, paper: k.paper_occupancy_pct, blocks: Some(occ.active_blocks_per_sm), ..Default::default() };
+        Ok(vec![model_record(gpu, "occupancy", &k.kernel, &format!("{} registers", k.registers), p.params.clone(), extra)])
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
         let mut table = Table::new(
@@ -61,12 +59,13 @@ impl Experiment for SplitOccupancy {
         for o in outcomes {
             for r in &o.records {
                 agree &= r.check.passed;
+                let extra: ModelExtra = r.extra_as().unwrap_or_default();
                 table.rows.push(vec![
                     Cell::text(&r.kernel),
                     Cell::exact(r.params["registers"].as_f64().unwrap_or(0.0), 0),
-                    Cell::exact(r.extra["blocks"].as_f64().unwrap_or(0.0), 0),
-                    Cell::exact(r.extra["model"].as_f64().unwrap_or(0.0), 0),
-                    Cell::exact(r.extra["paper"].as_f64().unwrap_or(0.0), 0),
+                    Cell::exact(extra.blocks.unwrap_or(0) as f64, 0),
+                    Cell::exact(extra.model, 0),
+                    Cell::exact(extra.paper, 0),
                     Cell::text(if r.check.passed { "yes" } else { "NO" }),
                 ]);
             }
@@ -129,10 +128,10 @@ fn ratios(records: &[&Record], layout: &str) -> Vec<(f64, f64)> {
     };
     let mut v: Vec<(f64, f64)> = records
         .iter()
-        .filter(|r| r.kernel == "branched" && r.params["layout"] == layout)
+        .filter(|r| r.kernel == split::BRANCHED_KERNEL && r.params["layout"] == layout)
         .filter_map(|r| {
             let f = r.params["else_fraction"].as_f64()?;
-            Some((f * 100.0, at("split", f)? / r.stats.median))
+            Some((f * 100.0, at(split::SPLIT_KERNEL, f)? / r.stats.median))
         })
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0));

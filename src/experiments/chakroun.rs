@@ -8,7 +8,7 @@ use super::{params, point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
-use crate::kernels::flowshop::bench::{self, BenchConfig};
+use crate::kernels::flowshop::bench::{self, BenchConfig, BoundingExtra};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
@@ -249,7 +249,7 @@ fn gpu_record<'r>(
 /// Kernel time of a GPU record (device timestamps where the adapter has them), else its
 /// wall time per pool.
 fn kernel_seconds(r: &Record) -> f64 {
-    r.extra["kernel_seconds_median"].as_f64().unwrap_or(r.stats.median)
+    r.extra_as::<BoundingExtra>().and_then(|e| e.kernel_seconds_median).unwrap_or(r.stats.median)
 }
 
 /// Table 1: kernel time to bound a pool built depth-first vs breadth-first (basic kernel),
@@ -304,7 +304,7 @@ fn dfs_over_bfs(records: &[&Record], paper: &PaperValues, walk_prefix: bool) -> 
 }
 
 fn speedup(r: &Record) -> Option<f64> {
-    r.extra["speedup_over_one_core"].as_f64()
+    r.extra_as::<BoundingExtra>()?.speedup_over_one_core
 }
 
 /// The pool order the GPU records of Table 2 use: the one the CPU was timed on.

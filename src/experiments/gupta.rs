@@ -4,6 +4,7 @@ use super::{ConfigSweep, Experiment, Outcome, Scale};
 use crate::harness::Record;
 use crate::pt::cases::forest::Shape;
 use crate::pt::sweep::{self, Bench, Sweep};
+use crate::pt::TierVerdict;
 use crate::report::{PaperValues, Verdict};
 
 /// Median of the fastest record whose variant says `tier N` for N in `tiers`.
@@ -41,7 +42,7 @@ fn fallback_notes(outcomes: &[&Outcome]) -> Vec<String> {
         .iter()
         .flat_map(|o| o.records.iter().map(move |r| (o, r)))
         .filter_map(|(o, r)| {
-            let reasons: Vec<&str> = r.extra.get("fallbacks")?.as_array()?.iter().filter_map(|x| x.as_str()).collect();
+            let reasons = r.extra_as::<TierVerdict>()?.fallbacks;
             (!reasons.is_empty()).then(|| format!("- `{}`: {} {}: {}", o.point.key, r.kernel, r.variant, reasons.join("; ")))
         })
         .collect();

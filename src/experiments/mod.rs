@@ -315,16 +315,31 @@ mod tests {
     }
 }
 
-/// A record for an analytical result checked against the paper's published value (exact).
-pub(crate) fn model_record(
-    gpu: &Gpu,
-    family: &str,
-    kernel: &str,
-    variant: &str,
-    params: serde_json::Value,
-    ours: f64,
-    paper: f64,
-) -> Record {
+/// What a record of an analytical result keeps in `extra`: the model's value beside the
+/// paper's, and the occupancy figures the tables show (written by [`model_record`], read
+/// back with [`Record::extra_as`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct ModelExtra {
+    /// What the model computes.
+    pub model: f64,
+    /// What the paper published.
+    pub paper: f64,
+    /// Occupancy from the model, in [0, 1].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occupancy: Option<f64>,
+    /// The resource that limits the blocks per SM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limited_by: Option<String>,
+    /// Blocks per SM from the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u32>,
+}
+
+/// A record for an analytical result (`extra.model`) checked against the paper's published
+/// value (`extra.paper`), exactly.
+pub(crate) fn model_record(gpu: &Gpu, family: &str, kernel: &str, variant: &str, params: serde_json::Value, extra: ModelExtra) -> Record {
+    let (ours, paper) = (extra.model, extra.paper);
     let t0 = web_time::Instant::now();
     let elapsed = t0.elapsed().as_secs_f64().max(1e-9);
     let passed = (ours - paper).abs() <= 1e-9 * paper.abs().max(1.0);
@@ -348,7 +363,7 @@ pub(crate) fn model_record(
         },
         divergence: None,
         throughput: None,
-        extra: serde_json::json!({ "model": ours, "paper": paper }),
+        extra: serde_json::to_value(extra).unwrap_or_default(),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Ryoo et al., PPoPP'08: the G80 occupancy of the matmul versions (Figure 4 / section 4).
 
-use super::{model_record, params, point, section, About, Experiment, Outcome, Point, Scale};
+use super::{model_record, params, point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -51,11 +51,14 @@ impl Experiment for MatmulOccupancy {
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let v: Version = params(p)?;
         let occ = calculate(find_arch("cc1.0")?, Launch::new(256, v.registers, 0))?;
-        let mut rec =
-            model_record(gpu, "occupancy", "matmul", &v.version, p.params.clone(), occ.active_blocks_per_sm as f64, v.paper_blocks as f64);
-        rec.extra["occupancy"] = serde_json::json!(occ.occupancy);
-        rec.extra["limited_by"] = serde_json::json!(occ.limited_by.as_str());
-        Ok(vec![rec])
+        let extra = ModelExtra {
+            model: occ.active_blocks_per_sm as f64,
+            paper: v.paper_blocks as f64,
+            occupancy: Some(occ.occupancy),
+            limited_by: Some(occ.limited_by.as_str().into()),
+            ..Default::default()
+        };
+        Ok(vec![model_record(gpu, "occupancy", "matmul", &v.version, p.params.clone(), extra)])
     }
     fn render(&self, outcomes: &[&Outcome], paper: &PaperValues) -> Section {
         let mut table = Table::new(
@@ -66,13 +69,14 @@ impl Experiment for MatmulOccupancy {
         for o in outcomes {
             for r in &o.records {
                 all_agree &= r.check.passed;
+                let extra: ModelExtra = r.extra_as().unwrap_or_default();
                 table.rows.push(vec![
                     Cell::text(&r.variant),
                     Cell::exact(r.params["registers"].as_f64().unwrap_or(0.0), 0),
-                    Cell::exact(r.extra["paper"].as_f64().unwrap_or(0.0), 0),
-                    Cell::exact(r.extra["model"].as_f64().unwrap_or(0.0), 0),
-                    Cell::exact(r.extra["occupancy"].as_f64().unwrap_or(0.0) * 100.0, 1),
-                    Cell::text(r.extra["limited_by"].as_str().unwrap_or("?")),
+                    Cell::exact(extra.paper, 0),
+                    Cell::exact(extra.model, 0),
+                    Cell::exact(extra.occupancy.unwrap_or(0.0) * 100.0, 1),
+                    Cell::text(extra.limited_by.as_deref().unwrap_or("?")),
                     Cell::text(if r.check.passed { "yes" } else { "NO" }),
                 ]);
             }
@@ -103,8 +107,8 @@ fn ladder_points(scale: Scale) -> Vec<(&'static str, Ladder)> {
     vec![(options, Ladder { variants: Variant::ALL.to_vec(), n: Some(n), ..Default::default() })]
 }
 
-fn gflops(records: &[&Record], kernel: &str) -> Option<f64> {
-    records.iter().filter(|r| r.kernel == kernel).filter_map(|r| r.throughput.as_ref().map(|t| t.value)).reduce(f64::max)
+fn gflops(records: &[&Record], kernel: Variant) -> Option<f64> {
+    records.iter().filter(|r| r.kernel == kernel.name()).filter_map(|r| r.throughput.as_ref().map(|t| t.value)).reduce(f64::max)
 }
 
 fn ladder_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
@@ -115,21 +119,21 @@ fn ladder_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
         Verdict::direction(
             "16x16 tiling speeds up the naive kernel",
             ratio(tiled, naive),
-            ratio(gflops(records, "tiled16"), gflops(records, "naive")),
+            ratio(gflops(records, Variant::Tiled16), gflops(records, Variant::Naive)),
             "x",
             1.0,
         ),
         Verdict::direction(
             "unrolling speeds up the tiled kernel",
             ratio(unrolled, tiled),
-            ratio(gflops(records, "unrolled"), gflops(records, "tiled16")),
+            ratio(gflops(records, Variant::Unrolled), gflops(records, Variant::Tiled16)),
             "x",
             1.0,
         ),
         Verdict::direction(
             "4x4 tiles are slower than the naive kernel (paper: 'worse than non-tiled')",
             Some(0.5),
-            ratio(gflops(records, "tiled4"), gflops(records, "naive")),
+            ratio(gflops(records, Variant::Tiled4), gflops(records, Variant::Naive)),
             "x",
             1.0,
         ),
@@ -137,8 +141,7 @@ fn ladder_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
 }
 
 fn ladder_figure(records: &[&Record]) -> crate::report::Figure {
-    let order = ["naive", "tiled4", "tiled8", "tiled12", "tiled16", "unrolled", "prefetch", "regtile"];
-    let points = order.iter().enumerate().filter_map(|(i, k)| gflops(records, k).map(|g| (i as f64, g))).collect();
+    let points = Variant::ALL.iter().enumerate().filter_map(|(i, &k)| gflops(records, k).map(|g| (i as f64, g))).collect();
     crate::report::Figure {
         id: "ryoo-matmul-ladder".into(),
         title: "matmul ladder: GFLOPS (0 naive, 1-4 tiled 4/8/12/16, 5 unrolled, 6 prefetch, 7 regtile)".into(),

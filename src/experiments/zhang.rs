@@ -8,7 +8,7 @@ use crate::gpu::Gpu;
 use crate::harness::{self, Footprint, Progress, Protocol, Record};
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, redirect, reduction};
-use crate::remap::Variants;
+use crate::remap::{DivergenceExtra, Variants, ORIGINAL};
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -165,6 +165,16 @@ pub fn run_benchmarks(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Record>> 
     Ok(records)
 }
 
+/// Zhang's divergence ratio measured by the GPU probe, where the record has it.
+fn native_ratio(r: &Record) -> Option<f64> {
+    r.extra_as::<DivergenceExtra>()?.divergence_native.map(|d| d.divergence_ratio)
+}
+
+/// Zhang's divergence ratio emulated at the papers' warp width of 32, where the record has it.
+fn w32_ratio(r: &Record) -> Option<f64> {
+    r.extra_as::<DivergenceExtra>()?.divergence_w32.map(|d| d.divergence_ratio)
+}
+
 /// The paper's view: per benchmark and size, time org/opt, divergence org/opt and speedup of
 /// each variant over the original (`org`) run of the same call.
 pub fn comparison(records: &[Record]) -> String {
@@ -175,10 +185,9 @@ pub fn comparison(records: &[Record]) -> String {
         "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  throughput opt",
         "kernel", "variant vs org", "time org", "time opt", "div org", "div opt", "w32 org", "w32 opt", "speedup"
     );
-    let ratio = |r: &Record, key: &str| r.extra.get(key).and_then(|d| d.get("divergence_ratio")).and_then(|v| v.as_f64());
     let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", 100.0 * v));
-    for org in records.iter().filter(|r| r.variant == "org") {
-        let same = |r: &&Record| r.kernel == org.kernel && r.params == org.params && r.variant != "org";
+    for org in records.iter().filter(|r| r.variant == ORIGINAL) {
+        let same = |r: &&Record| r.kernel == org.kernel && r.params == org.params && r.variant != ORIGINAL;
         let others: Vec<&Record> = records.iter().filter(same).collect();
         let rows: Vec<Option<&Record>> = if others.is_empty() { vec![None] } else { others.into_iter().map(Some).collect() };
         for opt in rows {
@@ -190,10 +199,10 @@ pub fn comparison(records: &[Record]) -> String {
                 opt.map_or("(org only)".to_string(), |o| o.variant.clone()),
                 harness::format_seconds(org.stats.median),
                 t_opt.map_or("-".into(), harness::format_seconds),
-                pct(ratio(org, "divergence_native")),
-                pct(opt.and_then(|o| ratio(o, "divergence_native"))),
-                pct(ratio(org, "divergence_w32")),
-                pct(opt.and_then(|o| ratio(o, "divergence_w32"))),
+                pct(native_ratio(org)),
+                pct(opt.and_then(native_ratio)),
+                pct(w32_ratio(org)),
+                pct(opt.and_then(w32_ratio)),
                 t_opt.map_or("-".into(), |t| format!("{:.2}x", org.stats.median / t)),
                 opt.or(Some(org)).and_then(|r| r.throughput.as_ref()).map_or("-".into(), |t| format!("{:.3} {}", t.value, t.unit)),
             );
@@ -302,16 +311,15 @@ impl Experiment for RemapTable {
             ],
         );
         let all: Vec<&Record> = records(outcomes).map(|(_, r)| r).collect();
-        let ratio = |r: &Record, key: &str| r.extra.get(key).and_then(|d| d.get("divergence_ratio")).and_then(|v| v.as_f64());
         let cell = |v: Option<f64>| v.map_or(Cell::Missing, |x| Cell::exact(x, 3));
         let mut best_speedup: Option<f64> = None;
         let mut w32 = (None, None);
-        for org in all.iter().filter(|r| r.variant == "org") {
-            for opt in all.iter().filter(|r| r.kernel == org.kernel && r.params == org.params && r.variant != "org") {
+        for org in all.iter().filter(|r| r.variant == ORIGINAL) {
+            for opt in all.iter().filter(|r| r.kernel == org.kernel && r.params == org.params && r.variant != ORIGINAL) {
                 let speedup = org.stats.median / opt.stats.median;
                 if opt.variant.contains("redirect") || opt.variant.contains("id") {
                     best_speedup = Some(best_speedup.map_or(speedup, |b: f64| b.max(speedup)));
-                    w32 = (ratio(org, "divergence_w32"), ratio(opt, "divergence_w32"));
+                    w32 = (w32_ratio(org), w32_ratio(opt));
                 }
                 table.rows.push(vec![
                     Cell::text(
@@ -325,10 +333,10 @@ impl Experiment for RemapTable {
                     Cell::measured(org.stats.median * 1e3, 3),
                     Cell::measured(opt.stats.median * 1e3, 3),
                     Cell::measured(speedup, 2),
-                    cell(ratio(org, "divergence_native")),
-                    cell(ratio(opt, "divergence_native")),
-                    cell(ratio(org, "divergence_w32")),
-                    cell(ratio(opt, "divergence_w32")),
+                    cell(native_ratio(org)),
+                    cell(native_ratio(opt)),
+                    cell(w32_ratio(org)),
+                    cell(w32_ratio(opt)),
                     Cell::check(org.check.passed && opt.check.passed),
                 ]);
             }
@@ -339,7 +347,7 @@ impl Experiment for RemapTable {
         });
         let mut verdicts = Vec::new();
         if self.bench == Benchmark::Blackscholes {
-            let none = all.iter().all(|r| ratio(r, "divergence_w32") == Some(0.0));
+            let none = all.iter().all(|r| w32_ratio(r) == Some(0.0));
             verdicts.push(Verdict::holds(
                 "BlackScholes has no divergence: remapping cannot pay (efficiency control keeps it off)",
                 none && !all.is_empty(),
@@ -487,7 +495,8 @@ impl Experiment for IfProbability {
         // the paper's warp width, emulated, beside whatever the adapter measured
         let input = micro::generate(&lp.config)?;
         let at32 = micro::emulate(&lp.config, &input, None, 32)?.summary();
-        rec.extra["divergence_w32"] = serde_json::to_value(at32).unwrap_or_default();
+        let extra = DivergenceExtra { divergence_w32: Some(at32), ..rec.extra_as().unwrap_or_default() };
+        rec = rec.with_extra(extra);
         rec.variant = format!("{} p={}", lp.config.distribution.name(), lp.config.probability);
         Ok(vec![rec])
     }
@@ -501,7 +510,7 @@ impl Experiment for IfProbability {
         for (_, r) in records(outcomes) {
             let p = r.params["probability"].as_f64().unwrap_or(0.0);
             let layout = r.params["distribution"].as_str().unwrap_or("?").to_string();
-            let w32 = r.extra["divergence_w32"]["divergence_ratio"].as_f64();
+            let w32 = w32_ratio(r);
             let d = r.divergence;
             table.rows.push(vec![
                 Cell::text(&layout),

@@ -97,16 +97,11 @@ pub struct AdapterReport {
 
 /// A device and queue plus what simtlab measured about them.
 pub struct Gpu {
-    /// The wgpu device (simtlab's own or the embedding app's).
-    pub device: wgpu::Device,
-    /// The queue work is submitted on.
-    pub queue: wgpu::Queue,
-    /// The adapter the device came from.
-    pub info: wgpu::AdapterInfo,
-    /// Features, limits and measured subgroup width.
-    pub caps: Capabilities,
-    /// Longest wait for one submission before it counts as hung.
-    pub timeout: Duration,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    caps: Capabilities,
+    timeout: Duration,
     /// Timed runs shorter than this (f64 bits; 0 = off) are repeated, see [`Gpu::set_min_timed_seconds`].
     min_timed: std::sync::atomic::AtomicU64,
     pipelines: shader::PipelineCache,
@@ -347,6 +342,38 @@ impl Gpu {
     /// The minimum timed duration set by [`Gpu::set_min_timed_seconds`] (0 = off).
     pub fn min_timed_seconds(&self) -> f64 {
         f64::from_bits(self.min_timed.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// The wgpu device (simtlab's own or the embedding app's).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The queue work is submitted on.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter the device came from.
+    pub fn info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// Features, limits and measured subgroup width.
+    pub fn caps(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    /// Longest wait for one submission before it counts as hung ([`DEFAULT_TIMEOUT`] unless
+    /// set by [`GpuOptions::timeout`] or [`Gpu::set_timeout`]).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Changes how long one submission may run before it counts as hung (for a device opened
+    /// with [`Gpu::open`] or wrapped with [`Gpu::from_device`], which start at [`DEFAULT_TIMEOUT`]).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
     }
 
     /// One line naming the adapter for records and logs.

@@ -62,7 +62,7 @@ impl Footprint {
     /// Refuses the run when a device buffer exceeds the adapter's storage binding (or buffer)
     /// size, or the host arrays exceed [`host_limit`].
     pub fn check(&self, gpu: &Gpu) -> Result<()> {
-        let limit = gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size);
+        let limit = gpu.caps().max_storage_buffer_binding_size.min(gpu.caps().max_buffer_size);
         if let Some(&(label, requested)) = self.device.iter().filter(|(_, b)| *b > limit).max_by_key(|(_, b)| *b) {
             return Err(Error::Limit {
                 what: format!("{}: GPU buffer '{label}' (bytes)", self.setting),

@@ -190,11 +190,11 @@ impl Environment {
     /// The environment of `gpu`, now.
     pub fn of(gpu: &Gpu) -> Self {
         Environment {
-            adapter: gpu.info.name.clone(),
-            backend: format!("{:?}", gpu.info.backend),
-            device_type: format!("{:?}", gpu.info.device_type),
-            driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info).trim().to_string(),
-            subgroup_size: gpu.caps.subgroup_size,
+            adapter: gpu.info().name.clone(),
+            backend: format!("{:?}", gpu.info().backend),
+            device_type: format!("{:?}", gpu.info().device_type),
+            driver: format!("{} {}", gpu.info().driver, gpu.info().driver_info).trim().to_string(),
+            subgroup_size: gpu.caps().subgroup_size,
             git_hash: env!("SIMTLAB_GIT_HASH").to_string(),
             unix_time: web_time::SystemTime::now().duration_since(web_time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
             min_timed_s: gpu.min_timed_seconds(),
@@ -282,13 +282,27 @@ impl Record {
 
     /// Adds the fields of `extra` (any struct or map that serialises to an object) to `extra`.
     pub fn with_extra(mut self, extra: impl Serialize) -> Record {
+        self.add_extra(extra);
+        self
+    }
+
+    /// [`Record::with_extra`] on a record in place: fields of `extra` replace those of the
+    /// same name.
+    pub fn add_extra(&mut self, extra: impl Serialize) {
         if let serde_json::Value::Object(more) = serde_json::to_value(extra).unwrap_or_default() {
             match &mut self.extra {
                 serde_json::Value::Object(map) => map.extend(more),
                 other => *other = serde_json::Value::Object(more),
             }
         }
-        self
+    }
+
+    /// The whole `extra` object read back as the typed struct its writer serialised with
+    /// [`Record::with_extra`] (`None` when it does not fit `T`; fields of `T` that are
+    /// `Option`s may be absent, other keys are ignored). Reading through the writer's own type
+    /// makes a renamed field a compile error instead of a silently missing value.
+    pub fn extra_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        T::deserialize(&self.extra).ok()
     }
 
     /// The `extra` field `key` read back as a `T` (`None` when absent or of another type).

@@ -95,7 +95,7 @@ pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, pro
     K::validate(gpu, cfg)?;
     let input = K::generate(cfg)?;
     let expected = K::reference(cfg, &input);
-    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![("org", None, 0.0)];
+    let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![(remap::ORIGINAL, None, 0.0)];
     if which.includes_redirect() {
         let (index, secs) = remap::host_seconds(|| K::redirect(cfg, &input, &expected));
         variants.push(("redirect", Some(index?), secs));
@@ -108,7 +108,7 @@ pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, pro
         let check = K::check(cfg, &expected, &read_outputs(gpu, &run)?);
         let mut extra = K::extra(gpu, cfg, &input, &expected, &run, protocol)?;
         drop(run);
-        let native = if gpu.caps.subgroup_size.is_some() {
+        let native = if gpu.caps().subgroup_size.is_some() {
             let probed = K::prepare(gpu, cfg, &input, RunOptions { probe: true, remap: order })?;
             gpu.run(&probed.steps(), false)?;
             probed.divergence(gpu)?

@@ -119,12 +119,12 @@ impl Prepared {
         data: &[Vec<u8>],
         probe: Option<(u32, u32, u64)>,
     ) -> Result<Self> {
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = gpu.device().create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(gpu.driver_text(wgsl).into()),
         });
-        let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        let pipeline = gpu.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,
             module: &module,
@@ -153,7 +153,7 @@ impl Prepared {
         let mut group_numbers: Vec<u32> = slots.iter().map(|s| s.0).collect();
         group_numbers.sort_unstable();
         group_numbers.dedup();
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
         let groups = group_numbers
             .iter()
             .map(|&g| {
@@ -163,7 +163,7 @@ impl Prepared {
                     .map(|s| wgpu::BindGroupEntry { binding: s.1, resource: s.2.as_entire_binding() })
                     .collect();
                 let layout = pipeline.get_bind_group_layout(g);
-                (g, gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries: &entries }))
+                (g, gpu.device().create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries: &entries }))
             })
             .collect();
         if let Some(e) = scope.pop().await {
@@ -174,13 +174,13 @@ impl Prepared {
 
     /// Restores the inputs, clears the records, runs the dispatch once and times it.
     async fn run(&self, gpu: &Gpu, workgroups: [u32; 3]) -> Result<Timing> {
-        let queries = gpu.caps.timestamps.then(|| {
-            let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+        let queries = gpu.caps().timestamps.then(|| {
+            let set = gpu.device().create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("profile timing"),
                 ty: wgpu::QueryType::Timestamp,
                 count: 2,
             });
-            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            let resolve = gpu.device().create_buffer(&wgpu::BufferDescriptor {
                 label: Some("profile timestamps"),
                 size: 16,
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
@@ -188,8 +188,8 @@ impl Prepared {
             });
             (set, resolve)
         });
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
         for (buffer, from) in self.buffers.iter().zip(&self.pristine) {
             if let Some(from) = from {
                 encoder.copy_buffer_to_buffer(from, 0, buffer, 0, from.size());
@@ -219,13 +219,13 @@ impl Prepared {
             return Err(Error::gpu("recording the profiled dispatch", e));
         }
         let t0 = Instant::now();
-        let index = gpu.queue.submit([commands]);
+        let index = gpu.queue().submit([commands]);
         gpu.settle(Some(index), "running the profiled shader").await?;
         let wall_seconds = t0.elapsed().as_secs_f64();
         Ok(match &queries {
             Some((_, resolve)) => {
                 let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&gpu.read_bytes_async(resolve, 16).await?[..16]);
-                let ns = ticks[1].saturating_sub(ticks[0]) as f64 * gpu.queue.get_timestamp_period() as f64;
+                let ns = ticks[1].saturating_sub(ticks[0]) as f64 * gpu.queue().get_timestamp_period() as f64;
                 Timing { seconds: ns * 1e-9, source: TimingSource::DeviceTimestamps, wall_seconds }
             }
             None => Timing { seconds: wall_seconds, source: TimingSource::WallClock, wall_seconds },
@@ -244,7 +244,7 @@ fn median(mut t: Vec<Timing>) -> Timing {
 
 /// Checks the dispatch against the device's limits.
 fn check_limits(gpu: &Gpu, instrumented: &Instrumented, workgroups: [u32; 3]) -> Result<()> {
-    let max = gpu.caps.max_compute_workgroups_per_dimension;
+    let max = gpu.caps().max_compute_workgroups_per_dimension;
     if let Some(&w) = workgroups.iter().find(|&&w| w > max || w == 0) {
         return Err(Error::Limit {
             what: format!("--workgroups {workgroups:?}"),
@@ -254,11 +254,11 @@ fn check_limits(gpu: &Gpu, instrumented: &Instrumented, workgroups: [u32; 3]) ->
         });
     }
     let threads = instrumented.threads();
-    if threads > gpu.caps.max_compute_invocations_per_workgroup {
+    if threads > gpu.caps().max_compute_invocations_per_workgroup {
         return Err(Error::Limit {
             what: format!("workgroup size {:?} of '{}'", instrumented.workgroup_size, instrumented.entry),
             requested: threads as u64,
-            limit: gpu.caps.max_compute_invocations_per_workgroup as u64,
+            limit: gpu.caps().max_compute_invocations_per_workgroup as u64,
             hint: format!("use a smaller @workgroup_size on {}", gpu.adapter_name()),
         });
     }
@@ -297,11 +297,11 @@ pub async fn profile_async(
         progress(ProfileStep { done, total, what });
         Ok(())
     };
-    let native = gpu.caps.subgroup_size.filter(|_| gpu.caps.subgroups);
+    let native = gpu.caps().subgroup_size.filter(|_| gpu.caps().subgroups);
     let emulate = request.emulate || native.is_none() || request.width.is_some_and(|w| Some(w) != native);
     let counting = if emulate { Counting::Trace { events: request.trace_events } } else { Counting::Subgroups };
     let width = request.width.or(native).unwrap_or(EMULATION_WIDTH);
-    let options = InstrumentOptions { counting, slot: request.slot, max_bind_groups: gpu.device.limits().max_bind_groups };
+    let options = InstrumentOptions { counting, slot: request.slot, max_bind_groups: gpu.device().limits().max_bind_groups };
     let instrumented = instrument(request.file, request.wgsl, request.entry, &options)?;
     let (module, info) = parse(request.file, request.wgsl)?;
     let bindings = entry_bindings(request.wgsl, &module, &info, request.entry)?;
@@ -310,7 +310,7 @@ pub async fn profile_async(
     for (b, bytes) in bindings.iter().zip(&data) {
         gpu.check_buffer_size(&b.name, bytes.len() as u64, if b.uniform { BufferKind::Uniform } else { BufferKind::Storage })?;
     }
-    let records_bytes = instrumented.records_bytes(request.workgroups, gpu.caps.subgroup_min_size.max(1));
+    let records_bytes = instrumented.records_bytes(request.workgroups, gpu.caps().subgroup_min_size.max(1));
     gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
 
     step(0, "building the pipelines".into())?;

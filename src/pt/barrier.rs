@@ -163,7 +163,8 @@ pub fn bench_barrier(
                 return Err(full.status.error(&format!("barrier at {w} workgroups"), &gpu.adapter_name(), full.seconds));
             }
             let s = (full.seconds - empty.seconds).max(0.0) / iters.max(1) as f64;
-            let source = if gpu.caps.timestamps { crate::gpu::TimingSource::DeviceTimestamps } else { crate::gpu::TimingSource::WallClock };
+            let source =
+                if gpu.caps().timestamps { crate::gpu::TimingSource::DeviceTimestamps } else { crate::gpu::TimingSource::WallClock };
             last = Some(full);
             Ok(crate::gpu::Timing { seconds: s, source, wall_seconds: s })
         })?;

@@ -75,7 +75,7 @@ fn run_kernel(gpu: &Gpu, entry: Entry, launch: u32, iters: u32, config: PtConfig
 /// Checks what `gpu` can do. Errors only when the check cannot be set up; a failing capability
 /// is a `Capability` with `blocking_ok == false` and a reason.
 pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
-    let max = gpu.caps.max_compute_workgroups_per_dimension;
+    let max = gpu.caps().max_compute_workgroups_per_dimension;
     let launch = options.discovery_launch.clamp(1, max);
     let config = PtConfig { spin_cap: options.spin_cap.max(1), grace, flags: 0, launched: launch, capacity: 0, heads: 1, chunk: 1, pad: 0 };
     let mut cap = Capability {
@@ -103,7 +103,7 @@ pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> 
     // wgpu's GL backend runs compute through GLSL, whose storage-memory semantics between
     // invocations are weaker than Vulkan's model; the forest ring queue gave wrong answers
     // there (Mesa llvmpipe GL) while every capability check passed, so blocking PT stays off on GL.
-    if gpu.info.backend == wgpu::Backend::Gl {
+    if gpu.info().backend == wgpu::Backend::Gl {
         cap.reason = Some(
             "the GL backend gives no cross-invocation memory model strong enough for blocking queues; use Vulkan, Metal or DX12".into(),
         );

@@ -86,18 +86,46 @@ impl Plan {
     }
 
     /// The verdict for `Record.extra`.
-    pub fn verdict(&self, capability: Option<&Capability>, status: Option<&Status>, retries: u32) -> serde_json::Value {
-        serde_json::json!({
-            "tier_requested": self.requested.number(),
-            "tier_used": self.used.number(),
-            "tier_name": self.used.name(),
-            "fallbacks": self.fallbacks,
-            "launch": self.launch,
-            "retries": retries,
-            "probe": capability,
-            "status": status,
-        })
+    pub fn verdict(&self, capability: Option<&Capability>, status: Option<&Status>, retries: u32) -> TierVerdict {
+        TierVerdict {
+            tier_requested: self.requested.number(),
+            tier_used: self.used.number(),
+            tier_name: self.used.name().into(),
+            fallbacks: self.fallbacks.clone(),
+            launch: self.launch,
+            retries,
+            probe: capability.cloned(),
+            status: status.cloned(),
+            failed_tiers: Vec::new(),
+        }
     }
+}
+
+/// What a persistent-threads record keeps in `Record::extra`: the tier it asked for and the
+/// one it ran at, and why (written by [`Plan::verdict`], read back with
+/// `Record::extra_as::<TierVerdict>()`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TierVerdict {
+    /// [`Plan::requested`], as its number.
+    pub tier_requested: u8,
+    /// [`Plan::used`], as its number.
+    pub tier_used: u8,
+    /// The name of the tier used.
+    pub tier_name: String,
+    /// [`Plan::fallbacks`], and those of later runs that fell back onto this record's tier.
+    pub fallbacks: Vec<String>,
+    /// [`Plan::launch`].
+    pub launch: u32,
+    /// Reruns with a larger queue after an overflow.
+    pub retries: u32,
+    /// The adapter's assessed capability, where it was assessed.
+    pub probe: Option<Capability>,
+    /// The kernel's status word after the run, where the case has one.
+    pub status: Option<Status>,
+    /// Tiers of later runs that failed and fell back onto this record.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_tiers: Vec<u8>,
 }
 
 /// Options plus the adapter's capability, assessed once on first use.
@@ -115,7 +143,7 @@ impl Runtime {
 
     /// The discovery grace period for `gpu`.
     pub fn grace(&self, gpu: &Gpu) -> u32 {
-        self.options.grace.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu { 2048 } else { 32 })
+        self.options.grace.unwrap_or(if gpu.info().device_type == wgpu::DeviceType::Cpu { 2048 } else { 32 })
     }
 
     /// The adapter's capability (runs [`assess`] on first call).
@@ -183,7 +211,7 @@ impl Runtime {
             return Ok(0);
         }
         if let Some(l) = self.options.launch {
-            let max = gpu.caps.max_compute_workgroups_per_dimension;
+            let max = gpu.caps().max_compute_workgroups_per_dimension;
             if l == 0 || l > max {
                 return Err(Error::invalid("launch", format!("{l} workgroups (use 1..={max})")));
             }

@@ -29,7 +29,7 @@ pub mod status;
 pub mod sweep;
 
 pub use capability::{assess, Capability};
-pub use launch::{Plan, PtOptions, Runtime};
+pub use launch::{Plan, PtOptions, Runtime, TierVerdict};
 pub use status::{AbortReason, Status};
 
 use crate::error::Result;

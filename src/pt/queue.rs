@@ -96,7 +96,7 @@ impl QueueConfig {
 pub fn default_queue_items(gpu: &Gpu) -> u32 {
     match gpu.loop_iteration_limit() {
         Some(limit) => {
-            let lanes = gpu.caps.subgroup_size.unwrap_or(4).max(1) as u64;
+            let lanes = gpu.caps().subgroup_size.unwrap_or(4).max(1) as u64;
             let items = (limit * lanes / 4).clamp(1, 1 << 24);
             1 << items.ilog2()
         }
@@ -127,8 +127,8 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
     let ring = cfg.kind == QueueKind::Ring;
     let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
     let launched = match cfg.workgroups {
-        Some(w) if w > gpu.caps.max_compute_workgroups_per_dimension => {
-            return Err(Error::invalid("--workgroups", format!("{w} (use 1..={})", gpu.caps.max_compute_workgroups_per_dimension)));
+        Some(w) if w > gpu.caps().max_compute_workgroups_per_dimension => {
+            return Err(Error::invalid("--workgroups", format!("{w} (use 1..={})", gpu.caps().max_compute_workgroups_per_dimension)));
         }
         Some(w) => w,
         None => rt.launch(gpu, tier)?,
@@ -210,7 +210,7 @@ pub fn bench_queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, protocol: &Protoc
             return Err(queue_error(gpu, cfg, &r.status, r.seconds));
         }
         claims = r.claims;
-        let source = if gpu.caps.timestamps { crate::gpu::TimingSource::DeviceTimestamps } else { crate::gpu::TimingSource::WallClock };
+        let source = if gpu.caps().timestamps { crate::gpu::TimingSource::DeviceTimestamps } else { crate::gpu::TimingSource::WallClock };
         Ok(crate::gpu::Timing { seconds: r.seconds, source, wall_seconds: r.seconds })
     })?;
     let claims_per_s = claims as f64 / stats.median;

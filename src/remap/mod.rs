@@ -75,7 +75,7 @@ pub use gpu_regroup::{
 pub use lam::{Label, LamPlan};
 pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
 pub use redirect::{gather, in_order, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
-pub use variant::{host_seconds, RunOptions, VariantRun, Variants};
+pub use variant::{host_seconds, DivergenceExtra, RunOptions, VariantRun, Variants, ORIGINAL};
 
 #[cfg(test)]
 mod tests;

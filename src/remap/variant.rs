@@ -3,7 +3,7 @@
 //! and a reference-redirection index), and the record of one variant ([`VariantRun`]), with
 //! its divergence measured at the native width and emulated at width 32.
 
-use crate::divergence::DivergenceReport;
+use crate::divergence::{DivergenceReport, DivergenceSummary};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::{Check, Record, Stats, Throughput};
@@ -53,6 +53,25 @@ impl RunOptions<'_> {
     }
 }
 
+/// The variant label of a kernel's original, unremapped run: the baseline every other
+/// variant of the same kernel and parameters is compared with.
+pub const ORIGINAL: &str = "org";
+
+/// Where a record's divergence came from and what it was at both widths: what
+/// [`VariantRun::record`] adds to [`Record::extra`], read back with [`Record::extra_as`].
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DivergenceExtra {
+    /// Which measurement [`Record::divergence`] holds: `gpu-probe` or a host emulation.
+    pub divergence_source: String,
+    /// From the GPU probe at the adapter's subgroup width; absent without subgroups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergence_native: Option<DivergenceSummary>,
+    /// From host emulation at 32 lanes (the papers' warp width).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergence_w32: Option<DivergenceSummary>,
+}
+
 /// Everything one variant's run produced, turned into a [`Record`] by [`VariantRun::record`].
 pub struct VariantRun {
     /// Kernel family ([`Record::family`]).
@@ -84,11 +103,11 @@ impl VariantRun {
         let mut record = Record::new(gpu, self.family, &self.kernel, self.variant, self.stats, self.check)
             .with_config(&self.params, self.seed)
             .with_divergence(Some(self.divergence.native.unwrap_or(self.divergence.emulated_w32)))
-            .with_extra(serde_json::json!({
-                "divergence_source": if self.divergence.native.is_some() { "gpu-probe" } else { "host-emulation-w32" },
-                "divergence_native": self.divergence.native,
-                "divergence_w32": self.divergence.emulated_w32,
-            }))
+            .with_extra(DivergenceExtra {
+                divergence_source: if self.divergence.native.is_some() { "gpu-probe" } else { "host-emulation-w32" }.into(),
+                divergence_native: self.divergence.native,
+                divergence_w32: Some(self.divergence.emulated_w32),
+            })
             .with_extra(self.extra);
         record.throughput = Some(self.throughput);
         record

@@ -98,7 +98,7 @@ fn micro_warps(gpu: &crate::Gpu, cfg: &MicroConfig, counting: super::Counting) -
     cfg.validate()?;
     let input = micro::generate(cfg)?;
     let count = |order: Option<&[u32]>| -> crate::Result<(crate::divergence::Divergence, String)> {
-        match (counting, gpu.caps.subgroup_size) {
+        match (counting, gpu.caps().subgroup_size) {
             (super::Counting::Probe(_), Some(w)) => {
                 let options = micro::RunOptions { probe: true, remap: order, ..Default::default() };
                 let probed = micro::Prepared::new(gpu, cfg, &input, options)?;

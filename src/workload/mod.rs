@@ -101,11 +101,11 @@ pub trait Recording {
 /// what comes back against the CPU reference. Only awaits (never blocks): the path a browser
 /// page takes, where the blocking [`Workload::run`] cannot wait.
 pub async fn run_recording_async(gpu: &Gpu, recording: &dyn Recording) -> Result<crate::harness::Check> {
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
     recording.record(gpu, &mut encoder);
     let reads: Vec<_> = recording.outputs().into_iter().map(|(buffer, bytes)| gpu.record_read(&mut encoder, buffer, bytes)).collect();
     let commands = gpu.checked("recording a workload and its readback", || encoder.finish()).await?;
-    gpu.queue.submit([commands]);
+    gpu.queue().submit([commands]);
     let mut outputs = Vec::with_capacity(reads.len());
     for read in reads {
         outputs.push(read.map().finish_async(gpu).await?);

@@ -11,7 +11,7 @@ pub fn gpu() -> Gpu {
 /// skipping it, so a broken driver install cannot turn the suite green.
 pub fn gpu_with_subgroups() -> Option<(Gpu, u32)> {
     let gpu = gpu();
-    match gpu.caps.subgroup_size {
+    match gpu.caps().subgroup_size {
         Some(w) => Some((gpu, w)),
         None if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("CI needs subgroups but {} has none (install mesa-vulkan-drivers)", gpu.adapter_name())

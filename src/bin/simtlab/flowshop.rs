@@ -1,16 +1,19 @@
 //! `simtlab flowshop instance|bound|solve`: clap arguments, parsed into the library's options
-//! (`simtlab::kernels::flowshop::commands`), which does the work.
+//! (`simtlab::kernels::flowshop::commands`), which does the work; its typed results are
+//! printed here, as text or JSON.
 
 use crate::gpu_args::GpuArgs;
 use crate::value::{described, named};
 use crate::INTERRUPTED;
 use clap::{Args, Subcommand};
 use simtlab::gpu::GpuOptions;
-use simtlab::kernels::flowshop::commands::{self, Device, Devices, InstanceOptions, KernelVariant, NodeBoundOptions, Search, SolveOptions};
+use simtlab::kernels::flowshop::commands::{
+    self, Device, Devices, KernelVariant, NodeBoundOptions, NodeBounds, Search, SolveOptions, SolveReport,
+};
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
-use simtlab::kernels::flowshop::{Branching, Exploration, LowerBound};
+use simtlab::kernels::flowshop::{taillard, Branching, Exploration, LowerBound, Progress};
 use simtlab::{Error, Result};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `--bound`: [`LowerBound`]'s names.
 pub const BOUNDS: &[&str] = &["lb1", "lb2"];
@@ -151,15 +154,9 @@ pub struct SolveArgs {
     pub devices: Devices,
 }
 
-impl InstanceArgs {
-    pub fn options(&self) -> InstanceOptions {
-        InstanceOptions { instance: self.instance.clone(), json: self.json }
-    }
-}
-
 impl BoundArgs {
     pub fn options(&self) -> NodeBoundOptions {
-        NodeBoundOptions { instance: self.instance.clone(), prefix: self.prefix.clone(), suffix: self.suffix.clone(), json: self.json }
+        NodeBoundOptions { instance: self.instance.clone(), prefix: self.prefix.clone(), suffix: self.suffix.clone() }
     }
 }
 
@@ -180,7 +177,6 @@ impl SolveArgs {
             sequential: self.sequential,
             time_limit: self.time_limit,
             node_limit: self.node_limit,
-            json: self.json,
             search: self.search,
             checkpoint: self.checkpoint.clone(),
             checkpoint_every: self.checkpoint_every,
@@ -191,23 +187,43 @@ impl SolveArgs {
     }
 }
 
+/// A `flowshop` subcommand parsed into the library's options.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// `flowshop instance`: taNNN or an instance file.
+    Instance(String),
+    /// `flowshop bound`.
+    Bound(NodeBoundOptions),
+    /// `flowshop solve`.
+    Solve(SolveOptions),
+}
+
+/// What to run, how to print it and which adapter to open.
+pub struct Request {
+    pub command: Command,
+    /// JSON instead of text.
+    pub json: bool,
+    pub gpu: GpuOptions,
+}
+
 impl FlowshopCommand {
     /// The library's command and the GPU options it opens an adapter with.
-    pub fn command(&self) -> (commands::Command, GpuOptions) {
-        match self {
-            FlowshopCommand::Instance(a) => (commands::Command::Instance(a.options()), GpuOptions::default()),
-            FlowshopCommand::Bound(a) => (commands::Command::Bound(a.options()), GpuOptions::default()),
-            FlowshopCommand::Solve { args, gpu } => (commands::Command::Solve(args.options()), gpu.options()),
-        }
+    pub fn request(&self) -> Request {
+        let (command, json, gpu) = match self {
+            FlowshopCommand::Instance(a) => (Command::Instance(a.instance.clone()), a.json, GpuOptions::default()),
+            FlowshopCommand::Bound(a) => (Command::Bound(a.options()), a.json, GpuOptions::default()),
+            FlowshopCommand::Solve { args, gpu } => (Command::Solve(args.options()), args.json, gpu.options()),
+        };
+        Request { command, json, gpu }
     }
 }
 
 pub fn run(command: &FlowshopCommand) -> Result<()> {
-    let (command, options) = command.command();
-    print!("{}", commands::run(&command, &options, &INTERRUPTED)?);
+    let request = command.request();
+    print!("{}", output(&request, &INTERRUPTED)?);
     if INTERRUPTED.load(Ordering::Relaxed) {
-        let checkpoint = match &command {
-            commands::Command::Solve(SolveOptions { checkpoint: Some(path), .. }) => {
+        let checkpoint = match &request.command {
+            Command::Solve(SolveOptions { checkpoint: Some(path), .. }) => {
                 format!("; the open nodes are in {}, go on with --resume {}", path.display(), path.display())
             }
             _ => String::new(),
@@ -218,6 +234,127 @@ pub fn run(command: &FlowshopCommand) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// Runs the request and returns what to print, opening a GPU only for `solve --device gpu`.
+/// `solve` stops early and reports what it found so far once `interrupted` is set.
+fn output(request: &Request, interrupted: &AtomicBool) -> Result<String> {
+    match &request.command {
+        Command::Instance(spec) => {
+            let instance = commands::load_instance(spec)?;
+            if request.json {
+                to_json(&instance)
+            } else {
+                Ok(taillard::format_instance(&instance))
+            }
+        }
+        Command::Bound(options) => {
+            let bounds = commands::bound(options)?;
+            if request.json {
+                to_json(&bounds)
+            } else {
+                Ok(bounds_text(&bounds))
+            }
+        }
+        Command::Solve(args) => solve(args, request.json, &request.gpu, interrupted),
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string_pretty(value).map_err(|e| Error::invalid("json output", e.to_string()))
+}
+
+fn bounds_text(b: &NodeBounds) -> String {
+    format!("{}: prefix {:?}, suffix {:?}, {} unscheduled: LB1 {}, LB2 {}\n", b.instance, b.prefix, b.suffix, b.unscheduled, b.lb1, b.lb2)
+}
+
+/// `flowshop solve`: opens the adapters it needs (naming them on standard error), reports
+/// progress there, and returns the result as text or JSON.
+fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<String> {
+    args.check_device_options()?;
+    let gpus = match args.device {
+        Device::Gpu => {
+            let gpus = commands::open_devices(args.devices, gpu_options)?;
+            let lines = simtlab::harness::Progress::new(0, "flowshop solve");
+            for gpu in &gpus {
+                lines.println(format!("adapter: {}", gpu.adapter_name()));
+            }
+            lines.finish();
+            gpus
+        }
+        Device::Cpu if gpu_options.backend.is_some() => return Err(commands::not_for_device("--backend", "gpu")),
+        Device::Cpu if gpu_options.adapter.is_some() => return Err(commands::not_for_device("--adapter", "gpu")),
+        Device::Cpu => Vec::new(),
+    };
+    // heartbeat lines go to whoever listens to progress (standard error)
+    let lines = simtlab::harness::Progress::new(0, "flowshop solve");
+    let mut report = |p: &Progress| lines.println(progress_line(p, json));
+    let solved = commands::solve_on(args, &gpus.iter().collect::<Vec<_>>(), Some(interrupted), Some(&mut report));
+    lines.finish();
+    let solved = solved?;
+    if json {
+        to_json(&solved)
+    } else {
+        Ok(solve_text(&solved, args.ub.unwrap_or_default()))
+    }
+}
+
+/// One progress line: text, or with `json` a JSON object (the [`Progress`] fields and
+/// `nodes_per_second`, `gpu_share`).
+fn progress_line(p: &Progress, json: bool) -> String {
+    let rate = p.nodes as f64 / p.seconds.max(1e-9);
+    let share = p.gpu_seconds / p.seconds.max(1e-9);
+    if json {
+        let mut value = serde_json::to_value(p).unwrap_or_default();
+        value["nodes_per_second"] = rate.into();
+        value["gpu_share"] = share.into();
+        return value.to_string();
+    }
+    let best = p.best.map_or("none yet".into(), |b| b.to_string());
+    format!(
+        "[{:.0} s] best {best}, bound {}, {} nodes ({:.3} M nodes/s), {} leaves, {} open, GPU {:.0} % of the time",
+        p.seconds,
+        p.lower_bound,
+        p.nodes,
+        rate * 1e-6,
+        p.leaves,
+        p.open,
+        100.0 * share
+    )
+}
+
+/// The result of `flowshop solve` in words: what was found and proven (`ub`: `--ub`, 0 when
+/// not given), then the schedule.
+fn solve_text(report: &SolveReport, ub: u32) -> String {
+    let s = &report.solution;
+    let result = match (s.makespan, s.stopped) {
+        (Some(makespan), None) => format!("makespan {makespan} (optimal)"),
+        (Some(makespan), Some(stop)) => format!("makespan {makespan} (search stopped: {stop}; not proven optimal)"),
+        (None, None) => format!(
+            "no schedule better than --ub {ub} exists (proven: the optimum is at least {ub}), \
+             and the search met none equal to it"
+        ),
+        (None, Some(stop)) => format!("no schedule of makespan at most --ub {ub} found (search stopped: {stop})"),
+    };
+    let schedule = if s.makespan.is_some() {
+        format!("permutation (0-based): {}", commands::job_list(&s.permutation))
+    } else {
+        format!("start schedule (0-based, makespan {}): {}", s.start_makespan, commands::job_list(&s.start_permutation))
+    };
+    format!(
+        "{} ({}x{}), {:?} on {}: {result}; best known: {}; start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\n{schedule}\n",
+        report.instance,
+        report.jobs,
+        report.machines,
+        report.bound,
+        report.device,
+        report.best_known.map_or("unknown".into(), |v| v.to_string()),
+        s.start_makespan,
+        s.heuristic_seconds,
+        s.nodes,
+        s.leaves,
+        s.seconds,
+    )
 }
 
 #[cfg(test)]
@@ -233,20 +370,20 @@ mod tests {
     }
 
     /// Parses `flowshop` arguments as the binary does.
-    fn parse(argv: &[&str]) -> (commands::Command, GpuOptions) {
+    fn parse(argv: &[&str]) -> Request {
         let argv = std::iter::once("flowshop").chain(argv.iter().copied());
-        Flowshop::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}")).command.command()
+        Flowshop::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}")).command.request()
     }
 
     fn run_parsed(argv: &[&str]) -> Result<String> {
-        let (command, options) = parse(argv);
-        commands::run(&command, &options, &AtomicBool::new(false))
+        output(&parse(argv), &AtomicBool::new(false))
     }
 
     #[test]
     fn arguments_parse_into_the_library_options() {
-        let (command, _) = parse(&["solve", "ta001"]);
-        assert_eq!(command, commands::Command::Solve(SolveOptions::new("ta001")), "defaults as SolveOptions::new");
+        let request = parse(&["solve", "ta001"]);
+        assert_eq!(request.command, Command::Solve(SolveOptions::new("ta001")), "defaults as SolveOptions::new");
+        assert!(!request.json);
         let argv = [
             "solve",
             "ta002",
@@ -267,7 +404,8 @@ mod tests {
             "--sequential",
             "--json",
         ];
-        let (command, _) = parse(&argv);
+        let request = parse(&argv);
+        assert!(request.json);
         let expected = SolveOptions {
             bound: LowerBound::Lb1,
             exploration: Exploration::BreadthFirst,
@@ -277,10 +415,9 @@ mod tests {
             pool: 7,
             ub: Some(1300),
             sequential: true,
-            json: true,
             ..SolveOptions::new("ta002")
         };
-        assert_eq!(command, commands::Command::Solve(expected));
+        assert_eq!(request.command, Command::Solve(expected));
         let argv = [
             "solve",
             "ta003",
@@ -303,16 +440,60 @@ mod tests {
             devices: Devices::Count(2),
             ..SolveOptions::new("ta003")
         };
-        assert_eq!(parse(&argv).0, commands::Command::Solve(expected));
+        assert_eq!(parse(&argv).command, Command::Solve(expected));
         for (devices, expected) in [("all", Devices::All), ("1", Devices::One)] {
-            let (command, _) = parse(&["solve", "ta003", "--devices", devices]);
-            assert_eq!(command, commands::Command::Solve(SolveOptions { devices: expected, ..SolveOptions::new("ta003") }));
+            let request = parse(&["solve", "ta003", "--devices", devices]);
+            assert_eq!(request.command, Command::Solve(SolveOptions { devices: expected, ..SolveOptions::new("ta003") }));
         }
         assert!(Flowshop::try_parse_from(["flowshop", "solve", "ta001", "--devices", "0"]).is_err());
-        let (command, _) = parse(&["bound", "ta001", "--prefix", "3,0,7", "--suffix", "1"]);
-        let expected = NodeBoundOptions { instance: "ta001".into(), prefix: vec![3, 0, 7], suffix: vec![1], json: false };
-        assert_eq!(command, commands::Command::Bound(expected));
+        let request = parse(&["bound", "ta001", "--prefix", "3,0,7", "--suffix", "1"]);
+        let expected = NodeBoundOptions { instance: "ta001".into(), prefix: vec![3, 0, 7], suffix: vec![1] };
+        assert_eq!((request.command, request.json), (Command::Bound(expected), false));
         assert!(Flowshop::try_parse_from(["flowshop", "solve", "ta001", "--exploration", "depthfirst"]).is_err());
+    }
+
+    #[test]
+    fn solve_says_in_words_what_it_found_and_proved() {
+        // Optimum of ta001: 1278; NEH (--heuristic-rounds 0) gives more than these bounds.
+        for ub in ["0", "1", "1277", "1278"] {
+            let text = run_parsed(&["solve", "ta001", "--device", "cpu", "--heuristic-rounds", "0", "--ub", ub]).unwrap();
+            assert!(text.contains(&format!("no schedule better than --ub {ub} exists")), "{text}");
+            assert!(!text.contains("optimal)") && text.contains("start schedule"), "{text}");
+        }
+        // Stopped before anything within the bound was found.
+        let argv = ["solve", "ta001", "--device", "cpu", "--heuristic-rounds", "0", "--ub", "1280", "--time-limit", "0"];
+        let text = run_parsed(&argv).unwrap();
+        assert!(text.contains("no schedule of makespan at most --ub 1280 found (search stopped: time limit reached)"), "{text}");
+        // Interrupted: what was found so far.
+        let text = output(&parse(&["solve", "ta021", "--device", "cpu", "--heuristic-rounds", "0"]), &AtomicBool::new(true)).unwrap();
+        assert!(text.contains("(search stopped: interrupted; not proven optimal)"), "{text}");
+        let ta001 = run_parsed(&["solve", "ta001", "--device", "cpu"]).unwrap();
+        assert!(ta001.contains("best known: 1278") && ta001.contains("(optimal)"), "{ta001}");
+    }
+
+    #[test]
+    fn an_instance_without_a_best_known_value_says_unknown() {
+        let dir = std::env::temp_dir().join(format!("simtlab-flowshop-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A file instance with no best known value (header UB 0).
+        let single = dir.join("r4x2.txt");
+        std::fs::write(&single, "4 2 7 0 0\n3 1 4 1\n5 9 2 6\n").unwrap();
+        let text = run_parsed(&["solve", single.to_str().unwrap(), "--device", "cpu"]).unwrap();
+        assert!(text.contains("best known: unknown") && !text.contains("best known 0"), "{text}");
+        assert!(text.contains("(optimal)"), "{text}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn instance_and_bound_print_text_or_json() {
+        let text = run_parsed(&["instance", "ta001"]).unwrap();
+        assert!(text.contains("873654221"), "{text}");
+        let json: serde_json::Value = serde_json::from_str(&run_parsed(&["instance", "ta001", "--json"]).unwrap()).unwrap();
+        assert_eq!((json["name"].as_str(), json["seed"].as_u64()), (Some("ta001"), Some(873654221)));
+        let text = run_parsed(&["bound", "ta001"]).unwrap();
+        assert!(text.starts_with("ta001: prefix [], suffix [], 20 unscheduled: LB1 1232, LB2 "), "{text}");
+        let json: serde_json::Value = serde_json::from_str(&run_parsed(&["bound", "ta001", "--json"]).unwrap()).unwrap();
+        assert_eq!((json["lb1"].as_u64(), json["unscheduled"].as_u64()), (Some(1232), Some(20)));
     }
 
     #[test]

@@ -76,14 +76,14 @@ impl GpuArgs {
 /// Opens the adapter for a benchmark and says which one it is.
 pub fn open_gpu(args: &BenchGpuArgs) -> Result<Gpu> {
     let gpu = Gpu::new(&args.gpu.options())?;
-    if gpu.info.device_type != wgpu::DeviceType::Cpu {
+    if gpu.info().device_type != wgpu::DeviceType::Cpu {
         gpu.set_min_timed_seconds(args.min_sample_ms / 1e3);
     }
     eprintln!(
         "adapter: {} [{}], subgroup size {}",
         gpu.adapter_name(),
-        gpu.info.driver,
-        match gpu.caps.subgroup_size {
+        gpu.info().driver,
+        match gpu.caps().subgroup_size {
             Some(w) => w.to_string(),
             None => "n/a (no subgroups: divergence comes from host emulation; for a probe on a CPU machine install \
                  lavapipe: apt-get install mesa-vulkan-drivers libvulkan1, as root)"

@@ -105,13 +105,13 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     let s = &run.summary;
     let to_stdout = args.json.as_ref().is_some_and(|p| p.as_os_str() == "-");
     let mut text = String::new();
-    text += &format!("adapter: {} [{}]\n", run.adapter, gpu.info.driver);
+    text += &format!("adapter: {} [{}]\n", run.adapter, gpu.info().driver);
     text += &match (s.source, run.counting) {
         (CountSource::GpuProbe, _) => format!("counts: GPU probe (ballots on native subgroups of {})\n", s.subgroup_width),
         (CountSource::HostEmulation, Counting::Trace { events }) => format!(
             "counts: host emulation of subgroups of {} from each invocation's recorded outcomes (up to {events}){}\n",
             s.subgroup_width,
-            if gpu.caps.subgroups { "" } else { "; this adapter has no subgroups" }
+            if gpu.caps().subgroups { "" } else { "; this adapter has no subgroups" }
         ),
         (CountSource::HostEmulation, Counting::Subgroups) => String::new(),
     };

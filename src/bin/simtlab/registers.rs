@@ -30,16 +30,16 @@ pub fn run(args: &RegistersArgs) -> Result<()> {
     let gpu = Gpu::new(&args.gpu.options())?;
     let arch = match &args.arch {
         Some(name) => find_arch(name)?,
-        None => arch_for_adapter(&gpu.info.name).ok_or_else(|| {
+        None => arch_for_adapter(&gpu.info().name).ok_or_else(|| {
             Error::invalid(
                 "--arch",
-                format!("no preset matches '{}'; pick one with --arch (see `simtlab occupancy --arch list`)", gpu.info.name),
+                format!("no preset matches '{}'; pick one with --arch (see `simtlab occupancy --arch list`)", gpu.info().name),
             )
         })?,
     };
     let kernels = compiled_kernels(&gpu, arch, &args.shader, &mut |done, total, name| eprint!("\r[{done}/{total}] {name:<60}"))?;
     eprintln!();
-    let mut text = format!("adapter: {} [{}]; occupancy on {}\n\n", gpu.info.name, gpu.info.driver_info, arch.name);
+    let mut text = format!("adapter: {} [{}]; occupancy on {}\n\n", gpu.info().name, gpu.info().driver_info, arch.name);
     let _ = writeln!(
         text,
         "{:<44} {:<22} {:>7} {:>8} {:>9} {:>9} {:>10}  limited by",

@@ -5,6 +5,7 @@
 //! Pools come from the real search ([`search_pool`]), never from synthetic data, and every
 //! GPU result is compared with the CPU bounds of the same pool; a mismatch is an error.
 
+use serde::{Deserialize, Serialize};
 use web_time::Instant;
 
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
@@ -104,7 +105,7 @@ fn exploration_name(exploration: Exploration) -> &'static str {
 }
 
 /// What to measure on one instance.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchConfig {
     /// Taillard name, e.g. `ta021`.
     pub instance: String,
@@ -248,17 +249,19 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
                 let mut kernel = kernel.split_off(kernel.len().saturating_sub(stats.samples.len()));
                 let mut record = info.record(gpu, variant, params, stats, check);
                 kernel.sort_by(f64::total_cmp);
-                record.extra = serde_json::json!({
-                    "kernel_seconds_median": kernel.get(kernel.len() / 2),
-                    "kernel_timing": bounder.last_timing().map(|t| t.source),
-                });
-                if config.probe && gpu.caps.subgroup_size.is_some() {
+                let mut extra = BoundingExtra {
+                    kernel_seconds_median: kernel.get(kernel.len() / 2).copied(),
+                    kernel_timing: bounder.last_timing().map(|t| t.source),
+                    ..Default::default()
+                };
+                if config.probe && gpu.caps().subgroup_size.is_some() {
                     let mut probed = GpuBounder::new(gpu, &data, GpuBoundOptions { probe: true, ..options })?;
                     let got = probed.bound(&pool)?;
                     exact(&format!("{} {} GPU (probed)", instance.name, options.label()), &got, &expected)?;
                     record.divergence = probed.divergence().map(|d| d.summary());
-                    record.extra["divergence_source"] = "gpu-probe".into();
+                    extra.divergence_source = Some("gpu-probe".into());
                 }
+                record.add_extra(extra);
                 records.push(record);
             }
             if config.cpu && strategy == cpu_strategy {
@@ -282,6 +285,24 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
     Ok(records)
 }
 
+/// What a GPU bounding record keeps in `extra` (read back with [`Record::extra_as`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BoundingExtra {
+    /// Median kernel time of the timed samples (device timestamps where the adapter has them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_seconds_median: Option<f64>,
+    /// Which clock timed the kernel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_timing: Option<TimingSource>,
+    /// `gpu-probe` when [`Record::divergence`] comes from the probed run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergence_source: Option<String>,
+    /// One CPU core's time for the same pool over this record's time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speedup_over_one_core: Option<f64>,
+}
+
 /// `extra.speedup_over_one_core` on GPU records whose pool size has a one-core CPU record.
 fn add_speedups(records: &mut [Record]) {
     let one_core: Vec<(u64, String, f64)> = records
@@ -294,7 +315,8 @@ fn add_speedups(records: &mut [Record]) {
             .iter()
             .find(|(size, name, _)| r.params["pool_size"].as_u64() == Some(*size) && r.params["instance"].as_str() == Some(name.as_str()));
         if let Some((_, _, cpu)) = found {
-            r.extra["speedup_over_one_core"] = serde_json::json!(cpu / r.stats.median.max(1e-12));
+            let extra = r.extra_as::<BoundingExtra>().unwrap_or_default();
+            r.add_extra(BoundingExtra { speedup_over_one_core: Some(cpu / r.stats.median.max(1e-12)), ..extra });
         }
     }
 }

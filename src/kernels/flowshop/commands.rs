@@ -1,6 +1,7 @@
 //! `simtlab flowshop instance|bound|solve` and `simtlab bench flowshop`: the options of each
-//! command and the functions behind them (they return text or records, so tests call them
-//! directly; the command line parses into these options in `src/bin/`).
+//! command and the functions behind them. They return typed results ([`NodeBounds`],
+//! [`SolveReport`], records) that serialise to the commands' JSON; the command line parses
+//! into these options and prints the results in `src/bin/`.
 //!
 //! Jobs are numbered from 0 everywhere (prefixes, suffixes, permutations).
 
@@ -19,26 +20,6 @@ use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::harness::{Protocol, Record};
 
-/// A `flowshop` subcommand with its options.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Command {
-    /// Print a Taillard instance (generated from its seed) or an instance file.
-    Instance(InstanceOptions),
-    /// LB1 and LB2 of one node (prefix and suffix fixed, 0-based job numbers).
-    Bound(NodeBoundOptions),
-    /// Branch-and-bound to optimality (or to the limits), bounding on the GPU or the CPU.
-    Solve(SolveOptions),
-}
-
-/// `flowshop instance`.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct InstanceOptions {
-    /// taNNN (Taillard's 120 instances) or a file in Taillard's format.
-    pub instance: String,
-    /// JSON instead of Taillard's text format.
-    pub json: bool,
-}
-
 /// `flowshop bound`: the bounds of one node.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NodeBoundOptions {
@@ -48,8 +29,6 @@ pub struct NodeBoundOptions {
     pub prefix: Vec<usize>,
     /// Jobs fixed at the end, in order (0-based).
     pub suffix: Vec<usize>,
-    /// JSON instead of text.
-    pub json: bool,
 }
 
 /// Where `flowshop solve` bounds its pools.
@@ -145,8 +124,6 @@ pub struct SolveOptions {
     pub time_limit: Option<f64>,
     /// Stop after this many nodes.
     pub node_limit: Option<u64>,
-    /// JSON instead of text.
-    pub json: bool,
     /// Host search with device bounding, or the search resident on the GPU.
     #[serde(default)]
     pub search: Search,
@@ -186,7 +163,6 @@ impl SolveOptions {
             sequential: false,
             time_limit: None,
             node_limit: None,
-            json: false,
             search: Search::Host,
             checkpoint: None,
             checkpoint_every: None,
@@ -208,74 +184,72 @@ pub fn load_instance(spec: &str) -> Result<Instance> {
     }
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string_pretty(value).map_err(|e| Error::invalid("json output", e.to_string()))
+/// What `flowshop bound` reports: the node and its LB1 and LB2 (its JSON output).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct NodeBounds {
+    /// The instance's name.
+    pub instance: String,
+    /// Jobs fixed at the start (0-based).
+    pub prefix: Vec<usize>,
+    /// Jobs fixed at the end (0-based).
+    pub suffix: Vec<usize>,
+    /// Jobs not fixed.
+    pub unscheduled: usize,
+    /// The one-machine bound.
+    pub lb1: u32,
+    /// The two-machine (Johnson) bound.
+    pub lb2: u32,
 }
 
-/// `flowshop instance`: JSON fields `name`, `jobs`, `machines`, `seed`, `p` (machine-major),
-/// `upper_bound`, `lower_bound`; or Taillard's text format.
-pub fn instance(args: &InstanceOptions) -> Result<String> {
-    let instance = load_instance(&args.instance)?;
-    if args.json {
-        to_json(&instance)
-    } else {
-        Ok(super::taillard::format_instance(&instance))
-    }
-}
-
-#[derive(serde::Serialize)]
-struct BoundReport<'a> {
-    instance: &'a str,
-    prefix: &'a [usize],
-    suffix: &'a [usize],
-    unscheduled: usize,
-    lb1: u32,
-    lb2: u32,
-}
-
-/// `flowshop bound`: JSON fields `lb1`, `lb2` (and the node).
-pub fn bound(args: &NodeBoundOptions) -> Result<String> {
+/// `flowshop bound`: LB1 and LB2 of the node `args` fixes.
+pub fn bound(args: &NodeBoundOptions) -> Result<NodeBounds> {
     let instance = load_instance(&args.instance)?;
     let data = BoundData::new(&instance);
     let node = Node::new(instance.jobs, args.prefix.clone(), args.suffix.clone())?;
-    let report = BoundReport {
-        instance: &instance.name,
-        prefix: &node.prefix,
-        suffix: &node.suffix,
-        unscheduled: node.unscheduled.len(),
+    Ok(NodeBounds {
         lb1: cpu::lb1_node(&data, &node),
         lb2: cpu::lb2_node(&data, &node),
-    };
-    if args.json {
-        return to_json(&report);
-    }
-    Ok(format!(
-        "{}: prefix {:?}, suffix {:?}, {} unscheduled: LB1 {}, LB2 {}\n",
-        report.instance, report.prefix, report.suffix, report.unscheduled, report.lb1, report.lb2
-    ))
+        instance: instance.name,
+        unscheduled: node.unscheduled.len(),
+        prefix: node.prefix,
+        suffix: node.suffix,
+    })
 }
 
-#[derive(serde::Serialize)]
-struct SolveReport<'a> {
-    instance: &'a str,
-    jobs: usize,
-    machines: usize,
-    bound: LowerBound,
-    branching: Branching,
+/// What `flowshop solve` reports: the instance, the settings that shaped the search and the
+/// [`Solution`] (its JSON output: `makespan`, null when no schedule within `--ub` was found;
+/// `permutation` (0-based, achieves `makespan`); `optimal`; `proven_lower_bound` (no schedule
+/// is better; null when the search stopped early); `stopped` (why, or null); `start_makespan`
+/// and `start_permutation` (the start heuristic's schedule); `nodes`, `leaves`, `seconds`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SolveReport {
+    /// The instance's name.
+    pub instance: String,
+    /// Its jobs.
+    pub jobs: usize,
+    /// Its machines.
+    pub machines: usize,
+    /// The lower bound that pruned the tree.
+    pub bound: LowerBound,
+    /// How children were formed.
+    pub branching: Branching,
     /// The host filled the next pool while the GPU bounded the current one.
-    overlap: bool,
-    search: Search,
-    device: &'a str,
-    /// Best known makespan of the instance (Taillard's table or the file header); null when
+    pub overlap: bool,
+    /// Host or resident search.
+    pub search: Search,
+    /// `cpu`, or the adapters the search ran on.
+    pub device: String,
+    /// Best known makespan of the instance (Taillard's table or the file header); None when
     /// unknown.
-    best_known: Option<u32>,
+    pub best_known: Option<u32>,
+    /// What the search found and proved.
     #[serde(flatten)]
-    solution: &'a Solution,
+    pub solution: Solution,
 }
 
 impl SolveOptions {
     /// Rejects options that do not apply to the chosen device (they would be ignored).
-    fn check_device_options(&self) -> Result<()> {
+    pub fn check_device_options(&self) -> Result<()> {
         if self.search == Search::Host {
             for (given, option) in [
                 (self.checkpoint.is_some(), "--checkpoint"),
@@ -366,7 +340,8 @@ impl SolveOptions {
     }
 }
 
-fn not_for_device(option: &str, device: &str) -> Error {
+/// The error for `option` given where it does not apply: it belongs to `--device {device}`.
+pub fn not_for_device(option: &str, device: &str) -> Error {
     Error::invalid(option, format!("it applies only to --device {device}; drop {option} or add --device {device}"))
 }
 
@@ -439,131 +414,38 @@ pub fn job_list(jobs: &[usize]) -> String {
     jobs.iter().map(|j| j.to_string()).collect::<Vec<_>>().join(" ")
 }
 
-/// `flowshop solve`: JSON fields `makespan` (null when no schedule within `--ub` was found),
-/// `permutation` (0-based, achieves `makespan`), `optimal`, `proven_lower_bound` (no
-/// schedule is better; null when the search stopped early), `stopped` (why, or null),
-/// `start_makespan` and `start_permutation` (the start heuristic's schedule), `nodes`,
-/// `leaves`, `seconds`, plus the instance and settings. Stops early with what it found so
+/// `flowshop solve` on `gpu` (required for `--device gpu`). Stops early with what it found so
 /// far once `interrupted` is set.
-pub fn solve(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Result<String> {
-    solve_on(args, gpu.as_slice(), interrupted)
+pub fn solve(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Result<SolveReport> {
+    solve_on(args, gpu.as_slice(), interrupted, None)
 }
 
-/// One progress line: text, or with `json` a JSON object (the [`Progress`] fields and
-/// `nodes_per_second`, `gpu_share`).
-pub fn progress_line(p: &Progress, json: bool) -> String {
-    let rate = p.nodes as f64 / p.seconds.max(1e-9);
-    let share = p.gpu_seconds / p.seconds.max(1e-9);
-    if json {
-        let mut value = serde_json::to_value(p).unwrap_or_default();
-        value["nodes_per_second"] = rate.into();
-        value["gpu_share"] = share.into();
-        return value.to_string();
-    }
-    let best = p.best.map_or("none yet".into(), |b| b.to_string());
-    format!(
-        "[{:.0} s] best {best}, bound {}, {} nodes ({:.3} M nodes/s), {} leaves, {} open, GPU {:.0} % of the time",
-        p.seconds,
-        p.lower_bound,
-        p.nodes,
-        rate * 1e-6,
-        p.leaves,
-        p.open,
-        100.0 * share
-    )
-}
-
-/// As [`solve`] on any number of GPUs (the resident search spreads over all of them).
-pub fn solve_on(args: &SolveOptions, gpus: &[&Gpu], interrupted: Option<&AtomicBool>) -> Result<String> {
-    // heartbeat lines go to whoever listens to progress (the command line: standard error)
-    let lines = crate::harness::Progress::new(0, "flowshop solve");
-    let mut report = |p: &Progress| lines.println(progress_line(p, args.json));
-    let solved = solve_instance_on(args, gpus, interrupted, Some(&mut report));
-    lines.finish();
-    let (instance, solution) = solved?;
+/// As [`solve`] on any number of GPUs (the resident search spreads over all of them), with
+/// `progress` called about every [`SolveOptions::progress_every`] seconds.
+pub fn solve_on(
+    args: &SolveOptions,
+    gpus: &[&Gpu],
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<SolveReport> {
+    let (instance, solution) = solve_instance_on(args, gpus, interrupted, progress)?;
     let device = match args.device {
         Device::Cpu => "cpu".to_string(),
         Device::Gpu if gpus.is_empty() => "gpu".into(),
         Device::Gpu => gpus.iter().map(|g| g.adapter_name()).collect::<Vec<_>>().join(" + "),
     };
-    let best_known = (instance.upper_bound != 0).then_some(instance.upper_bound);
-    if args.json {
-        return to_json(&SolveReport {
-            instance: &instance.name,
-            jobs: instance.jobs,
-            machines: instance.machines,
-            bound: args.bound,
-            branching: args.branching,
-            overlap: !args.sequential && args.search == Search::Host,
-            search: args.search,
-            device: &device,
-            best_known,
-            solution: &solution,
-        });
-    }
-    let s = &solution;
-    let ub = args.ub.unwrap_or_default();
-    let result = match (s.makespan, s.stopped) {
-        (Some(makespan), None) => format!("makespan {makespan} (optimal)"),
-        (Some(makespan), Some(stop)) => format!("makespan {makespan} (search stopped: {stop}; not proven optimal)"),
-        (None, None) => format!(
-            "no schedule better than --ub {ub} exists (proven: the optimum is at least {ub}), \
-             and the search met none equal to it"
-        ),
-        (None, Some(stop)) => format!("no schedule of makespan at most --ub {ub} found (search stopped: {stop})"),
-    };
-    let schedule = if s.makespan.is_some() {
-        format!("permutation (0-based): {}", job_list(&s.permutation))
-    } else {
-        format!("start schedule (0-based, makespan {}): {}", s.start_makespan, job_list(&s.start_permutation))
-    };
-    Ok(format!(
-        "{} ({}x{}), {:?} on {device}: {result}; best known: {}; start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\n{schedule}\n",
-        instance.name,
-        instance.jobs,
-        instance.machines,
-        args.bound,
-        best_known.map_or("unknown".into(), |v| v.to_string()),
-        s.start_makespan,
-        s.heuristic_seconds,
-        s.nodes,
-        s.leaves,
-        s.seconds,
-    ))
-}
-
-/// Runs a `flowshop` subcommand, opening a GPU only for `solve --device gpu`. `solve` stops
-/// early and reports what it found so far once `interrupted` is set (the caller's Ctrl-C
-/// handler sets it; this library installs no signal handler). Returns the text to print.
-pub fn run(command: &Command, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<String> {
-    match command {
-        Command::Instance(a) => instance(a),
-        Command::Bound(a) => bound(a),
-        Command::Solve(a) => {
-            a.check_device_options()?;
-            let gpus = match a.device {
-                Device::Gpu => {
-                    let gpus = open_devices(a.devices, gpu_options)?;
-                    let lines = crate::harness::Progress::new(0, "flowshop solve");
-                    for gpu in &gpus {
-                        lines.println(format!("adapter: {}", gpu.adapter_name()));
-                    }
-                    lines.finish();
-                    gpus
-                }
-                Device::Cpu => {
-                    if gpu_options.backend.is_some() {
-                        return Err(not_for_device("--backend", "gpu"));
-                    }
-                    if gpu_options.adapter.is_some() {
-                        return Err(not_for_device("--adapter", "gpu"));
-                    }
-                    Vec::new()
-                }
-            };
-            solve_on(a, &gpus.iter().collect::<Vec<_>>(), Some(interrupted))
-        }
-    }
+    Ok(SolveReport {
+        best_known: (instance.upper_bound != 0).then_some(instance.upper_bound),
+        instance: instance.name,
+        jobs: instance.jobs,
+        machines: instance.machines,
+        bound: args.bound,
+        branching: args.branching,
+        overlap: !args.sequential && args.search == Search::Host,
+        search: args.search,
+        device,
+        solution,
+    })
 }
 
 /// Opens the adapters of `--devices` (with `--adapter`, only those named like it).
@@ -591,7 +473,7 @@ pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gp
         .map(|adapter| {
             let mut gpu = Gpu::open(adapter)?;
             if let Some(timeout) = options.timeout {
-                gpu.timeout = timeout;
+                gpu.set_timeout(timeout);
             }
             Ok(gpu)
         })

@@ -106,7 +106,7 @@ impl Growable {
         if words <= self.buffer.len {
             return Ok(false);
         }
-        let limit = (gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size) / 4) as usize;
+        let limit = (gpu.caps().max_storage_buffer_binding_size.min(gpu.caps().max_buffer_size) / 4) as usize;
         // Round up to a power of two while it fits, so a growing search reallocates rarely.
         let len = words.next_power_of_two().min(limit).max(words);
         self.buffer = gpu.buffer_zeroed(self.label, len, BufferKind::Storage)?;

@@ -99,7 +99,7 @@ impl<'g> ResidentDevice<'g> {
         let (n, m) = (data.jobs, data.machines);
         let stride = node_stride(n, m);
         let directions = if branching == Branching::Bidirectional { 2 } else { 1 };
-        let words_limit = (gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size) / 4) as usize;
+        let words_limit = (gpu.caps().max_storage_buffer_binding_size.min(gpu.caps().max_buffer_size) / 4) as usize;
         // A depth-first stack holds at most about pool × n nodes per level; half a GiB at most.
         let capacity = (pool * n * n).min(words_limit / stride).min((1 << 27) / stride);
         let mask_words = n.div_ceil(32);
@@ -197,7 +197,7 @@ impl<'g> ResidentDevice<'g> {
                 hint: "resume on a device with more memory, or with more devices (--devices)".into(),
             });
         }
-        self.gpu.queue.write_buffer(&self.stack.buffer, 0, bytemuck::cast_slice(nodes));
+        self.gpu.queue().write_buffer(&self.stack.buffer, 0, bytemuck::cast_slice(nodes));
         let mut state = [0u32; word::ALL];
         state[word::COUNT] = count as u32;
         state[word::BEST] = best;
@@ -210,7 +210,7 @@ impl<'g> ResidentDevice<'g> {
 
     /// Writes one status word (the device is idle between submissions).
     fn set_word(&self, index: usize, value: u32) {
-        self.gpu.queue.write_buffer(&self.state.buffer, 4 * index as u64, bytemuck::bytes_of(&value));
+        self.gpu.queue().write_buffer(&self.state.buffer, 4 * index as u64, bytemuck::bytes_of(&value));
     }
 
     /// Submits `rounds` rounds in one submission, with the copy of the status that
@@ -257,7 +257,7 @@ impl<'g> ResidentDevice<'g> {
         }
         let (first, bytes) = (4 * (from * self.node_stride) as u64, 4 * ((to - from) * self.node_stride) as u64);
         let part = self.gpu.buffer_zeroed::<u32>("resident nodes", (to - from) * self.node_stride, BufferKind::Storage)?;
-        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&self.stack.buffer, first, &part.buffer, 0, bytes);
         let staging = self.gpu.readback_buffer("resident nodes readback", bytes);
         let raw = self.gpu.submit_read(encoder, &part.buffer, &staging, bytes)?.finish(self.gpu)?;

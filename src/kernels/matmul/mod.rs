@@ -463,7 +463,7 @@ impl Prepared {
         }
         let spec = spec(variant, shape, regtile)?;
         let res = resources(&spec)?;
-        let caps = &gpu.caps;
+        let caps = gpu.caps();
         let fixed = || format!("the {} kernel's tiles are fixed: leave it out of --kernel on this adapter", variant.name());
         if res.threads_per_workgroup > caps.max_compute_invocations_per_workgroup {
             return Err(Error::Limit {
@@ -612,14 +612,30 @@ pub fn bench_compiled(
         check,
         divergence: None,
         throughput: Some(Throughput { value: gflops, unit: "GFLOPS".into() }),
-        extra: serde_json::json!({
-            "threads_per_workgroup": res.threads_per_workgroup,
-            "workgroup_bytes": res.workgroup_bytes,
-            "workgroup_bytes_per_thread": res.workgroup_bytes_per_thread,
-            "workgroup_tile": [run.spec.tile.0, run.spec.tile.1],
-            "checked_rows": rows.len(),
-        }),
+        extra: serde_json::to_value(MatmulExtra {
+            resources: res,
+            workgroup_tile: [run.spec.tile.0, run.spec.tile.1],
+            checked_rows: rows.len(),
+            size_note: None,
+        })
+        .unwrap_or_default(),
     })
+}
+
+/// What a matmul record keeps in `extra` (Figure 4's resource columns), read back with
+/// [`Record::extra_as`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MatmulExtra {
+    /// Threads and workgroup memory of the kernel.
+    #[serde(flatten)]
+    pub resources: Resources,
+    /// Rows × columns of C one workgroup computes.
+    pub workgroup_tile: [u32; 2],
+    /// Rows of C compared with the CPU reference.
+    pub checked_rows: usize,
+    /// Why the matrix size differs from the one asked for, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_note: Option<String>,
 }
 
 /// The paper's matrix size, `--n` by default.
@@ -670,12 +686,12 @@ impl Ladder {
     pub fn shape(&self, gpu: &Gpu) -> (Shape, Option<String>) {
         let (n, note) = match self.n {
             Some(n) => (n, None),
-            None if gpu.info.device_type == wgpu::DeviceType::Cpu => (
+            None if gpu.info().device_type == wgpu::DeviceType::Cpu => (
                 CPU_ADAPTER_N,
                 Some(format!(
                     "--n defaults to {CPU_ADAPTER_N} on the CPU adapter {}: the paper's {PAPER_N} runs past the {:.0} s submission timeout there (give --n {PAPER_N} and --timeout to insist)",
                     gpu.adapter_name(),
-                    gpu.timeout.as_secs_f64()
+                    gpu.timeout().as_secs_f64()
                 )),
             ),
             None => (PAPER_N, None),
@@ -708,8 +724,8 @@ pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec
         for compiler in &ladder.compilers {
             progress.message(v.name());
             let mut r = bench_compiled(gpu, v, compiler, shape, &regtile, protocol, ladder.seed)?;
-            if let (Some(note), Some(extra)) = (&size_note, r.extra.as_object_mut()) {
-                extra.insert("size_note".into(), note.clone().into());
+            if let (Some(note), Some(extra)) = (&size_note, r.extra_as::<MatmulExtra>()) {
+                r.add_extra(MatmulExtra { size_note: Some(note.clone()), ..extra });
             }
             records.push(r);
             progress.step("");
@@ -722,19 +738,20 @@ pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec
 /// The ladder as in Ryoo's Figure 4: GFLOPS, speed-up over naive, threads per workgroup and
 /// workgroup memory per thread.
 pub fn ladder_table(records: &[Record]) -> String {
-    let naive = records.iter().find(|r| r.family == "matmul" && r.kernel == "naive").map(|r| r.stats.median);
+    let naive = records.iter().find(|r| r.family == "matmul" && r.kernel == Variant::Naive.name()).map(|r| r.stats.median);
     let width = records.iter().map(|r| r.kernel.chars().count()).max().unwrap_or(0).max(9);
     let mut out = format!("{:<width$}  GFLOPS     vs naive  threads/wg  wg bytes/thread  check\n", "kernel");
     for r in records.iter().filter(|r| r.family == "matmul") {
         let gflops = r.throughput.as_ref().map_or(f64::NAN, |t| t.value);
         let speedup = naive.map_or("-".to_string(), |t| format!("{:.2}x", t / r.stats.median));
+        let extra = r.extra_as::<MatmulExtra>();
         out += &format!(
             "{:<width$}  {:>9.1}  {:>8}  {:>10}  {:>15.1}  {}\n",
             r.kernel,
             gflops,
             speedup,
-            r.extra["threads_per_workgroup"],
-            r.extra["workgroup_bytes_per_thread"].as_f64().unwrap_or(f64::NAN),
+            extra.as_ref().map_or("-".to_string(), |e| e.resources.threads_per_workgroup.to_string()),
+            extra.as_ref().map_or(f64::NAN, |e| e.resources.workgroup_bytes_per_thread),
             if r.check.passed { "ok" } else { "FAILED" }
         );
     }

@@ -264,7 +264,7 @@ impl Prepared {
         // volume, since a page cannot wait for the GPU's total; the check compares the GPU's
         // counts and offsets with the reference, so a GPU total that differs fails it.
         let commands = gpu.checked_now("classifying and scanning the volume", || gpu.encode(&steps).finish())?;
-        gpu.queue.submit([commands]);
+        gpu.queue().submit([commands]);
         let total_vertices: u32 = cpu::classify(volume, cfg.edge, cfg.iso, Tables::get()).1.iter().sum();
 
         let (defines, width) = options.defines(gpu)?;

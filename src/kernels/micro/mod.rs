@@ -10,6 +10,7 @@ use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Protocol, Record};
+use crate::remap::DivergenceExtra;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -276,7 +277,7 @@ impl TileSort {
         if self.classes == 0 || self.classes as usize > crate::remap::MAX_TILE_CLASSES {
             return Err(Error::invalid("tile sort", format!("{tile}: use 1..={} classes", crate::remap::MAX_TILE_CLASSES)));
         }
-        let max_wg = gpu.caps.max_compute_invocations_per_workgroup;
+        let max_wg = gpu.caps().max_compute_invocations_per_workgroup;
         if self.workgroup == 0 || self.workgroup > max_wg {
             return Err(Error::invalid("--tile-workgroup", format!("{tile}: use 1..={max_wg} invocations per workgroup")));
         }
@@ -284,7 +285,7 @@ impl TileSort {
             return Err(Error::invalid("--tile-per-thread", format!("{tile}: use at least 1 element per invocation")));
         }
         let bytes = (self.elements() + crate::remap::MAX_TILE_CLASSES) as u64 * 4;
-        let max_bytes = gpu.caps.max_compute_workgroup_storage_size as u64;
+        let max_bytes = gpu.caps().max_compute_workgroup_storage_size as u64;
         if bytes > max_bytes {
             return Err(Error::Limit {
                 what: format!("{tile}: workgroup memory (bytes)"),
@@ -541,7 +542,7 @@ pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record
     let check = Check::exact(&plain.results(gpu)?, &expected);
     drop(plain);
 
-    let (divergence, source) = if gpu.caps.subgroup_size.is_some() {
+    let (divergence, source) = if gpu.caps().subgroup_size.is_some() {
         let probed = Prepared::new(gpu, cfg, &input, RunOptions { probe: true, ..Default::default() })?;
         probed.dispatch(gpu)?;
         let d = probed.divergence(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?;
@@ -560,7 +561,7 @@ pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record
     let record = Record::new(gpu, "micro", cfg.kernel_name(), variant, stats, check)
         .with_config(cfg, cfg.seed)
         .with_divergence(Some(divergence.summary()))
-        .with_extra(serde_json::json!({ "divergence_source": source }));
+        .with_extra(DivergenceExtra { divergence_source: source.into(), ..Default::default() });
     Ok(match cfg.pattern {
         Pattern::If => record.with_throughput(work, 1e-6, "Mthreads/s"),
         Pattern::Loop => record.with_throughput(work, 1e-9, "G iterations/s"),

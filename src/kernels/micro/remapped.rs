@@ -46,7 +46,7 @@ pub struct RemapFigures {
 }
 
 fn probe(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, options: RunOptions) -> Result<Option<DivergenceSummary>> {
-    if gpu.caps.subgroup_size.is_none() {
+    if gpu.caps().subgroup_size.is_none() {
         return Ok(None);
     }
     let run = Prepared::new(gpu, cfg, input, RunOptions { probe: true, ..options })?;
@@ -68,7 +68,7 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
     cfg.footprint().check(gpu)?;
     let input = generate(cfg)?;
     let expected = reference(cfg, &input);
-    let width = gpu.caps.subgroup_size.unwrap_or(cfg.group);
+    let width = gpu.caps().subgroup_size.unwrap_or(cfg.group);
     let tile = tile_sort(cfg, &input.primary);
     // chosen once per workload, like the tile's class bounds
     let mut defer_from = match (cfg.defer_from, strategy) {
@@ -223,7 +223,7 @@ pub fn prepare_remapped(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, strate
         }
         Strategy::Tile => RunOptions { tile: Some(tile_sort(cfg, &input.primary)), ..Default::default() },
         Strategy::Defer => {
-            let width = gpu.caps.subgroup_size.unwrap_or(cfg.group);
+            let width = gpu.caps().subgroup_size.unwrap_or(cfg.group);
             let best = remap::best_defer_threshold(&input.primary, width, CLASSES as u32)?.map(|(from, _)| from);
             RunOptions { defer_from: Some(cfg.defer_from.or(best).unwrap_or(u32::MAX)), ..Default::default() }
         }

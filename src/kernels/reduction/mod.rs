@@ -274,7 +274,7 @@ impl Prepared {
     /// `fast` or `blocked`: a first pass to one partial per workgroup, then one `fast`
     /// workgroup over the partials.
     fn new_fast(gpu: &Gpu, kernel: ReductionKernel, cfg: &ReductionConfig, input: &[f32]) -> Result<Prepared> {
-        let subgroups = gpu.caps.subgroup_size.is_some();
+        let subgroups = gpu.caps().subgroup_size.is_some();
         let defines: &[&str] = if subgroups { &["SUBGROUPS"] } else { &[] };
         let k = gpu.kernel(ReductionKernel::Fast.entry(), defines)?;
         let n4 = cfg.n.div_ceil(4);
@@ -344,7 +344,7 @@ pub fn probe_first_pass(
 ) -> Result<(Divergence, usize)> {
     let width = gpu.require_subgroups()?;
     let per_group = ProbeLayout::new(LEVELS, 1, WORKGROUP_SIZE, width).words() as u64 * 4;
-    let limit = gpu.caps.max_storage_buffer_binding_size.min(gpu.caps.max_buffer_size);
+    let limit = gpu.caps().max_storage_buffer_binding_size.min(gpu.caps().max_buffer_size);
     probe_in_chunks(gpu, kernel, cfg, input, id_array, (limit / per_group).max(1) as usize)
 }
 
@@ -387,7 +387,7 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, which: Variants, protocol: &Proto
     let input = generate(cfg)?;
     let expected = cpu::sum(&input);
     let ids = id_array();
-    let mut variants: Vec<(&str, ReductionKernel, Option<&[u32]>)> = vec![("org", ReductionKernel::Interleaved, None)];
+    let mut variants: Vec<(&str, ReductionKernel, Option<&[u32]>)> = vec![(remap::ORIGINAL, ReductionKernel::Interleaved, None)];
     if which.includes_redirect() {
         variants.push(("redirect", ReductionKernel::Interleaved, Some(&ids)));
     }
@@ -403,7 +403,7 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, which: Variants, protocol: &Proto
         let check = check(run.result(gpu)?, expected);
         drop(run);
         let (native, probe_chunks) =
-            if gpu.caps.subgroup_size.is_some() && matches!(kernel, ReductionKernel::Interleaved | ReductionKernel::Sequential) {
+            if gpu.caps().subgroup_size.is_some() && matches!(kernel, ReductionKernel::Interleaved | ReductionKernel::Sequential) {
                 let (d, chunks) = probe_first_pass(gpu, kernel, cfg, &input, order)?;
                 (Some(d), Some(chunks))
             } else {
@@ -428,7 +428,7 @@ pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, which: Variants, protocol: &Proto
                 divergence: DivergenceReport::new(native.as_ref(), &w32),
                 extra: serde_json::json!({
                     "shader": kernel.name(),
-                    "subgroups": gpu.caps.subgroup_size.is_some(),
+                    "subgroups": gpu.caps().subgroup_size.is_some(),
                     "first_pass_workgroups": groups,
                     "probe_chunks": probe_chunks,
                 }),

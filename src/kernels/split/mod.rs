@@ -31,6 +31,10 @@ pub const PAPER_N: usize = 1 << 22;
 pub const MAX_STEPS: usize = 1000;
 /// Even steps of a sweep when neither `--steps` nor `--fractions` is given.
 pub const DEFAULT_STEPS: usize = 10;
+/// [`Record::kernel`] of the branched kernel's record.
+pub const BRANCHED_KERNEL: &str = "branched";
+/// [`Record::kernel`] of the split pair's record.
+pub const SPLIT_KERNEL: &str = "split";
 
 /// Layout of the decision mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -358,8 +362,8 @@ pub fn bench_point(
         "split_else_divergence": d_else.map(|d| d.summary()),
     });
     Ok([
-        record("branched", t_branched, check_branched, d_branched, serde_json::json!({ "divergence_source": source })),
-        record("split", t_split, check_split, d_if, split_extra),
+        record(BRANCHED_KERNEL, t_branched, check_branched, d_branched, serde_json::json!({ "divergence_source": source })),
+        record(SPLIT_KERNEL, t_split, check_split, d_if, split_extra),
     ])
 }
 
@@ -377,7 +381,7 @@ pub fn sweep(
     cfg.check_loops(gpu)?;
     let data = cfg.data();
     let plain = BranchPrepared::new(gpu, cfg, &data, false)?;
-    let probed = match gpu.caps.subgroup_size {
+    let probed = match gpu.caps().subgroup_size {
         Some(_) => Some(BranchPrepared::new(gpu, cfg, &data, true)?),
         None => None,
     };
@@ -397,8 +401,8 @@ pub fn sweep(
 /// The paper's comparison: per else-fraction, branched and split medians and their ratio.
 pub fn comparison_table(records: &[Record]) -> String {
     let mut out = String::from("else %   branched      split         split/branched  branched div.ratio\n");
-    for b in records.iter().filter(|r| r.family == "carrillo" && r.kernel == "branched") {
-        let Some(s) = records.iter().find(|r| r.family == "carrillo" && r.kernel == "split" && r.variant == b.variant) else {
+    for b in records.iter().filter(|r| r.family == "carrillo" && r.kernel == BRANCHED_KERNEL) {
+        let Some(s) = records.iter().find(|r| r.family == "carrillo" && r.kernel == SPLIT_KERNEL && r.variant == b.variant) else {
             continue;
         };
         let f = b.params["else_fraction"].as_f64().unwrap_or(f64::NAN) * 100.0;

@@ -19,7 +19,7 @@ pub mod sync;
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
 use crate::harness::{self, Check, Environment, Protocol, Record, Stats, Throughput};
-use crate::pt::{AbortReason, Plan, Runtime, Status, Tier};
+use crate::pt::{AbortReason, Plan, Runtime, Status, Tier, TierVerdict};
 use web_time::Instant;
 
 /// Invocations per workgroup of the case kernels (`@workgroup_size(256)` in `shaders/pt/`;
@@ -79,7 +79,7 @@ pub struct Outcome {
 
 impl Outcome {
     /// The tier verdict for `Record.extra` (see [`Plan::verdict`]).
-    pub fn verdict(&self, rt: &Runtime) -> serde_json::Value {
+    pub fn verdict(&self, rt: &Runtime) -> TierVerdict {
         self.plan.verdict(rt.assessed().as_ref(), self.status.as_ref(), self.retries)
     }
 }
@@ -205,7 +205,7 @@ pub fn bench(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tiers: &[Tier], protocol:
                 stats,
                 check,
                 divergence: None,
-                extra: out.verdict(rt),
+                extra: serde_json::to_value(out.verdict(rt)).unwrap_or_default(),
             });
         }
     }
@@ -214,17 +214,10 @@ pub fn bench(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tiers: &[Tier], protocol:
 
 /// Notes on `record` that a run requested at `plan.requested` fell back onto it.
 fn note_fallback(record: &mut Record, plan: &Plan) {
-    let Some(extra) = record.extra.as_object_mut() else { return };
-    let mut push = |key: &str, value: serde_json::Value| match extra.get_mut(key).and_then(|v| v.as_array_mut()) {
-        Some(list) => list.push(value),
-        None => {
-            extra.insert(key.into(), serde_json::Value::Array(vec![value]));
-        }
-    };
-    for f in &plan.fallbacks {
-        push("fallbacks", f.clone().into());
-    }
-    push("failed_tiers", plan.requested.number().into());
+    let Some(mut verdict) = record.extra_as::<TierVerdict>() else { return };
+    verdict.fallbacks.extend(plan.fallbacks.iter().cloned());
+    verdict.failed_tiers.push(plan.requested.number());
+    record.add_extra(verdict);
 }
 
 /// A wall-clock timing (for formulations with a host readback in the middle).

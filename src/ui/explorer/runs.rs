@@ -210,9 +210,9 @@ impl Job {
         // one run at a time opens it (the explorer starts no run while one is going)
         let mut g = Gpu::open_async(&self.adapter).await?;
         if let Some(t) = self.timeout {
-            g.timeout = t;
+            g.set_timeout(t);
         }
-        if g.info.device_type != wgpu::DeviceType::Cpu {
+        if g.info().device_type != wgpu::DeviceType::Cpu {
             g.set_min_timed_seconds(self.min_sample_seconds);
         }
         let g = Arc::new(g);
@@ -248,7 +248,7 @@ impl Job {
         send(Message::Opened(format!(
             "{}: {}",
             gpu.adapter_name(),
-            match (self.counting, gpu.caps.subgroup_size) {
+            match (self.counting, gpu.caps().subgroup_size) {
                 (Counting::Probe(_), Some(w)) => format!("subgroups of {w}, divergence from the GPU probe"),
                 (Counting::Probe(w) | Counting::Emulate(w), _) => format!("divergence from host emulation at W = {w}"),
             }
