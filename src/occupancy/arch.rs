@@ -334,14 +334,26 @@ pub fn arch_names() -> Vec<&'static str> {
 }
 
 /// The preset whose device an adapter's name describes (`NVIDIA H100 80GB HBM3` → `cc9.0`):
-/// the longest alias of three or more characters found in the name; None for adapters no
-/// preset describes (software rasterisers, unknown boards).
+/// the longest alias of three or more characters that spans whole words of the name ("RTX 4090"
+/// is `rtx4090`, but "adapter" is not `ada`); None for adapters no preset describes (software
+/// rasterisers, unknown boards).
 pub fn arch_for_adapter(adapter_name: &str) -> Option<&'static Arch> {
-    let name = normalize(adapter_name);
+    let lower = adapter_name.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    // an alias matches when it is words[i] + words[i + 1] + ... + words[j] for some i <= j
+    let spans_words = |alias: &str| {
+        (0..words.len()).any(|i| {
+            let mut joined = String::new();
+            words[i..].iter().any(|w| {
+                joined.push_str(w);
+                joined == alias
+            })
+        })
+    };
     ARCHS
         .iter()
-        .flat_map(|arch| arch.aliases.iter().map(move |alias| (arch, normalize(alias))))
-        .filter(|(_, alias)| alias.len() >= 3 && name.contains(alias.as_str()))
+        .flat_map(|arch| arch.aliases.iter().map(move |alias| (arch, normalize(alias).replace('_', ""))))
+        .filter(|(_, alias)| alias.len() >= 3 && spans_words(alias))
         .max_by_key(|(_, alias)| alias.len())
         .map(|(arch, _)| arch)
 }

@@ -436,4 +436,9 @@ fn adapter_names_pick_their_preset() {
     assert_eq!(of("NVIDIA A100-SXM4-40GB"), Some("cc8.0"));
     assert_eq!(of("NVIDIA GeForce RTX 4090"), Some("cc8.9"));
     assert_eq!(of("llvmpipe (LLVM 15.0.6, 256 bits)"), None);
+    assert_eq!(of("AMD Radeon RX 7900 XTX (RADV NAVI31)"), Some("rdna3"));
+    assert_eq!(of("NVIDIA L40S"), None, "not an L40");
+    // an alias inside a longer word is not a match
+    assert_eq!(of("Microsoft Basic Render Driver adapter"), None);
+    assert_eq!(of("NVIDIA A1000"), None);
 }

@@ -20,7 +20,7 @@ use gpu_args::{AdapterArgs, BenchGpuArgs};
 use output::Output;
 use simtlab::Result;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 #[derive(Parser)]
 #[command(name = "simtlab", version, about = "Measure, explain and remove SIMT divergence on any GPU (wgpu)")]
@@ -177,7 +177,7 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 fn install_signal_handlers(catch_interrupt: bool) {
     extern "C" fn on_interrupt(_: libc::c_int) {
         const MESSAGE: &[u8] = b"\ninterrupted: finishing the current step and keeping what is done (Ctrl-C again to quit now)\n";
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
             // SAFETY: _exit is async-signal-safe
             unsafe { libc::_exit(130) };
         }
