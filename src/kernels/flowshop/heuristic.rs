@@ -39,13 +39,17 @@ pub struct IteratedGreedy {
     /// Acceptance temperature factor (their T = 0.4): a worse sequence is kept with
     /// probability exp(−Δ / (T · Σp / (10·n·m))).
     pub temperature: f64,
-    /// Seed of the random choices (removed jobs, acceptance).
+    /// Seed of the random choices (removed jobs, acceptance); chain c uses `seed + c`.
     pub seed: u64,
+    /// Independent chains that share the rounds, each from NEH with its own seed; they run
+    /// in parallel where there are threads, and the best schedule is kept (the lowest chain's
+    /// on a tie), so the result does not depend on the machine's cores.
+    pub chains: u32,
 }
 
 impl Default for IteratedGreedy {
     fn default() -> Self {
-        Self { iterations: None, destroyed: 4, temperature: 0.4, seed: 1 }
+        Self { iterations: None, destroyed: 4, temperature: 0.4, seed: 1, chains: 8 }
     }
 }
 
@@ -61,23 +65,62 @@ impl IteratedGreedy {
     }
 }
 
-/// Iterated greedy from NEH with insertion local search; stops after `settings.rounds`
-/// rounds or as soon as `stop()` says so (checked before each round). Deterministic for a
-/// seed when `stop` never fires. Returns the best (makespan, order) met.
-pub(super) fn iterated_greedy(n: usize, m: usize, p: &[u32], settings: &IteratedGreedy, stop: &dyn Fn() -> bool) -> (u32, Vec<usize>) {
+/// Iterated greedy from NEH with insertion local search, in `settings.chains` chains that
+/// share `settings.rounds` rounds; stops as soon as `stop()` says so (checked before each
+/// round). Deterministic for a seed when `stop` never fires. Returns the best (makespan,
+/// order) met.
+pub(super) fn iterated_greedy(
+    n: usize,
+    m: usize,
+    p: &[u32],
+    settings: &IteratedGreedy,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> (u32, Vec<usize>) {
     let (neh_value, neh_order) = neh_on(n, m, p);
     let rounds = settings.rounds(n, m);
     if n < 2 || rounds == 0 {
         return (neh_value, neh_order);
     }
-    let mut rng = Rng::new(settings.seed);
+    let chains = settings.chains.clamp(1, rounds);
+    let chain = |c: u32| {
+        // the rounds split as evenly as they go, the first chains taking the remainder
+        let own = rounds / chains + u32::from(c < rounds % chains);
+        chain_from(n, m, p, settings, settings.seed.wrapping_add(u64::from(c)), own, (neh_value, neh_order.clone()), stop)
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    let results: Vec<(u32, Vec<usize>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..chains).map(|c| scope.spawn(move || chain(c))).collect();
+        let first = chain(0);
+        std::iter::once(first)
+            .chain(handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))))
+            .collect()
+    });
+    // a browser page has one thread
+    #[cfg(target_arch = "wasm32")]
+    let results: Vec<(u32, Vec<usize>)> = (0..chains).map(chain).collect();
+    results.into_iter().min_by_key(|(value, _)| *value).unwrap_or((neh_value, neh_order))
+}
+
+/// One chain of `rounds` rounds from `start`, with its own random stream.
+#[allow(clippy::too_many_arguments)]
+fn chain_from(
+    n: usize,
+    m: usize,
+    p: &[u32],
+    settings: &IteratedGreedy,
+    seed: u64,
+    rounds: u32,
+    start: (u32, Vec<usize>),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> (u32, Vec<usize>) {
+    let mut rng = Rng::new(seed);
     let mut insertion = Insertion::new(n, m, p);
     let total: u64 = p.iter().map(|&t| u64::from(t)).sum();
     let temperature = settings.temperature * total as f64 / (10 * n * m) as f64;
     let destroyed = settings.destroyed.clamp(1, n - 1);
 
-    let mut current = neh_order;
-    let mut current_value = insertion.local_search(&mut current, neh_value, &mut rng);
+    let mut current = start.1;
+    let mut current_value = insertion.local_search(&mut current, start.0, &mut rng);
     let (mut best_value, mut best) = (current_value, current.clone());
     let mut removed = Vec::with_capacity(destroyed);
     let mut candidate = Vec::with_capacity(n);
@@ -210,6 +253,25 @@ mod tests {
             let none = IteratedGreedy { iterations: Some(0), ..settings };
             assert_eq!(iterated_greedy(n, m, p, &none, &|| false), neh(&instance));
         }
+    }
+
+    #[test]
+    fn chains_share_the_rounds_and_the_best_chain_wins() {
+        let instance = taillard(11).unwrap();
+        let (n, m, p) = (instance.jobs, instance.machines, &instance.p[..]);
+        let four = IteratedGreedy { iterations: Some(83), chains: 4, ..IteratedGreedy::default() };
+        // chain c runs 21, 21, 21, 20 rounds with seed 1 + c
+        let alone: Vec<(u32, Vec<usize>)> = (0..4u32)
+            .map(|c| {
+                let rounds = if c < 3 { 21 } else { 20 };
+                let one = IteratedGreedy { iterations: Some(rounds), chains: 1, seed: 1 + u64::from(c), ..four };
+                iterated_greedy(n, m, p, &one, &|| false)
+            })
+            .collect();
+        let best = alone.iter().min_by_key(|(v, _)| *v).unwrap().clone();
+        assert_eq!(iterated_greedy(n, m, p, &four, &|| false), best);
+        assert!(alone.iter().any(|a| a.0 != best.0) || alone.iter().any(|a| a.1 != best.1), "the chains differ: {alone:?}");
+        assert_eq!(cpu::completion(n, m, p, &best.1), best.0);
     }
 
     #[test]
