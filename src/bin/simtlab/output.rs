@@ -3,7 +3,7 @@
 use clap::Args;
 use simtlab::harness::{self, Protocol, Record};
 use simtlab::{Error, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set when the records go to standard output (`--json -` or `--csv -`): every line meant for
@@ -58,6 +58,26 @@ impl Output {
     pub fn protocol(&self) -> Protocol {
         Protocol { warmup: self.warmup, samples: self.samples }
     }
+}
+
+/// Prints a command's text: on standard output, or on standard error when its `--json` goes
+/// there (`--json -`), so that standard output stays machine-readable.
+pub fn print_text(text: &str, json: Option<&PathBuf>) {
+    if json.is_some_and(|p| p.as_os_str() == "-") {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+}
+
+/// Writes `value` as JSON at `path` (`-`: standard output), saying where a file went.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    let json = serde_json::to_string_pretty(value).map_err(|e| Error::invalid("JSON output", e.to_string()))?;
+    harness::write_file(path, json.as_bytes())?;
+    if path.as_os_str() != "-" {
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
 }
 
 /// Prints the records, writes the files asked for, and fails if any check failed.

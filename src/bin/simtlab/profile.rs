@@ -1,6 +1,7 @@
 //! `simtlab profile`: divergence per branch of any WGSL compute shader, without editing it.
 
 use crate::gpu_args::GpuArgs;
+use crate::output::{print_text, write_json};
 use clap::Args;
 use simtlab::harness::{format_seconds, write_file};
 use simtlab::occupancy::{find_arch, kernel_occupancy, kernel_resources};
@@ -103,7 +104,6 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     };
     let run = profile::profile(&gpu, &request)?;
     let s = &run.summary;
-    let to_stdout = args.json.as_ref().is_some_and(|p| p.as_os_str() == "-");
     let mut text = String::new();
     text += &format!("adapter: {} [{}]\n", run.adapter, gpu.info().driver);
     text += &match (s.source, run.counting) {
@@ -166,11 +166,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
             occ.limited_by
         );
     }
-    if to_stdout {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
-    }
+    print_text(&text, args.json.as_ref());
     if let Some(path) = &args.heatmap {
         profile::write_heatmap(&run.counts, path)?;
         eprintln!("wrote {}", path.display());
@@ -185,11 +181,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         eprintln!("wrote {path}");
     }
     if let Some(path) = &args.json {
-        let json = serde_json::to_string_pretty(&run).map_err(|e| Error::invalid("JSON output", e.to_string()))?;
-        write_file(path, json.as_bytes())?;
-        if !to_stdout {
-            eprintln!("wrote {}", path.display());
-        }
+        write_json(path, &run)?;
     }
     Ok(())
 }

@@ -2,8 +2,8 @@
 //! occupancy model's verdict with that count.
 
 use crate::gpu_args::GpuArgs;
+use crate::output::{print_text, write_json};
 use clap::Args;
-use simtlab::harness::write_file;
 use simtlab::occupancy::{arch_for_adapter, find_arch};
 use simtlab::profile::compiled_kernels;
 use simtlab::{Error, Gpu, Result};
@@ -37,8 +37,10 @@ pub fn run(args: &RegistersArgs) -> Result<()> {
             )
         })?,
     };
-    let kernels = compiled_kernels(&gpu, arch, &args.shader, &mut |done, total, name| eprint!("\r[{done}/{total}] {name:<60}"))?;
+    let kernels = compiled_kernels(&gpu, arch, &args.shader, &mut |done, total, name| eprint!("\r[{done}/{total}] {name:<60}"));
+    // end the progress line, so that an error starts on its own
     eprintln!();
+    let kernels = kernels?;
     let mut text = format!("adapter: {} [{}]; occupancy on {}\n\n", gpu.info().name, gpu.info().driver_info, arch.name);
     let _ = writeln!(
         text,
@@ -66,18 +68,9 @@ pub fn run(args: &RegistersArgs) -> Result<()> {
         let names: Vec<&str> = first.statistics.executables.iter().flat_map(|e| &e.statistics).map(|s| s.name.as_str()).collect();
         let _ = writeln!(text, "\nthe driver reports: {} (all of them in --json)", names.join(", "));
     }
-    let to_stdout = args.json.as_ref().is_some_and(|p| p.as_os_str() == "-");
-    if to_stdout {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
-    }
+    print_text(&text, args.json.as_ref());
     if let Some(path) = &args.json {
-        let json = serde_json::to_string_pretty(&kernels).map_err(|e| Error::invalid("JSON output", e.to_string()))?;
-        write_file(path, json.as_bytes())?;
-        if !to_stdout {
-            eprintln!("wrote {}", path.display());
-        }
+        write_json(path, &kernels)?;
     }
     Ok(())
 }
