@@ -115,8 +115,21 @@ fn a_workload_records_into_the_callers_encoder_and_reads_back_without_blocking()
         broken[0][3] ^= 0x40;
         assert!(!recording.check(&broken).passed, "{}: a corrupted result passed", w.name());
     }
-    for name in ["micro-loop", "micro-if", "lbm", "gafort", "mcubes", "blackscholes", "reduction", "branch-split-random", "matmul-regtile"]
-    {
+    for name in [
+        "micro-loop",
+        "micro-if",
+        "lbm",
+        "gafort",
+        "mcubes",
+        "blackscholes",
+        "reduction",
+        "branch-split-random",
+        "matmul-regtile",
+        "pt-queue-single",
+        "pt-queue-chunked",
+        "pt-queue-distributed",
+        "flowshop-bound-pools",
+    ] {
         assert!(recorded.contains(&name), "{name} offers a recording: {recorded:?}");
     }
 }

@@ -121,6 +121,64 @@ pub struct QueueRun {
     pub status: Status,
 }
 
+/// A queue kernel's buffers, bound for one launch of `launched` workgroups.
+struct Launch {
+    kernel: std::sync::Arc<crate::gpu::Kernel>,
+    bind: wgpu::BindGroup,
+    control: Control,
+    counts: crate::gpu::GpuBuffer<u32>,
+    tally: crate::gpu::GpuBuffer<u32>,
+    queue: crate::gpu::GpuBuffer<u32>,
+    launched: u32,
+    items: u32,
+}
+
+impl Launch {
+    /// Binds the kernel of `cfg.kind` for `launched` workgroups; with `check`, every item's
+    /// claim count is kept.
+    fn new(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, launched: u32, check: bool) -> Result<Launch> {
+        let ring = cfg.kind == QueueKind::Ring;
+        let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
+        let items =
+            if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("--rounds", "too many items"))? } else { cfg.n };
+        let kernel = gpu.kernel(if ring { registry::pt::queue::RING } else { registry::pt::queue::CLAIMS }, &[])?;
+        let mut config = rt.config(gpu, tier, launched);
+        if !ring {
+            config.flags |= FLAG_ALL_PARTICIPATE;
+        }
+        config.chunk = cfg.chunk;
+        config.heads = cfg.heads;
+        config.capacity = cfg.capacity.unwrap_or(launched.saturating_mul(2));
+        let control = Control::new(gpu, config)?;
+        let counts = gpu.buffer_zeroed::<u32>("queue counts", if check { items as usize } else { 1 }, BufferKind::Storage)?;
+        let tally = gpu.buffer_zeroed::<u32>("queue tally", 4, BufferKind::Storage)?;
+        let queue = gpu.buffer_zeroed::<u32>("queue", pt::queue_words(config.capacity), BufferKind::Storage)?;
+        let kind = match cfg.kind {
+            QueueKind::Single => 0,
+            QueueKind::Chunked => 1,
+            QueueKind::Distributed => 2,
+            QueueKind::Ring => 3,
+        };
+        let params =
+            gpu.buffer("queue params", &[QueueParams { n: items, kind, check: check as u32, rounds: cfg.rounds }], BufferKind::Uniform)?;
+        let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &counts), (1, &tally), (2, &params), (pt::QUEUE_BINDING, &queue)];
+        slots.extend(control.slots());
+        let bind = kernel.bind_at(gpu, &slots)?;
+        Ok(Launch { kernel, bind, control, counts, tally, queue, launched, items })
+    }
+
+    /// Clears the counts, the tally, the queue and the control words, then launches.
+    fn steps(&self) -> [Step<'_>; 5] {
+        [
+            Step::clear(&self.counts),
+            Step::clear(&self.tally),
+            Step::clear(&self.queue),
+            self.control.reset(),
+            Step::dispatch(&self.kernel, &self.bind, [self.launched, 1, 1]),
+        ]
+    }
+}
+
 /// Runs the queue kernel once.
 pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<QueueRun> {
     cfg.validate()?;
@@ -133,44 +191,13 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
         Some(w) => w,
         None => rt.launch(gpu, tier)?,
     };
-    let items = if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("--rounds", "too many items"))? } else { cfg.n };
-    let kernel = gpu.kernel(if ring { registry::pt::queue::RING } else { registry::pt::queue::CLAIMS }, &[])?;
-    let mut config = rt.config(gpu, tier, launched);
-    if !ring {
-        config.flags |= FLAG_ALL_PARTICIPATE;
-    }
-    config.chunk = cfg.chunk;
-    config.heads = cfg.heads;
-    config.capacity = cfg.capacity.unwrap_or(launched.saturating_mul(2));
-    let control = Control::new(gpu, config)?;
-    let counts = gpu.buffer_zeroed::<u32>("queue counts", if check { items as usize } else { 1 }, BufferKind::Storage)?;
-    let tally = gpu.buffer_zeroed::<u32>("queue tally", 4, BufferKind::Storage)?;
-    let queue = gpu.buffer_zeroed::<u32>("queue", pt::queue_words(config.capacity), BufferKind::Storage)?;
-    let kind = match cfg.kind {
-        QueueKind::Single => 0,
-        QueueKind::Chunked => 1,
-        QueueKind::Distributed => 2,
-        QueueKind::Ring => 3,
-    };
-    let params =
-        gpu.buffer("queue params", &[QueueParams { n: items, kind, check: check as u32, rounds: cfg.rounds }], BufferKind::Uniform)?;
-    let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &counts), (1, &tally), (2, &params), (pt::QUEUE_BINDING, &queue)];
-    slots.extend(control.slots());
-    let bind = kernel.bind_at(gpu, &slots)?;
-    let t = gpu.run(
-        &[
-            Step::clear(&counts),
-            Step::clear(&tally),
-            Step::clear(&queue),
-            control.reset(),
-            Step::dispatch(&kernel, &bind, [launched, 1, 1]),
-        ],
-        true,
-    )?;
-    let status = control.status(gpu)?;
+    let launch = Launch::new(gpu, rt, cfg, launched, check)?;
+    let t = gpu.run(&launch.steps(), true)?;
+    let status = launch.control.status(gpu)?;
     // the ring moves rounds items per participant: the discovered ones, not all launched
-    let items = if ring && config.flags & FLAG_ALL_PARTICIPATE == 0 { status.discovered.saturating_mul(cfg.rounds) } else { items };
-    let mut counts = if check { gpu.read(&counts)? } else { Vec::new() };
+    let all_participate = launch.control.config.flags & FLAG_ALL_PARTICIPATE != 0;
+    let items = if ring && !all_participate { status.discovered.saturating_mul(cfg.rounds) } else { launch.items };
+    let mut counts = if check { gpu.read(&launch.counts)? } else { Vec::new() };
     if check && ring {
         let extra = counts.iter().skip(items as usize).filter(|&&c| c != 0).count();
         counts.truncate(items as usize);
@@ -178,7 +205,48 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
             counts.push(u32::MAX); // an item outside the participants' range was processed
         }
     }
-    Ok(QueueRun { counts, claims: gpu.read(&tally)?[0], items, seconds: t.seconds, launched, status })
+    Ok(QueueRun { counts, claims: gpu.read(&launch.tally)?[0], items, seconds: t.seconds, launched, status })
+}
+
+/// Workgroups a claims queue launches when recorded into a caller's encoder, where no
+/// capability check can run first: claims never wait on another workgroup (non-blocking
+/// tier), so any count is safe, and this many contend for the heads on any GPU.
+pub const RECORDED_WORKGROUPS: u32 = 64;
+
+/// A claims queue (single, chunked or distributed) prepared for recording into a caller's
+/// encoder; the check is that every item was claimed exactly once.
+pub struct QueueRecording {
+    launch: Launch,
+}
+
+impl QueueRecording {
+    /// Binds the kernel for `cfg.workgroups` workgroups (default [`RECORDED_WORKGROUPS`]);
+    /// the ring, which waits on other workgroups, is refused: it needs the capability check.
+    pub fn new(gpu: &Gpu, cfg: &QueueConfig) -> Result<QueueRecording> {
+        cfg.validate()?;
+        if cfg.kind == QueueKind::Ring {
+            return Err(Error::Unsupported {
+                what: "recording the ring queue".into(),
+                adapter: gpu.adapter_name(),
+                hint: "its workgroups wait on each other, which needs the capability check first: run it with `simtlab run`".into(),
+            });
+        }
+        let launched = cfg.workgroups.unwrap_or(RECORDED_WORKGROUPS).min(gpu.caps().max_compute_workgroups_per_dimension);
+        Ok(QueueRecording { launch: Launch::new(gpu, &Runtime::new(Default::default()), cfg, launched, true)? })
+    }
+}
+
+impl crate::workload::Recording for QueueRecording {
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        gpu.record_into(encoder, &self.launch.steps());
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![(self.launch.counts.wgpu_buffer(), 4 * self.launch.items as u64)]
+    }
+    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+        let counts: Vec<u32> = outputs.first().map(|b| bytemuck::pod_collect_to_vec(b)).unwrap_or_default();
+        Check::exact(&counts, &vec![1u32; self.launch.items as usize])
+    }
 }
 
 /// The error of an aborted queue run; a run the driver's loop limit cut short says so and

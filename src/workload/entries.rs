@@ -5,7 +5,7 @@
 use super::{Entry, Scale, Workload};
 use crate::gpu::shader::registry as shader;
 use crate::gpu::Bind;
-use crate::kernels::flowshop::bench::{bench_instance, BenchConfig};
+use crate::kernels::flowshop::bench::{bench_instance, BenchConfig, PoolsRecording};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
@@ -347,7 +347,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "work-queue throughput: one global head, one claim per item (every item exactly once)",
             config: |s| queue(pt_queue::QueueKind::Single, s),
             run: run_queue,
-            prepare: None,
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             warps: None,
         }),
@@ -358,7 +358,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "work-queue throughput: one global head, a chunk of items per claim",
             config: |s| queue(pt_queue::QueueKind::Chunked, s),
             run: run_queue,
-            prepare: None,
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             warps: None,
         }),
@@ -369,7 +369,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "work-queue throughput: distributed heads over item ranges with stealing",
             config: |s| queue(pt_queue::QueueKind::Distributed, s),
             run: run_queue,
-            prepare: None,
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             warps: None,
         }),
@@ -390,7 +390,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 probe: true,
             },
             run: |gpu, c, p| bench_instance(gpu, c, p, None),
-            prepare: None,
+            prepare: Some(|gpu, c| Ok(Box::new(PoolsRecording::new(gpu, c)?))),
             shader: Some(shader::flowshop::lb2::LB2),
             warps: None,
         }),

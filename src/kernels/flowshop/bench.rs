@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use web_time::Instant;
 
-use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
+use super::gpu::{GpuBoundOptions, GpuBounder, PoolKernel, ThreadMapping};
 use super::{
     solve_with, taillard_by_name, BoundData, Bounder, Branching, CpuBounder, Exploration, Instance, IteratedGreedy, LowerBound, Pool,
     SearchOptions,
@@ -200,6 +200,57 @@ impl PoolInfo<'_> {
 /// Fails loudly when the GPU bounds differ from the CPU's.
 fn exact(what: &str, got: &[u32], expected: &[u32]) -> Result<Check> {
     Check::exact(got, expected).into_result(what)
+}
+
+/// Every GPU kernel of `config` on every pool it builds (probe off), prepared for recording
+/// into a caller's encoder; the check compares every bound with the CPU's on the same pool.
+pub struct PoolsRecording {
+    /// Per kernel and pool: the kernel holding the pool, its grid, and the CPU's bounds.
+    runs: Vec<(PoolKernel, [u32; 3], Vec<u32>)>,
+}
+
+impl PoolsRecording {
+    /// Builds the pools from the search of `config.instance` and uploads each to its kernels.
+    pub fn new(gpu: &Gpu, config: &BenchConfig) -> Result<Self> {
+        config.validate()?;
+        let instance = taillard_by_name(&config.instance)?;
+        let data = BoundData::new(&instance);
+        data.check_gpu()?;
+        let mut runs = Vec::new();
+        for &size in &config.pool_sizes {
+            for &strategy in &config.strategies {
+                let pool = search_pool(&instance, strategy, size)?;
+                // one thread: a browser page has no others
+                let expected = CpuBounder::new(&data, config.bound, 1).bound(&pool)?;
+                for &branchless in &config.branchless {
+                    for &walk_prefix in &config.walk_prefix {
+                        let options =
+                            GpuBoundOptions { bound: config.bound, branchless, probe: false, mapping: config.mapping, walk_prefix };
+                        let mut kernel = PoolKernel::new(gpu, &data, options)?;
+                        let grid = kernel.prepare(gpu, &pool, 0)?.map(|(grid, _)| grid).unwrap_or([0, 1, 1]);
+                        runs.push((kernel, grid, expected.clone()));
+                    }
+                }
+            }
+        }
+        Ok(PoolsRecording { runs })
+    }
+}
+
+impl crate::workload::Recording for PoolsRecording {
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        // a kernel without a bind group bound nothing: its zeros fail the check
+        let steps: Vec<_> = self.runs.iter().filter_map(|(kernel, grid, _)| kernel.dispatch(*grid).ok()).collect();
+        gpu.record_into(encoder, &steps);
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        self.runs.iter().map(|(kernel, _, expected)| (kernel.bounds(), 4 * expected.len() as u64)).collect()
+    }
+    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+        let got: Vec<u32> = outputs.iter().flat_map(|b| bytemuck::pod_collect_to_vec::<u8, u32>(b)).collect();
+        let expected: Vec<u32> = self.runs.iter().flat_map(|(_, _, e)| e.iter().copied()).collect();
+        Check::exact(&got, &expected)
+    }
 }
 
 /// Runs `config` on one instance: per pool size and strategy, the GPU kernels (timed over

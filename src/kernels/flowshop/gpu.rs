@@ -114,9 +114,9 @@ impl Growable {
     }
 }
 
-/// Bounds pools on the GPU. Implements [`Bounder`], so it drops into [`super::solve_with`].
-pub struct GpuBounder<'g> {
-    gpu: &'g Gpu,
+/// The bounding kernel with the instance uploaded and buffers sized for a pool: what a
+/// [`GpuBounder`] reuses pool after pool, and what a recorded pool keeps.
+pub(crate) struct PoolKernel {
     options: GpuBoundOptions,
     jobs: usize,
     machines: usize,
@@ -135,6 +135,12 @@ pub struct GpuBounder<'g> {
     probe: Option<(Growable, u32)>,
     bind: Option<wgpu::BindGroup>,
     offsets_host: Vec<u32>,
+}
+
+/// Bounds pools on the GPU. Implements [`Bounder`], so it drops into [`super::solve_with`].
+pub struct GpuBounder<'g> {
+    gpu: &'g Gpu,
+    kernel: PoolKernel,
     /// Mappable copy of the bounds for pools run with [`Bounder::start`].
     readback: Option<wgpu::Buffer>,
     pending: Option<PendingBounds>,
@@ -150,6 +156,129 @@ impl<'g> GpuBounder<'g> {
     /// [`super::GPU_MAX_MACHINES`] machines, for buffers beyond the device's limits, and for
     /// `probe` on a device without subgroups.
     pub fn new(gpu: &'g Gpu, data: &BoundData, options: GpuBoundOptions) -> Result<Self> {
+        Ok(Self {
+            gpu,
+            kernel: PoolKernel::new(gpu, data, options)?,
+            readback: None,
+            pending: None,
+            last_timing: None,
+            last_divergence: None,
+            pools: 0,
+            bounded: 0,
+            kernel_seconds: 0.0,
+        })
+    }
+
+    /// The options the bounder was built with.
+    pub fn options(&self) -> GpuBoundOptions {
+        self.kernel.options
+    }
+
+    /// Kernel time of the last pool (device timestamps when the adapter has them).
+    pub fn last_timing(&self) -> Option<Timing> {
+        self.last_timing
+    }
+
+    /// Probe counts of the last pool (None without [`GpuBoundOptions::probe`]).
+    pub fn divergence(&self) -> Option<&Divergence> {
+        self.last_divergence.as_ref()
+    }
+
+    /// Pools bounded, children bounded, and the summed kernel time (of the pools bounded
+    /// with [`Bounder::bound`] / [`Bounder::bound_below`]; started pools are not timed).
+    pub fn totals(&self) -> (u64, u64, f64) {
+        (self.pools, self.bounded, self.kernel_seconds)
+    }
+}
+
+impl Bounder for GpuBounder<'_> {
+    fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>> {
+        self.bound_pruning_at(pool, 0)
+    }
+
+    fn bound_below(&mut self, pool: &Pool, incumbent: u32) -> Result<Vec<u32>> {
+        self.bound_pruning_at(pool, incumbent)
+    }
+
+    /// Uploads `pool`, records the kernel and the copy of its bounds into a mappable buffer,
+    /// submits them and returns without waiting (probed bounders bound at once, as their
+    /// counts are read per pool).
+    fn start(&mut self, pool: &Pool, incumbent: u32) -> Result<Started> {
+        if self.kernel.probe.is_some() || pool.child_count() == 0 {
+            return Ok(Started::Done(self.bound_pruning_at(pool, incumbent)?));
+        }
+        self.finish_pending()?;
+        let Some((grid, _)) = self.kernel.prepare(self.gpu, pool, incumbent)? else {
+            return Ok(Started::Done(Vec::new()));
+        };
+        let gpu = self.gpu;
+        let bytes = 4 * pool.child_count() as u64;
+        if self.readback.as_ref().is_none_or(|b| b.size() < bytes) {
+            self.readback = Some(gpu.readback_buffer("flowshop bounds readback", bytes.next_power_of_two()));
+        }
+        let readback = self.readback.as_ref().expect("made above");
+        let encoder = gpu.encode(&[self.kernel.dispatch(grid)?]);
+        let read = gpu.submit_read(encoder, self.kernel.bounds(), readback, bytes)?;
+        self.pending = Some(PendingBounds { read, count: pool.child_count() });
+        Ok(Started::Running)
+    }
+
+    fn finish(&mut self) -> Result<Vec<u32>> {
+        let pending = self.pending.take().ok_or_else(|| Error::invalid("flow-shop bounder", "finish() without a running start()"))?;
+        let bounds = bytemuck::pod_collect_to_vec(&pending.read.finish(self.gpu)?);
+        self.pools += 1;
+        self.bounded += pending.count as u64;
+        Ok(bounds)
+    }
+}
+
+/// A pool started on the GPU whose bounds are not read yet.
+struct PendingBounds {
+    read: PendingRead,
+    count: usize,
+}
+
+impl GpuBounder<'_> {
+    /// Bounds `pool`; with `prune_at` > 0, LB2 threads stop at the first machine pair whose
+    /// bound reaches it.
+    fn bound_pruning_at(&mut self, pool: &Pool, prune_at: u32) -> Result<Vec<u32>> {
+        self.finish_pending()?;
+        let Some((grid, layout)) = self.kernel.prepare(self.gpu, pool, prune_at)? else {
+            return Ok(Vec::new());
+        };
+        let gpu = self.gpu;
+        let count = pool.child_count();
+        // once: a pool's bounds are used, and a search pays for one run
+        let timing = gpu.run_once(&[self.kernel.dispatch(grid)?], true)?;
+        let raw = gpu.read_bytes(self.kernel.bounds(), 4 * count as u64)?;
+        let bounds: Vec<u32> = bytemuck::pod_collect_to_vec(&raw);
+
+        self.last_divergence = match (&self.kernel.probe, layout) {
+            (Some((records, _)), Some(layout)) => {
+                let raw = gpu.read_bytes(&records.buffer.buffer, 4 * layout.words() as u64)?;
+                Some(layout.decode(&bytemuck::pod_collect_to_vec(&raw)))
+            }
+            _ => None,
+        };
+        self.last_timing = Some(timing);
+        self.pools += 1;
+        self.bounded += count as u64;
+        self.kernel_seconds += timing.seconds;
+        Ok(bounds)
+    }
+
+    /// Waits for a started pool nobody collected (its buffers are about to be overwritten).
+    fn finish_pending(&mut self) -> Result<()> {
+        if self.pending.is_some() {
+            self.finish()?;
+        }
+        Ok(())
+    }
+}
+
+impl PoolKernel {
+    /// Compiles the kernel of `options` and uploads the instance data.
+    pub(crate) fn new(gpu: &Gpu, data: &BoundData, options: GpuBoundOptions) -> Result<Self> {
         data.check_gpu()?;
         let subgroup = if options.probe { Some(gpu.require_subgroups()?) } else { None };
         let mut defines = Vec::new();
@@ -170,7 +299,6 @@ impl<'g> GpuBounder<'g> {
         let lb2 = options.bound == LowerBound::Lb2;
         let none: &[u32] = &[];
         Ok(Self {
-            gpu,
             options,
             jobs: data.jobs,
             machines: data.machines,
@@ -191,35 +319,18 @@ impl<'g> GpuBounder<'g> {
             },
             bind: None,
             offsets_host: Vec::new(),
-            readback: None,
-            pending: None,
-            last_timing: None,
-            last_divergence: None,
-            pools: 0,
-            bounded: 0,
-            kernel_seconds: 0.0,
         })
     }
 
-    /// The options the bounder was built with.
-    pub fn options(&self) -> GpuBoundOptions {
-        self.options
+    /// The kernel's dispatch over the pool last prepared.
+    pub(crate) fn dispatch(&self, grid: [u32; 3]) -> Result<Step<'_>> {
+        let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
+        Ok(Step::dispatch(&self.kernel, bind, grid))
     }
 
-    /// Kernel time of the last pool (device timestamps when the adapter has them).
-    pub fn last_timing(&self) -> Option<Timing> {
-        self.last_timing
-    }
-
-    /// Probe counts of the last pool (None without [`GpuBoundOptions::probe`]).
-    pub fn divergence(&self) -> Option<&Divergence> {
-        self.last_divergence.as_ref()
-    }
-
-    /// Pools bounded, children bounded, and the summed kernel time (of the pools bounded
-    /// with [`Bounder::bound`] / [`Bounder::bound_below`]; started pools are not timed).
-    pub fn totals(&self) -> (u64, u64, f64) {
-        (self.pools, self.bounded, self.kernel_seconds)
+    /// The buffer the bounds of the pool last prepared are written to.
+    pub(crate) fn bounds(&self) -> &wgpu::Buffer {
+        &self.bounds.buffer.buffer
     }
 
     /// Child ranges per parent for the per-parent kernel; errors when a parent's children
@@ -281,103 +392,15 @@ impl<'g> GpuBounder<'g> {
         }
         Ok(())
     }
-}
-
-impl Bounder for GpuBounder<'_> {
-    fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>> {
-        self.bound_pruning_at(pool, 0)
-    }
-
-    fn bound_below(&mut self, pool: &Pool, incumbent: u32) -> Result<Vec<u32>> {
-        self.bound_pruning_at(pool, incumbent)
-    }
-
-    /// Uploads `pool`, records the kernel and the copy of its bounds into a mappable buffer,
-    /// submits them and returns without waiting (probed bounders bound at once, as their
-    /// counts are read per pool).
-    fn start(&mut self, pool: &Pool, incumbent: u32) -> Result<Started> {
-        if self.probe.is_some() || pool.child_count() == 0 {
-            return Ok(Started::Done(self.bound_pruning_at(pool, incumbent)?));
-        }
-        self.finish_pending()?;
-        let Some((grid, _)) = self.prepare(pool, incumbent)? else {
-            return Ok(Started::Done(Vec::new()));
-        };
-        let gpu = self.gpu;
-        let bytes = 4 * pool.child_count() as u64;
-        if self.readback.as_ref().is_none_or(|b| b.size() < bytes) {
-            self.readback = Some(gpu.readback_buffer("flowshop bounds readback", bytes.next_power_of_two()));
-        }
-        let readback = self.readback.as_ref().expect("made above");
-        let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
-        let encoder = gpu.encode(&[Step::dispatch(&self.kernel, bind, grid)]);
-        let read = gpu.submit_read(encoder, &self.bounds.buffer.buffer, readback, bytes)?;
-        self.pending = Some(PendingBounds { read, count: pool.child_count() });
-        Ok(Started::Running)
-    }
-
-    fn finish(&mut self) -> Result<Vec<u32>> {
-        let pending = self.pending.take().ok_or_else(|| Error::invalid("flow-shop bounder", "finish() without a running start()"))?;
-        let bounds = bytemuck::pod_collect_to_vec(&pending.read.finish(self.gpu)?);
-        self.pools += 1;
-        self.bounded += pending.count as u64;
-        Ok(bounds)
-    }
-}
-
-/// A pool started on the GPU whose bounds are not read yet.
-struct PendingBounds {
-    read: PendingRead,
-    count: usize,
-}
-
-impl GpuBounder<'_> {
-    /// Bounds `pool`; with `prune_at` > 0, LB2 threads stop at the first machine pair whose
-    /// bound reaches it.
-    fn bound_pruning_at(&mut self, pool: &Pool, prune_at: u32) -> Result<Vec<u32>> {
-        self.finish_pending()?;
-        let Some((grid, layout)) = self.prepare(pool, prune_at)? else {
-            return Ok(Vec::new());
-        };
-        let gpu = self.gpu;
-        let count = pool.child_count();
-        let bind = self.bind.as_ref().ok_or_else(|| Error::gpu("flowshop bounding", "no bind group"))?;
-        // once: a pool's bounds are used, and a search pays for one run
-        let timing = gpu.run_once(&[Step::dispatch(&self.kernel, bind, grid)], true)?;
-        let raw = gpu.read_bytes(&self.bounds.buffer.buffer, 4 * count as u64)?;
-        let bounds: Vec<u32> = bytemuck::pod_collect_to_vec(&raw);
-
-        self.last_divergence = match (&self.probe, layout) {
-            (Some((records, _)), Some(layout)) => {
-                let raw = gpu.read_bytes(&records.buffer.buffer, 4 * layout.words() as u64)?;
-                Some(layout.decode(&bytemuck::pod_collect_to_vec(&raw)))
-            }
-            _ => None,
-        };
-        self.last_timing = Some(timing);
-        self.pools += 1;
-        self.bounded += count as u64;
-        self.kernel_seconds += timing.seconds;
-        Ok(bounds)
-    }
-
-    /// Waits for a started pool nobody collected (its buffers are about to be overwritten).
-    fn finish_pending(&mut self) -> Result<()> {
-        if self.pending.is_some() {
-            self.finish()?;
-        }
-        Ok(())
-    }
 
     /// Checks `pool`, sizes the buffers and uploads the pool and the kernel parameters.
     /// Returns the dispatch grid and the probe layout, or None for an empty pool.
-    fn prepare(&mut self, pool: &Pool, prune_at: u32) -> Result<Option<([u32; 3], Option<ProbeLayout>)>> {
+    pub(crate) fn prepare(&mut self, gpu: &Gpu, pool: &Pool, prune_at: u32) -> Result<Option<([u32; 3], Option<ProbeLayout>)>> {
         self.check_pool(pool)?;
         let count = pool.child_count();
         if count == 0 {
             return Ok(None);
         }
-        let gpu = self.gpu;
         let per_parent = self.options.mapping == ThreadMapping::PerParent;
         if per_parent {
             self.fill_offsets(pool)?;
