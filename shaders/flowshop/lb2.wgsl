@@ -1,5 +1,5 @@
 // Flow-shop two-machine Johnson bound (LB2). CPU reference: kernels::flowshop::cpu::lb2.
-//! variants: BRANCHLESS PROBE WALK_PREFIX
+//! variants: BRANCHLESS PROBE WALK_PREFIX POSITION_MASKS
 //
 // A child is (parent, job): the parent's prefix with `job` appended, or with BACKWARD_CHILD
 // set in the job word, the parent's suffix with `job` put in front. The host
@@ -26,6 +26,8 @@
 //                                offsets[p] .. offsets[p+1]
 // WALK_PREFIX (the paper's kernel): a thread computes its parent's heads by walking the
 // prefix (binding 10, shared/flowshop_prefix.wgsl) instead of reading them from the record.
+// POSITION_MASKS (the resident search, n <= 32): a child walks only its unscheduled jobs
+// instead of all n (bindings 11, 12 below); the same jobs in the same order, so the same bound.
 // Entry points: `lb2`, one thread per child; `lb2_per_parent`, one thread per parent that
 // bounds all its children in turn.
 // Thread i = global_index (2-D dispatch for large pools, shared/grid.wgsl).
@@ -39,6 +41,12 @@ const PROBE_SITES: u32 = 4u;
 
 @group(0) @binding(5) var<storage, read> pairs: array<u32>;
 @group(0) @binding(6) var<storage, read> sequences: array<vec4<u32>>;
+#ifdef POSITION_MASKS
+// positions[q*n + j]: job j's place in pair q's Johnson order; position_masks[parent*Q + q]:
+// the places of the parent's unscheduled jobs (written by resident_masks in resident.wgsl).
+@group(0) @binding(11) var<storage, read> positions: array<u32>;
+@group(0) @binding(12) var<storage, read> position_masks: array<u32>;
+#endif
 
 fn bound_child(index: u32) -> u32 {
     let child = child_at(index);
@@ -85,6 +93,19 @@ fn bound_child(index: u32) -> u32 {
         let v = pairs[2u * q + 1u];
         var tu = heads[min(u, MAX_MACHINES - 1u)];
         var tv = heads[min(v, MAX_MACHINES - 1u)];
+#ifdef POSITION_MASKS
+        // the parent's unscheduled jobs but the child's own, lowest place first
+        var left = position_masks[child.parent * params.pairs + q] & ~(1u << positions[q * n + child.job]);
+        loop {
+            if (left == 0u) {
+                break;
+            }
+            let s = sequences[q * n + firstTrailingBit(left)];
+            left = left & (left - 1u);
+            tu = tu + s.y;
+            tv = max(tv, tu + s.w) + s.z;
+        }
+#else
         for (var i = 0u; i < n; i = i + 1u) {
             // (job j, p[u][j], p[v][j], lag of j between u and v), in Johnson order
             let s = sequences[q * n + i];
@@ -102,6 +123,7 @@ fn bound_child(index: u32) -> u32 {
             }
 #endif
         }
+#endif
         bound = max(bound, max(tu + tails[min(u, MAX_MACHINES - 1u)], tv + tails[min(v, MAX_MACHINES - 1u)]));
         if (params.prune_at != 0u && bound >= params.prune_at) {
             break;

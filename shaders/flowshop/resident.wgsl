@@ -1,11 +1,13 @@
 // The resident flow-shop search (host side: src/kernels/flowshop/resident.rs): the open nodes,
 // the incumbent and the counters live in GPU buffers, and one round of the search is five
-// dispatches with no host round trip:
+// dispatches (six with resident_masks) with no host round trip:
 //   resident_plan    (1 thread)   takes the top `taken` nodes off the stack (DFS), as many as
 //                                 the pool holds and the stack has room to branch
 //   resident_select  (per node)   prunes a node whose bound reaches the incumbent, evaluates a
 //                                 leaf (one job left), or writes the node as a parent record
 //                                 and its children in the layout of flowshop/lb1.wgsl, lb2.wgsl
+//   resident_masks   (per node)   LB2 on n <= 32 jobs: where each node's unscheduled jobs
+//                                 stand in every pair's Johnson order (lb2's POSITION_MASKS)
 //   resident_finish  (1 thread)   writes the bound kernel's uniform block (copied into it by
 //                                 the host's command list) and its indirect dispatch size
 //   lb1 / lb2                     the bound kernels, unchanged (bit for bit the host's bounds)
@@ -28,6 +30,9 @@
 //   binding 7  bounds    the bound kernels' output (binding 4 there)
 //   binding 8  launch    [the bound kernels' 8-word uniform block | dispatch x, y, z]
 //   binding 9  results   pool * (1 + n): per select thread, the best leaf it met [value, perm]
+//   binding 11 positions       pairs * n: job j's place in pair q's Johnson order (n <= 32)
+//   binding 12 position_masks  pool * pairs: per branched node and pair, the places of its
+//                        unscheduled jobs (resident_masks; read by lb2 with POSITION_MASKS)
 
 struct Config {
     jobs: u32,
@@ -56,6 +61,8 @@ struct Config {
 @group(0) @binding(7) var<storage, read> bounds: array<u32>;
 @group(0) @binding(8) var<storage, read_write> launch: array<u32>;
 @group(0) @binding(9) var<storage, read_write> results: array<u32>;
+@group(0) @binding(11) var<storage, read> positions: array<u32>;
+@group(0) @binding(12) var<storage, read_write> position_masks: array<u32>;
 
 // state words (host: resident.rs, `word`)
 const COUNT: u32 = 0u;      // open nodes on the stack
@@ -171,6 +178,31 @@ fn resident_select(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     selected[at + config.node_stride] = first;
     selected[at + config.node_stride + 1u] = width;
+}
+
+// After resident_select, for LB2 on at most 32 jobs: per branched node and machine pair, the
+// bit set of the Johnson-order places its unscheduled jobs hold, so that each child walks those
+// jobs only (lb2's POSITION_MASKS) instead of all n; one pass per node serves all its children.
+@compute @workgroup_size(WG)
+fn resident_masks(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= atomicLoad(&state[TAKEN])) {
+        return;
+    }
+    let at = i * (config.node_stride + 2u);
+    let width = selected[at + config.node_stride + 1u];
+    if (width == 0u) {
+        return;
+    }
+    let front = selected[at + FRONT];
+    let n = config.jobs;
+    for (var q = 0u; q < config.pairs; q = q + 1u) {
+        var mask = 0u;
+        for (var x = 0u; x < width; x = x + 1u) {
+            mask = mask | (1u << positions[q * n + selected[at + PERM + front + x]]);
+        }
+        position_masks[i * config.pairs + q] = mask;
+    }
 }
 
 @compute @workgroup_size(1)

@@ -81,6 +81,9 @@ struct ResidentDevice<'g> {
     pool: usize,
     result_stride: usize,
     kernels: [Arc<Kernel>; 4],
+    /// LB2 on at most 32 jobs: where each node's unscheduled jobs stand in the Johnson orders,
+    /// so its children walk only those (`resident_masks`, lb2's `POSITION_MASKS`).
+    masks: Option<(Arc<Kernel>, wgpu::BindGroup)>,
     bound_kernel: Arc<Kernel>,
     state: GpuBuffer<u32>,
     stack: GpuBuffer<u32>,
@@ -135,6 +138,22 @@ impl<'g> ResidentDevice<'g> {
         let results = gpu.buffer("resident results", &vec![u32::MAX; pool * result_stride], BufferKind::Storage)?;
         let pairs = upload("resident pairs", &data.pairs)?;
         let sequences = upload("resident sequences", &data.sequences)?;
+        // LB2's children walk only their unscheduled jobs where a job set fits one word
+        let pairs_count = data.pair_count();
+        let walk_unscheduled = bound == LowerBound::Lb2
+            && n <= 32
+            && pairs_count > 0
+            && pool * pairs_count <= words_limit
+            // the full walk, for comparisons (benches/gpu_flowshop_walk.sh)
+            && std::env::var_os("SIMTLAB_RESIDENT_FULL_WALK").is_none();
+        let mut positions = vec![0u32; pairs_count * n];
+        for (q, order) in data.johnson.chunks(n.max(1)).enumerate().take(pairs_count) {
+            for (place, &job) in order.iter().enumerate() {
+                positions[q * n + job as usize] = place as u32;
+            }
+        }
+        let positions = upload("resident johnson positions", if walk_unscheduled { &positions } else { &[] })?;
+        let position_masks = storage("resident position masks", if walk_unscheduled { pool * pairs_count } else { 1 })?;
 
         use registry::flowshop::resident::{RESIDENT_BRANCH, RESIDENT_FINISH, RESIDENT_PLAN, RESIDENT_SELECT};
         let kernels = [
@@ -143,8 +162,9 @@ impl<'g> ResidentDevice<'g> {
             gpu.kernel(RESIDENT_FINISH, &[])?,
             gpu.kernel(RESIDENT_BRANCH, &[])?,
         ];
-        let bound_kernel = gpu.kernel(ThreadMapping::PerChild.entry_point(bound), &["BRANCHLESS"])?;
-        let slots: [(u32, &dyn Bind); 10] = [
+        let defines: &[&str] = if walk_unscheduled { &["BRANCHLESS", "POSITION_MASKS"] } else { &["BRANCHLESS"] };
+        let bound_kernel = gpu.kernel(ThreadMapping::PerChild.entry_point(bound), defines)?;
+        let slots: [(u32, &dyn Bind); 12] = [
             (0, &config),
             (1, &ptimes),
             (2, &state),
@@ -155,6 +175,8 @@ impl<'g> ResidentDevice<'g> {
             (7, &bounds),
             (8, &launch),
             (9, &results),
+            (11, &positions),
+            (12, &position_masks),
         ];
         // every resident entry point binds a subset of the same slots (auto layouts: one group each)
         let search_binds = [
@@ -163,8 +185,24 @@ impl<'g> ResidentDevice<'g> {
             kernels[2].bind_at(gpu, &slots)?,
             kernels[3].bind_at(gpu, &slots)?,
         ];
-        let bound_slots: [(u32, &dyn Bind); 7] =
-            [(0, &params), (1, &ptimes), (2, &parents), (3, &children), (4, &bounds), (5, &pairs), (6, &sequences)];
+        let masks = if walk_unscheduled {
+            let kernel = gpu.kernel(registry::flowshop::resident::RESIDENT_MASKS, &[])?;
+            let bind = kernel.bind_at(gpu, &slots)?;
+            Some((kernel, bind))
+        } else {
+            None
+        };
+        let bound_slots: [(u32, &dyn Bind); 9] = [
+            (0, &params),
+            (1, &ptimes),
+            (2, &parents),
+            (3, &children),
+            (4, &bounds),
+            (5, &pairs),
+            (6, &sequences),
+            (11, &positions),
+            (12, &position_masks),
+        ];
         let bound_bind = bound_kernel.bind_at(gpu, &bound_slots)?;
         Ok(Self {
             gpu,
@@ -173,6 +211,7 @@ impl<'g> ResidentDevice<'g> {
             pool,
             result_stride,
             kernels,
+            masks,
             bound_kernel,
             state,
             stack,
@@ -219,11 +258,13 @@ impl<'g> ResidentDevice<'g> {
         let groups = (self.pool as u32).div_ceil(WORKGROUP_SIZE);
         let [plan, select, finish, branch] = &self.kernels;
         let [plan_bind, select_bind, finish_bind, branch_bind] = &self.binds;
-        let mut steps = Vec::with_capacity(6 * rounds);
+        let mut steps = Vec::with_capacity(7 * rounds);
         for _ in 0..rounds {
+            steps.extend([Step::dispatch(plan, plan_bind, [1, 1, 1]), Step::dispatch(select, select_bind, [groups, 1, 1])]);
+            if let Some((masks, masks_bind)) = &self.masks {
+                steps.push(Step::dispatch(masks, masks_bind, [groups, 1, 1]));
+            }
             steps.extend([
-                Step::dispatch(plan, plan_bind, [1, 1, 1]),
-                Step::dispatch(select, select_bind, [groups, 1, 1]),
                 Step::dispatch(finish, finish_bind, [1, 1, 1]),
                 Step::copy(&self.launch, &self.params, 32),
                 Step::DispatchIndirect { kernel: &self.bound_kernel, bind: &self.bound_bind, args: &self.launch.buffer, offset: 32 },
