@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# LB2's walk over unscheduled jobs only (resident search, n <= 32) against the full walk, in one
-# call on a lent GPU; stage first (../shared/gpu/prepare.sh target/release/simtlab), then:
+# The resident search's LB2 (ta021 … ta030: n = 20 <= 32) three ways, in one call on a lent GPU:
+#   full       every child walks all n jobs per machine pair (SIMTLAB_RESIDENT_FULL_WALK=1,
+#              SIMTLAB_RESIDENT_NO_SCREEN=1: the kernel before either change)
+#   masks      children walk only their unscheduled jobs (SIMTLAB_RESIDENT_NO_SCREEN=1)
+#   screened   masks, and LB1 settles children in a first pass so that only the others enter
+#              the pair loop, on full subgroups (the default)
+# Stage first (../shared/gpu/prepare.sh target/release/simtlab), then:
 #   bash benches/gpu_flowshop_walk.sh "$OUT"
-# 1. ta021 with --ub 2297 (the optimum: the same tree either way), pool 65536, three runs each,
-#    alternating; SIMTLAB_RESIDENT_FULL_WALK=1 selects the full walk.
-# 2. ta021 … ta030 proved from the heuristic start (no optimum given), 20 s each.
+# 1. ta021 with --ub 2297 (the optimum: the same tree either way), pool 65536, three runs of
+#    each, alternating.
+# 2. ta021 … ta030 and ta041 … ta050 (n = 50: no masks) proved from the heuristic start (no
+#    optimum given), 20 s each, screened.
 # Each run's JSON and log land under $OUT as soon as it ends, with a line in summary.tsv.
 set -u
 out="$1"
@@ -14,7 +20,11 @@ printf "run\tinstance\twalk\tmakespan\toptimal\tnodes\tseconds\theuristic_s\tnod
 solve() { # NAME WALK INSTANCE ARGS...
   local name="$1" walk="$2" ta="$3"; shift 3
   echo "$(date -u +%FT%TZ) walk=$walk .gpu/simtlab flowshop solve $ta --search resident --pool 65536 $* --json" > "$out/$name.cmd"
-  if [ "$walk" = full ]; then export SIMTLAB_RESIDENT_FULL_WALK=1; else unset SIMTLAB_RESIDENT_FULL_WALK; fi
+  unset SIMTLAB_RESIDENT_FULL_WALK SIMTLAB_RESIDENT_NO_SCREEN
+  case "$walk" in
+    full) export SIMTLAB_RESIDENT_FULL_WALK=1 SIMTLAB_RESIDENT_NO_SCREEN=1 ;;
+    masks) export SIMTLAB_RESIDENT_NO_SCREEN=1 ;;
+  esac
   .gpu/simtlab flowshop solve "$ta" --search resident --pool 65536 "$@" --json > "$out/$name.json" 2> "$out/$name.log"
   python3 - "$out/$name.json" "$name" "$ta" "$walk" >> "$out/summary.tsv" <<'PY'
 import json, sys
@@ -29,9 +39,10 @@ PY
   tail -1 "$out/summary.tsv" >&2
 }
 for r in 1 2 3; do
-  solve "ab$r-unscheduled" unscheduled ta021 --ub 2297 --time-limit 30
-  solve "ab$r-full" full ta021 --ub 2297 --time-limit 30
+  for walk in screened masks full; do
+    solve "ab$r-$walk" "$walk" ta021 --ub 2297 --time-limit 30
+  done
 done
-for ta in ta021 ta022 ta023 ta024 ta025 ta026 ta027 ta028 ta029 ta030; do
-  solve "start-$ta" unscheduled "$ta" --time-limit 20
+for ta in ta021 ta022 ta023 ta024 ta025 ta026 ta027 ta028 ta029 ta030 ta041 ta042 ta043 ta044 ta045 ta046 ta047 ta048 ta049 ta050; do
+  solve "start-$ta" screened "$ta" --time-limit 20
 done

@@ -27,9 +27,10 @@
 // WALK_PREFIX (the paper's kernel): a thread computes its parent's heads by walking the
 // prefix (binding 10, shared/flowshop_prefix.wgsl) instead of reading them from the record.
 // POSITION_MASKS (the resident search, n <= 32): a child walks only its unscheduled jobs
-// instead of all n (bindings 11, 12 below); the same jobs in the same order, so the same bound.
+// instead of all n (binding 11 below); the same jobs in the same order, so the same bound.
 // Entry points: `lb2`, one thread per child; `lb2_per_parent`, one thread per parent that
-// bounds all its children in turn.
+// bounds all its children in turn; `lb2_screen` then `lb2_listed`, the resident search's two
+// passes (binding 14: LB1 settles what it can, the pair loop runs on the rest only).
 // Thread i = global_index (2-D dispatch for large pools, shared/grid.wgsl).
 //
 // PROBE sites: 0 thread in range, 1 job unscheduled (the basic variant's if),
@@ -42,17 +43,35 @@ const PROBE_SITES: u32 = 4u;
 @group(0) @binding(5) var<storage, read> pairs: array<u32>;
 @group(0) @binding(6) var<storage, read> sequences: array<vec4<u32>>;
 #ifdef POSITION_MASKS
-// positions[q*n + j]: job j's place in pair q's Johnson order; position_masks[parent*Q + q]:
-// the places of the parent's unscheduled jobs (written by resident_masks in resident.wgsl).
-@group(0) @binding(11) var<storage, read> positions: array<u32>;
-@group(0) @binding(12) var<storage, read> position_masks: array<u32>;
+// places[q*n + j]: job j's place in pair q's Johnson order; places[Q*n + parent*Q + q]: the
+// places of the parent's unscheduled jobs (written by resident_masks in resident.wgsl).
+@group(0) @binding(11) var<storage, read> places: array<u32>;
 #endif
+// The resident search's screen (lb2_screen, lb2_listed): the children LB1 does not settle,
+// listed so that the pair loop runs on full subgroups.
+struct Listed {
+    count: atomic<u32>,
+    children: array<u32>,
+}
+@group(0) @binding(14) var<storage, read_write> listed: Listed;
 
-fn bound_child(index: u32) -> u32 {
+// A child with its heads, tails and LB1.
+struct Start {
+    child: Child,
+    heads: array<u32, MAX_MACHINES>,
+    tails: array<u32, MAX_MACHINES>,
+    lb1: u32,
+}
+
+// Whether `start`'s LB1 settles the child: no machine pair, or it reaches the incumbent.
+fn settled(start: Start) -> bool {
+    return params.pairs == 0u || (params.prune_at != 0u && start.lb1 >= params.prune_at);
+}
+
+fn start_child(index: u32) -> Start {
     let child = child_at(index);
     let n = params.jobs;
     let m = machine_count();
-    let mask_at = child.base + 3u * params.machines;
 
     // Child heads and tails: a forward child's job follows the parent's prefix (new heads),
     // a backward child's job precedes its suffix (new tails). Both chains are computed and
@@ -82,12 +101,20 @@ fn bound_child(index: u32) -> u32 {
         t = max(t, heads[k] + parents[child.base + 2u * params.machines + k] - ptimes[k * n + child.job]);
         bound = max(bound, t + tails[k]);
     }
-    if (params.pairs > 0u && params.prune_at != 0u && bound >= params.prune_at) {
-        return bound;
+    return Start(child, heads, tails, bound);
+}
+
+fn bound_child(index: u32) -> u32 {
+    let start = start_child(index);
+    if (settled(start)) {
+        return start.lb1;
     }
-    if (params.pairs > 0u) {
-        bound = 0u;
-    }
+    let child = start.child;
+    let n = params.jobs;
+    let mask_at = child.base + 3u * params.machines;
+    var heads = start.heads;
+    var tails = start.tails;
+    var bound = 0u;
     for (var q = 0u; q < params.pairs; q = q + 1u) {
         let u = pairs[2u * q];
         let v = pairs[2u * q + 1u];
@@ -95,7 +122,8 @@ fn bound_child(index: u32) -> u32 {
         var tv = heads[min(v, MAX_MACHINES - 1u)];
 #ifdef POSITION_MASKS
         // the parent's unscheduled jobs but the child's own, lowest place first
-        var left = position_masks[child.parent * params.pairs + q] & ~(1u << positions[q * n + child.job]);
+        let unscheduled = places[params.pairs * n + child.parent * params.pairs + q];
+        var left = unscheduled & ~(1u << places[q * n + child.job]);
         loop {
             if (left == 0u) {
                 break;
@@ -130,6 +158,34 @@ fn bound_child(index: u32) -> u32 {
         }
     }
     return bound;
+}
+
+// The resident search's first pass: LB1 of every child; a child it settles gets it as its
+// bound, the others are listed for lb2_listed. Lanes whose child LB1 settles would idle
+// through the pair loop beside the others (a subgroup runs as long as its slowest lane).
+@compute @workgroup_size(WG)
+fn lb2_screen(ids: Ids) {
+    let index = global_index(ids, WG);
+    if (index >= params.children) {
+        return;
+    }
+    let start = start_child(index);
+    if (settled(start)) {
+        bounds[index] = start.lb1;
+    } else {
+        listed.children[atomicAdd(&listed.count, 1u)] = index;
+    }
+}
+
+// The resident search's second pass: LB2 of the listed children, one per thread.
+@compute @workgroup_size(WG)
+fn lb2_listed(ids: Ids) {
+    let k = global_index(ids, WG);
+    if (k >= atomicLoad(&listed.count)) {
+        return;
+    }
+    let index = listed.children[k];
+    bounds[index] = bound_child(index);
 }
 
 @compute @workgroup_size(WG)

@@ -10,7 +10,10 @@
 //                                 stand in every pair's Johnson order (lb2's POSITION_MASKS)
 //   resident_finish  (1 thread)   writes the bound kernel's uniform block (copied into it by
 //                                 the host's command list) and its indirect dispatch size
-//   lb1 / lb2                     the bound kernels, unchanged (bit for bit the host's bounds)
+//   lb1 / lb2                     the bound kernels (bit for bit the host's bounds); LB2 runs as
+//                                 lb2_screen, resident_listed (1 thread: the next dispatch's
+//                                 size) and lb2_listed, so that only children LB1 does not
+//                                 settle enter the pair loop
 //   resident_branch  (per node)   chooses the direction (bidirectional), keeps the children
 //                                 below the incumbent and pushes them, most promising on top
 // Every loop runs over jobs, machines or children of one node: no thread waits for another,
@@ -28,11 +31,13 @@
 //   binding 5  parents   pool * pool_stride, the bound kernels' parent records (binding 2 there)
 //   binding 6  children  pool * directions * n * 2, the bound kernels' children (binding 3)
 //   binding 7  bounds    the bound kernels' output (binding 4 there)
-//   binding 8  launch    [the bound kernels' 8-word uniform block | dispatch x, y, z]
+//   binding 8  launch    [the bound kernels' 8-word uniform block | dispatch x, y, z |
+//                        lb2_listed's dispatch x, y, z]
 //   binding 9  results   pool * (1 + n): per select thread, the best leaf it met [value, perm]
-//   binding 11 positions       pairs * n: job j's place in pair q's Johnson order (n <= 32)
-//   binding 12 position_masks  pool * pairs: per branched node and pair, the places of its
-//                        unscheduled jobs (resident_masks; read by lb2 with POSITION_MASKS)
+//   binding 11 places    pairs * n + pool * pairs (n <= 32): job j's place in pair q's Johnson
+//                        order at q*n + j; after them, per branched node and pair, the places
+//                        of its unscheduled jobs (resident_masks; read by lb2 with POSITION_MASKS)
+//   binding 14 listed    1 + pool * directions * n: lb2_screen's list (lb2.wgsl's Listed)
 
 struct Config {
     jobs: u32,
@@ -61,8 +66,9 @@ struct Config {
 @group(0) @binding(7) var<storage, read> bounds: array<u32>;
 @group(0) @binding(8) var<storage, read_write> launch: array<u32>;
 @group(0) @binding(9) var<storage, read_write> results: array<u32>;
-@group(0) @binding(11) var<storage, read> positions: array<u32>;
-@group(0) @binding(12) var<storage, read_write> position_masks: array<u32>;
+@group(0) @binding(11) var<storage, read_write> places: array<u32>;
+// lb2.wgsl's Listed: [count | children]
+@group(0) @binding(14) var<storage, read_write> listed: array<u32>;
 
 // state words (host: resident.rs, `word`)
 const COUNT: u32 = 0u;      // open nodes on the stack
@@ -199,9 +205,9 @@ fn resident_masks(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var q = 0u; q < config.pairs; q = q + 1u) {
         var mask = 0u;
         for (var x = 0u; x < width; x = x + 1u) {
-            mask = mask | (1u << positions[q * n + selected[at + PERM + front + x]]);
+            mask = mask | (1u << places[q * n + selected[at + PERM + front + x]]);
         }
-        position_masks[i * config.pairs + q] = mask;
+        places[config.pairs * n + i * config.pairs + q] = mask;
     }
 }
 
@@ -222,6 +228,16 @@ fn resident_finish() {
     launch[8] = min(groups, 65535u);
     launch[9] = max((groups + 65534u) / 65535u, 1u);
     launch[10] = 1u;
+    listed[0] = 0u;
+}
+
+// After lb2_screen: lb2_listed's dispatch size, one thread per listed child.
+@compute @workgroup_size(1)
+fn resident_listed() {
+    let groups = (listed[0] + 63u) / 64u;
+    launch[11] = min(groups, 65535u);
+    launch[12] = max((groups + 65534u) / 65535u, 1u);
+    launch[13] = 1u;
 }
 
 // Machine idle time the job adds (host: search.rs idle_time), the second key of the order.

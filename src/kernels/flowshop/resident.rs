@@ -85,6 +85,9 @@ struct ResidentDevice<'g> {
     /// so its children walk only those (`resident_masks`, lb2's `POSITION_MASKS`).
     masks: Option<(Arc<Kernel>, wgpu::BindGroup)>,
     bound_kernel: Arc<Kernel>,
+    /// LB2 in two passes: `lb2_screen` settles what LB1 can and lists the rest, `resident_listed`
+    /// sizes `lb2_listed`'s dispatch over the list.
+    screen: Option<Screen>,
     state: GpuBuffer<u32>,
     stack: GpuBuffer<u32>,
     launch: GpuBuffer<u32>,
@@ -94,6 +97,16 @@ struct ResidentDevice<'g> {
     bound_bind: wgpu::BindGroup,
     staging: wgpu::Buffer,
     last: Status,
+}
+
+/// LB2's two passes in the resident search (`lb2_screen`, `resident_listed`, `lb2_listed`).
+struct Screen {
+    first: Arc<Kernel>,
+    first_bind: wgpu::BindGroup,
+    size: Arc<Kernel>,
+    size_bind: wgpu::BindGroup,
+    second: Arc<Kernel>,
+    second_bind: wgpu::BindGroup,
 }
 
 impl<'g> ResidentDevice<'g> {
@@ -133,7 +146,7 @@ impl<'g> ResidentDevice<'g> {
         let parents = storage("resident parents", pool * pool_stride)?;
         let children = storage("resident children", 2 * pool * directions * n)?;
         let bounds = storage("resident bounds", pool * directions * n)?;
-        let launch = gpu.buffer_zeroed::<u32>("resident launch", 12, BufferKind::Indirect)?;
+        let launch = gpu.buffer_zeroed::<u32>("resident launch", 14, BufferKind::Indirect)?;
         let params = gpu.buffer_zeroed::<u32>("resident bound params", 8, BufferKind::Uniform)?;
         let results = gpu.buffer("resident results", &vec![u32::MAX; pool * result_stride], BufferKind::Storage)?;
         let pairs = upload("resident pairs", &data.pairs)?;
@@ -146,14 +159,20 @@ impl<'g> ResidentDevice<'g> {
             && pool * pairs_count <= words_limit
             // the full walk, for comparisons (benches/gpu_flowshop_walk.sh)
             && std::env::var_os("SIMTLAB_RESIDENT_FULL_WALK").is_none();
-        let mut positions = vec![0u32; pairs_count * n];
-        for (q, order) in data.johnson.chunks(n.max(1)).enumerate().take(pairs_count) {
-            for (place, &job) in order.iter().enumerate() {
-                positions[q * n + job as usize] = place as u32;
+        // [each job's place in each pair's Johnson order | per node and pair, resident_masks' bits]
+        let mut places = vec![0u32; if walk_unscheduled { pairs_count * (n + pool) } else { 1 }];
+        if walk_unscheduled {
+            for (q, order) in data.johnson.chunks(n).enumerate().take(pairs_count) {
+                for (place, &job) in order.iter().enumerate() {
+                    places[q * n + job as usize] = place as u32;
+                }
             }
         }
-        let positions = upload("resident johnson positions", if walk_unscheduled { &positions } else { &[] })?;
-        let position_masks = storage("resident position masks", if walk_unscheduled { pool * pairs_count } else { 1 })?;
+        let places = upload("resident johnson places", &places)?;
+        // LB2 in two passes (SIMTLAB_RESIDENT_NO_SCREEN: in one, for comparisons)
+        let screened = bound == LowerBound::Lb2 && std::env::var_os("SIMTLAB_RESIDENT_NO_SCREEN").is_none();
+        // [count | children]
+        let listed = storage("resident listed children", 1 + if screened { pool * directions * n } else { 0 })?;
 
         use registry::flowshop::resident::{RESIDENT_BRANCH, RESIDENT_FINISH, RESIDENT_PLAN, RESIDENT_SELECT};
         let kernels = [
@@ -175,8 +194,8 @@ impl<'g> ResidentDevice<'g> {
             (7, &bounds),
             (8, &launch),
             (9, &results),
-            (11, &positions),
-            (12, &position_masks),
+            (11, &places),
+            (14, &listed),
         ];
         // every resident entry point binds a subset of the same slots (auto layouts: one group each)
         let search_binds = [
@@ -200,10 +219,25 @@ impl<'g> ResidentDevice<'g> {
             (4, &bounds),
             (5, &pairs),
             (6, &sequences),
-            (11, &positions),
-            (12, &position_masks),
+            (11, &places),
+            (14, &listed),
         ];
         let bound_bind = bound_kernel.bind_at(gpu, &bound_slots)?;
+        let screen = if screened {
+            use registry::flowshop::lb2::{LB2_LISTED, LB2_SCREEN};
+            let (first, second) = (gpu.kernel(LB2_SCREEN, defines)?, gpu.kernel(LB2_LISTED, defines)?);
+            let size = gpu.kernel(registry::flowshop::resident::RESIDENT_LISTED, &[])?;
+            Some(Screen {
+                first_bind: first.bind_at(gpu, &bound_slots)?,
+                second_bind: second.bind_at(gpu, &bound_slots)?,
+                size_bind: size.bind_at(gpu, &slots)?,
+                first,
+                second,
+                size,
+            })
+        } else {
+            None
+        };
         Ok(Self {
             gpu,
             node_stride: stride,
@@ -213,6 +247,7 @@ impl<'g> ResidentDevice<'g> {
             kernels,
             masks,
             bound_kernel,
+            screen,
             state,
             stack,
             launch,
@@ -258,18 +293,27 @@ impl<'g> ResidentDevice<'g> {
         let groups = (self.pool as u32).div_ceil(WORKGROUP_SIZE);
         let [plan, select, finish, branch] = &self.kernels;
         let [plan_bind, select_bind, finish_bind, branch_bind] = &self.binds;
-        let mut steps = Vec::with_capacity(7 * rounds);
+        let mut steps = Vec::with_capacity(9 * rounds);
         for _ in 0..rounds {
             steps.extend([Step::dispatch(plan, plan_bind, [1, 1, 1]), Step::dispatch(select, select_bind, [groups, 1, 1])]);
             if let Some((masks, masks_bind)) = &self.masks {
                 steps.push(Step::dispatch(masks, masks_bind, [groups, 1, 1]));
             }
-            steps.extend([
-                Step::dispatch(finish, finish_bind, [1, 1, 1]),
-                Step::copy(&self.launch, &self.params, 32),
-                Step::DispatchIndirect { kernel: &self.bound_kernel, bind: &self.bound_bind, args: &self.launch.buffer, offset: 32 },
-                Step::dispatch(branch, branch_bind, [groups, 1, 1]),
-            ]);
+            steps.extend([Step::dispatch(finish, finish_bind, [1, 1, 1]), Step::copy(&self.launch, &self.params, 32)]);
+            match &self.screen {
+                Some(screen) => steps.extend([
+                    Step::DispatchIndirect { kernel: &screen.first, bind: &screen.first_bind, args: &self.launch.buffer, offset: 32 },
+                    Step::dispatch(&screen.size, &screen.size_bind, [1, 1, 1]),
+                    Step::DispatchIndirect { kernel: &screen.second, bind: &screen.second_bind, args: &self.launch.buffer, offset: 44 },
+                ]),
+                None => steps.push(Step::DispatchIndirect {
+                    kernel: &self.bound_kernel,
+                    bind: &self.bound_bind,
+                    args: &self.launch.buffer,
+                    offset: 32,
+                }),
+            }
+            steps.push(Step::dispatch(branch, branch_bind, [groups, 1, 1]));
         }
         let encoder = self.gpu.encode(&steps);
         self.gpu.submit_read(encoder, &self.state.buffer, &self.staging, 4 * word::ALL as u64)

@@ -226,9 +226,17 @@ fn shaders_validate_with_naga() {
     use crate::gpu::shader;
     for bound in [LowerBound::Lb1, LowerBound::Lb2] {
         let path = format!("flowshop/{}.wgsl", bound.entry_point());
-        assert_eq!(shader::declared_variants(bound.wgsl()), ["BRANCHLESS", "PROBE", "WALK_PREFIX"]);
+        // only LB2 has the resident search's unscheduled-only walk
+        let masks = bound == LowerBound::Lb2;
+        let mut declared = vec!["BRANCHLESS", "PROBE", "WALK_PREFIX"];
+        declared.extend(masks.then_some("POSITION_MASKS"));
+        assert_eq!(shader::declared_variants(bound.wgsl()), declared);
         let mut variants = Vec::new();
-        for defines in [&[][..], &["BRANCHLESS"][..], &["WALK_PREFIX"][..]] {
+        let mut cases = vec![&[][..], &["BRANCHLESS"][..], &["WALK_PREFIX"][..]];
+        if masks {
+            cases.extend([&["POSITION_MASKS"][..], &["WALK_PREFIX", "POSITION_MASKS"][..]]);
+        }
+        for defines in cases {
             let source = shader::preprocess(&path, defines).unwrap();
             let (module, info) = shader::validate(&source).unwrap_or_else(|e| panic!("{path} {defines:?}: {e}"));
             for mapping in [gpu::ThreadMapping::PerChild, gpu::ThreadMapping::PerParent] {
@@ -241,14 +249,19 @@ fn shaders_validate_with_naga() {
                     .iter()
                     .filter(|(h, v)| !uses[*h].is_empty() && matches!(v.space, naga::AddressSpace::Storage { .. }))
                     .count() as u32;
-                // offsets (per parent), prefixes (prefix walk)
-                let extra = (mapping == gpu::ThreadMapping::PerParent) as u32 + defines.contains(&"WALK_PREFIX") as u32;
+                // offsets (per parent), prefixes (prefix walk), places (unscheduled-only walk)
+                let extra = (mapping == gpu::ThreadMapping::PerParent) as u32
+                    + defines.contains(&"WALK_PREFIX") as u32
+                    + defines.contains(&"POSITION_MASKS") as u32;
                 assert_eq!(storage, bound.storage_buffers() + extra, "{name}");
             }
             variants.push(source.text);
         }
         assert_ne!(variants[0], variants[1], "{bound:?}: BRANCHLESS changes nothing");
         assert_ne!(variants[0], variants[2], "{bound:?}: WALK_PREFIX changes nothing");
+        if masks {
+            assert_ne!(variants[0], variants[3], "{bound:?}: POSITION_MASKS changes nothing");
+        }
     }
 }
 
