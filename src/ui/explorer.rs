@@ -15,9 +15,9 @@
 //! [`Explorer`] is plain egui ([`Explorer::ui`] draws into any `Ui`); [`run`] wraps it in an
 //! eframe window with the wgpu renderer. Keys: Ctrl+R or F5 runs, Esc cancels, Ctrl+S saves.
 //!
-//! The same explorer runs in a browser page (wasm32, `ui::web`): there the runs await the async
-//! core on the page's event loop, and what would have to wait on the GPU says why it does not
-//! run instead (the `browser` module).
+//! The same explorer runs in a browser page (wasm32, `ui::web`): there the runs and their heat
+//! maps await the async core on the page's event loop, what would have to wait on the GPU says
+//! why it does not run instead, and files are downloads and a file input (the `browser` module).
 
 mod browser;
 mod family;
@@ -154,6 +154,9 @@ pub struct Explorer {
     pub flowshop: flowshop::FlowshopView,
     /// The "Your shader" tab.
     pub shader: shader::ShaderView,
+    /// The page's file input, through which run files are opened in a browser.
+    #[cfg(target_arch = "wasm32")]
+    upload: browser::Upload,
 }
 
 impl Explorer {
@@ -219,6 +222,8 @@ impl Explorer {
             run_on_start: false,
             flowshop: flowshop::FlowshopView::new(options),
             shader: shader::ShaderView::new(options),
+            #[cfg(target_arch = "wasm32")]
+            upload: browser::Upload::new(),
         };
         explorer.select_adapter(0);
         explorer.select(0);
@@ -637,9 +642,9 @@ impl Explorer {
                     100.0 * d.branch_efficiency,
                     100.0 * d.divergence_ratio
                 ),
-                None if cfg!(target_arch = "wasm32") => {
-                    "no per-warp heat map in the browser: counting it waits on the GPU between steps (the desktop explorer shows it)".into()
-                }
+                None if cfg!(target_arch = "wasm32") => "in the page this workload's run times and checks its recording only: \
+                     its divergence, where it has one, is in the desktop explorer (`simtlab gui`)"
+                    .into(),
                 None => "this workload measures no divergence".into(),
             });
             return;
@@ -682,6 +687,8 @@ impl Explorer {
             self.start_run(ui.ctx());
         }
         self.poll();
+        #[cfg(target_arch = "wasm32")]
+        self.poll_upload(ui.ctx());
         self.shortcuts(&ui.ctx().clone());
         Panel::top("simtlab-views").show(ui, |ui| {
             ui.horizontal(|ui| {
