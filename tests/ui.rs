@@ -369,6 +369,8 @@ fn explorer_saves_reopens_compares_and_exports() {
     let json = |r: &[simtlab::harness::Record]| serde_json::to_value(r).unwrap();
     assert_eq!(json(&reopened.records().cloned().collect::<Vec<_>>()), json(&simtlab::harness::read_json(&plain).unwrap()));
     assert_eq!(keys(&reopened.points[0].records), keys(&original.points[0].records));
+    // to the last bit of every time (serde_json's float_roundtrip)
+    assert_eq!(json(&reopened.to_records()), json(&original.to_records()));
     assert_eq!(reopened.workload, "branch-split-random");
     // the file is the CLI's record format
     let records = simtlab::harness::read_json(&file).unwrap();

@@ -346,9 +346,16 @@ impl Explorer {
     }
 
     /// Whether divergence comes from the GPU probe on the selected adapter (then the emulated
-    /// width does not apply).
+    /// width does not apply). A browser's adapter does not list subgroups: its device, once a
+    /// run has opened it, says whether it has them.
     pub fn probe_applies(&self) -> bool {
-        self.prefer_probe && self.adapters.get(self.adapter).is_some_and(|a| a.adapter.features().contains(wgpu::Features::SUBGROUP))
+        let opened_with_subgroups =
+            |a: &AdapterEntry| a.gpu.lock().ok().is_some_and(|g| g.as_ref().is_some_and(|g| g.caps().subgroup_size.is_some()));
+        self.prefer_probe
+            && self
+                .adapters
+                .get(self.adapter)
+                .is_some_and(|a| a.adapter.features().contains(wgpu::Features::SUBGROUP) || opened_with_subgroups(a))
     }
 
     /// The workloads of the selected one's family, when it has several to run side by side.
@@ -423,7 +430,8 @@ impl Explorer {
         let total = points.len();
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel();
-        let counting = if self.probe_applies() { Counting::Probe(self.emulation_width) } else { Counting::Emulate(self.emulation_width) };
+        // the probe falls back to emulation at this width where the device has no subgroups
+        let counting = if self.prefer_probe { Counting::Probe(self.emulation_width) } else { Counting::Emulate(self.emulation_width) };
         let sweep = &self.sweeps[self.workload];
         self.run = Run {
             workload: self.workload().name().into(),
