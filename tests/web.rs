@@ -213,3 +213,31 @@ async fn micro_loops_async_heat_maps_equal_host_emulation_in_the_page() {
         assert!(maps[0].divergence.divergent_warps > maps[1].divergence.divergent_warps, "{counting:?}");
     }
 }
+
+/// The plots a page downloads (the explorer's PNG button): drawn and encoded in the browser,
+/// with the embedded font, as on the desktop: an 800×500 PNG with the series' colours in it.
+#[wasm_bindgen_test]
+async fn a_plot_is_drawn_as_a_png_in_the_page() {
+    use simtlab::report::{png_bytes, Figure, Series};
+    let figure = Figure {
+        id: "time".into(),
+        title: "time vs n".into(),
+        x_label: "n".into(),
+        y_label: "ms".into(),
+        series: vec![Series { name: "data_loop".into(), points: vec![(1.0, 2.0), (2.0, 3.5), (4.0, 3.0)] }],
+        ..Default::default()
+    };
+    let bytes = png_bytes(&figure).unwrap_or_else(|e| panic!("{e}"));
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((frame.width, frame.height, frame.color_type), (800, 500, png::ColorType::Rgb));
+    let rgb: Vec<&[u8]> = pixels[..frame.buffer_size()].chunks(3).collect();
+    // the first series' colour (31, 119, 180) draws the line, and black draws the axes and text
+    let blue = rgb.iter().filter(|p| **p == [31, 119, 180]).count();
+    let black = rgb.iter().filter(|p| **p == [0, 0, 0]).count();
+    assert!(blue > 500 && black > 500, "{blue} line pixels, {black} axis and text pixels");
+    // the caption, lettered by the browser, is all there is above the plot area
+    let caption = rgb[..800 * 34].iter().filter(|p| **p != [255, 255, 255]).count();
+    assert!(caption > 100, "{caption} caption pixels: the title was not drawn");
+}

@@ -1,6 +1,8 @@
 //! Reports: markdown with our tables beside the papers' values, direction-of-effect verdicts,
 //! PNG plots, and chrome traces of GPU/CPU timelines.
 
+#[cfg(target_arch = "wasm32")]
+mod browser_text;
 mod markdown;
 mod paper;
 mod plot;

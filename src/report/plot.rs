@@ -46,6 +46,8 @@ pub struct Figure {
 #[cfg(not(target_arch = "wasm32"))]
 static FONT: std::sync::Once = std::sync::Once::new();
 
+/// Gives plotters its one font (in a browser page the browser letters plots instead,
+/// `report::browser_text`).
 fn register_font() {
     #[cfg(not(target_arch = "wasm32"))]
     FONT.call_once(|| {
@@ -108,12 +110,17 @@ pub fn render_png(figure: &Figure, path: &Path) -> Result<()> {
 pub fn png_bytes(figure: &Figure) -> Result<Vec<u8>> {
     let (width, height) = PLOT_SIZE;
     let mut rgb = vec![0u8; width as usize * height as usize * 3];
-    draw(figure, BitMapBackend::with_buffer(&mut rgb, PLOT_SIZE))?;
+    let bitmap = BitMapBackend::with_buffer(&mut rgb, PLOT_SIZE);
+    #[cfg(target_arch = "wasm32")]
+    let bitmap = super::browser_text::BrowserText::new(bitmap)?;
+    draw(figure, bitmap)?;
     let encoding = |e: png::EncodingError| Error::invalid("plot", format!("encoding the PNG: {e}"));
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
+    // a filter per row, as image's encoder chose: plots compress several times smaller
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
     let mut writer = encoder.write_header().map_err(encoding)?;
     writer.write_image_data(&rgb).map_err(encoding)?;
     writer.finish().map_err(encoding)?;
@@ -121,7 +128,7 @@ pub fn png_bytes(figure: &Figure) -> Result<Vec<u8>> {
 }
 
 /// Draws `figure` on `backend`: title, axes with their labels, one line per series, legend.
-fn draw(figure: &Figure, backend: BitMapBackend<'_>) -> Result<()> {
+fn draw<B: DrawingBackend>(figure: &Figure, backend: B) -> Result<()> {
     register_font();
     let err = |e: String| Error::invalid("plot", format!("drawing '{}': {e}", figure.title));
     let xs = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
