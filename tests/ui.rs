@@ -369,6 +369,8 @@ fn explorer_saves_reopens_compares_and_exports() {
     let json = |r: &[simtlab::harness::Record]| serde_json::to_value(r).unwrap();
     assert_eq!(json(&reopened.records().cloned().collect::<Vec<_>>()), json(&simtlab::harness::read_json(&plain).unwrap()));
     assert_eq!(keys(&reopened.points[0].records), keys(&original.points[0].records));
+    // to the last bit of every time (serde_json's float_roundtrip)
+    assert_eq!(json(&reopened.to_records()), json(&original.to_records()));
     assert_eq!(reopened.workload, "branch-split-random");
     // the file is the CLI's record format
     let records = simtlab::harness::read_json(&file).unwrap();
@@ -397,6 +399,24 @@ fn explorer_saves_reopens_compares_and_exports() {
     for p in &pngs {
         assert!(std::fs::read(p).unwrap().starts_with(b"\x89PNG"), "{}", p.display());
     }
+
+    // the bytes a browser page downloads and opens are the files' bytes (only the transport differs)
+    let e = h.state();
+    assert_eq!(std::fs::read(&file).unwrap(), e.run_json().unwrap());
+    assert_eq!(std::fs::read(&csv).unwrap(), e.run_csv());
+    let made = e.run_pngs("run").unwrap();
+    assert_eq!(made.iter().map(|f| dir.join(&f.name)).collect::<Vec<_>>(), pngs);
+    for f in &made {
+        assert_eq!(std::fs::read(dir.join(&f.name)).unwrap(), f.bytes, "{}", f.name);
+    }
+    let mut uploaded = explorer_harness([1400.0, 900.0]);
+    let text = String::from_utf8(e.run_json().unwrap()).unwrap();
+    uploaded.state_mut().open_text(&text, std::path::Path::new("run.json")).unwrap();
+    assert_eq!(json(&uploaded.state().run().to_records()), json(&reopened.to_records()));
+    assert_eq!(uploaded.state().workload().name(), "branch-split-random");
+    let refused = uploaded.state_mut().open_text("{\"not\": \"records\"}", std::path::Path::new("notes.json")).unwrap_err().to_string();
+    assert!(refused.starts_with("notes.json: not a simtlab record file"), "{refused}");
+    assert_eq!(uploaded.state().run().records().count(), original.records().count(), "a refused file keeps the run");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

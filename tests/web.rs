@@ -175,3 +175,69 @@ async fn a_users_shader_is_profiled_in_the_page() {
     let totals = on_gpu.counts.totals();
     assert!(totals.iter().any(|c| c.uniform_evaluations < c.evaluations), "collatz diverges: {totals:?}");
 }
+
+/// The explorer's heat maps in a page: the registry's async per-warp count of micro-loop at the
+/// tiny scale (what the page's run path awaits), by the GPU probe on the page's subgroups,
+/// equals host emulation at the adapter's width, as laid out and with threads sorted by trip
+/// count; asked for emulation, it emulates at the width given.
+#[wasm_bindgen_test]
+async fn micro_loops_async_heat_maps_equal_host_emulation_in_the_page() {
+    use simtlab::kernels::micro::{self, MicroConfig};
+    use simtlab::workload::Counting;
+    let gpu = gpu().await;
+    let width = gpu.caps().subgroup_size.unwrap();
+    let w = workload::find("micro-loop").unwrap();
+    let params = w.params(Scale::Tiny);
+    let cfg: MicroConfig = serde_json::from_value(params.clone()).unwrap();
+    let input = micro::generate(&cfg).unwrap();
+    let mut sorted: Vec<u32> = (0..cfg.n as u32).collect();
+    sorted.sort_by_key(|&i| input.primary[i as usize]);
+    for (counting, at) in [(Counting::Probe(32), width), (Counting::Emulate(32), 32)] {
+        let maps = w.warps_async(&gpu, &params, counting).await.unwrap_or_else(|e| panic!("{counting:?}: {e}"));
+        let layouts: Vec<&str> = maps.iter().map(|m| m.layout.as_str()).collect();
+        assert_eq!(layouts, ["as laid out", "threads sorted by trip count"], "{counting:?}");
+        for (map, order) in maps.iter().zip([None, Some(sorted.as_slice())]) {
+            let source = match counting {
+                Counting::Probe(_) => format!("GPU probe, subgroup width {at}"),
+                Counting::Emulate(_) => format!("host emulation, W = {at}"),
+            };
+            assert_eq!(map.source, source);
+            let (d, e) = (&map.divergence, micro::emulate(&cfg, &input, order, at).unwrap());
+            let what = format!("{counting:?}, {}", map.layout);
+            assert_eq!((d.width, d.warps, d.divergent_warps), (e.width, e.warps, e.divergent_warps), "{what}");
+            assert_eq!(d.sites, e.sites, "{what}");
+            assert_eq!(d.per_warp_divergent, e.per_warp_divergent, "{what}");
+            assert_eq!(d.warps as usize, cfg.n.div_ceil(at as usize), "{what}");
+        }
+        // one long lane per 32 threads: every warp that holds one diverges until they are sorted
+        assert!(maps[0].divergence.divergent_warps > maps[1].divergence.divergent_warps, "{counting:?}");
+    }
+}
+
+/// The plots a page downloads (the explorer's PNG button): drawn and encoded in the browser,
+/// with the embedded font, as on the desktop: an 800×500 PNG with the series' colours in it.
+#[wasm_bindgen_test]
+async fn a_plot_is_drawn_as_a_png_in_the_page() {
+    use simtlab::report::{png_bytes, Figure, Series};
+    let figure = Figure {
+        id: "time".into(),
+        title: "time vs n".into(),
+        x_label: "n".into(),
+        y_label: "ms".into(),
+        series: vec![Series { name: "data_loop".into(), points: vec![(1.0, 2.0), (2.0, 3.5), (4.0, 3.0)] }],
+        ..Default::default()
+    };
+    let bytes = png_bytes(&figure).unwrap_or_else(|e| panic!("{e}"));
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((frame.width, frame.height, frame.color_type), (800, 500, png::ColorType::Rgb));
+    let rgb: Vec<&[u8]> = pixels[..frame.buffer_size()].chunks(3).collect();
+    // the first series' colour (31, 119, 180) draws the line, and black draws the axes and text
+    let blue = rgb.iter().filter(|p| **p == [31, 119, 180]).count();
+    let black = rgb.iter().filter(|p| **p == [0, 0, 0]).count();
+    assert!(blue > 500 && black > 500, "{blue} line pixels, {black} axis and text pixels");
+    // the caption, lettered by the browser, is all there is above the plot area
+    let caption = rgb[..800 * 34].iter().filter(|p| **p != [255, 255, 255]).count();
+    assert!(caption > 100, "{caption} caption pixels: the title was not drawn");
+}

@@ -5,8 +5,14 @@ on its canvas (`data-simtlab-state`, see src/ui/web.rs):
 
 1. `?workload=micro-loop&scale=tiny&run`: the explorer starts on the browser's WebGPU adapter,
    runs the micro loop at the tiny scale, and every record's CPU check passed on all n elements,
-   timed on that adapter;
-2. `?workload=pt-barrier&scale=tiny&run`: a workload that waits on the GPU between steps does not
+   timed on that adapter; the point has its heat maps, counted by the GPU probe at the
+   adapter's subgroup width, as laid out and with threads sorted by trip count;
+2. Ctrl+S on the page saves the run: the browser downloads simtlab-run.json, which holds the
+   records the page showed (CPU checks passed);
+3. a fresh page opens that file through its file input (`#simtlab-open`, as the Open button
+   does) and shows the same run; F5 and Ctrl+R then run it again, and the page cancels their
+   reload (read off dispatched key events: headless Chromium never reloads on keys);
+4. `?workload=pt-barrier&scale=tiny&run`: a workload that waits on the GPU between steps does not
    start, and the page says why (it never hangs the tab).
 
 A browser without a WebGPU adapter fails the test. `--screenshot FILE` saves the page after the
@@ -19,9 +25,11 @@ import functools
 import http.server
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -101,6 +109,56 @@ def check_run(state):
     return records
 
 
+def check_heat_maps(state):
+    """The run's one point has the desktop's two heat maps, from the GPU probe on the page's subgroups."""
+    (maps,) = state["heat_maps"]
+    r = state["records"][0]
+    width, n = r["environment"]["subgroup_size"], r["params"]["n"]
+    assert [m["layout"] for m in maps] == ["as laid out", "threads sorted by trip count"], maps
+    for m in maps:
+        assert m["source"] == f"GPU probe, subgroup width {width}", m
+        assert m["width"] == width and m["warps"] == -(-n // width), m
+    # one long lane per 32 threads: every warp holding one diverges until the threads are sorted
+    assert maps[0]["divergent_warps"] == n // 32 and maps[1]["divergent_warps"] < maps[0]["divergent_warps"], maps
+    return maps
+
+
+def press(base, session, *keys):
+    """Presses `keys` together on the explorer's canvas (focused first), as a user would."""
+    focused = call(base, "POST", f"/session/{session}/execute/sync",
+                   {"script": "const c = document.getElementById('simtlab'); c.focus(); return document.activeElement === c;", "args": []})
+    assert focused, "the explorer's canvas did not take the focus"
+    down = [{"type": "keyDown", "value": k} for k in keys]
+    up = [{"type": "keyUp", "value": k} for k in reversed(keys)]
+    call(base, "POST", f"/session/{session}/actions", {"actions": [{"type": "key", "id": "keys", "actions": down + up}]})
+    call(base, "DELETE", f"/session/{session}/actions")
+
+
+CONTROL, F5 = "\ue009", "\ue035"
+
+CANCELLED_KEYS = """
+const out = {};
+for (const [name, init] of [["F5", {key: "F5"}], ["Ctrl+R", {key: "r", ctrlKey: true}],
+                            ["Ctrl+Shift+R", {key: "R", ctrlKey: true, shiftKey: true}], ["x", {key: "x"}]]) {
+  const event = new KeyboardEvent("keydown", {...init, bubbles: true, cancelable: true});
+  document.body.dispatchEvent(event);
+  out[name] = event.defaultPrevented;
+}
+return out;
+"""
+
+
+def downloaded(directory, name, timeout):
+    """The bytes of `name` once the browser has finished downloading it into `directory`."""
+    path, deadline = os.path.join(directory, name), time.time() + timeout
+    while time.time() < deadline:
+        if os.path.exists(path) and not os.path.exists(path + ".crdownload"):
+            with open(path, "rb") as f:
+                return path, f.read()
+        time.sleep(0.2)
+    raise SystemExit(f"no download {name} after {timeout} s; {directory} holds {os.listdir(directory)}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dist", default=os.path.join(ROOT, "web", "dist"))
@@ -119,6 +177,7 @@ def main():
     driver = subprocess.Popen([args.chromedriver, f"--port={port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     session = None
+    downloads = tempfile.mkdtemp(prefix="simtlab-downloads-")
     try:
         for _ in range(100):
             try:
@@ -143,6 +202,9 @@ def main():
         print(f"micro-loop in the page: {len(records)} record(s), CPU check passed on {r['check']['checked']} elements, "
               f"median {r['stats']['median'] * 1e3:.2f} ms on {r['environment']['adapter'] or r['environment']['backend']} "
               f"(subgroups of {r['environment']['subgroup_size']}), {time.time() - start:.1f} s")
+        maps = check_heat_maps(state)
+        print(f"micro-loop heat maps in the page: {maps[0]['source']}, {maps[0]['warps']} warps, "
+              f"{maps[0]['divergent_warps']} divergent as laid out, {maps[1]['divergent_warps']} sorted by trip count")
         if args.screenshot:
             time.sleep(1)
             png = base64.b64decode(call(base, "GET", f"/session/{session}/screenshot"))
@@ -150,16 +212,57 @@ def main():
                 f.write(png)
             print(f"screenshot: {args.screenshot}")
 
+        # Ctrl+S: the run as a download
+        call(base, "POST", f"/session/{session}/goog/cdp/execute",
+             {"cmd": "Browser.setDownloadBehavior", "params": {"behavior": "allow", "downloadPath": downloads}})
+        press(base, session, CONTROL, "s")
+        saved_path, saved = downloaded(downloads, "simtlab-run.json", 60)
+        saved = json.loads(saved)
+        assert saved == records, "the saved file differs from the records the page shows"
+        assert all(r["check"]["passed"] for r in saved) and all(r["kernel"] == "micro-loop" for r in saved), saved
+        state = wait_for(base, session, lambda s: s["status"] == "saved simtlab-run.json (a download)", "saving", 10)
+        print(f"saved in the page (Ctrl+S): {len(saved)} record(s) downloaded, equal to the page's")
+
+        # a fresh page opens it through its file input, as the Open button does
+        call(base, "POST", f"/session/{session}/url", {"url": page + "?workload=micro-loop&scale=tiny"})
+        wait_for(base, session, lambda s: s["status"] == "ready", "a fresh page", 60)
+        element = call(base, "POST", f"/session/{session}/element", {"using": "css selector", "value": "#simtlab-open"})
+        element = next(iter(element.values()))
+        call(base, "POST", f"/session/{session}/element/{element}/value", {"text": saved_path})
+        state = wait_for(base, session, lambda s: s["status"] == "opened simtlab-run.json", "opening", 30)
+        assert state["records"] == records and state["workload"] == "micro-loop", \
+            f"the opened run differs from the saved one: {json.dumps(state['records'])[:1500]} vs {json.dumps(records)[:1500]}"
+        assert state["heat_maps"] == [[]], "a file keeps no heat maps"
+        print(f"opened in a fresh page: {len(state['records'])} record(s), the run as saved")
+
+        # the run keys run: F5, then Ctrl+R
+        for keys in [(F5,), (CONTROL, "r")]:
+            before = state["records"]
+            press(base, session, *keys)
+            state = wait_for(base, session, lambda s: s["error"] is not None or
+                             (not s["running"] and s["status"].startswith("done") and s["records"] != before),
+                             f"a run from {keys}", args.timeout)
+            check_run(state)
+            check_heat_maps(state)
+        print("F5 and Ctrl+R run in the page")
+
         call(base, "POST", f"/session/{session}/url", {"url": page + "?workload=pt-barrier&scale=tiny&run"})
         state = wait_for(base, session, lambda s: s["error"] is not None, "pt-barrier", 60)
         assert "not in the browser" in state["error"] and not state["running"] and not state["records"], state
         print(f"pt-barrier in the page: not started, says: {state['error']}")
+
+        # headless Chromium never reloads on keys, so the page's own cancelling of the reload is
+        # read off key events dispatched to it (the canvas has no focus here: nothing runs)
+        cancelled = call(base, "POST", f"/session/{session}/execute/sync", {"script": CANCELLED_KEYS, "args": []})
+        assert cancelled == {"F5": True, "Ctrl+R": True, "Ctrl+Shift+R": False, "x": False}, cancelled
+        print("the page cancels F5's and Ctrl+R's reload (Ctrl+Shift+R still reloads)")
     finally:
         if session:
             call(base, "DELETE", f"/session/{session}")
         driver.terminate()
         driver.wait(10)
         server.shutdown()
+        shutil.rmtree(downloads, ignore_errors=True)
     print("web explorer: ok")
 
 

@@ -40,16 +40,25 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     }
 }
 
+/// Records as a pretty JSON array: what [`write_json`] writes.
+pub fn records_json(records: &[Record]) -> Result<String> {
+    serde_json::to_string_pretty(records).map_err(|e| Error::invalid("record", e.to_string()))
+}
+
 /// Writes records as a pretty JSON array ([`write_file`]: `-` is standard output).
 pub fn write_json(path: &Path, records: &[Record]) -> Result<()> {
-    let text = serde_json::to_string_pretty(records).map_err(|e| Error::invalid("record", e.to_string()))?;
-    write_file(path, text.as_bytes())
+    write_file(path, records_json(records)?.as_bytes())
+}
+
+/// The records in `text`, as [`records_json`] makes them; an error names `file` (where the
+/// text came from) and says it is not a record file.
+pub fn parse_records(text: &str, file: &Path) -> Result<Vec<Record>> {
+    serde_json::from_str(text).map_err(|e| Error::File { path: file.into(), message: format!("not a simtlab record file: {e}") })
 }
 
 /// The records of a JSON file written by [`write_json`] (or `--json`).
 pub fn read_json(path: &Path) -> Result<Vec<Record>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    serde_json::from_str(&text).map_err(|e| Error::File { path: path.into(), message: format!("not a simtlab record file: {e}") })
+    parse_records(&std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?, path)
 }
 
 const CSV_HEADER: &str = "family,kernel,variant,seed,adapter,backend,subgroup_size,timing,median_s,min_s,max_s,mean_s,stddev_s,samples,check_passed,max_rel_error,simt_efficiency,divergence_ratio,throughput,throughput_unit,params";
@@ -64,6 +73,11 @@ fn csv_field(s: &str) -> String {
 
 /// Writes records as CSV ([`write_file`]: `-` is standard output).
 pub fn write_csv(path: &Path, records: &[Record]) -> Result<()> {
+    write_file(path, records_csv(records).as_bytes())
+}
+
+/// Records as CSV, a header line and one line per record: what [`write_csv`] writes.
+pub fn records_csv(records: &[Record]) -> String {
     let mut out = String::from(CSV_HEADER);
     out.push('\n');
     for r in records {
@@ -94,7 +108,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<()> {
         out += &row.join(",");
         out.push('\n');
     }
-    write_file(path, out.as_bytes())
+    out
 }
 
 /// A terminal table of records: what ran, time, throughput, divergence and the CPU check.

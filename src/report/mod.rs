@@ -1,6 +1,8 @@
 //! Reports: markdown with our tables beside the papers' values, direction-of-effect verdicts,
 //! PNG plots, and chrome traces of GPU/CPU timelines.
 
+#[cfg(target_arch = "wasm32")]
+mod browser_text;
 mod markdown;
 mod paper;
 mod plot;
@@ -8,7 +10,7 @@ mod plot;
 pub use markdown::render_report;
 pub use paper::{PaperTable, PaperValues};
 pub(crate) use plot::png_file;
-pub use plot::{render_png, Figure, Series};
+pub use plot::{png_bytes, render_png, Figure, Series};
 
 use serde::{Deserialize, Serialize};
 

@@ -46,6 +46,8 @@ pub struct Figure {
 #[cfg(not(target_arch = "wasm32"))]
 static FONT: std::sync::Once = std::sync::Once::new();
 
+/// Gives plotters its one font (in a browser page the browser letters plots instead,
+/// `report::browser_text`).
 fn register_font() {
     #[cfg(not(target_arch = "wasm32"))]
     FONT.call_once(|| {
@@ -93,15 +95,47 @@ pub(crate) fn png_file(path: &Path, size: (u32, u32)) -> Result<BitMapBackend<'_
     });
 }
 
-/// Draws `figure` into `path` (800×500 PNG).
+/// Pixels of the PNG [`png_bytes`] draws.
+const PLOT_SIZE: (u32, u32) = (800, 500);
+
+/// Draws `figure` into `path` (800×500 PNG, [`png_bytes`]), replacing it atomically
+/// ([`crate::harness::write_file`]).
 pub fn render_png(figure: &Figure, path: &Path) -> Result<()> {
+    let bytes = png_bytes(figure).map_err(|e| Error::File { path: path.into(), message: e.to_string() })?;
+    crate::harness::write_file(path, &bytes)
+}
+
+/// `figure` drawn as an 800×500 PNG, in memory: the bytes [`render_png`] writes, and what a
+/// browser page offers as a download.
+pub fn png_bytes(figure: &Figure) -> Result<Vec<u8>> {
+    let (width, height) = PLOT_SIZE;
+    let mut rgb = vec![0u8; width as usize * height as usize * 3];
+    let bitmap = BitMapBackend::with_buffer(&mut rgb, PLOT_SIZE);
+    #[cfg(target_arch = "wasm32")]
+    let bitmap = super::browser_text::BrowserText::new(bitmap)?;
+    draw(figure, bitmap)?;
+    let encoding = |e: png::EncodingError| Error::invalid("plot", format!("encoding the PNG: {e}"));
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    // a filter per row, as image's encoder chose: plots compress several times smaller
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    let mut writer = encoder.write_header().map_err(encoding)?;
+    writer.write_image_data(&rgb).map_err(encoding)?;
+    writer.finish().map_err(encoding)?;
+    Ok(out)
+}
+
+/// Draws `figure` on `backend`: title, axes with their labels, one line per series, legend.
+fn draw<B: DrawingBackend>(figure: &Figure, backend: B) -> Result<()> {
     register_font();
-    let err = |e: String| Error::File { path: path.into(), message: format!("drawing the plot: {e}") };
+    let err = |e: String| Error::invalid("plot", format!("drawing '{}': {e}", figure.title));
     let xs = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let ys = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
     let (x0, x1) = range(xs, figure.log_x);
     let (y0, y1) = range(ys, figure.log_y);
-    let root = png_file(path, (800, 500))?.into_drawing_area();
+    let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     macro_rules! draw {
         ($x:expr, $y:expr) => {{

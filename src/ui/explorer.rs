@@ -15,9 +15,9 @@
 //! [`Explorer`] is plain egui ([`Explorer::ui`] draws into any `Ui`); [`run`] wraps it in an
 //! eframe window with the wgpu renderer. Keys: Ctrl+R or F5 runs, Esc cancels, Ctrl+S saves.
 //!
-//! The same explorer runs in a browser page (wasm32, `ui::web`): there the runs await the async
-//! core on the page's event loop, and what would have to wait on the GPU says why it does not
-//! run instead (the `browser` module).
+//! The same explorer runs in a browser page (wasm32, `ui::web`): there the runs and their heat
+//! maps await the async core on the page's event loop, what would have to wait on the GPU says
+//! why it does not run instead, and files are downloads and a file input (the `browser` module).
 
 mod browser;
 mod family;
@@ -154,6 +154,9 @@ pub struct Explorer {
     pub flowshop: flowshop::FlowshopView,
     /// The "Your shader" tab.
     pub shader: shader::ShaderView,
+    /// The page's file input, through which run files are opened in a browser.
+    #[cfg(target_arch = "wasm32")]
+    upload: browser::Upload,
 }
 
 impl Explorer {
@@ -219,6 +222,8 @@ impl Explorer {
             run_on_start: false,
             flowshop: flowshop::FlowshopView::new(options),
             shader: shader::ShaderView::new(options),
+            #[cfg(target_arch = "wasm32")]
+            upload: browser::Upload::new(),
         };
         explorer.select_adapter(0);
         explorer.select(0);
@@ -341,9 +346,16 @@ impl Explorer {
     }
 
     /// Whether divergence comes from the GPU probe on the selected adapter (then the emulated
-    /// width does not apply).
+    /// width does not apply). A browser's adapter does not list subgroups: its device, once a
+    /// run has opened it, says whether it has them.
     pub fn probe_applies(&self) -> bool {
-        self.prefer_probe && self.adapters.get(self.adapter).is_some_and(|a| a.adapter.features().contains(wgpu::Features::SUBGROUP))
+        let opened_with_subgroups =
+            |a: &AdapterEntry| a.gpu.lock().ok().is_some_and(|g| g.as_ref().is_some_and(|g| g.caps().subgroup_size.is_some()));
+        self.prefer_probe
+            && self
+                .adapters
+                .get(self.adapter)
+                .is_some_and(|a| a.adapter.features().contains(wgpu::Features::SUBGROUP) || opened_with_subgroups(a))
     }
 
     /// The workloads of the selected one's family, when it has several to run side by side.
@@ -418,7 +430,8 @@ impl Explorer {
         let total = points.len();
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel();
-        let counting = if self.probe_applies() { Counting::Probe(self.emulation_width) } else { Counting::Emulate(self.emulation_width) };
+        // the probe falls back to emulation at this width where the device has no subgroups
+        let counting = if self.prefer_probe { Counting::Probe(self.emulation_width) } else { Counting::Emulate(self.emulation_width) };
         let sweep = &self.sweeps[self.workload];
         self.run = Run {
             workload: self.workload().name().into(),
@@ -637,9 +650,9 @@ impl Explorer {
                     100.0 * d.branch_efficiency,
                     100.0 * d.divergence_ratio
                 ),
-                None if cfg!(target_arch = "wasm32") => {
-                    "no per-warp heat map in the browser: counting it waits on the GPU between steps (the desktop explorer shows it)".into()
-                }
+                None if cfg!(target_arch = "wasm32") => "in the page this workload's run times and checks its recording only: \
+                     its divergence, where it has one, is in the desktop explorer (`simtlab gui`)"
+                    .into(),
                 None => "this workload measures no divergence".into(),
             });
             return;
@@ -682,6 +695,8 @@ impl Explorer {
             self.start_run(ui.ctx());
         }
         self.poll();
+        #[cfg(target_arch = "wasm32")]
+        self.poll_upload(ui.ctx());
         self.shortcuts(&ui.ctx().clone());
         Panel::top("simtlab-views").show(ui, |ui| {
             ui.horizontal(|ui| {

@@ -4,12 +4,16 @@
 //! `browser` module for what runs there and what says why it does not).
 //!
 //! The page's state is published on the canvas as `data-simtlab-state` (JSON: status, error,
-//! adapters, whether a run is going, and the finished run's records with their CPU checks),
-//! so that a test driving the browser reads what the window shows.
+//! adapters, whether a run is going, the finished run's records with their CPU checks, and
+//! each point's heat maps: layout, where the counts come from, warps and divergent warps), so
+//! that a test driving the browser reads what the window shows.
+//!
+//! The keys work as on the desktop: the page keeps Ctrl+R and F5 from reloading it (which would
+//! lose the run) and the explorer runs instead; Ctrl+S saves the run as a download.
 
-use eframe::web_sys::HtmlCanvasElement;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
 
 use crate::gpu::{self, GpuOptions};
 use crate::ui::explorer::Explorer;
@@ -55,6 +59,7 @@ impl WebExplorer {
                 _ => {}
             }
         }
+        keep_run_keys()?;
         let app = PageApp { explorer, canvas: canvas.clone(), shown: None };
         self.runner.start(canvas, eframe::WebOptions::default(), Box::new(move |_| Ok(Box::new(app)))).await
     }
@@ -68,6 +73,22 @@ impl WebExplorer {
     pub fn panic_message(&self) -> Option<String> {
         self.runner.panic_summary().map(|s| s.message())
     }
+}
+
+/// Keeps Ctrl+R and F5 from reloading the page: the explorer runs on them, as on the desktop
+/// (eframe already keeps Ctrl+S from the browser's own "save page").
+fn keep_run_keys() -> Result<(), JsValue> {
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("the page has no document")?;
+    let on_key = Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(|event: web_sys::KeyboardEvent| {
+        let command = (event.ctrl_key() || event.meta_key()) && !event.shift_key() && !event.alt_key();
+        if event.key() == "F5" || (command && event.key().eq_ignore_ascii_case("r")) {
+            event.prevent_default();
+        }
+    });
+    document.add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref())?;
+    // one listener for the page's lifetime
+    on_key.forget();
+    Ok(())
 }
 
 /// The explorer and the canvas its state is published on.
@@ -94,6 +115,13 @@ impl PageApp {
             "adapters": e.adapter_labels(),
             "workload": e.run().workload,
             "records": e.run().to_records(),
+            "heat_maps": e.run().points.iter().map(|p| p.warps.iter().map(|m| json!({
+                "layout": m.layout,
+                "source": m.source,
+                "width": m.divergence.width,
+                "warps": m.divergence.warps,
+                "divergent_warps": m.divergence.divergent_warps,
+            })).collect::<Vec<_>>()).collect::<Vec<_>>(),
         });
         // the attribute is for tests and scripts; the window shows the same, so a failure to
         // set it changes nothing the user sees

@@ -93,33 +93,45 @@ impl super::Recording for MicroRecording {
 }
 
 /// Per-warp divergence of the loop or if kernel: as laid out and, for the loop, with threads
-/// taking elements in order of trip count (reference redirection, Zhang's remapping).
-fn micro_warps(gpu: &crate::Gpu, cfg: &MicroConfig, counting: super::Counting) -> crate::Result<Vec<super::WarpMap>> {
-    cfg.validate()?;
-    let input = micro::generate(cfg)?;
-    let count = |order: Option<&[u32]>| -> crate::Result<(crate::divergence::Divergence, String)> {
-        match (counting, gpu.caps().subgroup_size) {
-            (super::Counting::Probe(_), Some(w)) => {
-                let options = micro::RunOptions { probe: true, remap: order, ..Default::default() };
-                let probed = micro::Prepared::new(gpu, cfg, &input, options)?;
-                probed.dispatch(gpu)?;
-                let d = probed.divergence(gpu)?.ok_or_else(|| crate::Error::gpu("probing", "the probe recorded nothing"))?;
-                Ok((d, format!("GPU probe, subgroup width {w}")))
-            }
-            (super::Counting::Probe(w) | super::Counting::Emulate(w), _) => {
-                Ok((micro::emulate(cfg, &input, order, w)?, format!("host emulation, W = {w}")))
-            }
+/// taking elements in order of trip count (reference redirection, Zhang's remapping). Only
+/// awaits the GPU (a browser page counts with it too); `Workload::warps` blocks on it.
+fn micro_warps(gpu: &crate::Gpu, cfg: MicroConfig, counting: super::Counting) -> super::WarpsFuture<'_> {
+    Box::pin(async move {
+        cfg.validate()?;
+        let input = micro::generate(&cfg)?;
+        let mut maps = vec![micro_warp_map(gpu, &cfg, &input, None, counting, "as laid out").await?];
+        if cfg.pattern == Pattern::Loop {
+            let mut order: Vec<u32> = (0..cfg.n as u32).collect();
+            order.sort_by_key(|&i| input.primary[i as usize]);
+            maps.push(micro_warp_map(gpu, &cfg, &input, Some(&order), counting, "threads sorted by trip count").await?);
+        }
+        Ok(maps)
+    })
+}
+
+/// One map of [`micro_warps`]: the GPU probe where `counting` asks for it and the adapter has
+/// subgroups, else host emulation.
+async fn micro_warp_map(
+    gpu: &crate::Gpu,
+    cfg: &MicroConfig,
+    input: &micro::MicroInput,
+    order: Option<&[u32]>,
+    counting: super::Counting,
+    layout: &str,
+) -> crate::Result<super::WarpMap> {
+    let (divergence, source) = match (counting, gpu.caps().subgroup_size) {
+        (super::Counting::Probe(_), Some(w)) => {
+            let options = micro::RunOptions { probe: true, remap: order, ..Default::default() };
+            let probed = micro::Prepared::new(gpu, cfg, input, options)?;
+            probed.dispatch_async(gpu).await?;
+            let d = probed.divergence_async(gpu).await?.ok_or_else(|| crate::Error::gpu("probing", "the probe recorded nothing"))?;
+            (d, format!("GPU probe, subgroup width {w}"))
+        }
+        (super::Counting::Probe(w) | super::Counting::Emulate(w), _) => {
+            (micro::emulate(cfg, input, order, w)?, format!("host emulation, W = {w}"))
         }
     };
-    let (before, source) = count(None)?;
-    let mut maps = vec![super::WarpMap { layout: "as laid out".into(), source, divergence: before }];
-    if cfg.pattern == Pattern::Loop {
-        let mut order: Vec<u32> = (0..cfg.n as u32).collect();
-        order.sort_by_key(|&i| input.primary[i as usize]);
-        let (after, source) = count(Some(&order))?;
-        maps.push(super::WarpMap { layout: "threads sorted by trip count".into(), source, divergence: after });
-    }
-    Ok(maps)
+    Ok(super::WarpMap { layout: layout.into(), source, divergence })
 }
 
 /// A persistent-threads case on every tier it has (each may fall back, and says so).

@@ -60,9 +60,19 @@ pub trait Workload: Send + Sync {
     fn shader(&self) -> Option<crate::gpu::shader::Entry>;
     /// Per-warp divergence of a run with `params`, for heat maps: one map per thread layout
     /// (as laid out, and after a remapping where the workload has one). Empty for workloads
-    /// whose records carry only the summary.
-    fn warps(&self, gpu: &Gpu, params: &serde_json::Value, counting: Counting) -> Result<Vec<WarpMap>>;
+    /// whose records carry only the summary. Only awaits the GPU, never blocks: a browser
+    /// page counts with it.
+    fn warps_async<'a>(&'a self, gpu: &'a Gpu, params: &serde_json::Value, counting: Counting) -> WarpsFuture<'a>;
+    /// [`Workload::warps_async`], blocking until the counts are in (the command line and the
+    /// desktop explorer's worker thread).
+    fn warps(&self, gpu: &Gpu, params: &serde_json::Value, counting: Counting) -> Result<Vec<WarpMap>> {
+        crate::gpu::block_on(self.warps_async(gpu, params, counting))
+    }
 }
+
+/// The per-warp maps [`Workload::warps_async`] gives, once the GPU has counted them. Not
+/// `Send`: in a browser page it runs on the page's one thread.
+pub type WarpsFuture<'a> = futures::future::LocalBoxFuture<'a, Result<Vec<WarpMap>>>;
 
 /// How per-warp divergence is counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,7 +178,7 @@ pub(crate) struct Entry<C> {
 }
 
 /// How a registry line counts per-warp divergence.
-pub(crate) type Warps<C> = fn(&Gpu, &C, Counting) -> Result<Vec<WarpMap>>;
+pub(crate) type Warps<C> = fn(&Gpu, C, Counting) -> WarpsFuture<'_>;
 
 /// How a registry line prepares its [`Recording`].
 pub(crate) type Prepare<C> = fn(&Gpu, &C) -> Result<Box<dyn Recording>>;
@@ -207,10 +217,11 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     fn shader(&self) -> Option<crate::gpu::shader::Entry> {
         self.shader
     }
-    fn warps(&self, gpu: &Gpu, params: &serde_json::Value, counting: Counting) -> Result<Vec<WarpMap>> {
-        match self.warps {
-            Some(warps) => warps(gpu, &self.config(params)?, counting),
-            None => Ok(Vec::new()),
+    fn warps_async<'a>(&'a self, gpu: &'a Gpu, params: &serde_json::Value, counting: Counting) -> WarpsFuture<'a> {
+        match (self.warps, self.config(params)) {
+            (Some(warps), Ok(config)) => warps(gpu, config, counting),
+            (Some(_), Err(e)) => Box::pin(std::future::ready(Err(e))),
+            (None, _) => Box::pin(std::future::ready(Ok(Vec::new()))),
         }
     }
 }

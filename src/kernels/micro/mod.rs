@@ -487,9 +487,16 @@ impl Prepared {
         Ok(Prepared { kernel, bind, results, probe, grid, deferred, _inputs: inputs })
     }
 
-    /// Runs [`Prepared::steps`] in one submission and times them.
+    /// Runs [`Prepared::steps`] in one submission and times them (blocking; see
+    /// [`Prepared::dispatch_async`]).
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&self.steps(), true)
+        crate::gpu::block_on(self.dispatch_async(gpu))
+    }
+
+    /// Runs [`Prepared::steps`] in one submission and times them, awaiting the GPU (the path a
+    /// browser page takes).
+    pub async fn dispatch_async(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run_async(&self.steps(), true).await
     }
 
     /// The kernel's work, to combine with other steps in one submission: its dispatch, or for
@@ -520,10 +527,17 @@ impl Prepared {
         &self.results
     }
 
-    /// The probe's counters from the last dispatch (None when not probing).
+    /// The probe's counters from the last dispatch (None when not probing; blocking, see
+    /// [`Prepared::divergence_async`]).
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        crate::gpu::block_on(self.divergence_async(gpu))
+    }
+
+    /// The probe's counters from the last dispatch, read back without blocking (None when not
+    /// probing).
+    pub async fn divergence_async(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         match &self.probe {
-            Some((buffer, layout)) => Ok(Some(layout.decode(&gpu.read(buffer)?))),
+            Some((buffer, layout)) => Ok(Some(layout.decode(&gpu.read_async(buffer).await?))),
             None => Ok(None),
         }
     }

@@ -1,8 +1,10 @@
 //! What the explorer does differently in a browser page (wasm32, WebGPU): a page has one thread
 //! and must never wait, so runs go through the async core on the page's event loop, and only
 //! the workloads that record into an encoder ([`Workload::prepare`]) can run there. Everything
-//! that waits on the GPU between steps, or reads and writes files, says why it is unavailable
-//! instead (it never hangs the tab). On native builds every function here says "available".
+//! that waits on the GPU between steps says why it is unavailable instead (it never hangs the
+//! tab). A page has no file system: the files the explorer makes are downloads (`download`),
+//! and the run files it opens come through the page's file input (`Upload`). On native builds
+//! every function here says "available".
 
 use crate::workload::Workload;
 
@@ -10,9 +12,8 @@ use crate::workload::Workload;
 pub(super) const FLOWSHOP: &str = "not in the browser: the search and the pool measurement wait on the GPU between rounds, \
      which a page cannot do; run them in the desktop explorer (`simtlab gui`) or with `simtlab flowshop solve`";
 
-/// Why files cannot be saved or opened in a browser.
-pub(super) const FILES: &str = "files are not in the browser build (a page has no file system): \
-     save, open, CSV and PNG are in the desktop explorer (`simtlab gui`)";
+/// Why a shader file cannot be loaded by its path in a browser.
+pub(super) const WGSL_PATH: &str = "a page cannot read files by their path: paste the WGSL with \"edit / paste WGSL\"";
 
 /// `reason` in the browser build; None in native builds, where everything runs.
 pub(super) fn unavailable(reason: &'static str) -> Option<&'static str> {
@@ -32,12 +33,20 @@ pub(super) fn workload_unavailable(workload: &dyn Workload) -> Option<String> {
 }
 
 #[cfg(target_arch = "wasm32")]
-pub(super) use page::records;
+pub(super) use page::{download, records, Upload};
 
 #[cfg(target_arch = "wasm32")]
 mod page {
-    use serde_json::{json, Value};
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+    use std::sync::mpsc::{channel, Receiver, Sender};
 
+    use serde_json::{json, Value};
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::{JsCast, JsValue};
+    use web_sys::js_sys;
+
+    use super::super::files::FileOut;
     use crate::error::{Error, Result};
     use crate::gpu::{Gpu, TimingSource};
     use crate::harness::{Check, Protocol, Record, Stats};
@@ -79,5 +88,131 @@ mod page {
             .with_config(params, seed)
             .with_extra(json!({ "timing": "wall clock around one submission with its readback" }));
         Ok(vec![record])
+    }
+
+    /// The id of the page's file input, the one the Open buttons click (a test drives it too).
+    pub const INPUT_ID: &str = "simtlab-open";
+
+    /// How long a download's object URL lives: the browser reads the blob after the click
+    /// returns.
+    const DOWNLOAD_URL_MS: i32 = 60_000;
+
+    /// Offers `file` as a download of type `mime` (a Blob behind a clicked `<a download>`).
+    pub(in crate::ui::explorer) fn download(file: &FileOut, mime: &str) -> Result<()> {
+        let failed = |e: JsValue| Error::File {
+            path: file.name.clone().into(),
+            message: format!("the page could not offer it as a download: {e:?}"),
+        };
+        let window = web_sys::window().ok_or_else(|| failed("no window".into()))?;
+        let document = window.document().ok_or_else(|| failed("no document".into()))?;
+        let body = document.body().ok_or_else(|| failed("no body".into()))?;
+        let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(file.bytes.as_slice()));
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type(mime);
+        let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(failed)?;
+        let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(failed)?;
+        let link: web_sys::HtmlElement = document.create_element("a").map_err(failed)?.dyn_into().map_err(|e| failed(e.into()))?;
+        link.set_attribute("href", &url).map_err(failed)?;
+        link.set_attribute("download", &file.name).map_err(failed)?;
+        body.append_child(&link).map_err(failed)?;
+        link.click();
+        link.remove();
+        let revoke = Closure::once_into_js(move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        });
+        window.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), DOWNLOAD_URL_MS).map_err(failed)?;
+        Ok(())
+    }
+
+    /// A run file the user picked in the page, read.
+    pub(in crate::ui::explorer) struct Picked {
+        /// The file's name.
+        pub name: String,
+        /// Whether it was asked for as the baseline.
+        pub baseline: bool,
+        /// Its text, or why it could not be read.
+        pub text: Result<String>,
+    }
+
+    /// The page's file input (`<input type=file id=simtlab-open>`, hidden): the Open buttons
+    /// click it, the file the user picks is read without blocking and waits in a channel that
+    /// the explorer polls every frame.
+    pub(in crate::ui::explorer) struct Upload {
+        /// The input, or why the page has none.
+        input: std::result::Result<web_sys::HtmlInputElement, String>,
+        /// What the next picked file is for: set by [`Upload::pick`], read by the input.
+        baseline: Rc<Cell<bool>>,
+        picked: Receiver<Picked>,
+        /// Asked to repaint when a file has been read.
+        ctx: Rc<RefCell<Option<egui::Context>>>,
+    }
+
+    impl Upload {
+        /// Adds the file input to the page.
+        pub fn new() -> Upload {
+            let (sender, picked) = channel();
+            let (baseline, ctx) = (Rc::new(Cell::new(false)), Rc::new(RefCell::new(None)));
+            let input = file_input(sender, baseline.clone(), ctx.clone()).map_err(|e| format!("{e:?}"));
+            Upload { input, baseline, picked, ctx }
+        }
+
+        /// Opens the browser's file chooser; the file picked is for the baseline if `baseline`.
+        pub fn pick(&self, baseline: bool) -> Result<()> {
+            let input = self.input.as_ref().map_err(|why| Error::Unsupported {
+                what: "opening a file".into(),
+                adapter: "this page".into(),
+                hint: format!("the page could not add its file input ({why}); open runs in the desktop explorer (`simtlab gui`)"),
+            })?;
+            self.baseline.set(baseline);
+            input.click();
+            Ok(())
+        }
+
+        /// The file picked and read since the last call, if any; `ctx` is repainted when the
+        /// next one has been read.
+        pub fn poll(&self, ctx: &egui::Context) -> Option<Picked> {
+            self.ctx.borrow_mut().get_or_insert_with(|| ctx.clone());
+            self.picked.try_recv().ok()
+        }
+    }
+
+    /// The hidden `<input type=file>` in the page's body; each file picked is read as text and
+    /// sent on `sender` with what it is for (`baseline`, which then goes back to "open").
+    fn file_input(
+        sender: Sender<Picked>,
+        baseline: Rc<Cell<bool>>,
+        ctx: Rc<RefCell<Option<egui::Context>>>,
+    ) -> std::result::Result<web_sys::HtmlInputElement, JsValue> {
+        let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+        let input: web_sys::HtmlInputElement = document.create_element("input")?.dyn_into()?;
+        input.set_type("file");
+        input.set_accept(".json,application/json");
+        input.set_id(INPUT_ID);
+        input.set_hidden(true);
+        document.body().ok_or("no body")?.append_child(&input)?;
+        let target = input.clone();
+        let on_change = Closure::<dyn FnMut()>::new(move || {
+            let Some(file) = target.files().and_then(|list| list.get(0)) else { return };
+            // picking the same file again is a change again
+            target.set_value("");
+            let (sender, ctx, baseline) = (sender.clone(), ctx.clone(), baseline.replace(false));
+            wasm_bindgen_futures::spawn_local(async move {
+                let name = file.name();
+                let unreadable =
+                    |e: JsValue| Error::File { path: name.clone().into(), message: format!("the page could not read it: {e:?}") };
+                let text = wasm_bindgen_futures::JsFuture::from(file.text())
+                    .await
+                    .map_err(unreadable)
+                    .and_then(|v| v.as_string().ok_or_else(|| unreadable("it is not text".into())));
+                let _ = sender.send(Picked { name: name.clone(), baseline, text });
+                if let Some(ctx) = ctx.borrow().as_ref() {
+                    ctx.request_repaint();
+                }
+            });
+        });
+        input.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref())?;
+        // the input lives as long as the page, and its listener with it
+        on_change.forget();
+        Ok(input)
     }
 }

@@ -118,10 +118,21 @@ impl Run {
         Ok(run)
     }
 
-    /// Writes the run as a JSON array of records (`harness` format, readable by every tool
-    /// that reads `simtlab run --json`).
+    /// The run as a JSON array of records (`harness` format, readable by every tool that reads
+    /// `simtlab run --json`): what [`Run::save`] writes and a browser page downloads.
+    pub fn to_json(&self) -> Result<String> {
+        harness::records_json(&self.to_records())
+    }
+
+    /// The run in `text`, as [`Run::to_json`] or `simtlab run NAME --json` wrote it; an error
+    /// names `file`, where the text came from.
+    pub fn from_json(text: &str, file: &Path) -> Result<Run> {
+        Run::from_records(harness::parse_records(text, file)?)
+    }
+
+    /// Writes the run to `path` as [`Run::to_json`] makes it.
     pub fn save(&self, path: &Path) -> Result<()> {
-        harness::write_json(path, &self.to_records())
+        harness::write_file(path, self.to_json()?.as_bytes())
     }
 
     /// Reads a run written by [`Run::save`] or by `simtlab run NAME --json FILE`.
@@ -220,21 +231,17 @@ impl Job {
         Ok(g)
     }
 
-    /// One point's records and per-warp maps: the registry's run and warps (blocking, on the
-    /// worker thread).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// One point's records and per-warp maps. The records come from the registry's run on the
+    /// worker thread (blocking), or in a browser page from the workload's recording, awaited;
+    /// the maps from the workload's async count on both.
     async fn point(&self, gpu: &Gpu, workload: &str, params: &Value) -> Result<(Vec<Record>, Vec<WarpMap>)> {
         let w = workload::find(workload)?;
+        #[cfg(not(target_arch = "wasm32"))]
         let records = w.run(gpu, params, &self.protocol)?;
-        Ok((records, w.warps(gpu, params, self.counting)?))
-    }
-
-    /// One point's records in a browser page: the workload's recording, awaited (no per-warp
-    /// maps: counting them waits on the GPU between steps).
-    #[cfg(target_arch = "wasm32")]
-    async fn point(&self, gpu: &Gpu, workload: &str, params: &Value) -> Result<(Vec<Record>, Vec<WarpMap>)> {
-        let w = workload::find(workload)?;
-        Ok((super::browser::records(gpu, w.as_ref(), params, &self.protocol).await?, Vec::new()))
+        #[cfg(target_arch = "wasm32")]
+        let records = super::browser::records(gpu, w.as_ref(), params, &self.protocol).await?;
+        let warps = w.warps_async(gpu, params, self.counting).await?;
+        Ok((records, warps))
     }
 
     async fn run(mut self, send: &dyn Fn(Message)) {

@@ -314,7 +314,7 @@ impl ShaderView {
             ui.horizontal(|ui| {
                 ui.label("WGSL file");
                 ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(320.0).hint_text("path/to/shader.wgsl"));
-                let files = super::browser::unavailable(super::browser::FILES);
+                let files = super::browser::unavailable(super::browser::WGSL_PATH);
                 if ui.add_enabled(files.is_none(), egui::Button::new("Load")).on_disabled_hover_text(files.unwrap_or_default()).clicked() {
                     let path = self.path.clone();
                     let _ = self.load_file(&path);
