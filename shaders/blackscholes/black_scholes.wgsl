@@ -9,6 +9,7 @@
 
 #import grid
 #import probe
+#import remap
 
 const PROBE_SITES: u32 = 1u;
 const WG: u32 = 256u;
@@ -26,9 +27,6 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> call: array<f32>;
 @group(0) @binding(4) var<storage, read_write> put: array<f32>;
 @group(0) @binding(5) var<uniform> params: Params;
-#ifdef REMAP
-@group(0) @binding(6) var<storage, read> remap_index: array<u32>;
-#endif
 
 // Polynomial approximation of the cumulative normal distribution (Abramowitz-Stegun 26.2.17).
 fn cnd(d: f32) -> f32 {
@@ -44,11 +42,7 @@ fn main(ids: Ids) {
     let t = global_index(ids, WG);
     if (t < params.threads) {
         for (var k = t; probe(0u, k < params.n); k += params.threads) {
-#ifdef REMAP
-            let i = remap_index[k];
-#else
-            let i = k;
-#endif
+            let i = remapped_id(k);
             let s = price[i];
             let x = strike[i];
             let y = years[i];

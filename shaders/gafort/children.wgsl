@@ -11,6 +11,7 @@
 
 #import grid
 #import probe
+#import remap
 
 const PROBE_SITES: u32 = 2u;
 const WG: u32 = 256u;
@@ -32,9 +33,6 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> children: array<u32>;
 @group(0) @binding(4) var<storage, read_write> child_fitness: array<u32>;
 @group(0) @binding(5) var<uniform> params: Params;
-#ifdef REMAP
-@group(0) @binding(6) var<storage, read> remap_index: array<u32>;
-#endif
 
 fn fitter(a: u32, b: u32) -> u32 {
     return select(b, a, parent_fitness[a] >= parent_fitness[b]);
@@ -52,11 +50,7 @@ fn main(ids: Ids) {
     let p = params.population;
     let genes = params.genes;
     if (t < p) {
-#ifdef REMAP
-        let c = remap_index[t];
-#else
-        let c = t;
-#endif
+        let c = remapped_id(t);
         let candidates = draws[2u * c];
         let cross = draws[2u * c + 1u];
         let mate1 = fitter(candidates.x, candidates.y);

@@ -16,6 +16,7 @@
 
 #import grid
 #import probe
+#import remap
 
 const PROBE_SITES: u32 = 20u;
 const WG: u32 = 256u;
@@ -35,9 +36,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> f_out: array<f32>;
 @group(0) @binding(2) var<storage, read> flags: array<u32>;
 @group(0) @binding(3) var<uniform> params: Params;
-#ifdef REMAP
-@group(0) @binding(4) var<storage, read> remap_index: array<u32>;
-#endif
 
 @compute @workgroup_size(WG)
 fn main(ids: Ids) {
@@ -45,11 +43,7 @@ fn main(ids: Ids) {
     let t = global_index(ids, WG);
     let n = params.n;
     if (t < n) {
-#ifdef REMAP
-        let c = remap_index[t];
-#else
-        let c = t;
-#endif
+        let c = remapped_id(t);
         let nx = params.nx;
         let ny = params.ny;
         let nxy = nx * ny;

@@ -10,6 +10,7 @@
 
 #import grid
 #import probe
+#import remap
 #import mcubes_volume
 
 const PROBE_SITES: u32 = 1u;
@@ -19,9 +20,6 @@ const PROBE_SITES: u32 = 1u;
 @group(0) @binding(4) var<storage, read> offsets: array<u32>;
 @group(0) @binding(5) var<storage, read_write> vertices: array<f32>;
 @group(0) @binding(6) var<uniform> params: Params;
-#ifdef REMAP
-@group(0) @binding(8) var<storage, read> remap_index: array<u32>;
-#endif
 
 fn edge_corners(e: u32) -> vec2<u32> {
     if (e < 4u) {
@@ -38,11 +36,7 @@ fn main(ids: Ids) {
     probe_begin(ids);
     let t = global_index(ids, WG);
     if (t < params.voxels) {
-#ifdef REMAP
-        let v = remap_index[t];
-#else
-        let v = t;
-#endif
+        let v = remapped_id(t);
         let e = params.edge;
         let s = e + 1u;
         let base = vec3<u32>(v % e, (v / e) % e, v / (e * e));

@@ -7,12 +7,16 @@
 //! the same way for all of them (timing, check, GPU probe, emulation at width 32, records),
 //! and [`Recorded`] offers any of them for recording into a caller's encoder.
 
-use crate::divergence::{Divergence, DivergenceReport, EMULATION_WIDTH};
+use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
 use crate::error::Result;
-use crate::gpu::{Gpu, Step, Timing};
+use crate::gpu::shader::Entry;
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::footprint::Footprint;
 use crate::harness::{self, Check, Protocol, Record, Throughput};
-use crate::remap::{self, RunOptions, VariantRun, Variants};
+use crate::remap::{self, RunOptions, VariantRun, Variants, REMAP_BINDING};
+use crate::rng::Rng;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A kernel's inputs uploaded and its kernels bound: the timed work as steps, the buffers
 /// its check reads, and the probe's counts.
@@ -29,10 +33,33 @@ pub trait PreparedRun {
     }
 }
 
+/// A family's typed configuration: checked, sized and seeded the same way in every family.
+pub trait RedirectConfig: Serialize {
+    /// Err ([`crate::error::Error::Invalid`]) naming the first parameter out of range and the
+    /// range to use.
+    fn validate(&self) -> Result<()>;
+    /// What a run allocates on the device and on the host.
+    fn footprint(&self) -> Footprint;
+    /// The seed the inputs come from.
+    fn seed(&self) -> u64;
+
+    /// Err unless the configuration is valid and its footprint fits the host and `gpu`.
+    fn check_fits(&self, gpu: &Gpu) -> Result<()> {
+        self.validate()?;
+        self.footprint().check(gpu)
+    }
+    /// The input generator of a valid configuration whose host footprint fits.
+    fn rng(&self) -> Result<Rng> {
+        self.validate()?;
+        self.footprint().check_host()?;
+        Ok(Rng::new(self.seed()))
+    }
+}
+
 /// What is particular to one family of [`bench()`].
 pub trait RedirectKernel {
     /// The family's typed configuration (serialised into each record's `params`).
-    type Config: Serialize;
+    type Config: RedirectConfig;
     /// The generated inputs.
     type Input;
     /// The CPU reference's results.
@@ -44,10 +71,6 @@ pub trait RedirectKernel {
     /// The record's `kernel`.
     const KERNEL: &'static str;
 
-    /// Checks the configuration, and that its footprint fits the host and `gpu`.
-    fn validate(gpu: &Gpu, cfg: &Self::Config) -> Result<()>;
-    /// The seed the inputs come from.
-    fn seed(cfg: &Self::Config) -> u64;
     /// Inputs generated from the configuration's seed.
     fn generate(cfg: &Self::Config) -> Result<Self::Input>;
     /// The CPU reference.
@@ -77,6 +100,54 @@ pub trait RedirectKernel {
     }
 }
 
+/// A family's timed kernel, bound: its own buffers at their slots, the redirection index at
+/// [`REMAP_BINDING`] and the probe's records, where the run's options ask for them.
+pub struct BoundKernel {
+    kernel: Arc<Kernel>,
+    bind: wgpu::BindGroup,
+    grid: [u32; 3],
+    probe: Option<ProbeRecords>,
+    _remap: Option<GpuBuffer<u32>>,
+}
+
+impl BoundKernel {
+    /// Compiles `entry` for `options`, sizes a grid of `threads` invocations and binds `slots`
+    /// (with the probe's `sites`); Err when the index does not have one entry per element of
+    /// `elements`, the probe finds no subgroups, or a buffer exceeds the device's limits.
+    pub fn new(
+        gpu: &Gpu,
+        entry: Entry,
+        options: &RunOptions,
+        threads: usize,
+        elements: usize,
+        sites: usize,
+        slots: &[(u32, &dyn Bind)],
+    ) -> Result<BoundKernel> {
+        options.check_remap(elements)?;
+        let (defines, width) = options.defines(gpu)?;
+        let kernel = gpu.kernel(entry, &defines)?;
+        let workgroup_size = kernel.workgroup_size[0];
+        let grid = gpu.grid(threads as u64, workgroup_size)?;
+        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
+        let probe = ProbeRecords::new(gpu, width, sites, grid, workgroup_size)?;
+        let mut slots = slots.to_vec();
+        slots.extend(remap.as_ref().map(|r| (REMAP_BINDING, r as &dyn Bind)));
+        slots.extend(probe.as_ref().map(ProbeRecords::slot));
+        let bind = kernel.bind_at(gpu, &slots)?;
+        Ok(BoundKernel { kernel, bind, grid, probe, _remap: remap })
+    }
+
+    /// One dispatch of the kernel over its grid.
+    pub fn step(&self) -> Step<'_> {
+        Step::dispatch(&self.kernel, &self.bind, self.grid)
+    }
+
+    /// The probe's counts after a run ([`PreparedRun::divergence`]).
+    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        divergence::read_probe(gpu, &self.probe)
+    }
+}
+
 /// Reads every output of `run` (blocking).
 pub fn read_outputs(gpu: &Gpu, run: &impl PreparedRun) -> Result<Vec<Vec<u8>>> {
     run.outputs().into_iter().map(|(buffer, bytes)| gpu.read_bytes(buffer, bytes)).collect()
@@ -92,7 +163,7 @@ pub fn output_as<T: bytemuck::Pod>(outputs: &[Vec<u8>], i: usize) -> Vec<T> {
 /// reference, its divergence from the GPU probe (where the adapter has subgroups) and
 /// emulated at width 32.
 pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
-    K::validate(gpu, cfg)?;
+    cfg.check_fits(gpu)?;
     let input = K::generate(cfg)?;
     let expected = K::reference(cfg, &input);
     let mut variants: Vec<(&str, Option<Vec<u32>>, f64)> = vec![(remap::ORIGINAL, None, 0.0)];
@@ -125,7 +196,7 @@ pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, pro
                 kernel: K::KERNEL.into(),
                 variant: variant.into(),
                 params: serde_json::to_value(cfg).unwrap_or_default(),
-                seed: K::seed(cfg),
+                seed: cfg.seed(),
                 throughput: K::throughput(cfg, stats.median),
                 stats,
                 check,
@@ -149,7 +220,7 @@ pub struct Recorded<K: RedirectKernel> {
 impl<K: RedirectKernel> Recorded<K> {
     /// Generates the inputs, computes the reference and prepares the run (no probe, no remap).
     pub fn new(gpu: &Gpu, cfg: K::Config) -> Result<Self> {
-        K::validate(gpu, &cfg)?;
+        cfg.check_fits(gpu)?;
         let input = K::generate(&cfg)?;
         let expected = K::reference(&cfg, &input);
         let run = K::prepare(gpu, &cfg, &input, RunOptions::default())?;

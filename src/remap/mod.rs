@@ -14,8 +14,8 @@
 //!    divergence before and after, and [`decide`] weighs the gain against each mechanism's
 //!    cost ([`CostModel`]). A kernel that does not diverge gets [`Strategy::None`].
 //! 3. **Remap**, one of:
-//!    - *Reference redirection*: upload [`redirect_index`] as
-//!      `@group(0) @binding(N) var<storage, read> remap_index: array<u32>;`, define `REMAP`,
+//!    - *Reference redirection*: upload [`redirect_index`], bind it at [`REMAP_BINDING`] (the
+//!      import declares it), define `REMAP`,
 //!      `#import remap`, and start the kernel with `let id = remapped_id(gid);`, using `id`
 //!      wherever the kernel used `gid` — in data indices and, per the paper's IDArray rule,
 //!      in arithmetic too. Outputs written at `id` land in the original order.
@@ -75,7 +75,7 @@ pub use gpu_regroup::{
 pub use lam::{Label, LamPlan};
 pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
 pub use redirect::{gather, in_order, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
-pub use variant::{host_seconds, DivergenceExtra, RunOptions, VariantRun, Variants, ORIGINAL};
+pub use variant::{host_seconds, DivergenceExtra, RunOptions, VariantRun, Variants, ORIGINAL, REMAP_BINDING};
 
 #[cfg(test)]
 mod tests;

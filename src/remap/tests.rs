@@ -353,9 +353,6 @@ fn validate(name: &str, source: &str) -> naga::Module {
 fn remapped_id_compiles_with_and_without_an_index_array() {
     let with = "#import remap\n\
         @group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
-        #ifdef REMAP\n\
-        @group(0) @binding(3) var<storage, read> remap_index: array<u32>;\n\
-        #endif\n\
         @compute @workgroup_size(64)\n\
         fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n\
             if (g.x >= arrayLength(&data)) { return; }\n\

@@ -4,7 +4,7 @@
 //! its divergence measured at the native width and emulated at width 32.
 
 use crate::divergence::{DivergenceReport, DivergenceSummary};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{Check, Record, Stats, Throughput};
 use serde::{Deserialize, Serialize};
@@ -51,7 +51,21 @@ impl RunOptions<'_> {
         }
         Ok((d, width))
     }
+
+    /// Err unless the redirection index, when there is one, has an entry per element.
+    pub fn check_remap(&self, elements: usize) -> Result<()> {
+        match self.remap {
+            Some(r) if r.len() != elements => {
+                Err(Error::invalid("remap", format!("an index array of {elements} entries, not {}", r.len())))
+            }
+            _ => Ok(()),
+        }
+    }
 }
+
+/// The binding of the reference-redirection index (`remap_index`, declared by
+/// `shaders/shared/remap.wgsl` under `REMAP`), after the probe's records.
+pub const REMAP_BINDING: u32 = 8;
 
 /// The variant label of a kernel's original, unremapped run: the baseline every other
 /// variant of the same kernel and parameters is compared with.

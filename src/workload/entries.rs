@@ -10,8 +10,9 @@ use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
 use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
+use crate::kernels::redirect::{self, RedirectKernel};
 use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout};
-use crate::kernels::{blackscholes, gafort, lbm, mcubes, redirect, reduction};
+use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use crate::pt::cases::{self as pt, forest, gsync, prodcons, sync};
 use crate::pt::{barrier as pt_barrier, queue as pt_queue};
 use crate::remap::Strategy;
@@ -27,6 +28,29 @@ const CHAKROUN: &str = "Chakroun et al., PPAM'11, Tables 1-2";
 
 fn boxed<C: Serialize + serde::de::DeserializeOwned + 'static>(e: Entry<C>) -> Box<dyn Workload> {
     Box::new(e)
+}
+
+/// The registry line of a family on the generic redirect bench ([`redirect::bench`], both
+/// variants), named after its family; its original variant records into a caller's encoder.
+fn redirect_entry<K: RedirectKernel + 'static>(
+    summary: &'static str,
+    config: fn(Scale) -> K::Config,
+    shader: crate::gpu::shader::Entry,
+) -> Box<dyn Workload>
+where
+    K::Config: Clone + serde::de::DeserializeOwned,
+{
+    boxed(Entry {
+        name: K::FAMILY,
+        family: K::FAMILY,
+        paper: ZHANG_S5,
+        summary,
+        config,
+        run: |gpu, c, p| redirect::bench::<K>(gpu, c, Variants::All, p),
+        prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<K>::new(gpu, c.clone())?))),
+        shader: Some(shader),
+        warps: None,
+    })
 }
 
 /// The divergent loop at a scale: one long lane per 32 by default.
@@ -197,39 +221,21 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             shader: Some(shader::micro::if_branch::MAIN),
             warps: Some(micro_warps),
         }),
-        boxed(Entry {
-            name: "lbm",
-            family: "lbm",
-            paper: ZHANG_S5,
-            summary: "3D lattice Boltzmann D3Q19 with obstacle cells, original and reference redirection",
-            config: |s| lbm::LbmConfig { edge: s.pick(12, 32, 192), ..Default::default() },
-            run: |gpu, c, p| redirect::bench::<lbm::Lbm>(gpu, c, Variants::All, p),
-            prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<lbm::Lbm>::new(gpu, c.clone())?))),
-            shader: Some(shader::lbm::stream_collide::MAIN),
-            warps: None,
-        }),
-        boxed(Entry {
-            name: "gafort",
-            family: "gafort",
-            paper: ZHANG_S5,
-            summary: "GAFORT's crossover and mutation of children, original and reference redirection",
-            config: |s| gafort::GaConfig { children: s.pick(1 << 10, 1 << 14, 1 << 16), ..Default::default() },
-            run: |gpu, c, p| redirect::bench::<gafort::Gafort>(gpu, c, Variants::All, p),
-            prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<gafort::Gafort>::new(gpu, c.clone())?))),
-            shader: Some(shader::gafort::children::MAIN),
-            warps: None,
-        }),
-        boxed(Entry {
-            name: "mcubes",
-            family: "mcubes",
-            paper: ZHANG_S5,
-            summary: "marching cubes over a scalar field (classify, scan, generate), original and redirection",
-            config: |s| mcubes::McConfig { edge: s.pick(12, 48, 256), ..Default::default() },
-            run: |gpu, c, p| redirect::bench::<mcubes::MarchingCubes>(gpu, c, Variants::All, p),
-            prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<mcubes::MarchingCubes>::new(gpu, c.clone())?))),
-            shader: Some(shader::mcubes::generate::MAIN),
-            warps: None,
-        }),
+        redirect_entry::<lbm::Lbm>(
+            "3D lattice Boltzmann D3Q19 with obstacle cells, original and reference redirection",
+            |s| lbm::LbmConfig { edge: s.pick(12, 32, 192), ..Default::default() },
+            shader::lbm::stream_collide::MAIN,
+        ),
+        redirect_entry::<gafort::Gafort>(
+            "GAFORT's crossover and mutation of children, original and reference redirection",
+            |s| gafort::GaConfig { children: s.pick(1 << 10, 1 << 14, 1 << 16), ..Default::default() },
+            shader::gafort::children::MAIN,
+        ),
+        redirect_entry::<mcubes::MarchingCubes>(
+            "marching cubes over a scalar field (classify, scan, generate), original and redirection",
+            |s| mcubes::McConfig { edge: s.pick(12, 48, 256), ..Default::default() },
+            shader::mcubes::generate::MAIN,
+        ),
         boxed(Entry {
             name: "reduction",
             family: "reduction",
@@ -241,17 +247,11 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             shader: Some(shader::reduction::interleaved::MAIN),
             warps: None,
         }),
-        boxed(Entry {
-            name: "blackscholes",
-            family: "blackscholes",
-            paper: ZHANG_S5,
-            summary: "BlackScholes option pricing: the control case with no divergence",
-            config: |s| blackscholes::BsConfig { n: s.pick(4096, 1 << 16, 1 << 24), ..Default::default() },
-            run: |gpu, c, p| redirect::bench::<blackscholes::BlackScholes>(gpu, c, Variants::All, p),
-            prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<blackscholes::BlackScholes>::new(gpu, c.clone())?))),
-            shader: Some(shader::blackscholes::black_scholes::MAIN),
-            warps: None,
-        }),
+        redirect_entry::<blackscholes::BlackScholes>(
+            "BlackScholes option pricing: the control case with no divergence",
+            |s| blackscholes::BsConfig { n: s.pick(4096, 1 << 16, 1 << 24), ..Default::default() },
+            shader::blackscholes::black_scholes::MAIN,
+        ),
         boxed(Entry {
             name: "branch-split-linear",
             family: "carrillo",

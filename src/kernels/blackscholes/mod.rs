@@ -4,17 +4,15 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, ProbeRecords};
+use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Throughput};
-use crate::kernels::redirect::{output_as, PreparedRun, RedirectKernel};
+use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
-use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// Invocations per workgroup of the pricing kernel.
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -45,9 +43,9 @@ impl Default for BsConfig {
     }
 }
 
-impl BsConfig {
+impl RedirectConfig for BsConfig {
     /// Err ([`Error::Invalid`]) when `n` is outside 1..=2^31-1 or the volatility is not positive.
-    pub fn validate(&self) -> Result<()> {
+    fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize / 2 {
             return Err(Error::invalid("--n (blackscholes options)", format!("{} (use 1..=2^31-1 options)", self.n)));
         }
@@ -59,10 +57,16 @@ impl BsConfig {
 
     /// What a run allocates: one f32 per option in each buffer on the device; on the host three
     /// inputs, the f64 reference, the prices read back and the redirect classes and index.
-    pub fn footprint(&self) -> Footprint {
+    fn footprint(&self) -> Footprint {
         Footprint::new("--n", format!("blackscholes --n {}", self.n)).device("price", bytes(self.n, 4)).host(bytes(self.n, 64))
     }
 
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+impl BsConfig {
     /// Threads launched: ceil(n / OPTIONS_PER_THREAD).
     pub fn threads(&self) -> usize {
         self.n.div_ceil(OPTIONS_PER_THREAD)
@@ -92,18 +96,9 @@ impl RedirectKernel for BlackScholes {
     const FAMILY: &'static str = "blackscholes";
     const KERNEL: &'static str = "black_scholes";
 
-    fn validate(gpu: &Gpu, cfg: &BsConfig) -> Result<()> {
-        cfg.validate()?;
-        cfg.footprint().check(gpu)
-    }
-    fn seed(cfg: &BsConfig) -> u64 {
-        cfg.seed
-    }
     /// Random options from `cfg.seed`.
     fn generate(cfg: &BsConfig) -> Result<BsInput> {
-        cfg.validate()?;
-        cfg.footprint().check_host()?;
-        let mut rng = Rng::new(cfg.seed);
+        let mut rng = cfg.rng()?;
         let mut range = |lo: f32, hi: f32| -> Vec<f32> { (0..cfg.n).map(|_| lo + (hi - lo) * rng.next_f32()).collect() };
         let price = range(5.0, 30.0);
         let strike = range(1.0, 100.0);
@@ -151,14 +146,11 @@ pub fn classes(cfg: &BsConfig, input: &BsInput) -> Vec<u32> {
 
 /// Uploaded inputs and a bound kernel.
 pub struct Prepared {
-    kernel: Arc<Kernel>,
-    bind: wgpu::BindGroup,
+    run: BoundKernel,
     call: GpuBuffer<f32>,
     put: GpuBuffer<f32>,
-    probe: Option<ProbeRecords>,
-    grid: [u32; 3],
     _keep: Vec<GpuBuffer<f32>>,
-    _keep_u32: Vec<GpuBuffer<u32>>,
+    _params: GpuBuffer<u32>,
 }
 
 impl Prepared {
@@ -169,13 +161,7 @@ impl Prepared {
         if input.price.len() != n || input.strike.len() != n || input.years.len() != n {
             return Err(Error::invalid("blackscholes input", format!("three arrays of n = {n} options")));
         }
-        if options.remap.is_some_and(|r| r.len() != n) {
-            return Err(Error::invalid("remap", format!("an index array of n = {n} entries")));
-        }
-        let (defines, width) = options.defines(gpu)?;
-        let kernel = gpu.kernel(registry::blackscholes::black_scholes::MAIN, &defines)?;
         let threads = cfg.threads();
-        let grid = gpu.grid(threads as u64, WORKGROUP_SIZE)?;
         let price = gpu.buffer("price", &input.price, BufferKind::Storage)?;
         let strike = gpu.buffer("strike", &input.strike, BufferKind::Storage)?;
         let years = gpu.buffer("years", &input.years, BufferKind::Storage)?;
@@ -183,20 +169,9 @@ impl Prepared {
         let put = gpu.buffer_zeroed::<f32>("put", n, BufferKind::Storage)?;
         let params: [u32; 4] = [n as u32, threads as u32, cfg.riskfree.to_bits(), cfg.volatility.to_bits()];
         let params = gpu.buffer("params", &params, BufferKind::Uniform)?;
-        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
-        let probe = ProbeRecords::new(gpu, width, 1, grid, WORKGROUP_SIZE)?;
-        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> =
-            vec![(0, &price), (1, &strike), (2, &years), (3, &call), (4, &put), (5, &params)];
-        if let Some(r) = &remap {
-            slots.push((6, r));
-        }
-        if let Some(p) = &probe {
-            slots.push(p.slot());
-        }
-        let bind = kernel.bind_at(gpu, &slots)?;
-        let mut keep_u32 = vec![params];
-        keep_u32.extend(remap);
-        Ok(Prepared { kernel, bind, call, put, probe, grid, _keep: vec![price, strike, years], _keep_u32: keep_u32 })
+        let slots: [(u32, &dyn crate::gpu::Bind); 6] = [(0, &price), (1, &strike), (2, &years), (3, &call), (4, &put), (5, &params)];
+        let run = BoundKernel::new(gpu, registry::blackscholes::black_scholes::MAIN, &options, threads, n, 1, &slots)?;
+        Ok(Prepared { run, call, put, _keep: vec![price, strike, years], _params: params })
     }
 
     /// (call, put) of the last dispatch.
@@ -207,12 +182,12 @@ impl Prepared {
 
 impl PreparedRun for Prepared {
     fn steps(&self) -> Vec<Step<'_>> {
-        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
+        vec![self.run.step()]
     }
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         vec![(&self.call.buffer, self.call.bytes()), (&self.put.buffer, self.put.bytes())]
     }
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        divergence::read_probe(gpu, &self.probe)
+        self.run.divergence(gpu)
     }
 }

@@ -9,17 +9,15 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, ProbeRecords};
+use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Protocol, Throughput};
-use crate::kernels::redirect::{output_as, PreparedRun, RedirectKernel};
+use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
-use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// Invocations per workgroup of the generation kernel.
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -47,9 +45,8 @@ impl Default for GaConfig {
     }
 }
 
-impl GaConfig {
-    /// Err ([`Error::Invalid`]) naming the first parameter out of range and the range to use.
-    pub fn validate(&self) -> Result<()> {
+impl RedirectConfig for GaConfig {
+    fn validate(&self) -> Result<()> {
         if self.children < 2 || self.children > (u32::MAX / 8) as usize {
             return Err(Error::invalid("--n (gafort children)", format!("{} (use 2..=2^29-1)", self.children)));
         }
@@ -72,7 +69,7 @@ impl GaConfig {
 
     /// What a run allocates: the genes of every parent (and child) on the device; on the host
     /// parents, two sets of children (reference and read back) and 8 draws per child.
-    pub fn footprint(&self) -> Footprint {
+    fn footprint(&self) -> Footprint {
         let genes = bytes(self.children, self.genes as u64 * 4);
         Footprint::new("--n", format!("gafort --n {} ({} genes each)", self.children, self.genes))
             .device("parents", genes)
@@ -80,6 +77,12 @@ impl GaConfig {
             .host(bytes(self.children, 64))
     }
 
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+impl GaConfig {
     /// Crossover when the u32 draw is below this.
     pub fn threshold(&self) -> u32 {
         (self.pcross * u32::MAX as f64).round() as u32
@@ -112,18 +115,9 @@ impl RedirectKernel for Gafort {
     const FAMILY: &'static str = "gafort";
     const KERNEL: &'static str = "children";
 
-    fn validate(gpu: &Gpu, cfg: &GaConfig) -> Result<()> {
-        cfg.validate()?;
-        cfg.footprint().check(gpu)
-    }
-    fn seed(cfg: &GaConfig) -> u64 {
-        cfg.seed
-    }
     /// A random population and draws from `cfg.seed`.
     fn generate(cfg: &GaConfig) -> Result<GaInput> {
-        cfg.validate()?;
-        cfg.footprint().check_host()?;
-        let mut rng = Rng::new(cfg.seed);
+        let mut rng = cfg.rng()?;
         let (p, l) = (cfg.children, cfg.genes);
         let parents: Vec<u32> = (0..p * l as usize).map(|_| rng.next_u32() >> 31).collect();
         let fitness: Vec<u32> = (0..p).map(|c| (0..l as usize).map(|n| parents[n * p + c] * cpu::weight(n as u32)).sum()).collect();
@@ -175,12 +169,9 @@ pub fn trips(cfg: &GaConfig, input: &GaInput) -> Vec<u32> {
 
 /// Uploaded population and the bound generation kernel, ready to run repeatedly.
 pub struct Prepared {
-    kernel: Arc<Kernel>,
-    bind: wgpu::BindGroup,
+    run: BoundKernel,
     children: GpuBuffer<u32>,
     fitness: GpuBuffer<u32>,
-    probe: Option<ProbeRecords>,
-    grid: [u32; 3],
     _keep: Vec<GpuBuffer<u32>>,
 }
 
@@ -192,32 +183,16 @@ impl Prepared {
         if input.parents.len() != p * l || input.fitness.len() != p || input.draws.len() != 8 * p {
             return Err(Error::invalid("gafort input", format!("arrays for {p} members of {l} genes")));
         }
-        if options.remap.is_some_and(|r| r.len() != p) {
-            return Err(Error::invalid("remap", format!("an index array of {p} entries")));
-        }
-        let (defines, width) = options.defines(gpu)?;
-        let kernel = gpu.kernel(registry::gafort::children::MAIN, &defines)?;
-        let grid = gpu.grid(p as u64, WORKGROUP_SIZE)?;
         let parents = gpu.buffer("parents", &input.parents, BufferKind::Storage)?;
         let pfit = gpu.buffer("parent fitness", &input.fitness, BufferKind::Storage)?;
         let draws = gpu.buffer("draws", &input.draws, BufferKind::Storage)?;
         let children = gpu.buffer_zeroed::<u32>("children", p * l, BufferKind::Storage)?;
         let fitness = gpu.buffer_zeroed::<u32>("child fitness", p, BufferKind::Storage)?;
         let params = gpu.buffer("params", &[p as u32, l as u32, cfg.threshold(), 0], BufferKind::Uniform)?;
-        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
-        let probe = ProbeRecords::new(gpu, width, SITES, grid, WORKGROUP_SIZE)?;
-        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> =
-            vec![(0, &parents), (1, &pfit), (2, &draws), (3, &children), (4, &fitness), (5, &params)];
-        if let Some(r) = &remap {
-            slots.push((6, r));
-        }
-        if let Some(pr) = &probe {
-            slots.push(pr.slot());
-        }
-        let bind = kernel.bind_at(gpu, &slots)?;
-        let mut keep = vec![parents, pfit, draws, params];
-        keep.extend(remap);
-        Ok(Prepared { kernel, bind, children, fitness, probe, grid, _keep: keep })
+        let slots: [(u32, &dyn crate::gpu::Bind); 6] =
+            [(0, &parents), (1, &pfit), (2, &draws), (3, &children), (4, &fitness), (5, &params)];
+        let run = BoundKernel::new(gpu, registry::gafort::children::MAIN, &options, p, p, SITES, &slots)?;
+        Ok(Prepared { run, children, fitness, _keep: vec![parents, pfit, draws, params] })
     }
 
     /// (children genes gene-major, child fitness).
@@ -228,12 +203,12 @@ impl Prepared {
 
 impl PreparedRun for Prepared {
     fn steps(&self) -> Vec<Step<'_>> {
-        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
+        vec![self.run.step()]
     }
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         vec![(&self.children.buffer, self.children.bytes()), (&self.fitness.buffer, self.fitness.bytes())]
     }
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        divergence::read_probe(gpu, &self.probe)
+        self.run.divergence(gpu)
     }
 }

@@ -5,17 +5,15 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, ProbeRecords};
+use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Protocol, Throughput};
-use crate::kernels::redirect::{output_as, PreparedRun, RedirectKernel};
+use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
-use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// Invocations per workgroup of the stream-collide kernel.
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -45,9 +43,9 @@ impl Default for LbmConfig {
     }
 }
 
-impl LbmConfig {
+impl RedirectConfig for LbmConfig {
     /// Err ([`Error::Invalid`]) when the edge is outside 2..=512, obstacles outside 0..0.9 or ω outside (0, 2).
-    pub fn validate(&self) -> Result<()> {
+    fn validate(&self) -> Result<()> {
         if self.edge < 2 || self.edge > 512 {
             return Err(Error::invalid("--n (lbm lattice edge)", format!("{} (use 2..=512 cells per side)", self.edge)));
         }
@@ -63,13 +61,19 @@ impl LbmConfig {
     /// What a run allocates: 19 distributions per cell on the device (the largest buffers,
     /// in and out); on the host the input, the f64 reference, the result read back and the
     /// path vectors, about 400 bytes per cell.
-    pub fn footprint(&self) -> Footprint {
+    fn footprint(&self) -> Footprint {
         let cells = self.edge.saturating_pow(3);
         Footprint::new("--n", format!("lbm --n {} ({cells} cells)", self.edge))
             .device("f in", bytes(cells, 4 * cpu::Q as u64))
             .host(bytes(cells, 400))
     }
 
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+impl LbmConfig {
     /// Cells along x, y and z.
     pub fn dims(&self) -> [usize; 3] {
         [self.edge; 3]
@@ -102,18 +106,9 @@ impl RedirectKernel for Lbm {
     const FAMILY: &'static str = "lbm";
     const KERNEL: &'static str = "stream_collide";
 
-    fn validate(gpu: &Gpu, cfg: &LbmConfig) -> Result<()> {
-        cfg.validate()?;
-        cfg.footprint().check(gpu)
-    }
-    fn seed(cfg: &LbmConfig) -> u64 {
-        cfg.seed
-    }
     /// Random obstacles and distributions from `cfg.seed`.
     fn generate(cfg: &LbmConfig) -> Result<LbmInput> {
-        cfg.validate()?;
-        cfg.footprint().check_host()?;
-        let mut rng = Rng::new(cfg.seed);
+        let mut rng = cfg.rng()?;
         let e = cfg.edge;
         let n = cfg.cells();
         let mut flags = vec![1u32; n];
@@ -184,11 +179,8 @@ pub fn paths(cfg: &LbmConfig, input: &LbmInput) -> Vec<u32> {
 
 /// Uploaded lattice and the bound stream-collide kernel, ready to run repeatedly.
 pub struct Prepared {
-    kernel: Arc<Kernel>,
-    bind: wgpu::BindGroup,
+    run: BoundKernel,
     f_out: GpuBuffer<f32>,
-    probe: Option<ProbeRecords>,
-    grid: [u32; 3],
     _f_in: GpuBuffer<f32>,
     _keep: Vec<GpuBuffer<u32>>,
 }
@@ -201,31 +193,15 @@ impl Prepared {
         if input.flags.len() != n || input.f.len() != cpu::Q * n {
             return Err(Error::invalid("lbm input", format!("flags of {n} cells and 19 × {n} distributions")));
         }
-        if options.remap.is_some_and(|r| r.len() != n) {
-            return Err(Error::invalid("remap", format!("an index array of {n} entries")));
-        }
-        let (defines, width) = options.defines(gpu)?;
-        let kernel = gpu.kernel(registry::lbm::stream_collide::MAIN, &defines)?;
-        let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
         let f_in = gpu.buffer("f in", &input.f, BufferKind::Storage)?;
         let f_out = gpu.buffer_zeroed::<f32>("f out", cpu::Q * n, BufferKind::Storage)?;
         let flags = gpu.buffer("flags", &input.flags, BufferKind::Storage)?;
         let [nx, ny, nz] = cfg.dims();
         let params =
             gpu.buffer("params", &[nx as u32, ny as u32, nz as u32, n as u32, cfg.omega.to_bits(), 0, 0, 0], BufferKind::Uniform)?;
-        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
-        let probe = ProbeRecords::new(gpu, width, SITES, grid, WORKGROUP_SIZE)?;
-        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = vec![(0, &f_in), (1, &f_out), (2, &flags), (3, &params)];
-        if let Some(r) = &remap {
-            slots.push((4, r));
-        }
-        if let Some(p) = &probe {
-            slots.push(p.slot());
-        }
-        let bind = kernel.bind_at(gpu, &slots)?;
-        let mut keep = vec![flags, params];
-        keep.extend(remap);
-        Ok(Prepared { kernel, bind, f_out, probe, grid, _f_in: f_in, _keep: keep })
+        let slots: [(u32, &dyn crate::gpu::Bind); 4] = [(0, &f_in), (1, &f_out), (2, &flags), (3, &params)];
+        let run = BoundKernel::new(gpu, registry::lbm::stream_collide::MAIN, &options, n, n, SITES, &slots)?;
+        Ok(Prepared { run, f_out, _f_in: f_in, _keep: vec![flags, params] })
     }
 
     /// The distributions after the step, `f[q * n + c]`.
@@ -237,13 +213,13 @@ impl Prepared {
 impl PreparedRun for Prepared {
     /// One stream-and-collide step from the input distributions.
     fn steps(&self) -> Vec<Step<'_>> {
-        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
+        vec![self.run.step()]
     }
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         vec![(&self.f_out.buffer, self.f_out.bytes())]
     }
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        divergence::read_probe(gpu, &self.probe)
+        self.run.divergence(gpu)
     }
 }
 

@@ -9,15 +9,14 @@ pub mod tables;
 
 pub use tables::Tables;
 
-use crate::divergence::{self, Divergence, ProbeRecords};
+use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Protocol, Throughput};
-use crate::kernels::redirect::{output_as, PreparedRun, RedirectKernel};
+use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
-use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -45,9 +44,9 @@ impl Default for McConfig {
     }
 }
 
-impl McConfig {
+impl RedirectConfig for McConfig {
     /// Err ([`Error::Invalid`]) when the edge is outside 1..=1024 or the balls outside 1..=1024.
-    pub fn validate(&self) -> Result<()> {
+    fn validate(&self) -> Result<()> {
         if self.edge < 1 || self.edge > 1024 {
             return Err(Error::invalid("--n (mcubes grid edge)", format!("{} (use 1..=1024 voxels per side)", self.edge)));
         }
@@ -57,20 +56,26 @@ impl McConfig {
         Ok(())
     }
 
-    /// Voxels in the grid, edge³.
-    pub fn voxels(&self) -> usize {
-        self.edge.pow(3)
-    }
-
     /// What a run allocates before the mesh (whose size the scan decides; its buffer is
     /// checked when it is made): the sampled field and 3 words per voxel on the device; on the
     /// host the field, the reference's and the GPU's classification, and the redirect index.
-    pub fn footprint(&self) -> Footprint {
+    fn footprint(&self) -> Footprint {
         let samples = (self.edge + 1).saturating_pow(3);
         Footprint::new("--n", format!("mcubes --n {} ({} voxels)", self.edge, self.edge.saturating_pow(3)))
             .device("volume", bytes(samples, 4))
             .host(bytes(samples, 4))
             .host(bytes(self.edge.saturating_pow(3), 32))
+    }
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+impl McConfig {
+    /// Voxels in the grid, edge³.
+    pub fn voxels(&self) -> usize {
+        self.edge.pow(3)
     }
 }
 
@@ -116,18 +121,9 @@ impl RedirectKernel for MarchingCubes {
     const FAMILY: &'static str = "mcubes";
     const KERNEL: &'static str = "generate";
 
-    fn validate(gpu: &Gpu, cfg: &McConfig) -> Result<()> {
-        cfg.validate()?;
-        cfg.footprint().check(gpu)
-    }
-    fn seed(cfg: &McConfig) -> u64 {
-        cfg.seed
-    }
     /// Random metaballs sampled on the grid's corners.
     fn generate(cfg: &McConfig) -> Result<Vec<f32>> {
-        cfg.validate()?;
-        cfg.footprint().check_host()?;
-        let mut rng = Rng::new(cfg.seed);
+        let mut rng = cfg.rng()?;
         let balls: Vec<([f64; 3], f64)> = (0..cfg.balls)
             .map(|_| {
                 let c = [0.2 + 0.6 * rng.next_f64(), 0.2 + 0.6 * rng.next_f64(), 0.2 + 0.6 * rng.next_f64()];
@@ -207,14 +203,13 @@ impl RedirectKernel for MarchingCubes {
 pub struct Prepared {
     classify: (Arc<Kernel>, wgpu::BindGroup),
     scan: [(Arc<Kernel>, wgpu::BindGroup, [u32; 3]); 3],
-    generate: (Arc<Kernel>, wgpu::BindGroup),
+    generate: BoundKernel,
     grid: [u32; 3],
     cube_index: GpuBuffer<u32>,
     counts: GpuBuffer<u32>,
     offsets: GpuBuffer<u32>,
     vertices: GpuBuffer<f32>,
     total: u32,
-    probe: Option<ProbeRecords>,
     _keep_f32: GpuBuffer<f32>,
     _keep: Vec<GpuBuffer<u32>>,
     _tables: GpuBuffer<i32>,
@@ -228,9 +223,7 @@ impl Prepared {
         if volume.len() != (cfg.edge + 1).pow(3) {
             return Err(Error::invalid("mcubes volume", format!("{} samples for edge {}", volume.len(), cfg.edge)));
         }
-        if options.remap.is_some_and(|r| r.len() != voxels) {
-            return Err(Error::invalid("remap", format!("an index array of {voxels} entries")));
-        }
+        options.check_remap(voxels)?;
         let grid = gpu.grid(voxels as u64, WORKGROUP_SIZE)?;
         let blocks = voxels.div_ceil(WORKGROUP_SIZE as usize);
         let vol = gpu.buffer("volume", volume, BufferKind::Storage)?;
@@ -267,35 +260,22 @@ impl Prepared {
         gpu.queue().submit([commands]);
         let total_vertices: u32 = cpu::classify(volume, cfg.edge, cfg.iso, Tables::get()).1.iter().sum();
 
-        let (defines, width) = options.defines(gpu)?;
-        let k = gpu.kernel(registry::mcubes::generate::MAIN, &defines)?;
         let vertices = gpu.buffer_zeroed::<f32>("vertices", 3 * (total_vertices as usize).max(1), BufferKind::Storage)?;
-        let remap = options.remap.map(|r| gpu.buffer("remap index", r, BufferKind::Storage)).transpose()?;
-        let probe = ProbeRecords::new(gpu, width, 1, grid, WORKGROUP_SIZE)?;
-        let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> =
-            vec![(0, &vol), (1, &tables), (2, &cube_index), (3, &counts), (4, &offsets), (5, &vertices), (6, &params)];
-        if let Some(r) = &remap {
-            slots.push((8, r));
-        }
-        if let Some(p) = &probe {
-            slots.push(p.slot());
-        }
-        let b = k.bind_at(gpu, &slots)?;
-        let mut keep = vec![sums, total, params, scan_params];
-        keep.extend(remap);
+        let slots: [(u32, &dyn crate::gpu::Bind); 7] =
+            [(0, &vol), (1, &tables), (2, &cube_index), (3, &counts), (4, &offsets), (5, &vertices), (6, &params)];
+        let generate = BoundKernel::new(gpu, registry::mcubes::generate::MAIN, &options, voxels, voxels, 1, &slots)?;
         Ok(Prepared {
             classify,
             scan,
-            generate: (k, b),
+            generate,
             grid,
             cube_index,
             counts,
             offsets,
             vertices,
             total: total_vertices,
-            probe,
             _keep_f32: vol,
-            _keep: keep,
+            _keep: vec![sums, total, params, scan_params],
             _tables: tables,
         })
     }
@@ -307,7 +287,7 @@ impl Prepared {
             Step::copy(&self.counts, &self.offsets, self.counts.bytes()),
         ];
         steps.extend(self.scan.iter().map(|(k, b, g)| Step::dispatch(k, b, *g)));
-        steps.push(Step::dispatch(&self.generate.0, &self.generate.1, self.grid));
+        steps.push(self.generate.step());
         gpu.run(&steps, true)
     }
 
@@ -331,7 +311,7 @@ impl Prepared {
 impl PreparedRun for Prepared {
     /// The triangle-generation pass alone (the kernel the paper times).
     fn steps(&self) -> Vec<Step<'_>> {
-        vec![Step::dispatch(&self.generate.0, &self.generate.1, self.grid)]
+        vec![self.generate.step()]
     }
     /// Cube index, vertex count and offset per voxel, then the vertices generated.
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
@@ -343,6 +323,6 @@ impl PreparedRun for Prepared {
         ]
     }
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        divergence::read_probe(gpu, &self.probe)
+        self.generate.divergence(gpu)
     }
 }
