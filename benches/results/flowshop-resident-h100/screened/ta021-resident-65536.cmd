@@ -1,0 +1,1 @@
+2026-11-24T15:25:31Z .gpu/simtlab flowshop solve ta021 --search resident --pool 65536 --time-limit 20 --json
