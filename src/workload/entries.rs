@@ -346,7 +346,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "global barrier latency in one dispatch beside relaunching a kernel (0 workgroups: all co-resident)",
-            config: |s| BarrierParams { workgroups: 0, iterations: s.pick(16, 200, 1000), kind: Default::default() },
+            config: |s| BarrierParams { workgroups: 0, iterations: s.pick(100, 200, 1000), kind: Default::default() },
             run: run_barrier,
             prepare: None,
             shader: Some(shader::pt::capability::BARRIER),
