@@ -11,6 +11,7 @@
 //! variants: PROBE REMAP TILE DEFER
 
 #import grid
+#import mix
 #import probe
 
 const PROBE_SITES: u32 = 1u;
@@ -70,12 +71,6 @@ var<workgroup> wg_first_slot: u32;
 // barriers and global claims per element.
 override DEFER_PER_THREAD: u32 = 1u;
 #endif
-
-fn mix(h: u32) -> u32 {
-    var x = h * 0x9E3779B1u;
-    x ^= x >> 15u;
-    return x * 0x85EBCA77u + 1u;
-}
 
 fn run_loop(i: u32) {
     let count = trips[i];

@@ -15,6 +15,7 @@
 
 #import grid
 #import probe
+#import mix
 
 const PROBE_SITES: u32 = 1u;
 const WG: u32 = 256u;
@@ -30,12 +31,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read> data: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> results: array<u32>;
 @group(0) @binding(3) var<uniform> params: Params;
-
-fn mix(h: u32) -> u32 {
-    var x = h * 0x9E3779B1u;
-    x ^= x >> 15u;
-    return x * 0x85EBCA77u + 1u;
-}
 
 // The if-branch: one live word.
 fn light(x: vec4<u32>) -> u32 {

@@ -275,14 +275,7 @@ mod generated {
                 minus.iter().map(|t| format!(" - {t}")).collect::<String>()
             );
             s += &format!("        // q = {q}, e = ({}, {}, {}), bounce-back from {}\n", EX[q], EY[q], EZ[q], OPP[q]);
-            s += &format!("        let in{q} = {};\n", inside.join(" & "));
-            s += &format!("        let s{q} = select(c, {src}, in{q});\n");
-            s += &format!("        var f{q}: f32;\n");
-            s += &format!("        if (probe({q}u, in{q} & (flags[s{q}] != 0u))) {{\n");
-            s += &format!("            f{q} = f_in[{}s{q}];\n", plane(q));
-            s += "        } else {\n";
-            s += &format!("            f{q} = f_in[{}c];\n", plane(OPP[q]));
-            s += "        }\n";
+            s += &format!("        var f{q} = pull({q}u, {}u, {}, {src}, c);\n", OPP[q], inside.join(" & "));
         }
         s += "        if (probe(19u, fluid)) {\n";
         s += &format!("            let rho = {};\n", (0..Q).map(|q| format!("f{q}")).collect::<Vec<_>>().join(" + "));
@@ -290,7 +283,6 @@ mod generated {
         s += &format!("            let uy = ({}) / rho;\n", moment(&EY));
         s += &format!("            let uz = ({}) / rho;\n", moment(&EZ));
         s += "            let usq = 1.5 * (ux * ux + uy * uy + uz * uz);\n";
-        s += "            let omega = params.omega;\n";
         for q in 0..Q {
             let terms: Vec<String> = [("ux", EX[q]), ("uy", EY[q]), ("uz", EZ[q])]
                 .iter()
@@ -303,13 +295,8 @@ mod generated {
                     _ => format!(" - {u}"),
                 })
                 .collect();
-            let feq = if terms.is_empty() {
-                format!("(1.0 / {}.0) * rho * (1.0 - usq)", weight_denominator(q))
-            } else {
-                s += &format!("            let cu{q} = 3.0 * ({});\n", terms.concat());
-                format!("(1.0 / {}.0) * rho * (1.0 + cu{q} + 0.5 * cu{q} * cu{q} - usq)", weight_denominator(q))
-            };
-            s += &format!("            f{q} = f{q} - omega * (f{q} - {feq});\n");
+            let cu = if terms.is_empty() { "0.0".to_string() } else { format!("3.0 * ({})", terms.concat()) };
+            s += &format!("            f{q} = relax(f{q}, 1.0 / {}.0, rho, {cu}, usq);\n", weight_denominator(q));
         }
         s += "        }\n";
         for q in 0..Q {

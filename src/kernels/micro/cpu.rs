@@ -2,7 +2,7 @@
 
 use crate::kernels::parallel_ranges;
 
-/// The integer mixing round both kernels use.
+/// `shared/mix.wgsl`: the integer mixing round of the divergent loop and branch kernels.
 pub fn mix(h: u32) -> u32 {
     let mut x = h.wrapping_mul(0x9E37_79B1);
     x ^= x >> 15;

@@ -1,13 +1,7 @@
 //! CPU references of `shaders/split/*.wgsl`, over the same data layout.
 
+use crate::kernels::micro::cpu::mix;
 use crate::kernels::parallel_ranges;
-
-/// The integer mixing round of the light branch.
-pub fn mix(h: u32) -> u32 {
-    let x = h.wrapping_mul(0x9E37_79B1);
-    let x = x ^ (x >> 15);
-    x.wrapping_mul(0x85EB_CA77).wrapping_add(1)
-}
 
 /// `light` in `branch_split.wgsl`: the if-branch.
 pub fn light(x: [u32; 4], rounds: u32) -> u32 {
