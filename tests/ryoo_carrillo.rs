@@ -106,7 +106,6 @@ fn matmul_bench_records_gflops_and_resources() {
     assert_eq!(r.check.checked, 40 * 30);
     assert!(r.throughput.as_ref().unwrap().value > 0.0);
     assert_eq!(r.extra["threads_per_workgroup"], 144);
-    assert!(matmul::ladder_table(&[r]).contains("tiled12"));
 }
 
 #[test]
@@ -191,8 +190,6 @@ fn carrillo_sweep_records_pass_their_checks() {
     assert_eq!(records.len(), 6);
     assert!(records.iter().all(|r| r.check.passed), "{:?}", records.iter().map(|r| &r.check).collect::<Vec<_>>());
     assert!(records.iter().all(|r| r.divergence.is_some()));
-    let table = split::comparison_table(&records);
-    assert_eq!(table.lines().count(), 4, "{table}");
 }
 
 #[test]

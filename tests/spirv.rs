@@ -49,7 +49,6 @@ fn naga_passthrough_builds_other_kernels() {
             .unwrap();
     assert!(r.check.passed, "{:?}", r.check.first_mismatch);
     assert_eq!(r.kernel, "tiled12 [naga-unchecked]");
-    assert!(matmul::ladder_table(&[r]).contains("tiled12 [naga-unchecked]"));
 }
 
 /// A module built for other tile sizes is refused before it runs.

@@ -240,8 +240,6 @@ fn bench_zhang_runs_every_kernel_and_checks_it() {
     assert_eq!(families.len(), 5);
     // reduction: org, redirect, sequential, fast, blocked; the others org + redirect
     assert_eq!(records.len(), 4 * 2 + 5);
-    let table = zhang::comparison(&records);
-    assert!(table.contains("redirect") && table.contains("speedup"), "{table}");
 }
 
 // ---------------------------------------------------------------- sizes against the adapter's limits

@@ -2,7 +2,7 @@
 //! depth-first vs breadth-first (thread-data reordering); Table 2: branch-refactored vs basic
 //! kernel as a speedup over one CPU core. Pools come from the real search of Taillard
 //! instances; every GPU bound is checked against the CPU. The tables and the means behind the
-//! verdicts also serve `simtlab bench flowshop` ([`bench_tables`]).
+//! verdicts also serve `simtlab bench flowshop` ([`bench_summary`]).
 
 use super::{params, point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
@@ -159,30 +159,29 @@ impl Experiment for Table2 {
     }
 }
 
-/// The tables of `simtlab bench flowshop` as text: Table 1 and Table 2 (the paper's values
-/// beside ours), bounds per second, and the means the verdicts compare.
-pub fn bench_tables(records: &[Record]) -> Result<String> {
+/// What `simtlab bench flowshop` shows: Tables 1 and 2 (the paper's values beside ours), bounds
+/// per second, and the means the verdicts compare.
+#[derive(Clone, Debug)]
+pub struct BenchSummary {
+    /// Table 1, Table 2 and bounds per second: those the records give rows to.
+    pub tables: Vec<Table>,
+    /// DFS kernel time / BFS kernel time of the basic kernel, mean, with record heads then with
+    /// the prefix walk: (ours, the paper's).
+    pub dfs_over_bfs: [(Option<f64>, Option<f64>); 2],
+    /// Basic kernel time / refactored kernel time, mean: (ours, the paper's).
+    pub refactoring_gain: (Option<f64>, Option<f64>),
+}
+
+/// The tables and means of `simtlab bench flowshop` from its records.
+pub fn bench_summary(records: &[Record]) -> Result<BenchSummary> {
     let paper = PaperValues::of("chakroun")?;
     let refs: Vec<&Record> = records.iter().collect();
-    let mut out = String::new();
-    for table in [table1(&refs, &paper), table2(&refs, &paper), bench::throughput_table(&refs)] {
-        if !table.rows.is_empty() {
-            out += &bench::table_text(&table);
-            out.push('\n');
-        }
-    }
-    for (walk, heads) in [(false, "record heads"), (true, "prefix walk")] {
-        let (ours, theirs) = dfs_over_bfs(&refs, &paper, walk);
-        if let Some(ours) = ours {
-            let theirs = theirs.map_or("—".into(), |v| format!("{v:.3}"));
-            out += &format!("DFS kernel time / BFS kernel time, basic kernel, {heads}, mean: ours {ours:.3}, paper {theirs}\n");
-        }
-    }
-    let (ours, theirs) = refactoring_gain(&refs, &paper);
-    if let Some(ours) = ours {
-        out += &format!("basic time / refactored time, mean: ours {ours:.3}, paper {}\n", theirs.map_or("—".into(), |v| format!("{v:.3}")));
-    }
-    Ok(out)
+    let tables = [table1(&refs, &paper), table2(&refs, &paper), bench::throughput_table(&refs)];
+    Ok(BenchSummary {
+        tables: tables.into_iter().filter(|t| !t.rows.is_empty()).collect(),
+        dfs_over_bfs: [dfs_over_bfs(&refs, &paper, false), dfs_over_bfs(&refs, &paper, true)],
+        refactoring_gain: refactoring_gain(&refs, &paper),
+    })
 }
 
 fn param_str(r: &Record, key: &str) -> String {

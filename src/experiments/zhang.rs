@@ -5,7 +5,7 @@
 use super::{params, point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{self, Footprint, Progress, Protocol, Record};
+use crate::harness::{Footprint, Progress, Protocol, Record};
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use crate::kernels::redirect::{self, RedirectConfig};
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
@@ -167,49 +167,13 @@ pub fn run_benchmarks(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Record>> 
 }
 
 /// Zhang's divergence ratio measured by the GPU probe, where the record has it.
-fn native_ratio(r: &Record) -> Option<f64> {
+pub fn native_ratio(r: &Record) -> Option<f64> {
     r.extra_as::<DivergenceExtra>()?.divergence_native.map(|d| d.divergence_ratio)
 }
 
 /// Zhang's divergence ratio emulated at the papers' warp width of 32, where the record has it.
-fn w32_ratio(r: &Record) -> Option<f64> {
+pub fn w32_ratio(r: &Record) -> Option<f64> {
     r.extra_as::<DivergenceExtra>()?.divergence_w32.map(|d| d.divergence_ratio)
-}
-
-/// The paper's view: per benchmark and size, time org/opt, divergence org/opt and speedup of
-/// each variant over the original (`org`) run of the same call.
-pub fn comparison(records: &[Record]) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  throughput opt",
-        "kernel", "variant vs org", "time org", "time opt", "div org", "div opt", "w32 org", "w32 opt", "speedup"
-    );
-    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", 100.0 * v));
-    for org in records.iter().filter(|r| r.variant == ORIGINAL) {
-        let same = |r: &&Record| r.kernel == org.kernel && r.params == org.params && r.variant != ORIGINAL;
-        let others: Vec<&Record> = records.iter().filter(same).collect();
-        let rows: Vec<Option<&Record>> = if others.is_empty() { vec![None] } else { others.into_iter().map(Some).collect() };
-        for opt in rows {
-            let t_opt = opt.map(|o| o.stats.median);
-            let _ = writeln!(
-                s,
-                "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  {}",
-                org.kernel,
-                opt.map_or("(org only)".to_string(), |o| o.variant.clone()),
-                harness::format_seconds(org.stats.median),
-                t_opt.map_or("-".into(), harness::format_seconds),
-                pct(native_ratio(org)),
-                pct(opt.and_then(native_ratio)),
-                pct(w32_ratio(org)),
-                pct(opt.and_then(w32_ratio)),
-                t_opt.map_or("-".into(), |t| format!("{:.2}x", org.stats.median / t)),
-                opt.or(Some(org)).and_then(|r| r.throughput.as_ref()).map_or("-".into(), |t| format!("{:.3} {}", t.value, t.unit)),
-            );
-        }
-    }
-    s
 }
 
 pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {

@@ -11,7 +11,6 @@ mod calculator;
 mod curves;
 mod kernel;
 mod models;
-mod report;
 
 #[cfg(test)]
 mod tests;
@@ -28,4 +27,3 @@ pub use models::{
     branch_split_on_arch, carrillo_speedup, carrillo_worst_case, ryoo_estimate, Branch, BranchKernel, InstructionMix, SplitComparison,
     ThroughputDevice, ThroughputEstimate, GEFORCE_8800_GTX,
 };
-pub use report::{format_table, report, OccupancyQuery};

@@ -393,41 +393,6 @@ fn main(@builtin(local_invocation_index) i: u32) { scratch[i] = i; }
     assert!(kernel_resources(fragment, "fs").is_err());
 }
 
-// --- CLI ---
-
-#[test]
-fn cli_json_and_table() {
-    let args = OccupancyQuery { arch: "g80".into(), threads: Some(256), regs: Some(11), smem: 0, json: true };
-    let json: serde_json::Value = serde_json::from_str(&report(&args).unwrap()).unwrap();
-    assert_eq!(json["arch"], "cc1.0");
-    assert_eq!(json["active_blocks_per_sm"], 2);
-    assert_eq!(json["active_warps_per_sm"], 16);
-    assert_eq!(json["active_threads_per_sm"], 512);
-    assert_eq!(json["limited_by"], "registers");
-    assert!(json.get("reason").is_none());
-    assert!((json["occupancy"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
-
-    let args = OccupancyQuery { arch: "h100".into(), threads: Some(1024), regs: Some(65), smem: 0, json: true };
-    let json: serde_json::Value = serde_json::from_str(&report(&args).unwrap()).unwrap();
-    assert_eq!(json["limited_by"], "does_not_launch");
-    assert!(json["reason"].as_str().unwrap().contains("registers"));
-
-    let table = report(&OccupancyQuery { json: false, ..args.clone() }).unwrap();
-    assert!(table.contains("does_not_launch"));
-    let table = report(&OccupancyQuery { arch: "cc8.0".into(), threads: Some(256), regs: Some(64), smem: 0, json: false }).unwrap();
-    assert!(table.contains("50.0 %") && table.contains("registers"));
-
-    let list = report(&OccupancyQuery { arch: "list".into(), threads: None, regs: None, smem: 0, json: false }).unwrap();
-    assert!(list.contains("cc9.0") && list.contains("rdna3") && list.contains("g80"));
-    let list: serde_json::Value =
-        serde_json::from_str(&report(&OccupancyQuery { arch: "list".into(), threads: None, regs: None, smem: 0, json: true }).unwrap())
-            .unwrap();
-    assert_eq!(list.as_array().unwrap().len(), ARCHS.len());
-
-    assert!(report(&OccupancyQuery { arch: "g80".into(), threads: None, regs: Some(1), smem: 0, json: false }).is_err());
-    assert!(report(&OccupancyQuery { arch: "nope".into(), threads: Some(1), regs: Some(1), smem: 0, json: false }).is_err());
-}
-
 #[test]
 fn adapter_names_pick_their_preset() {
     let of = |n: &str| super::arch_for_adapter(n).map(|a| a.name);

@@ -3,6 +3,7 @@
 //! printed here, as text or JSON.
 
 use crate::gpu_args::GpuArgs;
+use crate::output;
 use crate::value::{described, named};
 use crate::INTERRUPTED;
 use clap::{Args, Subcommand};
@@ -243,7 +244,7 @@ fn output(request: &Request, interrupted: &AtomicBool) -> Result<String> {
         Command::Instance(spec) => {
             let instance = commands::load_instance(spec)?;
             if request.json {
-                to_json(&instance)
+                output::json_text(&instance)
             } else {
                 Ok(taillard::format_instance(&instance))
             }
@@ -251,17 +252,13 @@ fn output(request: &Request, interrupted: &AtomicBool) -> Result<String> {
         Command::Bound(options) => {
             let bounds = commands::bound(options)?;
             if request.json {
-                to_json(&bounds)
+                output::json_text(&bounds)
             } else {
                 Ok(bounds_text(&bounds))
             }
         }
         Command::Solve(args) => solve(args, request.json, &request.gpu, interrupted),
     }
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string_pretty(value).map_err(|e| Error::invalid("json output", e.to_string()))
 }
 
 fn bounds_text(b: &NodeBounds) -> String {
@@ -293,7 +290,7 @@ fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted:
     lines.finish();
     let solved = solved?;
     if json {
-        to_json(&solved)
+        output::json_text(&solved)
     } else {
         Ok(solve_text(&solved, args.ub.unwrap_or_default()))
     }

@@ -2,7 +2,7 @@
 
 use clap::Args;
 use simtlab::gpu::{self, GpuOptions};
-use simtlab::{Error, Gpu, Result};
+use simtlab::{Gpu, Result};
 use std::time::Duration;
 
 /// Which adapter to open (commands that list or open adapters).
@@ -96,8 +96,7 @@ pub fn open_gpu(args: &BenchGpuArgs) -> Result<Gpu> {
 pub fn devices(args: &AdapterArgs, json: bool) -> Result<()> {
     let reports = gpu::survey(&args.options(None))?;
     if json {
-        let text = serde_json::to_string_pretty(&reports).map_err(|e| Error::invalid("json", e.to_string()))?;
-        println!("{text}");
+        println!("{}", crate::output::json_text(&reports)?);
         return Ok(());
     }
     for r in &reports {

@@ -70,9 +70,14 @@ pub fn print_text(text: &str, json: Option<&PathBuf>) {
     }
 }
 
+/// `value` as pretty-printed JSON.
+pub fn json_text<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string_pretty(value).map_err(|e| Error::invalid("JSON output", e.to_string()))
+}
+
 /// Writes `value` as JSON at `path` (`-`: standard output), saying where a file went.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let json = serde_json::to_string_pretty(value).map_err(|e| Error::invalid("JSON output", e.to_string()))?;
+    let json = json_text(value)?;
     harness::write_file(path, json.as_bytes())?;
     if path.as_os_str() != "-" {
         eprintln!("wrote {}", path.display());

@@ -398,23 +398,3 @@ pub fn throughput_table(records: &[&Record]) -> Table {
     }
     table
 }
-
-/// A [`Table`] as aligned text for the terminal.
-pub fn table_text(table: &Table) -> String {
-    let mut rows: Vec<Vec<String>> = vec![table.columns.clone()];
-    rows.extend(table.rows.iter().map(|r| r.iter().map(Cell::render).collect()));
-    let columns = table.columns.len();
-    let widths: Vec<usize> =
-        (0..columns).map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0)).collect();
-    let mut out = format!("{}\n", table.title);
-    for (i, row) in rows.iter().enumerate() {
-        let line: Vec<String> = row.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect();
-        out += line.join("  ").trim_end();
-        out.push('\n');
-        if i == 0 {
-            out += &"-".repeat(widths.iter().sum::<usize>() + 2 * columns.saturating_sub(1));
-            out.push('\n');
-        }
-    }
-    out
-}

@@ -734,26 +734,3 @@ pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec
     progress.finish();
     Ok(records)
 }
-
-/// The ladder as in Ryoo's Figure 4: GFLOPS, speed-up over naive, threads per workgroup and
-/// workgroup memory per thread.
-pub fn ladder_table(records: &[Record]) -> String {
-    let naive = records.iter().find(|r| r.family == "matmul" && r.kernel == Variant::Naive.name()).map(|r| r.stats.median);
-    let width = records.iter().map(|r| r.kernel.chars().count()).max().unwrap_or(0).max(9);
-    let mut out = format!("{:<width$}  GFLOPS     vs naive  threads/wg  wg bytes/thread  check\n", "kernel");
-    for r in records.iter().filter(|r| r.family == "matmul") {
-        let gflops = r.throughput.as_ref().map_or(f64::NAN, |t| t.value);
-        let speedup = naive.map_or("-".to_string(), |t| format!("{:.2}x", t / r.stats.median));
-        let extra = r.extra_as::<MatmulExtra>();
-        out += &format!(
-            "{:<width$}  {:>9.1}  {:>8}  {:>10}  {:>15.1}  {}\n",
-            r.kernel,
-            gflops,
-            speedup,
-            extra.as_ref().map_or("-".to_string(), |e| e.resources.threads_per_workgroup.to_string()),
-            extra.as_ref().map_or(f64::NAN, |e| e.resources.workgroup_bytes_per_thread),
-            if r.check.passed { "ok" } else { "FAILED" }
-        );
-    }
-    out
-}

@@ -398,25 +398,6 @@ pub fn sweep(
     Ok(records)
 }
 
-/// The paper's comparison: per else-fraction, branched and split medians and their ratio.
-pub fn comparison_table(records: &[Record]) -> String {
-    let mut out = String::from("else %   branched      split         split/branched  branched div.ratio\n");
-    for b in records.iter().filter(|r| r.family == "carrillo" && r.kernel == BRANCHED_KERNEL) {
-        let Some(s) = records.iter().find(|r| r.family == "carrillo" && r.kernel == SPLIT_KERNEL && r.variant == b.variant) else {
-            continue;
-        };
-        let f = b.params["else_fraction"].as_f64().unwrap_or(f64::NAN) * 100.0;
-        let div = b.divergence.as_ref().map_or("-".to_string(), |d| format!("{:.3}", d.divergence_ratio));
-        out += &format!(
-            "{f:>6.1}   {:<12}  {:<12}  {:>14.3}  {div:>18}\n",
-            harness::format_seconds(b.stats.median),
-            harness::format_seconds(s.stats.median),
-            s.stats.median / b.stats.median
-        );
-    }
-    out
-}
-
 /// Loop-splitting benchmark size: `n` threads, each over `len` elements of four arrays.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LoopConfig {

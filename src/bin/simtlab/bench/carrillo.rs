@@ -4,6 +4,7 @@ use crate::output::{finish, Output};
 use crate::output::{say, sayln};
 use crate::value::described;
 use clap::Args;
+use simtlab::harness::{self, Record};
 use simtlab::kernels::split::{self, MaskLayout, SplitSweep, PAPER_N};
 use simtlab::{Gpu, Result};
 
@@ -75,9 +76,28 @@ pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
     let protocol = c.output.protocol();
     let records = split::run_sweep(gpu, &c.args.sweep(), &protocol)?;
     let out = finish(&records, &c.output);
-    say!("{}", split::comparison_table(&records));
+    say!("{}", comparison_table(&records));
     if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
         sayln!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
+    }
+    out
+}
+
+/// The paper's comparison: per else-fraction, branched and split medians and their ratio.
+fn comparison_table(records: &[Record]) -> String {
+    let mut out = String::from("else %   branched      split         split/branched  branched div.ratio\n");
+    for b in records.iter().filter(|r| r.family == "carrillo" && r.kernel == split::BRANCHED_KERNEL) {
+        let Some(s) = records.iter().find(|r| r.family == "carrillo" && r.kernel == split::SPLIT_KERNEL && r.variant == b.variant) else {
+            continue;
+        };
+        let f = b.params["else_fraction"].as_f64().unwrap_or(f64::NAN) * 100.0;
+        let div = b.divergence.as_ref().map_or("-".to_string(), |d| format!("{:.3}", d.divergence_ratio));
+        out += &format!(
+            "{f:>6.1}   {:<12}  {:<12}  {:>14.3}  {div:>18}\n",
+            harness::format_seconds(b.stats.median),
+            harness::format_seconds(s.stats.median),
+            s.stats.median / b.stats.median
+        );
     }
     out
 }
@@ -96,6 +116,21 @@ mod tests {
     fn defaults_are_the_sweeps() {
         assert_eq!(sweep(""), SplitSweep::default());
         assert_eq!(sweep("--layout random --fractions 0,0.5").fractions, [0.0, 0.5]);
+    }
+
+    /// One row per else-fraction, branched beside split.
+    #[test]
+    fn comparison_has_a_row_per_fraction() {
+        let gpu = simtlab::Gpu::new(&Default::default()).unwrap();
+        let cfg = split::BranchConfig { n: 2048, light_rounds: 4, heavy_rounds: 1, seed: 5 };
+        let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+        let records = split::sweep(&gpu, &cfg, MaskLayout::Random, &[0.0, 0.1, 1.0], &protocol, None).unwrap();
+        let table = comparison_table(&records);
+        let rows: Vec<&str> = table.lines().collect();
+        assert_eq!(rows.len(), 4, "{table}");
+        for (row, fraction) in rows[1..].iter().zip(["0.0", "10.0", "100.0"]) {
+            assert_eq!(row.split_whitespace().next(), Some(fraction), "{table}");
+        }
     }
 
     /// `reproduce` keys its sweep points by the options they stand for.

@@ -5,9 +5,11 @@ use crate::output::say;
 use crate::output::{finish, Output};
 use crate::value::{described, named};
 use clap::Args;
+use simtlab::experiments::chakroun::{self, BenchSummary};
 use simtlab::kernels::flowshop::commands::{self, BenchOptions, Heads, KernelVariant};
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
 use simtlab::kernels::flowshop::{Exploration, LowerBound};
+use simtlab::report::{Cell, Table};
 use simtlab::{Gpu, Result};
 
 /// `simtlab bench flowshop`: Table 1 (DFS vs BFS pools), Table 2 (refactored vs basic,
@@ -66,6 +68,45 @@ impl BenchArgs {
 pub fn run(gpu: &Gpu, a: &BenchArgs) -> Result<()> {
     let records = commands::run_bench(gpu, &a.options())?;
     let out = finish(&records, &a.output);
-    say!("\n{}", simtlab::experiments::chakroun::bench_tables(&records)?);
+    say!("\n{}", summary_text(&chakroun::bench_summary(&records)?));
+    out
+}
+
+/// The tables, then the means the verdicts compare.
+fn summary_text(summary: &BenchSummary) -> String {
+    let mut out = String::new();
+    for table in &summary.tables {
+        out += &table_text(table);
+        out.push('\n');
+    }
+    let paper = |v: Option<f64>| v.map_or("—".into(), |v| format!("{v:.3}"));
+    for ((ours, theirs), heads) in summary.dfs_over_bfs.iter().zip(["record heads", "prefix walk"]) {
+        if let Some(ours) = ours {
+            out += &format!("DFS kernel time / BFS kernel time, basic kernel, {heads}, mean: ours {ours:.3}, paper {}\n", paper(*theirs));
+        }
+    }
+    if let (Some(ours), theirs) = summary.refactoring_gain {
+        out += &format!("basic time / refactored time, mean: ours {ours:.3}, paper {}\n", paper(theirs));
+    }
+    out
+}
+
+/// A [`Table`] as aligned text for the terminal.
+pub fn table_text(table: &Table) -> String {
+    let mut rows: Vec<Vec<String>> = vec![table.columns.clone()];
+    rows.extend(table.rows.iter().map(|r| r.iter().map(Cell::render).collect()));
+    let columns = table.columns.len();
+    let widths: Vec<usize> =
+        (0..columns).map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0)).collect();
+    let mut out = format!("{}\n", table.title);
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect();
+        out += line.join("  ").trim_end();
+        out.push('\n');
+        if i == 0 {
+            out += &"-".repeat(widths.iter().sum::<usize>() + 2 * columns.saturating_sub(1));
+            out.push('\n');
+        }
+    }
     out
 }

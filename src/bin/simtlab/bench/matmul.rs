@@ -4,6 +4,7 @@ use crate::output::{finish, Output};
 use crate::output::{say, sayln};
 use clap::Args;
 use simtlab::gpu::spirv::SpirvModule;
+use simtlab::harness::Record;
 use simtlab::kernels::matmul::{self, Compiler, Ladder, RegtileConfig, Variant};
 use simtlab::{Gpu, Result};
 
@@ -122,7 +123,7 @@ pub fn run(gpu: &Gpu, c: &MatmulCli) -> Result<()> {
     }
     let records = matmul::run_ladder(gpu, &ladder, &protocol)?;
     let out = finish(&records, &c.output);
-    say!("{}", matmul::ladder_table(&records));
+    say!("{}", ladder_table(&records));
     out
 }
 
@@ -144,6 +145,29 @@ fn save_spirv(gpu: &Gpu, ladder: &Ladder, dir: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// The ladder as in Ryoo's Figure 4: GFLOPS, speed-up over naive, threads per workgroup and
+/// workgroup memory per thread.
+fn ladder_table(records: &[Record]) -> String {
+    let naive = records.iter().find(|r| r.family == "matmul" && r.kernel == Variant::Naive.name()).map(|r| r.stats.median);
+    let width = records.iter().map(|r| r.kernel.chars().count()).max().unwrap_or(0).max(9);
+    let mut out = format!("{:<width$}  GFLOPS     vs naive  threads/wg  wg bytes/thread  check\n", "kernel");
+    for r in records.iter().filter(|r| r.family == "matmul") {
+        let gflops = r.throughput.as_ref().map_or(f64::NAN, |t| t.value);
+        let speedup = naive.map_or("-".to_string(), |t| format!("{:.2}x", t / r.stats.median));
+        let extra = r.extra_as::<matmul::MatmulExtra>();
+        out += &format!(
+            "{:<width$}  {:>9.1}  {:>8}  {:>10}  {:>15.1}  {}\n",
+            r.kernel,
+            gflops,
+            speedup,
+            extra.as_ref().map_or("-".to_string(), |e| e.resources.threads_per_workgroup.to_string()),
+            extra.as_ref().map_or(f64::NAN, |e| e.resources.workgroup_bytes_per_thread),
+            if r.check.passed { "ok" } else { "FAILED" }
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +182,33 @@ mod tests {
     fn defaults_are_the_ladders() {
         assert_eq!(ladder(""), Ladder::default());
         assert_eq!(ladder("--kernel naive,regtile --n 96 --bk 8").variants, [Variant::Naive, Variant::Regtile]);
+    }
+
+    /// A row per kernel (named with its compiler when not wgpu), its speed-up over naive and
+    /// its workgroup size.
+    #[test]
+    fn ladder_rows_name_each_kernel_with_its_compiler() {
+        let gpu = Gpu::new(&Default::default()).unwrap();
+        let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+        let shape = matmul::Shape { m: 40, n: 30, k: 20 };
+        let regtile = RegtileConfig::default();
+        let mut records = vec![matmul::bench(&gpu, Variant::Naive, shape, &regtile, &protocol, 3).unwrap()];
+        records.push(matmul::bench(&gpu, Variant::Tiled12, shape, &regtile, &protocol, 3).unwrap());
+        let unchecked = Compiler::Naga(simtlab::gpu::spirv::NagaSpirvOptions::UNCHECKED);
+        match matmul::bench_compiled(&gpu, Variant::Tiled12, &unchecked, shape, &regtile, &protocol, 3) {
+            Ok(r) => records.push(r),
+            Err(simtlab::Error::Unsupported { .. }) => {}
+            Err(e) => panic!("{e}"),
+        }
+        let table = ladder_table(&records);
+        let rows: Vec<&str> = table.lines().collect();
+        assert_eq!(rows.len(), records.len() + 1, "{table}");
+        assert!(rows[1].starts_with("naive") && rows[1].contains("1.00x"), "{table}");
+        assert!(rows[2].starts_with("tiled12 ") && rows[2].contains(" 144 "), "{table}");
+        if let Some(row) = rows.get(3) {
+            assert!(row.starts_with("tiled12 [naga-unchecked]"), "{table}");
+        }
+        assert!(rows[1..].iter().all(|r| r.ends_with("ok")), "{table}");
     }
 
     /// `reproduce` keys its ladder points by the options they stand for.

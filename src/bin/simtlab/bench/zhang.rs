@@ -5,8 +5,8 @@ use crate::output::say;
 use crate::value::{described, named};
 use clap::Args;
 use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
-use simtlab::harness::Protocol;
-use simtlab::remap::Variants;
+use simtlab::harness::{self, Protocol, Record};
+use simtlab::remap::{Variants, ORIGINAL};
 use simtlab::{Gpu, Result};
 use std::path::PathBuf;
 
@@ -80,6 +80,63 @@ pub struct ZhangOutput {
 pub fn run(gpu: &Gpu, a: &ZhangCli) -> Result<()> {
     let records = zhang::run_benchmarks(gpu, &a.args.sweep())?;
     finish_files(&records, a.output.json.as_ref(), a.output.csv.as_ref())?;
-    say!("\n{}", zhang::comparison(&records));
+    say!("\n{}", comparison_table(&records));
     Ok(())
+}
+
+/// The paper's view: per benchmark and size, time org/opt, divergence org/opt and speedup of
+/// each variant over the original (`org`) run of the same call.
+fn comparison_table(records: &[Record]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  throughput opt",
+        "kernel", "variant vs org", "time org", "time opt", "div org", "div opt", "w32 org", "w32 opt", "speedup"
+    );
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", 100.0 * v));
+    for org in records.iter().filter(|r| r.variant == ORIGINAL) {
+        let same = |r: &&Record| r.kernel == org.kernel && r.params == org.params && r.variant != ORIGINAL;
+        let others: Vec<&Record> = records.iter().filter(same).collect();
+        let rows: Vec<Option<&Record>> = if others.is_empty() { vec![None] } else { others.into_iter().map(Some).collect() };
+        for opt in rows {
+            let t_opt = opt.map(|o| o.stats.median);
+            let _ = writeln!(
+                s,
+                "{:<14} {:<22} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>8}  {}",
+                org.kernel,
+                opt.map_or("(org only)".to_string(), |o| o.variant.clone()),
+                harness::format_seconds(org.stats.median),
+                t_opt.map_or("-".into(), harness::format_seconds),
+                pct(zhang::native_ratio(org)),
+                pct(opt.and_then(zhang::native_ratio)),
+                pct(zhang::w32_ratio(org)),
+                pct(opt.and_then(zhang::w32_ratio)),
+                t_opt.map_or("-".into(), |t| format!("{:.2}x", org.stats.median / t)),
+                opt.or(Some(org)).and_then(|r| r.throughput.as_ref()).map_or("-".into(), |t| format!("{:.3} {}", t.value, t.unit)),
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ArgsOnly;
+
+    /// Each original run is a row beside every variant of the same size, with its speedup.
+    #[test]
+    fn comparison_puts_each_variant_beside_its_original() {
+        let gpu = Gpu::new(&Default::default()).unwrap();
+        let args = ArgsOnly::<ZhangArgs>::parse_words("--kernel gafort --n 256 --samples 1 --warmup 0 --seed 3").unwrap();
+        let records = zhang::run_benchmarks(&gpu, &args.sweep()).unwrap();
+        assert!(records.iter().all(|r| r.check.passed));
+        let table = comparison_table(&records);
+        let rows: Vec<&str> = table.lines().collect();
+        assert!(rows[0].contains("speedup"), "{table}");
+        assert_eq!(rows.len(), records.len(), "a row per variant beside the original: {table}");
+        assert!(rows[1..].iter().all(|r| r.starts_with(&records[0].kernel)), "{table}");
+        assert!(table.contains("redirect"), "{table}");
+    }
 }
