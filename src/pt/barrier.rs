@@ -2,7 +2,7 @@
 //! against relaunching an empty kernel once per barrier (`shaders/pt/capability.wgsl`, the
 //! kernels of the capability check, and `shaders/shared/pt_barrier.wgsl`).
 
-use super::{record, Control, Runtime, Status, Tier};
+use super::{record, Capability, Control, Runtime, Status, Tier};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, Step};
@@ -140,6 +140,19 @@ pub fn relaunch(gpu: &Gpu, workgroups: u32, count: u32) -> Result<f64> {
     Ok(gpu.run(&steps, true)?.seconds)
 }
 
+/// What a barrier record holds beside its timing (`Record::extra_as::<BarrierExtra>()`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BarrierExtra {
+    /// Workgroups that took part.
+    pub participants: u32,
+    /// Microseconds per relaunch of an empty kernel, the alternative to an in-dispatch barrier.
+    pub relaunch_us: f64,
+    /// The kernel's status word after the last run.
+    pub status: Status,
+    /// The adapter's assessed capability; a refused blocking tier is measured anyway.
+    pub probe: Option<Capability>,
+}
+
 /// Barrier latency at each workgroup count: (time of `iters` barriers - time of 0) / iters,
 /// beside the per-dispatch time of relaunching an empty kernel.
 pub fn bench_barrier(
@@ -180,12 +193,13 @@ pub fn bench_barrier(
             per,
             check,
             Throughput { value, unit: "us/barrier".into() },
-            serde_json::json!({
-                "participants": run.participants,
-                "relaunch_us": relaunch_s * 1e6,
-                "status": run.status,
-                "probe": rt.assessed(),
-            }),
+            serde_json::to_value(BarrierExtra {
+                participants: run.participants,
+                relaunch_us: relaunch_s * 1e6,
+                status: run.status,
+                probe: rt.assessed(),
+            })
+            .unwrap_or_default(),
         ));
     }
     Ok(records)

@@ -18,7 +18,7 @@ use std::str::FromStr;
 use std::time::Duration;
 use web_time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::classes::Classes;
 use super::defer::best_defer_threshold;
@@ -28,7 +28,7 @@ use crate::divergence::{emulate_loops, emulate_paths, Divergence};
 use crate::error::{Error, Result};
 
 /// How threads get their data.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
     /// Let [`decide`] pick from the measurements.
@@ -333,7 +333,7 @@ impl CostModel {
 }
 
 /// The chosen mechanism and why.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     /// Never [`Strategy::Auto`].
     pub strategy: Strategy,

@@ -7,14 +7,15 @@ use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
 use crate::remap::{self, Bucketing, Classes, CostModel, Decision, GpuRegroup, LamPlan, Pipeline, Profile, Strategy};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use web_time::Instant;
 
 /// Classes of trip counts (the paper uses 10).
 pub const CLASSES: usize = 10;
 
-/// What a remapped run measured, beside its record's kernel timing.
-#[derive(Clone, Debug, Serialize)]
+/// What a remapped run measured, beside its record's kernel timing
+/// (`Record::extra_as::<RemapFigures>()`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RemapFigures {
     /// The strategy that ran (never `auto` once decided).
     pub strategy: Strategy,
@@ -43,6 +44,20 @@ pub struct RemapFigures {
     pub emulated_before: DivergenceSummary,
     /// Host emulation after remapping.
     pub emulated_after: DivergenceSummary,
+}
+
+/// What a pipelined run recorded beside its end-to-end time
+/// (`Record::extra_as::<PipelinedFigures>()`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct PipelinedFigures {
+    /// Most chunks the host had in flight ahead of the GPU.
+    pub depth_reached: usize,
+    /// Chunks that ran remapped.
+    pub mapped_chunks: usize,
+    /// Chunks whose remap came too late and ran unmapped.
+    pub late_chunks: usize,
+    /// Host worker threads.
+    pub workers: usize,
 }
 
 fn probe(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, options: RunOptions) -> Result<Option<DivergenceSummary>> {
@@ -351,12 +366,13 @@ pub fn bench_pipelined(
         stats,
         check: Check::exact(&results, &expected),
         divergence: None,
-        extra: serde_json::json!({
-            "depth_reached": report.depth_reached,
-            "mapped_chunks": report.count(remap::ChunkOutcome::Mapped),
-            "late_chunks": report.count(remap::ChunkOutcome::Late),
-            "workers": workers,
-        }),
+        extra: serde_json::to_value(PipelinedFigures {
+            depth_reached: report.depth_reached,
+            mapped_chunks: report.count(remap::ChunkOutcome::Mapped),
+            late_chunks: report.count(remap::ChunkOutcome::Late),
+            workers,
+        })
+        .unwrap_or_default(),
     };
     Ok((record, report))
 }

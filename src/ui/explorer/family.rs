@@ -7,6 +7,7 @@ use egui::{Grid, RichText, Ui};
 use super::plots::format_sig;
 use super::runs::Run;
 use crate::harness::{format_seconds, Record};
+use crate::kernels::micro::remapped::RemapFigures;
 use crate::occupancy::{calculate, Arch, Launch};
 
 /// The family panel for `run` (nothing for families without one). `arch` and `registers` are
@@ -45,19 +46,16 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
             ui.label(seconds(r, "end_to_end_s"));
             let gain = none.zip(r.extra_field::<f64>("end_to_end_s")).map(|(n, t)| n / t);
             ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")));
-            let eff = |k: &str| r.extra.get(k).and_then(|d| d["simt_efficiency"].as_f64());
-            ui.label(match (eff("probe_before"), eff("probe_after")) {
-                (Some(a), Some(b)) => format!("{:.1} % -> {:.1} %", 100.0 * a, 100.0 * b),
-                _ => "—".into(),
+            ui.label(match r.extra_as::<RemapFigures>().and_then(|f| f.probe_before.zip(f.probe_after)) {
+                Some((a, b)) => format!("{:.1} % -> {:.1} %", 100.0 * a.simt_efficiency, 100.0 * b.simt_efficiency),
+                None => "—".into(),
             });
             ui.end_row();
         }
     });
-    for r in records {
-        if let Some(reason) = r.extra.get("decision").and_then(|d| d["reason"].as_str()) {
-            ui.label(RichText::new("auto decided:").strong());
-            ui.label(reason.replace(". Also considered: ", ".\nAlso considered:\n  ").replace("; ", ";\n  "));
-        }
+    for decision in records.iter().filter_map(|r| r.extra_as::<RemapFigures>()?.decision) {
+        ui.label(RichText::new("auto decided:").strong());
+        ui.label(decision.reason.replace(". Also considered: ", ".\nAlso considered:\n  ").replace("; ", ";\n  "));
     }
 }
 

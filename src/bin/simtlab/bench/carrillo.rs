@@ -77,8 +77,8 @@ pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
     let records = split::run_sweep(gpu, &c.args.sweep(), &protocol)?;
     let out = finish(&records, &c.output);
     say!("{}", comparison_table(&records));
-    if let Some(r) = records.iter().find(|r| r.kernel == "loop_split") {
-        sayln!("loop split / loop fused: {:.3}", r.extra["split_over_fused"].as_f64().unwrap_or(f64::NAN));
+    if let Some(e) = records.iter().find(|r| r.kernel == "loop_split").and_then(|r| r.extra_as::<split::LoopSplitExtra>()) {
+        sayln!("loop split / loop fused: {:.3}", e.split_over_fused);
     }
     out
 }

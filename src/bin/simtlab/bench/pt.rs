@@ -5,12 +5,13 @@ use crate::output::{finish, Output};
 use crate::value::described;
 use clap::Args;
 use simtlab::harness::Record;
-use simtlab::pt::barrier::{BarrierArrival, BarrierFence};
+use simtlab::pt::barrier::{BarrierArrival, BarrierExtra, BarrierFence};
 use simtlab::pt::cases::forest::Shape;
 use simtlab::pt::cases::prodcons::Workload;
 use simtlab::pt::cases::sync::Work;
 use simtlab::pt::queue::QueueKind;
 use simtlab::pt::sweep::{self, Bench, Sweep};
+use simtlab::pt::TierVerdict;
 use simtlab::{Gpu, Result};
 
 #[derive(Args)]
@@ -199,21 +200,19 @@ pub fn run(gpu: &Gpu, a: &PtBenchArgs) -> Result<()> {
 /// The tier each persistent-threads record ran at, and any fallback.
 pub fn print_pt_verdicts(records: &[Record]) {
     for r in records {
-        let probe = &r.extra["probe"];
-        if r.kernel == "barrier" && probe["blocking_ok"] == false {
+        let barrier = if r.kernel == "barrier" { r.extra_as::<BarrierExtra>() } else { None };
+        if let Some(probe) = barrier.as_ref().and_then(|b| b.probe.as_ref()).filter(|p| !p.blocking_ok) {
             sayln!(
                 "barrier {}: the capability probe failed ({}); measured anyway with bounded waits",
                 r.variant,
-                probe["reason"].as_str().unwrap_or("no reason given")
+                probe.reason.as_deref().unwrap_or("no reason given")
             );
         }
-        if let Some(f) = r.extra.get("fallbacks").and_then(|f| f.as_array()).filter(|f| !f.is_empty()) {
-            sayln!("{} {}: {}", r.kernel, r.variant, f.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("; "));
+        if let Some(f) = r.extra_as::<TierVerdict>().map(|v| v.fallbacks).filter(|f| !f.is_empty()) {
+            sayln!("{} {}: {}", r.kernel, r.variant, f.join("; "));
         }
-        if r.kernel == "barrier" {
-            if let Some(us) = r.extra.get("relaunch_us").and_then(|v| v.as_f64()) {
-                sayln!("barrier {}: {:.2} us in-dispatch vs {:.2} us per relaunch", r.variant, r.stats.median * 1e6, us);
-            }
+        if let Some(b) = barrier {
+            sayln!("barrier {}: {:.2} us in-dispatch vs {:.2} us per relaunch", r.variant, r.stats.median * 1e6, b.relaunch_us);
         }
     }
 }

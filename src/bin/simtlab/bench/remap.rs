@@ -5,7 +5,9 @@ use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::described;
 use clap::Args;
+use simtlab::divergence::DivergenceSummary;
 use simtlab::harness::{self, Progress, Record};
+use simtlab::kernels::micro::remapped::{PipelinedFigures, RemapFigures};
 use simtlab::kernels::micro::{Distribution, MicroConfig};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
@@ -130,20 +132,19 @@ pub fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
 pub fn print_remap(records: &[Record]) {
     sayln!("strategy                     kernel     remap+restore  end to end  div. ratio W=32 before→after  decision");
     for r in records {
-        let x = &r.extra;
-        let f = |k: &str| x[k].as_f64().map_or("—".to_string(), harness::format_seconds);
-        let remap = x["remap_s"].as_f64().unwrap_or(0.0) + x["restore_s"].as_f64().unwrap_or(0.0);
-        let div = |k: &str| x[k]["divergence_ratio"].as_f64().map_or("—".into(), |v| format!("{v:.3}"));
-        let decision = x["decision"]["reason"].as_str().unwrap_or("");
-        let depth = x["depth_reached"].as_u64().map(|d| format!("pipeline depth {d}")).unwrap_or_default();
+        let x = r.extra_as::<RemapFigures>();
+        let seconds = |f: fn(&RemapFigures) -> f64| x.as_ref().map_or("—".to_string(), |x| harness::format_seconds(f(x)));
+        let div = |d: fn(&RemapFigures) -> DivergenceSummary| x.as_ref().map_or("—".into(), |x| format!("{:.3}", d(x).divergence_ratio));
+        let decision = x.as_ref().and_then(|x| x.decision.as_ref()).map_or("", |d| &d.reason);
+        let depth = r.extra_as::<PipelinedFigures>().map(|p| format!("pipeline depth {}", p.depth_reached)).unwrap_or_default();
         sayln!(
             "{:<28} {:<10} {:<14} {:<11} {} → {}  {decision}{depth}",
             r.variant,
-            f("kernel_s"),
-            if x["remap_s"].is_null() { "—".into() } else { harness::format_seconds(remap) },
-            x["end_to_end_s"].as_f64().map_or(harness::format_seconds(r.stats.median), harness::format_seconds),
-            div("emulated_before"),
-            div("emulated_after")
+            seconds(|x| x.kernel_s),
+            seconds(|x| x.remap_s + x.restore_s),
+            harness::format_seconds(x.as_ref().map_or(r.stats.median, |x| x.end_to_end_s)),
+            div(|x| x.emulated_before),
+            div(|x| x.emulated_after)
         );
     }
 }
