@@ -69,6 +69,22 @@ fn capability_check_discovers_co_resident_workgroups_and_allows_the_blocking_tie
     assert_eq!(rt.launch(&gpu, Tier::Blocking).unwrap(), cap.discovered);
 }
 
+/// A barrier record carries its relaunch time, the kernel's status and the capability probe,
+/// read back typed.
+#[test]
+fn barrier_records_carry_their_relaunch_time() {
+    let _serial = serial();
+    let gpu = common::gpu();
+    let rt = runtime();
+    let kind = BarrierKind { arrival: BarrierArrival::Flat, fence: BarrierFence::Device };
+    let records = barrier::bench_barrier(&gpu, &rt, &[1], &[kind], 20, &Protocol { warmup: 0, samples: 1 }).unwrap();
+    let extra = records[0].extra_as::<barrier::BarrierExtra>().unwrap();
+    assert_eq!(extra.participants, 1);
+    assert!(extra.relaunch_us > 0.0 && extra.relaunch_us.is_finite(), "{extra:?}");
+    assert_eq!(extra.status.barrier_arrivals, 20);
+    assert_eq!(extra.probe.map(|p| p.adapter), Some(gpu.adapter_name()));
+}
+
 #[test]
 fn barrier_passes_messages_through_atomics_over_many_iterations() {
     let _serial = serial();

@@ -4,7 +4,7 @@
 mod common;
 
 use simtlab::gpu::{BufferKind, Step};
-use simtlab::kernels::micro::remapped::{bench_pipelined, bench_remap, RemapFigures};
+use simtlab::kernels::micro::remapped::{bench_pipelined, bench_remap, PipelinedFigures, RemapFigures};
 use simtlab::kernels::micro::{Distribution, MicroConfig, Prepared, RunOptions};
 use simtlab::remap::{self, GpuRegroup, Strategy};
 
@@ -39,8 +39,8 @@ fn gpu_regroup_equals_its_cpu_reference() {
     let _ = Step::clear; // the steps above are plain dispatches
 }
 
-fn figures(r: &simtlab::harness::Record) -> serde_json::Value {
-    r.extra.clone()
+fn figures(r: &simtlab::harness::Record) -> RemapFigures {
+    r.extra_as::<RemapFigures>().unwrap_or_else(|| panic!("a remap record carries its RemapFigures: {}", r.extra))
 }
 
 #[test]
@@ -50,28 +50,27 @@ fn every_strategy_gives_identical_outputs_and_remapping_lowers_divergence() {
     let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
     let none = bench_remap(&gpu, &cfg, Strategy::None, &protocol).unwrap();
     assert!(none.check.passed);
-    let before = figures(&none)["emulated_before"]["divergence_ratio"].as_f64().unwrap();
+    let before = figures(&none).emulated_before.divergence_ratio;
     assert!(before > 0.99, "one long lane per 32 diverges every warp at W=32: {before}");
     for s in [Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer] {
         let r = bench_remap(&gpu, &cfg, s, &protocol).unwrap();
         assert!(r.check.passed, "{s}: {:?}", r.check.first_mismatch);
         let f = figures(&r);
-        let after = f["emulated_after"]["divergence_ratio"].as_f64().unwrap();
+        let after = f.emulated_after.divergence_ratio;
         assert!(after < 0.05, "{s}: W=32 divergence ratio {before} -> {after}");
-        assert!(f["emulated_after"]["simt_efficiency"].as_f64().unwrap() > 0.9, "{s}");
-        if let (Some(b), Some(a)) = (f["probe_before"]["divergence_ratio"].as_f64(), f["probe_after"]["divergence_ratio"].as_f64()) {
+        assert!(f.emulated_after.simt_efficiency > 0.9, "{s}");
+        if let (Some(b), Some(a)) = (f.probe_before.map(|d| d.divergence_ratio), f.probe_after.map(|d| d.divergence_ratio)) {
             assert!(a <= b, "{s}: probe {b} -> {a}");
             assert!(a < 0.05, "{s}: probe after {a}");
         }
         if s == Strategy::Defer {
             let per_group = cfg.n.div_ceil(32) as u64;
-            assert_eq!(f["deferred"].as_u64(), Some(per_group), "one long loop per 32 deferred: {}", f["defer_from"]);
+            assert_eq!(f.deferred.map(u64::from), Some(per_group), "one long loop per 32 deferred: {:?}", f.defer_from);
         }
         if s == Strategy::Lam {
-            let moved = f["moved"].as_u64().unwrap();
+            let moved = f.moved.unwrap() as u64;
             assert!(moved > 0 && moved < cfg.n as u64, "LAM moves only what must move: {moved}");
         }
-        let _: RemapFigures; // figures are the serialized RemapFigures
     }
 }
 
@@ -84,10 +83,9 @@ fn the_tile_sort_keeps_outputs_with_many_classes_and_a_partial_last_tile() {
     let r = bench_remap(&gpu, &cfg, Strategy::Tile, &protocol).unwrap();
     assert!(r.check.passed, "{:?}", r.check.first_mismatch);
     let f = figures(&r);
-    let efficiency = |k: &str| f[k]["simt_efficiency"].as_f64();
-    let (before, after) = (efficiency("emulated_before").unwrap(), efficiency("emulated_after").unwrap());
+    let (before, after) = (f.emulated_before.simt_efficiency, f.emulated_after.simt_efficiency);
     assert!(after > before + 0.2, "W=32 SIMT efficiency {before} -> {after}");
-    if let (Some(b), Some(a)) = (efficiency("probe_before"), efficiency("probe_after")) {
+    if let (Some(b), Some(a)) = (f.probe_before.map(|d| d.simt_efficiency), f.probe_after.map(|d| d.simt_efficiency)) {
         assert!(a > b + 0.2, "measured SIMT efficiency {b} -> {a}");
     }
 }
@@ -105,7 +103,7 @@ fn deferral_keeps_outputs_whatever_it_defers() {
         let r = bench_remap(&gpu, &cfg, Strategy::Defer, &protocol).unwrap();
         assert!(r.check.passed, "defer from {from}, {per_thread} per invocation: {:?}", r.check.first_mismatch);
         let expected = input.primary.iter().filter(|&&t| t >= from).count() as u64;
-        assert_eq!(r.extra["deferred"].as_u64(), Some(expected), "defer from {from}");
+        assert_eq!(figures(&r).deferred.map(u64::from), Some(expected), "defer from {from}");
     }
     // the second pass leaves the queue empty for the next run: repeated runs defer the same loops
     let cfg = MicroConfig { defer_from: Some(150), ..base.clone() };
@@ -123,12 +121,11 @@ fn deferral_keeps_outputs_whatever_it_defers() {
     let r = bench_remap(&gpu, &cfg, Strategy::Defer, &protocol).unwrap();
     assert!(r.check.passed);
     let f = figures(&r);
-    let from = f["defer_from"].as_u64().unwrap();
+    let from = f.defer_from.unwrap();
     assert!(from > 3 && from <= 200, "{from}");
-    assert_eq!(f["deferred"].as_u64(), Some(cfg.n.div_ceil(32) as u64));
-    let efficiency = |k: &str| f[k]["simt_efficiency"].as_f64();
-    assert!(efficiency("emulated_after").unwrap() > 0.9, "{}", f["emulated_after"]);
-    if let (Some(b), Some(a)) = (efficiency("probe_before"), efficiency("probe_after")) {
+    assert_eq!(f.deferred.map(u64::from), Some(cfg.n.div_ceil(32) as u64));
+    assert!(f.emulated_after.simt_efficiency > 0.9, "{:?}", f.emulated_after);
+    if let (Some(b), Some(a)) = (f.probe_before.map(|d| d.simt_efficiency), f.probe_after.map(|d| d.simt_efficiency)) {
         assert!(a > b + 0.3, "measured SIMT efficiency {b} -> {a}");
     }
 }
@@ -140,13 +137,15 @@ fn auto_switches_remapping_off_without_divergence_and_on_with_it() {
     let flat = MicroConfig { n: 50_000, distribution: Distribution::Uniform, ..Default::default() };
     let r = bench_remap(&gpu, &flat, Strategy::Auto, &protocol).unwrap();
     assert!(r.check.passed);
-    assert_eq!(r.variant, "auto: none", "no divergence, no remapping: {}", r.extra["decision"]);
-    assert_eq!(r.extra["strategy"], "none");
-    assert!(r.extra["decision"]["reason"].as_str().unwrap().len() > 10);
+    let f = figures(&r);
+    assert_eq!(r.variant, "auto: none", "no divergence, no remapping: {:?}", f.decision);
+    assert_eq!(f.strategy, Strategy::None);
+    assert!(f.decision.unwrap().reason.len() > 10);
     let divergent = MicroConfig { n: 50_000, short: 1, long: 4000, ..Default::default() };
     let r = bench_remap(&gpu, &divergent, Strategy::Auto, &protocol).unwrap();
     assert!(r.check.passed);
-    assert_ne!(r.extra["strategy"], "none", "a 1-in-32 long loop pays for remapping: {}", r.extra["decision"]);
+    let f = figures(&r);
+    assert_ne!(f.strategy, Strategy::None, "a 1-in-32 long loop pays for remapping: {:?}", f.decision);
 }
 
 #[test]
@@ -157,6 +156,8 @@ fn pipelined_remapping_keeps_outputs_and_maps_chunks() {
     assert!(rec.check.passed, "{:?}", rec.check.first_mismatch);
     assert_eq!(report.chunks.len(), 6);
     assert!(report.count(remap::ChunkOutcome::Mapped) >= 1);
+    let recorded = rec.extra_as::<PipelinedFigures>().unwrap();
+    assert_eq!((recorded.mapped_chunks, recorded.workers), (report.count(remap::ChunkOutcome::Mapped), 2));
     let trace: serde_json::Value = serde_json::from_str(&report.to_chrome_trace()).unwrap();
     assert!(trace["traceEvents"].as_array().unwrap().len() >= 6);
     let (plain, _) = bench_pipelined(&gpu, &cfg, 6, 2, false).unwrap();

@@ -190,6 +190,10 @@ fn carrillo_sweep_records_pass_their_checks() {
     assert_eq!(records.len(), 6);
     assert!(records.iter().all(|r| r.check.passed), "{:?}", records.iter().map(|r| &r.check).collect::<Vec<_>>());
     assert!(records.iter().all(|r| r.divergence.is_some()));
+    for r in records.iter().filter(|r| r.kernel == split::SPLIT_KERNEL) {
+        let extra = r.extra_as::<split::SplitExtra>().unwrap();
+        assert!(extra.split_over_branched > 0.0 && extra.split_over_branched.is_finite(), "{extra:?}");
+    }
 }
 
 #[test]
@@ -208,6 +212,8 @@ fn loop_split_equals_loop_fused() {
     }
     let records = split::bench_loops(&gpu, &LoopConfig { n: 500, len: 3, seed: 1 }, &Protocol { warmup: 0, samples: 1 }).unwrap();
     assert!(records.iter().all(|r| r.check.passed));
+    let ratio = records[1].extra_as::<split::LoopSplitExtra>().unwrap().split_over_fused;
+    assert!((ratio - records[1].stats.median / records[0].stats.median).abs() < 1e-12, "{ratio}");
     assert!(LoopConfig { n: 10, len: 0, seed: 1 }.validate().is_err());
 }
 

@@ -13,7 +13,7 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, ProbeLayout, PROBE_BINDING};
+use crate::divergence::{self, Divergence, DivergenceSummary, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
@@ -356,15 +356,24 @@ pub fn bench_point(
     };
     let ratio = t_split.median / t_branched.median;
     let [d_branched, d_if, d_else] = div;
-    let split_extra = serde_json::json!({
-        "split_over_branched": ratio,
-        "divergence_source": source,
-        "split_else_divergence": d_else.map(|d| d.summary()),
-    });
+    let split_extra =
+        SplitExtra { split_over_branched: ratio, divergence_source: source.into(), split_else_divergence: d_else.map(|d| d.summary()) };
     Ok([
         record(BRANCHED_KERNEL, t_branched, check_branched, d_branched, serde_json::json!({ "divergence_source": source })),
-        record(SPLIT_KERNEL, t_split, check_split, d_if, split_extra),
+        record(SPLIT_KERNEL, t_split, check_split, d_if, serde_json::to_value(split_extra).unwrap_or_default()),
     ])
+}
+
+/// What the split record of a sweep point holds beside its timing
+/// (`Record::extra_as::<SplitExtra>()`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SplitExtra {
+    /// Split median time (both kernels) / branched median time of the same call.
+    pub split_over_branched: f64,
+    /// Where the divergence figures come from: the GPU probe or host emulation.
+    pub divergence_source: String,
+    /// Divergence of the else kernel (the record's own divergence is the if kernel's).
+    pub split_else_divergence: Option<DivergenceSummary>,
 }
 
 /// The branch sweep over `fractions` of one layout.

@@ -7,7 +7,9 @@ use egui::{Grid, RichText, Ui};
 use super::plots::format_sig;
 use super::runs::Run;
 use crate::harness::{format_seconds, Record};
+use crate::kernels::matmul::MatmulExtra;
 use crate::kernels::micro::remapped::RemapFigures;
+use crate::kernels::split::SplitExtra;
 use crate::occupancy::{calculate, Arch, Launch};
 
 /// The family panel for `run` (nothing for families without one). `arch` and `registers` are
@@ -93,8 +95,9 @@ fn matmul(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
         }
         ui.end_row();
         for r in records {
-            let threads = r.extra_field::<u32>("threads_per_workgroup").unwrap_or(0);
-            let bytes = r.extra_field::<u32>("workgroup_bytes").unwrap_or(0);
+            let resources = r.extra_as::<MatmulExtra>().map(|e| e.resources);
+            let threads = resources.map_or(0, |x| x.threads_per_workgroup);
+            let bytes = resources.and_then(|x| u32::try_from(x.workgroup_bytes).ok()).unwrap_or(0);
             ui.label(&r.kernel);
             ui.label(threads.to_string());
             ui.label(format!("{bytes} B"));
@@ -119,7 +122,7 @@ fn matmul(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
 fn split(ui: &mut Ui, records: &[&Record]) {
     let ratios: Vec<(f64, f64)> = records
         .iter()
-        .filter_map(|r| Some((r.params.get("else_fraction")?.as_f64()?, r.extra_field::<f64>("split_over_branched")?)))
+        .filter_map(|r| Some((r.params.get("else_fraction")?.as_f64()?, r.extra_as::<SplitExtra>()?.split_over_branched)))
         .collect();
     if ratios.is_empty() {
         return;
