@@ -5,8 +5,9 @@
 
 #![cfg(feature = "gui")]
 
-use std::time::{Duration, Instant};
+mod common;
 
+use common::explorer::{explorer_harness, snapshot_kept_run, wait_for_run};
 use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
@@ -181,46 +182,6 @@ fn timeline_snapshot() {
     h.run();
     h.get_by_label("timeline: 12 spans on 3 lanes");
     h.snapshot("timeline_pipeline");
-}
-
-/// Steps the explorer until its run finishes.
-fn wait_for_run(h: &mut Harness<'_, Explorer>) {
-    let start = Instant::now();
-    h.step();
-    while h.state().is_running() {
-        assert!(start.elapsed() < Duration::from_secs(300), "run did not finish: {}", h.state().status());
-        std::thread::sleep(Duration::from_millis(20));
-        h.step();
-    }
-    h.run();
-    assert!(h.state().error().is_none(), "run failed: {:?}", h.state().error());
-}
-
-/// The explorer at the tiny scale, one sample per point, on the default adapter.
-fn explorer_harness(size: [f32; 2]) -> Harness<'static, Explorer> {
-    let mut explorer = Explorer::new(&GpuOptions::default());
-    assert!(!explorer.adapter_labels().is_empty(), "no adapter");
-    explorer.set_scale(Scale::Tiny);
-    explorer.samples = 1;
-    explorer.warmup = 0;
-    Harness::builder().with_size(size).build_ui_state(|ui, e: &mut Explorer| e.ui(ui), explorer)
-}
-
-/// Snapshots the view of a run kept in `tests/fixtures/NAME.json`, with point `select` picked:
-/// measured times change from run to run, a kept run does not (`UPDATE_SNAPSHOTS` keeps
-/// `live`'s run there first). Kept runs have no per-warp maps: the view says so.
-fn snapshot_kept_run(live: &Explorer, name: &str, select: usize) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(format!("{name}.json"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        live.save(&path).unwrap();
-    }
-    let mut h = explorer_harness([1400.0, 900.0]);
-    h.state_mut().open_file(&path).unwrap();
-    h.state_mut().select_point(select);
-    h.run();
-    assert_eq!(h.state().run().workload, live.run().workload);
-    h.get_by_label_contains(&format!("divergence of point #{}", select + 1));
-    h.snapshot(name);
 }
 
 /// The records' identity and deterministic content: what ran, with which parameters, and the check.

@@ -380,11 +380,12 @@ impl Explorer {
                 .into_iter()
                 .map(|i| {
                     let w = &self.workloads[i];
-                    let mut p = params.clone();
-                    // the parameters a workload fixes (the queue kind) keep its own value
-                    let own = w.params(self.scale);
-                    for spec in w.param_specs().iter().filter(|s| s.fixed) {
-                        spec.set(&mut p, spec.get(&own).clone());
+                    // each member starts from its own parameters and takes the shown ones it
+                    // shares (same key and kind, not fixed by the member like the queue kind):
+                    // the persistent-threads cases each have a configuration of their own
+                    let mut p = w.params(self.scale);
+                    for spec in w.param_specs().iter().filter(|s| !s.fixed && self.specs.contains(s)) {
+                        spec.set(&mut p, spec.get(params).clone());
                     }
                     runs::Planned { workload: w.name().into(), params: p, x: Some(Value::from(w.name())) }
                 })

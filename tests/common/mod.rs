@@ -3,6 +3,9 @@
 
 use simtlab::{Gpu, GpuOptions};
 
+#[cfg(feature = "gui")]
+pub mod explorer;
+
 pub fn gpu() -> Gpu {
     Gpu::new(&GpuOptions::default()).unwrap_or_else(|e| panic!("no usable GPU adapter: {e}"))
 }

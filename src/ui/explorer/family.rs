@@ -1,10 +1,12 @@
 //! What a family's records say beyond time and throughput, read from their `extra` fields:
 //! remapping cost and gain with the auto decision's reasoning, the persistent-threads tier that
-//! ran and any fallback, matmul rungs through the occupancy model, branched vs split.
+//! ran and any fallback, matmul rungs through the occupancy model, branched vs split, each
+//! point's variants against its original, and the flow-shop pools' divergence per order.
 
-use egui::{Grid, RichText, Ui};
+use egui::{Grid, RichText, ScrollArea, Ui};
 
-use super::plots::format_sig;
+use super::flowshop::{pool_lines, PoolBar};
+use super::plots::{format_sig, format_value};
 use super::runs::Run;
 use crate::harness::{format_seconds, Record};
 use crate::kernels::matmul::MatmulExtra;
@@ -22,13 +24,31 @@ pub fn panel(ui: &mut Ui, run: &Run, arch: &Arch, registers: u32) {
         "pt" => persistent(ui, &records),
         "matmul" => matmul(ui, &records, arch, registers),
         "carrillo" => split(ui, &records),
-        "lbm" | "gafort" | "mcubes" | "blackscholes" | "reduction" => variants(ui, &records),
+        "lbm" | "gafort" | "mcubes" | "blackscholes" | "reduction" => variants(ui, run),
+        "flowshop" => pools(ui, &records),
         _ => {}
     }
 }
 
+/// A striped table under `headers` that scrolls sideways when wider than the panel, so that
+/// the side panel keeps its width.
+fn table(ui: &mut Ui, id: &str, headers: &[&str], rows: impl FnOnce(&mut Ui)) {
+    ScrollArea::horizontal().id_salt(id).show(ui, |ui| {
+        Grid::new(id).striped(true).show(ui, |ui| {
+            for h in headers {
+                ui.label(RichText::new(*h).strong());
+            }
+            ui.end_row();
+            rows(ui);
+        });
+    });
+}
+
+/// A cell without a value.
+const NONE: &str = "—";
+
 fn seconds(r: &Record, key: &str) -> String {
-    r.extra_field::<f64>(key).map_or_else(|| "—".into(), format_seconds)
+    r.extra_field::<f64>(key).map_or_else(|| NONE.into(), format_seconds)
 }
 
 /// Every strategy side by side: kernel time, remap cost, end to end, the gain over no
@@ -36,11 +56,8 @@ fn seconds(r: &Record, key: &str) -> String {
 fn remap(ui: &mut Ui, records: &[&Record]) {
     ui.heading("remapping strategies");
     let none = records.iter().find(|r| r.variant == "none").and_then(|r| r.extra_field::<f64>("end_to_end_s"));
-    Grid::new("simtlab-remap").striped(true).show(ui, |ui| {
-        for h in ["strategy", "kernel", "remap cost", "end to end", "gain vs none", "SIMT eff. before -> after"] {
-            ui.label(RichText::new(h).strong());
-        }
-        ui.end_row();
+    let headers = ["strategy", "kernel", "remap cost", "end to end", "gain vs none", "SIMT eff. before -> after"];
+    table(ui, "simtlab-remap", &headers, |ui| {
         for r in records {
             ui.label(&r.variant);
             ui.label(seconds(r, "kernel_s"));
@@ -50,7 +67,7 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
             ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")));
             ui.label(match r.extra_as::<RemapFigures>().and_then(|f| f.probe_before.zip(f.probe_after)) {
                 Some((a, b)) => format!("{:.1} % -> {:.1} %", 100.0 * a.simt_efficiency, 100.0 * b.simt_efficiency),
-                None => "—".into(),
+                None => NONE.into(),
             });
             ui.end_row();
         }
@@ -62,25 +79,38 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
 }
 
 /// The tier that ran, what was asked for, and any fallback; barrier latency beside a relaunch.
+/// Columns no record has a value for are left out, so that the rest fit a narrow panel.
 fn persistent(ui: &mut Ui, records: &[&Record]) {
     ui.heading("persistent threads");
-    Grid::new("simtlab-pt").striped(true).show(ui, |ui| {
-        for h in ["kernel", "variant", "tier that ran", "asked for", "fallbacks", "workgroups", "relaunch"] {
-            ui.label(RichText::new(h).strong());
-        }
-        ui.end_row();
-        for r in records {
-            ui.label(&r.kernel);
-            ui.label(&r.variant);
+    let rows: Vec<[String; 7]> = records
+        .iter()
+        .map(|r| {
             let tier = r.extra_field::<String>("tier_name").or_else(|| r.extra_field::<u32>("tier").map(|t| format!("tier {t}")));
-            ui.label(tier.unwrap_or_else(|| "—".into()));
-            ui.label(r.extra_field::<u32>("tier_requested").map_or_else(|| "—".into(), |t| format!("tier {t}")));
             let fallbacks: Vec<String> =
                 r.extra_field::<Vec<serde_json::Value>>("fallbacks").unwrap_or_default().iter().map(|f| f.to_string()).collect();
-            ui.label(if fallbacks.is_empty() { "none".into() } else { fallbacks.join("; ") });
             let launched = r.extra_field::<u32>("participants").or_else(|| r.extra_field::<u32>("launched"));
-            ui.label(launched.map_or_else(|| "—".into(), |w| w.to_string()));
-            ui.label(r.extra_field::<f64>("relaunch_us").map_or_else(|| "—".into(), |us| format!("{} us", format_sig(us))));
+            // the variant's first words name the record in the narrow panel (`queue single`,
+            // `sync readback`); the whole variant is the last column
+            let short = r.variant.split(" (").next().unwrap_or_default().split(',').next().unwrap_or_default();
+            [
+                format!("{} {short}", r.kernel).trim().to_string(),
+                tier.unwrap_or_else(|| NONE.into()),
+                r.extra_field::<u32>("tier_requested").map_or_else(|| NONE.into(), |t| format!("tier {t}")),
+                launched.map_or_else(|| NONE.into(), |w| w.to_string()),
+                r.extra_field::<f64>("relaunch_us").map_or_else(|| NONE.into(), |us| format!("{} us", format_sig(us))),
+                if fallbacks.is_empty() { "none".into() } else { fallbacks.join("; ") },
+                r.variant.clone(),
+            ]
+        })
+        .collect();
+    let headers = ["record", "tier that ran", "asked for", "workgroups", "relaunch", "fallbacks", "variant"];
+    let shown: Vec<usize> = (0..headers.len()).filter(|&c| rows.iter().any(|row| row[c] != NONE)).collect();
+    let headers: Vec<&str> = shown.iter().map(|&c| headers[c]).collect();
+    table(ui, "simtlab-pt", &headers, |ui| {
+        for row in &rows {
+            for &c in &shown {
+                ui.label(&row[c]);
+            }
             ui.end_row();
         }
     });
@@ -89,11 +119,8 @@ fn persistent(ui: &mut Ui, records: &[&Record]) {
 /// Each rung's launch through the occupancy model of the chosen preset.
 fn matmul(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
     ui.heading(format!("matmul ladder on {} ({registers} registers/thread)", arch.name));
-    Grid::new("simtlab-matmul").striped(true).show(ui, |ui| {
-        for h in ["rung", "threads", "workgroup memory", "active warps / SM", "occupancy", "limited by"] {
-            ui.label(RichText::new(h).strong());
-        }
-        ui.end_row();
+    let headers = ["rung", "threads", "workgroup memory", "active warps / SM", "occupancy", "limited by"];
+    table(ui, "simtlab-matmul", &headers, |ui| {
         for r in records {
             let resources = r.extra_as::<MatmulExtra>().map(|e| e.resources);
             let threads = resources.map_or(0, |x| x.threads_per_workgroup);
@@ -108,8 +135,8 @@ fn matmul(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
                     ui.label(o.limited_by.to_string());
                 }
                 Err(e) => {
-                    ui.label("—");
-                    ui.label("—");
+                    ui.label(NONE);
+                    ui.label(NONE);
                     ui.label(e.to_string());
                 }
             }
@@ -133,19 +160,30 @@ fn split(ui: &mut Ui, records: &[&Record]) {
     }
 }
 
-/// Zhang's benchmarks: each variant's time against the original's.
-fn variants(ui: &mut Ui, records: &[&Record]) {
-    let Some(org) = records.first() else { return };
-    ui.heading("variants against the first");
-    for r in records {
-        ui.label(format!(
-            "{} {}: {} ({:.2}× {} {})",
-            r.kernel,
-            r.variant,
-            format_seconds(r.stats.median),
-            r.stats.median / org.stats.median,
-            org.kernel,
-            org.variant
-        ));
+/// Zhang's benchmarks: each variant's time against the original's at the same point (a
+/// sweep's points differ in size, so they are never compared with each other).
+fn variants(ui: &mut Ui, run: &Run) {
+    ui.heading("variants against the original");
+    for p in &run.points {
+        let Some(org) = p.records.first() else { continue };
+        let at = match (&run.sweep, &p.x) {
+            (Some(key), Some(x)) => format!("{key} = {}: ", format_value(x)),
+            _ => String::new(),
+        };
+        ui.label(RichText::new(format!("{at}against {} {}", org.kernel, org.variant)).strong());
+        for r in &p.records {
+            let ratio = r.stats.median / org.stats.median;
+            ui.label(format!("{} {}: {} ({ratio:.2}×)", r.kernel, r.variant, format_seconds(r.stats.median)));
+        }
     }
+}
+
+/// The bounding kernels' divergence on the depth- and breadth-first pools.
+fn pools(ui: &mut Ui, records: &[&Record]) {
+    let bars: Vec<PoolBar> = records.iter().filter_map(|r| PoolBar::of(r)).collect();
+    if bars.is_empty() {
+        return;
+    }
+    ui.heading("bounding pools: DFS vs BFS");
+    pool_lines(ui, &bars);
 }

@@ -13,7 +13,7 @@ mod gantt;
 mod pools;
 
 pub use gantt::{job_color, Gantt, GanttBar};
-pub use pools::{PoolBar, PoolsPanel, POOLS_WORKLOAD};
+pub use pools::{pool_lines, PoolBar, PoolsPanel, POOLS_WORKLOAD};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};

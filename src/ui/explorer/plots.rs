@@ -4,7 +4,7 @@
 //! on a point to pick the point whose heat map is shown.
 
 use egui::{Color32, RichText, Ui};
-use egui_plot::{Bar, BarChart, HoverPosition, Line, MarkerShape, Plot, PlotPoints, Points};
+use egui_plot::{uniform_grid_spacer, Bar, BarChart, GridInput, GridMark, HoverPosition, Line, MarkerShape, Plot, PlotPoints, Points};
 use serde_json::Value;
 
 use super::params::human;
@@ -33,6 +33,46 @@ pub fn format_sig(y: f64) -> String {
     }
     let digits = (2 - y.abs().log10().floor() as i32).clamp(0, 12) as usize;
     format!("{y:.digits$}")
+}
+
+/// Grid steps on the 1-2-5 sequence, the middle one labelled about every 25 to 60 points:
+/// egui_plot's powers of ten leave a 180-point axis from 0 to 9 with only "0" labelled.
+pub fn one_two_five(input: GridInput) -> [f64; 3] {
+    let base = input.base_step_size;
+    if !(base.is_finite() && base > 0.0) {
+        return [1.0, 10.0, 100.0];
+    }
+    let at_least = |x: f64| {
+        let power = 10f64.powf(x.log10().floor());
+        [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|&step| step >= x).unwrap_or(10.0 * power)
+    };
+    let labelled = at_least(3.0 * base);
+    // the coarse step a multiple of the labelled one (2 -> 10, 5 -> 10, 1 -> 5): no 5 between 4 and 6
+    let leading = (labelled / 10f64.powf(labelled.log10().floor())).round();
+    [at_least(base), labelled, labelled * if leading == 5.0 { 2.0 } else { 5.0 }]
+}
+
+/// The prefix through the last '-' that all of `names` share (when each keeps a rest), and
+/// the rests with '-' as line breaks: `pt-queue-single` → `pt-` and `queue\nsingle`.
+fn tick_names(names: &[String]) -> (String, Vec<String>) {
+    let shared = names.iter().skip(1).fold(names.first().map_or("", String::as_str), |p, n| {
+        let common = p.char_indices().zip(n.chars()).take_while(|((_, a), b)| a == b).last().map_or(0, |((i, c), _)| i + c.len_utf8());
+        &p[..common]
+    });
+    let prefix = match shared.rfind('-') {
+        Some(end) if names.len() > 1 && names.iter().all(|n| n.len() > end + 1) => &shared[..=end],
+        _ => "",
+    };
+    (prefix.to_string(), names.iter().map(|n| n[prefix.len()..].replace('-', "\n")).collect())
+}
+
+/// One grid mark at each of `positions` (sorted, deduplicated), all of one step so that their
+/// labels show or hide together: a geometric sweep's values, where egui_plot would label
+/// 1.259 and 3.981 on a log axis.
+fn marks_at(positions: &[f64]) -> Vec<GridMark> {
+    let step = positions.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
+    let step_size = if step.is_finite() && step > 0.0 { step } else { 1.0 };
+    positions.iter().map(|&value| GridMark { value, step_size }).collect()
 }
 
 /// What a plot shows per record.
@@ -106,6 +146,32 @@ pub fn series_name(r: &Record) -> String {
     format!("{} {}", r.kernel, variant).trim().to_string()
 }
 
+/// The series name of every record of every point ([`series_name`]). In a sweep of one
+/// workload whose points have the same kernels in the same order, a record whose variant
+/// changes with the swept value (the barrier's `4 workgroups (2 participants)`) is named by its
+/// kernel alone, so that its points join into one line.
+fn names_by_point(run: &Run) -> Vec<Vec<String>> {
+    let mut names: Vec<Vec<String>> = run.points.iter().map(|p| p.records.iter().map(series_name).collect()).collect();
+    let Some(first) = run.points.first() else { return names };
+    fn kernels(p: &Point) -> Vec<&str> {
+        p.records.iter().map(|r| r.kernel.as_str()).collect()
+    }
+    if run.points.iter().any(|p| p.workload != first.workload || kernels(p) != kernels(first)) {
+        return names;
+    }
+    for (j, r) in first.records.iter().enumerate() {
+        if names.iter().all(|n| n[j] == names[0][j]) {
+            continue;
+        }
+        let same_kernel = first.records.iter().filter(|o| o.kernel == r.kernel).count() > 1;
+        let name = if same_kernel { format!("{} #{}", r.kernel, j + 1) } else { r.kernel.clone() };
+        for n in &mut names {
+            n[j] = name.clone();
+        }
+    }
+    names
+}
+
 /// A named series of `(x, y, point index)`.
 pub type SeriesPoints = (String, Vec<(f64, f64, usize)>);
 
@@ -113,12 +179,13 @@ pub type SeriesPoints = (String, Vec<(f64, f64, usize)>);
 /// sweep `else_fraction` themselves (Carrillo) plots over that.
 pub fn series(run: &Run, xs: &[f64], metric: Metric) -> Vec<SeriesPoints> {
     let inner = run.points.len() == 1 && run.points[0].records.iter().all(|r| r.params.get("else_fraction").is_some());
+    let names = names_by_point(run);
     let mut out: Vec<SeriesPoints> = Vec::new();
     for (i, p) in run.points.iter().enumerate() {
-        for r in &p.records {
+        for (j, r) in p.records.iter().enumerate() {
             let Some(y) = metric.of(r) else { continue };
             let x = if inner { r.params["else_fraction"].as_f64().unwrap_or(0.0) } else { xs[i] };
-            let name = series_name(r);
+            let name = names[i][j].clone();
             match out.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, v)) => v.push((x, y, i)),
                 None => out.push((name, vec![(x, y, i)])),
@@ -200,17 +267,24 @@ fn plot(
         XAxis::Numeric { label, log } => (label.clone(), *log, None),
         XAxis::Categories(c) => ("".to_string(), false, Some(c.clone())),
     };
-    let cats = categories.clone();
-    let fmt_x = move |x: f64| -> String {
-        match &cats {
+    let label_of = move |names: &Option<Vec<String>>, x: f64| -> String {
+        match names {
             Some(c) if (x - x.round()).abs() < 1e-9 && x >= 0.0 => c.get(x.round() as usize).cloned().unwrap_or_default(),
             Some(_) => String::new(),
             None if log => human(10f64.powf(x)),
             None => format_sig(x),
         }
     };
-    let fmt_tick = fmt_x.clone();
-    let fmt_hover = fmt_x.clone();
+    // ticks drop the names' shared prefix (named once under the axis) and break them at '-',
+    // so that `pt-queue-distributed` fits under its bar; hover labels keep the whole name
+    let (prefix, short) = categories.as_deref().map(tick_names).unzip();
+    let x_label = match prefix.filter(|p| !p.is_empty()) {
+        Some(p) => format!("{p}…"),
+        None => x_label,
+    };
+    let full = categories.clone();
+    let fmt_tick = move |x: f64| label_of(&short, x);
+    let fmt_hover = move |x: f64| label_of(&full, x);
     let unit_title = metric.title("");
     let builder = Plot::new(("simtlab-sweep", metric as u8))
         .height(180.0)
@@ -224,15 +298,23 @@ fn plot(
             }
             HoverPosition::Elsewhere { .. } => None,
         })
+        .y_grid_spacer(uniform_grid_spacer(one_two_five))
         .include_y(0.0)
         .allow_scroll(false);
     let builder = match &categories {
         // one tick per category, so that every name shows
         Some(c) if !inner => {
             let n = c.len();
-            builder.x_grid_spacer(move |_| (0..n).map(|i| egui_plot::GridMark { value: i as f64, step_size: 1.0 }).collect())
+            builder.x_grid_spacer(move |_| (0..n).map(|i| GridMark { value: i as f64, step_size: 1.0 }).collect())
         }
-        _ => builder,
+        // a log axis marks the swept values themselves
+        None if log && !inner => {
+            let mut at: Vec<f64> = lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)).collect();
+            at.sort_by(f64::total_cmp);
+            at.dedup();
+            builder.x_grid_spacer(move |_| marks_at(&at))
+        }
+        _ => builder.x_grid_spacer(uniform_grid_spacer(one_two_five)),
     };
     let response = builder.show(ui, |plot| {
         let bars = categories.is_some() && !inner;
@@ -362,5 +444,29 @@ mod tests {
         assert_eq!(format_sig(0.000123456), "0.000123");
         assert_eq!(format_sig(12.345), "12.3");
         assert_eq!(format_sig(2_000_000.0), "2 M");
+    }
+
+    #[test]
+    fn grid_steps_label_an_axis_from_0_to_9() {
+        // 9.2 over 150 points, at least 8 points per finest step: grid lines every 0.5, labels every 2
+        let base = 9.2 / 150.0 * 8.0;
+        assert_eq!(one_two_five(GridInput { bounds: (0.0, 9.2), base_step_size: base }), [0.5, 2.0, 10.0]);
+        let small = one_two_five(GridInput { bounds: (0.0, 0.02), base_step_size: 0.0007 });
+        for (got, want) in small.into_iter().zip([0.001, 0.005, 0.01]) {
+            assert!((got / want - 1.0).abs() < 1e-9, "{small:?}");
+        }
+        let marks = marks_at(&[0.0, 2f64.log10(), 4f64.log10()]);
+        assert_eq!(marks.len(), 3);
+        assert!(marks.iter().all(|m| (m.step_size - 2f64.log10()).abs() < 1e-12), "{marks:?}");
+    }
+
+    #[test]
+    fn category_ticks_drop_the_shared_prefix() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (prefix, short) = tick_names(&names(&["pt-sync", "pt-queue-single", "pt-queue-chunked"]));
+        assert_eq!((prefix.as_str(), short), ("pt-", names(&["sync", "queue\nsingle", "queue\nchunked"])));
+        // a shared start that is not a whole '-' part stays
+        assert_eq!(tick_names(&names(&["tiled4", "tiled8"])), (String::new(), names(&["tiled4", "tiled8"])));
+        assert_eq!(tick_names(&names(&["remap-none"])), (String::new(), names(&["remap\nnone"])));
     }
 }

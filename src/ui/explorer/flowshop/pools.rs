@@ -212,15 +212,20 @@ impl PoolsPanel {
                 });
             }
         });
-        for b in &bars {
-            ui.label(format!(
-                "{} {}: divergence ratio {:.3}, branch efficiency {:.3}, SIMT efficiency {:.3}",
-                b.order.to_uppercase(),
-                b.label,
-                b.divergence_ratio,
-                b.branch_efficiency,
-                b.simt_efficiency
-            ));
-        }
+        pool_lines(ui, &bars);
+    }
+}
+
+/// A line per bar with its order, kernel and pool, and the three measures.
+pub fn pool_lines(ui: &mut Ui, bars: &[PoolBar]) {
+    for b in bars {
+        ui.label(format!(
+            "{} {}: divergence ratio {:.3}, branch efficiency {:.3}, SIMT efficiency {:.3}",
+            b.order.to_uppercase(),
+            b.label,
+            b.divergence_ratio,
+            b.branch_efficiency,
+            b.simt_efficiency
+        ));
     }
 }
