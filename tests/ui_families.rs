@@ -223,7 +223,10 @@ fn baseline_diff_of_a_shorter_long_trip() {
     h.run();
     let (run, base) = (h.state().run().clone(), h.state().baseline().unwrap().clone());
     assert_eq!(run.points.len(), 2);
-    h.get_by_label(&format!("baseline: micro-loop ({} point(s)); the last column is time / baseline time", base.points.len()));
+    h.get_by_label(&format!(
+        "baseline: micro-loop ({} point(s)), dashed in the plots; \"vs baseline\" is time / baseline time",
+        base.points.len()
+    ));
     for (p, b) in run.points.iter().zip(&base.points) {
         assert_eq!((p.params["long"].as_u64(), b.params["long"].as_u64()), (Some(64), Some(512)));
         let ratio = p.records[0].stats.median / b.records[0].stats.median;

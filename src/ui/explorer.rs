@@ -622,13 +622,17 @@ impl Explorer {
         let spec = self.run.sweep.as_deref().and_then(|k| self.specs.iter().find(|s| s.key == k)).cloned();
         let passed = self.run.points.iter().filter(|p| p.checks_passed()).count();
         ui.label(format!("CPU check: {passed} of {} point(s) passed", self.run.points.len()));
-        if let Some(i) = plots::sweep_plots(ui, &self.run, spec.as_ref(), self.selected) {
+        if let Some(b) = &self.baseline {
+            ui.label(format!(
+                "baseline: {} ({} point(s)), dashed in the plots; \"vs baseline\" is time / baseline time",
+                b.workload,
+                b.points.len()
+            ));
+        }
+        if let Some(i) = plots::sweep_plots(ui, &self.run, spec.as_ref(), self.selected, self.baseline.as_ref()) {
             self.select_point(i);
         }
         let ratios = self.baseline.as_ref().map(|b| runs::baseline_ratios(&self.run, b));
-        if let Some(b) = &self.baseline {
-            ui.label(format!("baseline: {} ({} point(s)); the last column is time / baseline time", b.workload, b.points.len()));
-        }
         if let Some(i) = plots::records_table(ui, &self.run, self.selected, ratios.as_deref()) {
             self.select_point(i);
         }

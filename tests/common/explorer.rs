@@ -37,10 +37,14 @@ pub fn explorer_harness(size: [f32; 2]) -> Harness<'static, Explorer> {
     Harness::builder().with_size(size).build_ui_state(|ui, e: &mut Explorer| e.ui(ui), explorer)
 }
 
-/// Runs workload `name` through the Run button after `setup` (parameters, sweep) and returns
-/// the harness with the finished run; every point passed its CPU check.
+/// Runs workload `name` through the Run button after `setup` (parameters, sweep), at three
+/// samples per point after a warm-up, and returns the harness with the finished run; every
+/// point passed its CPU check.
 pub fn live_run(name: &str, setup: impl FnOnce(&mut Explorer)) -> Harness<'static, Explorer> {
     let mut h = explorer_harness(WINDOW);
+    // one sample without a warm-up is noisy on a CPU adapter (a smaller size can look slower):
+    // the kept runs plot medians of three after one warm-up
+    (h.state_mut().samples, h.state_mut().warmup) = (3, 1);
     h.state_mut().select_by_name(name).unwrap();
     setup(h.state_mut());
     h.run();

@@ -6,7 +6,7 @@ use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoints, Points};
 use serde_json::Value;
 
 use super::params::human;
-use super::plots::{format_sig, series_color, x_axis, XAxis};
+use super::plots::{format_sig, series_color, x_axis, x_grid, XAxis};
 use super::runs::Run;
 use crate::report::PaperValues;
 use crate::workload::ParamSpec;
@@ -105,6 +105,7 @@ pub fn panel(ui: &mut Ui, paper: &PaperRef, params: &Value, run: Option<&Run>, s
         .height(150.0)
         .x_axis_label(x_label)
         .x_axis_formatter(move |m, _| if log { human(10f64.powf(m.value)) } else { format_sig(m.value) })
+        .x_grid_spacer(x_grid(log, xs.clone()))
         .y_axis_formatter(|m, _| format_sig(m.value))
         .include_y(0.0)
         .include_y(1.0)

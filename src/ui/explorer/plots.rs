@@ -4,7 +4,9 @@
 //! on a point to pick the point whose heat map is shown.
 
 use egui::{Color32, RichText, Ui};
-use egui_plot::{uniform_grid_spacer, Bar, BarChart, GridInput, GridMark, HoverPosition, Line, MarkerShape, Plot, PlotPoints, Points};
+use egui_plot::{
+    uniform_grid_spacer, Bar, BarChart, GridInput, GridMark, HoverPosition, Line, LineStyle, MarkerShape, Plot, PlotPoints, Points,
+};
 use serde_json::Value;
 
 use super::params::human;
@@ -35,9 +37,10 @@ pub fn format_sig(y: f64) -> String {
     format!("{y:.digits$}")
 }
 
-/// Grid steps on the 1-2-5 sequence, the middle one labelled about every 25 to 60 points:
-/// egui_plot's powers of ten leave a 180-point axis from 0 to 9 with only "0" labelled.
-pub fn one_two_five(input: GridInput) -> [f64; 3] {
+/// Grid steps on the 1-2-5 sequence, the middle one at least `labelled` times the finest
+/// (8 points): egui_plot's powers of ten leave a 180-point axis from 0 to 9 with only "0"
+/// labelled. Labels need 20 points between them on a y axis, 60 on an x axis.
+pub fn one_two_five(input: GridInput, labelled: f64) -> [f64; 3] {
     let base = input.base_step_size;
     if !(base.is_finite() && base > 0.0) {
         return [1.0, 10.0, 100.0];
@@ -46,14 +49,19 @@ pub fn one_two_five(input: GridInput) -> [f64; 3] {
         let power = 10f64.powf(x.log10().floor());
         [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|&step| step >= x).unwrap_or(10.0 * power)
     };
-    let labelled = at_least(3.0 * base);
+    let labelled = at_least(labelled * base);
     // the coarse step a multiple of the labelled one (2 -> 10, 5 -> 10, 1 -> 5): no 5 between 4 and 6
     let leading = (labelled / 10f64.powf(labelled.log10().floor())).round();
     [at_least(base), labelled, labelled * if leading == 5.0 { 2.0 } else { 5.0 }]
 }
 
+/// Labelled steps of [`one_two_five`] on a y axis (24 points) and an x axis (72 points).
+const Y_LABELS: f64 = 3.0;
+const X_LABELS: f64 = 9.0;
+
 /// The prefix through the last '-' that all of `names` share (when each keeps a rest), and
-/// the rests with '-' as line breaks: `pt-queue-single` → `pt-` and `queue\nsingle`.
+/// the rests with '-' as line breaks (for more than one name): `pt-queue-single` → `pt-` and
+/// `queue\nsingle`.
 fn tick_names(names: &[String]) -> (String, Vec<String>) {
     let shared = names.iter().skip(1).fold(names.first().map_or("", String::as_str), |p, n| {
         let common = p.char_indices().zip(n.chars()).take_while(|((_, a), b)| a == b).last().map_or(0, |((i, c), _)| i + c.len_utf8());
@@ -63,7 +71,20 @@ fn tick_names(names: &[String]) -> (String, Vec<String>) {
         Some(end) if names.len() > 1 && names.iter().all(|n| n.len() > end + 1) => &shared[..=end],
         _ => "",
     };
-    (prefix.to_string(), names.iter().map(|n| n[prefix.len()..].replace('-', "\n")).collect())
+    let short = |n: &String| if names.len() > 1 { n[prefix.len()..].replace('-', "\n") } else { n.clone() };
+    (prefix.to_string(), names.iter().map(short).collect())
+}
+
+/// The x grid of a sweep's plot: on a log axis a mark at each swept value (`positions`), else
+/// 1-2-5 steps.
+pub fn x_grid(log: bool, mut positions: Vec<f64>) -> Box<dyn Fn(GridInput) -> Vec<GridMark>> {
+    if log {
+        positions.sort_by(f64::total_cmp);
+        positions.dedup();
+        Box::new(move |_| marks_at(&positions))
+    } else {
+        uniform_grid_spacer(|input| one_two_five(input, X_LABELS))
+    }
 }
 
 /// One grid mark at each of `positions` (sorted, deduplicated), all of one step so that their
@@ -211,9 +232,9 @@ pub fn series_color(i: usize) -> Color32 {
     PALETTE[i % PALETTE.len()]
 }
 
-/// The plots of `run`, one per metric that has values, side by side when there is room.
-/// Returns the point clicked, if any.
-pub fn sweep_plots(ui: &mut Ui, run: &Run, spec: Option<&ParamSpec>, selected: usize) -> Option<usize> {
+/// The plots of `run`, one per metric that has values, side by side when there is room, with
+/// `baseline`'s series dashed where the points sit on a line. Returns the point clicked, if any.
+pub fn sweep_plots(ui: &mut Ui, run: &Run, spec: Option<&ParamSpec>, selected: usize, baseline: Option<&Run>) -> Option<usize> {
     let (axis, xs) = x_axis(run, spec);
     let inner = run.points.len() == 1 && run.points[0].records.iter().all(|r| r.params.get("else_fraction").is_some());
     let unit = run.records().find_map(|r| r.throughput.as_ref().map(|t| t.unit.clone())).unwrap_or_default();
@@ -230,7 +251,8 @@ pub fn sweep_plots(ui: &mut Ui, run: &Run, spec: Option<&ParamSpec>, selected: u
                     ui.set_width(width);
                     ui.label(RichText::new(metric.title(&unit)).strong());
                     let lines = series(run, &xs, metric);
-                    if let Some(i) = plot(ui, metric, &axis, inner, &lines, &names, selected, width) {
+                    let base = baseline.map_or_else(Vec::new, |b| series(b, &x_axis(b, spec).1, metric));
+                    if let Some(i) = plot(ui, metric, &axis, inner, (&lines, &base), &names, selected, width) {
                         clicked = Some(i);
                     }
                 });
@@ -257,7 +279,7 @@ fn plot(
     metric: Metric,
     axis: &XAxis,
     inner: bool,
-    lines: &[SeriesPoints],
+    (lines, baseline): (&[SeriesPoints], &[SeriesPoints]),
     names: &[String],
     selected: usize,
     width: f32,
@@ -298,7 +320,7 @@ fn plot(
             }
             HoverPosition::Elsewhere { .. } => None,
         })
-        .y_grid_spacer(uniform_grid_spacer(one_two_five))
+        .y_grid_spacer(uniform_grid_spacer(|input| one_two_five(input, Y_LABELS)))
         .include_y(0.0)
         .allow_scroll(false);
     let builder = match &categories {
@@ -307,15 +329,10 @@ fn plot(
             let n = c.len();
             builder.x_grid_spacer(move |_| (0..n).map(|i| GridMark { value: i as f64, step_size: 1.0 }).collect())
         }
-        // a log axis marks the swept values themselves
-        None if log && !inner => {
-            let mut at: Vec<f64> = lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)).collect();
-            at.sort_by(f64::total_cmp);
-            at.dedup();
-            builder.x_grid_spacer(move |_| marks_at(&at))
-        }
-        _ => builder.x_grid_spacer(uniform_grid_spacer(one_two_five)),
+        _ => builder.x_grid_spacer(x_grid(log && !inner, lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)).collect())),
     };
+    // with one point there is nothing to pick out, and a white outline on every bar hides their colours
+    let highlight = lines.iter().flat_map(|(_, p)| p.iter()).any(|q| q.2 != selected);
     let response = builder.show(ui, |plot| {
         let bars = categories.is_some() && !inner;
         for (name, points) in lines {
@@ -331,7 +348,7 @@ fn plot(
                         let slot = here.iter().position(|n| *n == name).unwrap_or(0) as f64;
                         let w = 0.8 / here.len().max(1) as f64;
                         let bar = Bar::new(x - 0.4 + w * (slot + 0.5), y).width(w * 0.95).name(name);
-                        if i == selected {
+                        if highlight && i == selected {
                             bar.stroke(egui::Stroke::new(2.0, Color32::WHITE))
                         } else {
                             bar
@@ -343,10 +360,15 @@ fn plot(
                 let xy: Vec<[f64; 2]> = points.iter().map(|&(x, y, _)| [x, y]).collect();
                 plot.line(Line::new(name.clone(), PlotPoints::from(xy.clone())).color(color));
                 plot.points(Points::new(name.clone(), xy).radius(3.5).shape(MarkerShape::Circle).filled(true).color(color));
-                if let Some(&(x, y, _)) = points.iter().find(|p| p.2 == selected) {
+                if let Some(&(x, y, _)) = points.iter().find(|p| highlight && p.2 == selected) {
                     plot.points(Points::new(name.clone(), vec![[x, y]]).radius(6.0).filled(false).color(Color32::WHITE));
                 }
             }
+        }
+        for (name, points) in baseline.iter().filter(|_| !bars) {
+            let color = series_color(names.iter().position(|m| m == name).unwrap_or(0));
+            let xy: Vec<[f64; 2]> = points.iter().map(|&(x, y, _)| [x, y]).collect();
+            plot.line(Line::new(format!("{name} (baseline)"), PlotPoints::from(xy)).color(color).style(LineStyle::dashed_loose()));
         }
     });
     let pointer = response.response.clicked().then(|| response.response.interact_pointer_pos()).flatten()?;
@@ -363,7 +385,11 @@ fn plot(
 /// selects it; returns the point clicked.
 pub fn records_table(ui: &mut Ui, run: &Run, selected: usize, baseline: Option<&[Vec<Option<f64>>]>) -> Option<usize> {
     let mut clicked = None;
-    let headers = ["point", "value", "kernel", "variant", "median", "throughput", "SIMT eff.", "div. warps", "CPU check", "vs baseline"];
+    // the ratio to the baseline beside the time, where a narrow window still shows it
+    let mut headers = vec!["point", "value", "kernel", "variant", "median", "throughput", "SIMT eff.", "div. warps", "CPU check"];
+    if baseline.is_some() {
+        headers.insert(5, "vs baseline");
+    }
     egui::ScrollArea::horizontal().id_salt("simtlab-records-table").show(ui, |ui| {
         egui::Grid::new("simtlab-records").striped(true).spacing([12.0, 3.0]).show(ui, |ui| {
             for h in headers {
@@ -384,6 +410,10 @@ pub fn records_table(ui: &mut Ui, run: &Run, selected: usize, baseline: Option<&
                     ui.label(&r.kernel);
                     ui.label(&r.variant);
                     ui.label(format_seconds(r.stats.median));
+                    if let Some(b) = baseline {
+                        let ratio = b.get(i).and_then(|p| p.get(j).copied().flatten());
+                        ui.label(ratio.map_or_else(String::new, |x| format!("{x:.2}× time")));
+                    }
                     ui.label(r.throughput.as_ref().map_or_else(String::new, |t| format!("{} {}", format_sig(t.value), t.unit)));
                     ui.label(r.divergence.map_or_else(String::new, |d| format!("{:.1} %", 100.0 * d.simt_efficiency)));
                     ui.label(r.divergence.map_or_else(String::new, |d| format!("{:.1} %", 100.0 * d.divergence_ratio)))
@@ -393,8 +423,6 @@ pub fn records_table(ui: &mut Ui, run: &Run, selected: usize, baseline: Option<&
                     } else {
                         ui.colored_label(ui.visuals().error_fg_color, format!("FAILED ({} wrong)", r.check.mismatches));
                     }
-                    let ratio = baseline.and_then(|b| b.get(i)?.get(j).copied().flatten());
-                    ui.label(ratio.map_or_else(String::new, |x| format!("{x:.2}× time")));
                     ui.end_row();
                 }
             }
@@ -450,11 +478,14 @@ mod tests {
     fn grid_steps_label_an_axis_from_0_to_9() {
         // 9.2 over 150 points, at least 8 points per finest step: grid lines every 0.5, labels every 2
         let base = 9.2 / 150.0 * 8.0;
-        assert_eq!(one_two_five(GridInput { bounds: (0.0, 9.2), base_step_size: base }), [0.5, 2.0, 10.0]);
-        let small = one_two_five(GridInput { bounds: (0.0, 0.02), base_step_size: 0.0007 });
+        assert_eq!(one_two_five(GridInput { bounds: (0.0, 9.2), base_step_size: base }, Y_LABELS), [0.5, 2.0, 10.0]);
+        let small = one_two_five(GridInput { bounds: (0.0, 0.02), base_step_size: 0.0007 }, Y_LABELS);
         for (got, want) in small.into_iter().zip([0.001, 0.005, 0.01]) {
             assert!((got / want - 1.0).abs() < 1e-9, "{small:?}");
         }
+        // an x axis from 0 to 1 over 600 points: a label every 0.2 (72 points would be 0.12)
+        let x = one_two_five(GridInput { bounds: (0.0, 1.0), base_step_size: 8.0 / 600.0 }, X_LABELS);
+        assert!((x[1] - 0.2).abs() < 1e-12, "{x:?}");
         let marks = marks_at(&[0.0, 2f64.log10(), 4f64.log10()]);
         assert_eq!(marks.len(), 3);
         assert!(marks.iter().all(|m| (m.step_size - 2f64.log10()).abs() < 1e-12), "{marks:?}");
@@ -467,6 +498,6 @@ mod tests {
         assert_eq!((prefix.as_str(), short), ("pt-", names(&["sync", "queue\nsingle", "queue\nchunked"])));
         // a shared start that is not a whole '-' part stays
         assert_eq!(tick_names(&names(&["tiled4", "tiled8"])), (String::new(), names(&["tiled4", "tiled8"])));
-        assert_eq!(tick_names(&names(&["remap-none"])), (String::new(), names(&["remap\nnone"])));
+        assert_eq!(tick_names(&names(&["remap-none"])), (String::new(), names(&["remap-none"])));
     }
 }
