@@ -42,7 +42,12 @@ fn family(family: &str) -> Vec<String> {
 
 #[test]
 fn persistent_threads_barrier_latency_over_workgroups() {
-    let live = live_run("pt-barrier", |e| sweep(e, "workgroups", 1.0, 4.0, 3));
+    // 16 barriers: the tiny scale's 100 can spin past llvmpipe's loop limit (65535 per
+    // invocation) on a loaded CPU, where a launched workgroup waits for one not yet running
+    let live = live_run("pt-barrier", |e| {
+        sweep(e, "workgroups", 1.0, 4.0, 3);
+        e.params_mut()["iterations"] = 16.into();
+    });
     let run = live.state().run();
     assert_eq!(xs(run), [1.0, 2.0, 4.0]);
     for p in &run.points {
