@@ -3,6 +3,7 @@
 //! with measured times.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use egui_kittest::kittest::Queryable;
@@ -16,6 +17,12 @@ pub const WINDOW: [f32; 2] = [1400.0, 900.0];
 
 /// Steps the explorer until its run finishes; the run must not fail.
 pub fn wait_for_run(h: &mut Harness<'_, Explorer>) {
+    let failed = finish_run(h);
+    assert!(failed.is_none(), "run failed: {failed:?}");
+}
+
+/// Steps the explorer until its run finishes (at most 300 s); returns its error, if any.
+pub fn finish_run(h: &mut Harness<'_, Explorer>) -> Option<String> {
     let start = Instant::now();
     h.step();
     while h.state().is_running() {
@@ -24,7 +31,7 @@ pub fn wait_for_run(h: &mut Harness<'_, Explorer>) {
         h.step();
     }
     h.run();
-    assert!(h.state().error().is_none(), "run failed: {:?}", h.state().error());
+    h.state().error().map(String::from)
 }
 
 /// The explorer at the tiny scale, one sample per point, on the default adapter.
@@ -40,7 +47,15 @@ pub fn explorer_harness(size: [f32; 2]) -> Harness<'static, Explorer> {
 /// Runs workload `name` through the Run button after `setup` (parameters, sweep), at three
 /// samples per point after a warm-up, and returns the harness with the finished run; every
 /// point passed its CPU check.
-pub fn live_run(name: &str, setup: impl FnOnce(&mut Explorer)) -> Harness<'static, Explorer> {
+pub fn live_run(name: &str, setup: impl Fn(&mut Explorer)) -> Harness<'static, Explorer> {
+    try_live_run(name, setup).unwrap_or_else(|e| panic!("{name}: run failed: {e}"))
+}
+
+/// [`live_run`], with the run's error returned rather than failing the test.
+pub fn try_live_run(name: &str, setup: impl Fn(&mut Explorer)) -> Result<Harness<'static, Explorer>, String> {
+    // one live run at a time: the CPU adapter's threads are few
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut h = explorer_harness(WINDOW);
     // one sample without a warm-up is noisy on a CPU adapter (a smaller size can look slower):
     // the kept runs plot medians of three after one warm-up
@@ -49,13 +64,15 @@ pub fn live_run(name: &str, setup: impl FnOnce(&mut Explorer)) -> Harness<'stati
     setup(h.state_mut());
     h.run();
     h.get_by_label("Run").click();
-    wait_for_run(&mut h);
+    if let Some(e) = finish_run(&mut h) {
+        return Err(e);
+    }
     let run = h.state().run();
     assert!(!run.points.is_empty(), "{name}: no points");
     for p in &run.points {
         assert!(p.checks_passed(), "{name} at {:?}: {:?}", p.x, p.records.iter().map(|r| (&r.variant, &r.check)).collect::<Vec<_>>());
     }
-    h
+    Ok(h)
 }
 
 /// The file `tests/fixtures/NAME.json`, where `live`'s run is kept first when `UPDATE_SNAPSHOTS`
