@@ -380,9 +380,8 @@ impl Explorer {
                 .into_iter()
                 .map(|i| {
                     let w = &self.workloads[i];
-                    // each member starts from its own parameters and takes the shown ones it
-                    // shares (same key and kind, not fixed by the member like the queue kind):
-                    // the persistent-threads cases each have a configuration of their own
+                    // its own parameters, with the shown ones it shares (same key and kind, not
+                    // fixed like the queue kind): the pt cases each have a configuration of their own
                     let mut p = w.params(self.scale);
                     for spec in w.param_specs().iter().filter(|s| !s.fixed && self.specs.contains(s)) {
                         spec.set(&mut p, spec.get(params).clone());
@@ -623,11 +622,8 @@ impl Explorer {
         let passed = self.run.points.iter().filter(|p| p.checks_passed()).count();
         ui.label(format!("CPU check: {passed} of {} point(s) passed", self.run.points.len()));
         if let Some(b) = &self.baseline {
-            ui.label(format!(
-                "baseline: {} ({} point(s)), dashed in the plots; \"vs baseline\" is time / baseline time",
-                b.workload,
-                b.points.len()
-            ));
+            let (name, n) = (&b.workload, b.points.len());
+            ui.label(format!("baseline: {name} ({n} point(s)), dashed in the plots; \"vs baseline\" is time / baseline time"));
         }
         if let Some(i) = plots::sweep_plots(ui, &self.run, spec.as_ref(), self.selected, self.baseline.as_ref()) {
             self.select_point(i);
