@@ -11,8 +11,9 @@ mod common;
 
 use common::explorer::{explorer_harness, kept_run, live_run, snapshot_kept_run, try_live_run, WINDOW};
 use egui_kittest::kittest::Queryable;
+use simtlab::gpu::shader::{self, registry::split::branch_split};
 use simtlab::harness::{format_seconds, Record};
-use simtlab::occupancy::{calculate, Launch};
+use simtlab::occupancy::{calculate, kernel_resources, Launch};
 use simtlab::ui::explorer::flowshop::PoolBar;
 use simtlab::ui::explorer::plots::{format_sig, format_value};
 use simtlab::ui::explorer::{Explorer, Run, FAMILY_SWEEP};
@@ -130,6 +131,17 @@ fn carrillo_branched_and_split_over_the_else_fraction() {
         let f = r.params["else_fraction"].as_f64().unwrap();
         let ratio = r.extra_field::<f64>("split_over_branched").unwrap();
         h.get_by_label(&format!("else fraction {:.0} %: split takes {ratio:.2}× the branched kernel's time", 100.0 * f));
+    }
+    // each kernel's occupancy, from its WGSL through the model of the panel's preset
+    let (arch, registers) = (h.state().occupancy.arch, h.state().occupancy.registers_per_thread);
+    h.get_by_label(&format!("occupancy of each kernel on {} ({registers} registers/thread):", arch.name));
+    let source = shader::preprocess(branch_split::FILE.path, &[]).unwrap();
+    for entry in [branch_split::BRANCHED, branch_split::SPLIT_IF, branch_split::SPLIT_ELSE] {
+        let kernel = kernel_resources(&source.text, entry.name).unwrap();
+        let o = calculate(arch, kernel.launch(registers)).unwrap();
+        assert!(h.get_all_by_label(entry.name).count() >= 1, "{}", entry.name);
+        h.get_all_by_label(&format!("{} of {}", o.active_warps_per_sm, o.max_warps_per_sm)).next().unwrap();
+        h.get_all_by_label(&format!("{:.0} %", 100.0 * o.occupancy)).next().unwrap();
     }
 }
 

@@ -12,7 +12,7 @@ use crate::harness::{format_seconds, Record};
 use crate::kernels::matmul::MatmulExtra;
 use crate::kernels::micro::remapped::RemapFigures;
 use crate::kernels::split::SplitExtra;
-use crate::occupancy::{calculate, Arch, Launch};
+use crate::occupancy::{calculate, kernel_resources, Arch, KernelResources, Launch};
 
 /// The family panel for `run` (nothing for families without one). `arch` and `registers` are
 /// the occupancy panel's preset and registers per thread.
@@ -23,7 +23,7 @@ pub fn panel(ui: &mut Ui, run: &Run, arch: &Arch, registers: u32) {
         "remap" => remap(ui, &records),
         "pt" => persistent(ui, &records),
         "matmul" => matmul(ui, &records, arch, registers),
-        "carrillo" => split(ui, &records),
+        "carrillo" => split(ui, &records, arch, registers),
         "lbm" | "gafort" | "mcubes" | "blackscholes" | "reduction" => variants(ui, run),
         "flowshop" => pools(ui, &records),
         _ => {}
@@ -119,34 +119,43 @@ fn persistent(ui: &mut Ui, records: &[&Record]) {
 /// Each rung's launch through the occupancy model of the chosen preset.
 fn matmul(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
     ui.heading(format!("matmul ladder on {} ({registers} registers/thread)", arch.name));
-    let headers = ["rung", "threads", "workgroup memory", "active warps / SM", "occupancy", "limited by"];
+    let mut headers = OCCUPANCY_HEADERS;
+    headers[0] = "rung";
     table(ui, "simtlab-matmul", &headers, |ui| {
         for r in records {
             let resources = r.extra_as::<MatmulExtra>().map(|e| e.resources);
             let threads = resources.map_or(0, |x| x.threads_per_workgroup);
             let bytes = resources.and_then(|x| u32::try_from(x.workgroup_bytes).ok()).unwrap_or(0);
-            ui.label(&r.kernel);
-            ui.label(threads.to_string());
-            ui.label(format!("{bytes} B"));
-            match calculate(arch, Launch::new(threads, registers, bytes)) {
-                Ok(o) => {
-                    ui.label(format!("{} of {}", o.active_warps_per_sm, o.max_warps_per_sm));
-                    ui.label(format!("{:.0} %", 100.0 * o.occupancy));
-                    ui.label(o.limited_by.to_string());
-                }
-                Err(e) => {
-                    ui.label(NONE);
-                    ui.label(NONE);
-                    ui.label(e.to_string());
-                }
-            }
-            ui.end_row();
+            occupancy_row(ui, &r.kernel, arch, Launch::new(threads, registers, bytes));
         }
     });
 }
 
-/// Split over branched at each else fraction.
-fn split(ui: &mut Ui, records: &[&Record]) {
+/// The columns of an occupancy table (the first names the kernel).
+const OCCUPANCY_HEADERS: [&str; 6] = ["kernel", "threads", "workgroup memory", "active warps / SM", "occupancy", "limited by"];
+
+/// One row of an occupancy table: `kernel`'s launch through the model of `arch`.
+fn occupancy_row(ui: &mut Ui, kernel: &str, arch: &Arch, launch: Launch) {
+    ui.label(kernel);
+    ui.label(launch.threads_per_block.to_string());
+    ui.label(format!("{} B", launch.shared_memory_per_block));
+    match calculate(arch, launch) {
+        Ok(o) => {
+            ui.label(format!("{} of {}", o.active_warps_per_sm, o.max_warps_per_sm));
+            ui.label(format!("{:.0} %", 100.0 * o.occupancy));
+            ui.label(o.limited_by.to_string());
+        }
+        Err(e) => {
+            ui.label(NONE);
+            ui.label(NONE);
+            ui.label(e.to_string());
+        }
+    }
+    ui.end_row();
+}
+
+/// Split over branched at each else fraction, and the occupancy of each kernel.
+fn split(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
     let ratios: Vec<(f64, f64)> = records
         .iter()
         .filter_map(|r| Some((r.params.get("else_fraction")?.as_f64()?, r.extra_as::<SplitExtra>()?.split_over_branched)))
@@ -158,6 +167,33 @@ fn split(ui: &mut Ui, records: &[&Record]) {
     for (f, x) in ratios {
         ui.label(format!("else fraction {:.0} %: split takes {x:.2}× the branched kernel's time", 100.0 * f));
     }
+    ui.label(format!("occupancy of each kernel on {} ({registers} registers/thread):", arch.name));
+    table(ui, "simtlab-split-occupancy", &OCCUPANCY_HEADERS, |ui| match split_kernels() {
+        Ok(kernels) => {
+            for k in kernels {
+                occupancy_row(ui, &k.entry_point, arch, k.launch(registers));
+            }
+        }
+        Err(e) => {
+            ui.label(e);
+            ui.end_row();
+        }
+    });
+}
+
+/// The branched kernel and the two split ones as WGSL declares them (read once: the files are
+/// built in).
+fn split_kernels() -> Result<&'static [KernelResources], &'static str> {
+    use crate::gpu::shader::{self, registry::split::branch_split};
+    static KERNELS: std::sync::OnceLock<Result<Vec<KernelResources>, String>> = std::sync::OnceLock::new();
+    let read = || -> crate::Result<Vec<KernelResources>> {
+        let source = shader::preprocess(branch_split::FILE.path, &[])?;
+        [branch_split::BRANCHED, branch_split::SPLIT_IF, branch_split::SPLIT_ELSE]
+            .iter()
+            .map(|entry| kernel_resources(&source.text, entry.name))
+            .collect()
+    };
+    KERNELS.get_or_init(|| read().map_err(|e| e.to_string())).as_deref().map_err(String::as_str)
 }
 
 /// Zhang's benchmarks: each variant's time against the original's at the same point (a
