@@ -371,10 +371,21 @@ fn explorer_saves_reopens_compares_and_exports() {
         assert_eq!(std::fs::read(dir.join(&f.name)).unwrap(), f.bytes, "{}", f.name);
     }
     let mut uploaded = explorer_harness([1400.0, 900.0]);
+    // settings other than the run's, which opening it must replace
+    uploaded.state_mut().select_by_name("branch-split-random").unwrap();
+    uploaded.state_mut().params_mut()["seed"] = 99.into();
+    uploaded.state_mut().sweep_mut().enabled = true;
     let text = String::from_utf8(e.run_json().unwrap()).unwrap();
     uploaded.state_mut().open_text(&text, std::path::Path::new("run.json")).unwrap();
     assert_eq!(json(&uploaded.state().run().to_records()), json(&reopened.to_records()));
     assert_eq!(uploaded.state().workload().name(), "branch-split-random");
+    // its editors show what the run ran, not a fresh explorer's defaults
+    assert_eq!(*uploaded.state_mut().params_mut(), original.points[0].params);
+    let sweep = uploaded.state_mut().sweep_mut().clone();
+    assert_eq!(sweep.enabled, original.sweep.is_some());
+    if let Some(key) = &original.sweep {
+        assert_eq!((&sweep.key, sweep.points), (key, original.points.len()));
+    }
     let refused = uploaded.state_mut().open_text("{\"not\": \"records\"}", std::path::Path::new("notes.json")).unwrap_err().to_string();
     assert!(refused.starts_with("notes.json: not a simtlab record file"), "{refused}");
     assert_eq!(uploaded.state().run().records().count(), original.records().count(), "a refused file keeps the run");

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::explorer::{explorer_harness, kept_run, live_run, snapshot_kept_run, try_live_run, WINDOW};
+use common::explorer::{explorer_harness, kept_run, live_run, snapshot_kept_run, WINDOW};
 use egui_kittest::kittest::Queryable;
 use simtlab::gpu::shader::{self, registry::split::branch_split};
 use simtlab::harness::{format_seconds, Record};
@@ -43,23 +43,12 @@ fn family(family: &str) -> Vec<String> {
 
 #[test]
 fn persistent_threads_barrier_latency_over_workgroups() {
-    // llvmpipe ends an invocation's loops after 65535 iterations in all: on a loaded CPU a
-    // workgroup waiting at the barrier for one the driver has not started yet can reach that,
-    // and the run says so (cut short, not wrong). That is the CPU driver's scheduling, so the
-    // sweep (of 16 barriers, not the tiny scale's 100) gets five tries; any other error fails.
-    let setup = |e: &mut Explorer| {
+    // 16 barriers per run, not the tiny scale's 100: fewer chances for the CPU driver's loop
+    // limit (see live_run)
+    let live = live_run("pt-barrier", |e: &mut Explorer| {
         sweep(e, "workgroups", 1.0, 4.0, 3);
         e.params_mut()["iterations"] = 16.into();
-    };
-    let mut tries = 0;
-    let live = loop {
-        tries += 1;
-        match try_live_run("pt-barrier", setup) {
-            Ok(h) => break h,
-            Err(e) if tries < 5 && e.contains("driver's iteration limit") => eprintln!("try {tries}: {e}"),
-            Err(e) => panic!("pt-barrier: run failed: {e}"),
-        }
-    };
+    });
     let run = live.state().run();
     assert_eq!(xs(run), [1.0, 2.0, 4.0]);
     for p in &run.points {

@@ -75,10 +75,27 @@ impl Explorer {
             // a CLI file names the family, not the workload: its first point's workload then
             let _ = self.select_by_name(&name);
         }
+        self.show_settings_of(&run);
         self.run = run;
         self.selected = 0;
         self.overlay = None;
         Ok(())
+    }
+
+    /// Sets the editors to what `run` ran (its first point's parameters and its sweep), so that
+    /// an opened run is not shown beside the settings of another.
+    fn show_settings_of(&mut self, run: &Run) {
+        let Some(first) = run.points.first().filter(|p| p.workload == self.workload().name()) else { return };
+        *self.params_mut() = first.params.clone();
+        let sweep = self.sweep_mut();
+        sweep.enabled = run.sweep.is_some();
+        let Some(key) = &run.sweep else { return };
+        sweep.key = key.clone();
+        sweep.points = run.points.len().clamp(2, 12);
+        let xs = run.points.iter().filter_map(|p| p.x.as_ref()?.as_f64());
+        if let (Some(from), Some(to)) = (xs.clone().reduce(f64::min), xs.reduce(f64::max)) {
+            (sweep.from, sweep.to) = (from, to);
+        }
     }
 
     /// Opens a run file's `text` as the baseline the current run is compared with, point by
