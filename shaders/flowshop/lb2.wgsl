@@ -1,5 +1,5 @@
 // Flow-shop two-machine Johnson bound (LB2). CPU reference: kernels::flowshop::cpu::lb2.
-//! variants: BRANCHLESS PROBE WALK_PREFIX POSITION_MASKS
+//! variants: BRANCHLESS PROBE WALK_PREFIX POSITION_MASKS PAIR_ORDER
 //
 // A child is (parent, job): the parent's prefix with `job` appended, or with BACKWARD_CHILD
 // set in the job word, the parent's suffix with `job` put in front. The host
@@ -18,7 +18,7 @@
 //                        mask: bit j%32 of word j/32 set iff job j is unscheduled
 //   binding 3  children  2*C     (parent index, job | BACKWARD_CHILD if backward) per child
 //   binding 4  bounds    C       output: LB2 of each child
-//   binding 5  pairs     2*Q     (u, v) per pair, u < v
+//   binding 5  pairs     2*Q     (u, v) per pair, u < v; with PAIR_ORDER, Q more: the order
 //   binding 6  sequences Q*n vec4  pair q's Johnson order: sequences[q*n + i] =
 //                        (j, p[u][j], p[v][j], sum of p[k][j] for u < k < v), j its i-th job
 //   binding 7  probe records (PROBE only, shared/probe.wgsl)
@@ -29,8 +29,15 @@
 // POSITION_MASKS (the resident search, n <= 32): a child walks only its unscheduled jobs
 // instead of all n (binding 11 below); the same jobs in the same order, so the same bound.
 // Entry points: `lb2`, one thread per child; `lb2_per_parent`, one thread per parent that
-// bounds all its children in turn; `lb2_screen` then `lb2_listed`, the resident search's two
-// passes (binding 14: LB1 settles what it can, the pair loop runs on the rest only).
+// bounds all its children in turn; `lb2_screen`, `lb2_listed` and `lb2_rest`, the resident
+// search's passes (binding 14): LB1 settles what it can; the first FIRST_PAIRS pairs settle
+// most of the rest; the children still open then run the remaining pairs together, so that
+// a subgroup's lanes leave the pair loop at about the same pair (a lane that prunes early no
+// longer idles beside one that runs every pair).
+// PAIR_ORDER (the resident search): the pair loop visits pairs in the order that follows
+// them in binding 5, which resident_order sorts by how often each pair pruned (Listed.hits), so the first
+// FIRST_PAIRS are the ones that prune most. A pruned child's bound then depends on the
+// order, but only below the incumbent does the search read a bound's value.
 // Thread i = global_index (2-D dispatch for large pools, shared/grid.wgsl).
 //
 // PROBE sites: 0 thread in range, 1 job unscheduled (the basic variant's if),
@@ -47,13 +54,20 @@ const PROBE_SITES: u32 = 4u;
 // places of the parent's unscheduled jobs (written by resident_masks in resident.wgsl).
 @group(0) @binding(11) var<storage, read> places: array<u32>;
 #endif
-// The resident search's screen (lb2_screen, lb2_listed): the children LB1 does not settle,
-// listed so that the pair loop runs on full subgroups.
+// Pairs of at most MAX_MACHINES machines.
+const MAX_PAIRS: u32 = MAX_MACHINES * (MAX_MACHINES - 1u) / 2u;
+// The resident search's passes: children[..count] are the children LB1 does not settle
+// (lb2_screen), children[params.children..][..rest] those the first pairs do not settle
+// (lb2_listed); hits[q] counts the children pair q pruned.
 struct Listed {
     count: atomic<u32>,
+    rest: atomic<u32>,
+    hits: array<atomic<u32>, MAX_PAIRS>,
     children: array<u32>,
 }
 @group(0) @binding(14) var<storage, read_write> listed: Listed;
+// Pairs that lb2_listed runs before the children still open are listed again.
+override FIRST_PAIRS: u32 = 8u;
 
 // A child with its heads, tails and LB1.
 struct Start {
@@ -104,22 +118,39 @@ fn start_child(index: u32) -> Start {
     return Start(child, heads, tails, bound);
 }
 
-fn bound_child(index: u32) -> u32 {
-    let start = start_child(index);
-    if (settled(start)) {
-        return start.lb1;
-    }
+// The pair visited `position`-th.
+fn pair_at(position: u32) -> u32 {
+#ifdef PAIR_ORDER
+    // after the pairs, the order (written by resident_order in resident.wgsl)
+    return pairs[2u * params.pairs + position];
+#else
+    return position;
+#endif
+}
+
+fn prunes(bound: u32) -> bool {
+    return params.prune_at != 0u && bound >= params.prune_at;
+}
+
+// LB2 so far: the largest pair term, and the position of the pair that reached the
+// incumbent (the end of the range if none did).
+struct Partial {
+    bound: u32,
+    at: u32,
+}
+
+// The pair terms of the pairs at positions first..end, on top of `bound_so_far`.
+fn pair_terms(start: Start, bound_so_far: u32, first: u32, end: u32) -> Partial {
     let child = start.child;
     let n = params.jobs;
     let mask_at = child.base + 3u * params.machines;
-    var heads = start.heads;
-    var tails = start.tails;
-    var bound = 0u;
-    for (var q = 0u; q < params.pairs; q = q + 1u) {
+    var bound = bound_so_far;
+    for (var position = first; position < end; position = position + 1u) {
+        let q = pair_at(position);
         let u = pairs[2u * q];
         let v = pairs[2u * q + 1u];
-        var tu = heads[min(u, MAX_MACHINES - 1u)];
-        var tv = heads[min(v, MAX_MACHINES - 1u)];
+        var tu = start.heads[min(u, MAX_MACHINES - 1u)];
+        var tv = start.heads[min(v, MAX_MACHINES - 1u)];
 #ifdef POSITION_MASKS
         // the parent's unscheduled jobs but the child's own, lowest place first
         let unscheduled = places[params.pairs * n + child.parent * params.pairs + q];
@@ -152,12 +183,31 @@ fn bound_child(index: u32) -> u32 {
 #endif
         }
 #endif
-        bound = max(bound, max(tu + tails[min(u, MAX_MACHINES - 1u)], tv + tails[min(v, MAX_MACHINES - 1u)]));
-        if (params.prune_at != 0u && bound >= params.prune_at) {
-            break;
+        bound = max(bound, max(tu + start.tails[min(u, MAX_MACHINES - 1u)], tv + start.tails[min(v, MAX_MACHINES - 1u)]));
+        if (prunes(bound)) {
+            return Partial(bound, position);
         }
     }
-    return bound;
+    return Partial(bound, end);
+}
+
+fn bound_child(index: u32) -> u32 {
+    let start = start_child(index);
+    if (settled(start)) {
+        return start.lb1;
+    }
+    return pair_terms(start, 0u, 0u, params.pairs).bound;
+}
+
+// Writes the bound of listed child `index`, counts the pair that pruned it, and tells
+// whether it is still open.
+fn settle_listed(index: u32, partial: Partial) -> bool {
+    bounds[index] = partial.bound;
+    if (prunes(partial.bound)) {
+        atomicAdd(&listed.hits[pair_at(partial.at)], 1u);
+        return false;
+    }
+    return true;
 }
 
 // The resident search's first pass: LB1 of every child; a child it settles gets it as its
@@ -177,7 +227,8 @@ fn lb2_screen(ids: Ids) {
     }
 }
 
-// The resident search's second pass: LB2 of the listed children, one per thread.
+// The resident search's second pass: the first FIRST_PAIRS pairs of the listed children, one
+// per thread; the children they leave open are listed for lb2_rest.
 @compute @workgroup_size(WG)
 fn lb2_listed(ids: Ids) {
     let k = global_index(ids, WG);
@@ -185,7 +236,21 @@ fn lb2_listed(ids: Ids) {
         return;
     }
     let index = listed.children[k];
-    bounds[index] = bound_child(index);
+    let first = min(FIRST_PAIRS, params.pairs);
+    if (settle_listed(index, pair_terms(start_child(index), 0u, 0u, first)) && first < params.pairs) {
+        listed.children[params.children + atomicAdd(&listed.rest, 1u)] = index;
+    }
+}
+
+// The third pass: the remaining pairs of the children lb2_listed left open.
+@compute @workgroup_size(WG)
+fn lb2_rest(ids: Ids) {
+    let k = global_index(ids, WG);
+    if (k >= atomicLoad(&listed.rest)) {
+        return;
+    }
+    let index = listed.children[params.children + k];
+    settle_listed(index, pair_terms(start_child(index), bounds[index], FIRST_PAIRS, params.pairs));
 }
 
 @compute @workgroup_size(WG)

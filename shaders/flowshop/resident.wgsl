@@ -10,14 +10,18 @@
 //                                 stand in every pair's Johnson order (lb2's POSITION_MASKS)
 //   resident_finish  (1 thread)   writes the bound kernel's uniform block (copied into it by
 //                                 the host's command list) and its indirect dispatch size
-//   lb1 / lb2                     the bound kernels (bit for bit the host's bounds); LB2 runs as
-//                                 lb2_screen, resident_listed (1 thread: the next dispatch's
-//                                 size) and lb2_listed, so that only children LB1 does not
-//                                 settle enter the pair loop
+//   lb1 / lb2                     the bound kernels (bit for bit the host's bounds, or at the
+//                                 incumbent or above where they prune); LB2 runs as lb2_screen,
+//                                 resident_listed (1 thread: the next dispatch's size),
+//                                 lb2_listed, resident_rest (the same) and lb2_rest, so that
+//                                 only children LB1 does not settle enter the pair loop, and
+//                                 only those its first pairs do not settle run the others
 //   resident_branch  (per node)   chooses the direction (bidirectional), keeps the children
 //                                 below the incumbent and pushes them, most promising on top
 // Every loop runs over jobs, machines or children of one node: no thread waits for another,
 // so no spin, and each invocation's loop count stays far below llvmpipe's limit.
+// Once per submission, resident_order (one workgroup) sorts the pairs by how often each
+// pruned (lb2.wgsl's PAIR_ORDER).
 //
 // Layout (all u32; n = jobs <= MAX_JOBS, m = machines):
 //   binding 1  ptimes    m*n          processing times, machine-major
@@ -32,12 +36,15 @@
 //   binding 6  children  pool * directions * n * 2, the bound kernels' children (binding 3)
 //   binding 7  bounds    the bound kernels' output (binding 4 there)
 //   binding 8  launch    [the bound kernels' 8-word uniform block | dispatch x, y, z |
-//                        lb2_listed's dispatch x, y, z]
+//                        lb2_listed's dispatch x, y, z | lb2_rest's dispatch x, y, z]
 //   binding 9  results   pool * (1 + n): per select thread, the best leaf it met [value, perm]
 //   binding 11 places    pairs * n + pool * pairs (n <= 32): job j's place in pair q's Johnson
 //                        order at q*n + j; after them, per branched node and pair, the places
 //                        of its unscheduled jobs (resident_masks; read by lb2 with POSITION_MASKS)
-//   binding 14 listed    1 + pool * directions * n: lb2_screen's list (lb2.wgsl's Listed)
+//   binding 12 pairs     3 * pairs: lb2's binding 5, [(u, v) per pair | the order of lb2's
+//                        pair loop (PAIR_ORDER)]
+//   binding 14 listed    2 + MAX_PAIRS + 2 * pool * directions * n: lb2.wgsl's Listed, [count |
+//                        rest | hits (MAX_PAIRS) | children | the children still open]
 
 struct Config {
     jobs: u32,
@@ -67,8 +74,11 @@ struct Config {
 @group(0) @binding(8) var<storage, read_write> launch: array<u32>;
 @group(0) @binding(9) var<storage, read_write> results: array<u32>;
 @group(0) @binding(11) var<storage, read_write> places: array<u32>;
-// lb2.wgsl's Listed: [count | children]
+@group(0) @binding(12) var<storage, read_write> pairs: array<u32>;
+// lb2.wgsl's Listed: [count | rest | hits (MAX_PAIRS) | children ...]
 @group(0) @binding(14) var<storage, read_write> listed: array<u32>;
+const LISTED_REST: u32 = 1u;
+const LISTED_HITS: u32 = 2u;
 
 // state words (host: resident.rs, `word`)
 const COUNT: u32 = 0u;      // open nodes on the stack
@@ -229,15 +239,42 @@ fn resident_finish() {
     launch[9] = max((groups + 65534u) / 65535u, 1u);
     launch[10] = 1u;
     listed[0] = 0u;
+    listed[LISTED_REST] = 0u;
 }
 
-// After lb2_screen: lb2_listed's dispatch size, one thread per listed child.
+// The dispatch size (at launch[at..at + 3]) of one thread per child of a list of `count`.
+fn size_listed(count: u32, at: u32) {
+    let groups = (count + 63u) / 64u;
+    launch[at] = min(groups, 65535u);
+    launch[at + 1u] = max((groups + 65534u) / 65535u, 1u);
+    launch[at + 2u] = 1u;
+}
+
+// After lb2_screen: lb2_listed's dispatch size.
 @compute @workgroup_size(1)
 fn resident_listed() {
-    let groups = (listed[0] + 63u) / 64u;
-    launch[11] = min(groups, 65535u);
-    launch[12] = max((groups + 65534u) / 65535u, 1u);
-    launch[13] = 1u;
+    size_listed(listed[0], 11u);
+}
+
+// After lb2_listed: lb2_rest's dispatch size.
+@compute @workgroup_size(1)
+fn resident_rest() {
+    size_listed(listed[LISTED_REST], 14u);
+}
+
+// The pairs by how many children each pruned, most first (ties: the host's order, strongest
+// at the root first); a rank sort, Q <= 496 steps per pair.
+@compute @workgroup_size(WG)
+fn resident_order(@builtin(local_invocation_index) t: u32) {
+    for (var q = t; q < config.pairs; q = q + WG) {
+        let hits = listed[LISTED_HITS + q];
+        var rank = 0u;
+        for (var r = 0u; r < config.pairs; r = r + 1u) {
+            let other = listed[LISTED_HITS + r];
+            rank = rank + select(0u, 1u, other > hits || (other == hits && r < q));
+        }
+        pairs[2u * config.pairs + rank] = q;
+    }
 }
 
 // Machine idle time the job adds (host: search.rs idle_time), the second key of the order.

@@ -19,7 +19,7 @@ use web_time::Instant;
 
 use super::checkpoint::Checkpoint;
 use super::gpu::ThreadMapping;
-use super::model::{Instance, LowerBound, WORKGROUP_SIZE};
+use super::model::{Instance, LowerBound, GPU_MAX_MACHINES, WORKGROUP_SIZE};
 use super::search::{check_schedule, root_bound, Branching, Exploration, Progress, SearchOptions, Solution};
 use super::{heuristic, BoundData};
 use crate::error::{Error, Result};
@@ -28,6 +28,9 @@ use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step};
 
 /// Largest job count of the resident search (`MAX_JOBS` in `resident.wgsl`).
 pub const RESIDENT_MAX_JOBS: usize = 128;
+
+/// Machine pairs of at most [`GPU_MAX_MACHINES`] machines (lb2.wgsl's `MAX_PAIRS`).
+const MAX_PAIRS: usize = GPU_MAX_MACHINES * (GPU_MAX_MACHINES - 1) / 2;
 
 /// Words of the status buffer (`state` in `resident.wgsl`).
 mod word {
@@ -85,8 +88,8 @@ struct ResidentDevice<'g> {
     /// so its children walk only those (`resident_masks`, lb2's `POSITION_MASKS`).
     masks: Option<(Arc<Kernel>, wgpu::BindGroup)>,
     bound_kernel: Arc<Kernel>,
-    /// LB2 in two passes: `lb2_screen` settles what LB1 can and lists the rest, `resident_listed`
-    /// sizes `lb2_listed`'s dispatch over the list.
+    /// LB2 in passes: `lb2_screen` settles what LB1 can, `lb2_listed` what the first pairs can,
+    /// `lb2_rest` the rest.
     screen: Option<Screen>,
     state: GpuBuffer<u32>,
     stack: GpuBuffer<u32>,
@@ -99,14 +102,12 @@ struct ResidentDevice<'g> {
     last: Status,
 }
 
-/// LB2's two passes in the resident search (`lb2_screen`, `resident_listed`, `lb2_listed`).
+/// LB2's passes in the resident search: `lb2_screen`, then `lb2_listed` and `lb2_rest`, each
+/// sized by the one-thread kernel before it; `order`, once per submission, sorts the pairs
+/// by how often each pruned (absent: the host's order throughout).
 struct Screen {
-    first: Arc<Kernel>,
-    first_bind: wgpu::BindGroup,
-    size: Arc<Kernel>,
-    size_bind: wgpu::BindGroup,
-    second: Arc<Kernel>,
-    second_bind: wgpu::BindGroup,
+    passes: [(Arc<Kernel>, wgpu::BindGroup); 5],
+    order: Option<(Arc<Kernel>, wgpu::BindGroup)>,
 }
 
 impl<'g> ResidentDevice<'g> {
@@ -146,10 +147,13 @@ impl<'g> ResidentDevice<'g> {
         let parents = storage("resident parents", pool * pool_stride)?;
         let children = storage("resident children", 2 * pool * directions * n)?;
         let bounds = storage("resident bounds", pool * directions * n)?;
-        let launch = gpu.buffer_zeroed::<u32>("resident launch", 14, BufferKind::Indirect)?;
+        let launch = gpu.buffer_zeroed::<u32>("resident launch", 17, BufferKind::Indirect)?;
         let params = gpu.buffer_zeroed::<u32>("resident bound params", 8, BufferKind::Uniform)?;
         let results = gpu.buffer("resident results", &vec![u32::MAX; pool * result_stride], BufferKind::Storage)?;
-        let pairs = upload("resident pairs", &data.pairs)?;
+        // [(u, v) per pair | the pair loop's order, the host's (strongest at the root first)
+        // until resident_order sorts it]
+        let pairs: Vec<u32> = data.pairs.iter().copied().chain(0..data.pair_count() as u32).collect();
+        let pairs = upload("resident pairs", &pairs)?;
         let sequences = upload("resident sequences", &data.sequences)?;
         // LB2's children walk only their unscheduled jobs where a job set fits one word
         let pairs_count = data.pair_count();
@@ -169,10 +173,14 @@ impl<'g> ResidentDevice<'g> {
             }
         }
         let places = upload("resident johnson places", &places)?;
-        // LB2 in two passes (SIMTLAB_RESIDENT_NO_SCREEN: in one, for comparisons)
+        // LB2 in passes (SIMTLAB_RESIDENT_NO_SCREEN: in one, for comparisons)
         let screened = bound == LowerBound::Lb2 && std::env::var_os("SIMTLAB_RESIDENT_NO_SCREEN").is_none();
-        // [count | children]
-        let listed = storage("resident listed children", 1 + if screened { pool * directions * n } else { 0 })?;
+        // lb2.wgsl's Listed: [count | rest | hits | children | the children still open]
+        let listed = storage("resident listed children", 2 + MAX_PAIRS + if screened { 2 * pool * directions * n } else { 0 })?;
+        // for comparisons: SIMTLAB_RESIDENT_FIRST_PAIRS (lb2_listed's pairs; all: one pass),
+        // SIMTLAB_RESIDENT_HOST_PAIR_ORDER (the host's order throughout)
+        let first_pairs: u32 = std::env::var("SIMTLAB_RESIDENT_FIRST_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+        let learn_order = std::env::var_os("SIMTLAB_RESIDENT_HOST_PAIR_ORDER").is_none();
 
         use registry::flowshop::resident::{RESIDENT_BRANCH, RESIDENT_FINISH, RESIDENT_PLAN, RESIDENT_SELECT};
         let kernels = [
@@ -183,7 +191,7 @@ impl<'g> ResidentDevice<'g> {
         ];
         let defines: &[&str] = if walk_unscheduled { &["BRANCHLESS", "POSITION_MASKS"] } else { &["BRANCHLESS"] };
         let bound_kernel = gpu.kernel(ThreadMapping::PerChild.entry_point(bound), defines)?;
-        let slots: [(u32, &dyn Bind); 12] = [
+        let slots: [(u32, &dyn Bind); 13] = [
             (0, &config),
             (1, &ptimes),
             (2, &state),
@@ -195,6 +203,7 @@ impl<'g> ResidentDevice<'g> {
             (8, &launch),
             (9, &results),
             (11, &places),
+            (12, &pairs),
             (14, &listed),
         ];
         // every resident entry point binds a subset of the same slots (auto layouts: one group each)
@@ -224,16 +233,25 @@ impl<'g> ResidentDevice<'g> {
         ];
         let bound_bind = bound_kernel.bind_at(gpu, &bound_slots)?;
         let screen = if screened {
-            use registry::flowshop::lb2::{LB2_LISTED, LB2_SCREEN};
-            let (first, second) = (gpu.kernel(LB2_SCREEN, defines)?, gpu.kernel(LB2_LISTED, defines)?);
-            let size = gpu.kernel(registry::flowshop::resident::RESIDENT_LISTED, &[])?;
+            use registry::flowshop::lb2::{LB2_LISTED, LB2_REST, LB2_SCREEN};
+            use registry::flowshop::resident::{RESIDENT_LISTED, RESIDENT_ORDER, RESIDENT_REST};
+            let ordered: Vec<&str> = defines.iter().copied().chain(learn_order.then_some("PAIR_ORDER")).collect();
+            let first = [("FIRST_PAIRS", first_pairs as f64)];
+            let kernels = [
+                gpu.kernel(LB2_SCREEN, &ordered)?,
+                gpu.kernel(RESIDENT_LISTED, &[])?,
+                gpu.kernel_with_constants(LB2_LISTED, &ordered, &first)?,
+                gpu.kernel(RESIDENT_REST, &[])?,
+                gpu.kernel_with_constants(LB2_REST, &ordered, &first)?,
+            ];
+            let [a, b, c, d, e] = kernels;
+            let pass = |kernel: Arc<Kernel>, slots: &[(u32, &dyn Bind)]| -> Result<(Arc<Kernel>, wgpu::BindGroup)> {
+                let bind = kernel.bind_at(gpu, slots)?;
+                Ok((kernel, bind))
+            };
             Some(Screen {
-                first_bind: first.bind_at(gpu, &bound_slots)?,
-                second_bind: second.bind_at(gpu, &bound_slots)?,
-                size_bind: size.bind_at(gpu, &slots)?,
-                first,
-                second,
-                size,
+                passes: [pass(a, &bound_slots)?, pass(b, &slots)?, pass(c, &bound_slots)?, pass(d, &slots)?, pass(e, &bound_slots)?],
+                order: if learn_order { Some(pass(gpu.kernel(RESIDENT_ORDER, &[])?, &slots)?) } else { None },
             })
         } else {
             None
@@ -293,7 +311,10 @@ impl<'g> ResidentDevice<'g> {
         let groups = (self.pool as u32).div_ceil(WORKGROUP_SIZE);
         let [plan, select, finish, branch] = &self.kernels;
         let [plan_bind, select_bind, finish_bind, branch_bind] = &self.binds;
-        let mut steps = Vec::with_capacity(9 * rounds);
+        let mut steps = Vec::with_capacity(1 + 11 * rounds);
+        if let Some((order, order_bind)) = self.screen.as_ref().and_then(|screen| screen.order.as_ref()) {
+            steps.push(Step::dispatch(order, order_bind, [1, 1, 1]));
+        }
         for _ in 0..rounds {
             steps.extend([Step::dispatch(plan, plan_bind, [1, 1, 1]), Step::dispatch(select, select_bind, [groups, 1, 1])]);
             if let Some((masks, masks_bind)) = &self.masks {
@@ -301,10 +322,12 @@ impl<'g> ResidentDevice<'g> {
             }
             steps.extend([Step::dispatch(finish, finish_bind, [1, 1, 1]), Step::copy(&self.launch, &self.params, 32)]);
             match &self.screen {
-                Some(screen) => steps.extend([
-                    Step::DispatchIndirect { kernel: &screen.first, bind: &screen.first_bind, args: &self.launch.buffer, offset: 32 },
-                    Step::dispatch(&screen.size, &screen.size_bind, [1, 1, 1]),
-                    Step::DispatchIndirect { kernel: &screen.second, bind: &screen.second_bind, args: &self.launch.buffer, offset: 44 },
+                Some(Screen { passes: [screen, size, listed, size_rest, rest], .. }) => steps.extend([
+                    Step::DispatchIndirect { kernel: &screen.0, bind: &screen.1, args: &self.launch.buffer, offset: 32 },
+                    Step::dispatch(&size.0, &size.1, [1, 1, 1]),
+                    Step::DispatchIndirect { kernel: &listed.0, bind: &listed.1, args: &self.launch.buffer, offset: 44 },
+                    Step::dispatch(&size_rest.0, &size_rest.1, [1, 1, 1]),
+                    Step::DispatchIndirect { kernel: &rest.0, bind: &rest.1, args: &self.launch.buffer, offset: 56 },
                 ]),
                 None => steps.push(Step::DispatchIndirect {
                     kernel: &self.bound_kernel,

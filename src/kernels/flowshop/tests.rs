@@ -226,15 +226,15 @@ fn shaders_validate_with_naga() {
     use crate::gpu::shader;
     for bound in [LowerBound::Lb1, LowerBound::Lb2] {
         let path = format!("flowshop/{}.wgsl", bound.entry_point());
-        // only LB2 has the resident search's unscheduled-only walk
+        // only LB2 has the resident search's unscheduled-only walk and learned pair order
         let masks = bound == LowerBound::Lb2;
         let mut declared = vec!["BRANCHLESS", "PROBE", "WALK_PREFIX"];
-        declared.extend(masks.then_some("POSITION_MASKS"));
+        declared.extend(masks.then_some(["POSITION_MASKS", "PAIR_ORDER"]).into_iter().flatten());
         assert_eq!(shader::declared_variants(bound.wgsl()), declared);
         let mut variants = Vec::new();
         let mut cases = vec![&[][..], &["BRANCHLESS"][..], &["WALK_PREFIX"][..]];
         if masks {
-            cases.extend([&["POSITION_MASKS"][..], &["WALK_PREFIX", "POSITION_MASKS"][..]]);
+            cases.extend([&["POSITION_MASKS"][..], &["WALK_PREFIX", "POSITION_MASKS"][..], &["POSITION_MASKS", "PAIR_ORDER"][..]]);
         }
         for defines in cases {
             let source = shader::preprocess(&path, defines).unwrap();
@@ -249,7 +249,8 @@ fn shaders_validate_with_naga() {
                     .iter()
                     .filter(|(h, v)| !uses[*h].is_empty() && matches!(v.space, naga::AddressSpace::Storage { .. }))
                     .count() as u32;
-                // offsets (per parent), prefixes (prefix walk), places (unscheduled-only walk)
+                // offsets (per parent), prefixes (prefix walk), places (unscheduled-only walk);
+                // the pair order rides in the pairs' binding
                 let extra = (mapping == gpu::ThreadMapping::PerParent) as u32
                     + defines.contains(&"WALK_PREFIX") as u32
                     + defines.contains(&"POSITION_MASKS") as u32;
@@ -261,6 +262,7 @@ fn shaders_validate_with_naga() {
         assert_ne!(variants[0], variants[2], "{bound:?}: WALK_PREFIX changes nothing");
         if masks {
             assert_ne!(variants[0], variants[3], "{bound:?}: POSITION_MASKS changes nothing");
+            assert_ne!(variants[3], variants[5], "{bound:?}: PAIR_ORDER changes nothing");
         }
     }
 }
