@@ -144,13 +144,16 @@ fn pair_terms(start: Start, bound_so_far: u32, first: u32, end: u32) -> Partial 
     let child = start.child;
     let n = params.jobs;
     let mask_at = child.base + 3u * params.machines;
+    // local copies: indexing an array value by a variable would copy the array at each read
+    var heads = start.heads;
+    var tails = start.tails;
     var bound = bound_so_far;
     for (var position = first; position < end; position = position + 1u) {
         let q = pair_at(position);
         let u = pairs[2u * q];
         let v = pairs[2u * q + 1u];
-        var tu = start.heads[min(u, MAX_MACHINES - 1u)];
-        var tv = start.heads[min(v, MAX_MACHINES - 1u)];
+        var tu = heads[min(u, MAX_MACHINES - 1u)];
+        var tv = heads[min(v, MAX_MACHINES - 1u)];
 #ifdef POSITION_MASKS
         // the parent's unscheduled jobs but the child's own, lowest place first
         let unscheduled = places[params.pairs * n + child.parent * params.pairs + q];
@@ -183,7 +186,7 @@ fn pair_terms(start: Start, bound_so_far: u32, first: u32, end: u32) -> Partial 
 #endif
         }
 #endif
-        bound = max(bound, max(tu + start.tails[min(u, MAX_MACHINES - 1u)], tv + start.tails[min(v, MAX_MACHINES - 1u)]));
+        bound = max(bound, max(tu + tails[min(u, MAX_MACHINES - 1u)], tv + tails[min(v, MAX_MACHINES - 1u)]));
         if (prunes(bound)) {
             return Partial(bound, position);
         }

@@ -98,6 +98,8 @@ const PERM: u32 = 3u;
 const BACKWARD_CHILD: u32 = 0x80000000u;
 const MAX_JOBS: u32 = 128u;
 const WG: u32 = 64u;
+// resident_masks' workgroups per row of its grid (host: resident.rs MASK_ROW)
+const MASK_ROW: u32 = 32768u;
 
 fn add_counter(low: u32, amount: u32) {
     let old = atomicAdd(&state[low], amount);
@@ -171,21 +173,26 @@ fn resident_select(@builtin(global_invocation_id) id: vec3<u32>) {
     let width = back - front;
     let first = atomicAdd(&state[CHILDREN], width * config.directions);
     let record = i * config.pool_stride;
+    // each word of the record written once (sums and bits kept in registers)
     for (var k = 0u; k < m; k = k + 1u) {
         pool_parents[record + k] = selected[heads + k];
         pool_parents[record + m + k] = selected[tails + k];
-        pool_parents[record + 2u * m + k] = 0u;
+        var remaining = 0u;
+        for (var x = 0u; x < width; x = x + 1u) {
+            remaining = remaining + ptimes[k * n + selected[at + PERM + front + x]];
+        }
+        pool_parents[record + 2u * m + k] = remaining;
     }
     for (var w = 0u; w < config.mask_words; w = w + 1u) {
-        pool_parents[record + 3u * m + w] = 0u;
+        var bits = 0u;
+        for (var x = 0u; x < width; x = x + 1u) {
+            let job = selected[at + PERM + front + x];
+            bits = bits | select(0u, 1u << (job & 31u), job >> 5u == w);
+        }
+        pool_parents[record + 3u * m + w] = bits;
     }
     for (var x = 0u; x < width; x = x + 1u) {
         let job = selected[at + PERM + front + x];
-        for (var k = 0u; k < m; k = k + 1u) {
-            pool_parents[record + 2u * m + k] = pool_parents[record + 2u * m + k] + ptimes[k * n + job];
-        }
-        let word = record + 3u * m + (job >> 5u);
-        pool_parents[word] = pool_parents[word] | (1u << (job & 31u));
         for (var d = 0u; d < config.directions; d = d + 1u) {
             let child = first + d * width + x;
             pool_children[2u * child] = i;
@@ -199,9 +206,11 @@ fn resident_select(@builtin(global_invocation_id) id: vec3<u32>) {
 // After resident_select, for LB2 on at most 32 jobs: per branched node and machine pair, the
 // bit set of the Johnson-order places its unscheduled jobs hold, so that each child walks those
 // jobs only (lb2's POSITION_MASKS) instead of all n; one pass per node serves all its children.
+// One workgroup per node (rows of MASK_ROW nodes), its threads taking the pairs in turn: a
+// thread per node would walk pairs × jobs places in one chain.
 @compute @workgroup_size(WG)
-fn resident_masks(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn resident_masks(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let i = group.x + group.y * MASK_ROW;
     if (i >= atomicLoad(&state[TAKEN])) {
         return;
     }
@@ -212,7 +221,7 @@ fn resident_masks(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let front = selected[at + FRONT];
     let n = config.jobs;
-    for (var q = 0u; q < config.pairs; q = q + 1u) {
+    for (var q = t; q < config.pairs; q = q + WG) {
         var mask = 0u;
         for (var x = 0u; x < width; x = x + 1u) {
             mask = mask | (1u << places[q * n + selected[at + PERM + front + x]]);

@@ -29,6 +29,9 @@ use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step};
 /// Largest job count of the resident search (`MAX_JOBS` in `resident.wgsl`).
 pub const RESIDENT_MAX_JOBS: usize = 128;
 
+/// resident_masks runs a workgroup per node, in rows of this many (resident.wgsl's MASK_ROW).
+const MASK_ROW: u32 = 32768;
+
 /// Machine pairs of at most [`GPU_MAX_MACHINES`] machines (lb2.wgsl's `MAX_PAIRS`).
 const MAX_PAIRS: usize = GPU_MAX_MACHINES * (GPU_MAX_MACHINES - 1) / 2;
 
@@ -308,38 +311,69 @@ impl<'g> ResidentDevice<'g> {
     /// Submits `rounds` rounds in one submission, with the copy of the status that
     /// [`ResidentDevice::take`] reads; nothing waits, so every device works at once.
     fn submit(&self, rounds: usize) -> Result<PendingRead> {
-        let groups = (self.pool as u32).div_ceil(WORKGROUP_SIZE);
-        let [plan, select, finish, branch] = &self.kernels;
-        let [plan_bind, select_bind, finish_bind, branch_bind] = &self.binds;
-        let mut steps = Vec::with_capacity(1 + 11 * rounds);
-        if let Some((order, order_bind)) = self.screen.as_ref().and_then(|screen| screen.order.as_ref()) {
-            steps.push(Step::dispatch(order, order_bind, [1, 1, 1]));
-        }
+        let round = self.round_steps();
+        let mut steps: Vec<Step> = self.order_step().into_iter().collect();
         for _ in 0..rounds {
-            steps.extend([Step::dispatch(plan, plan_bind, [1, 1, 1]), Step::dispatch(select, select_bind, [groups, 1, 1])]);
-            if let Some((masks, masks_bind)) = &self.masks {
-                steps.push(Step::dispatch(masks, masks_bind, [groups, 1, 1]));
-            }
-            steps.extend([Step::dispatch(finish, finish_bind, [1, 1, 1]), Step::copy(&self.launch, &self.params, 32)]);
-            match &self.screen {
-                Some(Screen { passes: [screen, size, listed, size_rest, rest], .. }) => steps.extend([
-                    Step::DispatchIndirect { kernel: &screen.0, bind: &screen.1, args: &self.launch.buffer, offset: 32 },
-                    Step::dispatch(&size.0, &size.1, [1, 1, 1]),
-                    Step::DispatchIndirect { kernel: &listed.0, bind: &listed.1, args: &self.launch.buffer, offset: 44 },
-                    Step::dispatch(&size_rest.0, &size_rest.1, [1, 1, 1]),
-                    Step::DispatchIndirect { kernel: &rest.0, bind: &rest.1, args: &self.launch.buffer, offset: 56 },
-                ]),
-                None => steps.push(Step::DispatchIndirect {
-                    kernel: &self.bound_kernel,
-                    bind: &self.bound_bind,
-                    args: &self.launch.buffer,
-                    offset: 32,
-                }),
-            }
-            steps.push(Step::dispatch(branch, branch_bind, [groups, 1, 1]));
+            steps.extend(round.iter().map(|(_, step)| *step));
         }
         let encoder = self.gpu.encode(&steps);
         self.gpu.submit_read(encoder, &self.state.buffer, &self.staging, 4 * word::ALL as u64)
+    }
+
+    /// `resident_order`, run once per submission where the pair order is learned.
+    fn order_step(&self) -> Option<Step<'_>> {
+        let (order, order_bind) = self.screen.as_ref()?.order.as_ref()?;
+        Some(Step::dispatch(order, order_bind, [1, 1, 1]))
+    }
+
+    /// One round of the search: its steps, each named by its kernel.
+    fn round_steps<'s>(&'s self) -> Vec<(&'static str, Step<'s>)> {
+        let groups = (self.pool as u32).div_ceil(WORKGROUP_SIZE);
+        let [plan, select, finish, branch] = &self.kernels;
+        let [plan_bind, select_bind, finish_bind, branch_bind] = &self.binds;
+        let launch = &self.launch.buffer;
+        let indirect =
+            |(kernel, bind): &'s (Arc<Kernel>, wgpu::BindGroup), offset| Step::DispatchIndirect { kernel, bind, args: launch, offset };
+        let mut steps = vec![
+            ("resident_plan", Step::dispatch(plan, plan_bind, [1, 1, 1])),
+            ("resident_select", Step::dispatch(select, select_bind, [groups, 1, 1])),
+        ];
+        if let Some((masks, masks_bind)) = &self.masks {
+            let rows = (self.pool as u32).div_ceil(MASK_ROW);
+            steps.push(("resident_masks", Step::dispatch(masks, masks_bind, [(self.pool as u32).min(MASK_ROW), rows, 1])));
+        }
+        steps.extend([
+            ("resident_finish", Step::dispatch(finish, finish_bind, [1, 1, 1])),
+            ("copy", Step::copy(&self.launch, &self.params, 32)),
+        ]);
+        match &self.screen {
+            Some(Screen { passes: [screen, size, listed, size_rest, rest], .. }) => steps.extend([
+                ("lb2_screen", indirect(screen, 32)),
+                ("resident_listed", Step::dispatch(&size.0, &size.1, [1, 1, 1])),
+                ("lb2_listed", indirect(listed, 44)),
+                ("resident_rest", Step::dispatch(&size_rest.0, &size_rest.1, [1, 1, 1])),
+                ("lb2_rest", indirect(rest, 56)),
+            ]),
+            None => steps.push((
+                "bound",
+                Step::DispatchIndirect { kernel: &self.bound_kernel, bind: &self.bound_bind, args: &self.launch.buffer, offset: 32 },
+            )),
+        }
+        steps.push(("resident_branch", Step::dispatch(branch, branch_bind, [groups, 1, 1])));
+        steps
+    }
+
+    /// Runs one round a step per submission, each timed, and adds each kernel's device time
+    /// to `seconds` (for SIMTLAB_RESIDENT_PROFILE; it waits after every step).
+    fn profile_round(&self, seconds: &mut std::collections::BTreeMap<String, f64>) -> Result<()> {
+        let order = self.order_step().map(|step| ("resident_order", step));
+        for (name, step) in order.into_iter().chain(self.round_steps()) {
+            let timing = self.gpu.run_once(&[step], true)?;
+            if !matches!(step, Step::Copy { .. }) {
+                *seconds.entry(name.to_string()).or_default() += timing.seconds;
+            }
+        }
+        Ok(())
     }
 
     /// The status of a [`ResidentDevice::submit`], once its rounds are done.
@@ -491,6 +525,10 @@ pub fn solve_resident(
     let mut last_checkpoint = Instant::now();
     let mut stopped = None;
     let lower_bound = root_bound(&data, options.bound);
+    // SIMTLAB_RESIDENT_PROFILE=N: one round in N submissions is run a step at a time and
+    // timed per kernel (Solution::kernel_seconds), to see where a round's time goes
+    let profile_every: Option<usize> = std::env::var("SIMTLAB_RESIDENT_PROFILE").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0);
+    let (mut batches, mut kernel_seconds) = (0usize, std::collections::BTreeMap::new());
     let totals = |devices: &[ResidentDevice]| {
         devices.iter().fold((0u64, 0u64, 0usize), |(a, b, c), d| (a + d.last.nodes, b + d.last.leaves, c + d.last.open as usize))
     };
@@ -504,6 +542,10 @@ pub fn solve_resident(
             break;
         }
         balance(&mut devices)?;
+        if profile_every.is_some_and(|every| batches % every == 0) {
+            devices[0].profile_round(&mut kernel_seconds)?;
+        }
+        batches += 1;
         let batch = Instant::now();
         // every device works at once: all submit, then the host collects each status in turn
         let submitted = devices.iter().enumerate().filter(|(_, d)| d.last.open > 0).map(|(i, d)| Ok((i, d.submit(rounds)?)));
@@ -575,6 +617,7 @@ pub fn solve_resident(
         leaves,
         seconds: seconds.0,
         bounding_seconds: seconds.1,
+        kernel_seconds,
     })
 }
 

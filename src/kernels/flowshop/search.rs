@@ -204,6 +204,10 @@ pub struct Solution {
     /// GPU: upload, and the kernel and readback as far as they outlast the host's work on
     /// the other batch); the rest is the host choosing, branching and pruning.
     pub bounding_seconds: f64,
+    /// Device seconds per kernel of the rounds profiled (the resident search with
+    /// SIMTLAB_RESIDENT_PROFILE set); empty otherwise.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub kernel_seconds: std::collections::BTreeMap<String, f64>,
 }
 
 /// Solves `instance` with the multi-threaded CPU bounder.
@@ -484,6 +488,7 @@ pub fn solve_with(
         leaves,
         seconds: start.elapsed().as_secs_f64(),
         bounding_seconds: waited.as_secs_f64(),
+        kernel_seconds: Default::default(),
     })
 }
 
