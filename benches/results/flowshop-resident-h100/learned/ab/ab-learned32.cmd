@@ -1,0 +1,1 @@
+2026-11-24T19:02:20Z walk=learned32 SIMTLAB_RESIDENT_FIRST_PAIRS=32 .gpu/simtlab flowshop solve ta021 --search resident --pool 65536 --ub 2297 --time-limit 30 --json

@@ -1,0 +1,1 @@
+2026-11-24T19:01:46Z walk=screened SIMTLAB_RESIDENT_HOST_PAIR_ORDER=1 SIMTLAB_RESIDENT_FIRST_PAIRS=100000 .gpu/simtlab flowshop solve ta021 --search resident --pool 65536 --ub 2297 --time-limit 30 --json
