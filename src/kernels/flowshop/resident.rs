@@ -97,6 +97,11 @@ struct ResidentDevice<'g> {
     state: GpuBuffer<u32>,
     stack: GpuBuffer<u32>,
     launch: GpuBuffer<u32>,
+    /// lb2's pairs with the learned order after them, and its `Listed` (prune counts).
+    #[cfg(test)]
+    pairs: GpuBuffer<u32>,
+    #[cfg(test)]
+    listed: GpuBuffer<u32>,
     params: GpuBuffer<u32>,
     results: GpuBuffer<u32>,
     binds: [wgpu::BindGroup; 4],
@@ -272,6 +277,10 @@ impl<'g> ResidentDevice<'g> {
             state,
             stack,
             launch,
+            #[cfg(test)]
+            pairs,
+            #[cfg(test)]
+            listed,
             params,
             results,
             binds: search_binds,
@@ -672,4 +681,47 @@ fn snapshot(
     let counted = devices.iter().fold((0, 0), |(a, b), d| (a + d.last.nodes, b + d.last.leaves));
     let start = (begin.start_makespan, begin.start_permutation.clone(), begin.heuristic_seconds);
     Ok(Checkpoint::new(instance, options, best, schedule, start, seconds, counted, nodes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::GpuOptions;
+    use crate::kernels::flowshop::taillard;
+
+    /// `resident_order` sorts the pairs by how often each pruned a child: after some rounds
+    /// and one more sort, the order behind the pairs is a permutation with the counts falling
+    /// (ties by pair index).
+    #[test]
+    fn the_pair_order_follows_the_prune_counts() {
+        let gpu = Gpu::new(&GpuOptions::default()).unwrap();
+        let instance = taillard(11).unwrap();
+        let data = BoundData::new(&instance);
+        let (n, q) = (data.jobs, data.pair_count());
+        let mut device = ResidentDevice::new(&gpu, &data, LowerBound::Lb2, Branching::Bidirectional, 256).unwrap();
+        let mut root = vec![0, n as u32, 0];
+        root.extend(0..n as u32);
+        root.extend(data.min_heads.iter().chain(&data.min_tails));
+        device.load(&root, instance.upper_bound, (0, 0)).unwrap();
+        for _ in 0..3 {
+            let read = device.submit(4).unwrap();
+            device.take(read).unwrap();
+        }
+        assert!(device.last.nodes > 0, "the search branched nothing");
+        // no round: the sort alone, over every count so far
+        let read = device.submit(0).unwrap();
+        device.take(read).unwrap();
+        let pairs = gpu.read(&device.pairs).unwrap();
+        let listed = gpu.read(&device.listed).unwrap();
+        let (order, hits) = (&pairs[2 * q..3 * q], &listed[2..2 + q]);
+        let mut sorted: Vec<u32> = order.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..q as u32).collect::<Vec<_>>(), "not a permutation: {order:?}");
+        assert!(hits.iter().sum::<u32>() > 0, "no pair pruned a child");
+        for w in order.windows(2) {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            assert!(hits[a] > hits[b] || (hits[a] == hits[b] && a < b), "pair {a} ({}) before {b} ({})", hits[a], hits[b]);
+        }
+        assert_ne!(order[0], 0, "the host's first pair is still first: {hits:?}");
+    }
 }
