@@ -13,7 +13,9 @@ use common::explorer::{explorer_harness, kept_run, live_run, snapshot_kept_run, 
 use egui_kittest::kittest::Queryable;
 use simtlab::gpu::shader::{self, registry::split::branch_split};
 use simtlab::harness::{format_seconds, Record};
+use simtlab::kernels::{matmul::MatmulExtra, split::SplitExtra};
 use simtlab::occupancy::{calculate, kernel_resources, Launch};
+use simtlab::pt::{barrier::BarrierExtra, queue::QueueExtra, tier_that_ran};
 use simtlab::ui::explorer::flowshop::PoolBar;
 use simtlab::ui::explorer::plots::{format_sig, format_value};
 use simtlab::ui::explorer::{Explorer, Run, FAMILY_SWEEP};
@@ -55,9 +57,10 @@ fn persistent_threads_barrier_latency_over_workgroups() {
         assert_eq!(p.params["workgroups"], p.x.clone().unwrap());
         let r = &p.records[0];
         // as many take part as are co-resident, never more than were launched
-        let participants = r.extra_field::<f64>("participants").unwrap();
+        let barrier = r.extra_as::<BarrierExtra>().unwrap();
+        let participants = f64::from(barrier.participants);
         assert!(participants >= 1.0 && participants <= p.params["workgroups"].as_f64().unwrap(), "{:?}", r.extra);
-        assert!(r.extra_field::<f64>("relaunch_us").is_some_and(|us| us > 0.0), "{:?}", r.extra);
+        assert!(barrier.relaunch_us > 0.0, "{:?}", r.extra);
     }
 
     let h = snapshot_kept_run(live.state(), "explorer_pt_barrier_workgroups", 2);
@@ -65,7 +68,7 @@ fn persistent_threads_barrier_latency_over_workgroups() {
     for r in h.state().run().records() {
         // in the records table and in the panel's row
         assert_eq!(h.get_all_by_label(&r.variant).count(), 2, "{}", r.variant);
-        let relaunch = r.extra_field::<f64>("relaunch_us").unwrap();
+        let relaunch = r.extra_as::<BarrierExtra>().unwrap().relaunch_us;
         assert!(h.get_all_by_label(&format!("{} us", format_sig(relaunch))).count() >= 1, "{relaunch}");
     }
 }
@@ -80,7 +83,7 @@ fn persistent_threads_cases_and_queue_kinds_with_their_tiers() {
     for kind in ["single", "chunked", "distributed"] {
         let point = run.points.iter().find(|p| p.workload == format!("pt-queue-{kind}")).unwrap();
         assert_eq!(point.params["kind"], kind);
-        assert!(point.records[0].extra_field::<u32>("tier").is_some(), "{:?}", point.records[0].extra);
+        assert!(point.records[0].extra_as::<QueueExtra>().is_some(), "{:?}", point.records[0].extra);
     }
 
     let h = snapshot_kept_run(live.state(), "explorer_pt_cases", 7);
@@ -91,8 +94,7 @@ fn persistent_threads_cases_and_queue_kinds_with_their_tiers() {
     }
     for p in &h.state().run().points {
         for r in &p.records {
-            let tier = r.extra_field::<String>("tier_name").or_else(|| r.extra_field::<u32>("tier").map(|t| format!("tier {t}")));
-            if let Some(tier) = tier {
+            if let Some(tier) = tier_that_ran(r) {
                 h.get_all_by_label(&tier).next().unwrap_or_else(|| panic!("{}: tier {tier} not shown", p.workload));
             }
         }
@@ -118,7 +120,7 @@ fn carrillo_branched_and_split_over_the_else_fraction() {
     h.get_by_label("split vs branched");
     for r in h.state().run().records().filter(|r| r.kernel == "split") {
         let f = r.params["else_fraction"].as_f64().unwrap();
-        let ratio = r.extra_field::<f64>("split_over_branched").unwrap();
+        let ratio = r.extra_as::<SplitExtra>().unwrap().split_over_branched;
         h.get_by_label(&format!("else fraction {:.0} %: split takes {ratio:.2}× the branched kernel's time", 100.0 * f));
     }
     // each kernel's occupancy, from its WGSL through the model of the panel's preset
@@ -147,8 +149,8 @@ fn matmul_ladder_with_the_occupancy_model_per_rung() {
     h.get_by_label(&format!("matmul ladder on {} ({registers} registers/thread)", arch.name));
     let mut rungs = 0;
     for r in e.run().records() {
-        let threads = r.extra_field::<u32>("threads_per_workgroup").unwrap();
-        let bytes = r.extra_field::<u32>("workgroup_bytes").unwrap();
+        let resources = r.extra_as::<MatmulExtra>().unwrap().resources;
+        let (threads, bytes) = (resources.threads_per_workgroup, resources.workgroup_bytes as u32);
         let o = calculate(arch, Launch::new(threads, registers, bytes)).unwrap();
         h.get_all_by_label(&format!("{} of {}", o.active_warps_per_sm, o.max_warps_per_sm)).next().unwrap();
         h.get_all_by_label(&format!("{bytes} B")).next().unwrap();

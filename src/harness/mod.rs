@@ -304,11 +304,6 @@ impl Record {
     pub fn extra_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
         T::deserialize(&self.extra).ok()
     }
-
-    /// The `extra` field `key` read back as a `T` (`None` when absent or of another type).
-    pub fn extra_field<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
-        self.extra.get(key).and_then(|v| T::deserialize(v).ok())
-    }
 }
 
 #[cfg(test)]

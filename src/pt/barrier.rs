@@ -193,13 +193,7 @@ pub fn bench_barrier(
             per,
             check,
             Throughput { value, unit: "us/barrier".into() },
-            serde_json::to_value(BarrierExtra {
-                participants: run.participants,
-                relaunch_us: relaunch_s * 1e6,
-                status: run.status,
-                probe: rt.assessed(),
-            })
-            .unwrap_or_default(),
+            BarrierExtra { participants: run.participants, relaunch_us: relaunch_s * 1e6, status: run.status, probe: rt.assessed() },
         ));
     }
     Ok(records)

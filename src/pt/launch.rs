@@ -128,6 +128,13 @@ pub struct TierVerdict {
     pub failed_tiers: Vec<u8>,
 }
 
+/// The tier that ran a persistent-threads record: its verdict's tier name, or for a queue
+/// record the tier its kind needs (`None` for other records).
+pub fn tier_that_ran(record: &crate::harness::Record) -> Option<String> {
+    let verdict = record.extra_as::<TierVerdict>().filter(|v| !v.tier_name.is_empty());
+    verdict.map(|v| v.tier_name).or_else(|| Some(format!("tier {}", record.extra_as::<super::queue::QueueExtra>()?.tier)))
+}
+
 /// Options plus the adapter's capability, assessed once on first use.
 pub struct Runtime {
     /// The options every run uses.

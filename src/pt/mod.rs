@@ -29,7 +29,7 @@ pub mod status;
 pub mod sweep;
 
 pub use capability::{assess, Capability};
-pub use launch::{Plan, PtOptions, Runtime, TierVerdict};
+pub use launch::{tier_that_ran, Plan, PtOptions, Runtime, TierVerdict};
 pub use status::{AbortReason, Status};
 
 use crate::error::Result;
@@ -214,7 +214,7 @@ pub(crate) fn record(
     stats: Stats,
     check: Check,
     throughput: Throughput,
-    extra: serde_json::Value,
+    extra: impl serde::Serialize,
 ) -> Record {
     Record {
         schema: harness::SCHEMA_VERSION,
@@ -228,6 +228,6 @@ pub(crate) fn record(
         check,
         divergence: None,
         throughput: Some(throughput),
-        extra,
+        extra: serde_json::to_value(extra).unwrap_or_default(),
     }
 }

@@ -292,13 +292,30 @@ pub fn bench_queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, protocol: &Protoc
         stats,
         check,
         Throughput { value: claims_per_s * 1e-9, unit: "G claims/s".into() },
-        serde_json::json!({
-            "claims": claims,
-            "items": checked.items,
-            "g_items_per_s": items_per_s * 1e-9,
-            "g_claims_per_s": claims_per_s * 1e-9,
-            "launched": checked.launched,
-            "tier": if cfg.kind == QueueKind::Ring { 2 } else { 1 },
-        }),
+        QueueExtra {
+            claims,
+            items: checked.items,
+            g_items_per_s: items_per_s * 1e-9,
+            g_claims_per_s: claims_per_s * 1e-9,
+            launched: checked.launched,
+            tier: if cfg.kind == QueueKind::Ring { 2 } else { 1 },
+        },
     ))
+}
+
+/// What a queue record holds beside its timing (`Record::extra_as::<QueueExtra>()`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct QueueExtra {
+    /// Queue operations of one run.
+    pub claims: u32,
+    /// Items of one run.
+    pub items: u32,
+    /// Items per second, in billions.
+    pub g_items_per_s: f64,
+    /// Claims per second, in billions.
+    pub g_claims_per_s: f64,
+    /// Workgroups dispatched.
+    pub launched: u32,
+    /// The tier the queue kind needs: 1 (non-blocking), 2 (the ring's blocking waits).
+    pub tier: u8,
 }

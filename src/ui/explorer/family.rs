@@ -13,6 +13,7 @@ use crate::kernels::matmul::MatmulExtra;
 use crate::kernels::micro::remapped::RemapFigures;
 use crate::kernels::split::SplitExtra;
 use crate::occupancy::{calculate, kernel_resources, Arch, KernelResources, Launch};
+use crate::pt::{barrier::BarrierExtra, queue::QueueExtra, tier_that_ran, TierVerdict};
 
 /// The family panel for `run` (nothing for families without one). `arch` and `registers` are
 /// the occupancy panel's preset and registers per thread.
@@ -47,32 +48,30 @@ fn table(ui: &mut Ui, id: &str, headers: &[&str], rows: impl FnOnce(&mut Ui)) {
 /// A cell without a value.
 const NONE: &str = "—";
 
-fn seconds(r: &Record, key: &str) -> String {
-    r.extra_field::<f64>(key).map_or_else(|| NONE.into(), format_seconds)
-}
-
 /// Every strategy side by side: kernel time, remap cost, end to end, the gain over no
 /// remapping in the same run, and the auto decision's reasoning as the CLI prints it.
 fn remap(ui: &mut Ui, records: &[&Record]) {
     ui.heading("remapping strategies");
-    let none = records.iter().find(|r| r.variant == "none").and_then(|r| r.extra_field::<f64>("end_to_end_s"));
+    let figures: Vec<Option<RemapFigures>> = records.iter().map(|r| r.extra_as::<RemapFigures>()).collect();
+    let none = records.iter().zip(&figures).find(|(r, _)| r.variant == "none").and_then(|(_, f)| Some(f.as_ref()?.end_to_end_s));
     let headers = ["strategy", "kernel", "remap cost", "end to end", "gain vs none", "SIMT eff. before -> after"];
     table(ui, "simtlab-remap", &headers, |ui| {
-        for r in records {
+        for (r, f) in records.iter().zip(&figures) {
+            let seconds = |of: fn(&RemapFigures) -> f64| f.as_ref().map_or_else(|| NONE.into(), |f| format_seconds(of(f)));
             ui.label(&r.variant);
-            ui.label(seconds(r, "kernel_s"));
-            ui.label(seconds(r, "remap_s"));
-            ui.label(seconds(r, "end_to_end_s"));
-            let gain = none.zip(r.extra_field::<f64>("end_to_end_s")).map(|(n, t)| n / t);
+            ui.label(seconds(|f| f.kernel_s));
+            ui.label(seconds(|f| f.remap_s));
+            ui.label(seconds(|f| f.end_to_end_s));
+            let gain = none.zip(f.as_ref().map(|f| f.end_to_end_s)).map(|(n, t)| n / t);
             ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")));
-            ui.label(match r.extra_as::<RemapFigures>().and_then(|f| f.probe_before.zip(f.probe_after)) {
+            ui.label(match f.as_ref().and_then(|f| f.probe_before.zip(f.probe_after)) {
                 Some((a, b)) => format!("{:.1} % -> {:.1} %", 100.0 * a.simt_efficiency, 100.0 * b.simt_efficiency),
                 None => NONE.into(),
             });
             ui.end_row();
         }
     });
-    for decision in records.iter().filter_map(|r| r.extra_as::<RemapFigures>()?.decision) {
+    for decision in figures.into_iter().filter_map(|f| f?.decision) {
         ui.label(RichText::new("auto decided:").strong());
         ui.label(decision.reason.replace(". Also considered: ", ".\nAlso considered:\n  ").replace("; ", ";\n  "));
     }
@@ -85,19 +84,19 @@ fn persistent(ui: &mut Ui, records: &[&Record]) {
     let rows: Vec<[String; 7]> = records
         .iter()
         .map(|r| {
-            let tier = r.extra_field::<String>("tier_name").or_else(|| r.extra_field::<u32>("tier").map(|t| format!("tier {t}")));
-            let fallbacks: Vec<String> =
-                r.extra_field::<Vec<serde_json::Value>>("fallbacks").unwrap_or_default().iter().map(|f| f.to_string()).collect();
-            let launched = r.extra_field::<u32>("participants").or_else(|| r.extra_field::<u32>("launched"));
+            let verdict = r.extra_as::<TierVerdict>().filter(|v| !v.tier_name.is_empty());
+            let barrier = r.extra_as::<BarrierExtra>();
+            let fallbacks = verdict.as_ref().map(|v| v.fallbacks.clone()).unwrap_or_default();
+            let workgroups = barrier.as_ref().map(|b| b.participants).or_else(|| Some(r.extra_as::<QueueExtra>()?.launched));
             // the variant's first words name the record in the narrow panel (`queue single`,
             // `sync readback`); the whole variant is the last column
             let short = r.variant.split(" (").next().unwrap_or_default().split(',').next().unwrap_or_default();
             [
                 format!("{} {short}", r.kernel).trim().to_string(),
-                tier.unwrap_or_else(|| NONE.into()),
-                r.extra_field::<u32>("tier_requested").map_or_else(|| NONE.into(), |t| format!("tier {t}")),
-                launched.map_or_else(|| NONE.into(), |w| w.to_string()),
-                r.extra_field::<f64>("relaunch_us").map_or_else(|| NONE.into(), |us| format!("{} us", format_sig(us))),
+                tier_that_ran(r).unwrap_or_else(|| NONE.into()),
+                verdict.as_ref().map_or_else(|| NONE.into(), |v| format!("tier {}", v.tier_requested)),
+                workgroups.map_or_else(|| NONE.into(), |w| w.to_string()),
+                barrier.map_or_else(|| NONE.into(), |b| format!("{} us", format_sig(b.relaunch_us))),
                 if fallbacks.is_empty() { "none".into() } else { fallbacks.join("; ") },
                 r.variant.clone(),
             ]
