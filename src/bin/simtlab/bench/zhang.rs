@@ -1,14 +1,12 @@
 //! `simtlab bench zhang`: Zhang's section 5 benchmarks, original vs redirection.
 
-use crate::output::finish_files;
-use crate::output::say;
+use crate::output::{finish_files, say, Output};
 use crate::value::{described, named};
 use clap::Args;
 use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
 use simtlab::harness::{self, Protocol, Record};
 use simtlab::remap::{Variants, ORIGINAL};
 use simtlab::{Gpu, Result};
-use std::path::PathBuf;
 
 pub const BENCHMARKS: &[&str] = &["lbm", "gafort", "mcubes", "reduction", "blackscholes", "all"];
 pub const VARIANTS: &[(&str, &str)] = &[
@@ -22,7 +20,7 @@ pub struct ZhangCli {
     #[command(flatten)]
     pub args: ZhangArgs,
     #[command(flatten)]
-    pub output: ZhangOutput,
+    pub output: Output,
 }
 
 /// `simtlab bench zhang` arguments.
@@ -39,12 +37,6 @@ pub struct ZhangArgs {
     /// Default: each benchmark's own sizes (reduction: 2^21..2^25 as in Table 5).
     #[arg(long, value_delimiter = ',')]
     pub n: Vec<usize>,
-    /// Timed samples per configuration (after warm-up).
-    #[arg(long, default_value_t = 10)]
-    pub samples: usize,
-    /// Untimed warm-up runs per configuration.
-    #[arg(long, default_value_t = 2)]
-    pub warmup: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Reduction only: first-pass workgroups of the `fast` kernel to try (comma list, each
@@ -54,31 +46,21 @@ pub struct ZhangArgs {
 }
 
 impl ZhangArgs {
-    pub fn sweep(&self) -> BenchmarkSweep {
+    /// The sweep these options ask for, timed by `protocol`.
+    pub fn sweep(&self, protocol: Protocol) -> BenchmarkSweep {
         BenchmarkSweep {
             benchmark: self.kernel,
             variants: self.strategy,
             n: self.n.clone(),
             seed: self.seed,
-            protocol: Protocol { warmup: self.warmup, samples: self.samples },
+            protocol,
             reduction_groups: self.reduction_groups.clone(),
         }
     }
 }
 
-/// Output files of `bench zhang` (samples and warm-up are in ZhangArgs).
-#[derive(Args)]
-pub struct ZhangOutput {
-    /// Write all records as JSON.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write all records as CSV.
-    #[arg(long)]
-    pub csv: Option<PathBuf>,
-}
-
 pub fn run(gpu: &Gpu, a: &ZhangCli) -> Result<()> {
-    let records = zhang::run_benchmarks(gpu, &a.args.sweep())?;
+    let records = zhang::run_benchmarks(gpu, &a.args.sweep(a.output.protocol()))?;
     finish_files(&records, a.output.json.as_ref(), a.output.csv.as_ref())?;
     say!("\n{}", comparison_table(&records));
     Ok(())
@@ -129,8 +111,8 @@ mod tests {
     #[test]
     fn comparison_puts_each_variant_beside_its_original() {
         let gpu = Gpu::new(&Default::default()).unwrap();
-        let args = ArgsOnly::<ZhangArgs>::parse_words("--kernel gafort --n 256 --samples 1 --warmup 0 --seed 3").unwrap();
-        let records = zhang::run_benchmarks(&gpu, &args.sweep()).unwrap();
+        let args = ArgsOnly::<ZhangCli>::parse_words("--kernel gafort --n 256 --samples 1 --warmup 0 --seed 3").unwrap();
+        let records = zhang::run_benchmarks(&gpu, &args.args.sweep(args.output.protocol())).unwrap();
         assert!(records.iter().all(|r| r.check.passed));
         let table = comparison_table(&records);
         let rows: Vec<&str> = table.lines().collect();
