@@ -79,6 +79,8 @@ struct Config {
 @group(0) @binding(14) var<storage, read_write> listed: array<u32>;
 const LISTED_REST: u32 = 1u;
 const LISTED_HITS: u32 = 2u;
+// resident_order halves the counts once one reaches this (host: resident.rs HITS_LIMIT)
+const HITS_LIMIT: u32 = 0x40000000u;
 
 // state words (host: resident.rs, `word`)
 const COUNT: u32 = 0u;      // open nodes on the stack
@@ -272,7 +274,9 @@ fn resident_rest() {
 }
 
 // The pairs by how many children each pruned, most first (ties: the host's order, strongest
-// at the root first); a rank sort, Q <= 496 steps per pair.
+// at the root first); a rank sort, Q <= 496 steps per pair. Once the largest count reaches
+// 2^30, every count is halved, so that none wraps in a long search. (Halving at every sort,
+// to follow the recent rounds only, was slower on 50x10.)
 @compute @workgroup_size(WG)
 fn resident_order(@builtin(local_invocation_index) t: u32) {
     for (var q = t; q < config.pairs; q = q + WG) {
@@ -283,6 +287,13 @@ fn resident_order(@builtin(local_invocation_index) t: u32) {
             rank = rank + select(0u, 1u, other > hits || (other == hits && r < q));
         }
         pairs[2u * config.pairs + rank] = q;
+    }
+    // every count read, and the order written, before any is halved
+    storageBarrier();
+    if (config.pairs > 0u && listed[LISTED_HITS + pairs[2u * config.pairs]] >= HITS_LIMIT) {
+        for (var q = t; q < config.pairs; q = q + WG) {
+            listed[LISTED_HITS + q] = listed[LISTED_HITS + q] / 2u;
+        }
     }
 }
 

@@ -32,6 +32,10 @@ pub const RESIDENT_MAX_JOBS: usize = 128;
 /// resident_masks runs a workgroup per node, in rows of this many (resident.wgsl's MASK_ROW).
 const MASK_ROW: u32 = 32768;
 
+/// `resident_order` halves the prune counts once one reaches this (resident.wgsl's HITS_LIMIT).
+#[cfg(test)]
+const HITS_LIMIT: u32 = 1 << 30;
+
 /// Machine pairs of at most [`GPU_MAX_MACHINES`] machines (lb2.wgsl's `MAX_PAIRS`).
 const MAX_PAIRS: usize = GPU_MAX_MACHINES * (GPU_MAX_MACHINES - 1) / 2;
 
@@ -689,9 +693,9 @@ mod tests {
     use crate::gpu::GpuOptions;
     use crate::kernels::flowshop::taillard;
 
-    /// `resident_order` sorts the pairs by how often each pruned a child: after some rounds
-    /// and one more sort, the order behind the pairs is a permutation with the counts falling
-    /// (ties by pair index).
+    /// `resident_order` sorts the pairs by how often each pruned a child: the search counts
+    /// prunes per pair, and one more sort orders the pairs by the counts, most first (ties by
+    /// pair index); counts that reach HITS_LIMIT are halved, all of them.
     #[test]
     fn the_pair_order_follows_the_prune_counts() {
         let gpu = Gpu::new(&GpuOptions::default()).unwrap();
@@ -708,20 +712,35 @@ mod tests {
             device.take(read).unwrap();
         }
         assert!(device.last.nodes > 0, "the search branched nothing");
-        // no round: the sort alone, over every count so far
-        let read = device.submit(0).unwrap();
-        device.take(read).unwrap();
-        let pairs = gpu.read(&device.pairs).unwrap();
-        let listed = gpu.read(&device.listed).unwrap();
-        let (order, hits) = (&pairs[2 * q..3 * q], &listed[2..2 + q]);
-        let mut sorted: Vec<u32> = order.to_vec();
-        sorted.sort_unstable();
-        assert_eq!(sorted, (0..q as u32).collect::<Vec<_>>(), "not a permutation: {order:?}");
-        assert!(hits.iter().sum::<u32>() > 0, "no pair pruned a child");
-        for w in order.windows(2) {
-            let (a, b) = (w[0] as usize, w[1] as usize);
-            assert!(hits[a] > hits[b] || (hits[a] == hits[b] && a < b), "pair {a} ({}) before {b} ({})", hits[a], hits[b]);
-        }
-        assert_ne!(order[0], 0, "the host's first pair is still first: {hits:?}");
+        let sort = |device: &mut ResidentDevice| {
+            // no round: the sort alone
+            let read = device.submit(0).unwrap();
+            device.take(read).unwrap();
+            let order = gpu.read(&device.pairs).unwrap()[2 * q..3 * q].to_vec();
+            (order, gpu.read(&device.listed).unwrap()[2..2 + q].to_vec())
+        };
+        let sorted_by = |order: &[u32], hits: &[u32]| {
+            let mut indices = order.to_vec();
+            indices.sort_unstable();
+            assert_eq!(indices, (0..q as u32).collect::<Vec<_>>(), "not a permutation: {order:?}");
+            for w in order.windows(2) {
+                let (a, b) = (w[0] as usize, w[1] as usize);
+                assert!(hits[a] > hits[b] || (hits[a] == hits[b] && a < b), "pair {a} ({}) before {b} ({})", hits[a], hits[b]);
+            }
+        };
+        let searched = gpu.read(&device.listed).unwrap()[2..2 + q].to_vec();
+        assert!(searched.iter().sum::<u32>() > 0, "no pair pruned a child");
+        let (order, kept) = sort(&mut device);
+        sorted_by(&order, &searched);
+        assert_eq!(kept, searched, "counts below the limit are kept as they are");
+        assert_ne!(order[0], 0, "the host's first pair is still first: {searched:?}");
+
+        // counts at the limit: ties, a reversed order, the largest at HITS_LIMIT
+        let crafted: Vec<u32> = (0..q as u32).map(|p| if p == q as u32 - 1 { HITS_LIMIT } else { (p / 2) * 1000 }).collect();
+        gpu.queue().write_buffer(&device.listed.buffer, 8, bytemuck::cast_slice(&crafted));
+        let (order, halved) = sort(&mut device);
+        sorted_by(&order, &crafted);
+        assert_eq!(order[0], q as u32 - 1);
+        assert_eq!(halved, crafted.iter().map(|h| h / 2).collect::<Vec<_>>());
     }
 }
