@@ -314,6 +314,7 @@ fn explorer_saves_reopens_compares_and_exports() {
     let mut h = explorer_harness([1400.0, 900.0]);
     h.state_mut().select_by_name("branch-split-random").unwrap();
     h.state_mut().sweep_mut().enabled = false;
+    (h.state_mut().samples, h.state_mut().warmup) = (3, 2);
     h.run();
     h.get_by_label("Run").click();
     wait_for_run(&mut h);
@@ -375,6 +376,7 @@ fn explorer_saves_reopens_compares_and_exports() {
     uploaded.state_mut().select_by_name("branch-split-random").unwrap();
     uploaded.state_mut().params_mut()["seed"] = 99.into();
     uploaded.state_mut().sweep_mut().enabled = true;
+    (uploaded.state_mut().samples, uploaded.state_mut().warmup) = (9, 0);
     let text = String::from_utf8(e.run_json().unwrap()).unwrap();
     uploaded.state_mut().open_text(&text, std::path::Path::new("run.json")).unwrap();
     assert_eq!(json(&uploaded.state().run().to_records()), json(&reopened.to_records()));
@@ -386,6 +388,12 @@ fn explorer_saves_reopens_compares_and_exports() {
     if let Some(key) = &original.sweep {
         assert_eq!((&sweep.key, sweep.points), (key, original.points.len()));
     }
+    assert_eq!((uploaded.state().samples, uploaded.state().warmup), (3, 2), "the run's timing, not the editors'");
+    // a CLI file keeps each record's samples, not the warm-up
+    uploaded.state_mut().warmup = 0;
+    uploaded.state_mut().open_file(&plain).unwrap();
+    assert_eq!((uploaded.state().samples, uploaded.state().warmup), (3, 0));
+    uploaded.state_mut().open_text(&text, std::path::Path::new("run.json")).unwrap();
     let refused = uploaded.state_mut().open_text("{\"not\": \"records\"}", std::path::Path::new("notes.json")).unwrap_err().to_string();
     assert!(refused.starts_with("notes.json: not a simtlab record file"), "{refused}");
     assert_eq!(uploaded.state().run().records().count(), original.records().count(), "a refused file keeps the run");

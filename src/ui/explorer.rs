@@ -433,15 +433,17 @@ impl Explorer {
         // the probe falls back to emulation at this width where the device has no subgroups
         let counting = if self.prefer_probe { Counting::Probe(self.emulation_width) } else { Counting::Emulate(self.emulation_width) };
         let sweep = &self.sweeps[self.workload];
+        let protocol = Protocol { warmup: self.warmup, samples: self.samples.max(1) };
         self.run = Run {
             workload: self.workload().name().into(),
             sweep: (sweep.enabled && swept.is_some()).then(|| sweep.key.clone()),
+            protocol: Some(protocol),
             points: Vec::new(),
         };
         let job = runs::Job {
             points,
             swept,
-            protocol: Protocol { warmup: self.warmup, samples: self.samples.max(1) },
+            protocol,
             counting,
             adapter: entry.adapter.clone(),
             gpu: entry.gpu.clone(),

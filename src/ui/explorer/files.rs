@@ -82,9 +82,19 @@ impl Explorer {
         Ok(())
     }
 
-    /// Sets the editors to what `run` ran (its first point's parameters and its sweep), so that
-    /// an opened run is not shown beside the settings of another.
+    /// Sets the editors to what `run` ran (its first point's parameters, its sweep, and its
+    /// samples and warm-up where the file says them), so that an opened run is not shown
+    /// beside the settings of another.
     fn show_settings_of(&mut self, run: &Run) {
+        match run.protocol {
+            Some(p) => (self.samples, self.warmup) = (p.samples, p.warmup),
+            // a CLI file: each record keeps its samples
+            None => {
+                if let Some(n) = run.records().next().map(|r| r.stats.samples.len()).filter(|&n| n > 0) {
+                    self.samples = n;
+                }
+            }
+        }
         let Some(first) = run.points.first().filter(|p| p.workload == self.workload().name()) else { return };
         *self.params_mut() = first.params.clone();
         let sweep = self.sweep_mut();

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
@@ -52,6 +53,9 @@ pub struct Run {
     pub workload: String,
     /// The swept parameter's key, if any.
     pub sweep: Option<String>,
+    /// How each point was timed, where known (a file from `simtlab run --json` says the
+    /// samples through its records, not the warm-up).
+    pub protocol: Option<Protocol>,
     /// Points in the order they ran.
     pub points: Vec<Point>,
 }
@@ -69,8 +73,10 @@ impl Run {
         for (i, p) in self.points.iter().enumerate() {
             for r in &p.records {
                 let mut r = r.clone();
-                let note =
-                    json!({"run": self.workload, "workload": p.workload, "point": i, "sweep": self.sweep, "x": p.x, "params": p.params});
+                let note = json!({
+                    "run": self.workload, "workload": p.workload, "point": i, "sweep": self.sweep, "x": p.x, "params": p.params,
+                    "protocol": self.protocol,
+                });
                 match &mut r.extra {
                     Value::Object(map) => {
                         map.insert(EXTRA_KEY.into(), note);
@@ -92,6 +98,7 @@ impl Run {
         let mut run = Run {
             workload: note_of(first).and_then(|n| n["run"].as_str().map(String::from)).unwrap_or_else(|| first.family.clone()),
             sweep: note_of(first).and_then(|n| n["sweep"].as_str().map(String::from)),
+            protocol: note_of(first).and_then(|n| Protocol::deserialize(&n["protocol"]).ok()),
             points: Vec::new(),
         };
         for mut r in records {
