@@ -318,6 +318,15 @@ fn explorer_saves_reopens_compares_and_exports() {
     h.run();
     h.get_by_label("Run").click();
     wait_for_run(&mut h);
+    // the occupancy panel says where its registers come from: the driver's count for the
+    // kernel that ran, or why there is none (lavapipe reports none)
+    let entry = h.state().workload().shader().unwrap();
+    let kernel = format!("{}:{}", entry.file.path, entry.name);
+    let counted = h.query_by_label_contains(&format!("per thread, as the driver compiled {kernel}")).is_some();
+    assert!(counted || h.query_by_label_contains(&format!("registers: the slider's; no driver count for {kernel} (")).is_some());
+    if h.state().adapter_labels()[h.state().adapter].contains("llvmpipe") {
+        assert!(!counted, "lavapipe has no register statistics");
+    }
     let file = dir.join("run.json");
     h.state_mut().file = file.display().to_string();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);

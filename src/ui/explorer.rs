@@ -144,6 +144,8 @@ pub struct Explorer {
     /// The occupancy panel, pointed at the selected workload's kernel.
     pub occupancy: OccupancyPanel,
     arch_note: String,
+    /// Where the registers per thread come from, once a run has asked the driver.
+    registers_note: String,
     /// File for save, open, CSV and PNG (the extension is replaced for each).
     pub file: String,
     status: String,
@@ -217,6 +219,7 @@ impl Explorer {
             baseline: None,
             occupancy,
             arch_note: String::new(),
+            registers_note: String::new(),
             file: "simtlab-run.json".into(),
             error,
             run_on_start: false,
@@ -278,6 +281,8 @@ impl Explorer {
     pub fn select(&mut self, index: usize) {
         self.workload = index.min(self.workloads.len() - 1);
         self.specs = self.workload().param_specs();
+        // the next run asks the driver about the new workload's kernel
+        self.registers_note.clear();
         if let Some(entry) = self.workload().shader() {
             let path = entry.file.path;
             match gpu::shader::preprocess(path, &[]) {
@@ -479,6 +484,15 @@ impl Explorer {
         loop {
             match running.rx.try_recv() {
                 Ok(Message::Opened(what)) => self.status = what,
+                Ok(Message::Registers { kernel, registers }) => {
+                    self.registers_note = match registers {
+                        Ok(r) => {
+                            self.occupancy.registers_per_thread = r;
+                            format!("registers: {r} per thread, as the driver compiled {kernel}")
+                        }
+                        Err(why) => format!("registers: the slider's; no driver count for {kernel} ({why})"),
+                    }
+                }
                 Ok(Message::Progress { done, total, what }) => (running.done, running.total, running.what) = (done, total, what),
                 Ok(Message::Point(p)) => {
                     running.done += 1;
@@ -637,47 +651,12 @@ impl Explorer {
         ui.separator();
         self.heat_map(ui);
     }
-
-    fn heat_map(&mut self, ui: &mut Ui) {
-        let Some(point) = self.run.points.get(self.selected) else { return };
-        let x = point.x.as_ref().map_or_else(String::new, |v| format!(" ({})", plots::format_value(v)));
-        ui.heading(format!("divergence of point #{}{x}", self.selected + 1));
-        if point.warps.is_empty() {
-            ui.label(match point.records.iter().find_map(|r| r.divergence) {
-                Some(d) => format!(
-                    "{} warps of {} lanes: SIMT efficiency {:.1} %, branch efficiency {:.1} % (uniform evaluations), \
-                     {:.1} % of warps divergent. This workload's records keep the summary only (no per-warp map).",
-                    d.warps,
-                    d.width,
-                    100.0 * d.simt_efficiency,
-                    100.0 * d.branch_efficiency,
-                    100.0 * d.divergence_ratio
-                ),
-                None if cfg!(target_arch = "wasm32") => "in the page this workload's run times and checks its recording only: \
-                     its divergence, where it has one, is in the desktop explorer (`simtlab gui`)"
-                    .into(),
-                None => "this workload measures no divergence".into(),
-            });
-            return;
-        }
-        if self.overlay.as_ref().is_none_or(|(i, _)| *i != self.selected) {
-            let color_by = self.overlay.as_ref().map(|(_, o)| o.color_by).unwrap_or_default();
-            let first = &point.warps[0];
-            let mut o = DivergenceOverlay::new(&first.divergence, format!("{}, {}", first.layout, first.source));
-            if let Some(after) = point.warps.get(1) {
-                o = o.with_after(&after.divergence, format!("{}, {}", after.layout, after.source));
-            }
-            o.color_by = color_by;
-            self.overlay = Some((self.selected, o));
-        }
-        if let Some((_, o)) = &mut self.overlay {
-            o.ui(ui);
-        }
-    }
-
     fn side(&mut self, ui: &mut Ui) {
         ui.heading("occupancy");
         ui.small(&self.arch_note);
+        if !self.registers_note.is_empty() {
+            ui.small(&self.registers_note);
+        }
         self.occupancy.ui(ui);
         ui.separator();
         let arch: &Arch = self.occupancy.arch;

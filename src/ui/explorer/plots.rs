@@ -463,6 +463,47 @@ pub fn figures(run: &Run, spec: Option<&ParamSpec>) -> Vec<Figure> {
         .collect()
 }
 
+impl super::Explorer {
+    /// The heat map of the selected point, or its summary where the records keep no per-warp
+    /// map.
+    pub(super) fn heat_map(&mut self, ui: &mut Ui) {
+        let Some(point) = self.run.points.get(self.selected) else { return };
+        let x = point.x.as_ref().map_or_else(String::new, |v| format!(" ({})", format_value(v)));
+        ui.heading(format!("divergence of point #{}{x}", self.selected + 1));
+        if point.warps.is_empty() {
+            ui.label(match point.records.iter().find_map(|r| r.divergence) {
+                Some(d) => format!(
+                    "{} warps of {} lanes: SIMT efficiency {:.1} %, branch efficiency {:.1} % (uniform evaluations), \
+                     {:.1} % of warps divergent. This workload's records keep the summary only (no per-warp map).",
+                    d.warps,
+                    d.width,
+                    100.0 * d.simt_efficiency,
+                    100.0 * d.branch_efficiency,
+                    100.0 * d.divergence_ratio
+                ),
+                None if cfg!(target_arch = "wasm32") => "in the page this workload's run times and checks its recording only: \
+                     its divergence, where it has one, is in the desktop explorer (`simtlab gui`)"
+                    .into(),
+                None => "this workload measures no divergence".into(),
+            });
+            return;
+        }
+        if self.overlay.as_ref().is_none_or(|(i, _)| *i != self.selected) {
+            let color_by = self.overlay.as_ref().map(|(_, o)| o.color_by).unwrap_or_default();
+            let first = &point.warps[0];
+            let mut o = crate::ui::overlay::DivergenceOverlay::new(&first.divergence, format!("{}, {}", first.layout, first.source));
+            if let Some(after) = point.warps.get(1) {
+                o = o.with_after(&after.divergence, format!("{}, {}", after.layout, after.source));
+            }
+            o.color_by = color_by;
+            self.overlay = Some((self.selected, o));
+        }
+        if let Some((_, o)) = &mut self.overlay {
+            o.ui(ui);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -154,6 +154,9 @@ pub(super) enum Message {
     Opened(String),
     /// A point started: `done` finished of `total`, with what runs now.
     Progress { done: usize, total: usize, what: String },
+    /// The driver's register count for the kernel (`path:entry`) of the run's first
+    /// workload, or why there is none.
+    Registers { kernel: String, registers: std::result::Result<u32, String> },
     /// A finished point.
     Point(Box<Point>),
     /// The run stopped on an error.
@@ -267,6 +270,9 @@ impl Job {
                 (Counting::Probe(w) | Counting::Emulate(w), _) => format!("divergence from host emulation at W = {w}"),
             }
         )));
+        if let Some(registers) = self.points.first().and_then(|p| driver_registers(&gpu, &p.workload)) {
+            send(registers);
+        }
         let total = self.points.len();
         for (i, Planned { workload, params, x }) in std::mem::take(&mut self.points).into_iter().enumerate() {
             if self.cancel.load(Ordering::Relaxed) {
@@ -288,6 +294,17 @@ impl Job {
         }
         send(Message::Finished { cancelled: false });
     }
+}
+
+/// The driver's register count for `workload`'s kernel as [`Message::Registers`] (None for a
+/// workload without one kernel).
+fn driver_registers(gpu: &Gpu, workload: &str) -> Option<Message> {
+    let entry = workload::find(workload).ok()?.shader()?;
+    let registers = crate::gpu::shader::preprocess(entry.file.path, &[])
+        .and_then(|source| gpu.driver_statistics(&source, entry.name, &[]))
+        .map_err(|e| e.to_string())
+        .and_then(|statistics| statistics.registers().ok_or_else(|| "the driver reports no register count".to_string()));
+    Some(Message::Registers { kernel: format!("{}:{}", entry.file.path, entry.name), registers })
 }
 
 /// Per point, the ratio of each of `run`'s records' median time to the baseline's record of
