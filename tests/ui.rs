@@ -322,7 +322,8 @@ fn explorer_saves_reopens_compares_and_exports() {
     // kernel that ran, or why there is none (lavapipe reports none)
     let entry = h.state().workload().shader().unwrap();
     let kernel = format!("{}:{}", entry.file.path, entry.name);
-    let counted = h.query_by_label_contains(&format!("per thread, as the driver compiled {kernel}")).is_some();
+    let registers = h.state().occupancy.registers_per_thread;
+    let counted = h.query_by_label_contains(&format!("registers: {registers} per thread, as the driver compiled {kernel}")).is_some();
     assert!(counted || h.query_by_label_contains(&format!("registers: the slider's; no driver count for {kernel} (")).is_some());
     if h.state().adapter_labels()[h.state().adapter].contains("llvmpipe") {
         assert!(!counted, "lavapipe has no register statistics");
