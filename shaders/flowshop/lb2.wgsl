@@ -34,10 +34,10 @@
 // most of the rest; the children still open then run the remaining pairs together, so that
 // a subgroup's lanes leave the pair loop at about the same pair (a lane that prunes early no
 // longer idles beside one that runs every pair).
-// PAIR_ORDER (the resident search): the pair loop visits pairs in the order that follows
-// them in binding 5, which resident_order sorts by how often each pair pruned (Listed.hits), so the first
-// FIRST_PAIRS are the ones that prune most. A pruned child's bound then depends on the
-// order, but only below the incumbent does the search read a bound's value.
+// PAIR_ORDER (the resident search): the pair loop visits the pairs in the order stored after
+// them in binding 5, which resident_order sorts by how often each pair pruned (Listed.hits),
+// so the first FIRST_PAIRS are the ones that prune most. A pruned child's bound then depends
+// on the order, but the search reads a bound's value only below the incumbent.
 // Thread i = global_index (2-D dispatch for large pools, shared/grid.wgsl).
 //
 // PROBE sites: 0 thread in range, 1 job unscheduled (the basic variant's if),
