@@ -185,7 +185,10 @@ fn timeline_snapshot() {
 }
 
 /// The records' identity and deterministic content: what ran, with which parameters, and the check.
-fn keys(records: &[simtlab::harness::Record]) -> Vec<(String, String, String, serde_json::Value, bool)> {
+/// A record as the comparisons see it: family, kernel, variant, parameters, check passed.
+type Key = (String, String, String, serde_json::Value, bool);
+
+fn keys(records: &[simtlab::harness::Record]) -> Vec<Key> {
     // the auto strategy's pick (after the colon) depends on the timings of the moment
     let variant = |r: &simtlab::harness::Record| r.variant.split(':').next().unwrap_or_default().to_string();
     records.iter().map(|r| (r.family.clone(), r.kernel.clone(), variant(r), r.params.clone(), r.check.passed)).collect()
@@ -221,8 +224,15 @@ fn explorer_runs_every_workload_as_the_cli_does() {
         assert_eq!(point.workload, name);
         assert!(point.checks_passed(), "{name}: {:?}", keys(&point.records));
         let w = workload::find(name).unwrap();
-        let cli = w.run(&gpu, &point.params, &protocol).unwrap();
-        assert_eq!(keys(&point.records), keys(&cli), "{name}");
+        let (shown, cli) = (keys(&point.records), keys(&w.run(&gpu, &point.params, &protocol).unwrap()));
+        if shown != cli {
+            // the blocking tier (2) of the persistent-threads cases is assessed on each device
+            // as it runs, and a CPU driver under load may grant it to one device and not to the
+            // other; every other record must agree
+            let below_blocking = |k: &[Key]| k.iter().filter(|k| !k.2.ends_with("(tier 2)")).cloned().collect::<Vec<_>>();
+            assert!(name.starts_with("pt-"), "{name}: {shown:?}\n{cli:?}");
+            assert_eq!(below_blocking(&shown), below_blocking(&cli), "{name}");
+        }
         // the plotted times are the records' medians, one series per kernel and variant
         let (_, xs) = plots::x_axis(run, None);
         let plotted: Vec<f64> = plots::series(run, &xs, Metric::TimeMs).iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).collect();
