@@ -184,10 +184,10 @@ fn timeline_snapshot() {
     h.snapshot("timeline_pipeline");
 }
 
-/// The records' identity and deterministic content: what ran, with which parameters, and the check.
 /// A record as the comparisons see it: family, kernel, variant, parameters, check passed.
 type Key = (String, String, String, serde_json::Value, bool);
 
+/// The records' identity and deterministic content: what ran, with which parameters, and the check.
 fn keys(records: &[simtlab::harness::Record]) -> Vec<Key> {
     // the auto strategy's pick (after the colon) depends on the timings of the moment
     let variant = |r: &simtlab::harness::Record| r.variant.split(':').next().unwrap_or_default().to_string();

@@ -244,17 +244,14 @@ fn resident_finish() {
     launch[5] = config.mask_words;
     launch[6] = atomicLoad(&state[TAKEN]);
     launch[7] = atomicLoad(&state[BEST]);
-    // 64 threads per workgroup, rows of at most 65535 workgroups (shared/grid.wgsl)
-    let groups = (children + 63u) / 64u;
-    launch[8] = min(groups, 65535u);
-    launch[9] = max((groups + 65534u) / 65535u, 1u);
-    launch[10] = 1u;
+    size_dispatch(children, 8u);
     listed[0] = 0u;
     listed[LISTED_REST] = 0u;
 }
 
-// The dispatch size (at launch[at..at + 3]) of one thread per child of a list of `count`.
-fn size_listed(count: u32, at: u32) {
+// The dispatch size (at launch[at..at + 3]) of one thread per child for `count` children: 64
+// threads per workgroup, rows of at most 65535 workgroups (shared/grid.wgsl).
+fn size_dispatch(count: u32, at: u32) {
     let groups = (count + 63u) / 64u;
     launch[at] = min(groups, 65535u);
     launch[at + 1u] = max((groups + 65534u) / 65535u, 1u);
@@ -264,13 +261,13 @@ fn size_listed(count: u32, at: u32) {
 // After lb2_screen: lb2_listed's dispatch size.
 @compute @workgroup_size(1)
 fn resident_listed() {
-    size_listed(listed[0], 11u);
+    size_dispatch(listed[0], 11u);
 }
 
 // After lb2_listed: lb2_rest's dispatch size.
 @compute @workgroup_size(1)
 fn resident_rest() {
-    size_listed(listed[LISTED_REST], 14u);
+    size_dispatch(listed[LISTED_REST], 14u);
 }
 
 // The pairs by how many children each pruned, most first (ties: the host's order, strongest

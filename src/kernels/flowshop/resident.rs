@@ -250,7 +250,7 @@ impl<'g> ResidentDevice<'g> {
             let ordered: Vec<&str> = defines.iter().copied().chain(learn_order.then_some("PAIR_ORDER")).collect();
             let first = [("FIRST_PAIRS", first_pairs as f64)];
             let kernels = [
-                gpu.kernel(LB2_SCREEN, &ordered)?,
+                gpu.kernel(LB2_SCREEN, defines)?,
                 gpu.kernel(RESIDENT_LISTED, &[])?,
                 gpu.kernel_with_constants(LB2_LISTED, &ordered, &first)?,
                 gpu.kernel(RESIDENT_REST, &[])?,
