@@ -30,7 +30,7 @@ pub mod runs;
 pub mod shader;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -470,10 +470,7 @@ impl Explorer {
 
     /// Asks the running job to stop after the current point.
     pub fn cancel(&mut self) {
-        if let Some(r) = &self.running {
-            r.cancel.store(true, Ordering::Relaxed);
-            self.status = "cancelling".into();
-        }
+        runs::request_cancel(self.running.as_ref().map(|r| &*r.cancel), &mut self.status);
     }
 
     /// Drains the worker's messages (called every frame by [`Explorer::ui`]).

@@ -58,7 +58,7 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// Directory for report.md, results.json (written after every point) and the figures.
-        #[arg(long, default_value = "simtlab-report")]
+        #[arg(long, value_name = "DIR", default_value = "simtlab-report")]
         out: PathBuf,
         /// Run only every n-th point starting at the i-th (i/n, 1 ≤ i ≤ n), for array jobs.
         #[arg(long)]
@@ -81,7 +81,7 @@ enum Command {
         #[arg(long)]
         run: bool,
         /// A record file to open (saved by the explorer or by `simtlab run --json`).
-        #[arg(long)]
+        #[arg(long, value_name = "FILE")]
         open: Option<PathBuf>,
         #[command(flatten)]
         gpu: BenchGpuArgs,
@@ -132,7 +132,7 @@ enum ReportAction {
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
         /// Directory for the merged report (not one of the inputs).
-        #[arg(long, default_value = "simtlab-report")]
+        #[arg(long, value_name = "DIR", default_value = "simtlab-report")]
         out: PathBuf,
         /// Merge runs from different adapters (refused by default).
         #[arg(long)]

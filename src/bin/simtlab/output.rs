@@ -46,10 +46,10 @@ pub struct Output {
     #[arg(long, default_value_t = 2)]
     pub warmup: usize,
     /// Write all records as JSON.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write all records as CSV.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 }
 

@@ -44,10 +44,10 @@ pub struct ProfileArgs {
     #[arg(long, default_value_t = 5)]
     pub samples: usize,
     /// Write the per-site table and figures as JSON (`-` = standard output).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write the per-subgroup heat map as a PNG.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub heatmap: Option<PathBuf>,
     /// Occupancy of the kernel on this preset (`simtlab occupancy --arch list`).
     #[arg(long)]

@@ -20,7 +20,7 @@ pub struct RegistersArgs {
     #[arg(long)]
     pub arch: Option<String>,
     /// Write every kernel's statistics as JSON (`-` = standard output).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     #[command(flatten)]
     pub gpu: GpuArgs,

@@ -216,21 +216,7 @@ pub fn series(run: &Run, xs: &[f64], metric: Metric) -> Vec<SeriesPoints> {
     out
 }
 
-const PALETTE: [Color32; 8] = [
-    Color32::from_rgb(240, 140, 50),
-    Color32::from_rgb(80, 190, 110),
-    Color32::from_rgb(120, 150, 240),
-    Color32::from_rgb(220, 90, 160),
-    Color32::from_rgb(200, 200, 80),
-    Color32::from_rgb(90, 200, 220),
-    Color32::from_rgb(170, 120, 230),
-    Color32::from_rgb(160, 160, 160),
-];
-
-/// The colour of the `i`-th series.
-pub fn series_color(i: usize) -> Color32 {
-    PALETTE[i % PALETTE.len()]
-}
+pub use crate::ui::overlay::series_color;
 
 /// The plots of `run`, one per metric that has values, side by side when there is room, with
 /// `baseline`'s series dashed where the points sit on a line. Returns the point clicked, if any.

@@ -298,6 +298,14 @@ impl Job {
 
 /// The driver's register count for `workload`'s kernel as [`Message::Registers`] (None for a
 /// workload without one kernel).
+/// Asks a worker to stop at its next check and says so in the status line (nothing when idle).
+pub fn request_cancel(cancel: Option<&AtomicBool>, status: &mut String) {
+    if let Some(cancel) = cancel {
+        cancel.store(true, Ordering::Relaxed);
+        *status = "cancelling".into();
+    }
+}
+
 fn driver_registers(gpu: &Gpu, workload: &str) -> Option<Message> {
     let entry = workload::find(workload).ok()?.shader()?;
     let registers = crate::gpu::shader::preprocess(entry.file.path, &[])

@@ -11,7 +11,7 @@ mod inputs;
 mod sites;
 mod source;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -263,10 +263,7 @@ impl ShaderView {
 
     /// Asks the running profile to stop before its next step.
     pub fn cancel(&mut self) {
-        if let Some(r) = &self.running {
-            r.cancel.store(true, Ordering::Relaxed);
-            self.status = "cancelling".into();
-        }
+        super::runs::request_cancel(self.running.as_ref().map(|r| &*r.cancel), &mut self.status);
     }
 
     /// Takes the worker's messages (called every frame by [`ShaderView::ui`]).

@@ -60,17 +60,24 @@ fn label_color(label: &str) -> Color32 {
     for b in kind.bytes() {
         h = (h ^ b as u32).wrapping_mul(16777619);
     }
-    const PALETTE: [Color32; 8] = [
-        Color32::from_rgb(66, 133, 244),
-        Color32::from_rgb(234, 120, 40),
-        Color32::from_rgb(52, 168, 83),
-        Color32::from_rgb(171, 71, 188),
-        Color32::from_rgb(0, 172, 193),
-        Color32::from_rgb(214, 60, 60),
-        Color32::from_rgb(160, 140, 50),
-        Color32::from_rgb(120, 120, 120),
-    ];
-    PALETTE[(h % PALETTE.len() as u32) as usize]
+    series_color(h as usize)
+}
+
+/// One palette for every series the UI draws: plots, timeline bars.
+const PALETTE: [Color32; 8] = [
+    Color32::from_rgb(240, 140, 50),
+    Color32::from_rgb(80, 190, 110),
+    Color32::from_rgb(120, 150, 240),
+    Color32::from_rgb(220, 90, 160),
+    Color32::from_rgb(200, 200, 80),
+    Color32::from_rgb(90, 200, 220),
+    Color32::from_rgb(170, 120, 230),
+    Color32::from_rgb(160, 160, 160),
+];
+
+/// The colour of the `i`-th series.
+pub fn series_color(i: usize) -> Color32 {
+    PALETTE[i % PALETTE.len()]
 }
 
 impl Timeline {

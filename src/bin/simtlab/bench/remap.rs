@@ -54,7 +54,7 @@ pub struct RemapArgs {
     #[arg(long)]
     pub workers: Option<usize>,
     /// Write the pipeline's timeline as a chrome trace (chrome://tracing, Perfetto; with --pipeline).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     #[command(flatten)]
     pub output: Output,
