@@ -44,20 +44,20 @@ pub fn parse_number(s: &str) -> std::result::Result<f64, String> {
 }
 
 pub fn parse_timeout(s: &str) -> std::result::Result<f64, String> {
-    let v = parse_number(s)?;
-    if v.is_finite() && (0.01..=86400.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("'{s}': give seconds between 0.01 and 86400"))
-    }
+    parse_in(s, 0.01..=86400.0, "seconds")
 }
 
 pub fn parse_min_sample_ms(s: &str) -> std::result::Result<f64, String> {
+    parse_in(s, 0.0..=10000.0, "milliseconds")
+}
+
+/// A number within `range`, or what to give instead.
+fn parse_in(s: &str, range: std::ops::RangeInclusive<f64>, unit: &str) -> std::result::Result<f64, String> {
     let v = parse_number(s)?;
-    if v.is_finite() && (0.0..=10000.0).contains(&v) {
+    if v.is_finite() && range.contains(&v) {
         Ok(v)
     } else {
-        Err(format!("'{s}': give milliseconds between 0 and 10000"))
+        Err(format!("'{s}': give {unit} between {} and {}", range.start(), range.end()))
     }
 }
 

@@ -40,6 +40,17 @@ pub(super) enum FileAction {
     Png,
 }
 
+impl FileAction {
+    /// The extension of the file the action reads or writes.
+    fn extension(self) -> &'static str {
+        match self {
+            FileAction::Save | FileAction::Open | FileAction::OpenBaseline => "json",
+            FileAction::Csv => "csv",
+            FileAction::Png => "png",
+        }
+    }
+}
+
 impl Explorer {
     /// `file` with its extension replaced by `ext`.
     fn path_with(&self, ext: &str) -> PathBuf {
@@ -158,27 +169,14 @@ impl Explorer {
     /// `action` on the desktop: files at the file field's path.
     #[cfg(not(target_arch = "wasm32"))]
     fn carry(&mut self, action: FileAction) -> Result<String> {
+        let path = self.path_with(action.extension());
+        let shown = path.display();
         match action {
-            FileAction::Save => {
-                let path = self.path_with("json");
-                self.save(&path).map(|()| format!("saved {}", path.display()))
-            }
-            FileAction::Open => {
-                let path = self.path_with("json");
-                self.open_file(&path).map(|()| format!("opened {}", path.display()))
-            }
-            FileAction::OpenBaseline => {
-                let path = self.path_with("json");
-                self.open_baseline(&path).map(|()| format!("baseline {}", path.display()))
-            }
-            FileAction::Csv => {
-                let path = self.path_with("csv");
-                self.export_csv(&path).map(|()| format!("wrote {}", path.display()))
-            }
-            FileAction::Png => {
-                let path = self.path_with("png");
-                self.export_png(&path).map(|files| format!("wrote {} PNG file(s) beside {}", files.len(), path.display()))
-            }
+            FileAction::Save => self.save(&path).map(|()| format!("saved {shown}")),
+            FileAction::Open => self.open_file(&path).map(|()| format!("opened {shown}")),
+            FileAction::OpenBaseline => self.open_baseline(&path).map(|()| format!("baseline {shown}")),
+            FileAction::Csv => self.export_csv(&path).map(|()| format!("wrote {shown}")),
+            FileAction::Png => self.export_png(&path).map(|files| format!("wrote {} PNG file(s) beside {shown}", files.len())),
         }
     }
 
@@ -187,10 +185,10 @@ impl Explorer {
     #[cfg(target_arch = "wasm32")]
     fn carry(&mut self, action: FileAction) -> Result<String> {
         use super::browser::download;
-        let name = |ext: &str| self.path_with(ext).file_name().map_or_else(|| format!("simtlab-run.{ext}"), |n| n.to_string_lossy().into());
+        let ext = action.extension();
+        let name = self.path_with(ext).file_name().map_or_else(|| format!("simtlab-run.{ext}"), |n| n.to_string_lossy().into_owned());
         match action {
             FileAction::Save => {
-                let name = name("json");
                 download(&FileOut { name: name.clone(), bytes: self.run_json()? }, "application/json")?;
                 Ok(format!("saved {name} (a download)"))
             }
@@ -200,12 +198,11 @@ impl Explorer {
                 Ok(format!("choose a run file to open{}", if baseline { " as the baseline" } else { "" }))
             }
             FileAction::Csv => {
-                let name = name("csv");
                 download(&FileOut { name: name.clone(), bytes: self.run_csv() }, "text/csv")?;
                 Ok(format!("saved {name} (a download)"))
             }
             FileAction::Png => {
-                let stem = Path::new(&name("png")).file_stem().map_or("simtlab".into(), |s| s.to_string_lossy().into_owned());
+                let stem = Path::new(&name).file_stem().map_or("simtlab".into(), |s| s.to_string_lossy().into_owned());
                 let files = self.run_pngs(&stem)?;
                 for file in &files {
                     download(file, "image/png")?;
