@@ -152,9 +152,10 @@ pub fn table(records: &[Record]) -> String {
 
 /// Seconds with a unit that keeps 3-4 significant digits.
 pub fn format_seconds(s: f64) -> String {
-    if s >= 1.0 {
+    let a = s.abs();
+    if a >= 1.0 {
         format!("{s:.3} s")
-    } else if s >= 1e-3 {
+    } else if a >= 1e-3 {
         format!("{:.3} ms", s * 1e3)
     } else {
         format!("{:.2} us", s * 1e6)

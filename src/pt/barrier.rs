@@ -2,19 +2,12 @@
 //! against relaunching an empty kernel once per barrier (`shaders/pt/capability.wgsl`, the
 //! kernels of the capability check, and `shaders/shared/pt_barrier.wgsl`).
 
-use super::{record, Capability, Control, Runtime, Status, Tier};
+use super::{record, Capability, Runtime, Status, Tier};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
-use crate::gpu::{Bind, BufferKind, Gpu, Step};
+use crate::gpu::{BufferKind, Gpu, Step};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
 use serde::{Deserialize, Serialize};
-
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct BarrierParams {
-    iters: u32,
-    pad: [u32; 3],
-}
 
 /// How a workgroup arrives at the global barrier (`pt_barrier` in shaders/shared/pt_barrier.wgsl).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,24 +103,16 @@ pub struct BarrierRun {
 /// check. With discovery (the default) the participants are the co-resident ones; with
 /// `rt.options.assume_resident` every launched workgroup participates (test-only).
 pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32, kind: BarrierKind) -> Result<BarrierRun> {
-    let kernel = gpu.kernel(registry::pt::capability::BARRIER, &kind.defines())?;
-    let control = Control::new(gpu, rt.config(gpu, Tier::Blocking, workgroups))?;
-    let result = gpu.buffer_zeroed::<u32>("barrier result", 4, BufferKind::Storage)?;
-    let messages = gpu.buffer_zeroed::<u32>("barrier messages", 2 * workgroups as usize, BufferKind::Storage)?;
-    let params = gpu.buffer("barrier params", &[BarrierParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
-    let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &result), (1, &messages), (2, &params)];
-    slots.extend(control.slots());
-    let bind = kernel.bind_at(gpu, &slots)?;
-    let t = gpu.run(&[Step::clear(&result), control.reset(), Step::dispatch(&kernel, &bind, [workgroups, 1, 1])], true)?;
-    let r = gpu.read(&result)?;
+    let config = rt.config(gpu, Tier::Blocking, workgroups);
+    let (r, status, timing) = super::capability::run_check(gpu, registry::pt::capability::BARRIER, &kind.defines(), iters, config, true)?;
     Ok(BarrierRun {
         launched: workgroups,
         participants: r[0],
         iterations: iters,
         completed: r[2],
         stale_messages: r[1],
-        seconds: t.seconds,
-        status: control.status(gpu)?,
+        seconds: timing.seconds,
+        status,
     })
 }
 

@@ -7,9 +7,8 @@ use super::launch::PtOptions;
 use super::{Control, PtConfig};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{registry, Entry};
-use crate::gpu::{Bind, BufferKind, Gpu, Step};
+use crate::gpu::{Bind, BufferKind, Gpu, Step, Timing};
 use serde::{Deserialize, Serialize};
-use web_time::Instant;
 
 /// Barriers of the capability check on drivers with a loop-iteration limit.
 const LOOP_LIMITED_ITERATIONS: u32 = 32;
@@ -54,22 +53,30 @@ struct CheckParams {
     pad: [u32; 3],
 }
 
-/// Runs one kernel of the check (`discover` or `barrier`) with `launch` workgroups; returns the result
-/// words, the decoded status and the wall time, or the host-side error.
-fn run_kernel(gpu: &Gpu, entry: Entry, launch: u32, iters: u32, config: PtConfig) -> Result<([u32; 3], super::Status, f64)> {
-    let kernel = gpu.kernel(entry, &[])?;
+/// Runs one kernel of `pt/capability.wgsl` (`discover`, or `barrier` compiled with `defines`)
+/// over `launch` workgroups and `iters` barriers: the result words (participants, stale
+/// messages, barriers completed), the decoded status and the run's timing (device timestamps
+/// where `timed` and available).
+pub(super) fn run_check(
+    gpu: &Gpu,
+    entry: Entry,
+    defines: &[&str],
+    iters: u32,
+    config: PtConfig,
+    timed: bool,
+) -> Result<([u32; 3], super::Status, Timing)> {
+    let launch = config.launched;
+    let kernel = gpu.kernel(entry, defines)?;
     let control = Control::new(gpu, config)?;
-    let result = gpu.buffer_zeroed::<u32>("capability result", 4, BufferKind::Storage)?;
-    let messages = gpu.buffer_zeroed::<u32>("capability messages", 2 * launch as usize, BufferKind::Storage)?;
-    let params = gpu.buffer("capability params", &[CheckParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
+    let result = gpu.buffer_zeroed::<u32>("check result", 4, BufferKind::Storage)?;
+    let messages = gpu.buffer_zeroed::<u32>("check messages", 2 * launch as usize, BufferKind::Storage)?;
+    let params = gpu.buffer("check params", &[CheckParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
     let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &result), (1, &messages), (2, &params)];
     slots.extend(control.slots());
     let bind = kernel.bind_at(gpu, &slots)?;
-    let t0 = Instant::now();
-    gpu.run(&[control.reset(), Step::dispatch(&kernel, &bind, [launch, 1, 1])], false)?;
-    let seconds = t0.elapsed().as_secs_f64();
+    let timing = gpu.run(&[control.reset(), Step::dispatch(&kernel, &bind, [launch, 1, 1])], timed)?;
     let r = gpu.read(&result)?;
-    Ok(([r[0], r[1], r[2]], control.status(gpu)?, seconds))
+    Ok(([r[0], r[1], r[2]], control.status(gpu)?, timing))
 }
 
 /// Checks what `gpu` can do. Errors only when the check cannot be set up; a failing capability
@@ -114,11 +121,11 @@ pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> 
         e => Err(e),
     };
 
-    match run_kernel(gpu, registry::pt::capability::DISCOVER, launch, 0, config) {
-        Ok((r, status, seconds)) => {
+    match run_check(gpu, registry::pt::capability::DISCOVER, &[], 0, config, false) {
+        Ok((r, status, timing)) => {
             cap.discovered = status.discovered;
             cap.late = status.late;
-            cap.discovery_seconds = seconds;
+            cap.discovery_seconds = timing.wall_seconds;
             if let Some(a) = status.abort {
                 cap.reason = Some(format!("discovery aborted: {}", a.describe()));
                 return Ok(cap);
@@ -137,12 +144,12 @@ pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> 
     let launch = cap.discovered;
     let config = PtConfig { launched: launch, ..config };
     let iterations = cap.barrier_iterations;
-    match run_kernel(gpu, registry::pt::capability::BARRIER, launch, iterations, config) {
-        Ok((r, status, seconds)) => {
+    match run_check(gpu, registry::pt::capability::BARRIER, &[], iterations, config, false) {
+        Ok((r, status, timing)) => {
             cap.barrier_participants = r[0];
             cap.stale_messages = r[1];
             cap.barrier_completed = r[2];
-            cap.barrier_seconds = seconds;
+            cap.barrier_seconds = timing.wall_seconds;
             if let Some(a) = status.abort {
                 cap.reason = Some(format!("barrier check aborted: {}", a.describe()));
             } else if r[1] != 0 {

@@ -49,4 +49,4 @@ mod timeline;
 pub use divergence::{DivergenceOverlay, DivergenceRun};
 pub use heatmap::{cell_color, color_bar, Bins, ColorBy, GridLayout, HeatMap};
 pub use occupancy::OccupancyPanel;
-pub use timeline::{format_time, series_color, Span, Timeline};
+pub use timeline::{series_color, Span, Timeline};

@@ -1,6 +1,7 @@
 //! A timeline of a CPU-GPU pipeline: horizontal bars per lane (a host worker, the GPU queue),
 //! from a plain list of spans.
 
+use crate::harness::format_seconds;
 use egui::{pos2, vec2, Align2, Color32, FontId, Rect, Response, Sense, Stroke, StrokeKind, Ui};
 
 /// One bar: `label` ran on `lane` from `start_s` to `end_s` (seconds on any common clock).
@@ -174,7 +175,7 @@ impl Timeline {
             painter.text(
                 pos2(bars.left() + bars.width() * f as f32, axis_y),
                 align,
-                format_time(t),
+                format_seconds(t),
                 FontId::proportional(10.0),
                 ui.visuals().weak_text_color(),
             );
@@ -184,24 +185,12 @@ impl Timeline {
                 "{} on {}\n{} -> {} ({})",
                 s.label,
                 s.lane,
-                format_time(s.start_s - self.start_s),
-                format_time(s.end_s - self.start_s),
-                format_time(s.end_s - s.start_s)
+                format_seconds(s.start_s - self.start_s),
+                format_seconds(s.end_s - self.start_s),
+                format_seconds(s.end_s - s.start_s)
             )),
             None => response,
         }
-    }
-}
-
-/// Seconds with a unit that keeps 3 significant digits readable.
-pub fn format_time(s: f64) -> String {
-    let a = s.abs();
-    if a >= 1.0 {
-        format!("{s:.3} s")
-    } else if a >= 1e-3 {
-        format!("{:.3} ms", s * 1e3)
-    } else {
-        format!("{:.1} µs", s * 1e6)
     }
 }
 
@@ -226,6 +215,13 @@ mod tests {
     #[test]
     fn labels_of_one_kind_share_a_colour() {
         assert_eq!(label_color("remap 3"), label_color("remap 14"));
-        assert_eq!(format_time(0.0025), "2.500 ms");
+    }
+
+    #[test]
+    fn axis_times_keep_their_unit_readable() {
+        assert_eq!(format_seconds(2.5), "2.500 s");
+        assert_eq!(format_seconds(0.0025), "2.500 ms");
+        assert_eq!(format_seconds(-0.0025), "-2.500 ms");
+        assert_eq!(format_seconds(2.5e-5), "25.00 us");
     }
 }
