@@ -296,8 +296,6 @@ impl Job {
     }
 }
 
-/// The driver's register count for `workload`'s kernel as [`Message::Registers`] (None for a
-/// workload without one kernel).
 /// Asks a worker to stop at its next check and says so in the status line (nothing when idle).
 pub fn request_cancel(cancel: Option<&AtomicBool>, status: &mut String) {
     if let Some(cancel) = cancel {
@@ -306,6 +304,8 @@ pub fn request_cancel(cancel: Option<&AtomicBool>, status: &mut String) {
     }
 }
 
+/// The driver's register count for `workload`'s kernel as [`Message::Registers`] (None for a
+/// workload without one kernel).
 fn driver_registers(gpu: &Gpu, workload: &str) -> Option<Message> {
     let entry = workload::find(workload).ok()?.shader()?;
     let registers = crate::gpu::shader::preprocess(entry.file.path, &[])
