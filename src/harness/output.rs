@@ -213,3 +213,16 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.join("a/b")).unwrap().count(), 1);
     }
 }
+
+#[cfg(test)]
+mod formatting {
+    use super::format_seconds;
+
+    #[test]
+    fn seconds_keep_their_unit_readable() {
+        assert_eq!(format_seconds(2.5), "2.500 s");
+        assert_eq!(format_seconds(0.0025), "2.500 ms");
+        assert_eq!(format_seconds(-0.0025), "-2.500 ms");
+        assert_eq!(format_seconds(2.5e-5), "25.00 us");
+    }
+}

@@ -6,9 +6,10 @@ use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoints, Points};
 use serde_json::Value;
 
 use super::params::human;
-use super::plots::{format_sig, series_color, x_axis, x_grid, XAxis};
+use super::plots::{format_sig, x_axis, x_grid, XAxis};
 use super::runs::Run;
 use crate::report::PaperValues;
+use crate::ui::overlay::series_color;
 use crate::workload::ParamSpec;
 
 /// A figure of a paper and the model of it the explorer evaluates.

@@ -13,6 +13,7 @@ use super::params::human;
 use super::runs::{Point, Run};
 use crate::harness::{format_seconds, Record};
 use crate::report::{Figure, Series};
+use crate::ui::overlay::series_color;
 use crate::workload::{ParamKind, ParamSpec};
 
 /// A parameter value as people read it (`16.8 M`, `one-long`, `true`).
@@ -215,8 +216,6 @@ pub fn series(run: &Run, xs: &[f64], metric: Metric) -> Vec<SeriesPoints> {
     }
     out
 }
-
-pub use crate::ui::overlay::series_color;
 
 /// The plots of `run`, one per metric that has values, side by side when there is room, with
 /// `baseline`'s series dashed where the points sit on a line. Returns the point clicked, if any.

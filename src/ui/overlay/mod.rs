@@ -49,4 +49,23 @@ mod timeline;
 pub use divergence::{DivergenceOverlay, DivergenceRun};
 pub use heatmap::{cell_color, color_bar, Bins, ColorBy, GridLayout, HeatMap};
 pub use occupancy::OccupancyPanel;
-pub use timeline::{series_color, Span, Timeline};
+pub use timeline::{Span, Timeline};
+
+use egui::Color32;
+
+/// One palette for every series the UI draws: plots, timeline bars.
+const PALETTE: [Color32; 8] = [
+    Color32::from_rgb(240, 140, 50),
+    Color32::from_rgb(80, 190, 110),
+    Color32::from_rgb(120, 150, 240),
+    Color32::from_rgb(220, 90, 160),
+    Color32::from_rgb(200, 200, 80),
+    Color32::from_rgb(90, 200, 220),
+    Color32::from_rgb(170, 120, 230),
+    Color32::from_rgb(160, 160, 160),
+];
+
+/// The colour of the `i`-th series.
+pub fn series_color(i: usize) -> Color32 {
+    PALETTE[i % PALETTE.len()]
+}

@@ -1,6 +1,7 @@
 //! A timeline of a CPU-GPU pipeline: horizontal bars per lane (a host worker, the GPU queue),
 //! from a plain list of spans.
 
+use super::series_color;
 use crate::harness::format_seconds;
 use egui::{pos2, vec2, Align2, Color32, FontId, Rect, Response, Sense, Stroke, StrokeKind, Ui};
 
@@ -62,23 +63,6 @@ fn label_color(label: &str) -> Color32 {
         h = (h ^ b as u32).wrapping_mul(16777619);
     }
     series_color(h as usize)
-}
-
-/// One palette for every series the UI draws: plots, timeline bars.
-const PALETTE: [Color32; 8] = [
-    Color32::from_rgb(240, 140, 50),
-    Color32::from_rgb(80, 190, 110),
-    Color32::from_rgb(120, 150, 240),
-    Color32::from_rgb(220, 90, 160),
-    Color32::from_rgb(200, 200, 80),
-    Color32::from_rgb(90, 200, 220),
-    Color32::from_rgb(170, 120, 230),
-    Color32::from_rgb(160, 160, 160),
-];
-
-/// The colour of the `i`-th series.
-pub fn series_color(i: usize) -> Color32 {
-    PALETTE[i % PALETTE.len()]
 }
 
 impl Timeline {
@@ -215,13 +199,5 @@ mod tests {
     #[test]
     fn labels_of_one_kind_share_a_colour() {
         assert_eq!(label_color("remap 3"), label_color("remap 14"));
-    }
-
-    #[test]
-    fn axis_times_keep_their_unit_readable() {
-        assert_eq!(format_seconds(2.5), "2.500 s");
-        assert_eq!(format_seconds(0.0025), "2.500 ms");
-        assert_eq!(format_seconds(-0.0025), "-2.500 ms");
-        assert_eq!(format_seconds(2.5e-5), "25.00 us");
     }
 }
