@@ -12,12 +12,13 @@ mod common;
 use common::explorer::{explorer_harness, kept_run, live_run, snapshot_kept_run, WINDOW};
 use egui_kittest::kittest::Queryable;
 use simtlab::gpu::shader::{self, registry::split::branch_split};
+use simtlab::harness::format_significant;
 use simtlab::harness::{format_seconds, Record};
 use simtlab::kernels::{matmul::MatmulExtra, split::SplitExtra};
 use simtlab::occupancy::{calculate, kernel_resources, Launch};
 use simtlab::pt::{barrier::BarrierExtra, queue::QueueExtra, tier_that_ran};
 use simtlab::ui::explorer::flowshop::PoolBar;
-use simtlab::ui::explorer::plots::{format_sig, format_value};
+use simtlab::ui::explorer::plots::format_value;
 use simtlab::ui::explorer::{Explorer, Run, FAMILY_SWEEP};
 use simtlab::workload;
 
@@ -69,7 +70,7 @@ fn persistent_threads_barrier_latency_over_workgroups() {
         // in the records table and in the panel's row
         assert_eq!(h.get_all_by_label(&r.variant).count(), 2, "{}", r.variant);
         let relaunch = r.extra_as::<BarrierExtra>().unwrap().relaunch_us;
-        assert!(h.get_all_by_label(&format!("{} us", format_sig(relaunch))).count() >= 1, "{relaunch}");
+        assert!(h.get_all_by_label(&format!("{} us", format_significant(relaunch))).count() >= 1, "{relaunch}");
     }
 }
 

@@ -6,7 +6,10 @@ mod output;
 pub mod progress;
 
 pub use footprint::Footprint;
-pub use output::{format_seconds, parse_records, read_json, records_csv, records_json, table, write_csv, write_file, write_json};
+pub use output::{
+    format_number, format_seconds, format_significant, parse_records, read_json, records_csv, records_json, table, write_csv, write_file,
+    write_json,
+};
 pub use progress::Progress;
 
 use crate::divergence::DivergenceSummary;

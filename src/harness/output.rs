@@ -162,6 +162,46 @@ pub fn format_seconds(s: f64) -> String {
     }
 }
 
+/// A number as people read it: `10 M` for 10 000 000, `4 096` kept whole below 100 000,
+/// three significant digits otherwise.
+pub fn format_number(x: f64) -> String {
+    let a = x.abs();
+    for (scale, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+        if a >= scale && a >= 1e5 {
+            let v = x / scale;
+            let digits = if v.abs() >= 100.0 {
+                0
+            } else if v.abs() >= 10.0 {
+                1
+            } else {
+                2
+            };
+            let text = format!("{v:.digits$}");
+            let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
+            return format!("{text} {suffix}");
+        }
+    }
+    if x == x.round() {
+        format!("{}", x as i64)
+    } else if a >= 1.0 {
+        format!("{x:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// Three significant digits, with k/M/G beyond 100 000 (axis ticks and hover labels).
+pub fn format_significant(y: f64) -> String {
+    if y == 0.0 || !y.is_finite() {
+        return format!("{y}");
+    }
+    if y.abs() >= 1e5 {
+        return format_number(y);
+    }
+    let digits = (2 - y.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{y:.digits$}")
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::write_file;
@@ -216,7 +256,7 @@ mod tests {
 
 #[cfg(test)]
 mod formatting {
-    use super::format_seconds;
+    use super::{format_number, format_seconds, format_significant};
 
     #[test]
     fn seconds_keep_their_unit_readable() {
@@ -224,5 +264,22 @@ mod formatting {
         assert_eq!(format_seconds(0.0025), "2.500 ms");
         assert_eq!(format_seconds(-0.0025), "-2.500 ms");
         assert_eq!(format_seconds(2.5e-5), "25.00 us");
+    }
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(format_number(10_000_000.0), "10 M");
+        assert_eq!(format_number(16_777_216.0), "16.8 M");
+        assert_eq!(format_number(4096.0), "4096");
+        assert_eq!(format_number(262_144.0), "262 k");
+        assert_eq!(format_number(0.25), "0.250");
+        assert_eq!(format_number(1.5), "1.5");
+    }
+
+    #[test]
+    fn three_significant_digits() {
+        assert_eq!(format_significant(0.000123456), "0.000123");
+        assert_eq!(format_significant(12.345), "12.3");
+        assert_eq!(format_significant(2_000_000.0), "2 M");
     }
 }

@@ -481,66 +481,14 @@ pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gp
 }
 
 /// `simtlab bench flowshop`: kernel time on pools built DFS vs BFS, refactored vs basic kernel
-/// over one CPU core, and bounds/s on GPU vs one core vs all cores.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BenchOptions {
-    /// Taillard instances.
-    pub instances: Vec<String>,
-    /// Children per pool.
-    pub pools: Vec<usize>,
-    /// Lower bound the kernels compute.
-    pub bound: LowerBound,
-    /// Pool orders.
-    pub exploration: Vec<Exploration>,
-    /// GPU kernel variants.
-    pub kernel: Vec<KernelVariant>,
-    /// Where each GPU kernel gets a parent's heads.
-    pub heads: Vec<Heads>,
-    /// Threads per child or per parent.
-    pub mapping: ThreadMapping,
-    /// Skip the CPU timings (and with them the speedups over one core).
-    pub no_cpu: bool,
-    /// Skip the divergence probe runs.
-    pub no_probe: bool,
-    /// Timed samples per GPU configuration (the CPU takes at most 3).
-    pub samples: usize,
-    /// Untimed warm-up runs per GPU configuration.
-    pub warmup: usize,
-}
-
-impl BenchOptions {
-    /// One benchmark configuration per instance.
-    pub fn configs(&self) -> Vec<BenchConfig> {
-        self.instances
-            .iter()
-            .map(|name| BenchConfig {
-                instance: name.to_ascii_lowercase(),
-                pool_sizes: self.pools.clone(),
-                bound: self.bound,
-                strategies: self.exploration.clone(),
-                branchless: self.kernel.iter().map(|&k| k == KernelVariant::Refactored).collect(),
-                walk_prefix: self.heads.iter().map(|&h| h == Heads::Walk).collect(),
-                mapping: self.mapping,
-                cpu: !self.no_cpu,
-                probe: !self.no_probe,
-            })
-            .collect()
-    }
-
-    /// Warm-up runs and timed samples (at least 1) per GPU configuration.
-    pub fn protocol(&self) -> Protocol {
-        Protocol { warmup: self.warmup, samples: self.samples.max(1) }
-    }
-}
-
-/// Runs the benchmark; every GPU result is checked against the CPU bounds of the same pool
-/// (an error on the first mismatch).
-pub fn run_bench(gpu: &Gpu, options: &BenchOptions) -> Result<Vec<Record>> {
-    let configs = options.configs();
+/// over one CPU core, and bounds/s on GPU vs one core vs all cores, one configuration per
+/// instance. Every GPU result is checked against the CPU bounds of the same pool (an error on
+/// the first mismatch).
+pub fn run_bench(gpu: &Gpu, configs: &[BenchConfig], protocol: &Protocol) -> Result<Vec<Record>> {
     let progress = crate::harness::Progress::new(configs.len() as u64, "flowshop");
     let mut records = Vec::new();
-    for config in &configs {
-        records.extend(bench::bench_instance(gpu, config, &options.protocol(), Some(&progress))?);
+    for config in configs {
+        records.extend(bench::bench_instance(gpu, config, protocol, Some(&progress))?);
         progress.step("");
     }
     progress.finish();

@@ -6,9 +6,9 @@
 use egui::{Grid, RichText, ScrollArea, Ui};
 
 use super::flowshop::{pool_lines, PoolBar};
-use super::plots::{format_sig, format_value};
+use super::plots::format_value;
 use super::runs::Run;
-use crate::harness::{format_seconds, Record};
+use crate::harness::{format_seconds, format_significant, Record};
 use crate::kernels::matmul::MatmulExtra;
 use crate::kernels::micro::remapped::RemapFigures;
 use crate::kernels::split::SplitExtra;
@@ -96,7 +96,7 @@ fn persistent(ui: &mut Ui, records: &[&Record]) {
                 tier_that_ran(r).unwrap_or_else(|| NONE.into()),
                 verdict.as_ref().map_or_else(|| NONE.into(), |v| format!("tier {}", v.tier_requested)),
                 workgroups.map_or_else(|| NONE.into(), |w| w.to_string()),
-                barrier.map_or_else(|| NONE.into(), |b| format!("{} us", format_sig(b.relaunch_us))),
+                barrier.map_or_else(|| NONE.into(), |b| format!("{} us", format_significant(b.relaunch_us))),
                 if fallbacks.is_empty() { "none".into() } else { fallbacks.join("; ") },
                 r.variant.clone(),
             ]

@@ -5,9 +5,9 @@ use egui::{RichText, Ui};
 use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoints, Points};
 use serde_json::Value;
 
-use super::params::human;
-use super::plots::{format_sig, x_axis, x_grid, XAxis};
+use super::plots::{x_axis, x_grid, XAxis};
 use super::runs::Run;
+use crate::harness::{format_number, format_significant};
 use crate::report::PaperValues;
 use crate::ui::overlay::series_color;
 use crate::workload::ParamSpec;
@@ -105,9 +105,9 @@ pub fn panel(ui: &mut Ui, paper: &PaperRef, params: &Value, run: Option<&Run>, s
     Plot::new("simtlab-paper-vs-ours")
         .height(150.0)
         .x_axis_label(x_label)
-        .x_axis_formatter(move |m, _| if log { human(10f64.powf(m.value)) } else { format_sig(m.value) })
+        .x_axis_formatter(move |m, _| if log { format_number(10f64.powf(m.value)) } else { format_significant(m.value) })
         .x_grid_spacer(x_grid(log, xs.clone()))
-        .y_axis_formatter(|m, _| format_sig(m.value))
+        .y_axis_formatter(|m, _| format_significant(m.value))
         .include_y(0.0)
         .include_y(1.0)
         .allow_scroll(false)

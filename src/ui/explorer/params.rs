@@ -4,6 +4,7 @@ use egui::{ComboBox, DragValue, Slider, TextEdit, Ui};
 use serde_json::Value;
 
 use super::plots::format_value;
+use crate::harness::format_number;
 use crate::workload::{number_value, ParamKind, ParamSpec};
 
 /// The sweep key that runs every workload of the selected one's family (the remapping
@@ -93,7 +94,7 @@ impl Sweep {
         match spec.kind {
             ParamKind::Number { min, max, integer, log } => {
                 for (value, label) in [(&mut self.from, "from"), (&mut self.to, "to")] {
-                    let mut s = Slider::new(value, min..=max).text(label).logarithmic(log).custom_formatter(|v, _| human(v));
+                    let mut s = Slider::new(value, min..=max).text(label).logarithmic(log).custom_formatter(|v, _| format_number(v));
                     if integer {
                         s = s.integer();
                     }
@@ -148,7 +149,7 @@ fn editor(ui: &mut Ui, spec: &ParamSpec, params: &mut Value) -> bool {
                     return;
                 }
                 let mut x = value.as_f64().unwrap_or(min);
-                let mut s = Slider::new(&mut x, min..=max).text(label.as_str()).logarithmic(log).custom_formatter(|v, _| human(v));
+                let mut s = Slider::new(&mut x, min..=max).text(label.as_str()).logarithmic(log).custom_formatter(|v, _| format_number(v));
                 if integer {
                     s = s.integer();
                 }
@@ -202,47 +203,4 @@ pub fn count(ui: &mut Ui, value: &mut usize, range: std::ops::RangeInclusive<usi
         let name = ui.label(label);
         ui.add(DragValue::new(value).range(range)).labelled_by(name.id);
     });
-}
-
-/// A number as people read it: `10 M` for 10 000 000, `4 096` kept whole below 100 000,
-/// three significant digits otherwise.
-pub fn human(x: f64) -> String {
-    let a = x.abs();
-    for (scale, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
-        if a >= scale && a >= 1e5 {
-            let v = x / scale;
-            let digits = if v.abs() >= 100.0 {
-                0
-            } else if v.abs() >= 10.0 {
-                1
-            } else {
-                2
-            };
-            let text = format!("{v:.digits$}");
-            let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
-            return format!("{text} {suffix}");
-        }
-    }
-    if x == x.round() {
-        format!("{}", x as i64)
-    } else if a >= 1.0 {
-        format!("{x:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        format!("{x:.3}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn human_numbers() {
-        assert_eq!(human(10_000_000.0), "10 M");
-        assert_eq!(human(16_777_216.0), "16.8 M");
-        assert_eq!(human(4096.0), "4096");
-        assert_eq!(human(262_144.0), "262 k");
-        assert_eq!(human(0.25), "0.250");
-        assert_eq!(human(1.5), "1.5");
-    }
 }

@@ -9,9 +9,8 @@ use egui_plot::{
 };
 use serde_json::Value;
 
-use super::params::human;
 use super::runs::{Point, Run};
-use crate::harness::{format_seconds, Record};
+use crate::harness::{format_number, format_seconds, format_significant, Record};
 use crate::report::{Figure, Series};
 use crate::ui::overlay::series_color;
 use crate::workload::{ParamKind, ParamSpec};
@@ -19,23 +18,11 @@ use crate::workload::{ParamKind, ParamSpec};
 /// A parameter value as people read it (`16.8 M`, `one-long`, `true`).
 pub fn format_value(v: &Value) -> String {
     match v {
-        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), human),
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), format_number),
         Value::String(s) => s.clone(),
         Value::Null => "auto".into(),
         other => other.to_string(),
     }
-}
-
-/// Three significant digits, with k/M/G beyond 100 000 (axis ticks and hover labels).
-pub fn format_sig(y: f64) -> String {
-    if y == 0.0 || !y.is_finite() {
-        return format!("{y}");
-    }
-    if y.abs() >= 1e5 {
-        return human(y);
-    }
-    let digits = (2 - y.abs().log10().floor() as i32).clamp(0, 12) as usize;
-    format!("{y:.digits$}")
 }
 
 /// Grid steps on the 1-2-5 sequence, the middle one at least `labelled` times the finest
@@ -278,8 +265,8 @@ fn plot(
         match names {
             Some(c) if (x - x.round()).abs() < 1e-9 && x >= 0.0 => c.get(x.round() as usize).cloned().unwrap_or_default(),
             Some(_) => String::new(),
-            None if log => human(10f64.powf(x)),
-            None => format_sig(x),
+            None if log => format_number(10f64.powf(x)),
+            None => format_significant(x),
         }
     };
     // ticks drop the names' shared prefix (named once under the axis) and break them at '-',
@@ -298,10 +285,10 @@ fn plot(
         .width(width)
         .x_axis_label(x_label)
         .x_axis_formatter(move |mark, _| fmt_tick(mark.value))
-        .y_axis_formatter(|mark, _| format_sig(mark.value))
+        .y_axis_formatter(|mark, _| format_significant(mark.value))
         .label_formatter(move |pos| match pos {
             HoverPosition::NearDataPoint { plot_name, position, .. } => {
-                Some(format!("{plot_name}\n{}\n{}: {}", fmt_hover(position.x), unit_title, format_sig(position.y)))
+                Some(format!("{plot_name}\n{}\n{}: {}", fmt_hover(position.x), unit_title, format_significant(position.y)))
             }
             HoverPosition::Elsewhere { .. } => None,
         })
@@ -399,7 +386,7 @@ pub fn records_table(ui: &mut Ui, run: &Run, selected: usize, baseline: Option<&
                         let ratio = b.get(i).and_then(|p| p.get(j).copied().flatten());
                         ui.label(ratio.map_or_else(String::new, |x| format!("{x:.2}× time")));
                     }
-                    ui.label(r.throughput.as_ref().map_or_else(String::new, |t| format!("{} {}", format_sig(t.value), t.unit)));
+                    ui.label(r.throughput.as_ref().map_or_else(String::new, |t| format!("{} {}", format_significant(t.value), t.unit)));
                     ui.label(r.divergence.map_or_else(String::new, |d| format!("{:.1} %", 100.0 * d.simt_efficiency)));
                     ui.label(r.divergence.map_or_else(String::new, |d| format!("{:.1} %", 100.0 * d.divergence_ratio)))
                         .on_hover_text("divergent warps: the fraction of warps whose lanes took different paths");
@@ -492,13 +479,6 @@ impl super::Explorer {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn significant_digits() {
-        assert_eq!(format_sig(0.000123456), "0.000123");
-        assert_eq!(format_sig(12.345), "12.3");
-        assert_eq!(format_sig(2_000_000.0), "2 M");
-    }
 
     #[test]
     fn grid_steps_label_an_axis_from_0_to_9() {

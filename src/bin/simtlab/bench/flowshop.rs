@@ -6,7 +6,8 @@ use crate::output::{finish, Output};
 use crate::value::{described, named};
 use clap::Args;
 use simtlab::experiments::chakroun::{self, BenchSummary};
-use simtlab::kernels::flowshop::commands::{self, BenchOptions, Heads, KernelVariant};
+use simtlab::kernels::flowshop::bench::BenchConfig;
+use simtlab::kernels::flowshop::commands::{self, Heads, KernelVariant};
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
 use simtlab::kernels::flowshop::{Exploration, LowerBound};
 use simtlab::report::{Cell, Table};
@@ -48,25 +49,27 @@ pub struct BenchArgs {
 }
 
 impl BenchArgs {
-    pub fn options(&self) -> BenchOptions {
-        BenchOptions {
-            instances: self.instances.clone(),
-            pools: self.pools.clone(),
-            bound: self.bound,
-            exploration: self.exploration.clone(),
-            kernel: self.kernel.clone(),
-            heads: self.heads.clone(),
-            mapping: self.mapping,
-            no_cpu: self.no_cpu,
-            no_probe: self.no_probe,
-            samples: self.output.samples,
-            warmup: self.output.warmup,
-        }
+    /// One benchmark configuration per instance.
+    pub fn configs(&self) -> Vec<BenchConfig> {
+        self.instances
+            .iter()
+            .map(|name| BenchConfig {
+                instance: name.to_ascii_lowercase(),
+                pool_sizes: self.pools.clone(),
+                bound: self.bound,
+                strategies: self.exploration.clone(),
+                branchless: self.kernel.iter().map(|&k| k == KernelVariant::Refactored).collect(),
+                walk_prefix: self.heads.iter().map(|&h| h == Heads::Walk).collect(),
+                mapping: self.mapping,
+                cpu: !self.no_cpu,
+                probe: !self.no_probe,
+            })
+            .collect()
     }
 }
 
 pub fn run(gpu: &Gpu, a: &BenchArgs) -> Result<()> {
-    let records = commands::run_bench(gpu, &a.options())?;
+    let records = commands::run_bench(gpu, &a.configs(), &a.output.protocol())?;
     let out = finish(&records, &a.output);
     say!("\n{}", summary_text(&chakroun::bench_summary(&records)?));
     out
