@@ -162,7 +162,7 @@ pub fn format_seconds(s: f64) -> String {
     }
 }
 
-/// A number as people read it: `10 M` for 10 000 000, `4 096` kept whole below 100 000,
+/// A number as people read it: `10 M` for 10 000 000, `4096` kept whole below 100 000,
 /// three significant digits otherwise.
 pub fn format_number(x: f64) -> String {
     let a = x.abs();
