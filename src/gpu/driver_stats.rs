@@ -83,12 +83,20 @@ impl Gpu {
     /// [`crate::Error::Unsupported`] when the adapter is not a Vulkan one or its driver lacks
     /// `VK_KHR_pipeline_executable_properties` (say so, and fall back to an assumed count).
     pub fn driver_statistics(&self, source: &ShaderSource, entry: &str, constants: &[(&str, f64)]) -> Result<DriverStatistics> {
-        let spirv = naga_spirv(source, entry, entry, constants, NagaSpirvOptions::CHECKED)?;
+        let spirv = naga_spirv(source, entry, entry, constants, NagaSpirvOptions::CHECKED, self.zeroes_workgroup_memory())?;
         let (module, _) = super::shader::validate(source)?;
         let layout = descriptor_layout(&module);
         let driver = format!("{} ({})", self.info.name, self.info.driver_info);
         let executables = vulkan::statistics(self, &spirv.words, entry, &layout)?;
         Ok(DriverStatistics { driver, executables })
+    }
+
+    /// Whether the device zeroes `var<workgroup>` memory itself: wgpu enables
+    /// `shaderZeroInitializeWorkgroupMemory` where Vulkan has it (1.3, or
+    /// `VK_KHR_zero_initialize_workgroup_memory`) and then leaves WGSL's zeroing to the driver
+    /// instead of having naga write it. False on other backends.
+    pub fn zeroes_workgroup_memory(&self) -> bool {
+        vulkan::zeroes_workgroup_memory(self)
     }
 }
 
@@ -169,6 +177,32 @@ mod vulkan {
         }
     }
 
+    /// The device's Vulkan version (as wgpu-hal reads it) and its zero-initialisation feature.
+    fn zeroing_support(instance: &ash::Instance, physical: vk::PhysicalDevice, extension_enabled: bool) -> (u32, bool) {
+        // SAFETY: `physical` belongs to `instance`, which outlives the call.
+        let api = unsafe { instance.get_physical_device_properties(physical) }.api_version;
+        if api < vk::API_VERSION_1_3 && !extension_enabled {
+            return (api, false);
+        }
+        let mut zeroing = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default();
+        {
+            let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut zeroing);
+            // SAFETY: as above; the chained struct is known to a 1.3 device or one with the extension.
+            unsafe { instance.get_physical_device_features2(physical, &mut features) };
+        }
+        (api, zeroing.shader_zero_initialize_workgroup_memory == vk::TRUE)
+    }
+
+    pub(super) fn zeroes_workgroup_memory(gpu: &Gpu) -> bool {
+        if gpu.info.backend != wgpu::Backend::Vulkan {
+            return false;
+        }
+        // SAFETY: the hal device is only read (its instance, physical device and extensions).
+        let Some(hal) = (unsafe { gpu.device.as_hal::<wgpu::hal::api::Vulkan>() }) else { return false };
+        let extension = hal.enabled_device_extensions().contains(&ash::khr::zero_initialize_workgroup_memory::NAME);
+        zeroing_support(hal.shared_instance().raw_instance(), hal.raw_physical_device(), extension).1
+    }
+
     pub(super) fn statistics(
         gpu: &Gpu,
         spirv: &[u32],
@@ -199,9 +233,22 @@ mod vulkan {
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
         let mut feature = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
-        let extension_names = [name.as_ptr()];
-        let info =
+        // the module leaves workgroup zeroing to the driver where wgpu's device does, so this
+        // device enables it the same way
+        let zeroing_name = ash::khr::zero_initialize_workgroup_memory::NAME;
+        let zeroing_listed = extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(zeroing_name));
+        let (api, zeroing) = zeroing_support(instance, physical, zeroing_listed);
+        let mut zeroing_feature =
+            vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default().shader_zero_initialize_workgroup_memory(true);
+        let mut extension_names = vec![name.as_ptr()];
+        if zeroing && api < vk::API_VERSION_1_3 {
+            extension_names.push(zeroing_name.as_ptr());
+        }
+        let mut info =
             vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&extension_names).push_next(&mut feature);
+        if zeroing {
+            info = info.push_next(&mut zeroing_feature);
+        }
         // SAFETY: valid create info; the device is destroyed by `Bare::drop`.
         let device = unsafe { instance.create_device(physical, &info, None) }.map_err(|e| vk_error(gpu, "opening a device", e))?;
         let mut bare = Bare {
@@ -295,6 +342,10 @@ mod vulkan {
 mod vulkan {
     use super::{DescriptorKind, Gpu, PipelineExecutable};
     use crate::error::{Error, Result};
+
+    pub(super) fn zeroes_workgroup_memory(_: &Gpu) -> bool {
+        false
+    }
 
     pub(super) fn statistics(gpu: &Gpu, _: &[u32], _: &str, _: &[(u32, u32, DescriptorKind)]) -> Result<Vec<PipelineExecutable>> {
         Err(Error::Unsupported {

@@ -18,6 +18,10 @@ const OP_EXECUTION_MODE: u32 = 16;
 const EXECUTION_MODE_LOCAL_SIZE: u32 = 17;
 const EXECUTION_MODEL_GL_COMPUTE: u32 = 5;
 const OP_LOOP_MERGE: u32 = 246;
+#[cfg(test)]
+const OP_VARIABLE: u32 = 59;
+#[cfg(test)]
+const STORAGE_CLASS_WORKGROUP: u32 = 4;
 const LOOP_CONTROL_UNROLL: u32 = 0x1;
 const LOOP_CONTROL_DONT_UNROLL: u32 = 0x2;
 
@@ -71,38 +75,9 @@ impl SpirvModule {
         Ok(module)
     }
 
-    /// The module's compute entry points, read from `OpEntryPoint` and `OpExecutionMode LocalSize`.
-    pub fn entry_points(&self) -> Result<Vec<SpirvEntryPoint>> {
-        let bad = |at: usize| {
-            Error::invalid("SPIR-V module", format!("{}: instruction at word {at} runs past the end of the module", self.label))
-        };
-        let mut ids = Vec::new();
-        let mut out: Vec<SpirvEntryPoint> = Vec::new();
-        let mut at = 5;
-        while at < self.words.len() {
-            let count = (self.words[at] >> 16) as usize;
-            let opcode = self.words[at] & 0xffff;
-            if count == 0 || at + count > self.words.len() {
-                return Err(bad(at));
-            }
-            let operands = &self.words[at + 1..at + count];
-            if opcode == OP_ENTRY_POINT && operands.len() >= 3 && operands[0] == EXECUTION_MODEL_GL_COMPUTE {
-                ids.push(operands[1]);
-                out.push(SpirvEntryPoint { name: literal_string(&operands[2..]), workgroup_size: None });
-            } else if opcode == OP_EXECUTION_MODE && operands.len() == 5 && operands[1] == EXECUTION_MODE_LOCAL_SIZE {
-                if let Some(i) = ids.iter().position(|&id| id == operands[0]) {
-                    out[i].workgroup_size = Some([operands[2], operands[3], operands[4]]);
-                }
-            }
-            at += count;
-        }
-        Ok(out)
-    }
-
-    /// Asks the driver to unroll every loop (the `Unroll` loop control on each `OpLoopMerge`,
-    /// what glslang writes for `[[unroll]]`); returns how many loops were marked.
-    pub fn hint_unroll(&mut self) -> Result<usize> {
-        let mut marked = 0;
+    /// Where each instruction starts (word index past the header), checked to lie in the module.
+    fn instructions(&self) -> Result<Vec<usize>> {
+        let mut starts = Vec::new();
         let mut at = 5;
         while at < self.words.len() {
             let count = (self.words[at] >> 16) as usize;
@@ -112,11 +87,46 @@ impl SpirvModule {
                     format!("{}: instruction at word {at} runs past the end of the module", self.label),
                 ));
             }
-            if self.words[at] & 0xffff == OP_LOOP_MERGE && count >= 4 {
+            starts.push(at);
+            at += count;
+        }
+        Ok(starts)
+    }
+
+    /// The opcode and operands of the instruction at `at` (a start from [`Self::instructions`]).
+    fn instruction(&self, at: usize) -> (u32, &[u32]) {
+        let count = (self.words[at] >> 16) as usize;
+        (self.words[at] & 0xffff, &self.words[at + 1..at + count])
+    }
+
+    /// The module's compute entry points, read from `OpEntryPoint` and `OpExecutionMode LocalSize`.
+    pub fn entry_points(&self) -> Result<Vec<SpirvEntryPoint>> {
+        let mut ids = Vec::new();
+        let mut out: Vec<SpirvEntryPoint> = Vec::new();
+        for at in self.instructions()? {
+            let (opcode, operands) = self.instruction(at);
+            if opcode == OP_ENTRY_POINT && operands.len() >= 3 && operands[0] == EXECUTION_MODEL_GL_COMPUTE {
+                ids.push(operands[1]);
+                out.push(SpirvEntryPoint { name: literal_string(&operands[2..]), workgroup_size: None });
+            } else if opcode == OP_EXECUTION_MODE && operands.len() == 5 && operands[1] == EXECUTION_MODE_LOCAL_SIZE {
+                if let Some(i) = ids.iter().position(|&id| id == operands[0]) {
+                    out[i].workgroup_size = Some([operands[2], operands[3], operands[4]]);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Asks the driver to unroll every loop (the `Unroll` loop control on each `OpLoopMerge`,
+    /// what glslang writes for `[[unroll]]`); returns how many loops were marked.
+    pub fn hint_unroll(&mut self) -> Result<usize> {
+        let mut marked = 0;
+        for at in self.instructions()? {
+            let (opcode, operands) = self.instruction(at);
+            if opcode == OP_LOOP_MERGE && operands.len() >= 3 {
                 self.words[at + 3] = (self.words[at + 3] & !LOOP_CONTROL_DONT_UNROLL) | LOOP_CONTROL_UNROLL;
                 marked += 1;
             }
-            at += count;
         }
         Ok(marked)
     }
@@ -145,7 +155,9 @@ pub struct NagaSpirvOptions {
     pub bounds_checks: bool,
     /// The extra counter naga puts in every loop so the driver may not assume it terminates.
     pub loop_bounding: bool,
-    /// Zero `var<workgroup>` memory at the start of the entry point (WGSL's semantics).
+    /// Zero `var<workgroup>` memory at the start of the entry point (WGSL's semantics): by the
+    /// driver where the device has it enabled, else by stores naga writes, as wgpu does
+    /// ([`naga_spirv`]'s `driver_zeroes`).
     pub zero_workgroup_memory: bool,
     /// Integer division and remainder through helpers that replace a zero divisor (WGSL's
     /// semantics); off: plain `OpUDiv` / `OpUMod`.
@@ -177,13 +189,17 @@ impl NagaSpirvOptions {
 }
 
 /// naga's SPIR-V (version 1.3) for `entry` of preprocessed WGSL with its override constants
-/// applied, written with `options`.
+/// applied, written with `options`. `driver_zeroes`: the device the module is for zeroes
+/// workgroup memory itself ([`Gpu::zeroes_workgroup_memory`]), so naga marks the variables for
+/// it, as wgpu does there, instead of writing the stores (which some drivers, lavapipe's LLVM
+/// among them, take a minute to compile for large tiles).
 pub fn naga_spirv(
     source: &ShaderSource,
     label: &str,
     entry: &str,
     constants: &[(&str, f64)],
     options: NagaSpirvOptions,
+    driver_zeroes: bool,
 ) -> Result<SpirvModule> {
     use naga::back::spv;
     let (module, info) = validate(source)?;
@@ -204,10 +220,10 @@ pub fn naga_spirv(
             image_load: policy,
             binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
         },
-        zero_initialize_workgroup_memory: if options.zero_workgroup_memory {
-            spv::ZeroInitializeWorkgroupMemoryMode::Polyfill
-        } else {
-            spv::ZeroInitializeWorkgroupMemoryMode::None
+        zero_initialize_workgroup_memory: match (options.zero_workgroup_memory, driver_zeroes) {
+            (false, _) => spv::ZeroInitializeWorkgroupMemoryMode::None,
+            (true, true) => spv::ZeroInitializeWorkgroupMemoryMode::Native,
+            (true, false) => spv::ZeroInitializeWorkgroupMemoryMode::Polyfill,
         },
         force_loop_bounding: options.loop_bounding,
         emit_int_div_checks: options.int_div_checks,
@@ -309,8 +325,8 @@ mod tests {
     fn naga_output_names_its_entry_point_and_workgroup_size() {
         let source = preprocess("matmul/regtile.wgsl", &[]).unwrap();
         let constants = [("WG_X", 16.0), ("WG_Y", 8.0), ("BK", 16.0)];
-        let checked = naga_spirv(&source, "regtile", "main", &constants, NagaSpirvOptions::CHECKED).unwrap();
-        let unchecked = naga_spirv(&source, "regtile", "main", &constants, NagaSpirvOptions::UNCHECKED).unwrap();
+        let checked = naga_spirv(&source, "regtile", "main", &constants, NagaSpirvOptions::CHECKED, false).unwrap();
+        let unchecked = naga_spirv(&source, "regtile", "main", &constants, NagaSpirvOptions::UNCHECKED, false).unwrap();
         assert_eq!(checked.entry_point("main").unwrap().workgroup_size, Some([16, 8, 1]));
         // the clamps and the loop counters are instructions the unchecked module does not have
         assert!(checked.words.len() > unchecked.words.len() + 50, "{} vs {} words", checked.words.len(), unchecked.words.len());
@@ -323,10 +339,32 @@ mod tests {
         let changed: Vec<(u32, u32)> = unchecked.words.iter().zip(&hinted.words).filter(|(a, b)| a != b).map(|(a, b)| (*a, *b)).collect();
         assert_eq!(changed.len(), marked);
         assert!(changed.iter().all(|&(before, after)| after == before | LOOP_CONTROL_UNROLL), "{changed:?}");
-        let unrolled = naga_spirv(&source, "regtile", "main", &constants, NagaSpirvOptions::UNROLL).unwrap();
+        let unrolled = naga_spirv(&source, "regtile", "main", &constants, NagaSpirvOptions::UNROLL, false).unwrap();
         assert_eq!(unrolled.words, hinted.words);
         let e = checked.entry_point("other").unwrap_err().to_string();
         assert!(e.contains("no compute entry point 'other'") && e.contains("main"), "{e}");
+    }
+
+    /// Where the driver zeroes workgroup memory, naga gives each workgroup variable a null
+    /// initializer for it, as wgpu does, instead of its own stores and barrier.
+    #[test]
+    fn workgroup_memory_is_left_to_a_driver_that_zeroes_it() {
+        let source = preprocess("matmul/regtile.wgsl", &[]).unwrap();
+        let constants = [("WG_X", 16.0), ("WG_Y", 8.0), ("BK", 16.0)];
+        let build = |options, driver_zeroes| naga_spirv(&source, "regtile", "main", &constants, options, driver_zeroes).unwrap();
+        let initialised = |m: &SpirvModule| {
+            let workgroup_with_initializer = |at: usize| {
+                let (opcode, operands) = m.instruction(at);
+                opcode == OP_VARIABLE && operands.len() == 4 && operands[2] == STORAGE_CLASS_WORKGROUP
+            };
+            m.instructions().unwrap().into_iter().filter(|&at| workgroup_with_initializer(at)).count()
+        };
+        let (polyfill, native) = (build(NagaSpirvOptions::CHECKED, false), build(NagaSpirvOptions::CHECKED, true));
+        assert_eq!(initialised(&polyfill), 0);
+        assert_eq!(initialised(&native), 2, "regtile's A and B tiles");
+        assert!(native.words.len() < polyfill.words.len(), "{} vs {} words", native.words.len(), polyfill.words.len());
+        // no zeroing asked for: neither way
+        assert_eq!(initialised(&build(NagaSpirvOptions::UNCHECKED, true)), 0);
     }
 
     #[test]

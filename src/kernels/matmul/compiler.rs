@@ -65,9 +65,9 @@ impl Compiler {
         Ok(out)
     }
 
-    /// The SPIR-V this compiler passes through for `spec` (None for wgpu, which compiles
-    /// inside the device).
-    pub fn module(&self, spec: &KernelSpec) -> Result<Option<SpirvModule>> {
+    /// The SPIR-V this compiler passes through for `spec` on `gpu` (None for wgpu, which
+    /// compiles inside the device).
+    pub fn module(&self, gpu: &Gpu, spec: &KernelSpec) -> Result<Option<SpirvModule>> {
         Ok(match self {
             Compiler::Wgpu => None,
             Compiler::Naga(options) => Some(naga_spirv(
@@ -76,6 +76,7 @@ impl Compiler {
                 spec.entry.name,
                 &spec.constants,
                 *options,
+                gpu.zeroes_workgroup_memory(),
             )?),
             Compiler::Spirv(module) => Some(module.clone()),
         })
@@ -83,7 +84,7 @@ impl Compiler {
 
     /// The kernel of `spec` built this way (passthrough paths need `PASSTHROUGH_SHADERS`).
     pub fn kernel(&self, gpu: &Gpu, spec: &KernelSpec) -> Result<Arc<Kernel>> {
-        let Some(module) = self.module(spec)? else {
+        let Some(module) = self.module(gpu, spec)? else {
             return gpu.kernel_with_constants(spec.entry, &spec.defines, &spec.constants);
         };
         let (read, write, uniform) = (

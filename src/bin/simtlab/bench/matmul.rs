@@ -134,7 +134,7 @@ fn save_spirv(gpu: &Gpu, ladder: &Ladder, dir: &std::path::Path) -> Result<()> {
     for &variant in &ladder.variants {
         let spec = matmul::spec(variant, shape, &ladder.regtile)?;
         for compiler in ladder.compilers.iter().filter(|c| matches!(c, Compiler::Naga(_))) {
-            if let Some(module) = compiler.module(&spec)? {
+            if let Some(module) = compiler.module(gpu, &spec)? {
                 let path = dir.join(format!("{}-{}.spv", variant.name(), compiler.name()));
                 let bytes: Vec<u8> = module.words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 simtlab::harness::write_file(&path, &bytes)?;
