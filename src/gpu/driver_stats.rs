@@ -83,11 +83,12 @@ impl Gpu {
     /// [`crate::Error::Unsupported`] when the adapter is not a Vulkan one or its driver lacks
     /// `VK_KHR_pipeline_executable_properties` (say so, and fall back to an assumed count).
     pub fn driver_statistics(&self, source: &ShaderSource, entry: &str, constants: &[(&str, f64)]) -> Result<DriverStatistics> {
-        let spirv = naga_spirv(source, entry, entry, constants, NagaSpirvOptions::CHECKED, self.zeroes_workgroup_memory())?;
+        let driver_zeroes = self.zeroes_workgroup_memory();
+        let spirv = naga_spirv(source, entry, entry, constants, NagaSpirvOptions::CHECKED, driver_zeroes)?;
         let (module, _) = super::shader::validate(source)?;
         let layout = descriptor_layout(&module);
         let driver = format!("{} ({})", self.info.name, self.info.driver_info);
-        let executables = vulkan::statistics(self, &spirv.words, entry, &layout)?;
+        let executables = vulkan::statistics(self, &spirv.words, entry, &layout, driver_zeroes)?;
         Ok(DriverStatistics { driver, executables })
     }
 
@@ -177,20 +178,10 @@ mod vulkan {
         }
     }
 
-    /// The device's Vulkan version (as wgpu-hal reads it) and its zero-initialisation feature.
-    fn zeroing_support(instance: &ash::Instance, physical: vk::PhysicalDevice, extension_enabled: bool) -> (u32, bool) {
+    /// The device's Vulkan version, as wgpu-hal reads it.
+    fn api_version(instance: &ash::Instance, physical: vk::PhysicalDevice) -> u32 {
         // SAFETY: `physical` belongs to `instance`, which outlives the call.
-        let api = unsafe { instance.get_physical_device_properties(physical) }.api_version;
-        if api < vk::API_VERSION_1_3 && !extension_enabled {
-            return (api, false);
-        }
-        let mut zeroing = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default();
-        {
-            let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut zeroing);
-            // SAFETY: as above; the chained struct is known to a 1.3 device or one with the extension.
-            unsafe { instance.get_physical_device_features2(physical, &mut features) };
-        }
-        (api, zeroing.shader_zero_initialize_workgroup_memory == vk::TRUE)
+        unsafe { instance.get_physical_device_properties(physical) }.api_version
     }
 
     pub(super) fn zeroes_workgroup_memory(gpu: &Gpu) -> bool {
@@ -199,15 +190,29 @@ mod vulkan {
         }
         // SAFETY: the hal device is only read (its instance, physical device and extensions).
         let Some(hal) = (unsafe { gpu.device.as_hal::<wgpu::hal::api::Vulkan>() }) else { return false };
+        let (instance, physical) = (hal.shared_instance().raw_instance(), hal.raw_physical_device());
         let extension = hal.enabled_device_extensions().contains(&ash::khr::zero_initialize_workgroup_memory::NAME);
-        zeroing_support(hal.shared_instance().raw_instance(), hal.raw_physical_device(), extension).1
+        if api_version(instance, physical) < vk::API_VERSION_1_3 && !extension {
+            return false;
+        }
+        let mut zeroing = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default();
+        {
+            let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut zeroing);
+            // SAFETY: as above; the chained struct is known to a 1.3 device or one with the extension.
+            unsafe { instance.get_physical_device_features2(physical, &mut features) };
+        }
+        zeroing.shader_zero_initialize_workgroup_memory == vk::TRUE
     }
 
+    /// Compiles `spirv` on a bare device that captures the driver's statistics, and reads them.
+    /// `driver_zeroes`: the module leaves workgroup zeroing to the driver, as on wgpu's device,
+    /// so the bare device enables it too.
     pub(super) fn statistics(
         gpu: &Gpu,
         spirv: &[u32],
         entry: &str,
         bindings: &[(u32, u32, DescriptorKind)],
+        driver_zeroes: bool,
     ) -> Result<Vec<PipelineExecutable>> {
         if gpu.info.backend != wgpu::Backend::Vulkan {
             return Err(not_exposed(gpu, &format!("the adapter runs on {:?}, and only Vulkan has the extension", gpu.info.backend)));
@@ -233,21 +238,15 @@ mod vulkan {
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
         let mut feature = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
-        // the module leaves workgroup zeroing to the driver where wgpu's device does, so this
-        // device enables it the same way
-        let zeroing_name = ash::khr::zero_initialize_workgroup_memory::NAME;
-        let zeroing_listed = extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(zeroing_name));
-        let (api, zeroing) = zeroing_support(instance, physical, zeroing_listed);
-        let mut zeroing_feature =
-            vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default().shader_zero_initialize_workgroup_memory(true);
+        let mut zeroing = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default().shader_zero_initialize_workgroup_memory(true);
         let mut extension_names = vec![name.as_ptr()];
-        if zeroing && api < vk::API_VERSION_1_3 {
-            extension_names.push(zeroing_name.as_ptr());
+        if driver_zeroes && api_version(instance, physical) < vk::API_VERSION_1_3 {
+            extension_names.push(ash::khr::zero_initialize_workgroup_memory::NAME.as_ptr());
         }
         let mut info =
             vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&extension_names).push_next(&mut feature);
-        if zeroing {
-            info = info.push_next(&mut zeroing_feature);
+        if driver_zeroes {
+            info = info.push_next(&mut zeroing);
         }
         // SAFETY: valid create info; the device is destroyed by `Bare::drop`.
         let device = unsafe { instance.create_device(physical, &info, None) }.map_err(|e| vk_error(gpu, "opening a device", e))?;
@@ -347,7 +346,7 @@ mod vulkan {
         false
     }
 
-    pub(super) fn statistics(gpu: &Gpu, _: &[u32], _: &str, _: &[(u32, u32, DescriptorKind)]) -> Result<Vec<PipelineExecutable>> {
+    pub(super) fn statistics(gpu: &Gpu, _: &[u32], _: &str, _: &[(u32, u32, DescriptorKind)], _: bool) -> Result<Vec<PipelineExecutable>> {
         Err(Error::Unsupported {
             what: "the driver's pipeline statistics (register count)".into(),
             adapter: gpu.info.name.clone(),

@@ -352,12 +352,12 @@ mod tests {
         let source = preprocess("matmul/regtile.wgsl", &[]).unwrap();
         let constants = [("WG_X", 16.0), ("WG_Y", 8.0), ("BK", 16.0)];
         let build = |options, driver_zeroes| naga_spirv(&source, "regtile", "main", &constants, options, driver_zeroes).unwrap();
+        // OpVariable operands: type, id, storage class, then the initializer if there is one
         let initialised = |m: &SpirvModule| {
-            let workgroup_with_initializer = |at: usize| {
-                let (opcode, operands) = m.instruction(at);
-                opcode == OP_VARIABLE && operands.len() == 4 && operands[2] == STORAGE_CLASS_WORKGROUP
-            };
-            m.instructions().unwrap().into_iter().filter(|&at| workgroup_with_initializer(at)).count()
+            let instructions = m.instructions().unwrap().into_iter().map(|at| m.instruction(at));
+            instructions
+                .filter(|(op, operands)| *op == OP_VARIABLE && operands.len() == 4 && operands[2] == STORAGE_CLASS_WORKGROUP)
+                .count()
         };
         let (polyfill, native) = (build(NagaSpirvOptions::CHECKED, false), build(NagaSpirvOptions::CHECKED, true));
         assert_eq!(initialised(&polyfill), 0);
