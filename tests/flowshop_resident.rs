@@ -242,3 +242,52 @@ fn an_interrupt_writes_the_checkpoint_the_search_resumes_from() {
     let proved = resident(&[&gpu], &instance, &go_on, &ResidentOptions { resume: Some(checkpoint), ..Default::default() });
     check_proved(&instance, &proved, 1359);
 }
+
+#[test]
+fn a_forged_checkpoint_is_refused_or_never_called_optimal() {
+    let gpu = common::gpu();
+    let dir = common::scratch("resident-forged");
+    let path = dir.join("ta011.checkpoint");
+    let args = SolveOptions {
+        search: Search::Resident,
+        node_limit: Some(2_000),
+        pool: 256,
+        heuristic_rounds: Some(0),
+        checkpoint: Some(path.clone()),
+        ..SolveOptions::new("ta011")
+    };
+    let (instance, s) = commands::solve_instance(&args, Some(&gpu), None, None).unwrap();
+    assert_eq!(s.stopped, Some(Stop::NodeLimit));
+    let good = Checkpoint::read(&path).unwrap();
+    assert!(good.open_nodes() > 1 && good.best > 1582, "{} open, best {}", good.open_nodes(), good.best);
+    // each forgery is written whole, its hash recomputed: the hash alone cannot tell
+    let resume = |forged: Checkpoint| {
+        let file = dir.join("forged");
+        forged.write(&file).unwrap();
+        let options = SolveOptions { node_limit: None, checkpoint: None, resume: Some(file), ..args.clone() };
+        commands::solve_instance(&options, Some(&gpu), None, None).map(|(_, s)| s)
+    };
+    let stride = good.nodes.len() / good.open_nodes();
+    let (n, m) = (instance.jobs, instance.machines);
+    let forgeries: Vec<(Box<dyn Fn(&mut Checkpoint)>, &str)> = vec![
+        (Box::new(|c| c.nodes[stride + 3 + n] += 50), "heads are not its prefix's"),
+        (Box::new(|c| c.nodes[3 + n + m] += 1), "tails are not its suffix's"),
+        (Box::new(|c| c.nodes[2] = 100_000), "bound is above"),
+        (Box::new(|c| c.start_makespan -= 1), "start schedule's makespan"),
+        (Box::new(|c| c.best -= 100), "best schedule's makespan"),
+        (Box::new(|c| (c.best, c.best_permutation) = (1000, None)), "no schedule"),
+    ];
+    for (forge, expected) in forgeries {
+        let mut forged = good.clone();
+        forge(&mut forged);
+        let err = resume(forged).unwrap_err().to_string();
+        assert!(err.contains(expected) && err.contains("does not hold together"), "{expected}: {err}");
+    }
+    // An empty frontier claims a finished search: it cannot be recomputed, but the proof it
+    // would give (the start schedule optimal) is refuted by Taillard's best known schedule.
+    let empty = Checkpoint { nodes: Vec::new(), ..good.clone() };
+    let err = resume(empty).unwrap_err().to_string();
+    assert!(err.contains("1582 is known") && err.contains("without resuming"), "{err}");
+    // the real one proves the optimum
+    check_proved(&instance, &resume(good).unwrap(), 1582);
+}

@@ -100,3 +100,14 @@ fn resume_keeps_only_what_ran_on_the_same_adapter_and_scale() {
     let full = RunInfo { scale: Scale::Full, ..now };
     assert!(experiments::resumable(previous, &full).unwrap_err().to_string().contains("Full"));
 }
+
+#[test]
+fn an_input_given_twice_or_runs_of_different_scales_are_refused() {
+    let root = common::scratch("merge-twice");
+    let a = shard(&root, "a", &info("llvmpipe", 1, 2));
+    let err = experiments::merge_dirs(&[a.clone(), root.join("a/../a")], &root.join("out"), false).unwrap_err().to_string();
+    assert!(err.contains("given twice"), "{err}");
+    let full = shard(&root, "full", &RunInfo { scale: Scale::Full, ..info("llvmpipe", 2, 2) });
+    let err = experiments::merge_dirs(&[a, full], &root.join("out"), false).unwrap_err().to_string();
+    assert!(err.contains("different scales") && err.contains("Quick") && err.contains("Full"), "{err}");
+}

@@ -54,20 +54,14 @@ impl OutputDir {
             return Err(Error::invalid("--out", format!("{} exists and is not a directory; give a directory", dir.display())));
         }
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let path = dir.join(LOCK_FILE);
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
+        let lock = crate::harness::try_lock(&dir.join(LOCK_FILE))
             .map_err(|e| Error::invalid("--out", format!("{} cannot be written ({e}); give a writable directory", dir.display())))?;
-        match lock.try_lock() {
-            Ok(()) => Ok(OutputDir { dir: dir.to_path_buf(), _lock: lock }),
-            Err(std::fs::TryLockError::WouldBlock) => Err(Error::invalid(
+        match lock {
+            Some(lock) => Ok(OutputDir { dir: dir.to_path_buf(), _lock: lock }),
+            None => Err(Error::invalid(
                 "--out",
                 format!("another simtlab run is writing to {}; wait for it or give another directory", dir.display()),
             )),
-            Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
         }
     }
 
@@ -88,7 +82,7 @@ impl OutputDir {
     /// Writes `results.json`, `run.json` and the report (each replaced whole, never truncated).
     pub fn write(&self, info: &RunInfo, outcomes: &[Outcome]) -> Result<()> {
         let json = serde_json::to_string_pretty(info).map_err(|e| Error::invalid("run description", e.to_string()))?;
-        crate::harness::write_file(&self.dir.join(INFO), json.as_bytes())?;
+        crate::harness::replace_file(&self.dir.join(INFO), json.as_bytes())?;
         write_report(&self.dir, outcomes, &info.header)
     }
 }
@@ -101,7 +95,7 @@ const INFO: &str = "run.json";
 pub fn write_report(dir: &Path, outcomes: &[Outcome], header: &[String]) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let json = serde_json::to_string_pretty(outcomes).map_err(|e| Error::invalid("results", e.to_string()))?;
-    crate::harness::write_file(&dir.join(RESULTS), json.as_bytes())?;
+    crate::harness::replace_file(&dir.join(RESULTS), json.as_bytes())?;
     let mut sections = Vec::new();
     for exp in super::all() {
         let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.point.experiment == exp.id()).collect();
@@ -177,10 +171,20 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, allow_mixed: bool) -> Result<(Ve
             format!("{} is one of the inputs; merging into it would overwrite that shard. Give another --out", d.display()),
         ));
     }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(d) = dirs.iter().find(|d| !seen.insert(canonical(d))) {
+        return Err(Error::invalid("report merge", format!("{} is given twice; name each input once", d.display())));
+    }
     let inputs = dirs
         .iter()
         .map(|d| Ok(MergeInput { dir: d.clone(), info: read_info(d)?, outcomes: read_outcomes(d)? }))
         .collect::<Result<Vec<_>>>()?;
+    // a quick run's points beside a full run's would compare different sizes as one sweep
+    let scales: Vec<(&Path, Scale)> = inputs.iter().filter_map(|i| i.info.as_ref().map(|info| (i.dir.as_path(), info.scale))).collect();
+    if scales.iter().any(|&(_, scale)| scale != scales[0].1) {
+        let list = scales.iter().map(|(dir, scale)| format!("{}: {scale:?}", dir.display())).collect::<Vec<_>>().join("; ");
+        return Err(Error::invalid("report merge", format!("the inputs ran at different scales ({list}); merge runs of one scale")));
+    }
     // the adapter of each input: its description, or its records' environment
     let adapter_of = |i: &MergeInput| -> Vec<String> {
         match &i.info {

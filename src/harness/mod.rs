@@ -7,8 +7,8 @@ pub mod progress;
 
 pub use footprint::Footprint;
 pub use output::{
-    format_number, format_seconds, format_significant, parse_records, read_json, records_csv, records_json, table, write_csv, write_file,
-    write_json,
+    format_number, format_seconds, format_significant, parse_records, read_json, records_csv, records_json, replace_file, table, try_lock,
+    write_csv, write_file, write_json,
 };
 pub use progress::Progress;
 

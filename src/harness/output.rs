@@ -6,38 +6,106 @@ use std::path::Path;
 
 /// Writes `bytes` to `path`; `-` is standard output. A regular file (or a new one) is replaced
 /// through a temporary file beside it, so that a crash never leaves a truncated result behind;
-/// a symbolic link is written through to its target, and anything else that already exists (a
-/// FIFO, a device, `/dev/stdout`) is written directly, never replaced.
+/// a symbolic link is written through to its target (made if it does not exist yet), and
+/// anything else that already exists (a FIFO, a device, `/dev/stdout`) is written directly,
+/// never replaced.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
     if path.as_os_str() == "-" {
         let mut out = std::io::stdout().lock();
         return out.write_all(bytes).and_then(|_| out.flush()).map_err(|e| Error::io(path, e));
     }
-    // metadata follows links: a link to a regular file is replaced at its target
-    let target = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?,
-        _ => path.to_path_buf(),
-    };
+    let target = link_target(path)?;
     match std::fs::metadata(&target) {
-        Ok(m) if !m.is_file() => {
+        Ok(m) if !m.is_file() && !m.is_dir() => {
             let mut f = std::fs::OpenOptions::new().write(true).open(&target).map_err(|e| Error::io(path, e))?;
             f.write_all(bytes).and_then(|_| f.flush()).map_err(|e| Error::io(path, e))
         }
-        _ => {
-            if let Some(p) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
-            }
-            let mut name = target.file_name().unwrap_or_default().to_os_string();
-            name.push(format!(".{}.tmp", std::process::id()));
-            let tmp = target.with_file_name(name);
-            std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
-            std::fs::rename(&tmp, &target).map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                Error::io(path, e)
-            })
+        _ => replace_file(&target, bytes).map_err(|e| match e {
+            Error::Io { source, .. } => Error::io(path, source),
+            other => other,
+        }),
+    }
+}
+
+/// Replaces `path` whole with `bytes` through a new temporary file beside it, never following
+/// a link at `path` (a link there is replaced by the file): for the files simtlab names itself
+/// inside a directory it writes (`reproduce`'s report, results and figures).
+pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(Error::io(path, std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory; give a file path")));
+    }
+    if let Some(p) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+    }
+    let (tmp, mut file) = create_temporary(path)?;
+    let written = file.write_all(bytes).and_then(|_| file.sync_all());
+    drop(file);
+    written.and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
+/// A new file beside `path` with a name no other writer can predict or plant a link at:
+/// created exclusively (`O_EXCL`) and never through a link (`O_NOFOLLOW`).
+fn create_temporary(path: &Path) -> Result<(std::path::PathBuf, std::fs::File)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let base = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let mut last = None;
+    for _ in 0..16 {
+        let nanos = web_time::SystemTime::now().duration_since(web_time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        let salt = nanos ^ COUNTER.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let tmp = path.with_file_name(format!(".{base}.{}.{salt:016x}.tmp", std::process::id()));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+        match options.open(&tmp) {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(Error::io(&tmp, e)),
         }
     }
+    Err(Error::io(path, last.unwrap_or_else(|| std::io::Error::other("no temporary file name was free"))))
+}
+
+/// An exclusive lock on the file `path` (made if missing, never through a link), held until
+/// the returned file is dropped or the process ends, however it ends; `None` while another
+/// process holds it.
+pub fn try_lock(path: &Path) -> Result<Option<std::fs::File>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+    let file = options.open(path).map_err(|e| Error::io(path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(path, e)),
+    }
+}
+
+/// Where a write to `path` lands: `path` itself, or the end of the chain of links at `path`,
+/// whether or not that file exists yet (a link's target is where its writes go).
+fn link_target(path: &Path) -> Result<std::path::PathBuf> {
+    let mut at = path.to_path_buf();
+    // as many links as the kernel follows before it gives up (ELOOP)
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let next = std::fs::read_link(&at).map_err(|e| Error::io(path, e))?;
+                at = match at.parent() {
+                    Some(dir) if next.is_relative() => dir.join(next),
+                    _ => next,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(Error::io(path, std::io::Error::other("too many levels of symbolic links; give a path that ends in a file")))
 }
 
 /// Records as a pretty JSON array: what [`write_json`] writes.
@@ -226,6 +294,53 @@ mod tests {
         // no temporary file left beside either
         let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn a_dangling_link_is_written_through_to_a_new_target() {
+        let dir = temp_dir("dangling");
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink("target.json", &link).unwrap();
+        write_file(&link, b"[3]").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("target.json")).unwrap(), "[3]");
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_link_planted_where_the_temporary_file_used_to_go_is_left_alone() {
+        let dir = temp_dir("planted");
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let path = dir.join("out.json");
+        // the names a writer could predict: `<name>.<pid>.tmp`, with and without a leading dot
+        for name in [format!("out.json.{}.tmp", std::process::id()), format!(".out.json.{}.tmp", std::process::id())] {
+            std::os::unix::fs::symlink(&victim, dir.join(name)).unwrap();
+        }
+        write_file(&path, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert!(!std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_file_simtlab_names_itself_replaces_a_link_instead_of_following_it() {
+        let dir = temp_dir("owned");
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let report = dir.join("report.md");
+        std::os::unix::fs::symlink(&victim, &report).unwrap();
+        super::replace_file(&report, b"# report").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(std::fs::read_to_string(&report).unwrap(), "# report");
+        assert!(!std::fs::symlink_metadata(&report).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_directory_is_refused_with_its_path() {
+        let dir = temp_dir("directory");
+        let err = write_file(&dir, b"x").unwrap_err().to_string();
+        assert!(err.contains("directory"), "{err}");
+        assert!(dir.is_dir());
     }
 
     #[test]

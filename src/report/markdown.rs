@@ -96,5 +96,5 @@ pub fn render_report(dir: &Path, title: &str, header: &[String], sections: &[Sec
         }
     }
     let path = dir.join("report.md");
-    crate::harness::write_file(&path, md.as_bytes())
+    crate::harness::replace_file(&path, md.as_bytes())
 }

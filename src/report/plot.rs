@@ -98,11 +98,11 @@ pub(crate) fn png_file(path: &Path, size: (u32, u32)) -> Result<BitMapBackend<'_
 /// Pixels of the PNG [`png_bytes`] draws.
 const PLOT_SIZE: (u32, u32) = (800, 500);
 
-/// Draws `figure` into `path` (800×500 PNG, [`png_bytes`]), replacing it atomically
-/// ([`crate::harness::write_file`]).
+/// Draws `figure` into `path` (800×500 PNG, [`png_bytes`]), replacing it atomically, a link
+/// there included ([`crate::harness::replace_file`]: the report's own files).
 pub fn render_png(figure: &Figure, path: &Path) -> Result<()> {
     let bytes = png_bytes(figure).map_err(|e| Error::File { path: path.into(), message: e.to_string() })?;
-    crate::harness::write_file(path, &bytes)
+    crate::harness::replace_file(path, &bytes)
 }
 
 /// `figure` drawn as an 800×500 PNG, in memory: the bytes [`render_png`] writes, and what a

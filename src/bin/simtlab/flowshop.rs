@@ -221,7 +221,15 @@ impl FlowshopCommand {
 
 pub fn run(command: &FlowshopCommand) -> Result<()> {
     let request = command.request();
-    print!("{}", output(&request, &INTERRUPTED)?);
+    let (text, checkpoint_failure) = output(&request, &INTERRUPTED)?;
+    print!("{text}");
+    // the result is printed first: a checkpoint that could not be written loses no finished proof
+    if let (Some(failure), Command::Solve(SolveOptions { checkpoint: Some(path), .. })) = (checkpoint_failure, &request.command) {
+        return Err(Error::File {
+            path: path.clone(),
+            message: format!("the search's final checkpoint could not be written ({failure}); its result is printed above"),
+        });
+    }
     if INTERRUPTED.load(Ordering::Relaxed) {
         let checkpoint = match &request.command {
             Command::Solve(SolveOptions { checkpoint: Some(path), .. }) => {
@@ -237,28 +245,30 @@ pub fn run(command: &FlowshopCommand) -> Result<()> {
     Ok(())
 }
 
-/// Runs the request and returns what to print, opening a GPU only for `solve --device gpu`.
-/// `solve` stops early and reports what it found so far once `interrupted` is set.
-fn output(request: &Request, interrupted: &AtomicBool) -> Result<String> {
-    match &request.command {
+/// Runs the request and returns what to print and, for `solve`, why its final checkpoint could
+/// not be written; a GPU is opened only for `solve --device gpu`. `solve` stops early and
+/// reports what it found so far once `interrupted` is set.
+fn output(request: &Request, interrupted: &AtomicBool) -> Result<(String, Option<String>)> {
+    let text = match &request.command {
+        Command::Solve(args) => return solve(args, request.json, &request.gpu, interrupted),
         Command::Instance(spec) => {
             let instance = commands::load_instance(spec)?;
             if request.json {
-                output::json_text(&instance)
+                output::json_text(&instance)?
             } else {
-                Ok(taillard::format_instance(&instance))
+                taillard::format_instance(&instance)
             }
         }
         Command::Bound(options) => {
             let bounds = commands::bound(options)?;
             if request.json {
-                output::json_text(&bounds)
+                output::json_text(&bounds)?
             } else {
-                Ok(bounds_text(&bounds))
+                bounds_text(&bounds)
             }
         }
-        Command::Solve(args) => solve(args, request.json, &request.gpu, interrupted),
-    }
+    };
+    Ok((text, None))
 }
 
 fn bounds_text(b: &NodeBounds) -> String {
@@ -267,7 +277,7 @@ fn bounds_text(b: &NodeBounds) -> String {
 
 /// `flowshop solve`: opens the adapters it needs (naming them on standard error), reports
 /// progress there, and returns the result as text or JSON.
-fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<String> {
+fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<(String, Option<String>)> {
     args.check_device_options()?;
     let gpus = match args.device {
         Device::Gpu => {
@@ -285,20 +295,19 @@ fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted:
     };
     // heartbeat lines go to whoever listens to progress (standard error)
     let lines = simtlab::harness::Progress::new(0, "flowshop solve");
-    let mut report = |p: &Progress| lines.println(progress_line(p, json));
+    // the share of the time spent bounding: on the GPU, or on the CPU threads that bound there
+    let bounder = if args.device == Device::Cpu { "bounding" } else { "GPU" };
+    let mut report = |p: &Progress| lines.println(progress_line(p, json, bounder));
     let solved = commands::solve_on(args, &gpus.iter().collect::<Vec<_>>(), Some(interrupted), Some(&mut report));
     lines.finish();
     let solved = solved?;
-    if json {
-        output::json_text(&solved)
-    } else {
-        Ok(solve_text(&solved, args.ub.unwrap_or_default()))
-    }
+    let text = if json { output::json_text(&solved)? } else { solve_text(&solved, args.ub) };
+    Ok((text, solved.solution.checkpoint_failure.clone()))
 }
 
 /// One progress line: text, or with `json` a JSON object (the [`Progress`] fields and
 /// `nodes_per_second`, `gpu_share`).
-fn progress_line(p: &Progress, json: bool) -> String {
+fn progress_line(p: &Progress, json: bool, bounder: &str) -> String {
     let rate = p.nodes as f64 / p.seconds.max(1e-9);
     let share = p.gpu_seconds / p.seconds.max(1e-9);
     if json {
@@ -309,7 +318,7 @@ fn progress_line(p: &Progress, json: bool) -> String {
     }
     let best = p.best.map_or("none yet".into(), |b| b.to_string());
     format!(
-        "[{:.0} s] best {best}, bound {}, {} nodes ({:.3} M nodes/s), {} leaves, {} open, GPU {:.0} % of the time",
+        "[{:.0} s] best {best}, bound {}, {} nodes ({:.3} M nodes/s), {} leaves, {} open, {bounder} {:.0} % of the time",
         p.seconds,
         p.lower_bound,
         p.nodes,
@@ -320,18 +329,19 @@ fn progress_line(p: &Progress, json: bool) -> String {
     )
 }
 
-/// The result of `flowshop solve` in words: what was found and proven (`ub`: `--ub`, 0 when
-/// not given), then the schedule.
-fn solve_text(report: &SolveReport, ub: u32) -> String {
+/// The result of `flowshop solve` in words: what was found and proven (`ub`: `--ub`; None when
+/// not given, as when a resumed search takes its checkpoint's), then the schedule.
+fn solve_text(report: &SolveReport, ub: Option<u32>) -> String {
     let s = &report.solution;
-    let result = match (s.makespan, s.stopped) {
-        (Some(makespan), None) => format!("makespan {makespan} (optimal)"),
-        (Some(makespan), Some(stop)) => format!("makespan {makespan} (search stopped: {stop}; not proven optimal)"),
-        (None, None) => format!(
-            "no schedule better than --ub {ub} exists (proven: the optimum is at least {ub}), \
-             and the search met none equal to it"
-        ),
-        (None, Some(stop)) => format!("no schedule of makespan at most --ub {ub} found (search stopped: {stop})"),
+    let ub_text = ub.map_or("the upper bound".into(), |ub| format!("--ub {ub}"));
+    let result = match (s.makespan, s.stopped, s.proven_lower_bound) {
+        (Some(makespan), None, _) => format!("makespan {makespan} (optimal)"),
+        (Some(makespan), Some(stop), _) => format!("makespan {makespan} (search stopped: {stop}; not proven optimal)"),
+        (None, None, proved) => {
+            let proved = proved.map_or(String::new(), |p| format!(" (proven: the optimum is at least {p})"));
+            format!("no schedule better than {ub_text} exists{proved}, and the search met none equal to it")
+        }
+        (None, Some(stop), _) => format!("no schedule of makespan at most {ub_text} found (search stopped: {stop})"),
     };
     let schedule = if s.makespan.is_some() {
         format!("permutation (0-based): {}", commands::job_list(&s.permutation))
@@ -339,11 +349,11 @@ fn solve_text(report: &SolveReport, ub: u32) -> String {
         format!("start schedule (0-based, makespan {}): {}", s.start_makespan, commands::job_list(&s.start_permutation))
     };
     format!(
-        "{} ({}x{}), {:?} on {}: {result}; best known: {}; start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\n{schedule}\n",
+        "{} ({}x{}), {} on {}: {result}; best known: {}; start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\n{schedule}\n",
         report.instance,
         report.jobs,
         report.machines,
-        report.bound,
+        report.bound.entry_point().to_uppercase(),
         report.device,
         report.best_known.map_or("unknown".into(), |v| v.to_string()),
         s.start_makespan,
@@ -373,7 +383,7 @@ mod tests {
     }
 
     fn run_parsed(argv: &[&str]) -> Result<String> {
-        output(&parse(argv), &AtomicBool::new(false))
+        output(&parse(argv), &AtomicBool::new(false)).map(|(text, _)| text)
     }
 
     #[test]
@@ -462,7 +472,7 @@ mod tests {
         let text = run_parsed(&argv).unwrap();
         assert!(text.contains("no schedule of makespan at most --ub 1280 found (search stopped: time limit reached)"), "{text}");
         // Interrupted: what was found so far.
-        let text = output(&parse(&["solve", "ta021", "--device", "cpu", "--heuristic-rounds", "0"]), &AtomicBool::new(true)).unwrap();
+        let (text, _) = output(&parse(&["solve", "ta021", "--device", "cpu", "--heuristic-rounds", "0"]), &AtomicBool::new(true)).unwrap();
         assert!(text.contains("(search stopped: interrupted; not proven optimal)"), "{text}");
         let ta001 = run_parsed(&["solve", "ta001", "--device", "cpu"]).unwrap();
         assert!(ta001.contains("best known: 1278") && ta001.contains("(optimal)"), "{ta001}");

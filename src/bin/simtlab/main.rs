@@ -20,7 +20,7 @@ use gpu_args::{AdapterArgs, BenchGpuArgs};
 use output::Output;
 use simtlab::Result;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 #[derive(Parser)]
 #[command(name = "simtlab", version, about = "Measure, explain and remove SIMT divergence on any GPU (wgpu)")]
@@ -64,8 +64,11 @@ enum Command {
         #[arg(long)]
         shard: Option<String>,
         /// Keep the points already in --out (same adapter and scale) and run only the rest.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "replace")]
         resume: bool,
+        /// Replace a run already in --out (refused by default, so that no run is lost).
+        #[arg(long)]
+        replace: bool,
         #[command(flatten)]
         gpu: BenchGpuArgs,
     },
@@ -142,8 +145,13 @@ enum ReportAction {
 
 fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
-        Command::Reproduce { paper, quick, out, shard, resume, gpu } => {
-            reproduce::reproduce(gpu, paper, *quick, out, shard.as_deref(), *resume)
+        Command::Reproduce { paper, quick, out, shard, resume, replace, gpu } => {
+            let earlier = match (resume, replace) {
+                (true, _) => reproduce::Earlier::Resume,
+                (_, true) => reproduce::Earlier::Replace,
+                _ => reproduce::Earlier::Refuse,
+            };
+            reproduce::reproduce(gpu, paper, *quick, out, shard.as_deref(), earlier)
         }
         Command::Report { action: ReportAction::Merge { dirs, out, allow_mixed } } => reproduce::merge_reports(dirs, out, *allow_mixed),
         Command::Devices { json, adapter } => gpu_args::devices(adapter, *json),
@@ -168,19 +176,25 @@ fn run(cli: &Cli) -> Result<()> {
     }
 }
 
-/// Set by the first Ctrl-C in commands that can stop early (`reproduce`, `flowshop solve`):
-/// they stop at their next safe point and keep what they finished. A second Ctrl-C ends the
-/// process at once; other commands end at the first.
+/// Set by the first Ctrl-C or SIGTERM (what Slurm, `docker stop` and systemd send) in commands
+/// that can stop early (`reproduce`, `flowshop solve`): they stop at their next safe point and
+/// keep what they finished. A second signal ends the process at once; other commands end at
+/// the first.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// The signal that set [`INTERRUPTED`] (0: none): the exit status is 128 + its number, as a
+/// shell reports a process the signal ended.
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
 
 #[cfg(unix)]
 fn install_signal_handlers(catch_interrupt: bool) {
-    extern "C" fn on_interrupt(_: libc::c_int) {
+    extern "C" fn on_stop_signal(signal: libc::c_int) {
         const MESSAGE: &[u8] = b"\ninterrupted: finishing the current step and keeping what is done (Ctrl-C again to quit now)\n";
-        if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
             // SAFETY: _exit is async-signal-safe
-            unsafe { libc::_exit(130) };
+            unsafe { libc::_exit(128 + signal) };
         }
+        STOPPED_BY.store(signal, Ordering::SeqCst);
         // SAFETY: write(2) is async-signal-safe and the buffer is static
         unsafe { libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len()) };
     }
@@ -189,7 +203,9 @@ fn install_signal_handlers(catch_interrupt: bool) {
         // a closed pipe (`simtlab ... | head`) ends the process quietly, as it does for cat
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         if catch_interrupt {
-            libc::signal(libc::SIGINT, on_interrupt as *const () as libc::sighandler_t);
+            for signal in [libc::SIGINT, libc::SIGTERM] {
+                libc::signal(signal, on_stop_signal as *const () as libc::sighandler_t);
+            }
         }
     }
 }
@@ -232,6 +248,8 @@ fn main() {
     install_signal_handlers(stops_early);
     if let Err(e) = run(&cli) {
         eprintln!("error: {e}");
-        std::process::exit(1);
+        // a run a signal stopped ends as the shell reports that signal (130 Ctrl-C, 143 SIGTERM)
+        let signal = STOPPED_BY.load(Ordering::SeqCst);
+        std::process::exit(if matches!(e, simtlab::Error::Cancelled { .. }) && signal > 0 { 128 + signal } else { 1 });
     }
 }

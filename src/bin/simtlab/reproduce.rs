@@ -5,11 +5,34 @@ use crate::INTERRUPTED;
 use simtlab::{experiments, harness, Error, Result};
 use std::path::{Path, PathBuf};
 
-pub fn reproduce(gpu_args: &BenchGpuArgs, paper: &str, quick: bool, out: &Path, shard: Option<&str>, resume: bool) -> Result<()> {
+/// What to do with a run already in `--out`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Earlier {
+    /// Stop before any GPU work, saying how to keep or replace it.
+    Refuse,
+    /// Keep its points and run the rest (`--resume`).
+    Resume,
+    /// Start over (`--replace`).
+    Replace,
+}
+
+pub fn reproduce(gpu_args: &BenchGpuArgs, paper: &str, quick: bool, out: &Path, shard: Option<&str>, earlier: Earlier) -> Result<()> {
     let shard: experiments::Shard = shard.map(str::parse).transpose()?.unwrap_or_else(experiments::Shard::whole);
     let selected = experiments::select(paper)?;
     let dir = experiments::OutputDir::open(out)?;
     let previous = dir.previous()?;
+    let resume = earlier == Earlier::Resume;
+    if let Some((info, outcomes)) = previous.as_ref().filter(|(_, outcomes)| earlier == Earlier::Refuse && !outcomes.is_empty()) {
+        let what = info.as_ref().map_or("earlier run".into(), |i| format!("{:?} run on {}", i.scale, i.adapter()));
+        return Err(Error::invalid(
+            "--out",
+            format!(
+                "{} already holds {} points of a {what}; add --resume to keep them and run the rest, --replace to start over, or give another --out",
+                out.display(),
+                outcomes.len()
+            ),
+        ));
+    }
     let gpu = open_gpu(gpu_args)?;
     let t0 = std::time::Instant::now();
     let scale = if quick { experiments::Scale::Quick } else { experiments::Scale::Full };

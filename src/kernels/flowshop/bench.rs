@@ -197,6 +197,22 @@ impl PoolInfo<'_> {
     }
 }
 
+/// Refuses pool sizes whose buffers could exceed the device's storage binding before any
+/// host memory is spent building them: a pool may hold one parent record per child.
+fn check_pool_sizes(gpu: &Gpu, data: &BoundData, sizes: &[usize]) -> Result<()> {
+    let per_child = 4 * (super::resident::node_stride(data.jobs, data.machines) as u64 + 4);
+    let limit = (gpu.caps().max_storage_buffer_binding_size / per_child).min(u64::from(u32::MAX) - 1);
+    match sizes.iter().map(|&s| s as u64).find(|&s| s > limit) {
+        Some(size) => Err(Error::Limit {
+            what: format!("children per pool on {} ({per_child} bytes each at most)", gpu.adapter_name()),
+            requested: size,
+            limit,
+            hint: "use smaller pool sizes".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Fails loudly when the GPU bounds differ from the CPU's.
 fn exact(what: &str, got: &[u32], expected: &[u32]) -> Result<Check> {
     Check::exact(got, expected).into_result(what)
@@ -260,6 +276,7 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, prog
     let instance = taillard_by_name(&config.instance)?;
     let data = BoundData::new(&instance);
     data.check_gpu()?;
+    check_pool_sizes(gpu, &data, &config.pool_sizes)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cpu_protocol = Protocol { warmup: 0, samples: protocol.samples.clamp(1, 3) };
     let mut records = Vec::new();

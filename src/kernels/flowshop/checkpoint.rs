@@ -7,10 +7,17 @@
 //! little-endian u32 words (records of [`super::resident::node_stride`] words, as the GPU
 //! stack holds them), then the FNV-1a 64 hash of everything before it (8 bytes). A file whose
 //! hash, header or nodes do not check is refused, never resumed.
+//!
+//! The hash catches accidents (a file cut short, a flipped bit), not intent: anyone can write a
+//! file with a matching hash. So a resume also recomputes what the permutations determine (the
+//! makespans of the schedules, each open node's heads, tails and a bound no larger than its
+//! own), and a search never calls a makespan optimal above a known schedule of the instance
+//! ([`super::commands::solve_loaded`]). What cannot be recomputed (that the frontier holds every
+//! open subtree) rests on the file being the one simtlab wrote.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::model::{Instance, LowerBound};
+use super::model::{Instance, LowerBound, Node};
 use super::resident::node_stride;
 use super::search::{Branching, SearchOptions};
 use crate::error::{Error, Result};
@@ -56,6 +63,52 @@ pub struct Checkpoint {
     /// Open nodes, `node_stride(jobs, machines)` words each.
     #[serde(skip)]
     pub nodes: Vec<u32>,
+}
+
+/// The file one search writes its checkpoints to, claimed before the search starts: a path
+/// that cannot hold a checkpoint (a directory, a device, a directory without write permission)
+/// is refused then, not after hours of search, and a lock beside it (`FILE.lock`, held while
+/// this lives) keeps a second search from writing the same file.
+#[derive(Debug)]
+pub struct CheckpointFile {
+    path: PathBuf,
+    _lock: std::fs::File,
+}
+
+impl CheckpointFile {
+    /// Checks that `path` can take a checkpoint and locks it for this search.
+    pub fn claim(path: &Path) -> Result<Self> {
+        let refuse = |why: String| Error::invalid("checkpoint", format!("{} {why}", path.display()));
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => return Err(refuse("is a directory; give a file path".into())),
+            Ok(m) if !m.is_file() => {
+                return Err(refuse("is not a regular file, so a checkpoint there could not be read back; give a file path".into()))
+            }
+            _ => {}
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                refuse(format!("cannot be written: its directory cannot be made ({e}); give a path in a writable directory"))
+            })?;
+        }
+        let mut lock = path.as_os_str().to_owned();
+        lock.push(".lock");
+        match crate::harness::try_lock(Path::new(&lock)) {
+            Ok(Some(lock)) => Ok(CheckpointFile { path: path.to_path_buf(), _lock: lock }),
+            Ok(None) => Err(refuse("is being written by another search; wait for it to end or give another file".into())),
+            Err(e) => Err(refuse(format!("cannot be written ({e}); give a path in a writable directory"))),
+        }
+    }
+
+    /// The checkpoint's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Replaces the file with `checkpoint` (atomically: a failure leaves the previous one).
+    pub fn write(&self, checkpoint: &Checkpoint) -> Result<()> {
+        checkpoint.write(&self.path)
+    }
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -183,8 +236,64 @@ impl Checkpoint {
     }
 
     /// Fails unless this checkpoint belongs to `instance` searched with `options`' bound,
-    /// branching and upper bound.
+    /// branching and upper bound, and what its permutations determine is what it says: the
+    /// makespans of its schedules, and each open node's heads, tails and bound (a bound above
+    /// the node's own would prune a subtree unsearched).
     pub fn check_against(&self, instance: &Instance, options: &SearchOptions) -> Result<&Self> {
+        self.check_options(instance, options)?;
+        self.check_recomputed(&super::BoundData::new(instance)).map_err(|message| {
+            Error::invalid(
+                "resume",
+                format!("the checkpoint of {} does not hold together: {message}; start the search again", self.instance),
+            )
+        })?;
+        Ok(self)
+    }
+
+    /// The schedules' makespans and the open nodes' heads, tails and bounds, recomputed.
+    fn check_recomputed(&self, data: &super::BoundData) -> std::result::Result<(), String> {
+        let makespan =
+            |perm: &[usize]| super::cpu::permutation_makespan(data.jobs, data.machines, &data.ptimes, perm).map_err(|e| e.to_string());
+        if makespan(&self.start_permutation)? != self.start_makespan {
+            return Err(format!("its start schedule's makespan is not {}", self.start_makespan));
+        }
+        match &self.best_permutation {
+            Some(perm) if makespan(perm)? != self.best => return Err(format!("its best schedule's makespan is not {}", self.best)),
+            // without a schedule, the incumbent is where the search started: the start or the upper bound
+            None if self.best != self.upper_bound.map_or(self.start_makespan, |ub| ub.min(self.start_makespan)) => {
+                return Err(format!("its incumbent {} has no schedule and is neither the start's makespan nor the upper bound", self.best));
+            }
+            _ => {}
+        }
+        let (n, m) = (data.jobs, data.machines);
+        let stride = node_stride(n, m);
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let chunk = self.open_nodes().div_ceil(threads).max(1) * stride;
+        let bad = std::thread::scope(|scope| {
+            let parts: Vec<_> = self
+                .nodes
+                .chunks(chunk)
+                .enumerate()
+                .map(|(part, nodes)| {
+                    scope.spawn(move || {
+                        let first = part * chunk / stride;
+                        nodes
+                            .chunks_exact(stride)
+                            .enumerate()
+                            .find_map(|(i, node)| recomputed_mismatch(data, self.bound, node).map(|what| (first + i, what)))
+                    })
+                })
+                .collect();
+            parts.into_iter().find_map(|p| p.join().unwrap_or(Some((0, "its check could not run"))))
+        });
+        match bad {
+            Some((i, what)) => Err(format!("open node {i}: {what}")),
+            None => Ok(()),
+        }
+    }
+
+    /// `check_against`'s part that compares the header with the instance and the options.
+    fn check_options(&self, instance: &Instance, options: &SearchOptions) -> Result<()> {
         let mismatch = |what: &str, file: String, now: String| {
             Error::invalid(
                 "--resume",
@@ -194,15 +303,41 @@ impl Checkpoint {
         if (self.jobs, self.machines, self.ptimes_hash) != (instance.jobs, instance.machines, ptimes_hash(instance)) {
             return Err(mismatch("the instance", self.instance.clone(), instance.name.clone()));
         }
+        // the names the options are written with (serde's)
+        let name = |v: serde_json::Result<serde_json::Value>| v.ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
         if self.bound != options.bound {
-            return Err(mismatch("--bound", format!("{:?}", self.bound), format!("{:?}", options.bound)));
+            return Err(mismatch("--bound", name(serde_json::to_value(self.bound)), name(serde_json::to_value(options.bound))));
         }
         if self.branching != options.branching {
-            return Err(mismatch("--branching", format!("{:?}", self.branching), format!("{:?}", options.branching)));
+            return Err(mismatch("--branching", name(serde_json::to_value(self.branching)), name(serde_json::to_value(options.branching))));
         }
         if options.upper_bound.is_some() && self.upper_bound != options.upper_bound {
-            return Err(mismatch("--ub", format!("{:?}", self.upper_bound), format!("{:?}", options.upper_bound)));
+            let ub = |u: Option<u32>| u.map_or("none".into(), |u| u.to_string());
+            return Err(mismatch("--ub", ub(self.upper_bound), ub(options.upper_bound)));
         }
-        Ok(self)
+        Ok(())
     }
+}
+
+/// What in an open node `[front, back, bound, perm, heads, tails]` its permutation contradicts:
+/// heads or tails other than its prefix's and suffix's, or a bound above the node's own.
+fn recomputed_mismatch(data: &super::BoundData, bound: LowerBound, node: &[u32]) -> Option<&'static str> {
+    let (n, m) = (data.jobs, data.machines);
+    let (front, back) = (node[0] as usize, node[1] as usize);
+    let perm: Vec<usize> = node[3..3 + n].iter().map(|&j| j as usize).collect();
+    let mut unscheduled = perm[front..back].to_vec();
+    unscheduled.sort_unstable();
+    let sub = Node { prefix: perm[..front].to_vec(), suffix: perm[back..].to_vec(), unscheduled };
+    let (heads, tails) = (&node[3 + n..3 + n + m], &node[3 + n + m..3 + n + 2 * m]);
+    if heads != super::cpu::heads(data, &sub.prefix) {
+        return Some("its heads are not its prefix's");
+    }
+    if tails != super::cpu::tails(data, &sub.suffix) {
+        return Some("its tails are not its suffix's");
+    }
+    let own = match bound {
+        LowerBound::Lb1 => super::cpu::lb1_node(data, &sub),
+        LowerBound::Lb2 => super::cpu::lb2_node(data, &sub),
+    };
+    (node[2] > own).then_some("its bound is above its subproblem's")
 }

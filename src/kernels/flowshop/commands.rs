@@ -385,7 +385,8 @@ pub fn solve_loaded(
         if gpus.is_empty() {
             return Err(Error::invalid("--search resident", "no GPU was opened"));
         }
-        return solve_resident(gpus, instance, &options, &args.resident_options()?, progress);
+        let solution = solve_resident(gpus, instance, &options, &args.resident_options()?, progress)?;
+        return check_against_known(instance, solution, args.resume.is_some());
     }
     let gpu = gpus.first().copied();
     let data = BoundData::new(instance);
@@ -406,6 +407,30 @@ pub fn solve_loaded(
             let mut bounder = GpuBounder::new(gpu, &data, gpu_options)?;
             solve_with(&data, &options, &mut bounder, progress)
         }
+    }
+}
+
+/// `solution` unless it claims a proof that a known schedule of `instance` (Taillard's table,
+/// the file's header) refutes: no schedule below a value above that schedule's makespan.
+/// Only a damaged or forged checkpoint (`resumed`), or a fault, leads there.
+fn check_against_known(instance: &Instance, solution: Solution, resumed: bool) -> Result<Solution> {
+    let known = instance.upper_bound;
+    match solution.proven_lower_bound {
+        Some(proved) if known != 0 && proved > known => {
+            let cause = if resumed {
+                "the checkpoint it resumed did not hold every open subtree (damaged or not written by simtlab); start the search again without resuming"
+            } else {
+                "this is a bug in simtlab, please report it with the command line"
+            };
+            Err(Error::invalid(
+                "search result",
+                format!(
+                    "the search ended proving no schedule below {proved}, but a schedule of makespan {known} is known for {}; {cause}",
+                    instance.name
+                ),
+            ))
+        }
+        _ => Ok(solution),
     }
 }
 
@@ -448,6 +473,9 @@ pub fn solve_on(
     })
 }
 
+/// How many times one adapter may be opened for one search ([`Devices::Count`]).
+pub const LOGICAL_DEVICES_PER_ADAPTER: usize = 8;
+
 /// Opens the adapters of `--devices` (with `--adapter`, only those named like it).
 pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> {
     let count = match devices {
@@ -465,6 +493,19 @@ pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gp
     };
     adapters.retain(|a| a.get_info().backend == backend);
     let chosen: Vec<&wgpu::Adapter> = match count {
+        // each logical device holds its own copy of the search's buffers and its own queue:
+        // beyond a few per adapter they only crawl, then exhaust the driver
+        Some(count) if count > LOGICAL_DEVICES_PER_ADAPTER * adapters.len() => {
+            return Err(Error::Limit {
+                what: "devices for one search".into(),
+                requested: count as u64,
+                limit: (LOGICAL_DEVICES_PER_ADAPTER * adapters.len()) as u64,
+                hint: format!(
+                    "this machine has {} adapter(s) on this backend and each opens at most {LOGICAL_DEVICES_PER_ADAPTER} times; ask for fewer devices",
+                    adapters.len()
+                ),
+            });
+        }
         Some(count) => adapters.iter().cycle().take(count).collect(),
         None => adapters.iter().collect(),
     };

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use web_time::Instant;
 
-use super::checkpoint::Checkpoint;
+use super::checkpoint::{Checkpoint, CheckpointFile};
 use super::gpu::ThreadMapping;
 use super::model::{Instance, LowerBound, GPU_MAX_MACHINES, WORKGROUP_SIZE};
 use super::search::{check_schedule, root_bound, Branching, Exploration, Progress, SearchOptions, Solution};
@@ -487,6 +487,10 @@ pub fn solve_resident(
     let data = BoundData::new(instance);
     let (n, m) = (data.jobs, data.machines);
     let interrupted = || options.interrupted.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed));
+    // before any work: a search must not run for hours and then find it cannot keep its state
+    let checkpoint_file = resident.checkpoint.as_deref().map(CheckpointFile::claim).transpose()?;
+    // the last checkpoint that could not be written; a later one that could clears it
+    let mut checkpoint_failure = None;
     for gpu in gpus {
         data.check_gpu()?;
         check_resident_size(gpu, &data, options.bound, options.pool_size)?;
@@ -581,10 +585,11 @@ pub fn solve_resident(
         }
         // nodes are counted over every run of a resumed search, and so are the seconds
         let seconds = (begin.seconds + start.elapsed().as_secs_f64(), begin.gpu_seconds + gpu_time.as_secs_f64());
-        if let (Some(path), Some(every)) = (&resident.checkpoint, resident.checkpoint_every) {
+        if let (Some(file), Some(every)) = (&checkpoint_file, resident.checkpoint_every) {
             if last_checkpoint.elapsed() >= every {
                 last_checkpoint = Instant::now();
-                snapshot(&devices, &begin, instance, options, seconds)?.write(path)?;
+                // a write that fails (a full disk for a while) does not end the search: the next one may work
+                checkpoint_failure = file.write(&snapshot(&devices, &begin, instance, options, seconds)?).err().map(|e| e.to_string());
             }
         }
         if let Some(report) = progress.as_deref_mut() {
@@ -609,8 +614,9 @@ pub fn solve_resident(
     let end = snapshot_incumbent(&devices, &begin)?;
     // the final state: the open nodes of a stopped search, or none once it finished (so a
     // resume of a finished search ends at once with its result)
-    if let Some(path) = &resident.checkpoint {
-        snapshot(&devices, &begin, instance, options, seconds)?.write(path)?;
+    if let Some(file) = &checkpoint_file {
+        // the result is returned either way; the failure travels with it
+        checkpoint_failure = file.write(&snapshot(&devices, &begin, instance, options, seconds)?).err().map(|e| e.to_string());
     }
     if let Some(perm) = &end.1 {
         check_schedule(&data, perm, end.0, "resident search")?;
@@ -631,6 +637,7 @@ pub fn solve_resident(
         seconds: seconds.0,
         bounding_seconds: seconds.1,
         kernel_seconds,
+        checkpoint_failure,
     })
 }
 

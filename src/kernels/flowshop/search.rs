@@ -208,6 +208,10 @@ pub struct Solution {
     /// SIMTLAB_RESIDENT_PROFILE set); empty otherwise.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub kernel_seconds: std::collections::BTreeMap<String, f64>,
+    /// Why the last checkpoint (the resident search's final state) could not be written, when
+    /// it could not; the result is whole either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_failure: Option<String>,
 }
 
 /// Solves `instance` with the multi-threaded CPU bounder.
@@ -489,6 +493,7 @@ pub fn solve_with(
         seconds: start.elapsed().as_secs_f64(),
         bounding_seconds: waited.as_secs_f64(),
         kernel_seconds: Default::default(),
+        checkpoint_failure: None,
     })
 }
 
