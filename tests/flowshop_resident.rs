@@ -269,9 +269,10 @@ fn a_forged_checkpoint_is_refused_or_never_called_optimal() {
     };
     let stride = good.nodes.len() / good.open_nodes();
     let (n, m) = (instance.jobs, instance.machines);
-    let forgeries: Vec<(Box<dyn Fn(&mut Checkpoint)>, &str)> = vec![
-        (Box::new(|c| c.nodes[stride + 3 + n] += 50), "heads are not its prefix's"),
-        (Box::new(|c| c.nodes[3 + n + m] += 1), "tails are not its suffix's"),
+    type Forgery<'a> = Box<dyn Fn(&mut Checkpoint) + 'a>;
+    let forgeries: Vec<(Forgery, &str)> = vec![
+        (Box::new(move |c| c.nodes[stride + 3 + n] += 50), "heads are not its prefix's"),
+        (Box::new(move |c| c.nodes[3 + n + m] += 1), "tails are not its suffix's"),
         (Box::new(|c| c.nodes[2] = 100_000), "bound is above"),
         (Box::new(|c| c.start_makespan -= 1), "start schedule's makespan"),
         (Box::new(|c| c.best -= 100), "best schedule's makespan"),

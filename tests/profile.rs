@@ -544,3 +544,173 @@ fn the_drivers_statistics_are_read_or_their_absence_is_explained() {
     .unwrap();
     assert!(run.driver_statistics.is_some() != run.driver_statistics_missing.is_some(), "{:?}", run.driver_statistics_missing);
 }
+
+/// `text` with CRLF line ends from line `from` (1-based) on.
+fn crlf_from(text: &str, from: usize) -> String {
+    text.split_inclusive('\n').enumerate().map(|(i, l)| if i + 1 >= from { l.replace('\n', "\r\n") } else { l.to_string() }).collect()
+}
+
+#[test]
+fn crlf_and_mixed_line_ends_profile_exactly_as_lf() {
+    let options = InstrumentOptions::default();
+    for (file, entries) in [("shapes.wgsl", &["main", "tests"][..]), ("collatz.wgsl", &["main"][..])] {
+        let lf = fixture(file);
+        for entry in entries {
+            let expected = instrument(file, &lf, entry, &options).unwrap().sites;
+            for (ends, text) in [("CRLF", crlf_from(&lf, 1)), ("CRLF from line 12", crlf_from(&lf, 12))] {
+                let sites = instrument(file, &text, entry, &options).unwrap_or_else(|e| panic!("{file} {entry} {ends}: {e}")).sites;
+                assert_eq!(sites, expected, "{file} {entry} with {ends}");
+            }
+        }
+    }
+    // the bindings' declarations as written, too
+    let lf = fixture("collatz.wgsl");
+    let crlf = crlf_from(&lf, 1);
+    let (module, info) = profile::parse("collatz.wgsl", &crlf).unwrap();
+    let declarations: Vec<String> =
+        profile::entry_bindings(&crlf, &module, &info, "main").unwrap().into_iter().map(|b| b.declaration).collect();
+    assert_eq!(declarations, ["var<storage, read> values: array<u32>", "var<storage, read_write> steps: array<u32>"]);
+
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let binds =
+        || vec![("data", BindingSpec::U32Random(192, 9)), ("params", BindingSpec::Bytes(bytemuck::cast_slice(&[192u32, 0]).to_vec()))];
+    let shapes = fixture("shapes.wgsl");
+    let reference = profile::profile(&gpu, &request("shapes.wgsl", &shapes, 6, binds())).unwrap();
+    for text in [crlf_from(&shapes, 1), crlf_from(&shapes, 12)] {
+        let run = profile::profile(&gpu, &request("shapes.wgsl", &text, 6, binds())).unwrap();
+        assert_eq!(run.sites, reference.sites);
+        assert_eq!(run.counts, reference.counts);
+        assert_eq!(run.summary, reference.summary);
+        assert_eq!(run.outputs, reference.outputs);
+        assert!(run.outputs_identical);
+    }
+}
+
+#[test]
+fn binding_sizes_are_checked_against_the_device_before_host_memory_is_taken() {
+    let gpu = common::gpu();
+    let collatz = fixture("collatz.wgsl");
+    let limit = gpu.caps().max_storage_buffer_binding_size.min(gpu.caps().max_buffer_size);
+    let steps = || ("steps", BindingSpec::U32Zero(64));
+    // 2^40 elements (4 TiB): refused by size, nothing allocated
+    for spec in [BindingSpec::U32Zero(1 << 40), BindingSpec::U32Seq((1 << 32) + 1), BindingSpec::U32Random(1 << 40, 1)] {
+        match profile::profile(&gpu, &request("collatz.wgsl", &collatz, 1, vec![("values", spec.clone()), steps()])).unwrap_err() {
+            Error::Limit { what, requested, limit: l, .. } => {
+                assert!(what.contains("'values'"), "{what}");
+                assert_eq!((requested, l), (spec.byte_len("values").unwrap(), limit), "{spec:?}");
+            }
+            other => panic!("{spec:?}: {other}"),
+        }
+    }
+    // a count whose size in bytes does not fit 64 bits
+    let e = profile::profile(&gpu, &request("collatz.wgsl", &collatz, 1, vec![("values", BindingSpec::U32Zero(usize::MAX)), steps()]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'values'") && e.contains(&usize::MAX.to_string()), "{e}");
+    // seq's values are u32: a longer sequence is refused where it is written
+    let e = "u32:4294967297:seq".parse::<BindingSpec>().unwrap_err().to_string();
+    assert!(e.contains("at most 4294967296"), "{e}");
+    assert_eq!("u32:4294967296:seq".parse::<BindingSpec>().unwrap(), BindingSpec::U32Seq(1 << 32));
+
+    // the command line: an error naming the binding, exit status 1 (no abort)
+    let shader = format!("{}/tests/fixtures/profile/collatz.wgsl", env!("CARGO_MANIFEST_DIR"));
+    for spec in ["values=u32:1099511627776:zero", "values=u32:4294967297:seq"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtlab"))
+            .args(["profile", &shader, "--workgroups", "1", "--bind", spec, "--bind", "steps=u32:64:zero"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{spec}: {stderr}");
+        assert!(stderr.contains("'values'") || stderr.contains("at most 4294967296"), "{spec}: {stderr}");
+    }
+}
+
+#[test]
+fn a_loop_the_driver_cuts_short_makes_the_profile_say_it_is_not_trustworthy() {
+    let gpu = common::gpu();
+    let wgsl = "@group(0) @binding(0) var<storage, read> trips: array<u32>;\n@group(0) @binding(1) var<storage, read_write> done: array<u32>;\n@compute @workgroup_size(8)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    var k = 0u;\n    while (k < trips[id.x]) {\n        k += 1u;\n    }\n    done[id.x] = k;\n}\n";
+    let run = |trips: u32| {
+        let binds = vec![("trips", BindingSpec::Bytes(bytemuck::cast_slice(&[trips; 8]).to_vec())), ("done", BindingSpec::U32Zero(8))];
+        profile::profile(&gpu, &ProfileRequest { emulate: !gpu.caps().subgroups, ..request("loop.wgsl", wgsl, 1, binds) })
+    };
+    let short = run(1000).unwrap();
+    assert_eq!(output(&short, "done"), [1000; 8]);
+    assert_eq!(short.loop_limit_reached, None);
+    let Some(limit) = gpu.loop_iteration_limit() else { return };
+    let long = run(100_000).unwrap();
+    let reached = long.loop_limit_reached.clone().expect("a loop of 100000 iterations on an adapter that stops at 65535");
+    assert_eq!((reached.site, reached.line, reached.limit), (0, 6, limit));
+    assert!(reached.iterations >= limit, "{reached:?}");
+    assert!(reached.message.contains("line 6") && reached.message.contains(&limit.to_string()), "{}", reached.message);
+    // it was cut: the shader did not compute what it says
+    assert!(output(&long, "done").iter().all(|&k| k < 100_000), "{:?}", output(&long, "done"));
+    // the JSON carries it
+    let json = serde_json::to_value(&long).unwrap();
+    assert_eq!(json["loop_limit_reached"]["limit"], limit);
+}
+
+#[test]
+fn the_command_line_refuses_bad_options_before_the_gpu_runs() {
+    let dir = common::scratch("profile-options");
+    let shader = format!("{}/tests/fixtures/profile/collatz.wgsl", env!("CARGO_MANIFEST_DIR"));
+    let simtlab = |extra: &[&str]| {
+        // `steps` is left out: had the GPU run, that would be the error
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtlab"))
+            .args(["profile", &shader, "--workgroups", "1", "--bind", "values=u32:64:random:1"])
+            .args(extra)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    for (flag, value) in [("--samples", "0"), ("--regs", "0"), ("--width", "0"), ("--width", "129")] {
+        let (code, stderr) = simtlab(&[flag, value]);
+        assert_eq!(code, Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(flag), "{flag} {value}: {stderr}");
+    }
+    let (code, stderr) = simtlab(&["--arch", "no-such-arch"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("no-such-arch") && !stderr.contains("is not given"), "{stderr}");
+    let (code, stderr) = simtlab(&["--dump", "nothing=x.bin"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("'nothing' names no binding") && stderr.contains("values, steps"), "{stderr}");
+    let file = dir.join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let under_file = file.join("h.png");
+    let (code, stderr) = simtlab(&["--heatmap", under_file.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("I/O error on") && stderr.contains("a-file"), "{stderr}");
+    // the library refuses them too, before running
+    let gpu = common::gpu();
+    let collatz = fixture("collatz.wgsl");
+    let partial = || request("collatz.wgsl", &collatz, 1, vec![("values", BindingSpec::U32Zero(64))]);
+    let e = profile::profile(&gpu, &ProfileRequest { samples: 0, ..partial() }).unwrap_err().to_string();
+    assert!(e.contains("samples") && e.contains("at least one"), "{e}");
+    let e = profile::profile(&gpu, &ProfileRequest { width: Some(0), ..partial() }).unwrap_err().to_string();
+    assert!(e.contains("1..=128"), "{e}");
+}
+
+#[test]
+fn the_heat_map_goes_into_a_new_directory_and_a_failed_write_is_an_io_error() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let dir = common::scratch("profile-heatmap");
+    let shader = format!("{}/tests/fixtures/profile/collatz.wgsl", env!("CARGO_MANIFEST_DIR"));
+    let simtlab = |heatmap: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_simtlab"))
+            .args(["profile", &shader, "--workgroups", "1", "--bind", "values=u32:64:random:1", "--bind", "steps=u32:64:zero"])
+            .args(["--samples".as_ref(), "1".as_ref(), "--heatmap".as_ref(), heatmap.as_os_str()])
+            .output()
+            .unwrap()
+    };
+    let png = dir.join("new/deeper/h.png");
+    let out = simtlab(&png);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    if std::path::Path::new("/dev/full").exists() {
+        let out = simtlab("/dev/full".as_ref());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("I/O error on /dev/full"), "{stderr}");
+    }
+}

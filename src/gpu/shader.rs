@@ -87,12 +87,22 @@ fn expand(
     let err = |line: usize, message: String| Error::Shader { file: path.into(), line, column: 1, message };
     // Each open conditional: (this branch active, some earlier branch taken, line opened).
     let mut stack: Vec<(bool, bool, usize)> = Vec::new();
+    // `/* */` comments open at the start of the line (WGSL's nest): a `#` there is text
+    let mut in_comment = 0usize;
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let active = stack.iter().all(|s| s.0);
         let t = line.trim();
         let word = |prefix: &str| t.strip_prefix(prefix).map(str::trim);
-        if let Some(name) = word("#ifdef ").or_else(|| word("#ifndef ")) {
+        let commented = in_comment > 0;
+        in_comment = block_comment_depth(line, in_comment);
+        if commented {
+            if active {
+                out.text.push_str(line);
+                out.text.push('\n');
+                out.origins.push((file, n));
+            }
+        } else if let Some(name) = word("#ifdef ").or_else(|| word("#ifndef ")) {
             let defined = defines.contains(&name);
             let on = if t.starts_with("#ifdef") { defined } else { !defined };
             stack.push((on, on, n));
@@ -120,6 +130,25 @@ fn expand(
         return Err(err(opened, "#ifdef without #endif".into()));
     }
     Ok(())
+}
+
+/// How many `/* */` comments are open after `line`, `depth` being open before it.
+fn block_comment_depth(line: &str, mut depth: usize) -> usize {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        match &b[i..i + 2] {
+            b"//" if depth == 0 => break,
+            b"/*" => depth += 1,
+            b"*/" if depth > 0 => depth -= 1,
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    depth
 }
 
 /// Parses and validates preprocessed WGSL; errors name the original file:line:col.
@@ -444,6 +473,18 @@ mod tests {
         assert_eq!(src.origin(3), ("k.wgsl".into(), 5));
         let src = preprocess_text("k.wgsl", text, &["B"], &|n| (n == "lib").then_some(lib)).unwrap();
         assert_eq!(src.text, "fn lib_fn() -> u32 { return 1u; }\nnot_a\nend\n");
+    }
+
+    #[test]
+    fn a_hash_inside_a_block_comment_is_text_not_a_directive() {
+        let none = |_: &str| None;
+        let text = "/* notes\n# not a directive\n  /* nested\n#ifdef X\n  */\n#endif\n*/\n#ifdef A\na\n#endif\n// #x\nend /* one line */\n";
+        let src = preprocess_text("k.wgsl", text, &[], &none).unwrap();
+        assert_eq!(src.text, "/* notes\n# not a directive\n  /* nested\n#ifdef X\n  */\n#endif\n*/\n// #x\nend /* one line */\n");
+        assert_eq!(src.origin(8), ("k.wgsl".into(), 11));
+        // after the comment closes, a `#` line is a directive again
+        let e = preprocess_text("k.wgsl", "/* a */\n#bad\n", &[], &none).unwrap_err().to_string();
+        assert!(e.starts_with("k.wgsl:2:") && e.contains("unknown directive"), "{e}");
     }
 
     #[test]

@@ -42,7 +42,11 @@ impl std::str::FromStr for BindingSpec {
         let seed = || parts.get(3).and_then(|v| v.parse::<u64>().ok()).ok_or_else(|| bad("random needs an integer SEED"));
         let arity = |k: usize| if parts.len() == k { Ok(()) } else { Err(bad("wrong number of fields")) };
         match (parts.first().copied(), parts.get(2).copied()) {
-            (Some("u32"), Some("seq")) => arity(3).and(Ok(BindingSpec::U32Seq(n()?))),
+            // seq's values are u32: past 2^32 elements they would repeat
+            (Some("u32"), Some("seq")) => arity(3).and_then(|_| match n()? {
+                n if n as u64 > 1 << 32 => Err(bad("seq counts 0..N-1 in u32, so N is at most 4294967296")),
+                n => Ok(BindingSpec::U32Seq(n)),
+            }),
             (Some("u32"), Some("zero")) => arity(3).and(Ok(BindingSpec::U32Zero(n()?))),
             (Some("u32"), Some("random")) => arity(4).and(Ok(BindingSpec::U32Random(n()?, seed()?))),
             (Some("f32"), Some("zero")) => arity(3).and(Ok(BindingSpec::F32Zero(n()?))),
@@ -62,10 +66,29 @@ impl BindingSpec {
         }
     }
 
+    /// Size in bytes of the contents, found without making them (a file's from its metadata);
+    /// `label` names the binding in the error when the size overflows.
+    pub fn byte_len(&self, label: &str) -> Result<u64> {
+        match self {
+            BindingSpec::U32Seq(n)
+            | BindingSpec::U32Zero(n)
+            | BindingSpec::U32Random(n, _)
+            | BindingSpec::F32Zero(n)
+            | BindingSpec::F32Random(n, _) => (*n as u64).checked_mul(4).ok_or_else(|| Error::Limit {
+                what: format!("{label}: {n} elements of 4 bytes"),
+                requested: *n as u64,
+                limit: u64::MAX / 4,
+                hint: "give a smaller element count".into(),
+            }),
+            BindingSpec::File(path) => std::fs::metadata(path).map(|m| m.len()).map_err(|e| Error::io(path, e)),
+            BindingSpec::Bytes(bytes) => Ok(bytes.len() as u64),
+        }
+    }
+
     /// The bytes of the binding's initial contents.
     pub fn bytes(&self) -> Result<Vec<u8>> {
         let words: Vec<u32> = match *self {
-            BindingSpec::U32Seq(n) => (0..n as u32).collect(),
+            BindingSpec::U32Seq(n) => (0..n).map(|i| i as u32).collect(),
             BindingSpec::U32Zero(n) | BindingSpec::F32Zero(n) => vec![0; n],
             BindingSpec::U32Random(n, seed) => Rng::new(seed).vec_u32(n),
             BindingSpec::F32Random(n, seed) => {
@@ -137,7 +160,11 @@ fn scalars_of(types: &naga::UniqueArena<naga::Type>, ty: naga::Handle<naga::Type
 }
 
 /// The buffer bindings entry point `entry` uses; any other resource type is an error naming it.
+/// `src` is the text given to [`super::parse`] for `module` (as written or preprocessed).
 pub fn entry_bindings(src: &str, module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &str) -> Result<Vec<BindingInfo>> {
+    // naga's spans point into the preprocessed text (LF line ends); preprocessing is idempotent
+    let preprocessed = crate::gpu::shader::preprocess_text("shader", src, &[], &|_| None).map(|s| s.text);
+    let src = preprocessed.as_deref().unwrap_or(src);
     let index = module
         .entry_points
         .iter()
@@ -183,8 +210,19 @@ pub fn entry_bindings(src: &str, module: &naga::Module, info: &naga::valid::Modu
 }
 
 /// Matches `--bind KEY=SPEC` pairs to the bindings: every binding given once, every key a
-/// binding, typed specs of the binding's scalar type, at least its minimum size.
+/// binding, typed specs of the binding's scalar type, at least its minimum size. Sizes are
+/// checked against no device: see [`contents_within`].
 pub fn contents(bindings: &[BindingInfo], given: &[(String, BindingSpec)]) -> Result<Vec<Vec<u8>>> {
+    contents_within(bindings, given, &|_, _| Ok(()))
+}
+
+/// [`contents`] where `fits` checks each binding's size in bytes (against a device's limits)
+/// before any memory is taken for its contents.
+pub fn contents_within(
+    bindings: &[BindingInfo],
+    given: &[(String, BindingSpec)],
+    fits: &dyn Fn(&BindingInfo, u64) -> Result<()>,
+) -> Result<Vec<Vec<u8>>> {
     for (key, _) in given {
         if !bindings.iter().any(|b| b.matches(key)) {
             let known: Vec<String> = bindings.iter().map(|b| format!("{} ({}:{})", b.name, b.group, b.binding)).collect();
@@ -219,14 +257,12 @@ pub fn contents(bindings: &[BindingInfo], given: &[(String, BindingSpec)]) -> Re
                 ));
             }
         }
-        let bytes = spec.bytes()?;
-        if (bytes.len() as u64) < b.min_bytes {
-            return Err(Error::invalid(
-                "--bind",
-                format!("{} needs at least {} bytes; the spec gives {}", b.label(), b.min_bytes, bytes.len()),
-            ));
+        let len = spec.byte_len(&b.label())?;
+        if len < b.min_bytes {
+            return Err(Error::invalid("--bind", format!("{} needs at least {} bytes; the spec gives {len}", b.label(), b.min_bytes)));
         }
-        out.push(bytes);
+        fits(b, len)?;
+        out.push(spec.bytes()?);
     }
     Ok(out)
 }

@@ -5,7 +5,7 @@
 
 use super::sites::{analyse, mask_comments, FoundSite, Site, Splice};
 use crate::error::{Error, Result};
-use crate::gpu::shader::{preprocess_text, validate};
+use crate::gpu::shader::{preprocess_text, validate, ShaderSource};
 use serde::{Deserialize, Serialize};
 
 /// Prefix of every name the instrumentation adds; a shader that already uses it is refused.
@@ -93,23 +93,40 @@ impl Instrumented {
 
 /// Parses and validates `wgsl` (named `file` in errors, which give file:line:col).
 pub fn parse(file: &str, wgsl: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
+    parse_source(file, wgsl).map(|(_, module, info)| (module, info))
+}
+
+/// [`parse`] with the text naga's spans point into: the preprocessed one (line ends `\n`,
+/// directives resolved), which is the text to read spans from and splice into.
+pub(crate) fn parse_source(file: &str, wgsl: &str) -> Result<(ShaderSource, naga::Module, naga::valid::ModuleInfo)> {
     let source = preprocess_text(file, wgsl, &[], &|_| None)?;
-    validate(&source)
+    let (module, info) = validate(&source)?;
+    Ok((source, module, info))
 }
 
 /// Instruments entry point `entry` of `wgsl` (named `file` in errors).
+///
+/// The instrumented text is the preprocessed one (CRLF line ends become LF); sites keep the
+/// lines of `wgsl` as written.
 pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptions) -> Result<Instrumented> {
-    let (module, info) = parse(file, wgsl)?;
+    let (source, module, info) = parse_source(file, wgsl)?;
+    // naga's spans are byte offsets into the preprocessed text, so everything below reads and
+    // splices that text, never `wgsl` itself
+    let wgsl = source.text.as_str();
     if let Some(at) = String::from_utf8_lossy(&mask_comments(wgsl)).find(PREFIX) {
         let (line, column) = super::sites::line_column(wgsl, at);
+        let (file, line) = source.origin(line as usize);
         return Err(Error::Shader {
-            file: file.into(),
-            line: line as usize,
+            file,
+            line,
             column: column as usize,
             message: format!("names starting with '{PREFIX}' are reserved for the probe; rename this one"),
         });
     }
-    let analysis = analyse(wgsl, &module, &info, entry)?;
+    let mut analysis = analyse(wgsl, &module, &info, entry)?;
+    for s in &mut analysis.sites {
+        s.site.line = source.origin(s.site.line as usize).1 as u32;
+    }
     if analysis.sites.is_empty() {
         return Err(Error::invalid(
             "shader",
@@ -208,7 +225,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
 
 /// A group the shader does not use (after its highest), or the next binding of its highest
 /// group when no group is left.
-fn free_slot(module: &naga::Module, max_bind_groups: u32) -> (u32, u32) {
+pub(crate) fn free_slot(module: &naga::Module, max_bind_groups: u32) -> (u32, u32) {
     let used: Vec<(u32, u32)> =
         module.global_variables.iter().filter_map(|(_, g)| g.binding.as_ref().map(|b| (b.group, b.binding))).collect();
     let Some(&last_group) = used.iter().map(|(g, _)| g).max() else { return (0, 0) };

@@ -46,12 +46,15 @@ mod run;
 mod sites;
 mod table;
 
-pub use bindings::{contents, entry_bindings, scalar_name, BindingInfo, BindingSpec};
+pub use bindings::{contents, contents_within, entry_bindings, scalar_name, BindingInfo, BindingSpec};
 pub use compiled::{compiled_kernels, CompiledKernel};
 pub use counts::{decode, CountSource, Counts, SiteCounts};
-pub use heatmap::write_heatmap;
+pub use heatmap::{heatmap_png, write_heatmap};
 pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
+// what remapping a user's shader shares with instrumenting it
+pub(crate) use instrument::{free_slot, parse_source};
 pub use profiler::{Profiler, ProfilerOptions};
-pub use run::{profile, profile_async, profile_with, ProfileRequest, ProfileRun, ProfileStep};
+pub use run::{profile, profile_async, profile_with, LoopLimitReached, ProfileRequest, ProfileRun, ProfileStep};
+pub(crate) use sites::{analyse, line_column, mask_comments};
 pub use sites::{Site, SiteKind};
 pub use table::{summary, table, SiteRow, Summary};

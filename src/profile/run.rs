@@ -2,13 +2,13 @@
 //! buffers from binding specs, one checked run of each (outputs compared byte for byte), then
 //! timed runs of each from the same inputs.
 
-use super::bindings::{contents, entry_bindings, BindingInfo, BindingSpec};
+use super::bindings::{contents_within, entry_bindings, BindingInfo, BindingSpec};
 use super::counts::{decode, Counts};
-use super::instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented};
+use super::instrument::{instrument, parse_source, Counting, InstrumentOptions, Instrumented};
+use super::sites::SiteKind;
 use super::table::{summary, Summary};
 use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
-use crate::gpu::shader::preprocess_text;
 use crate::gpu::{BufferKind, DriverStatistics, Gpu, Timing, TimingSource};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,6 +79,56 @@ pub struct ProfileRun {
     /// Why `driver_statistics` is missing (not a Vulkan adapter, or a driver without
     /// `VK_KHR_pipeline_executable_properties`).
     pub driver_statistics_missing: Option<String>,
+    /// Set when a subgroup ran as many loop iterations as the adapter runs before silently
+    /// leaving the loop (lavapipe: 65535): the outputs and counts may be those of a cut loop,
+    /// not of the shader as written.
+    pub loop_limit_reached: Option<LoopLimitReached>,
+}
+
+/// A subgroup whose loops ran up to the adapter's loop iteration limit
+/// ([`Gpu::loop_iteration_limit`]): the driver may have left them early without a word, so the
+/// run is not to be trusted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LoopLimitReached {
+    /// The loop site with the most evaluations in that subgroup.
+    pub site: usize,
+    /// Its line in the shader.
+    pub line: u32,
+    /// The subgroup (in dispatch order) with the most loop evaluations.
+    pub subgroup: usize,
+    /// Evaluations of all loop tests in that subgroup.
+    pub iterations: u64,
+    /// The adapter's limit.
+    pub limit: u64,
+    /// What happened and what to do, in one sentence.
+    pub message: String,
+}
+
+/// The subgroup whose loop tests ran most often, when that reaches `limit`. The driver counts
+/// iterations of all loops of an invocation together, so the loop sites are summed.
+fn loop_limit_reached(sites: &[super::Site], counts: &Counts, limit: u64, adapter: &str) -> Option<LoopLimitReached> {
+    let loops: Vec<usize> = (0..sites.len()).filter(|&k| sites[k].kind == SiteKind::Loop).collect();
+    let (subgroup, record) = counts
+        .per_subgroup
+        .chunks_exact(counts.sites.max(1))
+        .enumerate()
+        .max_by_key(|(_, r)| loops.iter().map(|&k| r[k].evaluations).sum::<u64>())?;
+    let iterations: u64 = loops.iter().map(|&k| record[k].evaluations).sum();
+    if loops.is_empty() || iterations < limit {
+        return None;
+    }
+    let site = *loops.iter().max_by_key(|&&k| record[k].evaluations)?;
+    let line = sites[site].line;
+    Some(LoopLimitReached {
+        site,
+        line,
+        subgroup,
+        iterations,
+        limit,
+        message: format!(
+            "subgroup {subgroup} evaluated loop tests {iterations} times (the loop at line {line} most), reaching the {limit} iterations after which {adapter} silently leaves loops: outputs and counts may be those of a cut-short loop; profile a smaller input or on another adapter"
+        ),
+    })
 }
 
 impl ProfileRun {
@@ -286,7 +336,13 @@ pub async fn profile_async(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(ProfileStep),
 ) -> Result<ProfileRun> {
-    let total = 3 + request.samples.max(1) - 1;
+    if request.samples == 0 {
+        return Err(Error::invalid("samples", "0: give at least one timed run"));
+    }
+    if let Some(w) = request.width.filter(|w| !(1..=128).contains(w)) {
+        return Err(Error::invalid("width", format!("{w}: emulate subgroups of 1..=128 lanes")));
+    }
+    let total = 3 + request.samples - 1;
     let mut step = |done: usize, what: String| {
         if cancel.load(Ordering::Relaxed) {
             return Err(Error::Cancelled {
@@ -303,18 +359,18 @@ pub async fn profile_async(
     let width = request.width.or(native).unwrap_or(EMULATION_WIDTH);
     let options = InstrumentOptions { counting, slot: request.slot, max_bind_groups: gpu.device().limits().max_bind_groups };
     let instrumented = instrument(request.file, request.wgsl, request.entry, &options)?;
-    let (module, info) = parse(request.file, request.wgsl)?;
-    let bindings = entry_bindings(request.wgsl, &module, &info, request.entry)?;
-    let data = contents(&bindings, &request.bindings)?;
+    // the plain run takes the same preprocessed text (LF line ends) the probes went into
+    let (source, module, info) = parse_source(request.file, request.wgsl)?;
+    let bindings = entry_bindings(&source.text, &module, &info, request.entry)?;
     check_limits(gpu, &instrumented, request.workgroups)?;
-    for (b, bytes) in bindings.iter().zip(&data) {
-        gpu.check_buffer_size(&b.name, bytes.len() as u64, if b.uniform { BufferKind::Uniform } else { BufferKind::Storage })?;
-    }
+    let data = contents_within(&bindings, &request.bindings, &|b, bytes| {
+        gpu.check_buffer_size(&b.name, bytes, if b.uniform { BufferKind::Uniform } else { BufferKind::Storage })
+    })?;
     let records_bytes = instrumented.records_bytes(request.workgroups, gpu.caps().subgroup_min_size.max(1));
     gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
 
     step(0, "building the pipelines".into())?;
-    let plain = Prepared::new(gpu, request.file, request.wgsl, request.entry, &bindings, &data, None).await?;
+    let plain = Prepared::new(gpu, request.file, &source.text, request.entry, &bindings, &data, None).await?;
     let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
     let probed =
         Prepared::new(gpu, &format!("{} (instrumented)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe).await?;
@@ -337,14 +393,12 @@ pub async fn profile_async(
     let records = probed.records.as_ref().ok_or_else(|| Error::invalid("profile", "the instrumented run has no records buffer"))?;
     let words: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, records_bytes).await?);
     let counts = decode(&instrumented, &words, request.workgroups, width)?;
-    for k in 1..request.samples.max(1) {
+    for k in 1..request.samples {
         step(2 + k, format!("timed run {} of {}", k + 1, request.samples))?;
         plain_times.push(plain.run(gpu, request.workgroups).await?);
         probed_times.push(probed.run(gpu, request.workgroups).await?);
     }
-    let (driver_statistics, driver_statistics_missing) = match preprocess_text(request.file, request.wgsl, &[], &|_| None)
-        .and_then(|source| gpu.driver_statistics(&source, request.entry, &[]))
-    {
+    let (driver_statistics, driver_statistics_missing) = match gpu.driver_statistics(&source, request.entry, &[]) {
         Ok(stats) => (Some(stats), None),
         Err(e) => (None, Some(e.to_string())),
     };
@@ -357,6 +411,9 @@ pub async fn profile_async(
         slot: instrumented.slot,
         counting,
         summary: summary(&instrumented.sites, &counts),
+        loop_limit_reached: gpu
+            .loop_iteration_limit()
+            .and_then(|l| loop_limit_reached(&instrumented.sites, &counts, l, &gpu.adapter_name())),
         sites: instrumented.sites,
         counts,
         plain: median(plain_times),

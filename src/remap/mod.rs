@@ -62,6 +62,7 @@ mod gpu_regroup;
 mod lam;
 mod pipeline;
 mod redirect;
+mod shader;
 mod variant;
 
 pub use classes::{classify_loops, classify_paths, dense_classes, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
@@ -75,6 +76,7 @@ pub use gpu_regroup::{
 pub use lam::{Label, LamPlan};
 pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
 pub use redirect::{gather, in_order, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
+pub use shader::{remap_shader, RemapShaderOptions, RemappedShader, INDEX_NAME};
 pub use variant::{host_seconds, DivergenceExtra, RunOptions, VariantRun, Variants, ORIGINAL, REMAP_BINDING};
 
 #[cfg(test)]

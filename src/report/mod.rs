@@ -9,7 +9,6 @@ mod plot;
 
 pub use markdown::render_report;
 pub use paper::{PaperTable, PaperValues};
-pub(crate) use plot::png_file;
 pub use plot::{png_bytes, render_png, Figure, Series};
 
 use serde::{Deserialize, Serialize};

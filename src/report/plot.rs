@@ -83,18 +83,6 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(127, 127, 127),
 ];
 
-/// A PNG file of `size` pixels at `path` to draw into. The browser has no file system, so
-/// there it is an [`Error::File`] saying so.
-pub(crate) fn png_file(path: &Path, size: (u32, u32)) -> Result<BitMapBackend<'_>> {
-    #[cfg(not(target_arch = "wasm32"))]
-    return Ok(BitMapBackend::new(path, size));
-    #[cfg(target_arch = "wasm32")]
-    return Err(Error::File {
-        path: path.into(),
-        message: format!("writing a {}x{} PNG file is not available in the browser; draw it with the explorer's plots", size.0, size.1),
-    });
-}
-
 /// Pixels of the PNG [`png_bytes`] draws.
 const PLOT_SIZE: (u32, u32) = (800, 500);
 

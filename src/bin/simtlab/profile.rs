@@ -29,7 +29,7 @@ pub struct ProfileArgs {
     pub dumps: Vec<String>,
     /// Emulate subgroups of this width on the host (default: the GPU's own subgroups; 32 on an
     /// adapter without subgroups).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=128))]
     pub width: Option<u32>,
     /// Emulate on the host even at the native width.
     #[arg(long)]
@@ -41,7 +41,7 @@ pub struct ProfileArgs {
     #[arg(long, value_parser = parse_slot)]
     pub slot: Option<(u32, u32)>,
     /// Timed runs of the plain and of the instrumented shader (the median is reported).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = parse_positive)]
     pub samples: usize,
     /// Write the per-site table and figures as JSON (`-` = standard output).
     #[arg(long, value_name = "FILE")]
@@ -53,7 +53,7 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub arch: Option<String>,
     /// Registers per thread for --arch (default: the driver's count where it reports one, else 32).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub regs: Option<u32>,
     #[command(flatten)]
     pub gpu: GpuArgs,
@@ -71,6 +71,10 @@ fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
     Ok(out)
 }
 
+fn parse_positive(s: &str) -> std::result::Result<usize, String> {
+    s.trim().parse().ok().filter(|&v| v > 0).ok_or_else(|| format!("'{s}' is not a positive count"))
+}
+
 fn parse_slot(s: &str) -> std::result::Result<(u32, u32), String> {
     let (g, b) = s.split_once(':').ok_or_else(|| format!("'{s}': give GROUP:BINDING"))?;
     Ok((g.trim().parse().map_err(|_| format!("'{g}' is not a group"))?, b.trim().parse().map_err(|_| format!("'{b}' is not a binding"))?))
@@ -78,6 +82,27 @@ fn parse_slot(s: &str) -> std::result::Result<(u32, u32), String> {
 
 fn split_pair<'a>(arg: &'a str, flag: &str) -> Result<(&'a str, &'a str)> {
     arg.split_once('=').ok_or_else(|| Error::invalid(flag, format!("'{arg}': give B=VALUE")))
+}
+
+/// Refuses an output path that cannot be a file before the GPU runs: a directory, or one under
+/// something that is not a directory (a missing directory is made when writing).
+fn writable(path: &std::path::Path) -> Result<()> {
+    let not_a_directory =
+        |p: &std::path::Path, why: &str| Error::io(p, std::io::Error::new(std::io::ErrorKind::NotADirectory, why.to_string()));
+    if path.as_os_str() == "-" {
+        return Ok(());
+    }
+    if path.is_dir() {
+        return Err(Error::io(path, std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory; give a file path")));
+    }
+    let mut parent = path.parent();
+    while let Some(p) = parent.filter(|p| !p.as_os_str().is_empty()) {
+        if p.exists() {
+            return if p.is_dir() { Ok(()) } else { Err(not_a_directory(p, "it is not a directory, so nothing can be written under it")) };
+        }
+        parent = p.parent();
+    }
+    Ok(())
 }
 
 pub fn run(args: &ProfileArgs) -> Result<()> {
@@ -89,6 +114,20 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         .map(|b| split_pair(b, "--bind").and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?))))
         .collect::<Result<Vec<_>>>()?;
     let dumps = args.dumps.iter().map(|d| split_pair(d, "--dump")).collect::<Result<Vec<_>>>()?;
+    // everything that can be checked without the GPU is, before it runs
+    let arch = args.arch.as_deref().map(find_arch).transpose()?;
+    if !dumps.is_empty() {
+        let (module, info) = profile::parse(&file, &wgsl)?;
+        let known = profile::entry_bindings(&wgsl, &module, &info, &args.entry)?;
+        if let Some((key, _)) = dumps.iter().find(|(key, _)| !known.iter().any(|b| b.matches(key))) {
+            let names: Vec<&str> = known.iter().map(|b| b.name.as_str()).collect();
+            return Err(Error::invalid("--dump", format!("'{key}' names no binding of '{}'; it binds {}", args.entry, names.join(", "))));
+        }
+    }
+    for path in args.heatmap.iter().chain(args.json.iter()).map(PathBuf::as_path).chain(dumps.iter().map(|(_, p)| std::path::Path::new(*p)))
+    {
+        writable(path)?;
+    }
     let gpu = Gpu::new(&args.gpu.options())?;
     let request = ProfileRequest {
         file: &file,
@@ -146,8 +185,11 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         ),
         (None, _) => format!("driver statistics: {}\n", run.driver_statistics_missing.as_deref().unwrap_or("not read")),
     };
-    if let Some(arch) = &args.arch {
-        let arch = find_arch(arch)?;
+    if let Some(loops) = &run.loop_limit_reached {
+        text += &format!("\nWARNING: not trustworthy: {}\n", loops.message);
+        eprintln!("warning: {}", loops.message);
+    }
+    if let Some(arch) = arch {
         let k = kernel_resources(&wgsl, &args.entry)?;
         let (regs, from) = match (args.regs, run.registers()) {
             (Some(r), _) => (r, "--regs"),
