@@ -52,8 +52,9 @@ pub use counts::{decode, CountSource, Counts, SiteCounts};
 pub use heatmap::{heatmap_png, write_heatmap};
 pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
 // what remapping a user's shader shares with instrumenting it
-pub(crate) use instrument::{free_slot, parse_source};
+pub(crate) use instrument::{free_slot, parse_source, HEADER_WORDS};
 pub use profiler::{Profiler, ProfilerOptions};
+pub(crate) use run::trace_async;
 pub use run::{profile, profile_async, profile_with, LoopLimitReached, ProfileRequest, ProfileRun, ProfileStep};
 pub(crate) use sites::{analyse, line_column, mask_comments};
 pub use sites::{Site, SiteKind};

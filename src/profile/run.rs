@@ -424,3 +424,30 @@ pub async fn profile_async(
         driver_statistics_missing,
     })
 }
+
+/// The probe's raw trace of one run of `request`'s shader: after the header words, each
+/// invocation's outcome count and first `events` outcomes (workgroups in dispatch order, then
+/// local index), and the time of that run. Remapping's key pass reads the trace itself; an
+/// invocation with more outcomes than `events` is not an error here, as its count is whole.
+pub(crate) async fn trace_async(gpu: &Gpu, request: &ProfileRequest<'_>, events: u32) -> Result<(Vec<u32>, Timing)> {
+    let options = InstrumentOptions {
+        counting: Counting::Trace { events },
+        slot: request.slot,
+        max_bind_groups: gpu.device().limits().max_bind_groups,
+    };
+    let instrumented = instrument(request.file, request.wgsl, request.entry, &options)?;
+    let (source, module, info) = parse_source(request.file, request.wgsl)?;
+    let bindings = entry_bindings(&source.text, &module, &info, request.entry)?;
+    check_limits(gpu, &instrumented, request.workgroups)?;
+    let data = contents_within(&bindings, &request.bindings, &|b, bytes| {
+        gpu.check_buffer_size(&b.name, bytes, if b.uniform { BufferKind::Uniform } else { BufferKind::Storage })
+    })?;
+    let records_bytes = instrumented.records_bytes(request.workgroups, 1);
+    gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
+    let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
+    let traced =
+        Prepared::new(gpu, &format!("{} (key pass)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe).await?;
+    let timing = traced.run(gpu, request.workgroups).await?;
+    let records = traced.records.as_ref().ok_or_else(|| Error::invalid("key pass", "the instrumented run has no records buffer"))?;
+    Ok((bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, records_bytes).await?), timing))
+}

@@ -63,6 +63,7 @@ mod lam;
 mod pipeline;
 mod redirect;
 mod shader;
+mod shader_run;
 mod variant;
 
 pub use classes::{classify_loops, classify_paths, dense_classes, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
@@ -77,6 +78,7 @@ pub use lam::{Label, LamPlan};
 pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
 pub use redirect::{gather, in_order, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
 pub use shader::{remap_shader, RemapShaderOptions, RemappedShader, INDEX_NAME};
+pub use shader_run::{remap_run, remap_run_async, RemapRequest, RemapRun, RemapSide, SIGNATURE_EVENTS};
 pub use variant::{host_seconds, DivergenceExtra, RunOptions, VariantRun, Variants, ORIGINAL, REMAP_BINDING};
 
 #[cfg(test)]

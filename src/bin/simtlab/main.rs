@@ -9,6 +9,7 @@ mod occupancy;
 mod output;
 mod profile;
 mod registers;
+mod remap;
 mod reproduce;
 mod value;
 mod workload;
@@ -117,6 +118,9 @@ enum Command {
     },
     /// Divergence per branch of any WGSL compute shader, instrumented without edits.
     Profile(profile::ProfileArgs),
+    /// Remove divergence from any WGSL compute shader without editing it: invocations regrouped
+    /// by the path their data takes (thread-data remapping), outputs checked byte for byte.
+    Remap(remap::RemapArgs),
     /// The driver's register count for each of simtlab's kernels, beside the occupancy model
     /// (Vulkan drivers with VK_KHR_pipeline_executable_properties).
     Registers(registers::RegistersArgs),
@@ -168,6 +172,7 @@ fn run(cli: &Cli) -> Result<()> {
         }),
         Command::Occupancy(args) => occupancy::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Remap(args) => remap::run(args),
         Command::Registers(args) => registers::run(args),
         Command::Bench { family, gpu } => {
             let gpu = gpu_args::open_gpu(gpu)?;

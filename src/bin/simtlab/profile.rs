@@ -59,7 +59,7 @@ pub struct ProfileArgs {
     pub gpu: GpuArgs,
 }
 
-fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
+pub(crate) fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.len() > 3 {
         return Err(format!("'{s}': give X, X,Y or X,Y,Z"));
@@ -71,22 +71,22 @@ fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
     Ok(out)
 }
 
-fn parse_positive(s: &str) -> std::result::Result<usize, String> {
+pub(crate) fn parse_positive(s: &str) -> std::result::Result<usize, String> {
     s.trim().parse().ok().filter(|&v| v > 0).ok_or_else(|| format!("'{s}' is not a positive count"))
 }
 
-fn parse_slot(s: &str) -> std::result::Result<(u32, u32), String> {
+pub(crate) fn parse_slot(s: &str) -> std::result::Result<(u32, u32), String> {
     let (g, b) = s.split_once(':').ok_or_else(|| format!("'{s}': give GROUP:BINDING"))?;
     Ok((g.trim().parse().map_err(|_| format!("'{g}' is not a group"))?, b.trim().parse().map_err(|_| format!("'{b}' is not a binding"))?))
 }
 
-fn split_pair<'a>(arg: &'a str, flag: &str) -> Result<(&'a str, &'a str)> {
+pub(crate) fn split_pair<'a>(arg: &'a str, flag: &str) -> Result<(&'a str, &'a str)> {
     arg.split_once('=').ok_or_else(|| Error::invalid(flag, format!("'{arg}': give B=VALUE")))
 }
 
 /// Refuses an output path that cannot be a file before the GPU runs: a directory, or one under
 /// something that is not a directory (a missing directory is made when writing).
-fn writable(path: &std::path::Path) -> Result<()> {
+pub(crate) fn writable(path: &std::path::Path) -> Result<()> {
     let not_a_directory =
         |p: &std::path::Path, why: &str| Error::io(p, std::io::Error::new(std::io::ErrorKind::NotADirectory, why.to_string()));
     if path.as_os_str() == "-" {

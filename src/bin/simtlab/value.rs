@@ -58,6 +58,7 @@ mod tests {
         all_names_parse::<simtlab::kernels::split::MaskLayout>(&names(crate::bench::carrillo::MASK_LAYOUTS));
         all_names_parse::<simtlab::kernels::micro::Distribution>(&names(crate::bench::remap::DISTRIBUTIONS));
         all_names_parse::<simtlab::pt::cases::sync::Work>(&names(crate::bench::pt::WORKS));
+        all_names_parse::<simtlab::remap::Strategy>(&names(crate::remap::STRATEGIES));
         all_names_parse::<simtlab::pt::cases::forest::Shape>(&names(crate::bench::pt::SHAPES));
         all_names_parse::<simtlab::pt::cases::prodcons::Workload>(&names(crate::bench::pt::WORKLOADS));
         all_names_parse::<simtlab::pt::barrier::BarrierFence>(&names(crate::bench::pt::FENCES));

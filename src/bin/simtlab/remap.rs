@@ -1,0 +1,141 @@
+//! `simtlab remap`: remove divergence from any WGSL compute shader, without editing it.
+
+use crate::gpu_args::GpuArgs;
+use crate::output::{print_text, write_json};
+use crate::profile::{parse_positive, parse_slot, parse_workgroups, split_pair, writable};
+use clap::Args;
+use simtlab::harness::{format_seconds, write_file};
+use simtlab::profile::BindingSpec;
+use simtlab::remap::{remap_run, RemapRequest, Strategy, INDEX_NAME};
+use simtlab::{Error, Gpu, Result};
+use std::path::PathBuf;
+
+/// `--strategy`: what a user's shader can be remapped with.
+pub const STRATEGIES: &[(&str, &str)] = &[
+    ("auto", "Remap where the model predicts a gain; run as written if remapping measures slower"),
+    ("redirect", "Always remap: an index built on the host from the keys"),
+    ("none", "Run as written (the keys and the prediction are still reported)"),
+];
+
+/// Arguments of the `remap` subcommand.
+#[derive(Args, Clone)]
+pub struct RemapArgs {
+    /// The WGSL file.
+    pub shader: PathBuf,
+    /// The compute entry point.
+    #[arg(long, default_value = "main")]
+    pub entry: String,
+    /// Workgroups to dispatch: X or X,Y or X,Y,Z.
+    #[arg(long, value_parser = parse_workgroups)]
+    pub workgroups: [u32; 3],
+    /// Contents of a binding (repeatable), as for `simtlab profile`: NAME=SPEC, N=SPEC or G:N=SPEC.
+    #[arg(long = "bind", value_name = "B=SPEC")]
+    pub binds: Vec<String>,
+    /// A binding whose initial u32 values (one per invocation, in the order x + width·(y +
+    /// height·z) of the global ids) are the keys, e.g. a material id; default: each
+    /// invocation's path signature (its branch outcomes), recorded by a key pass.
+    #[arg(long, value_name = "B")]
+    pub key: Option<String>,
+    /// How to remap.
+    #[arg(long, default_value = "auto", value_parser = crate::value::described::<Strategy>(STRATEGIES))]
+    pub strategy: Strategy,
+    /// Write the remapped WGSL (it reads its index at the group and binding its header names).
+    #[arg(long, value_name = "FILE")]
+    pub emit: Option<PathBuf>,
+    /// Write the figures as JSON (`-` = standard output).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Emulate subgroups of this width on the host (default: the GPU's own subgroups).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=128))]
+    pub width: Option<u32>,
+    /// Group and binding for the index (G:N); default: a group the shader does not use.
+    #[arg(long, value_parser = parse_slot)]
+    pub slot: Option<(u32, u32)>,
+    /// Timed runs of each variant (the median is reported).
+    #[arg(long, default_value_t = 5, value_parser = parse_positive)]
+    pub samples: usize,
+    /// Dispatches one index serves (the same data each time, as in an iterative solver): the
+    /// key pass and the index are counted once in the end-to-end speed-up.
+    #[arg(long, default_value_t = 1, value_parser = parse_positive)]
+    pub dispatches: usize,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+}
+
+pub fn run(args: &RemapArgs) -> Result<()> {
+    let file = args.shader.display().to_string();
+    let wgsl = std::fs::read_to_string(&args.shader).map_err(|e| Error::io(&args.shader, e))?;
+    let bindings = args
+        .binds
+        .iter()
+        .map(|b| split_pair(b, "--bind").and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?))))
+        .collect::<Result<Vec<_>>>()?;
+    for path in args.emit.iter().chain(args.json.iter()) {
+        writable(path)?;
+    }
+    let gpu = Gpu::new(&args.gpu.options())?;
+    let request = RemapRequest {
+        file: &file,
+        wgsl: &wgsl,
+        entry: &args.entry,
+        workgroups: args.workgroups,
+        bindings,
+        key: args.key.clone(),
+        strategy: args.strategy,
+        width: args.width,
+        samples: args.samples,
+        slot: args.slot,
+        dispatches: args.dispatches,
+    };
+    let run = remap_run(&gpu, &request).map_err(|e| match e {
+        Error::Invalid { what, message } if what == "key" => Error::invalid("--key", message),
+        other => other,
+    })?;
+    let (b, a) = (&run.before, &run.after);
+    let mut text = format!("adapter: {} [{}]\n", run.adapter, gpu.info().driver);
+    text += &format!("keys: {} ({} classes); index at group {} binding {}\n", run.key, run.classes, run.slot.0, run.slot.1);
+    text += &format!(
+        "SIMT efficiency {:.1} % as written, {:.1} % remapped; branch efficiency {:.1} % -> {:.1} % (subgroups of {})\n",
+        100.0 * b.simt_efficiency,
+        100.0 * a.simt_efficiency,
+        100.0 * b.branch_efficiency,
+        100.0 * a.branch_efficiency,
+        b.summary.subgroup_width
+    );
+    text += &format!(
+        "GPU time ({:?}, median of {}): {} as written, {} remapped ({:.2}x); key pass {}, index built in {} on the host\n",
+        b.timing.source,
+        args.samples,
+        format_seconds(b.seconds),
+        format_seconds(a.seconds),
+        run.kernel_speedup,
+        format_seconds(run.key_seconds),
+        format_seconds(run.index_seconds),
+    );
+    text += &format!("end to end over {} dispatch(es), keys and index paid once: {:.2}x\n", run.dispatches, run.speedup);
+    text += &format!("strategy: {} ({})\n", run.strategy, run.reason);
+    text += if run.outputs_identical {
+        "outputs: every writable binding identical as written and remapped\n"
+    } else {
+        "outputs: DIFFER as written and remapped (the shader's result depends on which invocation runs which element)\n"
+    };
+    print_text(&text, args.json.as_ref());
+    if let Some(path) = &args.emit {
+        let header = format!(
+            "// {file} remapped by simtlab: entry point '{}' reads its global id through `{INDEX_NAME}`, an\n\
+             // array<u32> at @group({}) @binding({}) holding the element of each invocation in the\n\
+             // linear order x + width * (y + height * z) of the global ids (width and height in\n\
+             // invocations); invocations past its length keep their own element.\n",
+            run.entry, run.slot.0, run.slot.1
+        );
+        write_file(path, format!("{header}{}", run.remapped.wgsl).as_bytes())?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.json {
+        write_json(path, &run)?;
+    }
+    if !run.outputs_identical {
+        return Err(Error::invalid("remap", "the remapped shader's outputs differ from the shader's as written; do not ship it"));
+    }
+    Ok(())
+}

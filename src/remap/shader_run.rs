@@ -1,0 +1,369 @@
+//! Removing divergence from a user's shader on a [`Gpu`] (the `simtlab remap` command): the
+//! shader runs as written with the probe (SIMT efficiency before, time, outputs); a key pass
+//! records each invocation's path signature (the probe's trace: how many branch outcomes it
+//! had, and its first ones), or the keys come from a binding the user names; the keys become
+//! classes and a redirect index ([`super::redirect_index_of`]); [`super::decide`] weighs the
+//! predicted gain against the cost; the remapped shader ([`super::remap_shader`]) then runs
+//! with the probe from the same inputs (SIMT efficiency after, time, outputs), and every
+//! writable binding is compared byte for byte with the run as written.
+
+use super::classes::{classify_loops, Bucketing, Classes, MAX_CLASSES};
+use super::control::{decide, CostModel, Decision, Profile, Strategy};
+use super::redirect::{redirect_index_of, TILE_ELEMENTS};
+use super::shader::{remap_shader, RemapShaderOptions, RemappedShader, INDEX_NAME};
+use crate::error::{Error, Result};
+use crate::gpu::{Gpu, Timing};
+use crate::profile::{profile_async, BindingSpec, ProfileRequest, ProfileRun, ProfileStep, Summary};
+use serde::Serialize;
+use std::sync::atomic::AtomicBool;
+use web_time::Instant;
+
+/// Branch outcomes per invocation the key pass records (the rest are only counted): enough to
+/// tell a `switch`'s cases and the first turns of a path apart.
+pub const SIGNATURE_EVENTS: u32 = 16;
+
+/// What to remap and how.
+#[derive(Clone, Debug)]
+pub struct RemapRequest<'a> {
+    /// Name of the shader in messages (its path).
+    pub file: &'a str,
+    /// The shader's WGSL.
+    pub wgsl: &'a str,
+    /// The compute entry point.
+    pub entry: &'a str,
+    /// Workgroups to dispatch.
+    pub workgroups: [u32; 3],
+    /// `(binding key, contents)`, as [`ProfileRequest::bindings`].
+    pub bindings: Vec<(String, BindingSpec)>,
+    /// A binding whose initial `u32` values (one per invocation, in the linear order of the
+    /// global ids) are the keys; None = each invocation's path signature.
+    pub key: Option<String>,
+    /// `Auto` (remap only where the model predicts a gain, and never keep a remap that
+    /// measured slower), `None` (run as written), or `Redirect` (always remap).
+    pub strategy: Strategy,
+    /// Emulate subgroups of this width on the host (as [`ProfileRequest::width`]).
+    pub width: Option<u32>,
+    /// Timed runs of each variant (the median is reported).
+    pub samples: usize,
+    /// (group, binding) of the index; None = a free one.
+    pub slot: Option<(u32, u32)>,
+    /// Dispatches one index serves (the same data each time, as in an iterative solver or a
+    /// frame loop over slowly changing data): the keys and the index are paid once for them.
+    pub dispatches: usize,
+}
+
+/// One side of the comparison: the shader as written, or remapped.
+#[derive(Clone, Debug, Serialize)]
+pub struct RemapSide {
+    /// SIMT efficiency over all sites (the probe's counts).
+    pub simt_efficiency: f64,
+    /// Branch efficiency over all sites.
+    pub branch_efficiency: f64,
+    /// Median kernel time of the uninstrumented shader.
+    pub seconds: f64,
+    /// How it was timed.
+    pub timing: Timing,
+    /// Per-site rows and totals.
+    pub summary: Summary,
+}
+
+impl RemapSide {
+    fn of(run: &ProfileRun) -> RemapSide {
+        RemapSide {
+            simt_efficiency: run.summary.simt_efficiency,
+            branch_efficiency: run.summary.branch_efficiency,
+            seconds: run.plain.seconds,
+            timing: run.plain,
+            summary: run.summary.clone(),
+        }
+    }
+}
+
+/// The result of [`remap_run`].
+#[derive(Clone, Debug, Serialize)]
+pub struct RemapRun {
+    /// The shader's name (its path).
+    pub file: String,
+    /// The entry point.
+    pub entry: String,
+    /// The adapter it ran on.
+    pub adapter: String,
+    /// What ran in the end: `none` (the shader as written) or `redirect`.
+    pub strategy: Strategy,
+    /// Why, in words: the model's prediction, and what the measurement changed.
+    pub reason: String,
+    /// The model's prediction.
+    pub decision: Decision,
+    /// What the keys were: "path signature" or the binding's name.
+    pub key: String,
+    /// Distinct keys (classes) among the invocations.
+    pub classes: usize,
+    /// The shader as written.
+    pub before: RemapSide,
+    /// The remapped shader (equal to `before` when it did not run).
+    pub after: RemapSide,
+    /// GPU time of the key pass (the shader with the probe recording each invocation's path
+    /// signature); 0 with a key binding.
+    pub key_seconds: f64,
+    /// Host time to build the index from the keys (classes and the counting sort).
+    pub index_seconds: f64,
+    /// Dispatches the keys and the index are paid for once ([`RemapRequest::dispatches`]).
+    pub dispatches: usize,
+    /// `before.seconds / after.seconds`: one dispatch, the index given.
+    pub kernel_speedup: f64,
+    /// End to end: `dispatches · before.seconds / (key_seconds + index_seconds + dispatches ·
+    /// after.seconds)`.
+    pub speedup: f64,
+    /// Every writable binding ended with the same bytes as written and remapped.
+    pub outputs_identical: bool,
+    /// (group, binding) of the index in the remapped shader.
+    pub slot: (u32, u32),
+    /// The remapped WGSL (what `--emit` writes).
+    #[serde(skip)]
+    pub remapped: RemappedShader,
+    /// The index the remapped run read (element of each invocation).
+    #[serde(skip)]
+    pub index: Vec<u32>,
+    /// The profile of the shader as written and of the remapped one (heat maps).
+    #[serde(skip)]
+    pub runs: (ProfileRun, Option<ProfileRun>),
+}
+
+/// Remaps the shader of `request` and measures it against the shader as written (blocking; see
+/// [`remap_run_async`]).
+pub fn remap_run(gpu: &Gpu, request: &RemapRequest) -> Result<RemapRun> {
+    crate::gpu::block_on(remap_run_async(gpu, request, &AtomicBool::new(false), &mut |_| {}))
+}
+
+/// [`remap_run`], awaited: `progress` hears of every step, and once `cancel` is set the run
+/// stops before its next step with [`Error::Cancelled`].
+pub async fn remap_run_async(
+    gpu: &Gpu,
+    request: &RemapRequest<'_>,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(ProfileStep),
+) -> Result<RemapRun> {
+    if request.dispatches == 0 {
+        return Err(Error::invalid("dispatches", "0: an index serves at least one dispatch"));
+    }
+    if !matches!(request.strategy, Strategy::Auto | Strategy::None | Strategy::Redirect) {
+        return Err(Error::invalid(
+            "strategy",
+            format!("'{}' needs a kernel written for it; a user's shader is remapped with auto, redirect or none", request.strategy),
+        ));
+    }
+    // refusals come before any GPU work
+    let options = RemapShaderOptions { slot: request.slot, max_bind_groups: gpu.device().limits().max_bind_groups };
+    let remapped = remap_shader(request.file, request.wgsl, request.entry, &options)?;
+    let as_written = profile_request(request, request.file, request.wgsl, request.bindings.clone());
+    let before = profile_async(gpu, &as_written, cancel, &mut |s| progress(prefixed("as written", s))).await?;
+    let invocations = invocations(&remapped, request.workgroups)?;
+
+    // the keys, one per invocation in the linear order of the global ids
+    let (key, keys, weights, key_seconds) = match &request.key {
+        Some(name) => {
+            let values = key_values(request, name, invocations)?;
+            (format!("binding {name}"), values.iter().map(|&v| (0, v)).collect::<Vec<_>>(), None, 0.0)
+        }
+        None => {
+            progress(ProfileStep { done: 0, total: 1, what: "key pass: each invocation's path signature".into() });
+            let (trace, timing) = crate::profile::trace_async(gpu, &as_written, SIGNATURE_EVENTS).await?;
+            let signatures = signatures(&trace, &remapped, request.workgroups)?;
+            let trips = signatures.iter().map(|&(events, _)| events).collect::<Vec<_>>();
+            ("path signature".to_string(), signatures, Some(trips), timing.seconds)
+        }
+    };
+
+    let started = Instant::now();
+    let classes = classes_of(&keys)?;
+    let index = redirect_index_of(classes.ids(), classes.count())?;
+    let index_seconds = started.elapsed().as_secs_f64();
+
+    let width = before.summary.subgroup_width;
+    // the model weighs each invocation's branch outcomes as its work (a user key carries no
+    // measure of work: its classes are taken as one loop trip each)
+    let trips = weights.unwrap_or_else(|| vec![1; keys.len()]);
+    // the model sees the time of all the dispatches one index serves
+    let profile = Profile::from_loops(&trips, &classes, width, TILE_ELEMENTS, before.plain.seconds * request.dispatches as f64)?;
+    let costs = CostModel { layout_applicable: false, gpu_regroup_available: false, ..CostModel::default() };
+    let decision = decide(request.strategy, &profile, &costs)?;
+    let classes_count = classes.count();
+
+    let unchanged = |reason: String, decision: Decision, before: ProfileRun| RemapRun {
+        file: request.file.to_string(),
+        entry: request.entry.to_string(),
+        adapter: gpu.adapter_name(),
+        strategy: Strategy::None,
+        reason,
+        decision,
+        key: key.clone(),
+        classes: classes_count,
+        before: RemapSide::of(&before),
+        after: RemapSide::of(&before),
+        key_seconds: 0.0,
+        index_seconds: 0.0,
+        dispatches: request.dispatches,
+        kernel_speedup: 1.0,
+        speedup: 1.0,
+        outputs_identical: true,
+        slot: remapped.slot,
+        remapped: remapped.clone(),
+        index: Vec::new(),
+        runs: (before, None),
+    };
+    if decision.strategy == Strategy::None && request.strategy != Strategy::Redirect {
+        let reason = format!("the shader runs as written: {}", decision.reason);
+        return Ok(unchanged(reason, decision, before));
+    }
+
+    let mut bindings = request.bindings.clone();
+    bindings.push((INDEX_NAME.to_string(), BindingSpec::Bytes(bytemuck::cast_slice(&index).to_vec())));
+    let file = format!("{} (remapped)", request.file);
+    let after =
+        profile_async(gpu, &profile_request(request, &file, &remapped.wgsl, bindings), cancel, &mut |s| progress(prefixed("remapped", s)))
+            .await?;
+    let outputs_identical = before.outputs.iter().filter(|(b, _)| b.writable).all(|(b, bytes)| {
+        after.outputs.iter().find(|(a, _)| a.group == b.group && a.binding == b.binding).is_some_and(|(_, remapped)| remapped == bytes)
+    });
+    let d = request.dispatches as f64;
+    let kernel_speedup = before.plain.seconds / after.plain.seconds.max(1e-12);
+    let speedup = d * before.plain.seconds / (key_seconds + index_seconds + d * after.plain.seconds).max(1e-12);
+    let measured = format!(
+        "{:.3} ms as written, {:.3} ms remapped ({kernel_speedup:.2}x); keys {:.3} ms and index {:.3} ms once for {} dispatch(es): {speedup:.2}x end to end",
+        before.plain.seconds * 1e3,
+        after.plain.seconds * 1e3,
+        key_seconds * 1e3,
+        index_seconds * 1e3,
+        request.dispatches
+    );
+    if request.strategy == Strategy::Auto && (speedup < 1.0 || !outputs_identical) {
+        let why = if outputs_identical { format!("remapping measured slower ({measured})") } else { "the remapped outputs differ".into() };
+        return Ok(unchanged(format!("the shader runs as written: {why}; the model predicted {}", decision.reason), decision, before));
+    }
+    Ok(RemapRun {
+        file: request.file.to_string(),
+        entry: request.entry.to_string(),
+        adapter: gpu.adapter_name(),
+        strategy: Strategy::Redirect,
+        reason: format!("{}; measured {measured}", decision.reason),
+        decision,
+        key,
+        classes: classes_count,
+        before: RemapSide::of(&before),
+        after: RemapSide::of(&after),
+        key_seconds,
+        index_seconds,
+        dispatches: request.dispatches,
+        kernel_speedup,
+        speedup,
+        outputs_identical,
+        slot: remapped.slot,
+        remapped,
+        index,
+        runs: (before, Some(after)),
+    })
+}
+
+/// The profile of `wgsl` with `bindings` under `request`'s dispatch, width and samples.
+fn profile_request<'a>(
+    request: &RemapRequest<'a>,
+    file: &'a str,
+    wgsl: &'a str,
+    bindings: Vec<(String, BindingSpec)>,
+) -> ProfileRequest<'a> {
+    ProfileRequest {
+        file,
+        wgsl,
+        entry: request.entry,
+        workgroups: request.workgroups,
+        bindings,
+        width: request.width,
+        emulate: false,
+        trace_events: crate::profile::DEFAULT_TRACE_EVENTS,
+        slot: None,
+        samples: request.samples,
+    }
+}
+
+/// A profile's progress step, named as a step of the remapping.
+fn prefixed(what: &str, step: ProfileStep) -> ProfileStep {
+    ProfileStep { what: format!("{what}: {}", step.what), ..step }
+}
+
+/// Invocations of the dispatch.
+fn invocations(remapped: &RemappedShader, workgroups: [u32; 3]) -> Result<usize> {
+    let total = workgroups.iter().chain(&remapped.workgroup_size).map(|&w| w as u64).product::<u64>();
+    if total > u32::MAX as u64 {
+        return Err(Error::Limit {
+            what: "invocations of one remapped dispatch".into(),
+            requested: total,
+            limit: u32::MAX as u64,
+            hint: "the index holds u32 element ids: dispatch fewer workgroups".into(),
+        });
+    }
+    Ok(total as usize)
+}
+
+/// The keys of a user's key binding: its initial `u32` words, one per invocation.
+fn key_values(request: &RemapRequest, name: &str, invocations: usize) -> Result<Vec<u32>> {
+    let spec = request.bindings.iter().find(|(k, _)| k == name).map(|(_, s)| s).ok_or_else(|| {
+        Error::invalid("key", format!("'{name}' is not one of the bindings given; name the binding that holds one u32 key per invocation"))
+    })?;
+    let bytes = spec.bytes()?;
+    if bytes.len() < 4 * invocations {
+        return Err(Error::invalid(
+            "key",
+            format!("binding '{name}' holds {} u32 values for {invocations} invocations; give one key per invocation", bytes.len() / 4),
+        ));
+    }
+    Ok(bytemuck::pod_collect_to_vec(&bytes[..4 * invocations]))
+}
+
+/// Each invocation's (branch outcomes, hash of its first recorded outcomes) from the probe's
+/// trace, in the linear order of the global ids. The trace holds invocations by workgroup,
+/// then local index; the remapped shader reads its index in the order `x + width · (y +
+/// height · z)` of the global ids.
+fn signatures(trace: &[u32], remapped: &RemappedShader, workgroups: [u32; 3]) -> Result<Vec<(u32, u32)>> {
+    let [wx, wy, wz] = remapped.workgroup_size.map(|w| w as usize);
+    let [gx, gy, gz] = workgroups.map(|w| w as usize);
+    let threads = wx * wy * wz;
+    let stride = 1 + 2 * SIGNATURE_EVENTS as usize;
+    let header = crate::profile::HEADER_WORDS;
+    let (width, height) = (gx * wx, gy * wy);
+    let total = threads * gx * gy * gz;
+    if trace.len() < header + total * stride {
+        return Err(Error::invalid("key pass", format!("the trace holds {} words for {total} invocations", trace.len())));
+    }
+    let mut keys = vec![(0, 0); total];
+    for group in 0..gx * gy * gz {
+        let (bx, by, bz) = (group % gx, (group / gx) % gy, group / (gx * gy));
+        for local in 0..threads {
+            let (lx, ly, lz) = (local % wx, (local / wx) % wy, local / (wx * wy));
+            let (x, y, z) = (bx * wx + lx, by * wy + ly, bz * wz + lz);
+            let record = &trace[header + (group * threads + local) * stride..][..stride];
+            let events = record[0];
+            let recorded = 2 * events.min(SIGNATURE_EVENTS) as usize;
+            // FNV-1a over the recorded (site, value) pairs
+            let hash = record[1..1 + recorded]
+                .iter()
+                .fold(0x811c_9dc5u32, |h, &w| w.to_le_bytes().iter().fold(h, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)));
+            keys[x + width * (y + height * z)] = (events, hash);
+        }
+    }
+    Ok(keys)
+}
+
+/// Classes from keys: one per distinct key, ordered by key (fewest branch outcomes first, so
+/// that neighbouring classes do similar work); past [`MAX_CLASSES`] distinct keys, classes of
+/// equal width over the outcome counts.
+fn classes_of(keys: &[(u32, u32)]) -> Result<Classes> {
+    let mut distinct = keys.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() <= MAX_CLASSES {
+        let ids = keys.iter().map(|k| distinct.binary_search(k).unwrap_or_default() as u32).collect();
+        return Classes::from_ids(ids, distinct.len().max(1));
+    }
+    let trips: Vec<u32> = keys.iter().map(|&(events, _)| events).collect();
+    classify_loops(&trips, MAX_CLASSES, Bucketing::EqualWidth)
+}
