@@ -38,3 +38,40 @@ fn a_kernel_past_the_timeout_is_reported_within_it_and_the_context_drops_at_once
     drop((bind, out, kernel, gpu));
     assert!(t1.elapsed() < Duration::from_secs(2), "dropping waited {:?} for the kernel", t1.elapsed());
 }
+
+/// wgpu's GL backend runs commands inside `queue.submit`, and llvmpipe returns from a dispatch
+/// only when it ends: 8192 × 64 invocations of 60000 steps take 5–20 s there. The caller still
+/// gets `Error::Timeout` within about the timeout, later work on that device fails at once,
+/// and dropping everything does not wait for the kernel.
+#[test]
+fn a_kernel_past_the_timeout_on_gl_is_reported_within_it() {
+    let options = simtlab::GpuOptions { backend: Some("gl".into()), ..Default::default() };
+    let mut gpu = match simtlab::Gpu::new(&options) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("skipped: no GL adapter ({e})");
+            return;
+        }
+    };
+    if gpu.info().device_type != wgpu::DeviceType::Cpu {
+        eprintln!("skipped: the spin kernel is sized for a CPU adapter");
+        return;
+    }
+    gpu.set_timeout(Duration::from_secs(1));
+    let source = shader::preprocess_text("spin.wgsl", SPIN, &[], &|_| None).unwrap();
+    let kernel = gpu.compile(&source, "spin", "main", &[]).unwrap();
+    let out = gpu.buffer_zeroed::<u32>("out", 8192 * 64, BufferKind::Storage).unwrap();
+    let bind = kernel.bind(&gpu, &[&out]).unwrap();
+    let t0 = Instant::now();
+    let err = gpu.run(&[Step::dispatch(&kernel, &bind, [8192, 1, 1])], false).unwrap_err();
+    let reported = t0.elapsed();
+    assert!(matches!(err, simtlab::Error::Timeout { .. }), "{err}");
+    assert!(err.to_string().contains("within 1 s"), "{err}");
+    assert!(reported < Duration::from_secs(4), "reported after {reported:?}");
+    let t1 = Instant::now();
+    let again = gpu.run(&[Step::dispatch(&kernel, &bind, [1, 1, 1])], false).unwrap_err();
+    assert!(again.to_string().contains("did not finish within its timeout"), "{again}");
+    assert!(gpu.buffer_zeroed::<u32>("more", 4, BufferKind::Storage).is_err());
+    drop((bind, out, kernel, gpu));
+    assert!(t1.elapsed() < Duration::from_secs(2), "went on after {:?} behind the kernel", t1.elapsed());
+}

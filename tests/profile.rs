@@ -26,6 +26,8 @@ fn request<'a>(file: &'a str, wgsl: &'a str, workgroups: u32, bindings: Vec<(&st
         trace_events: 1024,
         slot: None,
         samples: 1,
+        overrides: Vec::new(),
+        sample: 1,
     }
 }
 

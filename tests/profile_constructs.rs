@@ -199,6 +199,8 @@ fn every_construct_entry_point_gives_the_same_outputs_instrumented_and_the_probe
             trace_events: 256,
             slot: None,
             samples: 1,
+            overrides: Vec::new(),
+            sample: 1,
         };
         let what = format!("{} {}", case.file, case.entry);
         let on_gpu = profile::profile(&gpu, &request).unwrap_or_else(|e| panic!("{what}: {e}"));

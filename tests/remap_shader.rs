@@ -109,7 +109,14 @@ fn auto_leaves_a_kernel_without_divergence_as_written_and_says_why() {
         .unwrap();
     assert_eq!(run.strategy, Strategy::None);
     assert!(run.reason.contains("runs as written") && run.reason.contains("diverges"), "{}", run.reason);
-    assert!(run.index.is_empty() && run.runs.1.is_none() && run.speedup == 1.0);
+    // the kernel that runs is the shader as written; the key pass and the decision were paid once
+    assert!(run.index.is_empty() && run.runs.1.is_none() && run.after.seconds == run.before.seconds);
+    assert!(
+        run.kernel_speedup == 1.0 && run.speedup > 0.0 && run.speedup <= 1.0 && run.key_seconds > 0.0,
+        "{} {}",
+        run.speedup,
+        run.key_seconds
+    );
     let values: Vec<u32> = bytemuck::pod_collect_to_vec(&BindingSpec::U32Random(N, 3).bytes().unwrap());
     assert_eq!(output_words(&run, 1), values.iter().map(|v| v.wrapping_mul(3).wrapping_add(1)).collect::<Vec<_>>());
 }

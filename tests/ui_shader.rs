@@ -57,6 +57,8 @@ fn reference(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> ProfileRun 
         trace_events: profile::DEFAULT_TRACE_EVENTS,
         slot: None,
         samples: 1,
+        overrides: Vec::new(),
+        sample: 1,
     };
     profile::profile(&gpu, &request).unwrap()
 }

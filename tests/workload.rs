@@ -152,3 +152,38 @@ fn the_async_core_opens_compiles_runs_and_reads_back() {
     let sizes = pollster::block_on(gpu.read_async(&out)).unwrap();
     assert!(sizes.iter().all(|&s| s == width), "every invocation wrote the width {width}: {sizes:?}");
 }
+
+#[test]
+fn an_empty_sweep_and_a_wrong_type_are_refused_in_the_workloads_terms() {
+    let gpu = common::gpu();
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    let split = workload::find("branch-split-random").unwrap();
+    let empty = workload::with_overrides(split.params(Scale::Tiny), &[("else_fractions", "[]")]).unwrap();
+    let err = split.run(&gpu, &empty, &protocol).expect_err("an empty sweep would print an empty table and succeed");
+    assert!(err.to_string().contains("else_fractions") && err.to_string().contains("empty"), "{err}");
+    let matmul = workload::find("matmul-naive").unwrap();
+    let wrong = workload::with_overrides(matmul.params(Scale::Tiny), &[("seed", "x")]).unwrap();
+    let err = matmul.check_params(&wrong).unwrap_err().to_string();
+    assert!(err.contains("seed") && err.contains("shape") && !err.contains("paper"), "{err}");
+}
+
+/// The ring queue waits on other workgroups (tier 2): where the capability check refuses that
+/// tier (GL), it is refused too, instead of running and saying tier 2.
+#[test]
+fn the_ring_queue_runs_only_where_the_blocking_tier_may() {
+    use simtlab::pt::queue::{self, QueueConfig, QueueKind};
+    let options = simtlab::GpuOptions { backend: Some("gl".into()), ..Default::default() };
+    let gpu = match simtlab::Gpu::new(&options) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("skipped: no GL adapter ({e})");
+            return;
+        }
+    };
+    let rt = simtlab::pt::Runtime::new(Default::default());
+    let blocking_ok = rt.capability(&gpu).unwrap().blocking_ok;
+    assert!(!blocking_ok, "the capability check refuses tier 2 on GL");
+    let cfg = QueueConfig { kind: QueueKind::Ring, rounds: 4, workgroups: Some(4), ..Default::default() };
+    let err = queue::queue(&gpu, &rt, &cfg, true).expect_err("the ring needs tier 2");
+    assert!(matches!(err, simtlab::Error::Unsupported { .. }) && err.to_string().contains("GL"), "{err}");
+}

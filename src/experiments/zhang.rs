@@ -120,16 +120,9 @@ fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
     }
     let seed = sweep.seed;
     let mut jobs = Vec::new();
+    let cpu_adapter = gpu.info().device_type == wgpu::DeviceType::Cpu;
     for &k in &chosen {
-        let default: &[usize] = match k {
-            Benchmark::Lbm => &[64],
-            Benchmark::Gafort => &[1 << 16],
-            Benchmark::Mcubes => &[128],
-            Benchmark::Reduction => &[1 << 21, 1 << 22, 1 << 23, 1 << 24, 1 << 25],
-            Benchmark::Blackscholes => &[1 << 22],
-            Benchmark::All => &[],
-        };
-        let sizes = if sweep.n.is_empty() { default } else { &sweep.n[..] };
+        let sizes = if sweep.n.is_empty() { default_sizes(k, cpu_adapter) } else { &sweep.n[..] };
         for &n in sizes {
             match k {
                 Benchmark::Lbm => jobs.push(Job::Lbm(lbm::LbmConfig { edge: n, seed, ..Default::default() })),
@@ -150,6 +143,24 @@ fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
         job.footprint()?.check(gpu)?;
     }
     Ok(jobs)
+}
+
+/// The sizes `benchmark` runs when none are given: Table 5's and the papers' on a GPU; on a
+/// CPU adapter (lavapipe, llvmpipe) smaller ones, because the GPU sizes take minutes there.
+pub fn default_sizes(benchmark: Benchmark, cpu_adapter: bool) -> &'static [usize] {
+    match (benchmark, cpu_adapter) {
+        (Benchmark::Lbm, false) => &[64],
+        (Benchmark::Gafort, false) => &[1 << 16],
+        (Benchmark::Mcubes, false) => &[128],
+        (Benchmark::Reduction, false) => &[1 << 21, 1 << 22, 1 << 23, 1 << 24, 1 << 25],
+        (Benchmark::Blackscholes, false) => &[1 << 22],
+        (Benchmark::Lbm, true) => &[32],
+        (Benchmark::Gafort, true) => &[1 << 14],
+        (Benchmark::Mcubes, true) => &[64],
+        (Benchmark::Reduction, true) => &[1 << 18, 1 << 20],
+        (Benchmark::Blackscholes, true) => &[1 << 20],
+        (Benchmark::All, _) => &[],
+    }
 }
 
 /// Runs the chosen benchmarks and returns their records.

@@ -86,6 +86,7 @@ impl Gpu {
 
     /// Uploads `data` into a new buffer. Empty data gets a 4-byte buffer (bindings cannot be empty).
     pub fn buffer<T: bytemuck::Pod>(&self, label: &str, data: &[T], kind: BufferKind) -> Result<GpuBuffer<T>> {
+        self.check_not_abandoned("creating a buffer")?;
         let bytes: &[u8] = bytemuck::cast_slice(data);
         self.check_buffer_size(label, bytes.len() as u64, kind)?;
         let padded;
@@ -104,6 +105,7 @@ impl Gpu {
 
     /// A new zero-filled buffer of `len` values.
     pub fn buffer_zeroed<T: bytemuck::Pod>(&self, label: &str, len: usize, kind: BufferKind) -> Result<GpuBuffer<T>> {
+        self.check_not_abandoned("creating a buffer")?;
         let bytes = (len * std::mem::size_of::<T>()) as u64;
         self.check_buffer_size(label, bytes, kind)?;
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -179,16 +181,73 @@ impl Gpu {
             encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, bytes);
             encoder.finish()
         })?;
-        let submission = self.queue.submit([commands]);
+        let submission = self.submit(commands, "submitting work and its readback")?;
         Ok(PendingRead::map(staging.clone(), Some(submission), bytes))
     }
 
     /// After a timeout: the device and queue are never destroyed, because destroying them
     /// waits, without any bound, for the work still running. The caller gets its error now;
-    /// the handles live until the process ends.
+    /// the handles live until the process ends, and later submissions and waits on this
+    /// device fail at once instead of queueing behind the hung work.
     fn abandon_pending_work(&self) {
         std::mem::forget(self.device.clone());
         std::mem::forget(self.queue.clone());
+        self.abandoned.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn timeout_error(&self, what: &str) -> Error {
+        Error::Timeout {
+            what: what.to_string(),
+            seconds: self.timeout.as_secs_f64(),
+            hint:
+                "a kernel may be spinning; persistent-thread kernels abort through their status word, use a lower --tier or a smaller size"
+                    .into(),
+        }
+    }
+
+    /// An error when an earlier submission timed out: that work still runs, and on GL it
+    /// holds the driver's context, so anything new would wait behind it without a bound.
+    fn check_not_abandoned(&self, what: &str) -> Result<()> {
+        if self.abandoned.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::gpu(
+                what,
+                format!(
+                    "an earlier submission on {} did not finish within its timeout and still runs; open a new Gpu (or end the process) to go on",
+                    self.adapter_name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Submits `commands`, returning within the timeout. wgpu's GL backend runs the commands
+    /// inside `submit`, and GL drivers that execute compute synchronously (llvmpipe) return
+    /// from it only when the kernel ends, so no wait afterwards could bound it: there the
+    /// submission runs on a helper thread and a submission still running after the timeout
+    /// is [`Error::Timeout`] (the thread finishes on its own when the kernel does).
+    pub fn submit(&self, commands: wgpu::CommandBuffer, what: &str) -> Result<wgpu::SubmissionIndex> {
+        self.check_not_abandoned(what)?;
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.info.backend == wgpu::Backend::Gl {
+            use std::sync::mpsc::RecvTimeoutError;
+            let queue = self.queue.clone();
+            let (sender, submitted) = std::sync::mpsc::channel();
+            std::thread::Builder::new()
+                .name("simtlab GL submit".into())
+                .spawn(move || {
+                    let _ = sender.send(queue.submit([commands]));
+                })
+                .map_err(|e| Error::gpu(what, e))?;
+            return match submitted.recv_timeout(self.timeout) {
+                Ok(index) => Ok(index),
+                Err(RecvTimeoutError::Timeout) => {
+                    self.abandon_pending_work();
+                    Err(self.timeout_error(what))
+                }
+                Err(RecvTimeoutError::Disconnected) => Err(Error::gpu(what, "the GL submission thread ended without submitting")),
+            };
+        }
+        Ok(self.queue.submit([commands]))
     }
 
     /// Waits for `submission` (or all work): on native backends by driving the device, at
@@ -207,22 +266,27 @@ impl Gpu {
         }
     }
 
-    /// Blocks until `submission` (or all work) finishes, at most `self.timeout`.
+    /// Blocks until `submission` (or all work) finishes, at most `self.timeout`. The wait is
+    /// made in slices of at most 2 s: wgpu's GL backend caps one fence wait near 2.1 s
+    /// (`glClientWaitSync` takes an i32 of nanoseconds there) and would report a longer
+    /// timeout as expired early.
     pub fn wait(&self, submission: Option<wgpu::SubmissionIndex>, what: &str) -> Result<()> {
-        self.device
-            .poll(wgpu::PollType::Wait { submission_index: submission, timeout: Some(self.timeout) })
-            .map(|_| ())
-            .map_err(|e| match e {
-                wgpu::PollError::Timeout => {
+        const SLICE: std::time::Duration = std::time::Duration::from_secs(2);
+        self.check_not_abandoned(what)?;
+        let deadline = web_time::Instant::now() + self.timeout;
+        loop {
+            let left = deadline.saturating_duration_since(web_time::Instant::now());
+            let poll = wgpu::PollType::Wait { submission_index: submission.clone(), timeout: Some(left.min(SLICE)) };
+            match self.device.poll(poll) {
+                Ok(_) => return Ok(()),
+                Err(wgpu::PollError::Timeout) if left > SLICE => continue,
+                Err(wgpu::PollError::Timeout) => {
                     self.abandon_pending_work();
-                    Error::Timeout {
-                    what: what.to_string(),
-                    seconds: self.timeout.as_secs_f64(),
-                    hint: "a kernel may be spinning; persistent-thread kernels abort through their status word, use a lower --tier or a smaller size".into(),
-                    }
+                    return Err(self.timeout_error(what));
                 }
-                other => Error::gpu(what, other),
-            })
+                Err(other) => return Err(Error::gpu(what, other)),
+            }
+        }
     }
 }
 

@@ -105,6 +105,9 @@ pub struct Gpu {
     /// Timed runs shorter than this (f64 bits; 0 = off) are repeated, see [`Gpu::set_min_timed_seconds`].
     min_timed: std::sync::atomic::AtomicU64,
     pipelines: shader::PipelineCache,
+    /// Set when a submission timed out: that work may still hold the device (see
+    /// `Gpu::submit`), so later submissions and waits fail at once.
+    abandoned: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -237,6 +240,7 @@ pub fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
         | wgpu::Features::MEMORY_DECORATION_COHERENT
         | wgpu::Features::PASSTHROUGH_SHADERS
+        | wgpu::Features::IMMEDIATES
 }
 
 impl Gpu {
@@ -297,6 +301,7 @@ impl Gpu {
             timeout: DEFAULT_TIMEOUT,
             min_timed: Default::default(),
             pipelines: Default::default(),
+            abandoned: Default::default(),
         };
         gpu.caps.subgroup_size = capabilities::measure_subgroup_size(&gpu).await?;
         Ok(gpu)

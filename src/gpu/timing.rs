@@ -169,7 +169,7 @@ impl Gpu {
             })
             .await?;
         let t0 = Instant::now();
-        let index = self.queue.submit([commands]);
+        let index = self.submit(commands, "running GPU work")?;
         self.settle(Some(index), "running GPU work").await?;
         let wall_seconds = t0.elapsed().as_secs_f64();
 

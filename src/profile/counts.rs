@@ -1,7 +1,7 @@
 //! Per-site counts of a profiled run: decoded from the GPU probe's per-subgroup records, or
 //! emulated on the host from each invocation's recorded outcomes at any width.
 
-use super::instrument::{Counting, Instrumented, HEADER_WORDS, WORDS_PER_SITE};
+use super::instrument::{record_words, sampled_offset, Counting, Instrumented, HEADER_WORDS, WORDS_PER_SITE};
 use super::sites::{FoundSite, SiteKind};
 use crate::divergence::{Divergence, ProbeLayout, SiteCounters};
 use crate::error::{Error, Result};
@@ -51,6 +51,16 @@ impl SiteCounts {
         }
     }
 
+    /// Active lanes / (evaluations × width): the mean fraction of the subgroup's lanes that
+    /// reach the site when it is evaluated (1.0 when never evaluated).
+    pub fn active_efficiency(&self, width: u32) -> f64 {
+        if self.evaluations == 0 {
+            1.0
+        } else {
+            self.active_lanes as f64 / (self.evaluations as f64 * width.max(1) as f64)
+        }
+    }
+
     /// Lanes in the guarded code / (subgroup-steps in it × width) (1.0 when never taken).
     pub fn simt_efficiency(&self, width: u32) -> f64 {
         self.counters().simt_efficiency(width)
@@ -81,8 +91,30 @@ pub struct Counts {
     pub source: CountSource,
     /// Probe sites per subgroup record.
     pub sites: usize,
-    /// `per_subgroup[g * sites + s]`: site s in subgroup g (subgroups in dispatch order).
+    /// `per_subgroup[g * sites + s]`: site s in subgroup g (subgroups in dispatch order; with
+    /// sampling, the counted ones only).
     pub per_subgroup: Vec<SiteCounts>,
+    /// Switch clauses per subgroup record ([`super::Instrumented::cases`]).
+    #[serde(default)]
+    pub cases: usize,
+    /// `per_subgroup_cases[g * cases + c]`: clause c in subgroup g. A clause's evaluations and
+    /// active lanes are its switch's; taken lanes are the lanes that ran it.
+    #[serde(default)]
+    pub per_subgroup_cases: Vec<SiteCounts>,
+    /// Set when only some subgroups were counted.
+    #[serde(default)]
+    pub sampling: Option<Sampling>,
+}
+
+/// Which subgroups a sampled run counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// One subgroup in `one_in` was counted.
+    pub one_in: u32,
+    /// Subgroups in the dispatch.
+    pub subgroups: u64,
+    /// Dispatch-order number of each counted subgroup (of each record).
+    pub counted: Vec<u64>,
 }
 
 impl Counts {
@@ -90,6 +122,15 @@ impl Counts {
     pub fn totals(&self) -> Vec<SiteCounts> {
         let mut t = vec![SiteCounts::default(); self.sites];
         for record in self.per_subgroup.chunks_exact(self.sites.max(1)) {
+            t.iter_mut().zip(record).for_each(|(t, c)| t.add(c));
+        }
+        t
+    }
+
+    /// Per switch clause: totals over all subgroups.
+    pub fn case_totals(&self) -> Vec<SiteCounts> {
+        let mut t = vec![SiteCounts::default(); self.cases];
+        for record in self.per_subgroup_cases.chunks_exact(self.cases.max(1)) {
             t.iter_mut().zip(record).for_each(|(t, c)| t.add(c));
         }
         t
@@ -136,21 +177,35 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
             if native == 0 || per_group == 0 {
                 return Err(Error::invalid("probe records", "the header is empty: the instrumented kernel did not run before the read"));
             }
-            let needed = HEADER_WORDS + groups * per_group * sites * WORDS_PER_SITE;
+            let cases = instrumented.cases.len();
+            let record = record_words(sites, cases);
+            let sample = instrumented.sample.max(1) as u64;
+            let total = (groups * per_group) as u64;
+            let blocks = total.div_ceil(sample);
+            let needed = HEADER_WORDS + blocks as usize * record;
             let body = words.get(HEADER_WORDS..needed).ok_or_else(|| {
                 Error::invalid("probe records", format!("{} words read, {needed} needed for {groups} workgroups", words.len()))
             })?;
-            let per_subgroup = body
-                .chunks_exact(WORDS_PER_SITE)
-                .map(|w| SiteCounts {
+            let (mut per_subgroup, mut per_subgroup_cases, mut counted) = (Vec::new(), Vec::new(), Vec::new());
+            for (b, r) in body.chunks_exact(record).enumerate() {
+                let index = b as u64 * sample + sampled_offset(b as u32, sample as u32) as u64;
+                if index >= total {
+                    continue;
+                }
+                counted.push(index);
+                let counts = r.chunks_exact(WORDS_PER_SITE).map(|w| SiteCounts {
                     evaluations: w[0] as u64,
                     active_lanes: w[1] as u64,
                     taken_lanes: w[2] as u64,
                     uniform_evaluations: w[3] as u64,
                     taken_steps: w[4] as u64,
-                })
-                .collect();
-            Ok(Counts { width: native, source: CountSource::GpuProbe, sites, per_subgroup })
+                });
+                let counts: Vec<SiteCounts> = counts.collect();
+                per_subgroup.extend_from_slice(&counts[..sites]);
+                per_subgroup_cases.extend_from_slice(&counts[sites..]);
+            }
+            let sampling = (sample > 1).then_some(Sampling { one_in: sample as u32, subgroups: total, counted });
+            Ok(Counts { width: native, source: CountSource::GpuProbe, sites, per_subgroup, cases, per_subgroup_cases, sampling })
         }
         Counting::Trace { events } => {
             if width == 0 || width > 128 {
@@ -163,7 +218,7 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
                 Error::invalid("probe records", format!("{} words read, {needed} needed for {groups} workgroups", words.len()))
             })?;
             let mut lanes = Vec::with_capacity(threads);
-            let mut per_subgroup = Vec::new();
+            let (mut per_subgroup, mut per_subgroup_cases) = (Vec::new(), Vec::new());
             for workgroup in body.chunks_exact(threads * stride) {
                 for subgroup in workgroup.chunks(width as usize * stride) {
                     lanes.clear();
@@ -179,10 +234,13 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
                         }
                         lanes.push(record[1..1 + 2 * count].chunks_exact(2).map(|e| (e[0] as usize, e[1])).collect::<Vec<_>>());
                     }
-                    per_subgroup.extend(emulate_subgroup(&instrumented.found, &lanes)?);
+                    let (s, c) = emulate_subgroup(&instrumented.found, &lanes)?;
+                    per_subgroup.extend(s);
+                    per_subgroup_cases.extend(c);
                 }
             }
-            Ok(Counts { width, source: CountSource::HostEmulation, sites, per_subgroup })
+            let cases = instrumented.cases.len();
+            Ok(Counts { width, source: CountSource::HostEmulation, sites, per_subgroup, cases, per_subgroup_cases, sampling: None })
         }
     }
 }
@@ -195,11 +253,23 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
 /// that key came before in the lane (a function called twice, a loop entered again). That is
 /// exact for structured control flow whose loops have tests (`while`, `for`, `break if`);
 /// inside a `loop` without a test, evaluations are matched by occurrence.
-pub(crate) fn emulate_subgroup(found: &[FoundSite], lanes: &[Vec<(usize, u32)>]) -> Result<Vec<SiteCounts>> {
+///
+/// Every switch clause (in the order of the sites' clauses) is evaluated with its switch and
+/// taken by the lanes whose selector chooses it.
+pub(crate) fn emulate_subgroup(found: &[FoundSite], lanes: &[Vec<(usize, u32)>]) -> Result<(Vec<SiteCounts>, Vec<SiteCounts>)> {
+    let first_case: Vec<usize> = found
+        .iter()
+        .scan(0, |n, s| {
+            let at = *n;
+            *n += s.cases.len();
+            Some(at)
+        })
+        .collect();
+    let mut case_counts = vec![SiteCounts::default(); found.iter().map(|s| s.cases.len()).sum()];
     let nested: Vec<Vec<usize>> = (0..found.len()).map(|l| (0..found.len()).filter(|&s| found[s].loops.contains(&l)).collect()).collect();
     // (site, loop iterations, occurrence) -> (lanes evaluating, lanes taking, first lane's value)
     type Step = (usize, Vec<u32>, u32);
-    let mut steps: BTreeMap<Step, (u64, u64, u32)> = BTreeMap::new();
+    let mut steps: BTreeMap<Step, (u64, u64, u32, Vec<u64>)> = BTreeMap::new();
     for events in lanes {
         let mut iteration = vec![0u32; found.len()];
         let mut seen: BTreeMap<(usize, Vec<u32>), u32> = BTreeMap::new();
@@ -214,7 +284,10 @@ pub(crate) fn emulate_subgroup(found: &[FoundSite], lanes: &[Vec<(usize, u32)>])
             let occurrence = seen.entry((s, context.clone())).or_insert(0);
             let key = (s, context, *occurrence);
             *occurrence += 1;
-            let step = steps.entry(key).or_insert((0, 0, value));
+            let step = steps.entry(key).or_insert_with(|| (0, 0, value, vec![0; site.cases.len()]));
+            for (n, c) in step.3.iter_mut().zip(&site.cases) {
+                *n += c.chosen_by(value, &site.cases) as u64;
+            }
             let taken = match site.site.kind {
                 SiteKind::Switch => value == step.2,
                 _ => value != 0,
@@ -231,8 +304,11 @@ pub(crate) fn emulate_subgroup(found: &[FoundSite], lanes: &[Vec<(usize, u32)>])
         }
     }
     let mut out = vec![SiteCounts::default(); found.len()];
-    for ((s, ..), (active, taken, _)) in steps {
+    for ((s, ..), (active, taken, _, chosen)) in steps {
         out[s].evaluate(active, taken);
+        for (j, n) in chosen.into_iter().enumerate() {
+            case_counts[first_case[s] + j].evaluate(active, n);
+        }
     }
-    Ok(out)
+    Ok((out, case_counts))
 }

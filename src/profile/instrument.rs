@@ -3,7 +3,7 @@
 //! functions and the records buffer are appended; the entry point gets the builtins the probe
 //! needs (reusing those it already declares).
 
-use super::sites::{analyse, mask_comments, FoundSite, Site, Splice};
+use super::sites::{analyse_sized, mask_comments, Case, FoundSite, Site, Splice};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess_text, validate, ShaderSource};
 use serde::{Deserialize, Serialize};
@@ -38,7 +38,7 @@ pub enum Counting {
 pub const DEFAULT_TRACE_EVENTS: u32 = 1024;
 
 /// Where the probe goes and how it counts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InstrumentOptions {
     /// Ballots on subgroups or per-invocation outcomes.
     pub counting: Counting,
@@ -47,12 +47,94 @@ pub struct InstrumentOptions {
     pub slot: Option<(u32, u32)>,
     /// The device's `max_bind_groups`.
     pub max_bind_groups: u32,
+    /// Values of the shader's pipeline-overridable constants (`override`), by name or `@id`;
+    /// those not given take their defaults. The same values must go to the pipeline.
+    pub overrides: Vec<(String, f64)>,
+    /// Count one subgroup in `sample` (1 = every one; subgroup counting only): in each run of
+    /// `sample` consecutive subgroups one, chosen by a hash of the run's number, counts and the
+    /// others skip the probe.
+    pub sample: u32,
 }
 
 impl Default for InstrumentOptions {
     fn default() -> Self {
-        InstrumentOptions { counting: Counting::Subgroups, slot: None, max_bind_groups: 4 }
+        InstrumentOptions { counting: Counting::Subgroups, slot: None, max_bind_groups: 4, overrides: Vec::new(), sample: 1 }
     }
+}
+
+/// Words per subgroup record: five per site and five per switch clause.
+pub(crate) fn record_words(sites: usize, cases: usize) -> usize {
+    (sites + cases) * WORDS_PER_SITE
+}
+
+/// The subgroup counted in run `block` of `sample` consecutive subgroups (its offset in the
+/// run); the probe's WGSL computes the same.
+pub(crate) fn sampled_offset(block: u32, sample: u32) -> u32 {
+    if sample <= 1 {
+        return 0;
+    }
+    let mut h = block.wrapping_mul(0x9E37_79B1);
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85EB_CA6B);
+    h ^= h >> 13;
+    h % sample
+}
+
+/// The entry point's workgroup size with `overrides` applied (defaults where not given).
+pub(crate) fn workgroup_size(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    entry: &str,
+    overrides: &[(String, f64)],
+) -> Result<[u32; 3]> {
+    let mut constants = naga::back::PipelineConstants::default();
+    for (name, value) in overrides {
+        if constants.insert(name.clone(), *value).is_some() {
+            return Err(Error::invalid("overrides", format!("'{name}' is given more than once; give each override one value")));
+        }
+    }
+    let names = || {
+        let names: Vec<String> = module
+            .overrides
+            .iter()
+            .map(|(_, o)| match (&o.name, o.id) {
+                (Some(n), Some(id)) => format!("{n} (@id({id}))"),
+                (Some(n), None) => n.clone(),
+                (None, Some(id)) => id.to_string(),
+                (None, None) => "?".into(),
+            })
+            .collect();
+        if names.is_empty() {
+            "it declares none".to_string()
+        } else {
+            format!("it declares {}", names.join(", "))
+        }
+    };
+    use naga::back::pipeline_constants::{process_overrides, PipelineConstantError as E};
+    let (module, _) = process_overrides(module, info, Some((naga::ShaderStage::Compute, entry)), &constants).map_err(|e| match e {
+        E::MissingValue(name) => Error::invalid(
+            "overrides",
+            format!(
+                "the shader's `override {name}` has no default value; give it one in overrides (simtlab profile --override {name}=VALUE)"
+            ),
+        ),
+        E::NotFound(name) => {
+            Error::invalid("overrides", format!("'{name}' is no pipeline-overridable constant of the shader; {}", names()))
+        }
+        other => Error::invalid("overrides", format!("the values given do not fit the shader's overrides: {other}")),
+    })?;
+    let ep = module
+        .entry_points
+        .iter()
+        .find(|e| e.name == entry)
+        .ok_or_else(|| Error::invalid("entry point", format!("'{entry}' is not in the shader")))?;
+    if ep.workgroup_size.contains(&0) {
+        return Err(Error::invalid(
+            "overrides",
+            format!("'{entry}''s @workgroup_size is {:?} with the overrides given; give sizes of at least 1", ep.workgroup_size),
+        ));
+    }
+    Ok(ep.workgroup_size)
 }
 
 /// A user's shader with probes at every site of one entry point.
@@ -68,8 +150,14 @@ pub struct Instrumented {
     pub slot: (u32, u32),
     /// How the probe counts.
     pub counting: Counting,
-    /// The entry point's `@workgroup_size`.
+    /// The entry point's `@workgroup_size` (with the overrides applied).
     pub workgroup_size: [u32; 3],
+    /// The clauses of every switch, counted apart (after the sites in each record).
+    pub cases: Vec<Case>,
+    /// One subgroup in `sample` counts (1: every one).
+    pub sample: u32,
+    /// The override values the pipeline must be built with.
+    pub overrides: Vec<(String, f64)>,
     pub(crate) found: Vec<FoundSite>,
 }
 
@@ -83,11 +171,14 @@ impl Instrumented {
     /// least `min_width` lanes (trace mode ignores it).
     pub fn records_bytes(&self, workgroups: [u32; 3], min_width: u32) -> u64 {
         let groups = workgroups.iter().map(|&w| w as u64).product::<u64>();
-        let per_group = match self.counting {
-            Counting::Subgroups => (self.threads().div_ceil(min_width.max(1)) as u64) * (self.sites.len() * WORDS_PER_SITE) as u64,
-            Counting::Trace { events } => self.threads() as u64 * (1 + 2 * events as u64),
+        let body = match self.counting {
+            Counting::Subgroups => {
+                let subgroups = groups * self.threads().div_ceil(min_width.max(1)) as u64;
+                subgroups.div_ceil(self.sample.max(1) as u64) * record_words(self.sites.len(), self.cases.len()) as u64
+            }
+            Counting::Trace { events } => groups * self.threads() as u64 * (1 + 2 * events as u64),
         };
-        (HEADER_WORDS as u64 + groups * per_group) * 4
+        (HEADER_WORDS as u64 + body) * 4
     }
 }
 
@@ -123,10 +214,29 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
             message: format!("names starting with '{PREFIX}' are reserved for the probe; rename this one"),
         });
     }
-    let mut analysis = analyse(wgsl, &module, &info, entry)?;
-    for s in &mut analysis.sites {
-        s.site.line = source.origin(s.site.line as usize).1 as u32;
+    let sized = match module.entry_points.iter().find(|e| e.name == entry) {
+        Some(_) if !module.overrides.is_empty() || !options.overrides.is_empty() => {
+            Some(workgroup_size(&module, &info, entry, &options.overrides)?)
+        }
+        _ => None,
+    };
+    if options.sample == 0 || (options.sample > 1 && options.counting != Counting::Subgroups) {
+        return Err(Error::invalid(
+            "sample",
+            format!(
+                "{}: count one subgroup in 1 or more, and sample only when counting on subgroups (Counting::Subgroups)",
+                options.sample
+            ),
+        ));
     }
+    let mut analysis = analyse_sized(wgsl, &module, &info, entry, sized)?;
+    let origin = |line: u32| source.origin(line as usize).1 as u32;
+    for s in &mut analysis.sites {
+        s.site.line = origin(s.site.line);
+        s.site.callers.iter_mut().for_each(|l| *l = origin(*l));
+        s.cases.iter_mut().for_each(|c| c.line = origin(c.line));
+    }
+    let cases: Vec<Case> = analysis.sites.iter().flat_map(|s| s.cases.iter().cloned()).collect();
     if analysis.sites.is_empty() {
         return Err(Error::invalid(
             "shader",
@@ -163,6 +273,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
             (naga::BuiltIn::NumSubgroups, "num_subgroups", "u32"),
             (naga::BuiltIn::SubgroupSize, "subgroup_size", "u32"),
             (naga::BuiltIn::SubgroupId, "subgroup_id", "u32"),
+            (naga::BuiltIn::SubgroupInvocationId, "subgroup_invocation_id", "u32"),
         ],
         Counting::Trace { .. } => &[
             (naga::BuiltIn::WorkGroupId, "workgroup_id", "vec3<u32>"),
@@ -170,9 +281,9 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
             (naga::BuiltIn::LocalInvocationIndex, "local_invocation_index", "u32"),
         ],
     };
-    // naga allows subgroup_id only in one-dimensional workgroups; in others the subgroup's
-    // slot is its first lane's local index / width (exact where subgroups are laid out
-    // linearly, as on every driver we know)
+    // naga allows subgroup_id and subgroup_invocation_id only in one-dimensional workgroups;
+    // in others they are the local index / width and % width (exact where subgroups are laid
+    // out linearly, as on every driver we know)
     let one_dimensional = analysis.workgroup_size[1] == 1 && analysis.workgroup_size[2] == 1;
     let masked = mask_comments(wgsl);
     let mut comma = !analysis.params_empty && masked[..analysis.params_end].iter().rev().find(|c| !c.is_ascii_whitespace()) != Some(&b',');
@@ -180,6 +291,10 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
     for (builtin, name, ty) in needed {
         if *builtin == naga::BuiltIn::SubgroupId && !one_dimensional {
             args.push(format!("{} / {}", args[2], args[4]));
+            continue;
+        }
+        if *builtin == naga::BuiltIn::SubgroupInvocationId && !one_dimensional {
+            args.push(format!("{} % {}", args[2], args[4]));
             continue;
         }
         match analysis.builtins.iter().find(|(b, _)| b == builtin) {
@@ -193,6 +308,16 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         }
     }
     inserts.push((analysis.body_start, format!(" {PREFIX}_begin({});", args.join(", "))));
+    if options.counting == Counting::Subgroups {
+        // the counters held per lane are added up and written once per subgroup where its
+        // lanes leave: at each `return` of the entry point and at the end of its body
+        for &at in &analysis.returns {
+            inserts.push((at, format!("{PREFIX}_end(); ")));
+        }
+        let body_end = closing_brace(&masked, analysis.body_start - 1)
+            .ok_or_else(|| Error::invalid("entry point", format!("could not find the end of '{entry}''s body in the source")))?;
+        inserts.push((body_end, format!(" {PREFIX}_end(); ")));
+    }
     inserts.sort_by_key(|(at, _)| *at);
 
     let mut out = String::with_capacity(wgsl.len() + 4096);
@@ -203,7 +328,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         prev = *at;
     }
     out.push_str(&wgsl[prev..]);
-    out.push_str(&prelude(options.counting, slot, analysis.sites.len(), analysis.workgroup_size.iter().product()));
+    out.push_str(&prelude(options.counting, slot, &analysis.sites, &cases, analysis.workgroup_size.iter().product(), options.sample));
 
     parse(&format!("{file} (instrumented)"), &out).map_err(|e| {
         Error::invalid(
@@ -219,8 +344,38 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         slot,
         counting: options.counting,
         workgroup_size: analysis.workgroup_size,
+        cases,
+        sample: options.sample,
+        overrides: options.overrides.clone(),
         found: analysis.sites,
     })
+}
+
+/// `v` (a selector's bits) as a WGSL literal of type `scalar`.
+fn literal(v: u32, scalar: &str) -> String {
+    if scalar == "i32" {
+        format!("i32({})", v as i32)
+    } else {
+        format!("{v}u")
+    }
+}
+
+/// Byte offset of the `}` that closes the `{` at `open`.
+fn closing_brace(masked: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in masked.iter().enumerate().skip(open) {
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A group the shader does not use (after its highest), or the next binding of its highest
@@ -237,27 +392,89 @@ pub(crate) fn free_slot(module: &naga::Module, max_bind_groups: u32) -> (u32, u3
 }
 
 /// The probe's declarations and functions, appended to the user's module.
-fn prelude(counting: Counting, (group, binding): (u32, u32), sites: usize, threads: u32) -> String {
+fn prelude(counting: Counting, (group, binding): (u32, u32), sites: &[FoundSite], cases: &[Case], threads: u32, sample: u32) -> String {
     let w = WORDS_PER_SITE;
     let h = HEADER_WORDS;
     let p = PREFIX;
     match counting {
-        Counting::Subgroups => format!(
-            r#"
+        Counting::Subgroups => {
+            // every site and switch clause has its counters in two private variables (registers
+            // once the driver inlines the probe, as the slot is a constant at each call); the
+            // first active lane of each evaluation adds the subgroup's figures, and they are
+            // summed over the lanes and written to the records once, where the lanes leave
+            let slots = sites.len() + cases.len();
+            let record = record_words(sites.len(), cases.len());
+            let mut decls = String::new();
+            let mut add_cases = String::new();
+            let mut flush = String::new();
+            for k in 0..slots {
+                decls += &format!("var<private> {p}_c{k}: vec4<u32>;\nvar<private> {p}_s{k}: u32;\n");
+                add_cases += &format!("        case {k}u: {{ {p}_c{k} += r.counts; {p}_s{k} += r.steps; }}\n");
+                flush += &format!(
+                    "        {{ let c = subgroupAdd({p}_c{k}); let s = subgroupAdd({p}_s{k}); if (lead && c.x != 0u) {{ {p}_write({k}u, c, s); }} {p}_c{k} = vec4<u32>(0u); {p}_s{k} = 0u; }}\n"
+                );
+            }
+            let mut switches = String::new();
+            for scalar in ["u32", "i32"] {
+                let mut arms = String::new();
+                for (k, s) in sites.iter().enumerate() {
+                    if !matches!(&s.splice, Splice::Selector(_, t) if *t == scalar) || s.cases.is_empty() {
+                        continue;
+                    }
+                    let mut body = String::new();
+                    let listed: Vec<String> = s.cases.iter().flat_map(|c| c.values.iter()).map(|&v| literal(v, scalar)).collect();
+                    for c in &s.cases {
+                        let slot = sites.len() + cases.iter().position(|x| x == c).unwrap_or(0);
+                        let mut tests: Vec<String> = c.values.iter().map(|&v| format!("selector == {}", literal(v, scalar))).collect();
+                        if c.default {
+                            let others = if listed.is_empty() {
+                                "true".to_string()
+                            } else {
+                                format!("!({})", listed.iter().map(|l| format!("selector == {l}")).collect::<Vec<_>>().join(" || "))
+                            };
+                            tests.push(others);
+                        }
+                        body += &format!(" {p}_add({slot}u, {p}_step({}));", tests.join(" || "));
+                    }
+                    arms += &format!("        case {k}u: {{{body} }}\n");
+                }
+                switches += &format!(
+                    r#"
+fn {p}_switch_{scalar}(site: u32, selector: {scalar}) -> {scalar} {{
+    if ({p}_on) {{
+        {p}_add(site, {p}_step(subgroupBroadcastFirst(selector) == selector));
+        switch site {{
+{arms}        default: {{}}
+        }}
+    }}
+    return selector;
+}}
+"#
+                );
+            }
+            format!(
+                r#"
 
 // ---- simtlab divergence probe: per-subgroup counters from ballots ----
 @group({group}) @binding({binding}) var<storage, read_write> {p}_words: array<atomic<u32>>;
 var<private> {p}_record: u32;
-var<private> {p}_local: u32;
+var<private> {p}_lane: u32;
 var<private> {p}_on: bool;
+{decls}
+struct {p}_Step {{
+    counts: vec4<u32>,
+    steps: u32,
+}}
 
-fn {p}_begin(wg: vec3<u32>, groups: vec3<u32>, local: u32, subgroups: u32, width: u32, subgroup: u32) {{
+fn {p}_begin(wg: vec3<u32>, groups: vec3<u32>, local: u32, subgroups: u32, width: u32, subgroup: u32, lane: u32) {{
     let index = (wg.x + groups.x * (wg.y + groups.y * wg.z)) * subgroups + min(subgroup, subgroups - 1u);
-    {p}_record = {h}u + index * {sites}u * {w}u;
-    {p}_local = local;
-    {p}_on = {p}_record + {sites}u * {w}u <= arrayLength(&{p}_words);
-    if (!{p}_on) {{
+    let block = index / {sample}u;
+    {p}_lane = lane;
+    {p}_record = {h}u + block * {record}u;
+    {p}_on = index == block * {sample}u + {p}_pick(block);
+    if ({p}_on && {p}_record + {record}u > arrayLength(&{p}_words)) {{
         atomicStore(&{p}_words[2], 1u);
+        {p}_on = false;
     }}
     if (index == 0u && local == 0u) {{
         atomicStore(&{p}_words[0], width);
@@ -265,45 +482,75 @@ fn {p}_begin(wg: vec3<u32>, groups: vec3<u32>, local: u32, subgroups: u32, width
     }}
 }}
 
+fn {p}_pick(block: u32) -> u32 {{
+    if ({sample}u <= 1u) {{
+        return 0u;
+    }}
+    var h = block * 0x9E3779B1u;
+    h ^= h >> 16u;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13u;
+    return h % {sample}u;
+}}
+
 fn {p}_lanes(mask: vec4<u32>) -> u32 {{
     let c = countOneBits(mask);
     return c.x + c.y + c.z + c.w;
 }}
 
+fn {p}_first(mask: vec4<u32>) -> u32 {{
+    let f = firstTrailingBit(mask) + vec4<u32>(0u, 32u, 64u, 96u);
+    return select(select(select(f.w, f.z, mask.z != 0u), f.y, mask.y != 0u), f.x, mask.x != 0u);
+}}
+
+// one evaluation: the first active lane carries the subgroup's figures, the others zeros
+fn {p}_step(cond: bool) -> {p}_Step {{
+    let lanes = subgroupBallot(true);
+    let taken = subgroupBallot(cond);
+    let lead = select(0u, 1u, {p}_lane == {p}_first(lanes));
+    let none = all(taken == vec4<u32>(0u));
+    let agree = none || all(taken == lanes);
+    return {p}_Step(
+        lead * vec4<u32>(1u, {p}_lanes(lanes), {p}_lanes(taken), select(0u, 1u, agree)),
+        lead * select(1u, 0u, none),
+    );
+}}
+
+fn {p}_add(slot: u32, r: {p}_Step) {{
+    switch slot {{
+{add_cases}        default: {{}}
+    }}
+}}
+
+fn {p}_write(slot: u32, c: vec4<u32>, s: u32) {{
+    let b = {p}_record + slot * {w}u;
+    atomicAdd(&{p}_words[b], c.x);
+    atomicAdd(&{p}_words[b + 1u], c.y);
+    atomicAdd(&{p}_words[b + 2u], c.z);
+    atomicAdd(&{p}_words[b + 3u], c.w);
+    atomicAdd(&{p}_words[b + 4u], s);
+}}
+
+// where lanes leave: their counters summed over the subgroup, written by its first lane
+fn {p}_end() {{
+    if ({p}_on) {{
+        let lead = {p}_lane == {p}_first(subgroupBallot(true));
+{flush}    }}
+}}
+
 fn {p}_cond(site: u32, cond: bool) -> bool {{
-    let lanes = {p}_lanes(subgroupBallot(true));
-    let taken = {p}_lanes(subgroupBallot(cond));
-    let first = subgroupBroadcastFirst({p}_local) == {p}_local;
-    if ({p}_on && first) {{
-        let b = {p}_record + site * {w}u;
-        atomicAdd(&{p}_words[b], 1u);
-        atomicAdd(&{p}_words[b + 1u], lanes);
-        atomicAdd(&{p}_words[b + 2u], taken);
-        if (taken == 0u || taken == lanes) {{
-            atomicAdd(&{p}_words[b + 3u], 1u);
-        }}
-        if (taken != 0u) {{
-            atomicAdd(&{p}_words[b + 4u], 1u);
-        }}
+    if ({p}_on) {{
+        {p}_add(site, {p}_step(cond));
     }}
     return cond;
 }}
-
-fn {p}_switch_u32(site: u32, selector: u32) -> u32 {{
-    {p}_cond(site, subgroupBroadcastFirst(selector) == selector);
-    return selector;
-}}
-
-fn {p}_switch_i32(site: u32, selector: i32) -> i32 {{
-    {p}_cond(site, subgroupBroadcastFirst(selector) == selector);
-    return selector;
-}}
-
+{switches}
 fn {p}_enter(site: u32) {{
     {p}_cond(site, true);
 }}
 "#
-        ),
+            )
+        }
         Counting::Trace { events } => format!(
             r#"
 

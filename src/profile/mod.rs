@@ -46,9 +46,9 @@ mod run;
 mod sites;
 mod table;
 
-pub use bindings::{contents, contents_within, entry_bindings, scalar_name, BindingInfo, BindingSpec};
+pub use bindings::{contents, contents_within, entry_bindings, scalar_name, BindingInfo, BindingSpec, Resource, TextureFill, TextureSpec};
 pub use compiled::{compiled_kernels, CompiledKernel};
-pub use counts::{decode, CountSource, Counts, SiteCounts};
+pub use counts::{decode, CountSource, Counts, Sampling, SiteCounts};
 pub use heatmap::{heatmap_png, write_heatmap};
 pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
 // what remapping a user's shader shares with instrumenting it
@@ -57,5 +57,5 @@ pub use profiler::{Profiler, ProfilerOptions};
 pub(crate) use run::trace_async;
 pub use run::{profile, profile_async, profile_with, LoopLimitReached, ProfileRequest, ProfileRun, ProfileStep};
 pub(crate) use sites::{analyse, line_column, mask_comments};
-pub use sites::{Site, SiteKind};
-pub use table::{summary, table, SiteRow, Summary};
+pub use sites::{Case, Site, SiteKind};
+pub use table::{summary, summary_with_cases, table, CaseRow, SampleError, SiteRow, Summary};

@@ -22,6 +22,12 @@ pub struct ProfilerOptions {
     pub min_subgroup_width: u32,
     /// (group, binding) of the records; None = the group after the shader's highest.
     pub slot: Option<(u32, u32)>,
+    /// Count one subgroup in `sample` (1: all; subgroup counting only): the counts then
+    /// carry [`super::Sampling`] and [`super::summary`] gives estimates with their errors.
+    pub sample: u32,
+    /// Values of the shader's pipeline-overridable constants; give the same to the pipeline
+    /// (`PipelineCompilationOptions::constants`).
+    pub overrides: Vec<(String, f64)>,
 }
 
 impl Default for ProfilerOptions {
@@ -32,6 +38,8 @@ impl Default for ProfilerOptions {
             width: EMULATION_WIDTH,
             min_subgroup_width: wgpu::MINIMUM_SUBGROUP_MIN_SIZE,
             slot: None,
+            sample: 1,
+            overrides: Vec::new(),
         }
     }
 }
@@ -103,7 +111,18 @@ impl Profiler {
             });
         }
         let max_bind_groups = device.limits().max_bind_groups;
-        let instrumented = instrument("<shader>", wgsl, entry, &InstrumentOptions { counting, slot: options.slot, max_bind_groups })?;
+        let instrumented = instrument(
+            "<shader>",
+            wgsl,
+            entry,
+            &InstrumentOptions {
+                counting,
+                slot: options.slot,
+                max_bind_groups,
+                overrides: options.overrides.clone(),
+                sample: options.sample,
+            },
+        )?;
         if instrumented.slot.0 >= max_bind_groups {
             return Err(Error::invalid(
                 "probe slot",

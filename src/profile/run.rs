@@ -2,11 +2,11 @@
 //! buffers from binding specs, one checked run of each (outputs compared byte for byte), then
 //! timed runs of each from the same inputs.
 
-use super::bindings::{contents_within, entry_bindings, BindingInfo, BindingSpec};
+use super::bindings::{contents_within, entry_bindings, format_name, specs_for, BindingInfo, BindingSpec, Resource, TextureSpec};
 use super::counts::{decode, Counts};
 use super::instrument::{instrument, parse_source, Counting, InstrumentOptions, Instrumented};
 use super::sites::SiteKind;
-use super::table::{summary, Summary};
+use super::table::{summary_with_cases, Summary};
 use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, DriverStatistics, Gpu, Timing, TimingSource};
@@ -38,6 +38,12 @@ pub struct ProfileRequest<'a> {
     pub slot: Option<(u32, u32)>,
     /// Timed runs of each variant (the median is reported).
     pub samples: usize,
+    /// Values of the shader's pipeline-overridable constants (`override`), by name or `@id`;
+    /// the others keep their defaults.
+    pub overrides: Vec<(String, f64)>,
+    /// Count one subgroup in `sample` (1: all); the figures are then estimates with their
+    /// errors ([`Summary::sampling`]). Counting on subgroups only.
+    pub sample: u32,
 }
 
 /// The result of [`profile`].
@@ -59,6 +65,10 @@ pub struct ProfileRun {
     pub counting: Counting,
     /// The probe sites.
     pub sites: Vec<super::Site>,
+    /// The clauses of every switch (their counts are in `counts` and in the summary's rows).
+    pub cases: Vec<super::Case>,
+    /// The override values the shader ran with (those given; the others took defaults).
+    pub overrides: Vec<(String, f64)>,
     /// Per-site rows and whole-dispatch figures (what the JSON holds).
     pub summary: Summary,
     /// The counts per subgroup (the heat map's data).
@@ -149,77 +159,231 @@ pub struct ProfileStep {
     pub what: String,
 }
 
-/// One pipeline and its bind groups over one set of buffers.
+/// One resource of the entry point as bound.
+enum Bound {
+    Buffer {
+        buffer: wgpu::Buffer,
+        /// Initial contents of a writable buffer, copied back before every run.
+        pristine: Option<wgpu::Buffer>,
+    },
+    Immediate(Vec<u8>),
+    Texture {
+        texture: wgpu::Texture,
+        pristine: Option<wgpu::Texture>,
+        spec: TextureSpec,
+    },
+    Sampler,
+}
+
+/// One pipeline and its bind groups over one set of resources.
 struct Prepared {
     pipeline: wgpu::ComputePipeline,
     groups: Vec<(u32, wgpu::BindGroup)>,
-    buffers: Vec<wgpu::Buffer>,
-    /// Initial contents of each writable buffer, copied back before every run.
-    pristine: Vec<Option<wgpu::Buffer>>,
+    bound: Vec<Bound>,
     records: Option<wgpu::Buffer>,
 }
 
+/// The shader's resources as the user gave them, for messages: `declaration ← spec`.
+fn resources_given(bindings: &[BindingInfo], specs: &[BindingSpec]) -> String {
+    let given: Vec<String> = bindings
+        .iter()
+        .zip(specs)
+        .map(|(b, s)| {
+            let spec = match s {
+                BindingSpec::Texture(t) => format!("a {}x{}x{} {} texture", t.size[0], t.size[1], t.size[2], format_name(t.format)),
+                BindingSpec::Sampler { linear } => format!("a {} sampler", if *linear { "linear" } else { "nearest" }),
+                other => format!("{} bytes", other.byte_len("").unwrap_or(0)),
+            };
+            format!("{} ← {spec}", b.label())
+        })
+        .collect();
+    if given.is_empty() {
+        "no resources".into()
+    } else {
+        given.join("; ")
+    }
+}
+
+fn texture_dimension(resource: &Resource) -> (wgpu::TextureDimension, wgpu::TextureViewDimension) {
+    let view = match resource {
+        Resource::SampledTexture { dimension, .. } | Resource::StorageTexture { dimension, .. } => *dimension,
+        _ => wgpu::TextureViewDimension::D2,
+    };
+    let dimension = match view {
+        wgpu::TextureViewDimension::D1 => wgpu::TextureDimension::D1,
+        wgpu::TextureViewDimension::D3 => wgpu::TextureDimension::D3,
+        _ => wgpu::TextureDimension::D2,
+    };
+    (dimension, view)
+}
+
 impl Prepared {
+    #[allow(clippy::too_many_arguments)]
     async fn new(
         gpu: &Gpu,
         label: &str,
         wgsl: &str,
         entry: &str,
         bindings: &[BindingInfo],
+        specs: &[BindingSpec],
         data: &[Vec<u8>],
+        overrides: &[(String, f64)],
         probe: Option<(u32, u32, u64)>,
     ) -> Result<Self> {
-        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = gpu.device().create_shader_module(wgpu::ShaderModuleDescriptor {
+        let device = gpu.device();
+        let constants: Vec<(&str, f64)> = overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(gpu.driver_text(wgsl).into()),
         });
-        let pipeline = gpu.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,
             module: &module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
             cache: None,
         });
         if let Some(e) = scope.pop().await {
-            return Err(Error::gpu(format!("creating the pipeline of {label} on {}", gpu.adapter_name()), e));
+            return Err(Error::gpu(
+                format!(
+                    "{} refused to build entry point '{entry}' of {label} with {} (overrides: {}); the cause is in the first line below",
+                    gpu.adapter_name(),
+                    resources_given(bindings, specs),
+                    if overrides.is_empty() {
+                        "defaults".to_string()
+                    } else {
+                        overrides.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+                    }
+                ),
+                e,
+            ));
         }
-        let mut buffers = Vec::new();
-        let mut pristine = Vec::new();
-        for (b, bytes) in bindings.iter().zip(data) {
-            let kind = if b.uniform { BufferKind::Uniform } else { BufferKind::Storage };
-            buffers.push(gpu.buffer::<u8>(&b.name, bytes, kind)?.buffer);
-            pristine.push(if b.writable { Some(gpu.buffer::<u8>(&b.name, bytes, kind)?.buffer) } else { None });
+        let mut bound = Vec::new();
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        for ((b, bytes), spec) in bindings.iter().zip(data).zip(specs) {
+            bound.push(match (&b.resource, spec) {
+                (Resource::Immediate, _) => Bound::Immediate(bytes.clone()),
+                (Resource::Sampler, BindingSpec::Sampler { .. }) => Bound::Sampler,
+                (Resource::SampledTexture { .. } | Resource::StorageTexture { .. }, BindingSpec::Texture(t)) => {
+                    let storage = matches!(b.resource, Resource::StorageTexture { .. });
+                    let (dimension, _) = texture_dimension(&b.resource);
+                    let make = |name: &str| {
+                        let texture = device.create_texture(&wgpu::TextureDescriptor {
+                            label: Some(name),
+                            size: wgpu::Extent3d { width: t.size[0], height: t.size[1], depth_or_array_layers: t.size[2] },
+                            mip_level_count: 1,
+                            sample_count: 1,
+                            dimension,
+                            format: t.format,
+                            usage: wgpu::TextureUsages::COPY_DST
+                                | wgpu::TextureUsages::COPY_SRC
+                                | if storage { wgpu::TextureUsages::STORAGE_BINDING } else { wgpu::TextureUsages::TEXTURE_BINDING },
+                            view_formats: &[],
+                        });
+                        gpu.queue().write_texture(
+                            texture.as_image_copy(),
+                            bytes,
+                            wgpu::TexelCopyBufferLayout {
+                                offset: 0,
+                                bytes_per_row: Some(t.size[0] * t.format.block_copy_size(None).unwrap_or(4)),
+                                rows_per_image: Some(t.size[1]),
+                            },
+                            texture.size(),
+                        );
+                        texture
+                    };
+                    let pristine = b.writable.then(|| make(&format!("{} (initial)", b.name)));
+                    Bound::Texture { texture: make(&b.name), pristine, spec: t.clone() }
+                }
+                _ => {
+                    let kind = if b.uniform { BufferKind::Uniform } else { BufferKind::Storage };
+                    let buffer = gpu.buffer::<u8>(&b.name, bytes, kind)?.buffer;
+                    let pristine = if b.writable { Some(gpu.buffer::<u8>(&b.name, bytes, kind)?.buffer) } else { None };
+                    Bound::Buffer { buffer, pristine }
+                }
+            });
         }
         let records = match probe {
             Some((_, _, bytes)) => Some(gpu.buffer_zeroed::<u32>("probe records", (bytes / 4) as usize, BufferKind::Storage)?.buffer),
             None => None,
         };
-        let mut slots: Vec<(u32, u32, &wgpu::Buffer)> = bindings.iter().zip(&buffers).map(|(b, buf)| (b.group, b.binding, buf)).collect();
+        let samplers: Vec<Option<wgpu::Sampler>> = specs
+            .iter()
+            .map(|s| match s {
+                BindingSpec::Sampler { linear } => {
+                    let filter = if *linear { wgpu::FilterMode::Linear } else { wgpu::FilterMode::Nearest };
+                    Some(device.create_sampler(&wgpu::SamplerDescriptor {
+                        label: Some("profile sampler"),
+                        mag_filter: filter,
+                        min_filter: filter,
+                        ..Default::default()
+                    }))
+                }
+                _ => None,
+            })
+            .collect();
+        let views: Vec<Option<wgpu::TextureView>> =
+            bindings
+                .iter()
+                .zip(&bound)
+                .map(|(b, r)| match r {
+                    Bound::Texture { texture, .. } => Some(texture.create_view(&wgpu::TextureViewDescriptor {
+                        dimension: Some(texture_dimension(&b.resource).1),
+                        ..Default::default()
+                    })),
+                    _ => None,
+                })
+                .collect();
+        let mut slots: Vec<(u32, u32, wgpu::BindingResource)> = Vec::new();
+        for (k, (b, r)) in bindings.iter().zip(&bound).enumerate() {
+            let resource = match r {
+                Bound::Buffer { buffer, .. } => buffer.as_entire_binding(),
+                Bound::Texture { .. } => wgpu::BindingResource::TextureView(views[k].as_ref().expect("a view per texture")),
+                Bound::Sampler => wgpu::BindingResource::Sampler(samplers[k].as_ref().expect("a sampler per sampler spec")),
+                Bound::Immediate(_) => continue,
+            };
+            slots.push((b.group, b.binding, resource));
+        }
         if let (Some((g, n, _)), Some(r)) = (probe, &records) {
-            slots.push((g, n, r));
+            slots.push((g, n, r.as_entire_binding()));
         }
         let mut group_numbers: Vec<u32> = slots.iter().map(|s| s.0).collect();
         group_numbers.sort_unstable();
         group_numbers.dedup();
-        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
         let groups = group_numbers
             .iter()
             .map(|&g| {
-                let entries: Vec<wgpu::BindGroupEntry> = slots
-                    .iter()
-                    .filter(|s| s.0 == g)
-                    .map(|s| wgpu::BindGroupEntry { binding: s.1, resource: s.2.as_entire_binding() })
-                    .collect();
+                let entries: Vec<wgpu::BindGroupEntry> =
+                    slots.iter().filter(|s| s.0 == g).map(|s| wgpu::BindGroupEntry { binding: s.1, resource: s.2.clone() }).collect();
                 let layout = pipeline.get_bind_group_layout(g);
-                (g, gpu.device().create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries: &entries }))
+                (g, device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries: &entries }))
             })
             .collect();
         if let Some(e) = scope.pop().await {
-            return Err(Error::gpu(format!("binding the buffers of {label}"), e));
+            let unfilterable: Vec<String> = bindings
+                .iter()
+                .zip(specs)
+                .filter_map(|(b, s)| match (&b.resource, s) {
+                    (Resource::SampledTexture { kind: naga::ScalarKind::Float, .. }, BindingSpec::Texture(t))
+                        if !t.format.guaranteed_format_features(device.features()).flags.contains(wgpu::TextureFormatFeatureFlags::FILTERABLE) =>
+                    {
+                        Some(format!("{} is given {}, which this device cannot filter: where the shader samples it with a sampler, wgpu asks for a filterable format (rgba8unorm, rgba8snorm, bgra8unorm)", b.label(), format_name(t.format)))
+                    }
+                    _ => None,
+                })
+                .collect();
+            return Err(Error::gpu(
+                format!(
+                    "binding the resources of {label} ({}){}",
+                    resources_given(bindings, specs),
+                    if unfilterable.is_empty() { String::new() } else { format!("; {}", unfilterable.join("; ")) }
+                ),
+                e,
+            ));
         }
-        Ok(Prepared { pipeline, groups, buffers, pristine, records })
+        Ok(Prepared { pipeline, groups, bound, records })
     }
 
     /// Restores the inputs, clears the records, runs the dispatch once and times it.
@@ -240,9 +404,13 @@ impl Prepared {
         });
         let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        for (buffer, from) in self.buffers.iter().zip(&self.pristine) {
-            if let Some(from) = from {
-                encoder.copy_buffer_to_buffer(from, 0, buffer, 0, from.size());
+        for b in &self.bound {
+            match b {
+                Bound::Buffer { buffer, pristine: Some(from) } => encoder.copy_buffer_to_buffer(from, 0, buffer, 0, from.size()),
+                Bound::Texture { texture, pristine: Some(from), .. } => {
+                    encoder.copy_texture_to_texture(from.as_image_copy(), texture.as_image_copy(), texture.size())
+                }
+                _ => {}
             }
         }
         if let Some(r) = &self.records {
@@ -259,6 +427,11 @@ impl Prepared {
             for (g, group) in &self.groups {
                 pass.set_bind_group(*g, Some(group), &[]);
             }
+            for b in &self.bound {
+                if let Bound::Immediate(bytes) = b {
+                    pass.set_immediates(0, bytes);
+                }
+            }
             pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
         }
         if let Some((set, resolve)) = &queries {
@@ -269,7 +442,7 @@ impl Prepared {
             return Err(Error::gpu("recording the profiled dispatch", e));
         }
         let t0 = Instant::now();
-        let index = gpu.queue().submit([commands]);
+        let index = gpu.submit(commands, "running the profiled shader")?;
         gpu.settle(Some(index), "running the profiled shader").await?;
         let wall_seconds = t0.elapsed().as_secs_f64();
         Ok(match &queries {
@@ -282,8 +455,37 @@ impl Prepared {
         })
     }
 
+    /// The final contents of resource `i`: a buffer's bytes, a texture's texels (rows tightly
+    /// packed).
     async fn read(&self, gpu: &Gpu, i: usize) -> Result<Vec<u8>> {
-        gpu.read_bytes_async(&self.buffers[i], self.buffers[i].size()).await
+        match &self.bound[i] {
+            Bound::Buffer { buffer, .. } => gpu.read_bytes_async(buffer, buffer.size()).await,
+            Bound::Texture { texture, spec, .. } => {
+                let row = spec.size[0] * spec.format.block_copy_size(None).unwrap_or(4);
+                let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+                let rows = spec.size[1] * spec.size[2];
+                let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("profile texture readback"),
+                    size: padded as u64 * rows as u64,
+                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                let mut encoder = gpu.device().create_command_encoder(&Default::default());
+                encoder.copy_texture_to_buffer(
+                    texture.as_image_copy(),
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: &staging,
+                        layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded), rows_per_image: Some(spec.size[1]) },
+                    },
+                    texture.size(),
+                );
+                gpu.queue().submit([encoder.finish()]);
+                let bytes = gpu.read_bytes_async(&staging, staging.size()).await?;
+                Ok(bytes.chunks_exact(padded as usize).flat_map(|r| &r[..row as usize]).copied().collect())
+            }
+            Bound::Immediate(bytes) => Ok(bytes.clone()),
+            Bound::Sampler => Ok(Vec::new()),
+        }
     }
 }
 
@@ -311,6 +513,35 @@ fn check_limits(gpu: &Gpu, instrumented: &Instrumented, workgroups: [u32; 3]) ->
             limit: gpu.caps().max_compute_invocations_per_workgroup as u64,
             hint: format!("use a smaller @workgroup_size on {}", gpu.adapter_name()),
         });
+    }
+    Ok(())
+}
+
+/// Refuses resources the device cannot give before wgpu is asked: immediates without
+/// `IMMEDIATES`, storage textures of a format it cannot store.
+fn check_resources(gpu: &Gpu, bindings: &[BindingInfo]) -> Result<()> {
+    let features = gpu.device().features();
+    for b in bindings {
+        match &b.resource {
+            Resource::Immediate if !features.contains(wgpu::Features::IMMEDIATES) => {
+                return Err(Error::Unsupported {
+                    what: format!("the shader's {}", b.label()),
+                    adapter: gpu.adapter_name(),
+                    hint: "open the device with wgpu::Features::IMMEDIATES (Vulkan, Metal, DX12 have it; WebGPU does not yet), or profile a variant that reads the value from a uniform buffer".into(),
+                })
+            }
+            Resource::StorageTexture { format, .. } => {
+                let flags = format.guaranteed_format_features(features);
+                if !flags.allowed_usages.contains(wgpu::TextureUsages::STORAGE_BINDING) {
+                    return Err(Error::Unsupported {
+                        what: format!("the shader's {} (a {} storage texture)", b.label(), format_name(*format)),
+                        adapter: gpu.adapter_name(),
+                        hint: "declare a storage format every device stores, such as rgba8unorm, r32float, r32uint or rgba32float".into(),
+                    });
+                }
+            }
+            _ => {}
+        }
     }
     Ok(())
 }
@@ -357,23 +588,20 @@ pub async fn profile_async(
     let emulate = request.emulate || native.is_none() || request.width.is_some_and(|w| Some(w) != native);
     let counting = if emulate { Counting::Trace { events: request.trace_events } } else { Counting::Subgroups };
     let width = request.width.or(native).unwrap_or(EMULATION_WIDTH);
-    let options = InstrumentOptions { counting, slot: request.slot, max_bind_groups: gpu.device().limits().max_bind_groups };
-    let instrumented = instrument(request.file, request.wgsl, request.entry, &options)?;
-    // the plain run takes the same preprocessed text (LF line ends) the probes went into
-    let (source, module, info) = parse_source(request.file, request.wgsl)?;
-    let bindings = entry_bindings(&source.text, &module, &info, request.entry)?;
-    check_limits(gpu, &instrumented, request.workgroups)?;
-    let data = contents_within(&bindings, &request.bindings, &|b, bytes| {
-        gpu.check_buffer_size(&b.name, bytes, if b.uniform { BufferKind::Uniform } else { BufferKind::Storage })
-    })?;
-    let records_bytes = instrumented.records_bytes(request.workgroups, gpu.caps().subgroup_min_size.max(1));
-    gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
+    if request.sample > 1 && emulate {
+        return Err(Error::invalid(
+            "sample",
+            format!("{}: sampling counts the GPU's own subgroups; host emulation (emulate, width, or an adapter without subgroups) counts every invocation, so give sample 1", request.sample),
+        ));
+    }
+    let Inputs { instrumented, source, bindings, specs, data, records_bytes } = inputs(gpu, request, counting)?;
 
     step(0, "building the pipelines".into())?;
-    let plain = Prepared::new(gpu, request.file, &source.text, request.entry, &bindings, &data, None).await?;
+    let overrides = &request.overrides;
+    let plain = Prepared::new(gpu, request.file, &source.text, request.entry, &bindings, &specs, &data, overrides, None).await?;
     let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
-    let probed =
-        Prepared::new(gpu, &format!("{} (instrumented)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe).await?;
+    let label = format!("{} (instrumented)", request.file);
+    let probed = Prepared::new(gpu, &label, &instrumented.wgsl, request.entry, &bindings, &specs, &data, overrides, probe).await?;
 
     step(1, "running as written and instrumented".into())?;
     let mut plain_times = vec![plain.run(gpu, request.workgroups).await?];
@@ -384,7 +612,7 @@ pub async fn profile_async(
         if b.writable {
             let out = plain.read(gpu, i).await?;
             outputs_identical &= out == probed.read(gpu, i).await?;
-            outputs.push((b.clone(), out[..bytes.len()].to_vec()));
+            outputs.push((b.clone(), out[..bytes.len().min(out.len())].to_vec()));
         } else {
             outputs.push((b.clone(), bytes.clone()));
         }
@@ -398,7 +626,8 @@ pub async fn profile_async(
         plain_times.push(plain.run(gpu, request.workgroups).await?);
         probed_times.push(probed.run(gpu, request.workgroups).await?);
     }
-    let (driver_statistics, driver_statistics_missing) = match gpu.driver_statistics(&source, request.entry, &[]) {
+    let constants: Vec<(&str, f64)> = overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let (driver_statistics, driver_statistics_missing) = match gpu.driver_statistics(&source, request.entry, &constants) {
         Ok(stats) => (Some(stats), None),
         Err(e) => (None, Some(e.to_string())),
     };
@@ -410,11 +639,13 @@ pub async fn profile_async(
         workgroup_size: instrumented.workgroup_size,
         slot: instrumented.slot,
         counting,
-        summary: summary(&instrumented.sites, &counts),
+        summary: summary_with_cases(&instrumented.sites, &instrumented.cases, &counts),
         loop_limit_reached: gpu
             .loop_iteration_limit()
             .and_then(|l| loop_limit_reached(&instrumented.sites, &counts, l, &gpu.adapter_name())),
         sites: instrumented.sites,
+        cases: instrumented.cases,
+        overrides: request.overrides.clone(),
         counts,
         plain: median(plain_times),
         instrumented: median(probed_times),
@@ -425,28 +656,64 @@ pub async fn profile_async(
     })
 }
 
+/// What both runs of a profile (and the key pass of remapping) start from: the instrumented
+/// shader, the preprocessed text the plain run takes, the bindings with their specs and
+/// contents (checked against the device), and the size of the probe's records.
+struct Inputs {
+    instrumented: Instrumented,
+    source: crate::gpu::ShaderSource,
+    bindings: Vec<BindingInfo>,
+    specs: Vec<BindingSpec>,
+    data: Vec<Vec<u8>>,
+    records_bytes: u64,
+}
+
+fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inputs> {
+    let options = InstrumentOptions {
+        counting,
+        slot: request.slot,
+        max_bind_groups: gpu.device().limits().max_bind_groups,
+        overrides: request.overrides.clone(),
+        sample: request.sample,
+    };
+    let instrumented = instrument(request.file, request.wgsl, request.entry, &options)?;
+    // the plain run takes the same preprocessed text (LF line ends) the probes went into
+    let (source, module, info) = parse_source(request.file, request.wgsl)?;
+    let bindings = entry_bindings(&source.text, &module, &info, request.entry)?;
+    check_limits(gpu, &instrumented, request.workgroups)?;
+    check_resources(gpu, &bindings)?;
+    let specs = specs_for(&bindings, &request.bindings)?;
+    let data = contents_within(&bindings, &request.bindings, &|b, bytes| match b.resource {
+        Resource::Buffer => gpu.check_buffer_size(&b.name, bytes, if b.uniform { BufferKind::Uniform } else { BufferKind::Storage }),
+        Resource::Immediate => {
+            let limit = gpu.device().limits().max_immediate_size as u64;
+            if bytes > limit {
+                return Err(Error::Limit {
+                    what: b.label(),
+                    requested: bytes,
+                    limit,
+                    hint: format!("{} takes at most {limit} bytes of immediates; give fewer", gpu.adapter_name()),
+                });
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    })?;
+    let records_bytes = instrumented.records_bytes(request.workgroups, gpu.caps().subgroup_min_size.max(1));
+    gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
+
+    Ok(Inputs { instrumented, source, bindings, specs, data, records_bytes })
+}
+
 /// The probe's raw trace of one run of `request`'s shader: after the header words, each
 /// invocation's outcome count and first `events` outcomes (workgroups in dispatch order, then
 /// local index), and the time of that run. Remapping's key pass reads the trace itself; an
 /// invocation with more outcomes than `events` is not an error here, as its count is whole.
 pub(crate) async fn trace_async(gpu: &Gpu, request: &ProfileRequest<'_>, events: u32) -> Result<(Vec<u32>, Timing)> {
-    let options = InstrumentOptions {
-        counting: Counting::Trace { events },
-        slot: request.slot,
-        max_bind_groups: gpu.device().limits().max_bind_groups,
-    };
-    let instrumented = instrument(request.file, request.wgsl, request.entry, &options)?;
-    let (source, module, info) = parse_source(request.file, request.wgsl)?;
-    let bindings = entry_bindings(&source.text, &module, &info, request.entry)?;
-    check_limits(gpu, &instrumented, request.workgroups)?;
-    let data = contents_within(&bindings, &request.bindings, &|b, bytes| {
-        gpu.check_buffer_size(&b.name, bytes, if b.uniform { BufferKind::Uniform } else { BufferKind::Storage })
-    })?;
-    let records_bytes = instrumented.records_bytes(request.workgroups, 1);
-    gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
+    let Inputs { instrumented, bindings, specs, data, records_bytes, .. } = inputs(gpu, request, Counting::Trace { events })?;
     let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
-    let traced =
-        Prepared::new(gpu, &format!("{} (key pass)", request.file), &instrumented.wgsl, request.entry, &bindings, &data, probe).await?;
+    let label = format!("{} (key pass)", request.file);
+    let traced = Prepared::new(gpu, &label, &instrumented.wgsl, request.entry, &bindings, &specs, &data, &request.overrides, probe).await?;
     let timing = traced.run(gpu, request.workgroups).await?;
     let records = traced.records.as_ref().ok_or_else(|| Error::invalid("key pass", "the instrumented run has no records buffer"))?;
     Ok((bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, records_bytes).await?), timing))

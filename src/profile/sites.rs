@@ -46,6 +46,37 @@ pub struct Site {
     pub source: String,
     /// The function the site is in.
     pub function: String,
+    /// For `call`: the lines of the calls to the function (in the entry point and the
+    /// functions it calls), in source order; empty for other kinds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callers: Vec<u32>,
+}
+
+/// One clause of a `switch` (`case 1u, 2u:` or `default:`), counted apart from its switch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Case {
+    /// The switch's site number.
+    pub switch: usize,
+    /// 1-based line and column of the clause's `case` or `default`.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+    /// The clause as written up to its body (`case 1u, 2u`, `default`), on one line.
+    pub source: String,
+    /// The selector values that choose it (as u32 bits; an i32 selector's bits).
+    pub values: Vec<u32>,
+    /// Whether it is (or includes) `default`.
+    pub default: bool,
+}
+
+impl Case {
+    /// Whether a lane whose selector is `selector` runs this clause, given all the clauses.
+    pub fn chosen_by(&self, selector: u32, all: &[Case]) -> bool {
+        if self.values.contains(&selector) {
+            return true;
+        }
+        self.default && !all.iter().filter(|c| c.switch == self.switch).any(|c| c.values.contains(&selector))
+    }
 }
 
 /// How the probe wraps the user's text at one site.
@@ -70,6 +101,8 @@ pub(crate) struct FoundSite {
     pub loops: Vec<usize>,
     /// For a loop test: the value on which the loop is left (`while`: false, `break if`: true).
     pub exit_on: Option<bool>,
+    /// For a switch: its clauses (`switch` filled in once sites are numbered).
+    pub cases: Vec<Case>,
 }
 
 /// The sites of one entry point and where its signature and body are in the source.
@@ -84,6 +117,8 @@ pub(crate) struct EntryAnalysis {
     /// Byte offset just after the entry point body's `{`.
     pub body_start: usize,
     pub workgroup_size: [u32; 3],
+    /// Byte offsets of the entry point's `return` statements.
+    pub returns: Vec<usize>,
 }
 
 /// The source with comments blanked (same byte offsets), so searches skip commented-out code.
@@ -198,7 +233,8 @@ struct Walker<'a> {
     info: &'a naga::valid::FunctionInfo,
     name: String,
     sites: Vec<FoundSite>,
-    calls: Vec<naga::Handle<naga::Function>>,
+    /// Functions called, with the byte offset of the call.
+    calls: Vec<(naga::Handle<naga::Function>, Option<usize>)>,
 }
 
 impl Walker<'_> {
@@ -236,8 +272,9 @@ impl Walker<'_> {
 
     fn push(&mut self, kind: SiteKind, range: Range<usize>, splice: Splice, loops: &[usize], exit_on: Option<bool>) -> usize {
         let (line, column) = line_column(self.src, range.start);
-        let site = Site { kind, line, column, source: one_line(&self.src[range.clone()]), function: self.name.clone() };
-        self.sites.push(FoundSite { site, splice, offset: range.start, loops: loops.to_vec(), exit_on });
+        let site =
+            Site { kind, line, column, source: one_line(&self.src[range.clone()]), function: self.name.clone(), callers: Vec::new() };
+        self.sites.push(FoundSite { site, splice, offset: range.start, loops: loops.to_vec(), exit_on, cases: Vec::new() });
         self.sites.len() - 1
     }
 
@@ -297,6 +334,65 @@ impl Walker<'_> {
         self.until(found?, b';')
     }
 
+    /// The clauses of a switch whose selector ends at `from`: naga's cases (a clause with
+    /// several selectors is several cases that fall through) matched in order with the
+    /// `case`/`default` keywords at the top level of the switch's body. None when they do not
+    /// match (then the switch has no per-case counts).
+    fn clauses(&self, from: usize, cases: &[naga::SwitchCase]) -> Vec<Case> {
+        let mut groups: Vec<(Vec<u32>, bool)> = vec![(Vec::new(), false)];
+        for case in cases {
+            let last = groups.last_mut().expect("one group at least");
+            match case.value {
+                naga::SwitchValue::I32(v) => last.0.push(v as u32),
+                naga::SwitchValue::U32(v) => last.0.push(v),
+                naga::SwitchValue::Default => last.1 = true,
+            }
+            if !case.fall_through {
+                groups.push((Vec::new(), false));
+            }
+        }
+        groups.pop();
+        let Some(open) = self.masked[from..].iter().position(|&c| c == b'{').map(|p| from + p) else { return Vec::new() };
+        let mut keywords = Vec::new();
+        let (mut depth, mut i) = (0i32, open);
+        while i < self.masked.len() {
+            match self.masked[i] {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ if depth == 1 && (i == 0 || !is_ident(self.masked[i - 1])) => {
+                    for word in ["case", "default"] {
+                        let end = i + word.len();
+                        if self.masked[i..].starts_with(word.as_bytes()) && !self.masked.get(end).is_some_and(|&c| is_ident(c)) {
+                            // the clause runs to its `:` or body `{` (a `default` among a case's selectors is inside it)
+                            let stop = self.masked[end..].iter().position(|&c| c == b':' || c == b'{').map_or(end, |p| end + p);
+                            keywords.push((i, stop));
+                            i = stop - 1;
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        if keywords.len() != groups.len() {
+            return Vec::new();
+        }
+        keywords
+            .into_iter()
+            .zip(groups)
+            .map(|((at, stop), (values, default))| {
+                let (line, column) = line_column(self.src, at);
+                Case { switch: 0, line, column, source: one_line(self.src[at..stop].trim_end()), values, default }
+            })
+            .collect()
+    }
+
     fn block(&mut self, block: &naga::Block, loops: &[usize], skip_if: Option<naga::Handle<naga::Expression>>) {
         for (statement, span) in block.span_iter() {
             match statement {
@@ -324,14 +420,15 @@ impl Walker<'_> {
                         _ => "u32",
                     };
                     if let Some(range) = self.starts_with(*span, "switch").and_then(|at| self.until(at + 6, b'{')) {
-                        self.push(SiteKind::Switch, range.clone(), Splice::Selector(range, scalar), loops, None);
+                        let k = self.push(SiteKind::Switch, range.clone(), Splice::Selector(range.clone(), scalar), loops, None);
+                        self.sites[k].cases = self.clauses(range.end, cases);
                     }
                     for case in cases {
                         self.block(&case.body, loops, None);
                     }
                 }
                 naga::Statement::Block(b) => self.block(b, loops, None),
-                naga::Statement::Call { function, .. } => self.calls.push(*function),
+                naga::Statement::Call { function, .. } => self.calls.push((*function, span.to_range().map(|r| r.start))),
                 _ => {}
             }
         }
@@ -340,6 +437,18 @@ impl Walker<'_> {
 
 /// The sites of compute entry point `entry` and of every function it calls, in source order.
 pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &str) -> Result<EntryAnalysis> {
+    analyse_sized(src, module, info, entry, None)
+}
+
+/// [`analyse`] where `workgroup_size` is the entry point's size with pipeline overrides
+/// resolved (None: the shader must give it without overrides).
+pub(crate) fn analyse_sized(
+    src: &str,
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    entry: &str,
+    workgroup_size: Option<[u32; 3]>,
+) -> Result<EntryAnalysis> {
     let index = module.entry_points.iter().position(|e| e.name == entry).ok_or_else(|| {
         let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
         Error::invalid("entry point", format!("'{entry}' is not in the shader; its entry points: {}", names.join(", ")))
@@ -348,7 +457,7 @@ pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::Modu
     if ep.stage != naga::ShaderStage::Compute {
         return Err(Error::invalid("entry point", format!("'{entry}' is a {:?} shader; simtlab profiles compute entry points", ep.stage)));
     }
-    if ep.workgroup_size_overrides.is_some() || ep.workgroup_size.contains(&0) {
+    if workgroup_size.is_none() && (ep.workgroup_size_overrides.is_some() || ep.workgroup_size.contains(&0)) {
         return Err(Error::invalid(
             "entry point",
             format!(
@@ -369,8 +478,15 @@ pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::Modu
                 let name_at = fn_at + 2 + masked[fn_at + 2..].iter().take_while(|c| c.is_ascii_whitespace()).count();
                 let (line, column) = line_column(src, name_at);
                 let source = one_line(&src[name_at..=close]);
-                let site = Site { kind: SiteKind::Call, line, column, source, function: w.name.clone() };
-                w.sites.push(FoundSite { site, splice: Splice::Entry(brace_end), offset: name_at, loops: Vec::new(), exit_on: None });
+                let site = Site { kind: SiteKind::Call, line, column, source, function: w.name.clone(), callers: Vec::new() };
+                w.sites.push(FoundSite {
+                    site,
+                    splice: Splice::Entry(brace_end),
+                    offset: name_at,
+                    loops: Vec::new(),
+                    exit_on: None,
+                    cases: Vec::new(),
+                });
             }
         }
         w.block(&function.body, &[], None);
@@ -378,8 +494,9 @@ pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::Modu
     };
     let (sites, mut pending) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
     append(&mut found, sites);
+    let mut callers: Vec<(naga::Handle<naga::Function>, usize)> = pending.iter().filter_map(|&(h, at)| Some((h, at?))).collect();
     let mut visited = Vec::new();
-    while let Some(h) = pending.pop() {
+    while let Some((h, _)) = pending.pop() {
         if visited.contains(&h) {
             continue;
         }
@@ -388,9 +505,22 @@ pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::Modu
         let fn_at = module.functions.get_span(h).to_range().map(|r| r.start).filter(|&s| masked[s..].starts_with(b"fn"));
         let (sites, calls) = walk(f, &info[h], f.name.clone().unwrap_or_default(), fn_at);
         append(&mut found, sites);
+        callers.extend(calls.iter().filter_map(|&(h, at)| Some((h, at?))));
         pending.extend(calls);
     }
-    let found = in_source_order(found);
+    for s in found.iter_mut().filter(|s| s.site.kind == SiteKind::Call) {
+        let Some(h) = module.functions.iter().find(|(_, f)| f.name.as_deref() == Some(s.site.function.as_str())).map(|(h, _)| h) else {
+            continue;
+        };
+        let mut lines: Vec<u32> = callers.iter().filter(|(c, _)| *c == h).map(|&(_, at)| line_column(src, at).0).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        s.site.callers = lines;
+    }
+    let mut found = in_source_order(found);
+    for (k, s) in found.iter_mut().enumerate() {
+        s.cases.iter_mut().for_each(|c| c.switch = k);
+    }
 
     let mut builtins = Vec::new();
     for arg in &ep.function.arguments {
@@ -408,7 +538,41 @@ pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::Modu
         }
     }
     let params_empty = masked[open + 1..close].iter().all(u8::is_ascii_whitespace);
-    Ok(EntryAnalysis { sites: found, builtins, params_end: close, params_empty, body_start, workgroup_size: ep.workgroup_size })
+    let mut returns = Vec::new();
+    entry_returns(&masked, &ep.function.body, &mut returns);
+    Ok(EntryAnalysis {
+        sites: found,
+        builtins,
+        params_end: close,
+        params_empty,
+        body_start,
+        workgroup_size: workgroup_size.unwrap_or(ep.workgroup_size),
+        returns,
+    })
+}
+
+/// Byte offsets of the `return` statements written in a block of the entry point.
+fn entry_returns(masked: &[u8], block: &naga::Block, out: &mut Vec<usize>) {
+    for (statement, span) in block.span_iter() {
+        match statement {
+            naga::Statement::Return { .. } => {
+                if let Some(r) = span.to_range().filter(|r| masked[r.start..].starts_with(b"return")) {
+                    out.push(r.start);
+                }
+            }
+            naga::Statement::If { accept, reject, .. } => {
+                entry_returns(masked, accept, out);
+                entry_returns(masked, reject, out);
+            }
+            naga::Statement::Loop { body, continuing, .. } => {
+                entry_returns(masked, body, out);
+                entry_returns(masked, continuing, out);
+            }
+            naga::Statement::Switch { cases, .. } => cases.iter().for_each(|c| entry_returns(masked, &c.body, out)),
+            naga::Statement::Block(b) => entry_returns(masked, b, out),
+            _ => {}
+        }
+    }
 }
 
 /// Appends the sites of one function, shifting their loop indices past those already found.

@@ -138,6 +138,9 @@ impl Launch {
     /// claim count is kept.
     fn new(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, launched: u32, check: bool) -> Result<Launch> {
         let ring = cfg.kind == QueueKind::Ring;
+        if ring {
+            require_blocking(gpu, rt)?;
+        }
         let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
         let items =
             if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("--rounds", "too many items"))? } else { cfg.n };
@@ -177,6 +180,25 @@ impl Launch {
             Step::dispatch(&self.kernel, &self.bind, [self.launched, 1, 1]),
         ]
     }
+}
+
+/// Whether the ring (tier 2: its pops wait on other workgroups' pushes) may run here: where
+/// the capability check allows the blocking tier, as [`Runtime::plan`] demands of every
+/// blocking case, or where the caller vouches for co-residency (`assume_resident`).
+pub fn ring_allowed(gpu: &Gpu, rt: &Runtime) -> Result<bool> {
+    Ok(rt.options.assume_resident || rt.capability(gpu)?.blocking_ok)
+}
+
+fn require_blocking(gpu: &Gpu, rt: &Runtime) -> Result<()> {
+    if ring_allowed(gpu, rt)? {
+        return Ok(());
+    }
+    let reason = rt.assessed().and_then(|c| c.reason).unwrap_or_default();
+    Err(Error::Unsupported {
+        what: "the ring queue (blocking tier 2)".into(),
+        adapter: gpu.adapter_name(),
+        hint: format!("the capability check refuses the blocking tier here ({reason}); use the single, chunked or distributed queue kinds"),
+    })
 }
 
 /// Runs the queue kernel once.

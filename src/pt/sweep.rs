@@ -431,6 +431,11 @@ pub fn run(gpu: &Gpu, sweep: &Sweep, protocol: &Protocol) -> Result<SweepOutput>
             let mut records = Vec::new();
             let workgroups: Vec<Option<u32>> = sweep.workgroups.iter().map(|&w| Some(w)).collect();
             for &kind in &or(&sweep.kind, &DEFAULT_KINDS) {
+                // by default the ring runs only where the blocking tier may (the capability
+                // says why not); asked for by name, it fails with that reason
+                if kind == QueueKind::Ring && sweep.kind.is_empty() && !queue::ring_allowed(gpu, &rt)? {
+                    continue;
+                }
                 for &w in &or(&workgroups, &[None]) {
                     for &n in &or(&sweep.n, &[queue::default_queue_items(gpu) as usize]) {
                         let n = u32::try_from(n).map_err(|_| Error::invalid("--n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;

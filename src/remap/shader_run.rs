@@ -20,7 +20,7 @@ use web_time::Instant;
 
 /// Branch outcomes per invocation the key pass records (the rest are only counted): enough to
 /// tell a `switch`'s cases and the first turns of a path apart.
-pub const SIGNATURE_EVENTS: u32 = 16;
+pub const SIGNATURE_EVENTS: u32 = 8;
 
 /// What to remap and how.
 #[derive(Clone, Debug)]
@@ -189,6 +189,7 @@ pub async fn remap_run_async(
     let decision = decide(request.strategy, &profile, &costs)?;
     let classes_count = classes.count();
 
+    // the shader as written, after the keys and the index were paid for
     let unchanged = |reason: String, decision: Decision, before: ProfileRun| RemapRun {
         file: request.file.to_string(),
         entry: request.entry.to_string(),
@@ -200,11 +201,14 @@ pub async fn remap_run_async(
         classes: classes_count,
         before: RemapSide::of(&before),
         after: RemapSide::of(&before),
-        key_seconds: 0.0,
-        index_seconds: 0.0,
+        key_seconds,
+        index_seconds,
         dispatches: request.dispatches,
         kernel_speedup: 1.0,
-        speedup: 1.0,
+        speedup: {
+            let d = request.dispatches as f64;
+            d * before.plain.seconds / (key_seconds + index_seconds + d * before.plain.seconds).max(1e-12)
+        },
         outputs_identical: true,
         slot: remapped.slot,
         remapped: remapped.clone(),
@@ -282,6 +286,8 @@ fn profile_request<'a>(
         trace_events: crate::profile::DEFAULT_TRACE_EVENTS,
         slot: None,
         samples: request.samples,
+        overrides: Vec::new(),
+        sample: 1,
     }
 }
 
@@ -343,10 +349,9 @@ fn signatures(trace: &[u32], remapped: &RemappedShader, workgroups: [u32; 3]) ->
             let record = &trace[header + (group * threads + local) * stride..][..stride];
             let events = record[0];
             let recorded = 2 * events.min(SIGNATURE_EVENTS) as usize;
-            // FNV-1a over the recorded (site, value) pairs
-            let hash = record[1..1 + recorded]
-                .iter()
-                .fold(0x811c_9dc5u32, |h, &w| w.to_le_bytes().iter().fold(h, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)));
+            // a multiplicative hash of the recorded (site, value) words: cheap, and equal paths
+            // give equal hashes, which is all the classes need
+            let hash = record[1..1 + recorded].iter().fold(0x811c_9dc5u32, |h, &w| (h ^ w).wrapping_mul(0x9e37_79b1).rotate_left(5));
             keys[x + width * (y + height * z)] = (events, hash);
         }
     }
@@ -357,11 +362,21 @@ fn signatures(trace: &[u32], remapped: &RemappedShader, workgroups: [u32; 3]) ->
 /// that neighbouring classes do similar work); past [`MAX_CLASSES`] distinct keys, classes of
 /// equal width over the outcome counts.
 fn classes_of(keys: &[(u32, u32)]) -> Result<Classes> {
-    let mut distinct = keys.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    if distinct.len() <= MAX_CLASSES {
-        let ids = keys.iter().map(|k| distinct.binary_search(k).unwrap_or_default() as u32).collect();
+    // kernels have few distinct paths: find them in one pass, then rank them in key order
+    let mut seen: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    for &k in keys {
+        if seen.len() > MAX_CLASSES {
+            break;
+        }
+        seen.entry(k).or_default();
+    }
+    if seen.len() <= MAX_CLASSES {
+        let mut distinct: Vec<(u32, u32)> = seen.keys().copied().collect();
+        distinct.sort_unstable();
+        for (rank, k) in distinct.iter().enumerate() {
+            seen.insert(*k, rank as u32);
+        }
+        let ids = keys.iter().map(|k| seen[k]).collect();
         return Classes::from_ids(ids, distinct.len().max(1));
     }
     let trips: Vec<u32> = keys.iter().map(|&(events, _)| events).collect();

@@ -86,6 +86,10 @@ fn run_branch(
     layout: MaskLayout,
     protocol: &crate::harness::Protocol,
 ) -> crate::Result<Vec<crate::harness::Record>> {
+    // an empty sweep would run nothing and report an empty table as a success
+    if s.else_fractions.is_empty() {
+        return Err(crate::Error::invalid("else_fractions", "empty: give at least one fraction in [0, 1]"));
+    }
     split::sweep(gpu, &s.config, layout, &s.else_fractions, protocol, None)
 }
 

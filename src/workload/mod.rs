@@ -115,7 +115,7 @@ pub async fn run_recording_async(gpu: &Gpu, recording: &dyn Recording) -> Result
     recording.record(gpu, &mut encoder);
     let reads: Vec<_> = recording.outputs().into_iter().map(|(buffer, bytes)| gpu.record_read(&mut encoder, buffer, bytes)).collect();
     let commands = gpu.checked("recording a workload and its readback", || encoder.finish()).await?;
-    gpu.queue().submit([commands]);
+    gpu.submit(commands, "running a workload and its readback")?;
     let mut outputs = Vec::with_capacity(reads.len());
     for read in reads {
         outputs.push(read.map().finish_async(gpu).await?);
@@ -230,9 +230,16 @@ impl<C: Serialize + DeserializeOwned> Entry<C> {
     fn config(&self, params: &serde_json::Value) -> Result<C> {
         serde_json::from_value(params.clone()).map_err(|e| Error::InvalidParameter {
             workload: self.name.into(),
-            message: format!("{e} (parameters at the paper scale: {})", self.params(Scale::Full)),
+            // the scale the caller started from is not known here: name the parameters, not
+            // one scale's values
+            message: format!("{e} (its parameters: {})", parameter_names(&self.params(Scale::Tiny))),
         })
     }
+}
+
+/// The top-level keys of `params`, comma separated.
+fn parameter_names(params: &serde_json::Value) -> String {
+    params.as_object().map_or_else(String::new, |o| o.keys().cloned().collect::<Vec<_>>().join(", "))
 }
 
 /// Every workload, by family.

@@ -9,8 +9,26 @@ use simtlab::profile::{self, BindingSpec, CountSource, Counting, ProfileRequest}
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 
+/// What each printed figure is.
+const FIGURES: &str = "Figures (per subgroup of the width printed; a site is an if condition, a loop test, a switch selector or a called function's entry):
+  evaluations          subgroup-steps at which at least one lane evaluated the site
+  active_lanes         Σ over those of the lanes evaluating it
+  taken_lanes          Σ lanes for which it was true (loop: the loop goes on; switch: the lane's selector equals the first lane's; call: every lane)
+  uniform_evaluations  evaluations at which all active lanes agreed
+  active_eff           active_lanes / (evaluations × width): how full the subgroup is where it evaluates the site
+  simt_eff             taken_lanes / (steps at which a lane took it × width): how full it is in the code the site guards
+  branch_eff           uniform_evaluations / evaluations
+  case rows            one per switch clause: the switch's evaluations and active lanes, taken = lanes that ran the clause
+  call rows            the function's signature, then ← the lines that call it
+  SIMT efficiency      Σ active_lanes / (Σ evaluations × width) over all sites: how full subgroups are where they branch; the same
+                       whether a loop is written `for`/`while` or `loop { if c { break } }`
+  branch efficiency    Σ uniform_evaluations / Σ evaluations
+  divergence ratio     subgroups whose lanes disagreed at some site / subgroups that reached a site (Zhang)
+  --sample N           one subgroup in each run of N counts; the figures are ratio estimates with 95 % intervals";
+
 /// Arguments of the `profile` subcommand.
 #[derive(Args, Clone)]
+#[command(after_help = FIGURES)]
 pub struct ProfileArgs {
     /// The WGSL file.
     pub shader: PathBuf,
@@ -21,9 +39,23 @@ pub struct ProfileArgs {
     #[arg(long, value_parser = parse_workgroups)]
     pub workgroups: [u32; 3],
     /// Contents of a binding (repeatable): NAME=SPEC, N=SPEC (group 0) or G:N=SPEC, SPEC one of
-    /// u32:N:seq, u32:N:zero, u32:N:random:SEED, f32:N:zero, f32:N:random:SEED, file:PATH.
+    /// u32:N:seq, u32:N:zero, u32:N:random:SEED, i32:N:seq, i32:N:zero, i32:N:random:SEED,
+    /// f32:N:zero, f32:N:random:SEED, file:PATH (raw little-endian bytes);
+    /// texture:WxH[xD]:FORMAT:zero|random:SEED|file:PATH for a sampled or storage texture
+    /// (FORMAT as WGSL writes it: rgba8unorm, r32float, r32uint, rgba32float...; a storage
+    /// texture's must be the one it declares); sampler:nearest|linear (default nearest).
+    /// A `var<immediate>` is given by its NAME like a buffer.
     #[arg(long = "bind", value_name = "B=SPEC")]
     pub binds: Vec<String>,
+    /// Value of a pipeline-overridable constant (repeatable): NAME=VALUE or ID=VALUE for
+    /// `@id(ID) override`; those not given keep their defaults (an override without a default
+    /// must be given). Workgroup sizes from overrides follow.
+    #[arg(long = "override", value_name = "NAME=VALUE")]
+    pub overrides: Vec<String>,
+    /// Count one subgroup in N (the others skip the probe): the figures become estimates,
+    /// printed with their 95 % interval, at a fraction of the probe's cost. GPU subgroups only.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub sample: u32,
     /// Write a binding's final contents as raw little-endian bytes (repeatable): B=FILE.
     #[arg(long = "dump", value_name = "B=FILE")]
     pub dumps: Vec<String>,
@@ -114,6 +146,38 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         .map(|b| split_pair(b, "--bind").and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?))))
         .collect::<Result<Vec<_>>>()?;
     let dumps = args.dumps.iter().map(|d| split_pair(d, "--dump")).collect::<Result<Vec<_>>>()?;
+    let overrides = args
+        .overrides
+        .iter()
+        .map(|o| {
+            let (k, v) = split_pair(o, "--override")?;
+            let value = match v.trim() {
+                "true" => 1.0,
+                "false" => 0.0,
+                v => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
+                    Error::invalid("--override", format!("'{o}': the value is a number (or true/false for a bool override)"))
+                })?,
+            };
+            Ok((k.trim().to_string(), value))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if args.sample > 1 && (args.emulate || args.width.is_some()) {
+        return Err(Error::invalid("--sample", "sampling counts the GPU's own subgroups; leave out --emulate and --width, or --sample"));
+    }
+    {
+        // overrides are checked against the shader before the GPU runs
+        let (module, _) = profile::parse(&file, &wgsl)?;
+        if !overrides.is_empty() || !module.overrides.is_empty() {
+            profile::instrument(
+                &file,
+                &wgsl,
+                &args.entry,
+                &profile::InstrumentOptions { overrides: overrides.clone(), ..Default::default() },
+            )
+            .map(|_| ())
+            .or_else(|e| if matches!(&e, Error::Invalid { what, .. } if what == "overrides") { Err(e) } else { Ok(()) })?;
+        }
+    }
     // everything that can be checked without the GPU is, before it runs
     let arch = args.arch.as_deref().map(find_arch).transpose()?;
     if !dumps.is_empty() {
@@ -140,6 +204,8 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         trace_events: args.trace_events,
         slot: args.slot,
         samples: args.samples,
+        overrides,
+        sample: args.sample,
     };
     let run = profile::profile(&gpu, &request)?;
     let s = &run.summary;
@@ -156,14 +222,31 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     };
     text += &format!("probe records at group {} binding {}\n\n", run.slot.0, run.slot.1);
     text += &profile::table(s);
-    text += &format!(
-        "\nSIMT efficiency {:.1} %, branch efficiency {:.1} %, divergent subgroups {} of {} (ratio {:.3})\n",
-        100.0 * s.simt_efficiency,
-        100.0 * s.branch_efficiency,
-        s.divergent_subgroups,
-        s.subgroups,
-        s.divergence_ratio
-    );
+    text += &match &s.sampling {
+        None => format!(
+            "\nSIMT efficiency {:.1} %, branch efficiency {:.1} %, divergent subgroups {} of {} (ratio {:.3})\n",
+            100.0 * s.simt_efficiency,
+            100.0 * s.branch_efficiency,
+            s.divergent_subgroups,
+            s.subgroups,
+            s.divergence_ratio
+        ),
+        Some(e) => format!(
+            "\nestimated from {} of {} subgroups (one in {}; 95 % intervals): SIMT efficiency {:.1} ± {:.1} %, branch efficiency {:.1} ± {:.1} %, divergence ratio {:.3} ± {:.3}, {:.0} ± {:.0} site evaluations in all (the rows count the sampled subgroups)\n",
+            e.counted,
+            e.subgroups,
+            e.one_in,
+            100.0 * s.simt_efficiency,
+            100.0 * e.simt_efficiency,
+            100.0 * s.branch_efficiency,
+            100.0 * e.branch_efficiency,
+            s.divergence_ratio,
+            e.divergence_ratio,
+            e.evaluations,
+            e.evaluations_error
+        ),
+    };
+    text += "(SIMT efficiency: Σ active lanes / (Σ evaluations × width) over all sites, how full subgroups are where they branch; branch efficiency: evaluations where all active lanes agreed / evaluations; divergence ratio: subgroups whose lanes disagreed somewhere / subgroups that reached a site. Per row: active_eff = active lanes / (evaluations × width); simt_eff = taken lanes / (steps with a lane taking it × width), how full the subgroup is in the code the site guards; a case row counts one switch clause, a call row lists the lines calling it)\n";
     text += &format!(
         "GPU time ({:?}, median of {}): {} plain, {} instrumented ({:.2}x)\n",
         run.plain.source,

@@ -257,7 +257,7 @@ impl Prepared {
         // volume, since a page cannot wait for the GPU's total; the check compares the GPU's
         // counts and offsets with the reference, so a GPU total that differs fails it.
         let commands = gpu.checked_now("classifying and scanning the volume", || gpu.encode(&steps).finish())?;
-        gpu.queue().submit([commands]);
+        gpu.submit(commands, "classifying and scanning the volume")?;
         let total_vertices: u32 = cpu::classify(volume, cfg.edge, cfg.iso, Tables::get()).1.iter().sum();
 
         let vertices = gpu.buffer_zeroed::<f32>("vertices", 3 * (total_vertices as usize).max(1), BufferKind::Storage)?;

@@ -544,6 +544,8 @@ impl Job {
             trace_events: DEFAULT_TRACE_EVENTS,
             slot: None,
             samples: r.samples,
+            overrides: Vec::new(),
+            sample: 1,
         };
         match profile::profile_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await {
             Ok(run) => {

@@ -37,9 +37,10 @@ pub struct CarrilloArgs {
     /// Explicit else-fractions (0..=1) instead of the sweep.
     #[arg(long, value_delimiter = ',')]
     pub fractions: Vec<f64>,
-    /// Elements (the paper: 4M = 2^22).
-    #[arg(long, default_value_t = PAPER_N)]
-    pub n: usize,
+    /// Elements. Default: the paper's 4M = 2^22, or 2^18 on a CPU adapter (lavapipe,
+    /// llvmpipe), where the paper's size takes minutes.
+    #[arg(long)]
+    pub n: Option<usize>,
     /// Mixing rounds of the light if-branch.
     #[arg(long, default_value_t = 128)]
     pub light_rounds: u32,
@@ -56,13 +57,24 @@ pub struct CarrilloArgs {
     pub seed: u64,
 }
 
+/// Elements when --n is left out on a CPU adapter.
+pub const CPU_ADAPTER_N: usize = 1 << 18;
+
 impl CarrilloArgs {
+    /// The sweep with the GPU defaults (the paper's size).
+    #[cfg(test)]
     pub fn sweep(&self) -> SplitSweep {
+        self.sweep_on(false)
+    }
+
+    /// The sweep for an adapter: a left-out --n is the paper's size on a GPU and
+    /// [`CPU_ADAPTER_N`] on a CPU adapter.
+    pub fn sweep_on(&self, cpu_adapter: bool) -> SplitSweep {
         SplitSweep {
             layout: self.layout,
             steps: self.steps,
             fractions: self.fractions.clone(),
-            n: self.n,
+            n: self.n.unwrap_or(if cpu_adapter { CPU_ADAPTER_N } else { PAPER_N }),
             light_rounds: self.light_rounds,
             heavy_rounds: self.heavy_rounds,
             loop_len: self.loop_len,
@@ -74,7 +86,11 @@ impl CarrilloArgs {
 
 pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
     let protocol = c.output.protocol();
-    let records = split::run_sweep(gpu, &c.args.sweep(), &protocol)?;
+    let cpu_adapter = gpu.info().device_type == wgpu::DeviceType::Cpu;
+    if cpu_adapter && c.args.n.is_none() {
+        sayln!("--n defaults to {CPU_ADAPTER_N} on the CPU adapter {} (the paper's {PAPER_N} takes minutes there)", gpu.adapter_name());
+    }
+    let records = split::run_sweep(gpu, &c.args.sweep_on(cpu_adapter), &protocol)?;
     let out = finish(&records, &c.output);
     say!("{}", comparison_table(&records));
     if let Some(e) = records.iter().find(|r| r.kernel == "loop_split").and_then(|r| r.extra_as::<split::LoopSplitExtra>()) {
@@ -116,6 +132,17 @@ mod tests {
     fn defaults_are_the_sweeps() {
         assert_eq!(sweep(""), SplitSweep::default());
         assert_eq!(sweep("--layout random --fractions 0,0.5").fractions, [0.0, 0.5]);
+    }
+
+    /// A CPU adapter gets a smaller default size; a GPU keeps the paper's, and an explicit
+    /// --n wins on both.
+    #[test]
+    fn cpu_adapters_default_to_a_smaller_size() {
+        let args = ArgsOnly::<CarrilloArgs>::parse_words("--layout random").unwrap();
+        assert_eq!(args.sweep_on(false).n, PAPER_N);
+        assert!(args.sweep_on(true).n <= 1 << 18, "{}", args.sweep_on(true).n);
+        let given = ArgsOnly::<CarrilloArgs>::parse_words("--n 4096").unwrap();
+        assert_eq!((given.sweep_on(true).n, given.sweep_on(false).n), (4096, 4096));
     }
 
     /// One row per else-fraction, branched beside split.

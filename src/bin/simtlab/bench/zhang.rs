@@ -34,7 +34,8 @@ pub struct ZhangArgs {
     pub strategy: Variants,
     /// Problem sizes (comma list): lbm = lattice edge (cells = n³), gafort = children,
     /// mcubes = grid edge (voxels = n³), reduction = elements, blackscholes = options.
-    /// Default: each benchmark's own sizes (reduction: 2^21..2^25 as in Table 5).
+    /// Default: each benchmark's own sizes (reduction: 2^21..2^25 as in Table 5), smaller on
+    /// a CPU adapter (lavapipe, llvmpipe; reduction: 2^18, 2^20) where those take minutes.
     #[arg(long, value_delimiter = ',')]
     pub n: Vec<usize>,
     #[arg(long, default_value_t = 1)]
@@ -106,6 +107,22 @@ fn comparison_table(records: &[Record]) -> String {
 mod tests {
     use super::*;
     use crate::ArgsOnly;
+
+    /// A CPU adapter's default sizes stay below a bound; a GPU's are the paper's.
+    #[test]
+    fn cpu_adapters_default_to_smaller_sizes() {
+        use zhang::default_sizes;
+        assert_eq!(default_sizes(Benchmark::Reduction, false), [1 << 21, 1 << 22, 1 << 23, 1 << 24, 1 << 25]);
+        assert_eq!(default_sizes(Benchmark::Lbm, false), [64]);
+        assert_eq!(default_sizes(Benchmark::Mcubes, false), [128]);
+        assert_eq!(default_sizes(Benchmark::Gafort, false), [1 << 16]);
+        assert_eq!(default_sizes(Benchmark::Blackscholes, false), [1 << 22]);
+        assert!(default_sizes(Benchmark::Reduction, true).iter().sum::<usize>() <= 1 << 21);
+        for b in [Benchmark::Lbm, Benchmark::Gafort, Benchmark::Mcubes, Benchmark::Reduction, Benchmark::Blackscholes] {
+            let (cpu, gpu) = (default_sizes(b, true), default_sizes(b, false));
+            assert!(!cpu.is_empty() && cpu.iter().max() < gpu.iter().min(), "{b:?}: {cpu:?} vs {gpu:?}");
+        }
+    }
 
     /// Each original run is a row beside every variant of the same size, with its speedup.
     #[test]
