@@ -8,9 +8,14 @@
 //! copy into its own encoder and picks them up frames later, never waiting. The overlay shows
 //! the divergence per subgroup and per branch site, and the frame time with the probe off and on.
 //!
+//! R removes the divergence instead, with [`Remapper`] on the same kernel: the app dispatches
+//! the remapped kernel, which records each pixel's path while it computes; the paths of frame t
+//! order the pixels of a later frame so that the lanes of a subgroup iterate alike. The overlay
+//! shows the predicted SIMT efficiency before and after, and the frame time both ways.
+//!
 //! ```sh
-//! cargo run --example embed_overlay                      # until the window is closed; P toggles the probe
-//! cargo run --example embed_overlay -- --frames 600      # 300 frames without the probe, then 300 with it
+//! cargo run --example embed_overlay                      # until the window is closed; P toggles the probe, R remapping
+//! cargo run --example embed_overlay -- --frames 600      # 200 frames as written, 200 with the probe, 200 remapped
 //! cargo run --example embed_overlay -- --vsync           # present at the display's rate
 //! ```
 //!
@@ -36,6 +41,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use simtlab::profile::{self, Profiler, ProfilerOptions};
+use simtlab::remap::{RemapUpdate, Remapper, RemapperOptions};
 use simtlab::ui::overlay::{DivergenceOverlay, Span, Timeline};
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, WindowEvent};
@@ -147,6 +153,37 @@ struct Probe {
     updated: f64,
 }
 
+/// The simtlab side of the app that removes the divergence: its kernel remapped on the fly.
+struct Remap {
+    remapper: Remapper,
+    pipeline: wgpu::ComputePipeline,
+    app_group: wgpu::BindGroup,
+    remap_group: wgpu::BindGroup,
+    /// What the last read-back of the paths predicted.
+    last: Option<RemapUpdate>,
+}
+
+/// What the app dispatches for its fractal.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The kernel as written.
+    Plain,
+    /// Instrumented with the probe (P).
+    Probed,
+    /// Remapped on the fly (R).
+    Remapped,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Plain => "as written",
+            Mode::Probed => "probe on",
+            Mode::Remapped => "remapped",
+        }
+    }
+}
+
 struct Frame {
     started: Instant,
     window: Arc<Window>,
@@ -165,10 +202,12 @@ struct Frame {
     egui_renderer: egui_wgpu::Renderer,
     probe: Option<Probe>,
     probe_error: Option<String>,
-    /// Dispatch the instrumented kernel (P toggles).
-    probing: bool,
-    /// Frame times with the probe off and on.
-    times: [FrameTimes; 2],
+    remap: Option<Remap>,
+    remap_error: Option<String>,
+    /// What the fractal dispatch runs (P toggles the probe, R remapping).
+    mode: Mode,
+    /// Frame times as written, with the probe, remapped.
+    times: [FrameTimes; 3],
     last_frame: Option<Instant>,
     spans: Vec<Span>,
     frames: u64,
@@ -322,6 +361,20 @@ impl Frame {
                 }
                 Err(e) => (None, Some(e.to_string())),
             };
+        // and remaps it, on the same device: the emulated subgroups as wide as the adapter's
+        let width = match adapter.get_info().subgroup_max_size {
+            0 => 32,
+            w => w.min(128),
+        };
+        let (remap, remap_error) =
+            match Remapper::new(&device, FRACTAL_WGSL, "main", workgroups, &RemapperOptions { width, ..Default::default() }) {
+                Ok(remapper) => {
+                    let (pipeline, app_group) = fractal_pipeline(&device, remapper.shader(), &view_buffer, &iterations);
+                    let remap_group = remapper.bind_group_for(&pipeline);
+                    (Some(Remap { remapper, pipeline, app_group, remap_group, last: None }), None)
+                }
+                Err(e) => (None, Some(e.to_string())),
+            };
 
         let egui_ctx = egui::Context::default();
         let egui_state = egui_winit::State::new(
@@ -351,7 +404,9 @@ impl Frame {
             egui_renderer,
             probe,
             probe_error,
-            probing: false,
+            remap,
+            remap_error,
+            mode: Mode::Plain,
             times: Default::default(),
             last_frame: None,
             spans: Vec::new(),
@@ -379,15 +434,36 @@ impl Frame {
         }
     }
 
-    /// One line: the mean frame time with the probe off and on, and their ratio.
+    /// One line: the mean frame time as written, with the probe and remapped, and their ratios
+    /// to the time as written.
     fn frame_time_line(&self) -> String {
-        let [off, on] = [&self.times[0], &self.times[1]].map(FrameTimes::mean_ms);
-        let show = |t: Option<f64>| t.map_or("not yet measured".to_string(), |t| format!("{t:.2} ms"));
-        let ratio = match (off, on) {
-            (Some(a), Some(b)) => format!(" ({:.2}x)", b / a),
-            _ => String::new(),
+        let [plain, probed, remapped] = [&self.times[0], &self.times[1], &self.times[2]].map(FrameTimes::mean_ms);
+        let show = |t: Option<f64>| {
+            let ratio = match (plain, t) {
+                (Some(a), Some(b)) if t != plain => format!(" ({:.2}x)", b / a),
+                _ => String::new(),
+            };
+            t.map_or("not yet measured".to_string(), |t| format!("{t:.2} ms{ratio}"))
         };
-        format!("frame time, mean of the last {FRAME_WINDOW}: probe off {}, probe on {}{ratio}", show(off), show(on))
+        format!(
+            "frame time, mean of the last {FRAME_WINDOW}: as written {}, probe on {}, remapped {}",
+            show(plain),
+            show(probed),
+            show(remapped)
+        )
+    }
+
+    /// Switches the fractal dispatch to `mode`, or back to the kernel as written if it is on.
+    fn toggle(&mut self, mode: Mode) {
+        self.set_mode(if self.mode == mode { Mode::Plain } else { mode });
+    }
+
+    fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+        // remapping restarts from the kernel's own order each time it is turned on
+        if let Some(r) = &mut self.remap {
+            r.remapper.set_enabled(mode == Mode::Remapped);
+        }
     }
 
     fn render(&mut self) {
@@ -400,19 +476,34 @@ impl Frame {
             _ => return,
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let probing = self.probing && self.probe.is_some();
+        let mode = match self.mode {
+            Mode::Probed if self.probe.is_some() => Mode::Probed,
+            Mode::Remapped if self.remap.is_some() => Mode::Remapped,
+            _ => Mode::Plain,
+        };
+        let probing = mode == Mode::Probed;
+        let remapping = mode == Mode::Remapped;
 
         // 1. the app's own kernel, instrumented or not
         let t = self.now();
         self.queue.write_buffer(&self.view_buffer, 0, bytemuck::cast_slice(&view_at(t as f32)));
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        if let (Some(r), true) = (&mut self.remap, remapping) {
+            // a new order, when the paths of an earlier frame gave one, goes in before the dispatch
+            r.remapper.begin(&mut encoder);
+        }
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("fractal"), timestamp_writes: None });
-            match (&self.probe, probing) {
-                (Some(p), true) => {
+            match (&self.probe, &self.remap, mode) {
+                (Some(p), _, Mode::Probed) => {
                     pass.set_pipeline(&p.pipeline);
                     pass.set_bind_group(0, &p.app_group, &[]);
                     pass.set_bind_group(p.profiler.group(), Some(&p.probe_group), &[]);
+                }
+                (_, Some(r), Mode::Remapped) => {
+                    pass.set_pipeline(&r.pipeline);
+                    pass.set_bind_group(0, &r.app_group, &[]);
+                    pass.set_bind_group(r.remapper.group(), Some(&r.remap_group), &[]);
                 }
                 _ => {
                     pass.set_pipeline(&self.fractal);
@@ -424,7 +515,15 @@ impl Frame {
         if let (Some(p), true) = (&mut self.probe, probing) {
             p.profiler.resolve(&mut encoder);
         }
-        self.span(if probing { "fractal (probed)" } else { "fractal" }, format!("frame {}", self.frames), t);
+        if let (Some(r), true) = (&mut self.remap, remapping) {
+            r.remapper.end(&mut encoder);
+        }
+        let lane = match mode {
+            Mode::Plain => "fractal",
+            Mode::Probed => "fractal (probed)",
+            Mode::Remapped => "fractal (remapped)",
+        };
+        self.span(lane, format!("frame {}", self.frames), t);
 
         // 2. the app's scene: the fractal
         {
@@ -450,14 +549,27 @@ impl Frame {
         let t = self.now();
         let input = self.egui_state.take_egui_input(&self.window);
         let timeline = Timeline::new(self.spans.iter().cloned());
-        let header = format!("{} · frame {} · probe {} (P toggles)", self.adapter_name, self.frames, if probing { "on" } else { "off" });
+        let header = format!("{} · frame {} · kernel {} (P toggles the probe, R remapping)", self.adapter_name, self.frames, mode.name());
         let times = self.frame_time_line();
+        let remap_line = match (&self.remap, &self.remap_error) {
+            (Some(Remap { last: Some(u), .. }), _) => format!(
+                "remap: frame {}'s paths, {} classes: predicted SIMT efficiency {:.1} % in its order, {:.1} % regrouped{}",
+                u.dispatch,
+                u.classes,
+                100.0 * u.before,
+                100.0 * u.after,
+                if u.applied { " (applied)" } else { "" }
+            ),
+            (Some(_), _) => "remap: press R to regroup the pixels by the paths they take".to_string(),
+            (None, e) => format!("remap: {}", e.as_deref().unwrap_or("not started")),
+        };
         let probe = &mut self.probe;
         let error = &self.probe_error;
         let output = self.egui_ctx.run_ui(input, |ui| {
             egui::Window::new("simtlab: the app's fractal kernel").default_pos([16.0, 16.0]).default_width(560.0).show(ui.ctx(), |ui| {
                 ui.label(&header);
                 ui.label(&times);
+                ui.label(&remap_line);
                 match probe {
                     Some(p) => match &mut p.overlay {
                         Some(o) => {
@@ -515,6 +627,9 @@ impl Frame {
         self.span("overlay", format!("overlay {}", self.frames), t);
         let t = self.now();
         self.queue.submit(extra.into_iter().chain(std::iter::once(encoder.finish())));
+        if let (Some(r), true) = (&mut self.remap, remapping) {
+            r.remapper.after_submit();
+        }
         self.window.pre_present_notify();
         self.queue.present(frame);
         self.span("submit + present", format!("present {}", self.frames), t);
@@ -536,9 +651,17 @@ impl Frame {
                 Err(e) => self.probe_error = Some(e.to_string()),
             }
         }
+        // 5. the paths of an earlier frame, regrouped into the order of a later one: never waits
+        if let Some(r) = &mut self.remap {
+            match r.remapper.poll() {
+                Ok(Some(update)) => r.last = Some(update),
+                Ok(None) => {}
+                Err(e) => self.remap_error = Some(e.to_string()),
+            }
+        }
         let end = Instant::now();
         if let Some(last) = self.last_frame.replace(end) {
-            self.times[usize::from(probing)].push((end - last).as_secs_f64());
+            self.times[mode as usize].push((end - last).as_secs_f64());
         }
         self.frames += 1;
     }
@@ -565,7 +688,8 @@ fn site_grid(ui: &mut egui::Ui, sites: &[profile::SiteRow]) {
 
 struct App {
     frame: Option<Frame>,
-    /// Exit after this many frames, the probe on for the second half (screenshots and CI).
+    /// Exit after this many frames: a third as written, a third with the probe, a third
+    /// remapped (screenshots and CI).
     max_frames: Option<u64>,
     vsync: bool,
     error: Option<String>,
@@ -580,6 +704,9 @@ impl ApplicationHandler for App {
             Ok(f) => {
                 if let Some(e) = &f.probe_error {
                     eprintln!("simtlab could not instrument the app's kernel: {e}");
+                }
+                if let Some(e) = &f.remap_error {
+                    eprintln!("simtlab could not remap the app's kernel: {e}");
                 }
                 self.frame = Some(f);
             }
@@ -599,14 +726,21 @@ impl ApplicationHandler for App {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => frame.resize(size.width, size.height),
             WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => match event.logical_key {
-                Key::Character(c) if c.eq_ignore_ascii_case("p") => frame.probing = !frame.probing,
+                Key::Character(c) if c.eq_ignore_ascii_case("p") => frame.toggle(Mode::Probed),
+                Key::Character(c) if c.eq_ignore_ascii_case("r") => frame.toggle(Mode::Remapped),
                 Key::Named(NamedKey::Escape) => event_loop.exit(),
                 _ => {}
             },
             WindowEvent::RedrawRequested => {
                 if let Some(m) = self.max_frames {
-                    // the first half without the probe, the second with it
-                    frame.probing = frame.frames >= m / 2;
+                    let mode = match frame.frames * 3 / m.max(1) {
+                        0 => Mode::Plain,
+                        1 => Mode::Probed,
+                        _ => Mode::Remapped,
+                    };
+                    if mode != frame.mode {
+                        frame.set_mode(mode);
+                    }
                 }
                 frame.render();
                 if self.max_frames.is_some_and(|m| frame.frames >= m) {

@@ -62,6 +62,7 @@ mod gpu_regroup;
 mod lam;
 mod pipeline;
 mod redirect;
+mod remapper;
 mod shader;
 mod shader_run;
 mod variant;
@@ -77,6 +78,7 @@ pub use gpu_regroup::{
 pub use lam::{Label, LamPlan};
 pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpan};
 pub use redirect::{gather, in_order, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
+pub use remapper::{RemapUpdate, Remapper, RemapperOptions};
 pub use shader::{remap_shader, RemapShaderOptions, RemappedShader, INDEX_NAME};
 pub use shader_run::{remap_run, remap_run_async, RemapRequest, RemapRun, RemapSide, SIGNATURE_EVENTS};
 pub use variant::{host_seconds, DivergenceExtra, RunOptions, VariantRun, Variants, ORIGINAL, REMAP_BINDING};

@@ -88,7 +88,9 @@ pub struct RemapRun {
     pub entry: String,
     /// The adapter it ran on.
     pub adapter: String,
-    /// What ran in the end: `none` (the shader as written) or `redirect`.
+    /// What an app should run: `none` (the shader as written) or `redirect`. With `none`,
+    /// `after` is what the remapped shader measured if it ran (auto found it slower), else
+    /// `before` again.
     pub strategy: Strategy,
     /// Why, in words: the model's prediction, and what the measurement changed.
     pub reason: String,
@@ -158,6 +160,18 @@ pub async fn remap_run_async(
     let as_written = profile_request(request, request.file, request.wgsl, request.bindings.clone());
     let before = profile_async(gpu, &as_written, cancel, &mut |s| progress(prefixed("as written", s))).await?;
     let invocations = invocations(&remapped, request.workgroups)?;
+    // auto: a shader whose subgroups never diverge runs as written, without a key pass
+    if request.strategy == Strategy::Auto && before.summary.divergent_subgroups == 0 {
+        let reason = format!(
+            "the shader runs as written: none of its {} subgroups diverges (SIMT efficiency {:.1} %), so remapping could only add its cost",
+            before.summary.subgroups,
+            100.0 * before.summary.simt_efficiency
+        );
+        let decision =
+            Decision { strategy: Strategy::None, reason: reason.clone(), predicted_gain_s: 0.0, cost_s: 0.0, abandon_after_s: 0.0 };
+        let paid = Paid { key: "none needed".into(), classes: 0, key_seconds: 0.0, index_seconds: 0.0 };
+        return Ok(as_written_run(request, gpu, remapped, before, decision, reason, paid));
+    }
 
     // the keys, one per invocation in the linear order of the global ids
     let (key, keys, weights, key_seconds) = match &request.key {
@@ -168,7 +182,7 @@ pub async fn remap_run_async(
         None => {
             progress(ProfileStep { done: 0, total: 1, what: "key pass: each invocation's path signature".into() });
             let (trace, timing) = crate::profile::trace_async(gpu, &as_written, SIGNATURE_EVENTS).await?;
-            let signatures = signatures(&trace, &remapped, request.workgroups)?;
+            let signatures = signatures(&trace, remapped.workgroup_size, request.workgroups)?;
             let trips = signatures.iter().map(|&(events, _)| events).collect::<Vec<_>>();
             ("path signature".to_string(), signatures, Some(trips), timing.seconds)
         }
@@ -189,35 +203,10 @@ pub async fn remap_run_async(
     let decision = decide(request.strategy, &profile, &costs)?;
     let classes_count = classes.count();
 
-    // the shader as written, after the keys and the index were paid for
-    let unchanged = |reason: String, decision: Decision, before: ProfileRun| RemapRun {
-        file: request.file.to_string(),
-        entry: request.entry.to_string(),
-        adapter: gpu.adapter_name(),
-        strategy: Strategy::None,
-        reason,
-        decision,
-        key: key.clone(),
-        classes: classes_count,
-        before: RemapSide::of(&before),
-        after: RemapSide::of(&before),
-        key_seconds,
-        index_seconds,
-        dispatches: request.dispatches,
-        kernel_speedup: 1.0,
-        speedup: {
-            let d = request.dispatches as f64;
-            d * before.plain.seconds / (key_seconds + index_seconds + d * before.plain.seconds).max(1e-12)
-        },
-        outputs_identical: true,
-        slot: remapped.slot,
-        remapped: remapped.clone(),
-        index: Vec::new(),
-        runs: (before, None),
-    };
     if decision.strategy == Strategy::None && request.strategy != Strategy::Redirect {
         let reason = format!("the shader runs as written: {}", decision.reason);
-        return Ok(unchanged(reason, decision, before));
+        let paid = Paid { key, classes: classes_count, key_seconds, index_seconds };
+        return Ok(as_written_run(request, gpu, remapped, before, decision, reason, paid));
     }
 
     let mut bindings = request.bindings.clone();
@@ -240,16 +229,21 @@ pub async fn remap_run_async(
         index_seconds * 1e3,
         request.dispatches
     );
-    if request.strategy == Strategy::Auto && (speedup < 1.0 || !outputs_identical) {
+    // auto never ships a remap that measured slower or changed an output: the shader runs as
+    // written, and the record keeps what the remapped run measured
+    let rejected = request.strategy == Strategy::Auto && (speedup < 1.0 || !outputs_identical);
+    let (strategy, reason) = if rejected {
         let why = if outputs_identical { format!("remapping measured slower ({measured})") } else { "the remapped outputs differ".into() };
-        return Ok(unchanged(format!("the shader runs as written: {why}; the model predicted {}", decision.reason), decision, before));
-    }
+        (Strategy::None, format!("the shader runs as written: {why}; the model predicted {}", decision.reason))
+    } else {
+        (Strategy::Redirect, format!("{}; measured {measured}", decision.reason))
+    };
     Ok(RemapRun {
         file: request.file.to_string(),
         entry: request.entry.to_string(),
         adapter: gpu.adapter_name(),
-        strategy: Strategy::Redirect,
-        reason: format!("{}; measured {measured}", decision.reason),
+        strategy,
+        reason,
         decision,
         key,
         classes: classes_count,
@@ -266,6 +260,50 @@ pub async fn remap_run_async(
         index,
         runs: (before, Some(after)),
     })
+}
+
+/// What finding the keys and building the index cost before the decision to run as written.
+struct Paid {
+    key: String,
+    classes: usize,
+    key_seconds: f64,
+    index_seconds: f64,
+}
+
+/// The record of a shader that runs as written: `after` is `before`, and the end-to-end figure
+/// counts what the decision cost once over the dispatches.
+fn as_written_run(
+    request: &RemapRequest,
+    gpu: &Gpu,
+    remapped: RemappedShader,
+    before: ProfileRun,
+    decision: Decision,
+    reason: String,
+    paid: Paid,
+) -> RemapRun {
+    let d = request.dispatches as f64;
+    RemapRun {
+        file: request.file.to_string(),
+        entry: request.entry.to_string(),
+        adapter: gpu.adapter_name(),
+        strategy: Strategy::None,
+        reason,
+        decision,
+        key: paid.key,
+        classes: paid.classes,
+        before: RemapSide::of(&before),
+        after: RemapSide::of(&before),
+        key_seconds: paid.key_seconds,
+        index_seconds: paid.index_seconds,
+        dispatches: request.dispatches,
+        kernel_speedup: 1.0,
+        speedup: d * before.plain.seconds / (paid.key_seconds + paid.index_seconds + d * before.plain.seconds).max(1e-12),
+        outputs_identical: true,
+        slot: remapped.slot,
+        remapped,
+        index: Vec::new(),
+        runs: (before, None),
+    }
 }
 
 /// The profile of `wgsl` with `bindings` under `request`'s dispatch, width and samples.
@@ -328,9 +366,9 @@ fn key_values(request: &RemapRequest, name: &str, invocations: usize) -> Result<
 /// Each invocation's (branch outcomes, hash of its first recorded outcomes) from the probe's
 /// trace, in the linear order of the global ids. The trace holds invocations by workgroup,
 /// then local index; the remapped shader reads its index in the order `x + width · (y +
-/// height · z)` of the global ids.
-fn signatures(trace: &[u32], remapped: &RemappedShader, workgroups: [u32; 3]) -> Result<Vec<(u32, u32)>> {
-    let [wx, wy, wz] = remapped.workgroup_size.map(|w| w as usize);
+/// height · z)` of the global ids; `workgroup_size` is the entry point's.
+pub(crate) fn signatures(trace: &[u32], workgroup_size: [u32; 3], workgroups: [u32; 3]) -> Result<Vec<(u32, u32)>> {
+    let [wx, wy, wz] = workgroup_size.map(|w| w as usize);
     let [gx, gy, gz] = workgroups.map(|w| w as usize);
     let threads = wx * wy * wz;
     let stride = 1 + 2 * SIGNATURE_EVENTS as usize;
@@ -358,12 +396,31 @@ fn signatures(trace: &[u32], remapped: &RemappedShader, workgroups: [u32; 3]) ->
     Ok(keys)
 }
 
+/// A hasher for the keys, which are hashes and counts already: one multiply per word, where
+/// the standard one (SipHash, made to resist chosen keys) took most of the index's time.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.write_u32(u32::from(b)));
+    }
+
+    fn write_u32(&mut self, word: u32) {
+        self.0 = (self.0.rotate_left(29) ^ u64::from(word)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
 /// Classes from keys: one per distinct key, ordered by key (fewest branch outcomes first, so
 /// that neighbouring classes do similar work); past [`MAX_CLASSES`] distinct keys, classes of
 /// equal width over the outcome counts.
-fn classes_of(keys: &[(u32, u32)]) -> Result<Classes> {
+pub(crate) fn classes_of(keys: &[(u32, u32)]) -> Result<Classes> {
     // kernels have few distinct paths: find them in one pass, then rank them in key order
-    let mut seen: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<(u32, u32), u32, std::hash::BuildHasherDefault<KeyHasher>> = Default::default();
     for &k in keys {
         if seen.len() > MAX_CLASSES {
             break;

@@ -113,7 +113,10 @@ pub fn run(args: &RemapArgs) -> Result<()> {
         format_seconds(run.index_seconds),
     );
     text += &format!("end to end over {} dispatch(es), keys and index paid once: {:.2}x\n", run.dispatches, run.speedup);
-    text += &format!("strategy: {} ({})\n", run.strategy, run.reason);
+    text += &match run.strategy {
+        Strategy::None => format!("strategy: none, run the shader as written ({})\n", run.reason),
+        _ => format!("strategy: {}, run the remapped shader ({})\n", run.strategy, run.reason),
+    };
     text += if run.outputs_identical {
         "outputs: every writable binding identical as written and remapped\n"
     } else {

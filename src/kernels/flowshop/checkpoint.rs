@@ -267,25 +267,29 @@ impl Checkpoint {
         }
         let (n, m) = (data.jobs, data.machines);
         let stride = node_stride(n, m);
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-        let chunk = self.open_nodes().div_ceil(threads).max(1) * stride;
-        let bad = std::thread::scope(|scope| {
-            let parts: Vec<_> = self
-                .nodes
-                .chunks(chunk)
+        // the first node of `nodes` is open node `first`
+        let check = |first: usize, nodes: &[u32]| {
+            nodes
+                .chunks_exact(stride)
                 .enumerate()
-                .map(|(part, nodes)| {
-                    scope.spawn(move || {
-                        let first = part * chunk / stride;
-                        nodes
-                            .chunks_exact(stride)
-                            .enumerate()
-                            .find_map(|(i, node)| recomputed_mismatch(data, self.bound, node).map(|what| (first + i, what)))
-                    })
-                })
-                .collect();
-            parts.into_iter().find_map(|p| p.join().unwrap_or(Some((0, "its check could not run"))))
-        });
+                .find_map(|(i, node)| recomputed_mismatch(data, self.bound, node).map(|what| (first + i, what)))
+        };
+        // one part per core (the browser has one thread and cannot spawn)
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let bad = if threads == 1 {
+            check(0, &self.nodes)
+        } else {
+            let chunk = self.open_nodes().div_ceil(threads).max(1) * stride;
+            std::thread::scope(|scope| {
+                let parts: Vec<_> = self
+                    .nodes
+                    .chunks(chunk)
+                    .enumerate()
+                    .map(|(part, nodes)| scope.spawn(move || check(part * chunk / stride, nodes)))
+                    .collect();
+                parts.into_iter().find_map(|p| p.join().unwrap_or(Some((0, "its check could not run"))))
+            })
+        };
         match bad {
             Some((i, what)) => Err(format!("open node {i}: {what}")),
             None => Ok(()),
