@@ -17,19 +17,22 @@ B=${SIMTLAB:-.gpu/simtlab}
 [ -f .gpu/env.sh ] && . .gpu/env.sh
 F=tests/fixtures/remap
 N=4194240         # 65535 workgroups of 64
-S=${SAMPLES:-15}  # timed runs of each variant (medians reported)
-D=${DISPATCHES:-100}
+S=${SAMPLES:-31}  # timed runs of each variant (medians reported)
+D=${DISPATCHES:-1000}
 log="$out/remap_any.log"
 : > "$log"
 work() { python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<I', $1))" > "$out/work$1.bin"; echo "$out/work$1.bin"; }
 
-# name|shader|strategy|input spec|output spec|work
+# name|shader|strategy|input spec|output spec|work (the kernel without divergence first: it
+# also brings the GPU's clocks up before the divergent rows)
 ROWS="
+uniform_scale_auto|$F/uniform_scale.wgsl|auto|u32:$N:random:4|u32:$N:zero|1
 scattered_loop|$F/scattered_loop.wgsl|redirect|u32:$N:random:1|u32:$N:zero|16
 kinds_switch|$F/kinds_switch.wgsl|redirect|u32:$N:random:2|u32:$N:zero|8
 newton_tolerance|$F/newton_tolerance.wgsl|redirect|f32:$N:random:3|f32:$N:zero|32
 scattered_loop_auto|$F/scattered_loop.wgsl|auto|u32:$N:random:1|u32:$N:zero|16
-uniform_scale_auto|$F/uniform_scale.wgsl|auto|u32:$N:random:4|u32:$N:zero|1
+kinds_switch_auto|$F/kinds_switch.wgsl|auto|u32:$N:random:2|u32:$N:zero|8
+newton_tolerance_auto|$F/newton_tolerance.wgsl|auto|f32:$N:random:3|f32:$N:zero|32
 "
 echo "$ROWS" | while IFS='|' read -r name shader strategy input output w; do
     [ -z "$name" ] && continue
