@@ -149,6 +149,8 @@ async fn a_users_shader_is_profiled_in_the_page() {
         trace_events: 1024,
         slot: None,
         samples: 2,
+        overrides: Vec::new(),
+        sample: 1,
     };
     let never = AtomicBool::new(false);
     let mut steps = Vec::new();

@@ -550,10 +550,10 @@ pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record
     cfg.footprint().check(gpu)?;
     check_loops(gpu, cfg, None)?;
     let input = generate(cfg)?;
-    let expected = reference(cfg, &input);
     let plain = Prepared::new(gpu, cfg, &input, RunOptions::default())?;
     let stats = harness::measure(protocol, || plain.dispatch(gpu))?;
-    let check = Check::exact(&plain.results(gpu)?, &expected);
+    // the reference after the GPU: a kernel past the timeout is reported before seconds of host work
+    let check = Check::exact(&plain.results(gpu)?, &reference(cfg, &input));
     drop(plain);
 
     let (divergence, source) = if gpu.caps().subgroup_size.is_some() {
