@@ -4,29 +4,9 @@
 
 mod common;
 
+use common::cli::{assert_refused, run, simtlab, text};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn simtlab() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_simtlab"));
-    c.env_remove("WGPU_ADAPTER_NAME").env_remove("WGPU_BACKEND");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    simtlab().args(args).output().expect("simtlab runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn assert_refused(out: &Output, needle: &str) {
-    let err = text(&out.stderr);
-    assert!(!out.status.success(), "accepted: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert!(err.contains(needle), "message lacks '{needle}': {err}");
-}
+use std::process::{Output, Stdio};
 
 #[test]
 fn timeouts_that_are_not_a_positive_finite_duration_are_refused() {

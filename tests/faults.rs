@@ -4,30 +4,10 @@
 
 mod common;
 
+use common::cli::{assert_refused, run, simtlab, text};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-fn simtlab() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_simtlab"));
-    c.env_remove("WGPU_ADAPTER_NAME").env_remove("WGPU_BACKEND");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    simtlab().args(args).output().expect("simtlab runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn assert_refused(out: &Output, needle: &str) {
-    let err = text(&out.stderr);
-    assert!(!out.status.success(), "accepted: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert!(err.contains(needle), "message lacks '{needle}': {err}");
-}
 
 fn spawn(args: &[&str]) -> Child {
     simtlab().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("simtlab starts")

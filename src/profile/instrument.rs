@@ -3,7 +3,7 @@
 //! functions and the records buffer are appended; the entry point gets the builtins the probe
 //! needs (reusing those it already declares).
 
-use super::sites::{analyse_sized, mask_comments, Case, FoundSite, Site, Splice};
+use super::sites::{analyse_sized, mask_comments, matching_close, Case, FoundSite, Site, Splice};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess_text, validate, ShaderSource};
 use serde::{Deserialize, Serialize};
@@ -314,7 +314,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         for &at in &analysis.returns {
             inserts.push((at, format!("{PREFIX}_end(); ")));
         }
-        let body_end = closing_brace(&masked, analysis.body_start - 1)
+        let body_end = matching_close(&masked, analysis.body_start - 1)
             .ok_or_else(|| Error::invalid("entry point", format!("could not find the end of '{entry}''s body in the source")))?;
         inserts.push((body_end, format!(" {PREFIX}_end(); ")));
     }
@@ -358,24 +358,6 @@ fn literal(v: u32, scalar: &str) -> String {
     } else {
         format!("{v}u")
     }
-}
-
-/// Byte offset of the `}` that closes the `{` at `open`.
-fn closing_brace(masked: &[u8], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, &c) in masked.iter().enumerate().skip(open) {
-        match c {
-            b'{' => depth += 1,
-            b'}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// A group the shader does not use (after its highest), or the next binding of its highest

@@ -56,6 +56,6 @@ pub(crate) use instrument::{free_slot, parse_source, HEADER_WORDS};
 pub use profiler::{Profiler, ProfilerOptions};
 pub(crate) use run::trace_async;
 pub use run::{profile, profile_async, profile_with, LoopLimitReached, ProfileRequest, ProfileRun, ProfileStep};
-pub(crate) use sites::{analyse, line_column, mask_comments};
+pub(crate) use sites::{analyse, is_ident, line_column, mask_comments};
 pub use sites::{Case, Site, SiteKind};
 pub use table::{summary, summary_with_cases, table, CaseRow, SampleError, SiteRow, Summary};

@@ -111,7 +111,9 @@ pub(crate) struct EntryAnalysis {
     pub sites: Vec<FoundSite>,
     /// Builtin arguments the entry point already has, as WGSL expressions (`gid`, `ids.local`).
     pub builtins: Vec<(naga::BuiltIn, String)>,
-    /// Byte offset of the entry point's closing `)` and whether its parameter list is empty.
+    /// Byte offsets just after the entry point's opening `(` and of its closing `)`, and
+    /// whether its parameter list is empty.
+    pub params_start: usize,
     pub params_end: usize,
     pub params_empty: bool,
     /// Byte offset just after the entry point body's `{`.
@@ -170,23 +172,27 @@ pub(crate) fn line_column(src: &str, offset: usize) -> (u32, u32) {
     (line as u32, column as u32)
 }
 
-fn is_ident(c: u8) -> bool {
+pub(crate) fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-/// Byte offset of the `)` that closes the `(` at `open`.
-fn matching_paren(masked: &[u8], open: usize) -> Option<usize> {
+/// Byte offset of the `)`, `}` or `]` that closes the bracket at `open`.
+pub(crate) fn matching_close(masked: &[u8], open: usize) -> Option<usize> {
+    let (opening, closing) = match masked.get(open)? {
+        b'(' => (b'(', b')'),
+        b'{' => (b'{', b'}'),
+        b'[' => (b'[', b']'),
+        _ => return None,
+    };
     let mut depth = 0usize;
     for (i, &c) in masked.iter().enumerate().skip(open) {
-        match c {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
+        if c == opening {
+            depth += 1;
+        } else if c == closing {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i);
             }
-            _ => {}
         }
     }
     None
@@ -196,7 +202,7 @@ fn matching_paren(masked: &[u8], open: usize) -> Option<usize> {
 /// `{`, for the function declared at or after `from` (`fn name(`).
 fn signature(masked: &[u8], from: usize) -> Option<(usize, usize, usize)> {
     let open = from + masked[from..].iter().position(|&c| c == b'(')?;
-    let close = matching_paren(masked, open)?;
+    let close = matching_close(masked, open)?;
     let brace = close + masked[close..].iter().position(|&c| c == b'{')?;
     Some((open, close, brace + 1))
 }
@@ -254,7 +260,7 @@ impl Walker<'_> {
         let mut start = from + (text.len() - text.trim_start().len());
         let mut end = end - (text.len() - text.trim_end().len());
         // `if (c)` is the condition `c`
-        while end > start + 1 && self.masked[start] == b'(' && matching_paren(self.masked, start) == Some(end - 1) {
+        while end > start + 1 && self.masked[start] == b'(' && matching_close(self.masked, start) == Some(end - 1) {
             let inner = &self.src[start + 1..end - 1];
             start += 1 + (inner.len() - inner.trim_start().len());
             end -= 1 + (inner.len() - inner.trim_end().len());
@@ -543,6 +549,7 @@ pub(crate) fn analyse_sized(
     Ok(EntryAnalysis {
         sites: found,
         builtins,
+        params_start: open + 1,
         params_end: close,
         params_empty,
         body_start,

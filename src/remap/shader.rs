@@ -27,7 +27,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::profile::parse_source;
+use crate::profile::{is_ident, parse_source};
 
 /// Prefix of every name the remapping adds; a shader that already uses it is refused.
 const PREFIX: &str = "simtlab_remap";
@@ -89,7 +89,7 @@ pub fn remap_shader(file: &str, wgsl: &str, entry: &str, options: &RemapShaderOp
     if let Some((at, what)) = order_dependence(&module, &info, index) {
         return Err(refuse(at, what));
     }
-    let params_start = params_start(&masked, analysis.params_end);
+    let params_start = analysis.params_start;
     for (builtin, name) in &analysis.builtins {
         if let Some(what) = lane_builtin(*builtin) {
             let used = uses(&masked, analysis.body_start, name);
@@ -209,24 +209,6 @@ fn lane_builtin(builtin: naga::BuiltIn) -> Option<&'static str> {
     }
 }
 
-/// Byte offset of the `(` that opens the parameter list closed at `close`.
-fn params_start(masked: &[u8], close: usize) -> usize {
-    let mut depth = 0;
-    for i in (0..close).rev() {
-        match masked[i] {
-            b')' => depth += 1,
-            b'(' if depth == 0 => return i + 1,
-            b'(' => depth -= 1,
-            _ => {}
-        }
-    }
-    0
-}
-
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
-
 /// Offset of `word` as a whole identifier in `text`.
 fn find_word(text: &[u8], word: &str) -> Option<usize> {
     let w = word.as_bytes();
@@ -240,14 +222,13 @@ fn uses(masked: &[u8], body_start: usize, expr: &str) -> Option<usize> {
     match expr.split_once('.') {
         None => find_word(body, expr).map(|at| body_start + at),
         Some((_, member)) => {
-            let needle = format!(".{member}");
             let mut from = 0;
             while let Some(at) = find_word(&body[from..], member).map(|at| from + at) {
                 let before = body[..at].iter().rev().find(|c| !c.is_ascii_whitespace());
                 if before == Some(&b'.') {
                     return Some(body_start + at);
                 }
-                from = at + needle.len() - 1;
+                from = at + member.len();
             }
             None
         }

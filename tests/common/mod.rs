@@ -3,6 +3,7 @@
 
 use simtlab::{Gpu, GpuOptions};
 
+pub mod cli;
 #[cfg(feature = "gui")]
 pub mod explorer;
 

@@ -26,10 +26,10 @@ const FIGURES: &str = "Figures (per subgroup of the width printed; a site is an 
   divergence ratio     subgroups whose lanes disagreed at some site / subgroups that reached a site (Zhang)
   --sample N           one subgroup in each run of N counts; the figures are ratio estimates with 95 % intervals";
 
-/// Arguments of the `profile` subcommand.
+/// A user's shader, its dispatch and the contents of its bindings: what `profile` and `remap`
+/// both run.
 #[derive(Args, Clone)]
-#[command(after_help = FIGURES)]
-pub struct ProfileArgs {
+pub struct ShaderInput {
     /// The WGSL file.
     pub shader: PathBuf,
     /// The compute entry point.
@@ -47,6 +47,27 @@ pub struct ProfileArgs {
     /// A `var<immediate>` is given by its NAME like a buffer.
     #[arg(long = "bind", value_name = "B=SPEC")]
     pub binds: Vec<String>,
+}
+
+impl ShaderInput {
+    /// The shader's name in messages (its path) and its text.
+    pub fn source(&self) -> Result<(String, String)> {
+        let wgsl = std::fs::read_to_string(&self.shader).map_err(|e| Error::io(&self.shader, e))?;
+        Ok((self.shader.display().to_string(), wgsl))
+    }
+
+    /// The `--bind` values as the library's binding specs.
+    pub fn bindings(&self) -> Result<Vec<(String, BindingSpec)>> {
+        self.binds.iter().map(|b| split_pair(b, "--bind").and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?)))).collect()
+    }
+}
+
+/// Arguments of the `profile` subcommand.
+#[derive(Args, Clone)]
+#[command(after_help = FIGURES)]
+pub struct ProfileArgs {
+    #[command(flatten)]
+    pub input: ShaderInput,
     /// Value of a pipeline-overridable constant (repeatable): NAME=VALUE or ID=VALUE for
     /// `@id(ID) override`; those not given keep their defaults (an override without a default
     /// must be given). Workgroup sizes from overrides follow.
@@ -91,7 +112,7 @@ pub struct ProfileArgs {
     pub gpu: GpuArgs,
 }
 
-pub(crate) fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
+fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.len() > 3 {
         return Err(format!("'{s}': give X, X,Y or X,Y,Z"));
@@ -112,7 +133,7 @@ pub(crate) fn parse_slot(s: &str) -> std::result::Result<(u32, u32), String> {
     Ok((g.trim().parse().map_err(|_| format!("'{g}' is not a group"))?, b.trim().parse().map_err(|_| format!("'{b}' is not a binding"))?))
 }
 
-pub(crate) fn split_pair<'a>(arg: &'a str, flag: &str) -> Result<(&'a str, &'a str)> {
+fn split_pair<'a>(arg: &'a str, flag: &str) -> Result<(&'a str, &'a str)> {
     arg.split_once('=').ok_or_else(|| Error::invalid(flag, format!("'{arg}': give B=VALUE")))
 }
 
@@ -138,13 +159,8 @@ pub(crate) fn writable(path: &std::path::Path) -> Result<()> {
 }
 
 pub fn run(args: &ProfileArgs) -> Result<()> {
-    let file = args.shader.display().to_string();
-    let wgsl = std::fs::read_to_string(&args.shader).map_err(|e| Error::io(&args.shader, e))?;
-    let bindings = args
-        .binds
-        .iter()
-        .map(|b| split_pair(b, "--bind").and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?))))
-        .collect::<Result<Vec<_>>>()?;
+    let (file, wgsl) = args.input.source()?;
+    let bindings = args.input.bindings()?;
     let dumps = args.dumps.iter().map(|d| split_pair(d, "--dump")).collect::<Result<Vec<_>>>()?;
     let overrides = args
         .overrides
@@ -171,7 +187,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
             profile::instrument(
                 &file,
                 &wgsl,
-                &args.entry,
+                &args.input.entry,
                 &profile::InstrumentOptions { overrides: overrides.clone(), ..Default::default() },
             )
             .map(|_| ())
@@ -182,10 +198,13 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     let arch = args.arch.as_deref().map(find_arch).transpose()?;
     if !dumps.is_empty() {
         let (module, info) = profile::parse(&file, &wgsl)?;
-        let known = profile::entry_bindings(&wgsl, &module, &info, &args.entry)?;
+        let known = profile::entry_bindings(&wgsl, &module, &info, &args.input.entry)?;
         if let Some((key, _)) = dumps.iter().find(|(key, _)| !known.iter().any(|b| b.matches(key))) {
             let names: Vec<&str> = known.iter().map(|b| b.name.as_str()).collect();
-            return Err(Error::invalid("--dump", format!("'{key}' names no binding of '{}'; it binds {}", args.entry, names.join(", "))));
+            return Err(Error::invalid(
+                "--dump",
+                format!("'{key}' names no binding of '{}'; it binds {}", args.input.entry, names.join(", ")),
+            ));
         }
     }
     for path in args.heatmap.iter().chain(args.json.iter()).map(PathBuf::as_path).chain(dumps.iter().map(|(_, p)| std::path::Path::new(*p)))
@@ -196,8 +215,8 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     let request = ProfileRequest {
         file: &file,
         wgsl: &wgsl,
-        entry: &args.entry,
-        workgroups: args.workgroups,
+        entry: &args.input.entry,
+        workgroups: args.input.workgroups,
         bindings,
         width: args.width,
         emulate: args.emulate,
@@ -273,7 +292,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         eprintln!("warning: {}", loops.message);
     }
     if let Some(arch) = arch {
-        let k = kernel_resources(&wgsl, &args.entry)?;
+        let k = kernel_resources(&wgsl, &args.input.entry)?;
         let (regs, from) = match (args.regs, run.registers()) {
             (Some(r), _) => (r, "--regs"),
             (None, Some(r)) => (r, "the driver's count"),
@@ -301,7 +320,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
             .outputs
             .iter()
             .find(|(b, _)| b.matches(key))
-            .ok_or_else(|| Error::invalid("--dump", format!("'{key}' names no binding of '{}'", args.entry)))?;
+            .ok_or_else(|| Error::invalid("--dump", format!("'{key}' names no binding of '{}'", args.input.entry)))?;
         write_file(path.as_ref(), bytes)?;
         eprintln!("wrote {path}");
     }

@@ -2,10 +2,9 @@
 
 use crate::gpu_args::GpuArgs;
 use crate::output::{print_text, write_json};
-use crate::profile::{parse_positive, parse_slot, parse_workgroups, split_pair, writable};
+use crate::profile::{parse_positive, parse_slot, writable, ShaderInput};
 use clap::Args;
 use simtlab::harness::{format_seconds, write_file};
-use simtlab::profile::BindingSpec;
 use simtlab::remap::{remap_run, RemapRequest, Strategy, INDEX_NAME};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
@@ -20,17 +19,8 @@ pub const STRATEGIES: &[(&str, &str)] = &[
 /// Arguments of the `remap` subcommand.
 #[derive(Args, Clone)]
 pub struct RemapArgs {
-    /// The WGSL file.
-    pub shader: PathBuf,
-    /// The compute entry point.
-    #[arg(long, default_value = "main")]
-    pub entry: String,
-    /// Workgroups to dispatch: X or X,Y or X,Y,Z.
-    #[arg(long, value_parser = parse_workgroups)]
-    pub workgroups: [u32; 3],
-    /// Contents of a binding (repeatable), as for `simtlab profile`: NAME=SPEC, N=SPEC or G:N=SPEC.
-    #[arg(long = "bind", value_name = "B=SPEC")]
-    pub binds: Vec<String>,
+    #[command(flatten)]
+    pub input: ShaderInput,
     /// A binding whose initial u32 values (one per invocation, in the order x + width·(y +
     /// height·z) of the global ids) are the keys, e.g. a material id; default: each
     /// invocation's path signature (its branch outcomes), recorded by a key pass.
@@ -63,13 +53,8 @@ pub struct RemapArgs {
 }
 
 pub fn run(args: &RemapArgs) -> Result<()> {
-    let file = args.shader.display().to_string();
-    let wgsl = std::fs::read_to_string(&args.shader).map_err(|e| Error::io(&args.shader, e))?;
-    let bindings = args
-        .binds
-        .iter()
-        .map(|b| split_pair(b, "--bind").and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?))))
-        .collect::<Result<Vec<_>>>()?;
+    let (file, wgsl) = args.input.source()?;
+    let bindings = args.input.bindings()?;
     for path in args.emit.iter().chain(args.json.iter()) {
         writable(path)?;
     }
@@ -77,8 +62,8 @@ pub fn run(args: &RemapArgs) -> Result<()> {
     let request = RemapRequest {
         file: &file,
         wgsl: &wgsl,
-        entry: &args.entry,
-        workgroups: args.workgroups,
+        entry: &args.input.entry,
+        workgroups: args.input.workgroups,
         bindings,
         key: args.key.clone(),
         strategy: args.strategy,
