@@ -1,13 +1,14 @@
 //! The resident flow-shop search (everything on the GPU): with the optimum as `--ub` it counts
 //! exactly the host search's nodes and leaves; from the heuristic start it proves Taillard's
 //! best-known values; a search stopped by a node limit resumes from its checkpoint; damaged or
-//! mismatched checkpoints are refused; two logical devices run one search.
+//! mismatched checkpoints are refused; two logical devices run one search; a memory budget far
+//! below the frontier's size changes neither the tree nor the proof.
 
 mod common;
 
 use simtlab::kernels::flowshop::checkpoint::Checkpoint;
 use simtlab::kernels::flowshop::commands::{self, Search, SolveOptions};
-use simtlab::kernels::flowshop::resident::{solve_resident, ResidentOptions};
+use simtlab::kernels::flowshop::resident::{node_stride, solve_resident, ResidentOptions};
 use simtlab::kernels::flowshop::{
     makespan, solve_with, taillard, BoundData, Branching, CpuBounder, Instance, IteratedGreedy, LowerBound, SearchOptions, Solution, Stop,
 };
@@ -267,8 +268,8 @@ fn a_forged_checkpoint_is_refused_or_never_called_optimal() {
         let options = SolveOptions { node_limit: None, checkpoint: None, resume: Some(file), ..args.clone() };
         commands::solve_instance(&options, Some(&gpu), None, None).map(|(_, s)| s)
     };
-    let stride = good.nodes.len() / good.open_nodes();
     let (n, m) = (instance.jobs, instance.machines);
+    let stride = node_stride(n, m);
     type Forgery<'a> = Box<dyn Fn(&mut Checkpoint) + 'a>;
     let forgeries: Vec<(Forgery, &str)> = vec![
         (Box::new(move |c| c.nodes[stride + 3 + n] += 50), "heads are not its prefix's"),
@@ -286,9 +287,77 @@ fn a_forged_checkpoint_is_refused_or_never_called_optimal() {
     }
     // An empty frontier claims a finished search: it cannot be recomputed, but the proof it
     // would give (the start schedule optimal) is refuted by Taillard's best known schedule.
-    let empty = Checkpoint { nodes: Vec::new(), ..good.clone() };
+    let empty = Checkpoint { nodes: Vec::new(), entries: Vec::new(), ..good.clone() };
     let err = resume(empty).unwrap_err().to_string();
     assert!(err.contains("1582 is known") && err.contains("without resuming"), "{err}");
     // the real one proves the optimum
     check_proved(&instance, &resume(good).unwrap(), 1582);
+}
+
+/// A budget of half the stack that pool 4096 grows on a 14-job instance: the frontier does
+/// not fit, so rounds take fewer nodes; the tree is the host search's all the same, a search
+/// stopped under the budget resumes from a checkpoint the budget bounds, and proves the optimum.
+#[test]
+fn a_memory_budget_below_the_frontier_still_proves_the_optimum() {
+    let gpu = common::gpu();
+    let p = simtlab::kernels::flowshop::taillard::generate(14, 6, 777).unwrap();
+    let instance = Instance::new("14x6", 14, 6, 777, p, 0, 0).unwrap();
+    let proved = host(&instance, &options(LowerBound::Lb2, Branching::Bidirectional, None));
+    let optimum = proved.makespan.filter(|_| proved.optimal).unwrap();
+    let at_optimum = options(LowerBound::Lb1, Branching::Bidirectional, Some(optimum));
+    let expected = host(&instance, &at_optimum);
+    let roomy = resident(&[&gpu], &instance, &at_optimum, &ResidentOptions::default());
+    assert_eq!((roomy.nodes, roomy.leaves), (expected.nodes, expected.leaves));
+    // a third of a budget holds entries of 12 bytes: half the peak
+    let peak = roomy.frontier.unwrap().peak_open;
+    let budget = 12 * 3 * peak / 2;
+    assert!(peak > 200 && expected.nodes > 2_000, "a frontier and a tree of some size: {peak} entries, {} nodes", expected.nodes);
+
+    let dir = common::scratch("resident-budget");
+    let path = dir.join("14x6.checkpoint");
+    let tight = ResidentOptions { memory_budget: Some(budget), checkpoint: Some(path.clone()), ..Default::default() };
+    let stopped = resident(&[&gpu], &instance, &SearchOptions { node_limit: Some(expected.nodes / 2), ..at_optimum.clone() }, &tight);
+    assert_eq!(stopped.stopped, Some(Stop::NodeLimit), "{stopped:?}");
+    let used = stopped.frontier.unwrap();
+    assert!(used.bytes_allocated <= budget && used.peak_open < peak, "{used:?}");
+    let checkpoint = Checkpoint::read(&path).unwrap();
+    let words = checkpoint.nodes.len() + checkpoint.entries.len();
+    assert!(checkpoint.open_nodes() > 1 && 4 * words as u64 <= budget, "{} open nodes in {} bytes", checkpoint.open_nodes(), 4 * words);
+    let resumed = resident(
+        &[&gpu],
+        &instance,
+        &at_optimum,
+        &ResidentOptions { resume: Some(checkpoint), memory_budget: Some(budget), ..Default::default() },
+    );
+    assert_eq!((resumed.nodes, resumed.leaves), (expected.nodes, expected.leaves), "the tree under the budget, in two runs");
+    assert_eq!(resumed.proven_lower_bound, Some(optimum));
+    // from the heuristic start under the budget: the optimum, with its schedule
+    let from_start = resident(
+        &[&gpu],
+        &instance,
+        &options(LowerBound::Lb1, Branching::Bidirectional, None),
+        &ResidentOptions { memory_budget: Some(budget), ..Default::default() },
+    );
+    check_proved(&instance, &from_start, optimum);
+}
+
+/// Past 32 jobs the unscheduled-only walk of LB2 spans several mask words: on generated
+/// instances of 40 and 70 jobs, with the optimum the host search proves as the bound, the
+/// resident search counts the host search's nodes and leaves.
+#[test]
+fn counts_equal_past_one_mask_word() {
+    let gpu = common::gpu();
+    for (jobs, machines, seed) in [(40, 4, 12_345), (70, 3, 4_242)] {
+        let p = simtlab::kernels::flowshop::taillard::generate(jobs, machines, seed).unwrap();
+        let instance = Instance::new(format!("{jobs}x{machines}"), jobs, machines, seed, p, 0, 0).unwrap();
+        let proved = host(&instance, &options(LowerBound::Lb2, Branching::Bidirectional, None));
+        let optimum = proved.makespan.filter(|_| proved.optimal).unwrap_or_else(|| panic!("{}: {proved:?}", instance.name));
+        for branching in [Branching::Forward, Branching::Bidirectional] {
+            let at_optimum = options(LowerBound::Lb2, branching, Some(optimum));
+            let expected = host(&instance, &at_optimum);
+            let got = resident(&[&gpu], &instance, &at_optimum, &ResidentOptions::default());
+            assert_eq!((got.nodes, got.leaves), (expected.nodes, expected.leaves), "{} {branching:?}", instance.name);
+            assert_eq!(got.proven_lower_bound, Some(optimum));
+        }
+    }
 }

@@ -26,8 +26,8 @@
 //                                offsets[p] .. offsets[p+1]
 // WALK_PREFIX (the paper's kernel): a thread computes its parent's heads by walking the
 // prefix (binding 10, shared/flowshop_prefix.wgsl) instead of reading them from the record.
-// POSITION_MASKS (the resident search, n <= 32): a child walks only its unscheduled jobs
-// instead of all n (binding 11 below); the same jobs in the same order, so the same bound.
+// POSITION_MASKS (the resident search): a child walks only its unscheduled jobs instead of
+// all n (binding 11 below); the same jobs in the same order, so the same bound.
 // Entry points: `lb2`, one thread per child; `lb2_per_parent`, one thread per parent that
 // bounds all its children in turn; `lb2_screen`, `lb2_listed` and `lb2_rest`, the resident
 // search's passes (binding 14): LB1 settles what it can; the first FIRST_PAIRS pairs settle
@@ -50,8 +50,9 @@ const PROBE_SITES: u32 = 4u;
 @group(0) @binding(5) var<storage, read> pairs: array<u32>;
 @group(0) @binding(6) var<storage, read> sequences: array<vec4<u32>>;
 #ifdef POSITION_MASKS
-// places[q*n + j]: job j's place in pair q's Johnson order; places[Q*n + parent*Q + q]: the
-// places of the parent's unscheduled jobs (written by resident_masks in resident.wgsl).
+// places[q*n + j]: job j's place in pair q's Johnson order; places[Q*n + (parent*Q + q)*W + w]:
+// the places 32w.. of the parent's unscheduled jobs as bits, W = mask_words words (written by
+// resident_masks in resident.wgsl).
 @group(0) @binding(11) var<storage, read> places: array<u32>;
 #endif
 // Pairs of at most MAX_MACHINES machines.
@@ -156,16 +157,19 @@ fn pair_terms(start: Start, bound_so_far: u32, first: u32, end: u32) -> Partial 
         var tv = heads[min(v, MAX_MACHINES - 1u)];
 #ifdef POSITION_MASKS
         // the parent's unscheduled jobs but the child's own, lowest place first
-        let unscheduled = places[params.pairs * n + child.parent * params.pairs + q];
-        var left = unscheduled & ~(1u << places[q * n + child.job]);
-        loop {
-            if (left == 0u) {
-                break;
+        let words_at = params.pairs * n + (child.parent * params.pairs + q) * params.mask_words;
+        let own = places[q * n + child.job];
+        for (var w = 0u; w < params.mask_words; w = w + 1u) {
+            var left = places[words_at + w] & select(0xffffffffu, ~(1u << (own & 31u)), own >> 5u == w);
+            loop {
+                if (left == 0u) {
+                    break;
+                }
+                let s = sequences[q * n + 32u * w + firstTrailingBit(left)];
+                left = left & (left - 1u);
+                tu = tu + s.y;
+                tv = max(tv, tu + s.w) + s.z;
             }
-            let s = sequences[q * n + firstTrailingBit(left)];
-            left = left & (left - 1u);
-            tu = tu + s.y;
-            tv = max(tv, tu + s.w) + s.z;
         }
 #else
         for (var i = 0u; i < n; i = i + 1u) {

@@ -1,13 +1,16 @@
 // The resident flow-shop search (host side: src/kernels/flowshop/resident.rs): the open nodes,
 // the incumbent and the counters live in GPU buffers, and one round of the search is five
 // dispatches (six with resident_masks) with no host round trip:
-//   resident_plan    (1 thread)   takes the top `taken` nodes off the stack (DFS), as many as
-//                                 the pool holds and the stack has room to branch
-//   resident_select  (per node)   prunes a node whose bound reaches the incumbent, evaluates a
-//                                 leaf (one job left), or writes the node as a parent record
-//                                 and its children in the layout of flowshop/lb1.wgsl, lb2.wgsl
-//   resident_masks   (per node)   LB2 on n <= 32 jobs: where each node's unscheduled jobs
-//                                 stand in every pair's Johnson order (lb2's POSITION_MASKS)
+//   resident_plan    (1 thread)   takes the top `taken` entries off the stack (DFS), as many as
+//                                 the pool holds and the stack and the node store have room
+//                                 for, and frees the node records no open entry needs
+//   resident_select  (per node)   makes the node of an entry (its parent's record with one
+//                                 more job placed), prunes it if its bound reaches the
+//                                 incumbent, evaluates a leaf (one job left), or writes it as
+//                                 a parent record and its children in the layout of
+//                                 flowshop/lb1.wgsl, lb2.wgsl
+//   resident_masks   (per node)   LB2: where each node's unscheduled jobs stand in every
+//                                 pair's Johnson order (lb2's POSITION_MASKS)
 //   resident_finish  (1 thread)   writes the bound kernel's uniform block (copied into it by
 //                                 the host's command list) and its indirect dispatch size
 //   lb1 / lb2                     the bound kernels (bit for bit the host's bounds, or at the
@@ -17,19 +20,32 @@
 //                                 only children LB1 does not settle enter the pair loop, and
 //                                 only those its first pairs do not settle run the others
 //   resident_branch  (per node)   chooses the direction (bidirectional), keeps the children
-//                                 below the incumbent and pushes them, most promising on top
+//                                 below the incumbent, stores the node's record once and
+//                                 pushes an entry per kept child, most promising on top
 // Every loop runs over jobs, machines or children of one node: no thread waits for another,
 // so no spin, and each invocation's loop count stays far below llvmpipe's limit.
 // Once per submission, resident_order (one workgroup) sorts the pairs by how often each
 // pruned (lb2.wgsl's PAIR_ORDER).
 //
+// Bounded memory: an open node is a 3-word entry [record, place, bound] on the stack, the child
+// of a full node record in `store` that places the job at `place` of the record's permutation
+// (PLACE_BACKWARD: at the back; PLACE_NONE: the record itself). A round's records form a frame
+// above the previous round's; a frame is freed once every entry it parents has been taken.
+// The stack is as deep as `pool` depth-first dives (at most pool * n * n / 2 entries) and each
+// frame a level deeper than the one below it (at most n + 1 frames above a loaded one), so the
+// memory does not grow with the tree: where a budget is smaller, fewer nodes are taken a round.
+//
 // Layout (all u32; n = jobs <= MAX_JOBS, m = machines):
 //   binding 1  ptimes    m*n          processing times, machine-major
 //   binding 2  state     16 atomics   the words named below (the host reads them after
 //                        each submission)
-//   binding 3  stack     capacity * node_stride; a node is [front, back, bound, perm (n),
-//                        heads (m), tails (m)] as the host search's open nodes: perm[..front]
-//                        the prefix, perm[front..back] unscheduled, perm[back..] the suffix
+//   binding 3  stack     capacity * 3: the open entries, bottom first
+//   binding 10 store     store_capacity * node_stride; a node record is [front, back, bound,
+//                        perm (n), heads (m), tails (m)] as the host search's open nodes:
+//                        perm[..front] the prefix, perm[front..back] unscheduled, perm[back..]
+//                        the suffix
+//   binding 13 frames    frame_capacity * 3: per frame [first entry, first record, end of its
+//                        records]
 //   binding 4  selected  pool * (node_stride + 2): the nodes taken this round, each followed
 //                        by [first child, children per direction] (0 children: not branched)
 //   binding 5  parents   pool * pool_stride, the bound kernels' parent records (binding 2 there)
@@ -38,9 +54,10 @@
 //   binding 8  launch    [the bound kernels' 8-word uniform block | dispatch x, y, z |
 //                        lb2_listed's dispatch x, y, z | lb2_rest's dispatch x, y, z]
 //   binding 9  results   pool * (1 + n): per select thread, the best leaf it met [value, perm]
-//   binding 11 places    pairs * n + pool * pairs (n <= 32): job j's place in pair q's Johnson
-//                        order at q*n + j; after them, per branched node and pair, the places
-//                        of its unscheduled jobs (resident_masks; read by lb2 with POSITION_MASKS)
+//   binding 11 places    pairs * n + pool * pairs * mask_words: job j's place in pair q's
+//                        Johnson order at q*n + j; after them, per branched node and pair, the
+//                        places of its unscheduled jobs as mask_words words of bits
+//                        (resident_masks; read by lb2 with POSITION_MASKS)
 //   binding 12 pairs     3 * pairs: lb2's binding 5, [(u, v) per pair | the order of lb2's
 //                        pair loop (PAIR_ORDER)]
 //   binding 14 listed    2 + MAX_PAIRS + 2 * pool * directions * n: lb2.wgsl's Listed, [count |
@@ -56,11 +73,12 @@ struct Config {
     mask_words: u32,
     // 1: forward branching; 2: bidirectional
     directions: u32,
-    // nodes the stack holds
+    // entries the stack holds
     capacity: u32,
     result_stride: u32,
-    unused0: u32,
-    unused1: u32,
+    // node records the store holds
+    store_capacity: u32,
+    frame_capacity: u32,
 }
 
 @group(0) @binding(0) var<uniform> config: Config;
@@ -73,9 +91,11 @@ struct Config {
 @group(0) @binding(7) var<storage, read> bounds: array<u32>;
 @group(0) @binding(8) var<storage, read_write> launch: array<u32>;
 @group(0) @binding(9) var<storage, read_write> results: array<u32>;
+@group(0) @binding(10) var<storage, read_write> store: array<u32>;
 @group(0) @binding(11) var<storage, read_write> places: array<u32>;
 @group(0) @binding(12) var<storage, read_write> pairs: array<u32>;
 // lb2.wgsl's Listed: [count | rest | hits (MAX_PAIRS) | children ...]
+@group(0) @binding(13) var<storage, read_write> frames: array<u32>;
 @group(0) @binding(14) var<storage, read_write> listed: array<u32>;
 const LISTED_REST: u32 = 1u;
 const LISTED_HITS: u32 = 2u;
@@ -83,15 +103,23 @@ const LISTED_HITS: u32 = 2u;
 const HITS_LIMIT: u32 = 0x40000000u;
 
 // state words (host: resident.rs, `word`)
-const COUNT: u32 = 0u;      // open nodes on the stack
+const COUNT: u32 = 0u;      // entries on the stack (those below FLOOR moved to another device)
 const BEST: u32 = 1u;       // incumbent: children are kept iff their bound is below it
 const TAKEN: u32 = 2u;      // nodes taken this round
-const BASE: u32 = 3u;       // stack index of the lowest node taken this round
+const BASE: u32 = 3u;       // stack index of the lowest entry taken this round
 const CHILDREN: u32 = 4u;   // children written this round
-const FULL: u32 = 6u;       // set when the stack had no room to branch
+const RECORDS: u32 = 5u;    // the first node record of this round's frame
+const FULL: u32 = 6u;       // set when the stack or the store had no room to branch
 const ROUNDS: u32 = 7u;
 const NODES: u32 = 8u;      // 64-bit counters as (low, high)
 const LEAVES: u32 = 10u;
+const USED: u32 = 12u;      // node records this round's frame holds
+const FRAMES: u32 = 13u;    // frames on the frame stack
+const FLOOR: u32 = 14u;     // entries below it belong to another device
+const OPEN_FRAME: u32 = 15u; // 1: the top frame's record count is this round's USED
+
+const PLACE_BACKWARD: u32 = 0x80000000u;
+const PLACE_NONE: u32 = 0xffffffffu;
 
 const FRONT: u32 = 0u;
 const BACK: u32 = 1u;
@@ -99,6 +127,7 @@ const BOUND: u32 = 2u;
 const PERM: u32 = 3u;
 const BACKWARD_CHILD: u32 = 0x80000000u;
 const MAX_JOBS: u32 = 128u;
+const MAX_MASK_WORDS: u32 = MAX_JOBS / 32u;
 const WG: u32 = 64u;
 // resident_masks' workgroups per row of its grid (host: resident.rs MASK_ROW)
 const MASK_ROW: u32 = 32768u;
@@ -113,18 +142,98 @@ fn add_counter(low: u32, amount: u32) {
 
 @compute @workgroup_size(1)
 fn resident_plan() {
+    // the last round's frame holds the records its branch stored
+    var top = atomicLoad(&state[FRAMES]);
+    if (atomicLoad(&state[OPEN_FRAME]) == 1u && top > 0u) {
+        frames[3u * top - 1u] = frames[3u * top - 2u] + atomicLoad(&state[USED]);
+    }
     let count = atomicLoad(&state[COUNT]);
-    // Branching t nodes pushes at most t * (n - 1) more than it pops.
+    let open = count - min(atomicLoad(&state[FLOOR]), count);
+    // Branching t nodes pushes at most t * (n - 1) more than it pops. A round of many nodes
+    // leaves room for one depth-first dive (n (n - 1) / 2 entries), so that where the budget
+    // is full, rounds of one node still go on (the dive's siblings are all it adds).
+    let fan = max(config.jobs, 2u) - 1u;
+    let dive = config.jobs * fan / 2u;
     let room = config.capacity - min(count, config.capacity);
-    let taken = min(min(config.pool, count), room / (max(config.jobs, 2u) - 1u));
-    if (taken == 0u && count > 0u) {
+    var taken = min(config.pool, open);
+    if (room >= dive + fan) {
+        taken = min(taken, (room - dive) / fan);
+    } else {
+        taken = min(taken, select(0u, 1u, room >= fan));
+    }
+    // Frames whose entries are all taken are freed; this round's records go above the rest,
+    // and at most `taken` of them must fit beside a record for each frame the stack may still
+    // push (so that rounds of one node always fit). Fewer taken free fewer frames: each pass
+    // either fits or lowers `taken` to what fits above a higher frame, so it ends within the
+    // frames.
+    var records = 0u;
+    for (var attempt = 0u; attempt <= config.frame_capacity; attempt = attempt + 1u) {
+        top = atomicLoad(&state[FRAMES]);
+        while (top > 0u && frames[3u * (top - 1u)] >= count - taken) {
+            top = top - 1u;
+        }
+        records = select(0u, frames[3u * top - 1u], top > 0u);
+        let reserved = records + config.frame_capacity - min(top + 1u, config.frame_capacity);
+        if (reserved + taken <= config.store_capacity) {
+            break;
+        }
+        taken = config.store_capacity - min(reserved, config.store_capacity);
+    }
+    if (taken > 0u && top >= config.frame_capacity) {
+        taken = 0u;
+    }
+    if (taken == 0u && open > 0u) {
         atomicStore(&state[FULL], 1u);
     }
+    if (taken > 0u) {
+        frames[3u * top] = count - taken;
+        frames[3u * top + 1u] = records;
+        frames[3u * top + 2u] = records;
+        top = top + 1u;
+    }
+    atomicStore(&state[FRAMES], top);
+    atomicStore(&state[OPEN_FRAME], select(0u, 1u, taken > 0u));
+    atomicStore(&state[RECORDS], records);
+    atomicStore(&state[USED], 0u);
     atomicStore(&state[BASE], count - taken);
     atomicStore(&state[TAKEN], taken);
     atomicStore(&state[COUNT], count - taken);
     atomicStore(&state[CHILDREN], 0u);
     atomicAdd(&state[ROUNDS], 1u);
+}
+
+// Places the job at `place` of the node at `selected[at..]`: at the front (heads grow) or, with
+// PLACE_BACKWARD, at the back (tails grow), as the host search branches.
+fn place_job(at: u32, place: u32) {
+    let n = config.jobs;
+    let m = config.machines;
+    let position = at + PERM + (place & ~PLACE_BACKWARD);
+    let job = selected[position];
+    if ((place & PLACE_BACKWARD) != 0u) {
+        var start = 0u;
+        for (var k = m; k > 0u; k = k - 1u) {
+            let tail = at + PERM + n + m + k - 1u;
+            start = max(start, selected[tail]) + ptimes[(k - 1u) * n + job];
+            selected[tail] = start;
+        }
+        let back = selected[at + BACK];
+        let last = at + PERM + back - 1u;
+        selected[position] = selected[last];
+        selected[last] = job;
+        selected[at + BACK] = back - 1u;
+    } else {
+        var finish = 0u;
+        for (var k = 0u; k < m; k = k + 1u) {
+            let head = at + PERM + n + k;
+            finish = max(finish, selected[head]) + ptimes[k * n + job];
+            selected[head] = finish;
+        }
+        let front = selected[at + FRONT];
+        let next = at + PERM + front;
+        selected[position] = selected[next];
+        selected[next] = job;
+        selected[at + FRONT] = front + 1u;
+    }
 }
 
 @compute @workgroup_size(WG)
@@ -136,13 +245,19 @@ fn resident_select(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let n = config.jobs;
     let m = config.machines;
-    // thread 0 takes the top of the stack
-    let src = (atomicLoad(&state[BASE]) + taken - 1u - i) * config.node_stride;
+    // thread 0 takes the top of the stack: its parent's record with one more job placed
+    let entry = 3u * (atomicLoad(&state[BASE]) + taken - 1u - i);
+    let src = stack[entry] * config.node_stride;
+    let place = stack[entry + 1u];
     let at = i * (config.node_stride + 2u);
     for (var w = 0u; w < config.node_stride; w = w + 1u) {
-        selected[at + w] = stack[src + w];
+        selected[at + w] = store[src + w];
     }
     selected[at + config.node_stride + 1u] = 0u;
+    if (place != PLACE_NONE) {
+        place_job(at, place);
+    }
+    selected[at + BOUND] = stack[entry + 2u];
     let front = selected[at + FRONT];
     let back = selected[at + BACK];
     let best = atomicLoad(&state[BEST]);
@@ -205,9 +320,9 @@ fn resident_select(@builtin(global_invocation_id) id: vec3<u32>) {
     selected[at + config.node_stride + 1u] = width;
 }
 
-// After resident_select, for LB2 on at most 32 jobs: per branched node and machine pair, the
-// bit set of the Johnson-order places its unscheduled jobs hold, so that each child walks those
-// jobs only (lb2's POSITION_MASKS) instead of all n; one pass per node serves all its children.
+// After resident_select, for LB2: per branched node and machine pair, the bit set of the
+// Johnson-order places its unscheduled jobs hold, so that each child walks those jobs only
+// (lb2's POSITION_MASKS) instead of all n; one pass per node serves all its children.
 // One workgroup per node (rows of MASK_ROW nodes), its threads taking the pairs in turn: a
 // thread per node would walk pairs × jobs places in one chain.
 @compute @workgroup_size(WG)
@@ -223,12 +338,17 @@ fn resident_masks(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoca
     }
     let front = selected[at + FRONT];
     let n = config.jobs;
+    let words = config.mask_words;
     for (var q = t; q < config.pairs; q = q + WG) {
-        var mask = 0u;
+        var mask: array<u32, MAX_MASK_WORDS>;
         for (var x = 0u; x < width; x = x + 1u) {
-            mask = mask | (1u << places[q * n + selected[at + PERM + front + x]]);
+            let place = places[q * n + selected[at + PERM + front + x]];
+            mask[place >> 5u] = mask[place >> 5u] | (1u << (place & 31u));
         }
-        places[config.pairs * n + i * config.pairs + q] = mask;
+        let out = config.pairs * n + (i * config.pairs + q) * words;
+        for (var w = 0u; w < words; w = w + 1u) {
+            places[out + w] = mask[w];
+        }
     }
 }
 
@@ -322,15 +442,12 @@ fn resident_branch(@builtin(global_invocation_id) id: vec3<u32>) {
     if (i >= atomicLoad(&state[TAKEN])) {
         return;
     }
-    let n = config.jobs;
-    let m = config.machines;
     let at = i * (config.node_stride + 2u);
     let width = selected[at + config.node_stride + 1u];
     if (width == 0u) {
         return;
     }
     let front = selected[at + FRONT];
-    let back = selected[at + BACK];
     let best = atomicLoad(&state[BEST]);
     var first = selected[at + config.node_stride];
     var backward = false;
@@ -368,12 +485,17 @@ fn resident_branch(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     add_counter(NODES, kept);
     let base = atomicAdd(&state[COUNT], kept);
-    if (base + kept > config.capacity) {
-        // resident_plan leaves room for every child, so this never happens; were it to, the
-        // host stops with an error instead of losing nodes
+    let record = atomicLoad(&state[RECORDS]) + atomicAdd(&state[USED], 1u);
+    if (base + kept > config.capacity || record >= config.store_capacity) {
+        // resident_plan leaves room for every child and record, so this never happens; were
+        // it to, the host stops with an error instead of losing nodes
         atomicStore(&state[FULL], 1u);
         return;
     }
+    for (var w = 0u; w < config.node_stride; w = w + 1u) {
+        store[record * config.node_stride + w] = selected[at + w];
+    }
+    let direction = select(0u, PLACE_BACKWARD, backward);
     for (var x = 0u; x < min(width, MAX_JOBS); x = x + 1u) {
         let b = bounds[first + x];
         if (b >= best) {
@@ -386,35 +508,9 @@ fn resident_branch(@builtin(global_invocation_id) id: vec3<u32>) {
                 rank = rank + 1u;
             }
         }
-        let out = (base + rank) * config.node_stride;
-        for (var w = 0u; w < config.node_stride; w = w + 1u) {
-            stack[out + w] = selected[at + w];
-        }
-        let position = out + PERM + front + x;
-        let job = stack[position];
-        if (backward) {
-            var start = 0u;
-            for (var k = m; k > 0u; k = k - 1u) {
-                let tail = out + PERM + n + m + k - 1u;
-                start = max(start, stack[tail]) + ptimes[(k - 1u) * n + job];
-                stack[tail] = start;
-            }
-            let last = out + PERM + back - 1u;
-            stack[position] = stack[last];
-            stack[last] = job;
-            stack[out + BACK] = back - 1u;
-        } else {
-            var finish = 0u;
-            for (var k = 0u; k < m; k = k + 1u) {
-                let head = out + PERM + n + k;
-                finish = max(finish, stack[head]) + ptimes[k * n + job];
-                stack[head] = finish;
-            }
-            let next = out + PERM + front;
-            stack[position] = stack[next];
-            stack[next] = job;
-            stack[out + FRONT] = front + 1u;
-        }
-        stack[out + BOUND] = b;
+        let out = 3u * (base + rank);
+        stack[out] = record;
+        stack[out + 1u] = (front + x) | direction;
+        stack[out + 2u] = b;
     }
 }

@@ -153,6 +153,11 @@ pub struct SolveArgs {
     /// (opened again in turn where there are fewer).
     #[arg(long, value_parser = parse_devices, default_value = "1")]
     pub devices: Devices,
+    /// (--search resident) MiB the open nodes may take on each device [default: 2048, or less
+    /// where the adapter's buffers are smaller]. A search never needs more: once the budget is
+    /// full, rounds take fewer nodes.
+    #[arg(long, value_name = "MIB")]
+    pub memory: Option<u64>,
 }
 
 impl BoundArgs {
@@ -184,6 +189,7 @@ impl SolveArgs {
             resume: self.resume.clone(),
             devices: self.devices,
             progress_every: None,
+            memory_mib: self.memory,
         }
     }
 }

@@ -1,12 +1,14 @@
 //! A [`Checkpoint`] of a resident search: the open frontier, the incumbent and the counts, in
 //! one file that a later run resumes (`flowshop solve --resume FILE`).
 //!
-//! File: the line `simtlab flowshop checkpoint 1`, a JSON header line (the instance's name,
+//! File: the line `simtlab flowshop checkpoint 2`, a JSON header line (the instance's name,
 //! size and a hash of its processing times, the options a node count depends on, the incumbent
-//! and its schedule, the start schedule, counters, seconds), then the open nodes as
-//! little-endian u32 words (records of [`super::resident::node_stride`] words, as the GPU
-//! stack holds them), then the FNV-1a 64 hash of everything before it (8 bytes). A file whose
-//! hash, header or nodes do not check is refused, never resumed.
+//! and its schedule, the start schedule, counters, seconds, and `records`, the number of node
+//! records), then the open nodes as little-endian u32 words in the resident search's compact
+//! form ([`Frontier`]: the node records of [`super::resident::node_stride`] words, then the
+//! 3-word entries that refer to them), then the FNV-1a 64 hash of everything before it (8
+//! bytes). Version 1 files (every open node a full record) are read too. A file whose hash,
+//! header or nodes do not check is refused, never resumed.
 //!
 //! The hash catches accidents (a file cut short, a flipped bit), not intent: anyone can write a
 //! file with a matching hash. So a resume also recomputes what the permutations determine (the
@@ -18,11 +20,13 @@
 use std::path::{Path, PathBuf};
 
 use super::model::{Instance, LowerBound, Node};
-use super::resident::node_stride;
+use super::resident::{node_stride, Frontier, ENTRY_WORDS, PLACE_BACKWARD, PLACE_NONE};
 use super::search::{Branching, SearchOptions};
 use crate::error::{Error, Result};
 
-const MAGIC: &str = "simtlab flowshop checkpoint 1\n";
+const MAGIC: &str = "simtlab flowshop checkpoint 2\n";
+/// Files written before open nodes had a compact form: every open node a full record.
+const MAGIC_FULL_NODES: &str = "simtlab flowshop checkpoint 1\n";
 
 /// The state of a resident search between two submissions.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -60,9 +64,12 @@ pub struct Checkpoint {
     pub nodes_counted: u64,
     /// Leaves (complete schedules) reached so far, over all runs.
     pub leaves_counted: u64,
-    /// Open nodes, `node_stride(jobs, machines)` words each.
+    /// Node records, `node_stride(jobs, machines)` words each, that the open entries refer to.
     #[serde(skip)]
     pub nodes: Vec<u32>,
+    /// Open nodes as [`Frontier`] entries `[record, place, bound]`.
+    #[serde(skip)]
+    pub entries: Vec<u32>,
 }
 
 /// The file one search writes its checkpoints to, claimed before the search starts: a path
@@ -132,7 +139,7 @@ impl Checkpoint {
         start: (u32, Vec<usize>, f64),
         seconds: (f64, f64),
         counted: (u64, u64),
-        nodes: Vec<u32>,
+        open: Frontier,
     ) -> Self {
         Self {
             instance: instance.name.clone(),
@@ -151,23 +158,33 @@ impl Checkpoint {
             gpu_seconds: seconds.1,
             nodes_counted: counted.0,
             leaves_counted: counted.1,
-            nodes,
+            nodes: open.records,
+            entries: open.entries,
         }
     }
 
     /// Open nodes in the checkpoint.
     pub fn open_nodes(&self) -> usize {
-        self.nodes.len() / node_stride(self.jobs, self.machines)
+        self.entries.len() / ENTRY_WORDS
+    }
+
+    /// The open nodes (moved out of the checkpoint).
+    pub fn take_open(&mut self) -> Frontier {
+        Frontier { records: std::mem::take(&mut self.nodes), entries: std::mem::take(&mut self.entries) }
     }
 
     /// The file's bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let header = serde_json::to_string(self).map_err(|e| Error::invalid("checkpoint", e.to_string()))?;
-        let mut bytes = Vec::with_capacity(MAGIC.len() + header.len() + 1 + 4 * self.nodes.len() + 8);
+        let invalid = |e: serde_json::Error| Error::invalid("checkpoint", e.to_string());
+        let mut header = serde_json::to_value(self).map_err(invalid)?;
+        header["records"] = (self.nodes.len() / node_stride(self.jobs, self.machines).max(1)).into();
+        let header = serde_json::to_string(&header).map_err(invalid)?;
+        let words = self.nodes.len() + self.entries.len();
+        let mut bytes = Vec::with_capacity(MAGIC.len() + header.len() + 1 + 4 * words + 8);
         bytes.extend_from_slice(MAGIC.as_bytes());
         bytes.extend_from_slice(header.as_bytes());
         bytes.push(b'\n');
-        for word in &self.nodes {
+        for word in self.nodes.iter().chain(&self.entries) {
             bytes.extend_from_slice(&word.to_le_bytes());
         }
         let hash = fnv1a(&bytes);
@@ -192,32 +209,62 @@ impl Checkpoint {
     /// Parses and checks the bytes of a checkpoint file; the error says what is wrong.
     pub fn from_bytes(bytes: &[u8]) -> std::result::Result<Self, String> {
         let body = bytes.len().checked_sub(8).map(|at| bytes.split_at(at)).ok_or("the file is too short")?;
-        let rest = body.0.strip_prefix(MAGIC.as_bytes()).ok_or("it does not start with the checkpoint line")?;
+        let (rest, full_nodes) = match body.0.strip_prefix(MAGIC.as_bytes()) {
+            Some(rest) => (rest, false),
+            None => (body.0.strip_prefix(MAGIC_FULL_NODES.as_bytes()).ok_or("it does not start with the checkpoint line")?, true),
+        };
         let stored = u64::from_le_bytes(body.1.try_into().map_err(|_| "no hash at the end")?);
         if fnv1a(body.0) != stored {
             return Err("its hash does not match its content (the file is damaged or was cut short)".into());
         }
         let line_end = rest.iter().position(|&b| b == b'\n').ok_or("no header line")?;
-        let mut checkpoint: Checkpoint =
-            serde_json::from_slice(&rest[..line_end]).map_err(|e| format!("its header does not parse: {e}"))?;
+        let header: serde_json::Value = serde_json::from_slice(&rest[..line_end]).map_err(|e| format!("its header does not parse: {e}"))?;
+        let mut checkpoint: Checkpoint = serde_json::from_value(header.clone()).map_err(|e| format!("its header does not parse: {e}"))?;
         let words = &rest[line_end + 1..];
         if !words.len().is_multiple_of(4) {
             return Err("its node section is not whole words".into());
         }
-        checkpoint.nodes = words.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        let mut words: Vec<u32> = words.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        checkpoint.check_size()?;
+        let stride = node_stride(checkpoint.jobs, checkpoint.machines);
+        if full_nodes {
+            if !words.len().is_multiple_of(stride) {
+                return Err(format!("its nodes are not whole records of {stride} words"));
+            }
+            (checkpoint.nodes, checkpoint.entries) = (words, Vec::new());
+            let open = Frontier::of_nodes(std::mem::take(&mut checkpoint.nodes), stride);
+            (checkpoint.nodes, checkpoint.entries) = (open.records, open.entries);
+        } else {
+            let records = header["records"].as_u64().ok_or("its header does not say how many node records follow")? as usize;
+            let record_words =
+                records.checked_mul(stride).filter(|&w| w <= words.len()).ok_or("it holds fewer node records than its header says")?;
+            checkpoint.entries = words.split_off(record_words);
+            checkpoint.nodes = words;
+        }
         checkpoint.check_nodes()?;
         Ok(checkpoint)
     }
 
-    /// Every node is a permutation of the jobs with `front <= back` within it.
-    fn check_nodes(&self) -> std::result::Result<(), String> {
+    /// The instance size is one simtlab solves.
+    fn check_size(&self) -> std::result::Result<(), String> {
         let (n, m) = (self.jobs, self.machines);
         if n == 0 || m == 0 || n > super::MAX_JOBS || m > super::MAX_MACHINES {
             return Err(format!("its instance size {n}x{m} is not one simtlab solves"));
         }
+        Ok(())
+    }
+
+    /// Every record is a permutation of the jobs with `front < back` within it, and every
+    /// entry refers to a record and places one of its unscheduled jobs.
+    fn check_nodes(&self) -> std::result::Result<(), String> {
+        self.check_size()?;
+        let (n, m) = (self.jobs, self.machines);
         let stride = node_stride(n, m);
         if !self.nodes.len().is_multiple_of(stride) {
             return Err(format!("its nodes are not whole records of {stride} words"));
+        }
+        if !self.entries.len().is_multiple_of(ENTRY_WORDS) {
+            return Err(format!("its open nodes are not whole entries of {ENTRY_WORDS} words"));
         }
         let schedules = self.best_permutation.iter().chain([&self.start_permutation]);
         if schedules.clone().any(|p| p.len() != n) {
@@ -229,6 +276,18 @@ impl Checkpoint {
             seen.iter_mut().for_each(|s| *s = false);
             let permutation = node[3..3 + n].iter().all(|&j| (j as usize) < n && !std::mem::replace(&mut seen[j as usize], true));
             if front >= back || back > n || !permutation {
+                return Err(format!("node record {i} is not a subproblem of the instance"));
+            }
+        }
+        let records = self.nodes.len() / stride;
+        for (i, entry) in self.entries.chunks_exact(ENTRY_WORDS).enumerate() {
+            let record = entry[0] as usize;
+            let fits = record < records && {
+                let (front, back) = (self.nodes[record * stride] as usize, self.nodes[record * stride + 1] as usize);
+                let place = (entry[1] & !PLACE_BACKWARD) as usize;
+                entry[1] == PLACE_NONE || ((front..back).contains(&place) && back - front >= 2)
+            };
+            if !fits {
                 return Err(format!("open node {i} is not a subproblem of the instance"));
             }
         }
@@ -265,33 +324,36 @@ impl Checkpoint {
             }
             _ => {}
         }
-        let (n, m) = (data.jobs, data.machines);
-        let stride = node_stride(n, m);
-        // the first node of `nodes` is open node `first`
-        let check = |first: usize, nodes: &[u32]| {
-            nodes
-                .chunks_exact(stride)
-                .enumerate()
-                .find_map(|(i, node)| recomputed_mismatch(data, self.bound, node).map(|what| (first + i, what)))
+        let stride = node_stride(data.jobs, data.machines);
+        let open = Frontier { records: self.nodes.clone(), entries: self.entries.clone() };
+        let records = self.nodes.len() / stride;
+        // items 0..records are the records, the rest the open nodes made from them
+        let check = |i: usize| -> Option<String> {
+            let (node, what) = if i < records {
+                (self.nodes[i * stride..(i + 1) * stride].to_vec(), format!("node record {i}"))
+            } else {
+                match open.node(data, i - records) {
+                    Ok(node) => (node, format!("open node {}", i - records)),
+                    Err(why) => return Some(format!("open node {}: {why}", i - records)),
+                }
+            };
+            recomputed_mismatch(data, self.bound, &node).map(|why| format!("{what}: {why}"))
         };
+        let items = records + open.len();
         // one part per core (the browser has one thread and cannot spawn)
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let bad = if threads == 1 {
-            check(0, &self.nodes)
+            (0..items).find_map(check)
         } else {
-            let chunk = self.open_nodes().div_ceil(threads).max(1) * stride;
+            let chunk = items.div_ceil(threads).max(1);
             std::thread::scope(|scope| {
-                let parts: Vec<_> = self
-                    .nodes
-                    .chunks(chunk)
-                    .enumerate()
-                    .map(|(part, nodes)| scope.spawn(move || check(part * chunk / stride, nodes)))
-                    .collect();
-                parts.into_iter().find_map(|p| p.join().unwrap_or(Some((0, "its check could not run"))))
+                let parts: Vec<_> =
+                    (0..threads).map(|part| scope.spawn(move || (part * chunk..((part + 1) * chunk).min(items)).find_map(check))).collect();
+                parts.into_iter().find_map(|p| p.join().unwrap_or(Some("its check could not run".into())))
             })
         };
         match bad {
-            Some((i, what)) => Err(format!("open node {i}: {what}")),
+            Some(what) => Err(what),
             None => Ok(()),
         }
     }

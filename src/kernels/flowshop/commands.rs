@@ -143,6 +143,10 @@ pub struct SolveOptions {
     /// Seconds between two progress reports (None: one a second).
     #[serde(default)]
     pub progress_every: Option<f64>,
+    /// Resident search: MiB the open nodes may take on each device (None: 2048, within the
+    /// adapter's buffer limits; see [`ResidentOptions::memory_budget`]).
+    #[serde(default)]
+    pub memory_mib: Option<u64>,
 }
 
 impl SolveOptions {
@@ -169,6 +173,7 @@ impl SolveOptions {
             resume: None,
             devices: Devices::One,
             progress_every: None,
+            memory_mib: None,
         }
     }
 }
@@ -336,7 +341,8 @@ impl SolveOptions {
             Some(path) => Some(Checkpoint::read(path)?),
             None => None,
         };
-        Ok(ResidentOptions { checkpoint: self.checkpoint.clone(), checkpoint_every, resume })
+        let memory_budget = self.memory_mib.map(|mib| mib.saturating_mul(1 << 20));
+        Ok(ResidentOptions { checkpoint: self.checkpoint.clone(), checkpoint_every, resume, memory_budget })
     }
 }
 

@@ -1,10 +1,16 @@
 //! The resident search ([`solve_resident`]): selection, branching, bounding, pruning and
 //! incumbent updates all on the GPU (`shaders/flowshop/resident.wgsl`, its header has the
-//! layout). The open nodes stay in a GPU stack; one round takes the top `--pool` nodes, bounds
-//! their children with the unchanged `lb1`/`lb2` kernels through an indirect dispatch, and
-//! pushes the kept ones back. The host records many rounds into one submission and reads only
-//! a 16-word status between submissions; nodes come to the host only for a checkpoint or to
-//! move work between devices.
+//! layout). The open nodes stay in a GPU stack; one round takes the top `pool_size` nodes,
+//! bounds their children with the unchanged `lb1`/`lb2` kernels through an indirect dispatch,
+//! and pushes the kept ones back. The host records many rounds into one submission and reads
+//! only a 16-word status between submissions; nodes come to the host only for a checkpoint or
+//! to move work between devices.
+//!
+//! The memory is bounded whatever the tree: an open node is a 3-word entry (its parent's record,
+//! the place of the job it adds, its bound) and each branched node's record is stored once, so
+//! the stack is `pool` depth-first dives of compact entries; the stack and the record store are
+//! sized from [`ResidentOptions::memory_budget`] (by default from the adapter's buffer limits),
+//! and where the budget is tight a round takes fewer nodes rather than failing.
 //!
 //! No kernel waits for another workgroup, so the search needs no persistent-threads tier: it
 //! runs wherever compute shaders and indirect dispatch do, llvmpipe/lavapipe included (every
@@ -20,7 +26,7 @@ use web_time::Instant;
 use super::checkpoint::{Checkpoint, CheckpointFile};
 use super::gpu::ThreadMapping;
 use super::model::{Instance, LowerBound, GPU_MAX_MACHINES, WORKGROUP_SIZE};
-use super::search::{check_schedule, root_bound, Branching, Exploration, Progress, SearchOptions, Solution};
+use super::search::{check_schedule, root_bound, Branching, Exploration, FrontierUse, Incumbent, Progress, SearchOptions, Solution};
 use super::{heuristic, BoundData};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
@@ -46,7 +52,100 @@ mod word {
     pub const FULL: usize = 6;
     pub const NODES: usize = 8;
     pub const LEAVES: usize = 10;
+    pub const FRAMES: usize = 13;
+    pub const FLOOR: usize = 14;
     pub const ALL: usize = 16;
+}
+
+/// Words of an open entry: `[record, place, bound]` (resident.wgsl's stack).
+pub const ENTRY_WORDS: usize = 3;
+/// An entry's place: the job at this place of its record's permutation goes to the back.
+pub const PLACE_BACKWARD: u32 = 0x8000_0000;
+/// An entry's place: the entry is its record itself.
+pub const PLACE_NONE: u32 = u32::MAX;
+
+/// The memory the stack and the record store take by default: 2 GiB, or less where the
+/// adapter's buffers are smaller.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 2 << 30;
+
+/// Frames the frame stack holds beyond one per job (a loaded frontier's and spares).
+const SPARE_FRAMES: usize = 4;
+
+/// Open nodes in compact form: node records and the entries that refer to them (entry `i` is
+/// `entries[3i..3i + 3]`, its record `records[stride * entries[3i]..]`), bottom of the stack first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Frontier {
+    /// Node records, [`node_stride`] words each.
+    pub records: Vec<u32>,
+    /// Entries `[record, place, bound]`.
+    pub entries: Vec<u32>,
+}
+
+impl Frontier {
+    /// Every record an open node of its own (a checkpoint written before entries existed).
+    pub fn of_nodes(records: Vec<u32>, stride: usize) -> Self {
+        let entries = records.chunks_exact(stride).enumerate().flat_map(|(i, node)| [i as u32, PLACE_NONE, node[2]]).collect();
+        Frontier { records, entries }
+    }
+
+    /// Open nodes.
+    pub fn len(&self) -> usize {
+        self.entries.len() / ENTRY_WORDS
+    }
+
+    /// No open node.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Appends `other`, its record indices moved past this one's records.
+    fn append(&mut self, other: Frontier, stride: usize) {
+        let offset = (self.records.len() / stride) as u32;
+        self.entries.extend(other.entries.chunks_exact(ENTRY_WORDS).flat_map(|e| [e[0] + offset, e[1], e[2]]));
+        self.records.extend(other.records);
+    }
+
+    /// Entry `i`'s node in full (`[front, back, bound, perm, heads, tails]`), or why it is not one.
+    pub fn node(&self, data: &BoundData, i: usize) -> std::result::Result<Vec<u32>, String> {
+        let (n, m) = (data.jobs, data.machines);
+        let stride = node_stride(n, m);
+        let entry = &self.entries[ENTRY_WORDS * i..ENTRY_WORDS * (i + 1)];
+        let record = self
+            .records
+            .get(stride * entry[0] as usize..stride * (entry[0] as usize + 1))
+            .ok_or_else(|| format!("its record {} is not in the file", entry[0]))?;
+        let mut node = record.to_vec();
+        let (front, back) = (node[0] as usize, node[1] as usize);
+        if entry[1] != PLACE_NONE {
+            let place = (entry[1] & !PLACE_BACKWARD) as usize;
+            if !(front..back).contains(&place) || front + 1 >= back || back > n {
+                return Err("it places a job its record has scheduled".into());
+            }
+            let job = node[3 + place] as usize;
+            if job >= n {
+                return Err("its record is not a permutation".into());
+            }
+            if entry[1] & PLACE_BACKWARD != 0 {
+                let mut start = 0;
+                for k in (0..m).rev() {
+                    start = start.max(node[3 + n + m + k]) + data.ptimes[k * n + job];
+                    node[3 + n + m + k] = start;
+                }
+                node.swap(3 + place, 3 + back - 1);
+                node[1] -= 1;
+            } else {
+                let mut finish = 0;
+                for k in 0..m {
+                    finish = finish.max(node[3 + n + k]) + data.ptimes[k * n + job];
+                    node[3 + n + k] = finish;
+                }
+                node.swap(3 + place, 3 + front);
+                node[0] += 1;
+            }
+        }
+        node[2] = entry[2];
+        Ok(node)
+    }
 }
 
 /// Words of an open node: `[front, back, bound, perm (n), heads (m), tails (m)]`.
@@ -64,14 +163,23 @@ pub struct ResidentOptions {
     pub checkpoint_every: Option<Duration>,
     /// Continue the search of this checkpoint instead of starting at the root.
     pub resume: Option<Checkpoint>,
+    /// Bytes the open nodes may take on each device (the stack of entries and the store of node
+    /// records; None: [`DEFAULT_MEMORY_BUDGET`] within the adapter's buffer limits). A smaller
+    /// budget takes fewer nodes a round once it is full; it never ends the search, down to a
+    /// floor of one depth-first dive (about n²/2 entries and n records), which it is raised to.
+    pub memory_budget: Option<u64>,
 }
 
 /// Status of one device after a submission.
 #[derive(Clone, Copy, Debug, Default)]
 struct Status {
+    /// Open entries of this device (above the floor).
     open: u32,
+    /// Entries below it were moved to another device.
+    floor: u32,
     best: u32,
     full: bool,
+    frames: u32,
     nodes: u64,
     leaves: u64,
 }
@@ -79,20 +187,47 @@ struct Status {
 impl Status {
     fn from_words(w: &[u32]) -> Self {
         let wide = |at: usize| u64::from(w[at]) | (u64::from(w[at + 1]) << 32);
-        Status { open: w[word::COUNT], best: w[word::BEST], full: w[word::FULL] != 0, nodes: wide(word::NODES), leaves: wide(word::LEAVES) }
+        Status {
+            open: w[word::COUNT] - w[word::FLOOR].min(w[word::COUNT]),
+            floor: w[word::FLOOR],
+            best: w[word::BEST],
+            full: w[word::FULL] != 0,
+            frames: w[word::FRAMES],
+            nodes: wide(word::NODES),
+            leaves: wide(word::LEAVES),
+        }
     }
+}
+
+/// The entry and record capacities of a memory budget: a third of it for entries, the rest
+/// for records (the records of the frames a deep search holds outweigh its entries), each
+/// within one buffer and no less than one depth-first dive needs.
+fn capacities(budget: u64, words_limit: usize, jobs: usize, stride: usize) -> (usize, usize) {
+    let words = (budget / 4) as usize;
+    // a depth-first dive (resident_plan's reserve) above the root
+    let dive_entries = jobs * jobs / 2 + 2 * jobs + 1;
+    let dive_records = 2 * (jobs + SPARE_FRAMES);
+    let entries = (words / 3 / ENTRY_WORDS).min(words_limit / ENTRY_WORDS).max(dive_entries);
+    let records = (words * 2 / 3 / stride).min(words_limit / stride).max(dive_records);
+    (entries, records)
 }
 
 /// The search state and kernels on one GPU.
 struct ResidentDevice<'g> {
     gpu: &'g Gpu,
     node_stride: usize,
+    /// Entries the stack holds.
     capacity: usize,
+    /// Node records the store holds.
+    store_capacity: usize,
+    /// Frames the frame stack holds.
+    frame_capacity: usize,
+    jobs: usize,
     pool: usize,
     result_stride: usize,
     kernels: [Arc<Kernel>; 4],
-    /// LB2 on at most 32 jobs: where each node's unscheduled jobs stand in the Johnson orders,
-    /// so its children walk only those (`resident_masks`, lb2's `POSITION_MASKS`).
+    /// LB2: where each node's unscheduled jobs stand in the Johnson orders, so its children
+    /// walk only those (`resident_masks`, lb2's `POSITION_MASKS`).
     masks: Option<(Arc<Kernel>, wgpu::BindGroup)>,
     bound_kernel: Arc<Kernel>,
     /// LB2 in passes: `lb2_screen` settles what LB1 can, `lb2_listed` what the first pairs can,
@@ -100,6 +235,8 @@ struct ResidentDevice<'g> {
     screen: Option<Screen>,
     state: GpuBuffer<u32>,
     stack: GpuBuffer<u32>,
+    store: GpuBuffer<u32>,
+    frames: GpuBuffer<u32>,
     launch: GpuBuffer<u32>,
     /// lb2's pairs with the learned order after them, and its `Listed` (prune counts).
     #[cfg(test)]
@@ -124,13 +261,16 @@ struct Screen {
 
 impl<'g> ResidentDevice<'g> {
     /// Buffers and kernels for `data`; [`check_resident_size`] has accepted the size.
-    fn new(gpu: &'g Gpu, data: &BoundData, bound: LowerBound, branching: Branching, pool: usize) -> Result<Self> {
+    fn new(gpu: &'g Gpu, data: &BoundData, bound: LowerBound, branching: Branching, pool: usize, budget: Option<u64>) -> Result<Self> {
         let (n, m) = (data.jobs, data.machines);
         let stride = node_stride(n, m);
         let directions = if branching == Branching::Bidirectional { 2 } else { 1 };
         let words_limit = (gpu.caps().max_storage_buffer_binding_size.min(gpu.caps().max_buffer_size) / 4) as usize;
-        // A depth-first stack holds at most about pool × n nodes per level; half a GiB at most.
-        let capacity = (pool * n * n).min(words_limit / stride).min((1 << 27) / stride);
+        // pool dives of n levels of at most n entries, and n frames of pool records, at most
+        let (entries, records) = capacities(budget.unwrap_or(DEFAULT_MEMORY_BUDGET), words_limit, n, stride);
+        let capacity = entries.min(pool * n * n + 1);
+        let store_capacity = records.min(pool * (n + SPARE_FRAMES) + 1);
+        let frame_capacity = n + SPARE_FRAMES;
         let mask_words = n.div_ceil(32);
         let pool_stride = 3 * m + mask_words;
         let result_stride = 1 + n;
@@ -145,8 +285,8 @@ impl<'g> ResidentDevice<'g> {
             directions as u32,
             capacity as u32,
             result_stride as u32,
-            0,
-            0,
+            store_capacity as u32,
+            frame_capacity as u32,
         ];
         let storage = |label: &str, words: usize| gpu.buffer_zeroed::<u32>(label, words.max(1), BufferKind::Storage);
         let upload =
@@ -154,7 +294,9 @@ impl<'g> ResidentDevice<'g> {
         let config = gpu.buffer("resident config", &config, BufferKind::Uniform)?;
         let ptimes = upload("resident ptimes", &data.ptimes)?;
         let state = storage("resident state", word::ALL)?;
-        let stack = storage("resident stack", capacity * stride)?;
+        let stack = storage("resident stack", capacity * ENTRY_WORDS)?;
+        let store = storage("resident node records", store_capacity * stride)?;
+        let frames = storage("resident frames", frame_capacity * 3)?;
         let selected = storage("resident selected", pool * (stride + 2))?;
         let parents = storage("resident parents", pool * pool_stride)?;
         let children = storage("resident children", 2 * pool * directions * n)?;
@@ -167,16 +309,15 @@ impl<'g> ResidentDevice<'g> {
         let pairs: Vec<u32> = data.pairs.iter().copied().chain(0..data.pair_count() as u32).collect();
         let pairs = upload("resident pairs", &pairs)?;
         let sequences = upload("resident sequences", &data.sequences)?;
-        // LB2's children walk only their unscheduled jobs where a job set fits one word
+        // LB2's children walk only their unscheduled jobs (one mask word per 32 jobs)
         let pairs_count = data.pair_count();
         let walk_unscheduled = bound == LowerBound::Lb2
-            && n <= 32
             && pairs_count > 0
-            && pool * pairs_count <= words_limit
+            && pairs_count * (n + pool * mask_words) <= words_limit
             // the full walk, for comparisons (benches/gpu_flowshop_walk.sh)
             && std::env::var_os("SIMTLAB_RESIDENT_FULL_WALK").is_none();
         // [each job's place in each pair's Johnson order | per node and pair, resident_masks' bits]
-        let mut places = vec![0u32; if walk_unscheduled { pairs_count * (n + pool) } else { 1 }];
+        let mut places = vec![0u32; if walk_unscheduled { pairs_count * (n + pool * mask_words) } else { 1 }];
         if walk_unscheduled {
             for (q, order) in data.johnson.chunks(n).enumerate().take(pairs_count) {
                 for (place, &job) in order.iter().enumerate() {
@@ -203,7 +344,7 @@ impl<'g> ResidentDevice<'g> {
         ];
         let defines: &[&str] = if walk_unscheduled { &["BRANCHLESS", "POSITION_MASKS"] } else { &["BRANCHLESS"] };
         let bound_kernel = gpu.kernel(ThreadMapping::PerChild.entry_point(bound), defines)?;
-        let slots: [(u32, &dyn Bind); 13] = [
+        let slots: [(u32, &dyn Bind); 15] = [
             (0, &config),
             (1, &ptimes),
             (2, &state),
@@ -214,8 +355,10 @@ impl<'g> ResidentDevice<'g> {
             (7, &bounds),
             (8, &launch),
             (9, &results),
+            (10, &store),
             (11, &places),
             (12, &pairs),
+            (13, &frames),
             (14, &listed),
         ];
         // every resident entry point binds a subset of the same slots (auto layouts: one group each)
@@ -272,6 +415,9 @@ impl<'g> ResidentDevice<'g> {
             gpu,
             node_stride: stride,
             capacity,
+            store_capacity,
+            frame_capacity,
+            jobs: n,
             pool,
             result_stride,
             kernels,
@@ -280,6 +426,8 @@ impl<'g> ResidentDevice<'g> {
             screen,
             state,
             stack,
+            store,
+            frames,
             launch,
             #[cfg(test)]
             pairs,
@@ -294,26 +442,45 @@ impl<'g> ResidentDevice<'g> {
         })
     }
 
-    /// Replaces the open nodes, the incumbent and the counters.
-    fn load(&mut self, nodes: &[u32], best: u32, counted: (u64, u64)) -> Result<()> {
-        let count = nodes.len() / self.node_stride;
-        if count > self.capacity {
-            return Err(Error::Limit {
-                what: "open nodes on one device".into(),
-                requested: count as u64,
-                limit: self.capacity as u64,
-                hint: "resume on a device with more memory, or with more devices (--devices)".into(),
-            });
+    /// Replaces the open nodes, the incumbent and the counters: `open`'s records form the
+    /// bottom frame, its entries the stack.
+    fn load(&mut self, open: &Frontier, best: u32, counted: (u64, u64)) -> Result<()> {
+        let (count, records) = (open.len(), open.records.len() / self.node_stride);
+        let over = |what: &str, requested: usize, limit: usize| Error::Limit {
+            what: format!("{what} of the resident search on one device"),
+            requested: requested as u64,
+            limit: limit as u64,
+            hint: "resume with a larger memory_budget, on a device with larger buffers, or on more devices".into(),
+        };
+        // room above them for a depth-first dive (resident_plan's reserve)
+        let (entries, records_room) = self.room();
+        if count > entries {
+            return Err(over("open nodes", count, entries));
         }
-        self.gpu.queue().write_buffer(&self.stack.buffer, 0, bytemuck::cast_slice(nodes));
+        if records > records_room {
+            return Err(over("node records", records, records_room));
+        }
+        self.gpu.queue().write_buffer(&self.stack.buffer, 0, bytemuck::cast_slice(&open.entries));
+        self.gpu.queue().write_buffer(&self.store.buffer, 0, bytemuck::cast_slice(&open.records));
+        // one frame that no round pops before it has taken every loaded entry
+        self.gpu.write(&self.frames, &[0, 0, records as u32])?;
         let mut state = [0u32; word::ALL];
         state[word::COUNT] = count as u32;
         state[word::BEST] = best;
+        state[word::FRAMES] = 1;
         (state[word::NODES], state[word::NODES + 1]) = (counted.0 as u32, (counted.0 >> 32) as u32);
         (state[word::LEAVES], state[word::LEAVES + 1]) = (counted.1 as u32, (counted.1 >> 32) as u32);
         self.gpu.write(&self.state, &state)?;
-        self.last = Status { open: count as u32, best, nodes: counted.0, leaves: counted.1, ..Status::default() };
+        self.last = Status { open: count as u32, best, frames: 1, nodes: counted.0, leaves: counted.1, ..Status::default() };
         Ok(())
+    }
+
+    /// The open nodes and node records a load may bring: what leaves resident_plan room for
+    /// a depth-first dive (n (n - 1) / 2 entries, a record for every other frame).
+    fn room(&self) -> (usize, usize) {
+        let n = self.jobs.max(2);
+        let dive = n * (n - 1) / 2 + n;
+        (self.capacity.saturating_sub(dive), self.store_capacity.saturating_sub(self.frame_capacity - 1))
     }
 
     /// Writes one status word (the device is idle between submissions).
@@ -398,25 +565,53 @@ impl<'g> ResidentDevice<'g> {
                 what: "open nodes of the resident search on one device".into(),
                 requested: status.open as u64 + 1,
                 limit: self.capacity as u64,
-                hint: "use a smaller --pool (fewer nodes branched per round keep the stack shallower)".into(),
+                hint: format!(
+                    "the stack ({} entries), the record store ({} records) or the frames ({} in use) had no room for one more \
+                     node; raise memory_budget",
+                    self.capacity, self.store_capacity, status.frames
+                ),
             });
         }
         self.last = status;
         Ok(status)
     }
 
-    /// The open nodes `from..to` of the stack (stack order, bottom first).
-    fn read_nodes(&self, from: usize, to: usize) -> Result<Vec<u32>> {
-        if from >= to {
+    /// Reads `words` words of `buffer` from word `first`.
+    fn read_words(&self, buffer: &GpuBuffer<u32>, first: usize, words: usize) -> Result<Vec<u32>> {
+        if words == 0 {
             return Ok(Vec::new());
         }
-        let (first, bytes) = (4 * (from * self.node_stride) as u64, 4 * ((to - from) * self.node_stride) as u64);
-        let part = self.gpu.buffer_zeroed::<u32>("resident nodes", (to - from) * self.node_stride, BufferKind::Storage)?;
+        let (offset, bytes) = (4 * first as u64, 4 * words as u64);
+        let part = self.gpu.buffer_zeroed::<u32>("resident part", words, BufferKind::Storage)?;
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&self.stack.buffer, first, &part.buffer, 0, bytes);
-        let staging = self.gpu.readback_buffer("resident nodes readback", bytes);
+        encoder.copy_buffer_to_buffer(&buffer.buffer, offset, &part.buffer, 0, bytes);
+        let staging = self.gpu.readback_buffer("resident part readback", bytes);
         let raw = self.gpu.submit_read(encoder, &part.buffer, &staging, bytes)?.finish(self.gpu)?;
         Ok(bytemuck::pod_collect_to_vec(&raw))
+    }
+
+    /// The open nodes `from..to` above the floor (stack order, bottom first), with the records
+    /// they refer to and no others.
+    fn read_open(&self, from: usize, to: usize) -> Result<Frontier> {
+        if from >= to {
+            return Ok(Frontier::default());
+        }
+        let base = self.last.floor as usize;
+        let mut entries = self.read_words(&self.stack, ENTRY_WORDS * (base + from), ENTRY_WORDS * (to - from))?;
+        let (low, high) = entries.chunks_exact(ENTRY_WORDS).fold((u32::MAX, 0), |(l, h), e| (l.min(e[0]), h.max(e[0])));
+        let span = self.read_words(&self.store, low as usize * self.node_stride, (high - low + 1) as usize * self.node_stride)?;
+        // the records in use, renumbered in order
+        let mut renumbered = vec![u32::MAX; (high - low + 1) as usize];
+        let mut records = Vec::new();
+        for entry in entries.chunks_exact_mut(ENTRY_WORDS) {
+            let at = (entry[0] - low) as usize;
+            if renumbered[at] == u32::MAX {
+                renumbered[at] = (records.len() / self.node_stride) as u32;
+                records.extend_from_slice(&span[at * self.node_stride..(at + 1) * self.node_stride]);
+            }
+            entry[0] = renumbered[at];
+        }
+        Ok(Frontier { records, entries })
     }
 
     /// The best leaf any select thread met: `(makespan, permutation)`.
@@ -509,6 +704,7 @@ pub fn solve_resident(
             let mut root = vec![0, n as u32, 0];
             root.extend(0..n as u32);
             root.extend(data.min_heads.iter().chain(&data.min_tails));
+            let root = Frontier::of_nodes(root, node_stride(n, m));
             let start_schedule = (value, perm, start.elapsed().as_secs_f64());
             Checkpoint::new(
                 instance,
@@ -524,14 +720,14 @@ pub fn solve_resident(
     };
     let mut best = begin.best;
 
+    let open = begin.take_open();
     let mut devices = gpus
         .iter()
-        .map(|gpu| ResidentDevice::new(gpu, &data, options.bound, options.branching, options.pool_size))
+        .map(|gpu| ResidentDevice::new(gpu, &data, options.bound, options.branching, options.pool_size, resident.memory_budget))
         .collect::<Result<Vec<_>>>()?;
     // all open nodes start on the first device; `balance` spreads them
-    let open = std::mem::take(&mut begin.nodes);
     for (i, device) in devices.iter_mut().enumerate() {
-        let (nodes, counted) = if i == 0 { (&open[..], (begin.nodes_counted, begin.leaves_counted)) } else { (&[][..], (0, 0)) };
+        let (nodes, counted) = if i == 0 { (&open, (begin.nodes_counted, begin.leaves_counted)) } else { (&Frontier::default(), (0, 0)) };
         device.load(nodes, best, counted)?;
     }
     drop(open);
@@ -546,6 +742,12 @@ pub fn solve_resident(
     // timed per kernel (Solution::kernel_seconds), to see where a round's time goes
     let profile_every: Option<usize> = std::env::var("SIMTLAB_RESIDENT_PROFILE").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0);
     let (mut batches, mut kernel_seconds) = (0usize, std::collections::BTreeMap::new());
+    let mut incumbents = Vec::new();
+    let mut frontier = FrontierUse {
+        bytes_allocated: devices.iter().map(|d| 4 * (d.capacity * ENTRY_WORDS + d.store_capacity * d.node_stride) as u64).sum(),
+        capacity: devices.iter().map(|d| d.capacity as u64).sum(),
+        peak_open: 0,
+    };
     let totals = |devices: &[ResidentDevice]| {
         devices.iter().fold((0u64, 0u64, 0usize), |(a, b, c), d| (a + d.last.nodes, b + d.last.leaves, c + d.last.open as usize))
     };
@@ -578,7 +780,13 @@ pub fn solve_resident(
             rounds = (rounds / 2).max(1);
         }
         // share the incumbent
+        let before = best;
         best = devices.iter().map(|d| d.last.best).fold(best, u32::min);
+        let (nodes, _, open) = totals(&devices);
+        frontier.peak_open = frontier.peak_open.max(open as u64);
+        if best < before {
+            incumbents.push(Incumbent { seconds: begin.seconds + start.elapsed().as_secs_f64(), nodes, makespan: best });
+        }
         for device in devices.iter_mut().filter(|d| d.last.best > best) {
             device.set_word(word::BEST, best);
             device.last.best = best;
@@ -638,25 +846,28 @@ pub fn solve_resident(
         bounding_seconds: seconds.1,
         kernel_seconds,
         checkpoint_failure,
+        incumbents,
+        frontier: Some(frontier),
     })
 }
 
 /// Moves half the open nodes of the fullest device, bottom of its stack first (the largest
-/// subtrees), to each device that ran dry.
+/// subtrees), to each device that ran dry (as many as the dry device holds); the donor keeps
+/// the rest above a raised floor.
 fn balance(devices: &mut [ResidentDevice]) -> Result<()> {
     while let Some(dry) = devices.iter().position(|d| d.last.open == 0) {
         let Some(donor) = (0..devices.len()).max_by_key(|&i| devices[i].last.open).filter(|&i| devices[i].last.open >= 2) else {
             return Ok(());
         };
-        let open = devices[donor].last.open as usize;
-        let stride = devices[donor].node_stride;
-        let nodes = devices[donor].read_nodes(0, open)?;
-        let (moved, kept) = nodes.split_at(open / 2 * stride);
-        let (best, counted) = (devices[donor].last.best, (devices[donor].last.nodes, devices[donor].last.leaves));
-        devices[donor].load(kept, best, counted)?;
+        let moved = (devices[donor].last.open as usize / 2).min(devices[dry].room().0).min(devices[dry].room().1);
+        let open = devices[donor].read_open(0, moved)?;
+        let floor = devices[donor].last.floor + moved as u32;
+        devices[donor].set_word(word::FLOOR, floor);
+        devices[donor].last.floor = floor;
+        devices[donor].last.open -= moved as u32;
         let counted = (devices[dry].last.nodes, devices[dry].last.leaves);
-        let best = best.min(devices[dry].last.best);
-        devices[dry].load(moved, best, counted)?;
+        let best = devices[donor].last.best.min(devices[dry].last.best);
+        devices[dry].load(&open, best, counted)?;
     }
     Ok(())
 }
@@ -684,14 +895,14 @@ fn snapshot(
     options: &SearchOptions,
     seconds: (f64, f64),
 ) -> Result<Checkpoint> {
-    let mut nodes = Vec::new();
+    let mut open = Frontier::default();
     for device in devices {
-        nodes.extend(device.read_nodes(0, device.last.open as usize)?);
+        open.append(device.read_open(0, device.last.open as usize)?, device.node_stride);
     }
     let (best, schedule) = snapshot_incumbent(devices, begin)?;
     let counted = devices.iter().fold((0, 0), |(a, b), d| (a + d.last.nodes, b + d.last.leaves));
     let start = (begin.start_makespan, begin.start_permutation.clone(), begin.heuristic_seconds);
-    Ok(Checkpoint::new(instance, options, best, schedule, start, seconds, counted, nodes))
+    Ok(Checkpoint::new(instance, options, best, schedule, start, seconds, counted, open))
 }
 
 #[cfg(test)]
@@ -709,11 +920,11 @@ mod tests {
         let instance = taillard(11).unwrap();
         let data = BoundData::new(&instance);
         let (n, q) = (data.jobs, data.pair_count());
-        let mut device = ResidentDevice::new(&gpu, &data, LowerBound::Lb2, Branching::Bidirectional, 256).unwrap();
+        let mut device = ResidentDevice::new(&gpu, &data, LowerBound::Lb2, Branching::Bidirectional, 256, None).unwrap();
         let mut root = vec![0, n as u32, 0];
         root.extend(0..n as u32);
         root.extend(data.min_heads.iter().chain(&data.min_tails));
-        device.load(&root, instance.upper_bound, (0, 0)).unwrap();
+        device.load(&Frontier::of_nodes(root, node_stride(n, data.machines)), instance.upper_bound, (0, 0)).unwrap();
         for _ in 0..3 {
             let read = device.submit(4).unwrap();
             device.take(read).unwrap();

@@ -212,6 +212,35 @@ pub struct Solution {
     /// it could not; the result is whole either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint_failure: Option<String>,
+    /// The resident search: each improvement of the incumbent during the search, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub incumbents: Vec<Incumbent>,
+    /// The resident search: what its open nodes took at most and could take.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frontier: Option<FrontierUse>,
+}
+
+/// An improvement of the incumbent during a search.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Incumbent {
+    /// Seconds since the search started (over all its runs when resumed).
+    pub seconds: f64,
+    /// Nodes counted by then.
+    pub nodes: u64,
+    /// The new incumbent's makespan.
+    pub makespan: u32,
+}
+
+/// The memory of a resident search's open nodes, over all its devices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct FrontierUse {
+    /// Bytes of the stacks and record stores allocated (the memory budget, within what the
+    /// search can use).
+    pub bytes_allocated: u64,
+    /// Most open nodes at the end of a submission.
+    pub peak_open: u64,
+    /// Entries the stacks hold.
+    pub capacity: u64,
 }
 
 /// Solves `instance` with the multi-threaded CPU bounder.
@@ -494,6 +523,8 @@ pub fn solve_with(
         bounding_seconds: waited.as_secs_f64(),
         kernel_seconds: Default::default(),
         checkpoint_failure: None,
+        incumbents: Vec::new(),
+        frontier: None,
     })
 }
 
