@@ -23,7 +23,7 @@ mod entries;
 mod params;
 mod recordings;
 
-pub use crate::experiments::Scale;
+pub use crate::harness::Scale;
 pub use params::{number_value, ParamKind, ParamSpec};
 
 use crate::divergence::Divergence;
