@@ -111,7 +111,7 @@ const MAX_WARMUP_RUNS: usize = 100_000;
 /// [`MIN_WARMUP_S`]; then `samples` times, and summarises.
 pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) -> Result<Stats> {
     if protocol.samples == 0 {
-        return Err(Error::invalid("--samples", "0: at least one timed sample is needed"));
+        return Err(Error::invalid("samples", "0: at least one timed sample is needed"));
     }
     let start = web_time::Instant::now();
     let mut runs = 0;
