@@ -17,9 +17,15 @@
 //!   Gupta's use cases and the barrier and queue benchmarks on them.
 //! - `ui` (features `overlay` and `gui`): egui widgets for any egui host, and the desktop
 //!   explorer behind `simtlab gui`.
+//! - `experiments` and the rendering half of [`report`] (feature `report`): the papers' sweeps,
+//!   their published values, markdown and PNG plots.
+//!
+//! Features: `cli` (the `simtlab` binary), `report`, `overlay`, `gui`; the defaults hold them
+//! all. An app that embeds the library takes `default-features = false`.
 
 pub mod divergence;
 pub mod error;
+#[cfg(feature = "report")]
 pub mod experiments;
 pub mod gpu;
 pub mod harness;

@@ -218,6 +218,8 @@ async fn micro_loops_async_heat_maps_equal_host_emulation_in_the_page() {
 
 /// The plots a page downloads (the explorer's PNG button): drawn and encoded in the browser,
 /// with the embedded font, as on the desktop: an 800×500 PNG with the series' colours in it.
+/// The drawing is the `report` feature's (the CI runs this file with it).
+#[cfg(feature = "report")]
 #[wasm_bindgen_test]
 async fn a_plot_is_drawn_as_a_png_in_the_page() {
     use simtlab::report::{png_bytes, Figure, Series};

@@ -112,7 +112,7 @@ fn reduction_variants_match_the_f64_sum() {
         }
     }
     let bad = reduction::ReductionConfig { n: 1000, seed: 1, fast_groups: Some(0) };
-    assert!(bad.validate().unwrap_err().to_string().contains("--reduction-groups"));
+    assert!(bad.validate().unwrap_err().to_string().contains("invalid reduction_groups: 0"));
 }
 
 #[test]
@@ -328,16 +328,16 @@ fn zhang_options_out_of_range_or_unused_are_errors() {
     let mut a = args(Benchmark::Lbm, vec![16]);
     a.reduction_groups = vec![8];
     let err = zhang::run_benchmarks(&gpu, &a).unwrap_err().to_string();
-    assert!(err.contains("--reduction-groups") && err.contains("--kernel reduction"), "{err}");
+    assert!(err.contains("invalid reduction_groups: ") && err.contains("kernel reduction"), "{err}");
     let mut a = args(Benchmark::Reduction, vec![1000]);
     a.reduction_groups = vec![70_000];
     let err = zhang::run_benchmarks(&gpu, &a).unwrap_err().to_string();
-    assert!(err.contains("--reduction-groups") && err.contains("1..=65532"), "{err}");
+    assert!(err.contains("invalid reduction_groups: ") && err.contains("1..=65532"), "{err}");
     for (kernel, n, option) in [
-        (Benchmark::Lbm, 1, "--n (lbm lattice edge)"),
-        (Benchmark::Mcubes, 0, "--n (mcubes grid edge)"),
-        (Benchmark::Gafort, 1, "--n (gafort children)"),
-        (Benchmark::Gafort, 1 << 27, "use --n ≤ 67108863"),
+        (Benchmark::Lbm, 1, "invalid edge: 1 cells per side of the lattice (use 2..=512)"),
+        (Benchmark::Mcubes, 0, "invalid edge: 0 voxels per side of the grid (use 1..=1024)"),
+        (Benchmark::Gafort, 1, "invalid children: 1 (use 2..=2^29-1)"),
+        (Benchmark::Gafort, 1 << 27, "use children ≤ 67108863"),
     ] {
         let err = zhang::run_benchmarks(&gpu, &args(kernel, vec![n])).unwrap_err().to_string();
         assert!(err.contains(option), "{err}");

@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 
 # PROFILE=dev builds faster (a larger, slower module): for trying changes
 profile="${PROFILE:-release}"
-# the library as a cdylib (the native build keeps its rlib only: no extra shared library there)
-cargo rustc --lib --crate-type cdylib --target wasm32-unknown-unknown --profile "$profile" --features gui
+# the library as a cdylib (the native build keeps its rlib only: no extra shared library there),
+# without the command line's crates (`gui` brings the plots and paper values)
+cargo rustc --lib --crate-type cdylib --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features gui
 target="${CARGO_TARGET_DIR:-target}"
 out_dir="$profile"
 if [ "$profile" = dev ]; then out_dir=debug; fi # cargo writes the dev profile under debug/

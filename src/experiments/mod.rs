@@ -20,35 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use output::{merge_dirs, missing_shards, read_info, read_outcomes, resumable, write_report, MergeInput, OutputDir, RunInfo};
 
-/// Problem sizes: `Tiny` for the test suite, `Quick` for a CPU adapter (minutes), `Full` for
-/// the papers' sizes on a real GPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scale {
-    /// Smallest sizes, seconds on lavapipe: for tests.
-    Tiny,
-    /// Minutes on a CPU adapter.
-    Quick,
-    /// The papers' sizes, for a real GPU.
-    Full,
-}
-
-impl Scale {
-    /// Picks by scale.
-    pub fn pick<T>(self, tiny: T, quick: T, full: T) -> T {
-        match self {
-            Scale::Tiny => tiny,
-            Scale::Quick => quick,
-            Scale::Full => full,
-        }
-    }
-
-    /// Timing protocol for the scale.
-    pub fn protocol(self) -> crate::harness::Protocol {
-        let (warmup, samples) = self.pick((0, 1), (1, 3), (2, 10));
-        crate::harness::Protocol { warmup, samples }
-    }
-}
+pub use crate::harness::Scale;
 
 /// One point of an experiment's sweep.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -116,7 +116,7 @@ fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
         k => vec![k],
     };
     if !sweep.reduction_groups.is_empty() && !chosen.contains(&Benchmark::Reduction) {
-        return Err(Error::invalid("--reduction-groups", "applies to --kernel reduction (or all)"));
+        return Err(Error::invalid("reduction_groups", "applies to the kernel reduction (or all)"));
     }
     let seed = sweep.seed;
     let mut jobs = Vec::new();

@@ -7,6 +7,7 @@
 mod buffer;
 mod capabilities;
 mod driver_stats;
+mod recording;
 pub mod shader;
 pub mod spirv;
 mod timing;
@@ -16,6 +17,7 @@ mod web;
 pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
 pub use capabilities::Capabilities;
 pub use driver_stats::{DriverStatistic, DriverStatistics, PipelineExecutable};
+pub use recording::{run_recording_async, Recording};
 pub use shader::{Kernel, ShaderSource};
 pub use timing::{Step, Timing, TimingSource};
 

@@ -35,6 +35,36 @@ impl Default for Protocol {
     }
 }
 
+/// Problem sizes: `Tiny` for the test suite, `Quick` for a CPU adapter (minutes), `Full` for
+/// the papers' sizes on a real GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    /// Smallest sizes, seconds on lavapipe: for tests.
+    Tiny,
+    /// Minutes on a CPU adapter.
+    Quick,
+    /// The papers' sizes, for a real GPU.
+    Full,
+}
+
+impl Scale {
+    /// Picks by scale.
+    pub fn pick<T>(self, tiny: T, quick: T, full: T) -> T {
+        match self {
+            Scale::Tiny => tiny,
+            Scale::Quick => quick,
+            Scale::Full => full,
+        }
+    }
+
+    /// Timing protocol for the scale.
+    pub fn protocol(self) -> Protocol {
+        let (warmup, samples) = self.pick((0, 1), (1, 3), (2, 10));
+        Protocol { warmup, samples }
+    }
+}
+
 /// Summary of the timed samples, in seconds.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Stats {
@@ -81,7 +111,7 @@ const MAX_WARMUP_RUNS: usize = 100_000;
 /// [`MIN_WARMUP_S`]; then `samples` times, and summarises.
 pub fn measure(protocol: &Protocol, mut once: impl FnMut() -> Result<Timing>) -> Result<Stats> {
     if protocol.samples == 0 {
-        return Err(Error::invalid("--samples", "0: at least one timed sample is needed"));
+        return Err(Error::invalid("samples", "0: at least one timed sample is needed"));
     }
     let start = web_time::Instant::now();
     let mut runs = 0;

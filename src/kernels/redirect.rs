@@ -210,7 +210,7 @@ pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, pro
 }
 
 /// A [`RedirectKernel`]'s original variant prepared for recording into a caller's encoder
-/// (the registry's [`crate::workload::Recording`]).
+/// (a [`crate::gpu::Recording`], as the registry prepares it).
 pub struct Recorded<K: RedirectKernel> {
     run: K::Run,
     cfg: K::Config,
@@ -228,7 +228,7 @@ impl<K: RedirectKernel> Recorded<K> {
     }
 }
 
-impl<K: RedirectKernel> crate::workload::Recording for Recorded<K> {
+impl<K: RedirectKernel> crate::gpu::Recording for Recorded<K> {
     fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
         gpu.record_into(encoder, &self.run.steps());
     }

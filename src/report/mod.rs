@@ -1,15 +1,25 @@
 //! Reports: markdown with our tables beside the papers' values, direction-of-effect verdicts,
 //! PNG plots, and chrome traces of GPU/CPU timelines.
 
-#[cfg(target_arch = "wasm32")]
+// The tables, verdicts and figures below are plain data (kernels fill tables too); reading the
+// papers' TOML, the markdown and the PNG drawing need the `report` feature.
+#[cfg(all(feature = "report", target_arch = "wasm32"))]
 mod browser_text;
+mod figure;
+#[cfg(feature = "report")]
 mod markdown;
+#[cfg(feature = "report")]
 mod paper;
+#[cfg(feature = "report")]
 mod plot;
 
+pub use figure::{Figure, Series};
+#[cfg(feature = "report")]
 pub use markdown::render_report;
+#[cfg(feature = "report")]
 pub use paper::{PaperTable, PaperValues};
-pub use plot::{png_bytes, render_png, Figure, Series};
+#[cfg(feature = "report")]
+pub use plot::{png_bytes, render_png};
 
 use serde::{Deserialize, Serialize};
 

@@ -1,47 +1,9 @@
 //! Line plots of sweeps as PNG (plotters, with an embedded DejaVu Sans font).
 
+use super::Figure;
 use crate::error::{Error, Result};
 use plotters::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// One line of a plot.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Series {
-    /// Legend entry.
-    pub name: String,
-    /// `(x, y)` points, drawn in the given order.
-    pub points: Vec<(f64, f64)>,
-}
-
-impl Series {
-    /// Adds `point` to the series named `name` in `series`, starting that series if there is none.
-    pub fn add(series: &mut Vec<Series>, name: &str, point: (f64, f64)) {
-        match series.iter_mut().find(|s| s.name == name) {
-            Some(s) => s.points.push(point),
-            None => series.push(Series { name: name.to_string(), points: vec![point] }),
-        }
-    }
-}
-
-/// A line plot rendered to PNG by [`render_png`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Figure {
-    /// File stem of the PNG.
-    pub id: String,
-    /// Caption drawn above the plot.
-    pub title: String,
-    /// x axis title, with its unit.
-    pub x_label: String,
-    /// y axis title, with its unit.
-    pub y_label: String,
-    /// Logarithmic x axis.
-    pub log_x: bool,
-    /// Logarithmic y axis.
-    pub log_y: bool,
-    /// The lines, coloured in turn from a fixed palette.
-    pub series: Vec<Series>,
-}
 
 #[cfg(not(target_arch = "wasm32"))]
 static FONT: std::sync::Once = std::sync::Once::new();
@@ -173,6 +135,7 @@ fn draw<B: DrawingBackend>(figure: &Figure, backend: B) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::Series;
 
     #[test]
     fn renders_a_png_with_the_series_drawn() {

@@ -3,6 +3,7 @@
 //! subcommand; the library holds the logic.
 
 mod bench;
+mod flags;
 mod flowshop;
 mod gpu_args;
 mod occupancy;
@@ -251,7 +252,7 @@ fn main() {
     }
     let stops_early = matches!(cli.command, Command::Reproduce { .. } | Command::Flowshop { command: FlowshopCommand::Solve { .. } });
     install_signal_handlers(stops_early);
-    if let Err(e) = run(&cli) {
+    if let Err(e) = run(&cli).map_err(flags::name_flags) {
         eprintln!("error: {e}");
         // a run a signal stopped ends as the shell reports that signal (130 Ctrl-C, 143 SIGTERM)
         let signal = STOPPED_BY.load(Ordering::SeqCst);

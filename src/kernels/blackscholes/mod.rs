@@ -47,7 +47,7 @@ impl RedirectConfig for BsConfig {
     /// Err ([`Error::Invalid`]) when `n` is outside 1..=2^31-1 or the volatility is not positive.
     fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize / 2 {
-            return Err(Error::invalid("--n (blackscholes options)", format!("{} (use 1..=2^31-1 options)", self.n)));
+            return Err(Error::invalid("n", format!("{} options (use 1..=2^31-1)", self.n)));
         }
         if self.volatility.is_nan() || self.volatility <= 0.0 {
             return Err(Error::invalid("volatility", format!("{} (must be > 0)", self.volatility)));

@@ -48,13 +48,13 @@ impl Default for GaConfig {
 impl RedirectConfig for GaConfig {
     fn validate(&self) -> Result<()> {
         if self.children < 2 || self.children > (u32::MAX / 8) as usize {
-            return Err(Error::invalid("--n (gafort children)", format!("{} (use 2..=2^29-1)", self.children)));
+            return Err(Error::invalid("children", format!("{} (use 2..=2^29-1)", self.children)));
         }
         if self.genes == 0 || self.genes as u64 * self.children as u64 > u32::MAX as u64 {
             return Err(Error::invalid(
-                "--n (gafort children)",
+                "children",
                 format!(
-                    "{} children of {} genes (genes × children must be under 2^32: use --n ≤ {})",
+                    "{} children of {} genes (genes × children must be under 2^32: use children ≤ {})",
                     self.children,
                     self.genes,
                     u32::MAX / self.genes.max(1)

@@ -47,7 +47,7 @@ impl RedirectConfig for LbmConfig {
     /// Err ([`Error::Invalid`]) when the edge is outside 2..=512, obstacles outside 0..0.9 or ω outside (0, 2).
     fn validate(&self) -> Result<()> {
         if self.edge < 2 || self.edge > 512 {
-            return Err(Error::invalid("--n (lbm lattice edge)", format!("{} (use 2..=512 cells per side)", self.edge)));
+            return Err(Error::invalid("edge", format!("{} cells per side of the lattice (use 2..=512)", self.edge)));
         }
         if !(0.0..0.9).contains(&self.obstacles) {
             return Err(Error::invalid("lbm obstacles", format!("{} (use a fraction in 0..0.9)", self.obstacles)));

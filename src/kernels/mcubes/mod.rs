@@ -48,7 +48,7 @@ impl RedirectConfig for McConfig {
     /// Err ([`Error::Invalid`]) when the edge is outside 1..=1024 or the balls outside 1..=1024.
     fn validate(&self) -> Result<()> {
         if self.edge < 1 || self.edge > 1024 {
-            return Err(Error::invalid("--n (mcubes grid edge)", format!("{} (use 1..=1024 voxels per side)", self.edge)));
+            return Err(Error::invalid("edge", format!("{} voxels per side of the grid (use 1..=1024)", self.edge)));
         }
         if self.balls == 0 || self.balls > 1024 {
             return Err(Error::invalid("mcubes balls", format!("{} (use 1..=1024)", self.balls)));

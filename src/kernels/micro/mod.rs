@@ -115,25 +115,25 @@ impl MicroConfig {
     /// Err ([`Error::Invalid`]) naming the first option out of range (or a pattern and distribution that do not go together) and what to use.
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize {
-            return Err(Error::invalid("--n", format!("{} (use 1..=2^32-1 threads)", self.n)));
+            return Err(Error::invalid("n", format!("{} (use 1..=2^32-1 threads)", self.n)));
         }
         if !(0.0..=1.0).contains(&self.probability) {
-            return Err(Error::invalid("--probability", format!("{} (use 0..=1)", self.probability)));
+            return Err(Error::invalid("probability", format!("{} (use 0..=1)", self.probability)));
         }
         if self.short > self.long {
-            return Err(Error::invalid("--short/--long", format!("short {} is above long {} (use short ≤ long)", self.short, self.long)));
+            return Err(Error::invalid("short/long", format!("short {} is above long {} (use short ≤ long)", self.short, self.long)));
         }
         if self.group == 0 {
-            return Err(Error::invalid("--group", "0 (use at least 1 lane per group)"));
+            return Err(Error::invalid("group", "0 (use at least 1 lane per group)"));
         }
         if !(1..=32).contains(&self.defer_per_thread) {
-            return Err(Error::invalid("--defer-per-thread", format!("{} (use 1..=32 elements per invocation)", self.defer_per_thread)));
+            return Err(Error::invalid("defer_per_thread", format!("{} (use 1..=32 elements per invocation)", self.defer_per_thread)));
         }
         if self.defer_workgroups == 0 {
-            return Err(Error::invalid("--defer-workgroups", "0 (use at least 1 workgroup for the deferred loops)"));
+            return Err(Error::invalid("defer_workgroups", "0 (use at least 1 workgroup for the deferred loops)"));
         }
         if self.pattern == Pattern::If && !matches!(self.distribution, Distribution::Random | Distribution::Sorted) {
-            return Err(Error::invalid("--distribution", "the if pattern takes random (default) or sorted"));
+            return Err(Error::invalid("distribution", "the if pattern takes random (default) or sorted"));
         }
         Ok(())
     }
@@ -279,10 +279,10 @@ impl TileSort {
         }
         let max_wg = gpu.caps().max_compute_invocations_per_workgroup;
         if self.workgroup == 0 || self.workgroup > max_wg {
-            return Err(Error::invalid("--tile-workgroup", format!("{tile}: use 1..={max_wg} invocations per workgroup")));
+            return Err(Error::invalid("tile_workgroup", format!("{tile}: use 1..={max_wg} invocations per workgroup")));
         }
         if self.per_thread == 0 {
-            return Err(Error::invalid("--tile-per-thread", format!("{tile}: use at least 1 element per invocation")));
+            return Err(Error::invalid("tile_per_thread", format!("{tile}: use at least 1 element per invocation")));
         }
         let bytes = (self.elements() + crate::remap::MAX_TILE_CLASSES) as u64 * 4;
         let max_bytes = gpu.caps().max_compute_workgroup_storage_size as u64;

@@ -77,7 +77,7 @@ fn classify(trips: &[u32]) -> Result<Classes> {
 /// the cost model) and checks the outputs against the CPU reference.
 pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &Protocol) -> Result<Record> {
     if cfg.pattern != Pattern::Loop {
-        return Err(Error::invalid("--kernel", "remapping benchmarks use the loop pattern (micro-loop)"));
+        return Err(Error::invalid("kernel", "remapping benchmarks use the loop pattern (micro-loop)"));
     }
     cfg.validate()?;
     cfg.footprint().check(gpu)?;
@@ -315,13 +315,13 @@ pub fn bench_pipelined(
     remapped: bool,
 ) -> Result<(Record, remap::PipelineReport)> {
     if cfg.pattern != Pattern::Loop {
-        return Err(Error::invalid("--kernel", "the pipeline runs the loop pattern (micro-loop)"));
+        return Err(Error::invalid("kernel", "the pipeline runs the loop pattern (micro-loop)"));
     }
     if chunks == 0 || chunks > cfg.n {
-        return Err(Error::invalid("--pipeline", format!("{chunks} chunks (use 1..={} for --n {})", cfg.n, cfg.n)));
+        return Err(Error::invalid("pipeline", format!("{chunks} chunks (use 1..={} for n {})", cfg.n, cfg.n)));
     }
     if workers == 0 {
-        return Err(Error::invalid("--workers", "0 (use at least 1 host thread)"));
+        return Err(Error::invalid("workers", "0 (use at least 1 host thread)"));
     }
     cfg.validate()?;
     cfg.footprint().check(gpu)?;

@@ -87,11 +87,11 @@ impl ReductionConfig {
     /// Err ([`Error::Invalid`]) when `n` is outside 1..=2^32-4 or `fast_groups` outside 1..=[`FAST_GROUPS_LIMIT`].
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > (u32::MAX as usize) - 3 {
-            return Err(Error::invalid("--n (reduction elements)", format!("{} (use 1..=2^32-4)", self.n)));
+            return Err(Error::invalid("n", format!("{} reduction elements (use 1..=2^32-4)", self.n)));
         }
         if let Some(g) = self.fast_groups {
             if g == 0 || g > FAST_GROUPS_LIMIT {
-                return Err(Error::invalid("--reduction-groups", format!("{g} (use 1..={FAST_GROUPS_LIMIT})")));
+                return Err(Error::invalid("reduction_groups", format!("{g} (use 1..={FAST_GROUPS_LIMIT})")));
             }
         }
         Ok(())
