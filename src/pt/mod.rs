@@ -18,15 +18,21 @@
 //!   formulations over the tiers, each checked against its CPU reference ([`cases::cpu`]);
 //! - [`barrier`]: global barrier latency against relaunch;
 //! - [`queue`]: queue throughput per queue kind;
-//! - [`sweep`]: a sweep over any of them (what `simtlab bench pt` runs), checked before it runs.
+//! - [`sweep`]: a sweep over any of them (what `simtlab bench pt` runs), checked before it runs;
+//! - [`user`]: the same for a user's own kernel: the public WGSL module ([`user::module`]: global
+//!   barrier, participant index and count, queue claims, the stop test) at a group the kernel
+//!   does not use, the tier it needs, and [`Runtime::plan_shader`] / [`Runtime::prepare`] to
+//!   launch it on the app's device (what `simtlab pt` runs).
 
 pub mod barrier;
 pub mod capability;
 pub mod cases;
+pub mod graph;
 pub mod launch;
 pub mod queue;
 pub mod status;
 pub mod sweep;
+pub mod user;
 
 pub use capability::{assess, Capability};
 pub use launch::{tier_that_ran, Plan, PtOptions, Runtime, TierVerdict};
