@@ -11,6 +11,7 @@
 //   pt_push(v); pt_pop()             // ring queue (PT_EMPTY when nothing can be taken now)
 //   pt_should_stop()                 // true once any workgroup aborted
 //
+//! variants: PT_COUNT_POLLS PT_BARRIER_TREE
 // Only data passed through atomics is sure to cross a global barrier between workgroups.
 
 #import pt_discovery

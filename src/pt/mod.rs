@@ -68,6 +68,8 @@ pub mod word {
     pub const DONE: usize = 5;
     /// Longest wait seen, in polls (diagnostic).
     pub const MAX_POLLS: usize = 6;
+    /// Most polls one invocation took over all its waits (user kernels, `PT_COUNT_POLLS`).
+    pub const TOTAL_POLLS: usize = 7;
     /// Monotonic barrier counter, on its own 128-byte line.
     pub const BARRIER: usize = 32;
     /// Sub-counters of the tree barrier: `SUB + s * SUB_STRIDE` for `s < SUBS`.

@@ -113,7 +113,7 @@ fn expand(file: &str, text: &str, group: u32) -> Result<ShaderSource> {
     } else {
         format!("{}\n#import simtlab_pt\n", text.trim_end())
     };
-    preprocess_text(file, &with_import, &["PT_BARRIER_TREE"], &resolve)
+    preprocess_text(file, &with_import, &["PT_BARRIER_TREE", "PT_COUNT_POLLS"], &resolve)
 }
 
 /// The public module's WGSL with its bindings at `group` (0: control words, 1: configuration,
@@ -341,6 +341,7 @@ impl Runtime {
             bind_group,
             group: shader.group,
             what: format!("'{}' of {}", shader.entry, shader.file),
+            reset_at: Mutex::new(None),
         })
     }
 }
@@ -372,6 +373,8 @@ pub struct PtLaunch {
     bind_group: Option<wgpu::BindGroup>,
     group: u32,
     what: String,
+    /// When the last reset was recorded: an upper bound on the run's time, for errors.
+    reset_at: Mutex<Option<Instant>>,
 }
 
 impl PtLaunch {
@@ -390,6 +393,9 @@ impl PtLaunch {
     pub fn reset(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.control.ctl.buffer, 0, None);
         encoder.clear_buffer(&self.queue.buffer, 0, None);
+        if let Ok(mut at) = self.reset_at.lock() {
+            *at = Some(Instant::now());
+        }
     }
 
     /// Records the reset and one dispatch of `pipeline` with the caller's bind groups
@@ -438,10 +444,29 @@ impl PtLaunch {
     /// The status, or the error an abort means.
     pub async fn finish_async(&self, gpu: &Gpu) -> Result<Status> {
         let status = self.status_async(gpu).await?;
-        match status.abort {
-            None => Ok(status),
-            Some(reason) => Err(abort_error(&self.what, &status, reason, &gpu.adapter_name())),
+        let seconds = self.reset_at.lock().ok().and_then(|at| at.map(|t| t.elapsed().as_secs_f64())).unwrap_or(0.0);
+        if let Some(reason) = status.abort {
+            return Err(abort_error(&self.what, &status, reason, &gpu.adapter_name(), seconds));
         }
+        let participants = if status.discovered > 0 { status.discovered } else { status.config.launched };
+        let cut = |why: String| {
+            Error::Timeout {
+            what: format!("{} on {} ({why})", self.what, gpu.adapter_name()),
+            seconds,
+            hint: "the run was cut short, not wrong: the driver ends an invocation's loops after a fixed number of iterations (llvmpipe: 65535 in all), waits included; run it again with the CPU less busy, give it less work per invocation, or run on a GPU".into(),
+        }
+        };
+        // every participant arrives at every barrier: a count that is not a multiple of the
+        // participants means one left early without an abort (its loops were cut)
+        if self.plan.used == Tier::Blocking && participants > 0 && status.barrier_arrivals % participants != 0 {
+            return Err(cut(format!("{} barrier arrivals by {participants} participants, so one stopped early", status.barrier_arrivals)));
+        }
+        if let Some(limit) = gpu.loop_iteration_limit() {
+            if status.total_polls as u64 * 2 > limit {
+                return Err(cut(format!("the waits took {} of the driver's {limit} loop iterations of one invocation, so the kernel's own loops may have been cut short", status.total_polls)));
+            }
+        }
+        Ok(status)
     }
 
     /// [`PtLaunch::finish_async`], blocking.
@@ -451,7 +476,7 @@ impl PtLaunch {
 }
 
 /// The error for a user's kernel that aborted, in the library's terms.
-fn abort_error(what: &str, status: &Status, reason: AbortReason, adapter: &str) -> Error {
+fn abort_error(what: &str, status: &Status, reason: AbortReason, adapter: &str, seconds: f64) -> Error {
     let what = format!("{what} on {adapter}: {} (code {}, detail {})", reason.describe(), reason.code(), status.detail);
     match reason {
         AbortReason::QueueOverflow => Error::Limit {
@@ -462,12 +487,12 @@ fn abort_error(what: &str, status: &Status, reason: AbortReason, adapter: &str) 
         },
         AbortReason::LoopLimit => Error::Timeout {
             what,
-            seconds: 0.0,
+            seconds,
             hint: "the run was cut short, not wrong: the driver ends an invocation's loops after a fixed number of iterations (llvmpipe: 65535 in all); give it less work per invocation or launch more workgroups".into(),
         },
         _ => Error::Timeout {
             what,
-            seconds: 0.0,
+            seconds,
             hint: format!(
                 "a wait ran past PtOptions::spin_cap ({} polls): some participant never arrived or was starved. Every participant must reach each pt_global_barrier (none may leave its loop early); where the adapter cannot keep the workgroups co-resident, split the kernel at its barriers into one dispatch per phase",
                 status.config.spin_cap
