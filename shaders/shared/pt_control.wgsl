@@ -37,6 +37,7 @@ const PT_COUNT: u32 = 3u;      // discovered participants (0 until the poll clos
 const PT_LATE: u32 = 4u;       // workgroups that arrived after the poll closed
 const PT_DONE: u32 = 5u;       // participants that reached pt_finish
 const PT_MAX_POLLS: u32 = 6u;  // longest wait seen, in polls (diagnostic)
+const PT_TOTAL_POLLS: u32 = 7u; // PT_COUNT_POLLS: most polls one invocation took over all its waits
 const PT_BARRIER: u32 = 32u;   // monotonic barrier counter, on its own 128-byte line
 const PT_SUB: u32 = 64u;       // PT_BARRIER_TREE: sub-counter s at PT_SUB + s * PT_SUB_STRIDE
 const PT_SUB_STRIDE: u32 = 32u;
@@ -74,7 +75,19 @@ fn pt_aborted() -> bool {
     return atomicLoad(&pt_ctl[PT_ABORT]) != 0u;
 }
 
+#ifdef PT_COUNT_POLLS
+// polls of this invocation's waits so far: on drivers that cap an invocation's loop iterations
+// in total, the waits' share says whether the kernel's own loops may have been cut short
+var<private> pt_polls_total: u32;
+#endif
+
 fn pt_note_polls(polls: u32) {
+#ifdef PT_COUNT_POLLS
+    pt_polls_total += polls;
+    if (pt_polls_total > 1024u) {
+        atomicMax(&pt_ctl[PT_TOTAL_POLLS], pt_polls_total);
+    }
+#endif
     if (polls > 64u) {
         atomicMax(&pt_ctl[PT_MAX_POLLS], polls);
     }

@@ -18,15 +18,21 @@
 //!   formulations over the tiers, each checked against its CPU reference ([`cases::cpu`]);
 //! - [`barrier`]: global barrier latency against relaunch;
 //! - [`queue`]: queue throughput per queue kind;
-//! - [`sweep`]: a sweep over any of them (what `simtlab bench pt` runs), checked before it runs.
+//! - [`sweep`]: a sweep over any of them (what `simtlab bench pt` runs), checked before it runs;
+//! - [`user`]: the same for a user's own kernel: the public WGSL module ([`user::module`]: global
+//!   barrier, participant index and count, queue claims, the stop test) at a group the kernel
+//!   does not use, the tier it needs, and [`Runtime::plan_shader`] / [`Runtime::prepare`] to
+//!   launch it on the app's device (what `simtlab pt` runs).
 
 pub mod barrier;
 pub mod capability;
 pub mod cases;
+pub mod graph;
 pub mod launch;
 pub mod queue;
 pub mod status;
 pub mod sweep;
+pub mod user;
 
 pub use capability::{assess, Capability};
 pub use launch::{tier_that_ran, Plan, PtOptions, Runtime, TierVerdict};
@@ -62,6 +68,8 @@ pub mod word {
     pub const DONE: usize = 5;
     /// Longest wait seen, in polls (diagnostic).
     pub const MAX_POLLS: usize = 6;
+    /// Most polls one invocation took over all its waits (user kernels, `PT_COUNT_POLLS`).
+    pub const TOTAL_POLLS: usize = 7;
     /// Monotonic barrier counter, on its own 128-byte line.
     pub const BARRIER: usize = 32;
     /// Sub-counters of the tree barrier: `SUB + s * SUB_STRIDE` for `s < SUBS`.

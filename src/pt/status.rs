@@ -80,6 +80,9 @@ pub struct Status {
     pub max_polls: u32,
     /// Barrier arrivals in total.
     pub barrier_arrivals: u32,
+    /// Most polls one invocation took over all its waits (kernels of [`super::user`] only).
+    #[serde(default)]
+    pub total_polls: u32,
     /// The configuration the launch ran with.
     pub config: PtConfig,
 }
@@ -95,6 +98,7 @@ impl Status {
             late: w(word::LATE),
             finished: w(word::DONE),
             max_polls: w(word::MAX_POLLS),
+            total_polls: w(word::TOTAL_POLLS),
             // the tree barrier counts arrivals on its sub-counters (the top counter counts
             // completed sub-counter episodes); the flat one on the barrier word
             barrier_arrivals: match (0..word::SUBS).map(|s| w(word::SUB + s * word::SUB_STRIDE)).sum::<u32>() {

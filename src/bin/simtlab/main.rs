@@ -9,6 +9,7 @@ mod gpu_args;
 mod occupancy;
 mod output;
 mod profile;
+mod pt;
 mod registers;
 mod remap;
 mod reproduce;
@@ -122,6 +123,12 @@ enum Command {
     /// Remove divergence from any WGSL compute shader without editing it: invocations regrouped
     /// by the path their data takes (thread-data remapping), outputs checked byte for byte.
     Remap(remap::RemapArgs),
+    /// Run and time your own WGSL kernel with persistent threads: global barriers, queue claims
+    /// and pushes from the public module (`//#use simtlab_pt`), at the tier the adapter allows.
+    Pt(pt::PtArgs),
+    /// Write a seeded random graph and its breadth-first levels from vertex 0 as raw u32 files
+    /// (inputs and reference for a breadth-first search run with `simtlab pt`).
+    Graph(pt::GraphArgs),
     /// The driver's register count for each of simtlab's kernels, beside the occupancy model
     /// (Vulkan drivers with VK_KHR_pipeline_executable_properties).
     Registers(registers::RegistersArgs),
@@ -174,6 +181,8 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Occupancy(args) => occupancy::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Remap(args) => remap::run(args),
+        Command::Pt(args) => pt::run(args),
+        Command::Graph(args) => pt::graph(args),
         Command::Registers(args) => registers::run(args),
         Command::Bench { family, gpu } => {
             let gpu = gpu_args::open_gpu(gpu)?;

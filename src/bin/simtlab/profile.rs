@@ -35,9 +35,10 @@ pub struct ShaderInput {
     /// The compute entry point.
     #[arg(long, default_value = "main")]
     pub entry: String,
-    /// Workgroups to dispatch: X or X,Y or X,Y,Z.
+    /// Workgroups to dispatch: X or X,Y or X,Y,Z (`pt`: a persistent kernel's launch instead
+    /// of the one discovered; required otherwise).
     #[arg(long, value_parser = parse_workgroups)]
-    pub workgroups: [u32; 3],
+    pub workgroups: Option<[u32; 3]>,
     /// Contents of a binding (repeatable): NAME=SPEC, N=SPEC (group 0) or G:N=SPEC, SPEC one of
     /// u32:N:seq, u32:N:zero, u32:N:random:SEED, i32:N:seq, i32:N:zero, i32:N:random:SEED,
     /// f32:N:zero, f32:N:random:SEED, file:PATH (raw little-endian bytes);
@@ -58,8 +59,18 @@ impl ShaderInput {
 
     /// The `--bind` values as the library's binding specs.
     pub fn bindings(&self) -> Result<Vec<(String, BindingSpec)>> {
-        self.binds.iter().map(|b| split_pair(b, "--bind").and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?)))).collect()
+        specs(&self.binds, "--bind")
     }
+
+    /// `--workgroups`, where the command needs it.
+    pub fn workgroups(&self) -> Result<[u32; 3]> {
+        self.workgroups.ok_or_else(|| Error::invalid("--workgroups", "give the workgroups to dispatch: X, X,Y or X,Y,Z"))
+    }
+}
+
+/// `B=SPEC` values of `flag` as binding specs.
+pub(crate) fn specs(values: &[String], flag: &str) -> Result<Vec<(String, BindingSpec)>> {
+    values.iter().map(|b| split_pair(b, flag).and_then(|(k, v)| Ok((k.to_string(), v.parse::<BindingSpec>()?)))).collect()
 }
 
 /// Arguments of the `profile` subcommand.
@@ -112,7 +123,7 @@ pub struct ProfileArgs {
     pub gpu: GpuArgs,
 }
 
-fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
+pub(crate) fn parse_workgroups(s: &str) -> std::result::Result<[u32; 3], String> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.len() > 3 {
         return Err(format!("'{s}': give X, X,Y or X,Y,Z"));
@@ -216,7 +227,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         file: &file,
         wgsl: &wgsl,
         entry: &args.input.entry,
-        workgroups: args.input.workgroups,
+        workgroups: args.input.workgroups()?,
         bindings,
         width: args.width,
         emulate: args.emulate,

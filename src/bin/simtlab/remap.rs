@@ -63,7 +63,7 @@ pub fn run(args: &RemapArgs) -> Result<()> {
         file: &file,
         wgsl: &wgsl,
         entry: &args.input.entry,
-        workgroups: args.input.workgroups,
+        workgroups: args.input.workgroups()?,
         bindings,
         key: args.key.clone(),
         strategy: args.strategy,
