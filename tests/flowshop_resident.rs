@@ -217,7 +217,7 @@ fn sizes_and_options_the_resident_search_cannot_take_are_clear_errors() {
     let resident = |name: &str| SolveOptions { search: Search::Resident, ..SolveOptions::new(name) };
     // 200 jobs: beyond the resident kernels' 128
     let err = run(resident("ta101"));
-    assert!(err.contains("jobs for the resident search") && err.contains("--search host"), "{err}");
+    assert!(err.contains("jobs for the resident search") && err.contains("search: host"), "{err}");
     let err = run(SolveOptions { exploration: simtlab::kernels::flowshop::Exploration::BreadthFirst, ..resident("ta001") });
     assert!(err.contains("depth-first"), "{err}");
     let err = run(SolveOptions { checkpoint: Some("x".into()), ..SolveOptions::new("ta001") });

@@ -26,7 +26,6 @@ const FLAGS_LEFT: &[(&str, usize)] = &[
     ("kernels/flowshop/commands.rs", 21),
     ("kernels/flowshop/data.rs", 1),
     ("kernels/flowshop/gpu.rs", 1),
-    ("kernels/flowshop/resident.rs", 8),
     ("kernels/flowshop/tests.rs", 3),
     ("kernels/gafort/mod.rs", 2),
     ("kernels/lbm/mod.rs", 2),

@@ -634,12 +634,12 @@ fn check_resident_size(gpu: &Gpu, data: &BoundData, bound: LowerBound, pool: usi
             what: "jobs for the resident search".into(),
             requested: n as u64,
             limit: RESIDENT_MAX_JOBS as u64,
-            hint: "use the host search (--search host)".into(),
+            hint: "use the host search (search: host)".into(),
         });
     }
     let max_pool = 65535 * WORKGROUP_SIZE as usize;
     if !(1..=max_pool).contains(&pool) {
-        return Err(Error::invalid("--pool", format!("{pool} nodes per round; the resident search takes 1..={max_pool}")));
+        return Err(Error::invalid("pool", format!("{pool} nodes per round; the resident search takes 1..={max_pool}")));
     }
     if let Some(limit) = gpu.loop_iteration_limit() {
         // the busiest invocation: an LB2 child walks every job per machine pair; a branching
@@ -653,7 +653,7 @@ fn check_resident_size(gpu: &Gpu, data: &BoundData, bound: LowerBound, pool: usi
                 requested: busiest,
                 limit,
                 hint: "this driver cuts longer loops short, which would give wrong bounds: use a GPU driver, the host search \
-                       (--search host) with --device cpu, or LB1"
+                       (search: host) bounding on the CPU (device: cpu), or LB1"
                     .into(),
             });
         }
@@ -673,10 +673,10 @@ pub fn solve_resident(
     mut progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<Solution> {
     if options.exploration != Exploration::DepthFirst {
-        return Err(Error::invalid("--exploration", "the resident search is depth-first; drop --exploration or use --search host"));
+        return Err(Error::invalid("exploration", "the resident search is depth-first; use depth-first exploration or the host search (search: host)"));
     }
     if gpus.is_empty() {
-        return Err(Error::invalid("--devices", "no device to run the resident search on"));
+        return Err(Error::invalid("devices", "no device to run the resident search on; give at least one"));
     }
     let start = Instant::now();
     let data = BoundData::new(instance);
