@@ -1,0 +1,1 @@
+2026-11-28T20:11:20Z .gpu/simtlab flowshop solve ta022 --bound lb2 --ub 2099 --time-limit 60 --search resident --pool 65536 --json

@@ -1,0 +1,1 @@
+2026-11-28T20:12:03Z .gpu/simtlab flowshop solve ta043 --bound lb2 --time-limit 30 --search resident --pool 65536 --json

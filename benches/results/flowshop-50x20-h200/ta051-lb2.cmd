@@ -1,0 +1,1 @@
+2026-11-28T20:08:17Z .gpu/simtlab flowshop solve ta051 --bound lb2 --time-limit 60 --search resident --pool 65536 --json
