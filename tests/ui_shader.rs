@@ -2,7 +2,8 @@
 //! here): the numbers it shows against `simtlab::profile` and the app-side `Profiler` run
 //! directly on the same inputs, the
 //! line colours against the efficiency order, the sort, cancel, errors as the command line
-//! prints them, and a snapshot.
+//! prints them, and a snapshot. Kernels written against the persistent-threads module run
+//! through its runtime: a work list on lavapipe, and on GL a barrier kernel refused.
 //!
 //! Update the snapshot with `UPDATE_SNAPSHOTS=true cargo test --test ui_shader`.
 
@@ -17,8 +18,9 @@ use egui_kittest::kittest::{by, NodeT, Queryable};
 use egui_kittest::Harness;
 use simtlab::gpu::BufferKind;
 use simtlab::profile::{self, BindingSpec, ProfileRequest, ProfileRun};
+use simtlab::pt::Tier;
 use simtlab::ui::explorer::shader::{efficiency_color, ShaderView};
-use simtlab::GpuOptions;
+use simtlab::{Gpu, GpuOptions};
 
 fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/profile/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -375,4 +377,93 @@ fn a_run_reports_progress_and_cancels() {
     }
     assert_eq!(h.state().status(), "cancelled");
     assert!(h.state().result().is_none() && h.state().error().is_none());
+}
+
+/// Clicks Run (a persistent-threads kernel) and steps the view until the run ends.
+fn run_in_view(h: &mut Harness<'_, ShaderView>) {
+    h.get_by_label("Run").click();
+    h.step();
+    let start = Instant::now();
+    while h.state().is_running() {
+        assert!(start.elapsed() < Duration::from_secs(300), "the run did not finish: {}", h.state().status());
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run();
+}
+
+#[test]
+fn a_work_list_kernel_runs_through_the_persistent_threads_runtime() {
+    let mut view = ShaderView::new(&GpuOptions::default());
+    view.load_file("tests/fixtures/pt/worklist.wgsl").unwrap();
+    assert_eq!(view.error(), None);
+    assert_eq!(view.entries(), ["worklist"]);
+    assert_eq!(view.persistent_tier(), Some(Tier::NonBlocking));
+    // the kernel's own bindings only: the runtime binds the module's group
+    let names: Vec<&str> = view.bindings().iter().map(|f| f.info.name.as_str()).collect();
+    assert_eq!(names, ["seed", "cost", "result"]);
+    view.samples = 1;
+    for (key, spec) in [("seed", "u32:1000:seq"), ("cost", "u32:1000:seq"), ("result", "u32:1000:zero")] {
+        view.set_binding(key, spec).unwrap();
+    }
+    let mut h = harness(view);
+    h.run();
+    h.get_by_label_contains("persistent threads: 'worklist' needs tier 1 (non-blocking)");
+    run_in_view(&mut h);
+    assert_eq!(h.state().error(), None, "status: {}", h.state().status());
+    assert!(h.state().result().is_none(), "not through the profiler");
+    let run = h.state().pt_result().expect("a persistent-threads run").clone();
+    assert_eq!(run.plan.used, Tier::NonBlocking);
+    let launched: u32 = run.workgroups.iter().product();
+    assert!(run.participants > 0 && run.participants == launched, "{} of {launched}", run.participants);
+    h.get_by_label(&format!("tier 1 (non-blocking) ran · {launched} workgroups launched, {launched} participating"));
+    h.get_by_label("fallback: none");
+    h.get_by_label_contains("time (");
+    // item i runs i % 64 rounds of the hash chain from i
+    let expected: Vec<u32> = (0..1000u32)
+        .map(|i| {
+            (0..i % 64).fold(i, |x, _| {
+                let x = x.wrapping_mul(1664525).wrapping_add(1013904223);
+                x ^ (x >> 15)
+            })
+        })
+        .collect();
+    assert_eq!(run.output_u32("result").unwrap(), expected);
+    let first: Vec<String> = expected.iter().take(8).map(u32::to_string).collect();
+    h.get_by_label(&format!("result (1000 words): {}, …", first.join(", ")));
+    assert_eq!(h.state().status(), format!("done: tier 1 (non-blocking), {launched} of {launched} workgroups participating"));
+}
+
+#[test]
+fn on_gl_a_barrier_kernel_shows_the_runtimes_refusal() {
+    let options = GpuOptions { backend: Some("gl".into()), ..Default::default() };
+    if let Err(e) = Gpu::new(&options) {
+        eprintln!("skipped: no GL adapter ({e})");
+        return;
+    }
+    let mut view = ShaderView::new(&options);
+    view.load_file("tests/fixtures/pt/bfs.wgsl").unwrap();
+    assert_eq!(view.error(), None);
+    assert_eq!(view.persistent_tier(), Some(Tier::Blocking));
+    view.samples = 1;
+    for (key, spec) in [("offsets", "u32:2:zero"), ("edges", "u32:1:zero"), ("level", "u32:1:zero"), ("counts", "u32:8:zero")] {
+        view.set_binding(key, spec).unwrap();
+    }
+    let mut h = harness(view);
+    h.run();
+    h.get_by_label_contains("needs tier 2 (blocking), waits: pt_global_barrier at tests/fixtures/pt/bfs.wgsl:47");
+    run_in_view(&mut h);
+    assert!(h.state().pt_result().is_none() && h.state().result().is_none(), "refused, not run");
+    let error = h.state().error().expect("the refusal").to_string();
+    for part in [
+        "error: ",
+        "'bfs' of tests/fixtures/pt/bfs.wgsl waits for other workgroups",
+        "a blocking wait is not supported on",
+        "Split the kernel at its global barriers",
+        "pt_claim",
+    ] {
+        assert!(error.contains(part), "missing '{part}' in: {error}");
+    }
+    h.get_by_label(&error);
+    assert_eq!(h.state().status(), "failed");
 }

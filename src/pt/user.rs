@@ -190,6 +190,20 @@ fn reached_calls(module: &naga::Module, source: &ShaderSource, body: &naga::Bloc
     out
 }
 
+/// Whether `wgsl` is written against the module: it has the [`USE_LINE`] or the text of a call
+/// to one of [`FUNCTIONS`]. A quick test on the text, for deciding how to read a kernel;
+/// [`shader`] then finds with naga which calls the entry point actually reaches.
+pub fn uses_module(wgsl: &str) -> bool {
+    wgsl.lines().any(|l| l.trim() == USE_LINE) || FUNCTIONS.iter().any(|f| wgsl.contains(&format!("{f}(")))
+}
+
+/// The compute entry points of `wgsl` (named `file` in errors) with the module placed, in
+/// source order.
+pub fn entry_points(file: &str, wgsl: &str) -> Result<Vec<String>> {
+    let (_, module) = parse(file, wgsl, PROVISIONAL_GROUP)?;
+    Ok(module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute).map(|e| e.name.clone()).collect())
+}
+
 /// Places the module in `wgsl` (named `file` in errors) at the first group after the
 /// kernel's own, and finds the tier entry point `entry` needs.
 pub fn shader(file: &str, wgsl: &str, entry: &str, max_bind_groups: u32) -> Result<PtShader> {

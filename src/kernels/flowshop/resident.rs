@@ -673,7 +673,10 @@ pub fn solve_resident(
     mut progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<Solution> {
     if options.exploration != Exploration::DepthFirst {
-        return Err(Error::invalid("exploration", "the resident search is depth-first; use depth-first exploration or the host search (search: host)"));
+        return Err(Error::invalid(
+            "exploration",
+            "the resident search is depth-first; use depth-first exploration or the host search (search: host)",
+        ));
     }
     if gpus.is_empty() {
         return Err(Error::invalid("devices", "no device to run the resident search on; give at least one"));

@@ -15,6 +15,16 @@ pub(super) const FLOWSHOP: &str = "not in the browser: the search and the pool m
 /// Why a shader file cannot be loaded by its path in a browser.
 pub(super) const WGSL_PATH: &str = "a page cannot read files by their path: paste the WGSL with \"edit / paste WGSL\"";
 
+/// Why a kernel that waits for other workgroups (persistent threads) cannot run in a browser.
+pub(super) const PT_WAITS: &str = "not in the browser: this kernel waits for other workgroups (a global barrier or a queue), \
+     and a browser gives no forward-progress guarantee that they all run at once, so the wait could hang the page; \
+     run it in the desktop explorer (`simtlab gui`) or with `simtlab pt`";
+
+/// Why a kernel that only claims work (persistent threads, no waits) cannot run in a browser
+/// either.
+pub(super) const PT_CLAIMS: &str = "not in the browser: the persistent-threads runtime checks the adapter and sizes the launch \
+     by waiting on the GPU before the run, which a page cannot do; run it in the desktop explorer (`simtlab gui`) or with `simtlab pt`";
+
 /// `reason` in the browser build; None in native builds, where everything runs.
 pub(super) fn unavailable(reason: &'static str) -> Option<&'static str> {
     cfg!(target_arch = "wasm32").then_some(reason)

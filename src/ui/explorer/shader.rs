@@ -6,6 +6,12 @@
 //! [`ShaderView`] is plain egui: [`ShaderView::ui`] draws into any `Ui`. The profile runs on a
 //! [`Gpu`] the view opens itself on its worker thread ([`crate::profile::profile_with`], with
 //! progress and cancel), so the UI thread never waits for the GPU.
+//!
+//! A shader that calls the persistent-threads module ([`crate::pt::user`]) runs on the same
+//! worker through the runtime instead ([`crate::pt::user::run_async`], as `simtlab pt` runs
+//! it): the profiler's probes do not apply to workgroups that wait on each other. The view
+//! then shows the tier that ran, the workgroups launched and participating, any fallback, the
+//! time and the outputs, or the runtime's refusal where the adapter cannot run blocking waits.
 
 mod inputs;
 mod sites;
@@ -22,6 +28,8 @@ use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::occupancy::{find_arch, Launch};
 use crate::profile::{self, BindingSpec, CountSource, ProfileRequest, ProfileRun, ProfileStep, DEFAULT_TRACE_EVENTS};
+use crate::pt::user::{self, PtRequest, PtRun, QueueOptions};
+use crate::pt::{PtOptions, Runtime, Tier};
 use crate::ui::overlay::{ColorBy, HeatMap, OccupancyPanel};
 
 pub use inputs::{default_spec, BindingField};
@@ -33,6 +41,7 @@ enum Message {
     Opened(String),
     Step(ProfileStep),
     Done(Box<Loaded>),
+    PtDone(Box<PtRun>),
     Failed(String),
     Cancelled,
 }
@@ -41,6 +50,8 @@ struct Running {
     rx: Receiver<Message>,
     cancel: Arc<AtomicBool>,
     step: Option<ProfileStep>,
+    /// A persistent-threads run (no steps, no cancel).
+    pt: bool,
 }
 
 /// A finished profile with what the view draws from it (built on the worker thread).
@@ -59,6 +70,8 @@ pub struct ShaderView {
     options: GpuOptions,
     /// Opened on the first run, on the worker thread.
     gpu: Arc<Mutex<Option<Arc<Gpu>>>>,
+    /// Runs persistent-threads kernels; keeps the adapter's capability check between runs.
+    runtime: Arc<Runtime>,
     /// The path typed in the path field.
     pub path: String,
     /// The shader's name in messages (its path, or "pasted.wgsl").
@@ -82,6 +95,8 @@ pub struct ShaderView {
     pub occupancy: OccupancyPanel,
     running: Option<Running>,
     result: Option<Box<Loaded>>,
+    /// The last finished persistent-threads run.
+    pt_result: Option<Box<PtRun>>,
     status: String,
     error: Option<String>,
 }
@@ -95,6 +110,7 @@ impl ShaderView {
         ShaderView {
             options: options.clone(),
             gpu: Arc::new(Mutex::new(None)),
+            runtime: Arc::new(Runtime::new(PtOptions::default())),
             path: String::new(),
             name: "pasted.wgsl".into(),
             source: String::new(),
@@ -108,6 +124,7 @@ impl ShaderView {
             occupancy,
             running: None,
             result: None,
+            pt_result: None,
             status: "open a WGSL file or paste one".into(),
             error: None,
         }
@@ -146,7 +163,9 @@ impl ShaderView {
 
     fn point_occupancy(&mut self) {
         if let Some(entry) = self.inputs.entry() {
-            if let Err(e) = self.occupancy.set_kernel(&self.name, &self.source, entry) {
+            // a persistent-threads kernel is read with the module placed
+            let text = self.inputs.pt.as_ref().map_or(self.source.as_str(), |s| s.source.text.as_str());
+            if let Err(e) = self.occupancy.set_kernel(&self.name, text, entry) {
                 self.error.get_or_insert(shown(&e));
             }
         }
@@ -194,6 +213,27 @@ impl ShaderView {
         self.result.as_ref().map(|l| &l.run)
     }
 
+    /// The tier the selected entry point needs where it calls the persistent-threads module
+    /// (then it runs through the runtime), None otherwise.
+    pub fn persistent_tier(&self) -> Option<Tier> {
+        self.inputs.pt.as_ref().map(|s| s.needs)
+    }
+
+    /// The last finished persistent-threads run.
+    pub fn pt_result(&self) -> Option<&PtRun> {
+        self.pt_result.as_deref()
+    }
+
+    /// Why the selected kernel cannot run in this build: in a browser, every persistent-threads
+    /// kernel; None where it can run.
+    fn pt_unavailable(&self) -> Option<&'static str> {
+        let reason = match self.persistent_tier()? {
+            Tier::Blocking => super::browser::PT_WAITS,
+            _ => super::browser::PT_CLAIMS,
+        };
+        super::browser::unavailable(reason)
+    }
+
     /// The last error, as `simtlab profile` prints it (`error: …`).
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
@@ -228,12 +268,18 @@ impl ShaderView {
             }
         };
         self.error = None;
-        self.status = format!("profiling {} ({})", request.name, request.entry);
+        let pt = request.pt;
+        self.status = if pt {
+            format!("running {} ({}) with persistent threads", request.name, request.entry)
+        } else {
+            format!("profiling {} ({})", request.name, request.entry)
+        };
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel();
-        let job = Job { options: self.options.clone(), gpu: self.gpu.clone(), request, cancel: cancel.clone() };
+        let job =
+            Job { options: self.options.clone(), gpu: self.gpu.clone(), runtime: self.runtime.clone(), request, cancel: cancel.clone() };
         match job.spawn(tx, ctx.clone()) {
-            Ok(()) => self.running = Some(Running { rx, cancel, step: None }),
+            Ok(()) => self.running = Some(Running { rx, cancel, step: None, pt }),
             Err(e) => self.error = Some(format!("error: could not start the profile thread: {e}")),
         }
     }
@@ -244,6 +290,9 @@ impl ShaderView {
             return Err(Error::invalid("shader", "no WGSL loaded; open a file or paste one"));
         }
         let entry = self.inputs.entry().ok_or_else(|| Error::invalid("entry point", "the shader has no compute entry point"))?;
+        if let Some(why) = self.pt_unavailable() {
+            return Err(Error::Unsupported { what: format!("'{entry}' of {}", self.name), adapter: "this page".into(), hint: why.into() });
+        }
         let bindings = self
             .inputs
             .bindings
@@ -258,6 +307,7 @@ impl ShaderView {
             bindings,
             emulate_width: self.emulate_width,
             samples: self.samples.max(1),
+            pt: self.inputs.pt.is_some(),
         })
     }
 
@@ -281,7 +331,19 @@ impl ShaderView {
                         self.occupancy.registers_per_thread = registers;
                     }
                     self.result = Some(loaded);
+                    self.pt_result = None;
                     self.editing = false;
+                    finished = true;
+                }
+                Ok(Message::PtDone(run)) => {
+                    self.status = format!(
+                        "done: {}, {} of {} workgroups participating",
+                        run.plan.used.label(),
+                        run.participants,
+                        run.workgroups.iter().product::<u32>()
+                    );
+                    self.pt_result = Some(run);
+                    self.result = None;
                     finished = true;
                 }
                 Ok(Message::Failed(e)) => {
@@ -339,11 +401,26 @@ impl ShaderView {
                 ui.add(egui::Slider::new(&mut self.samples, 1..=20).text("timed samples"));
             });
         });
+        if let Some(shader) = &self.inputs.pt {
+            let waits = shader.waits_at.as_deref().map(|w| format!(", waits: {w}")).unwrap_or_default();
+            ui.label(format!(
+                "persistent threads: '{}' needs {}{waits}; it runs through the runtime, which picks the workgroups, not the profiler (whose probes do not apply to workgroups that wait on each other)",
+                shader.entry,
+                shader.needs.label()
+            ));
+        }
+        let unavailable = self.pt_unavailable();
+        if let Some(why) = unavailable {
+            ui.colored_label(ui.visuals().warn_fg_color, why);
+        }
+        let pt = self.inputs.pt.is_some();
         ui.horizontal(|ui| {
-            if ui.add_enabled(!running, egui::Button::new("Profile")).clicked() {
+            let button = egui::Button::new(if pt { "Run" } else { "Profile" });
+            if ui.add_enabled(!running && unavailable.is_none(), button).clicked() {
                 self.start(ui.ctx());
             }
-            if ui.add_enabled(running, egui::Button::new("Cancel")).clicked() {
+            let cancellable = self.running.as_ref().is_some_and(|r| !r.pt);
+            if ui.add_enabled(cancellable, egui::Button::new("Cancel")).clicked() {
                 self.cancel();
             }
             ui.label(format!("status: {}", self.status));
@@ -351,6 +428,7 @@ impl ShaderView {
         if let Some(r) = &self.running {
             let (frac, text) = match &r.step {
                 Some(s) => (s.done as f32 / s.total.max(1) as f32, format!("{}/{} · {}", s.done, s.total, s.what)),
+                None if r.pt => (0.0, "checking the adapter and running the kernel".to_string()),
                 None => (0.0, "opening the adapter".to_string()),
             };
             ui.add(ProgressBar::new(frac).text(text).animate(true));
@@ -358,6 +436,38 @@ impl ShaderView {
         }
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, RichText::new(e).monospace());
+        }
+    }
+
+    /// What a persistent-threads run shows: the tier, the launch, any fallback, the time and
+    /// the first words of each output.
+    fn pt_summary(run: &PtRun, ui: &mut Ui) {
+        ui.label(format!("{} · {} on {} · persistent threads", run.file, run.entry, run.adapter));
+        ui.label(
+            RichText::new(format!(
+                "{} ran · {} workgroups launched, {} participating",
+                run.plan.used.label(),
+                run.workgroups.iter().product::<u32>(),
+                run.participants
+            ))
+            .strong(),
+        );
+        if let Some(w) = &run.waits_at {
+            ui.label(format!("waits: {w}"));
+        }
+        ui.label(format!("fallback: {}", run.plan.message().unwrap_or_else(|| "none".into())));
+        ui.label(format!(
+            "time ({:?}, median of {}): {}",
+            run.stats.source,
+            run.stats.samples.len(),
+            crate::harness::format_seconds(run.stats.median)
+        ));
+        ui.heading("outputs");
+        for (name, _) in &run.outputs {
+            let words = run.output_u32(name).unwrap_or_default();
+            let shown: Vec<String> = words.iter().take(OUTPUT_WORDS).map(u32::to_string).collect();
+            let more = if words.len() > OUTPUT_WORDS { ", …" } else { "" };
+            ui.label(RichText::new(format!("{name} ({} words): {}{more}", words.len(), shown.join(", "))).monospace());
         }
     }
 
@@ -444,6 +554,11 @@ impl ShaderView {
 
     fn results_column(&mut self, ui: &mut Ui) {
         match &mut self.result {
+            None if self.pt_result.is_some() => {
+                if let Some(run) = &self.pt_result {
+                    Self::pt_summary(run, ui);
+                }
+            }
             None => {
                 ui.label("no profile yet: load a shader, give its bindings and press Profile");
             }
@@ -486,12 +601,18 @@ struct OwnedRequest {
     bindings: Vec<(String, BindingSpec)>,
     emulate_width: Option<u32>,
     samples: usize,
+    /// Run through the persistent-threads runtime instead of the profiler.
+    pt: bool,
 }
 
-/// A profile on the worker thread.
+/// First words of each output a persistent-threads run shows.
+const OUTPUT_WORDS: usize = 8;
+
+/// A profile (or a persistent-threads run) on the worker thread.
 struct Job {
     options: GpuOptions,
     gpu: Arc<Mutex<Option<Arc<Gpu>>>>,
+    runtime: Arc<Runtime>,
     request: OwnedRequest,
     cancel: Arc<AtomicBool>,
 }
@@ -531,8 +652,27 @@ impl Job {
             Ok(g) => g,
             Err(e) => return send(Message::Failed(shown(&e))),
         };
-        send(Message::Opened(format!("profiling on {}", gpu.adapter_name())));
         let r = &self.request;
+        if r.pt {
+            send(Message::Opened(format!("running on {} with persistent threads", gpu.adapter_name())));
+            let request = PtRequest {
+                file: &r.name,
+                wgsl: &r.source,
+                entry: &r.entry,
+                bindings: r.bindings.clone(),
+                workgroups: None,
+                dispatches: 1,
+                samples: r.samples,
+                expect: Vec::new(),
+                queue: QueueOptions::default(),
+            };
+            // the runtime plans first: a waiting kernel is refused there, before any dispatch
+            return match user::run_async(&gpu, &self.runtime, &request).await {
+                Ok(run) => send(Message::PtDone(Box::new(run))),
+                Err(e) => send(Message::Failed(shown(&e))),
+            };
+        }
+        send(Message::Opened(format!("profiling on {}", gpu.adapter_name())));
         let request = ProfileRequest {
             file: &r.name,
             wgsl: &r.source,

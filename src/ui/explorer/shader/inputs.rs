@@ -1,10 +1,19 @@
 //! The shader's inputs: its compute entry points (from naga) and one spec field per binding
-//! the chosen entry point uses, in the syntax of `simtlab profile --bind`.
+//! the chosen entry point uses, in the syntax of `simtlab profile --bind`. A shader written
+//! against the persistent-threads module is read with the module placed, and its fields are
+//! the kernel's own bindings (the runtime binds the module's).
 
 use egui::{ComboBox, Grid, RichText, TextEdit, Ui};
 
 use crate::error::{Error, Result};
+use crate::gpu::shader::validate;
 use crate::profile::{entry_bindings, parse, BindingInfo};
+use crate::pt::user::{self, PtShader};
+use crate::pt::Tier;
+
+/// Bind groups assumed while reading a kernel on the UI thread (WebGPU's minimum, so every
+/// adapter has them); the run checks the device's own limit.
+const READ_GROUPS: u32 = 4;
 
 /// One binding of the entry point and the spec typed for it.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +45,9 @@ pub(super) struct Inputs {
     /// `@workgroup_size` of the selected entry point.
     workgroup_size: [u32; 3],
     pub bindings: Vec<BindingField>,
+    /// The selected entry point with the persistent-threads module placed, where it calls
+    /// one of the module's functions (then it runs through the runtime, not the profiler).
+    pub pt: Option<PtShader>,
 }
 
 impl Inputs {
@@ -66,12 +78,20 @@ impl Inputs {
 
     /// Re-reads the entry points of `source`, keeping the selected one where it still exists.
     pub fn parse(&mut self, name: &str, source: &str, workgroups: [u32; 3]) -> Result<()> {
-        let (module, _) = parse(name, source).inspect_err(|_| {
+        let entries = if user::uses_module(source) {
+            user::entry_points(name, source)
+        } else {
+            parse(name, source).map(|(module, _)| {
+                module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute).map(|e| e.name.clone()).collect()
+            })
+        };
+        let entries = entries.inspect_err(|_| {
             self.entries.clear();
             self.bindings.clear();
+            self.pt = None;
         })?;
         let previous = self.entry().map(str::to_string);
-        self.entries = module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute).map(|e| e.name.clone()).collect();
+        self.entries = entries;
         let entry = previous.filter(|p| self.entries.contains(p)).or_else(|| self.entries.first().cloned());
         match entry {
             Some(entry) => self.select(name, source, &entry, workgroups),
@@ -88,11 +108,27 @@ impl Inputs {
         let index = self.entries.iter().position(|e| e == entry).ok_or_else(|| {
             Error::invalid("entry point", format!("'{entry}' is not a compute entry point of {name}; it has {}", self.entries.join(", ")))
         })?;
-        let (module, info) = parse(name, source)?;
-        let point = module.entry_points.iter().find(|e| e.name == entry).ok_or_else(|| Error::invalid("entry point", entry))?;
-        self.workgroup_size = point.workgroup_size;
+        let pt = if user::uses_module(source) {
+            Some(user::shader(name, source, entry, READ_GROUPS)?).filter(|s| s.needs != Tier::Multi)
+        } else {
+            None
+        };
+        let found = match &pt {
+            Some(shader) => {
+                self.workgroup_size = shader.workgroup_size;
+                let (module, info) = validate(&shader.source)?;
+                let all = entry_bindings(&shader.source.text, &module, &info, entry)?;
+                all.into_iter().filter(|b| b.group != shader.group).collect()
+            }
+            None => {
+                let (module, info) = parse(name, source)?;
+                let point = module.entry_points.iter().find(|e| e.name == entry).ok_or_else(|| Error::invalid("entry point", entry))?;
+                self.workgroup_size = point.workgroup_size;
+                entry_bindings(source, &module, &info, entry)?
+            }
+        };
+        self.pt = pt;
         let invocations = self.invocations(workgroups);
-        let found = entry_bindings(source, &module, &info, entry)?;
         let old = std::mem::take(&mut self.bindings);
         self.bindings = found
             .into_iter()
