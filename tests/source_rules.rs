@@ -199,11 +199,8 @@ fn layer(module: &str) -> Option<usize> {
 const UPWARD_LEFT: &[(&str, &str)] = &[
     // a unit test there checks the remap index's binding against the shader registry
     ("gpu/shader.rs", "remap"),
-    // the flow-shop pools' table and their `Recording` (through its old path)
+    // the flow-shop pools' table
     ("kernels/flowshop/bench.rs", "report"),
-    ("kernels/flowshop/bench.rs", "workload"),
-    // the queue's `Recording`, through its old path
-    ("pt/queue.rs", "workload"),
 ];
 
 /// The top-level modules that `text` names as `crate::MODULE` (in `use crate::{a, b::c}` too),

@@ -258,7 +258,7 @@ impl QueueRecording {
     }
 }
 
-impl crate::workload::Recording for QueueRecording {
+impl crate::gpu::Recording for QueueRecording {
     fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
         gpu.record_into(encoder, &self.launch.steps());
     }

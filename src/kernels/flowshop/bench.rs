@@ -253,7 +253,7 @@ impl PoolsRecording {
     }
 }
 
-impl crate::workload::Recording for PoolsRecording {
+impl crate::gpu::Recording for PoolsRecording {
     fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
         // a kernel without a bind group bound nothing: its zeros fail the check
         let steps: Vec<_> = self.runs.iter().filter_map(|(kernel, grid, _)| kernel.dispatch(*grid).ok()).collect();
