@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use super::model::{Instance, LowerBound, Node};
-use super::resident::{node_stride, Frontier, ENTRY_WORDS, PLACE_BACKWARD, PLACE_NONE};
+use super::resident::{entry_node, node_stride, Frontier, ENTRY_WORDS, PLACE_BACKWARD, PLACE_NONE};
 use super::search::{Branching, SearchOptions};
 use crate::error::{Error, Result};
 
@@ -231,8 +231,7 @@ impl Checkpoint {
             if !words.len().is_multiple_of(stride) {
                 return Err(format!("its nodes are not whole records of {stride} words"));
             }
-            (checkpoint.nodes, checkpoint.entries) = (words, Vec::new());
-            let open = Frontier::of_nodes(std::mem::take(&mut checkpoint.nodes), stride);
+            let open = Frontier::of_nodes(words, stride);
             (checkpoint.nodes, checkpoint.entries) = (open.records, open.entries);
         } else {
             let records = header["records"].as_u64().ok_or("its header does not say how many node records follow")? as usize;
@@ -325,21 +324,21 @@ impl Checkpoint {
             _ => {}
         }
         let stride = node_stride(data.jobs, data.machines);
-        let open = Frontier { records: self.nodes.clone(), entries: self.entries.clone() };
         let records = self.nodes.len() / stride;
         // items 0..records are the records, the rest the open nodes made from them
         let check = |i: usize| -> Option<String> {
             let (node, what) = if i < records {
                 (self.nodes[i * stride..(i + 1) * stride].to_vec(), format!("node record {i}"))
             } else {
-                match open.node(data, i - records) {
+                let entry = &self.entries[ENTRY_WORDS * (i - records)..ENTRY_WORDS * (i - records + 1)];
+                match entry_node(data, &self.nodes, entry) {
                     Ok(node) => (node, format!("open node {}", i - records)),
                     Err(why) => return Some(format!("open node {}: {why}", i - records)),
                 }
             };
             recomputed_mismatch(data, self.bound, &node).map(|why| format!("{what}: {why}"))
         };
-        let items = records + open.len();
+        let items = records + self.open_nodes();
         // one part per core (the browser has one thread and cannot spawn)
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let bad = if threads == 1 {

@@ -104,48 +104,38 @@ impl Frontier {
         self.entries.extend(other.entries.chunks_exact(ENTRY_WORDS).flat_map(|e| [e[0] + offset, e[1], e[2]]));
         self.records.extend(other.records);
     }
+}
 
-    /// Entry `i`'s node in full (`[front, back, bound, perm, heads, tails]`), or why it is not one.
-    pub fn node(&self, data: &BoundData, i: usize) -> std::result::Result<Vec<u32>, String> {
-        let (n, m) = (data.jobs, data.machines);
-        let stride = node_stride(n, m);
-        let entry = &self.entries[ENTRY_WORDS * i..ENTRY_WORDS * (i + 1)];
-        let record = self
-            .records
-            .get(stride * entry[0] as usize..stride * (entry[0] as usize + 1))
-            .ok_or_else(|| format!("its record {} is not in the file", entry[0]))?;
-        let mut node = record.to_vec();
-        let (front, back) = (node[0] as usize, node[1] as usize);
-        if entry[1] != PLACE_NONE {
-            let place = (entry[1] & !PLACE_BACKWARD) as usize;
-            if !(front..back).contains(&place) || front + 1 >= back || back > n {
-                return Err("it places a job its record has scheduled".into());
-            }
-            let job = node[3 + place] as usize;
-            if job >= n {
-                return Err("its record is not a permutation".into());
-            }
-            if entry[1] & PLACE_BACKWARD != 0 {
-                let mut start = 0;
-                for k in (0..m).rev() {
-                    start = start.max(node[3 + n + m + k]) + data.ptimes[k * n + job];
-                    node[3 + n + m + k] = start;
-                }
-                node.swap(3 + place, 3 + back - 1);
-                node[1] -= 1;
-            } else {
-                let mut finish = 0;
-                for k in 0..m {
-                    finish = finish.max(node[3 + n + k]) + data.ptimes[k * n + job];
-                    node[3 + n + k] = finish;
-                }
-                node.swap(3 + place, 3 + front);
-                node[0] += 1;
-            }
+/// The node of `entry` over `records` in full, as `resident_select` makes it, or why it is not one.
+pub(super) fn entry_node(data: &BoundData, records: &[u32], entry: &[u32]) -> std::result::Result<Vec<u32>, String> {
+    let (n, m) = (data.jobs, data.machines);
+    let stride = node_stride(n, m);
+    let record = records
+        .get(stride * entry[0] as usize..stride * (entry[0] as usize + 1))
+        .ok_or_else(|| format!("its record {} is not in the file", entry[0]))?;
+    let mut node = record.to_vec();
+    let (front, back) = (node[0] as usize, node[1] as usize);
+    if entry[1] != PLACE_NONE {
+        let place = (entry[1] & !PLACE_BACKWARD) as usize;
+        if !(front..back).contains(&place) || front + 1 >= back || back > n {
+            return Err("it places a job its record has scheduled".into());
         }
-        node[2] = entry[2];
-        Ok(node)
+        let job = node[3 + place] as usize;
+        if job >= n {
+            return Err("its record is not a permutation".into());
+        }
+        if entry[1] & PLACE_BACKWARD != 0 {
+            super::cpu::extend_tails(data, &mut node[3 + n + m..3 + n + 2 * m], job);
+            node.swap(3 + place, 3 + back - 1);
+            node[1] -= 1;
+        } else {
+            super::cpu::extend_heads(data, &mut node[3 + n..3 + n + m], job);
+            node.swap(3 + place, 3 + front);
+            node[0] += 1;
+        }
     }
+    node[2] = entry[2];
+    Ok(node)
 }
 
 /// Words of an open node: `[front, back, bound, perm (n), heads (m), tails (m)]`.
