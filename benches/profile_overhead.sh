@@ -9,6 +9,8 @@
 # as it finishes, and OUT_DIR/profile_overhead.log says how each ended. Inputs are sized so the
 # plain shader runs about 100 us or more on an H100/H200 (4 M invocations, Mandelbrot 1 M
 # pixels of up to 512 iterations); the JSON holds the time measured, so rows below that show.
+# The remap tests' kernels (tests/fixtures/remap) scale their loops with work[0] (binding 2,
+# a one-word file) so the plain shader runs a millisecond or more.
 set -u
 out="${1:?usage: benches/profile_overhead.sh OUT_DIR}"
 mkdir -p "$out"
@@ -19,6 +21,8 @@ N=4194240   # 65535 workgroups of 64
 S=21        # timed runs of each variant (medians reported)
 log="$out/profile_overhead.log"
 : > "$log"
+R=tests/fixtures/remap
+work() { python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<I', $1))" > "$out/work$1.bin"; echo "$out/work$1.bin"; }
 
 # name|shader|entry|workgroups|bindings and overrides
 ROWS="
@@ -30,6 +34,9 @@ loop_break|$F/loops.wgsl|broken|65535|--bind data=u32:$N:random:3
 switch|$F/switch.wgsl|main|65535|--bind data=u32:$N:random:4
 overrides|$F/overrides.wgsl|main|65535|--bind data=u32:$N:random:5 --override factor=3
 shapes|$F/shapes.wgsl|main|65535|--bind data=u32:2097120:random:6 --bind params=u32:2:zero
+scattered_loop|$R/scattered_loop.wgsl|main|65535|--bind trips=u32:$N:random:1 --bind mixed=u32:$N:zero --bind work=file:$(work 16)
+kinds_switch|$R/kinds_switch.wgsl|main|65535|--bind kinds=u32:$N:random:2 --bind results=u32:$N:zero --bind work=file:$(work 8)
+newton_tolerance|$R/newton_tolerance.wgsl|main|65535|--bind values=f32:$N:random:3 --bind roots=f32:$N:zero --bind work=file:$(work 32)
 "
 
 "$B" profile --help > "$out/profile-help.txt" 2>&1

@@ -308,6 +308,46 @@ fn a_call_row_names_the_lines_that_call_the_function() {
 #[test]
 fn sampling_counts_one_subgroup_in_n_exactly_and_estimates_the_rest() {
     let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    // a shader with a call and an early return (the subgroups that do not count run the text
+    // as written, the others an instrumented twin of each function), and one whose barrier
+    // keeps the probe's test at each site instead
+    let collatz = fixture("collatz.wgsl");
+    let barrier = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+        var<workgroup> tile: array<u32, 64>;\n\
+        fn spin(x: u32) -> u32 { var y = x; for (var k = 0u; k < (x & 7u); k++) { y = y * 3u + 1u; } return y; }\n\
+        @compute @workgroup_size(64)\n\
+        fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {\n\
+            tile[li] = spin(data[gid.x]);\n    workgroupBarrier();\n    data[gid.x] = tile[63u - li];\n}\n";
+    let sampled_text = |file: &str, wgsl: &str| {
+        let options = profile::InstrumentOptions { sample: 4, ..Default::default() };
+        profile::instrument(file, wgsl, "main", &options).unwrap().wgsl
+    };
+    assert!(sampled_text("collatz.wgsl", &collatz).contains("n = simtlab_probe_f_next(n);"));
+    let gated = sampled_text("barrier.wgsl", barrier);
+    assert!(!gated.contains("simtlab_probe_f_spin") && gated.contains("if (simtlab_probe_on) {\n        simtlab_probe_add"), "{gated}");
+    let odd = Rng::new(31).vec_u32(300);
+    let cases = [
+        request("collatz.wgsl", &collatz, "main", 5, vec![("values", bytes(&odd)), ("steps", BindingSpec::U32Zero(300))]),
+        request("barrier.wgsl", barrier, "main", 6, vec![("data", BindingSpec::U32Random(384, 7))]),
+    ];
+    for case in cases {
+        let exact = profile::profile(&gpu, &case).unwrap();
+        let sampled = profile::profile(&gpu, &ProfileRequest { sample: 4, ..case.clone() }).unwrap();
+        assert!(sampled.outputs_identical && exact.outputs_identical, "{}", case.file);
+        assert_eq!(sampled.outputs, exact.outputs, "{}", case.file);
+        let sampling = sampled.counts.sampling.as_ref().expect("a sampled run says so");
+        let s = exact.counts.sites;
+        for (k, &g) in sampling.counted.iter().enumerate() {
+            assert_eq!(
+                sampled.counts.per_subgroup[k * s..(k + 1) * s],
+                exact.counts.per_subgroup[g as usize * s..(g as usize + 1) * s],
+                "{}",
+                case.file
+            );
+        }
+        assert!(exact.counts.totals().iter().any(|c| c.evaluations > c.uniform_evaluations), "{} must diverge", case.file);
+    }
+
     let wgsl = fixture("loops.wgsl");
     let values = Rng::new(29).vec_u32(64 * 64);
     let exact = profile::profile(&gpu, &request("loops.wgsl", &wgsl, "counted", 64, vec![("data", bytes(&values))])).unwrap();

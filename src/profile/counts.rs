@@ -76,7 +76,7 @@ impl SiteCounts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CountSource {
-    /// Ballots on the GPU's own subgroups, at its native width.
+    /// Subgroup votes on the GPU's own subgroups, at its native width.
     GpuProbe,
     /// Host emulation of subgroups of the chosen width over recorded outcomes.
     HostEmulation,

@@ -7,6 +7,7 @@ use super::sites::{analyse_sized, mask_comments, matching_close, Case, FoundSite
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess_text, validate, ShaderSource};
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// Prefix of every name the instrumentation adds; a shader that already uses it is refused.
 const PREFIX: &str = "simtlab_probe";
@@ -23,7 +24,7 @@ pub(crate) const WORDS_PER_SITE: usize = 5;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Counting {
-    /// Per-subgroup counters from ballots (needs `wgpu::Features::SUBGROUP`): the GPU's own
+    /// Per-subgroup counters from subgroup votes (needs `wgpu::Features::SUBGROUP`): the GPU's own
     /// subgroups at their native width.
     Subgroups,
     /// Each invocation records its first `events` branch outcomes; subgroups of a chosen
@@ -40,7 +41,7 @@ pub const DEFAULT_TRACE_EVENTS: u32 = 1024;
 /// Where the probe goes and how it counts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InstrumentOptions {
-    /// Ballots on subgroups or per-invocation outcomes.
+    /// Subgroup votes or per-invocation outcomes.
     pub counting: Counting,
     /// (group, binding) of the records buffer; None = a group the shader does not use (the
     /// one after its highest), or, past `max_bind_groups`, the next binding of its last group.
@@ -251,9 +252,19 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         return Err(Error::invalid("probe slot", format!("group {} binding {} is used by the shader; choose a free one", slot.0, slot.1)));
     }
 
+    let subgroups = options.counting == Counting::Subgroups;
     let mut inserts: Vec<(usize, String)> = Vec::new();
     for (k, s) in analysis.sites.iter().enumerate() {
         match &s.splice {
+            Splice::Condition(r) if subgroups => {
+                inserts.push((r.start, format!("{PREFIX}_cond{k}(")));
+                inserts.push((r.end, ")".into()));
+            }
+            Splice::Selector(r, _) if subgroups => {
+                inserts.push((r.start, format!("{PREFIX}_switch{k}(")));
+                inserts.push((r.end, ")".into()));
+            }
+            Splice::Entry(at) if subgroups => inserts.push((*at, format!(" {PREFIX}_enter{k}();"))),
             Splice::Condition(r) => {
                 inserts.push((r.start, format!("{PREFIX}_cond({k}u, ")));
                 inserts.push((r.end, ")".into()));
@@ -308,27 +319,37 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         }
     }
     inserts.push((analysis.body_start, format!(" {PREFIX}_begin({});", args.join(", "))));
+    let mut body_end = None;
     if options.counting == Counting::Subgroups {
         // the counters held per lane are added up and written once per subgroup where its
         // lanes leave: at each `return` of the entry point and at the end of its body
         for &at in &analysis.returns {
             inserts.push((at, format!("{PREFIX}_end(); ")));
         }
-        let body_end = matching_close(&masked, analysis.body_start - 1)
+        let end = matching_close(&masked, analysis.body_start - 1)
             .ok_or_else(|| Error::invalid("entry point", format!("could not find the end of '{entry}''s body in the source")))?;
-        inserts.push((body_end, format!(" {PREFIX}_end(); ")));
+        inserts.push((end, format!(" {PREFIX}_end(); ")));
+        body_end = Some(end);
     }
-    inserts.sort_by_key(|(at, _)| *at);
-
-    let mut out = String::with_capacity(wgsl.len() + 4096);
-    let mut prev = 0;
-    for (at, text) in &inserts {
-        out.push_str(&wgsl[prev..*at]);
-        out.push_str(text);
-        prev = *at;
-    }
-    out.push_str(&wgsl[prev..]);
-    out.push_str(&prelude(options.counting, slot, &analysis.sites, &cases, analysis.workgroup_size.iter().product(), options.sample));
+    let threads = analysis.workgroup_size.iter().product();
+    let out = match body_end.filter(|_| options.sample > 1).and_then(|end| sampled_twins(wgsl, &analysis, &inserts, end)) {
+        // subgroups that do not count run the text as written, without a probe in their loops
+        Some(text)
+            if parse(
+                &format!("{file} (instrumented)"),
+                &(text.clone() + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, false)),
+            )
+            .is_ok() =>
+        {
+            text + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, false)
+        }
+        // otherwise (a barrier, a call written where it cannot be renamed)
+        // each site tests whether its subgroup counts
+        _ => {
+            splice(wgsl, 0..wgsl.len(), &inserts)
+                + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, options.sample > 1)
+        }
+    };
 
     parse(&format!("{file} (instrumented)"), &out).map_err(|e| {
         Error::invalid(
@@ -349,6 +370,59 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         overrides: options.overrides.clone(),
         found: analysis.sites,
     })
+}
+
+/// `wgsl[range]` with the `inserts` that fall inside it (at its end included).
+fn splice(wgsl: &str, range: Range<usize>, inserts: &[(usize, String)]) -> String {
+    let mut at_range: Vec<&(usize, String)> = inserts.iter().filter(|(at, _)| range.contains(at) || *at == range.end).collect();
+    at_range.sort_by_key(|(at, _)| *at);
+    let mut out = String::with_capacity(range.len() * 2 + 4096);
+    let mut prev = range.start;
+    for (at, text) in at_range {
+        out.push_str(&wgsl[prev..*at]);
+        out.push_str(text);
+        prev = *at;
+    }
+    out.push_str(&wgsl[prev..range.end]);
+    out
+}
+
+/// The sampled shader's text: the entry point's body runs instrumented where the subgroup
+/// counts and as written elsewhere; each function it calls stays as written, and an
+/// instrumented twin (`simtlab_probe_f_NAME`) is what the instrumented body calls. None where
+/// a call cannot be renamed or the split would put a barrier under a branch.
+fn sampled_twins(wgsl: &str, analysis: &super::sites::EntryAnalysis, inserts: &[(usize, String)], body_end: usize) -> Option<String> {
+    if analysis.synchronises {
+        return None;
+    }
+    let mut inserts = inserts.to_vec();
+    for (_, at) in &analysis.calls {
+        inserts.push(((*at)?, format!("{PREFIX}_f_")));
+    }
+    if analysis.calls.iter().any(|(name, _)| !analysis.functions.iter().any(|f| &f.name == name)) {
+        return None;
+    }
+    let body = &wgsl[analysis.body_start..body_end];
+    inserts.push((analysis.body_start, format!(" if ({PREFIX}_on) {{")));
+    inserts.push((body_end, format!("}} else {{{body}}}")));
+    let mut functions: Vec<&super::sites::CalledFunction> = analysis.functions.iter().collect();
+    functions.sort_by_key(|f| f.range.start);
+    let mut out = String::with_capacity(wgsl.len() * 3 + 4096);
+    let mut prev = 0;
+    for f in &functions {
+        // as written outside the functions, the functions themselves untouched
+        out += &splice(wgsl, prev..f.range.start, &inserts);
+        out += &wgsl[f.range.clone()];
+        prev = f.range.end;
+    }
+    out += &splice(wgsl, prev..wgsl.len(), &inserts);
+    for f in &functions {
+        let mut twin = inserts.clone();
+        twin.push((f.name_at, format!("{PREFIX}_f_")));
+        out += "\n";
+        out += &splice(wgsl, f.range.clone(), &twin);
+    }
+    Some(out)
 }
 
 /// `v` (a selector's bits) as a WGSL literal of type `scalar`.
@@ -374,80 +448,95 @@ pub(crate) fn free_slot(module: &naga::Module, max_bind_groups: u32) -> (u32, u3
 }
 
 /// The probe's declarations and functions, appended to the user's module.
-fn prelude(counting: Counting, (group, binding): (u32, u32), sites: &[FoundSite], cases: &[Case], threads: u32, sample: u32) -> String {
+/// `gated`: each site counts only where its subgroup does (sampling without twins).
+fn prelude(
+    counting: Counting,
+    (group, binding): (u32, u32),
+    sites: &[FoundSite],
+    cases: &[Case],
+    threads: u32,
+    sample: u32,
+    gated: bool,
+) -> String {
     let w = WORDS_PER_SITE;
     let h = HEADER_WORDS;
     let p = PREFIX;
     match counting {
         Counting::Subgroups => {
-            // every site and switch clause has its counters in two private variables (registers
-            // once the driver inlines the probe, as the slot is a constant at each call); the
-            // first active lane of each evaluation adds the subgroup's figures, and they are
-            // summed over the lanes and written to the records once, where the lanes leave
+            // every site and switch clause has its counters in private variables (registers),
+            // updated by a function of its own so nothing is indexed at run time: each lane adds
+            // its own evaluations and taken outcomes, the first active lane the subgroup's
+            // evaluation, uniformity and taken step (three votes, no ballot mask to decode);
+            // they are summed over the lanes and written to the records once, where lanes leave
             let slots = sites.len() + cases.len();
             let record = record_words(sites.len(), cases.len());
             let mut decls = String::new();
-            let mut add_cases = String::new();
             let mut flush = String::new();
+            let mut functions = String::new();
+            // a site counts unconditionally where only counting subgroups reach it (a subgroup
+            // whose record would not fit is caught where it writes), else at its own test
+            let gate = if gated { format!("{p}_on") } else { "true".to_string() };
             for k in 0..slots {
                 decls += &format!("var<private> {p}_c{k}: vec4<u32>;\nvar<private> {p}_s{k}: u32;\n");
-                add_cases += &format!("        case {k}u: {{ {p}_c{k} += r.counts; {p}_s{k} += r.steps; }}\n");
+                // a called function's entry is always taken and uniform: two counters in the
+                // loop, the other three are those two at the flush
+                let entry = sites.get(k).is_some_and(|s| matches!(s.splice, Splice::Entry(_)));
+                let (counts, steps) = if entry { ("vec4<u32>(c.x, c.y, c.y, c.x)", "c.x") } else { ("c", "s") };
                 flush += &format!(
-                    "        {{ let c = subgroupAdd({p}_c{k}); let s = subgroupAdd({p}_s{k}); if (lead && c.x != 0u) {{ {p}_write({k}u, c, s); }} {p}_c{k} = vec4<u32>(0u); {p}_s{k} = 0u; }}\n"
+                    "        {{ let c = subgroupAdd({p}_c{k}); let s = subgroupAdd({p}_s{k}); if (lead && c.y != 0u) {{ {p}_write({k}u, {counts}, {steps}); }} {p}_c{k} = vec4<u32>(0u); {p}_s{k} = 0u; }}\n"
                 );
-            }
-            let mut switches = String::new();
-            for scalar in ["u32", "i32"] {
-                let mut arms = String::new();
-                for (k, s) in sites.iter().enumerate() {
-                    if !matches!(&s.splice, Splice::Selector(_, t) if *t == scalar) || s.cases.is_empty() {
-                        continue;
-                    }
-                    let mut body = String::new();
-                    let listed: Vec<String> = s.cases.iter().flat_map(|c| c.values.iter()).map(|&v| literal(v, scalar)).collect();
-                    for c in &s.cases {
-                        let slot = sites.len() + cases.iter().position(|x| x == c).unwrap_or(0);
-                        let mut tests: Vec<String> = c.values.iter().map(|&v| format!("selector == {}", literal(v, scalar))).collect();
-                        if c.default {
-                            let others = if listed.is_empty() {
-                                "true".to_string()
-                            } else {
-                                format!("!({})", listed.iter().map(|l| format!("selector == {l}")).collect::<Vec<_>>().join(" || "))
-                            };
-                            tests.push(others);
-                        }
-                        body += &format!(" {p}_add({slot}u, {p}_step({}));", tests.join(" || "));
-                    }
-                    arms += &format!("        case {k}u: {{{body} }}\n");
+                if entry {
+                    continue;
                 }
-                switches += &format!(
+                functions += &format!(
                     r#"
-fn {p}_switch_{scalar}(site: u32, selector: {scalar}) -> {scalar} {{
-    if ({p}_on) {{
-        {p}_add(site, {p}_step(subgroupBroadcastFirst(selector) == selector));
-        switch site {{
-{arms}        default: {{}}
-        }}
-    }}
-    return selector;
+fn {p}_add{k}(lead: u32, cond: bool) {{
+    let any = subgroupAny(cond);
+    let all = subgroupAll(cond);
+    {p}_c{k} += vec4<u32>(lead, 1u, select(0u, 1u, cond), lead * select(0u, 1u, all || !any));
+    {p}_s{k} += lead * select(0u, 1u, any);
 }}
 "#
                 );
             }
+            for (k, s) in sites.iter().enumerate() {
+                functions += &match &s.splice {
+                    Splice::Condition(_) => format!(
+                        "\nfn {p}_cond{k}(cond: bool) -> bool {{\n    if ({gate}) {{\n        {p}_add{k}({p}_lead(), cond);\n    }}\n    return cond;\n}}\n"
+                    ),
+                    Splice::Entry(_) => {
+                        format!("\nfn {p}_enter{k}() {{\n    if ({gate}) {{\n        {p}_c{k} += vec4<u32>({p}_lead(), 1u, 0u, 0u);\n    }}\n}}\n")
+                    }
+                    Splice::Selector(_, scalar) => {
+                        let listed: Vec<String> = s.cases.iter().flat_map(|c| c.values.iter()).map(|&v| literal(v, scalar)).collect();
+                        let mut body = String::new();
+                        for c in &s.cases {
+                            let slot = sites.len() + cases.iter().position(|x| x == c).unwrap_or(0);
+                            let mut tests: Vec<String> = c.values.iter().map(|&v| format!("selector == {}", literal(v, scalar))).collect();
+                            if c.default {
+                                tests.push(if listed.is_empty() {
+                                    "true".to_string()
+                                } else {
+                                    format!("!({})", listed.iter().map(|l| format!("selector == {l}")).collect::<Vec<_>>().join(" || "))
+                                });
+                            }
+                            body += &format!("        {p}_add{slot}(lead, {});\n", tests.join(" || "));
+                        }
+                        format!(
+                            "\nfn {p}_switch{k}(selector: {scalar}) -> {scalar} {{\n    if ({gate}) {{\n        let lead = {p}_lead();\n        {p}_add{k}(lead, subgroupBroadcastFirst(selector) == selector);\n{body}    }}\n    return selector;\n}}\n"
+                        )
+                    }
+                };
+            }
             format!(
                 r#"
 
-// ---- simtlab divergence probe: per-subgroup counters from ballots ----
+// ---- simtlab divergence probe: per-subgroup counters from subgroup votes ----
 @group({group}) @binding({binding}) var<storage, read_write> {p}_words: array<atomic<u32>>;
 var<private> {p}_record: u32;
 var<private> {p}_lane: u32;
 var<private> {p}_on: bool;
 {decls}
-struct {p}_Step {{
-    counts: vec4<u32>,
-    steps: u32,
-}}
-
 fn {p}_begin(wg: vec3<u32>, groups: vec3<u32>, local: u32, subgroups: u32, width: u32, subgroup: u32, lane: u32) {{
     let index = (wg.x + groups.x * (wg.y + groups.y * wg.z)) * subgroups + min(subgroup, subgroups - 1u);
     let block = index / {sample}u;
@@ -475,33 +564,9 @@ fn {p}_pick(block: u32) -> u32 {{
     return h % {sample}u;
 }}
 
-fn {p}_lanes(mask: vec4<u32>) -> u32 {{
-    let c = countOneBits(mask);
-    return c.x + c.y + c.z + c.w;
-}}
-
-fn {p}_first(mask: vec4<u32>) -> u32 {{
-    let f = firstTrailingBit(mask) + vec4<u32>(0u, 32u, 64u, 96u);
-    return select(select(select(f.w, f.z, mask.z != 0u), f.y, mask.y != 0u), f.x, mask.x != 0u);
-}}
-
-// one evaluation: the first active lane carries the subgroup's figures, the others zeros
-fn {p}_step(cond: bool) -> {p}_Step {{
-    let lanes = subgroupBallot(true);
-    let taken = subgroupBallot(cond);
-    let lead = select(0u, 1u, {p}_lane == {p}_first(lanes));
-    let none = all(taken == vec4<u32>(0u));
-    let agree = none || all(taken == lanes);
-    return {p}_Step(
-        lead * vec4<u32>(1u, {p}_lanes(lanes), {p}_lanes(taken), select(0u, 1u, agree)),
-        lead * select(1u, 0u, none),
-    );
-}}
-
-fn {p}_add(slot: u32, r: {p}_Step) {{
-    switch slot {{
-{add_cases}        default: {{}}
-    }}
+// 1 in the first active lane, 0 in the others
+fn {p}_lead() -> u32 {{
+    return select(0u, 1u, subgroupBroadcastFirst({p}_lane) == {p}_lane);
 }}
 
 fn {p}_write(slot: u32, c: vec4<u32>, s: u32) {{
@@ -516,21 +581,10 @@ fn {p}_write(slot: u32, c: vec4<u32>, s: u32) {{
 // where lanes leave: their counters summed over the subgroup, written by its first lane
 fn {p}_end() {{
     if ({p}_on) {{
-        let lead = {p}_lane == {p}_first(subgroupBallot(true));
+        let lead = {p}_lead() == 1u;
 {flush}    }}
 }}
-
-fn {p}_cond(site: u32, cond: bool) -> bool {{
-    if ({p}_on) {{
-        {p}_add(site, {p}_step(cond));
-    }}
-    return cond;
-}}
-{switches}
-fn {p}_enter(site: u32) {{
-    {p}_cond(site, true);
-}}
-"#
+{functions}"#
             )
         }
         Counting::Trace { events } => format!(

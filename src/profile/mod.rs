@@ -6,7 +6,7 @@
 //! [`Site`] keeps its line, column and source text. The probe's records buffer goes at a
 //! group the shader does not use.
 //!
-//! With subgroups the probe counts per subgroup with ballots ([`Counting::Subgroups`]): per site
+//! With subgroups the probe counts per subgroup with subgroup votes ([`Counting::Subgroups`]): per site
 //! `evaluations` (subgroup-steps at which a lane evaluated it), `active_lanes`, `taken_lanes`
 //! and `uniform_evaluations` ([`SiteCounts`]). Without (GL), each invocation records its
 //! outcomes and subgroups of any width are emulated on the host ([`Counting::Trace`]); the

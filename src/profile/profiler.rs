@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 pub struct ProfilerOptions {
     /// The largest dispatch that one [`Profiler::resolve`] covers (the records are sized for it).
     pub workgroups: [u32; 3],
-    /// None: ballots on the device's subgroups when it has `SUBGROUP`, else each invocation's
+    /// None: votes on the device's subgroups when it has `SUBGROUP`, else each invocation's
     /// outcomes with host emulation at `width`.
     pub counting: Option<Counting>,
     /// Width of the emulated subgroups (trace mode).

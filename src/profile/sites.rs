@@ -121,6 +121,25 @@ pub(crate) struct EntryAnalysis {
     pub workgroup_size: [u32; 3],
     /// Byte offsets of the entry point's `return` statements.
     pub returns: Vec<usize>,
+    /// The functions the entry point calls (directly or not): name, and the byte range of
+    /// `fn name(...) { ... }` with the offset of the name.
+    pub functions: Vec<CalledFunction>,
+    /// Every call in the entry point and those functions: the callee's name and the byte
+    /// offset where the call writes it (None where that is not known).
+    pub calls: Vec<(String, Option<usize>)>,
+    /// Whether the entry point or a function it calls has a barrier or workgroupUniformLoad
+    /// (which every invocation of a workgroup must reach together).
+    pub synchronises: bool,
+}
+
+/// A function an entry point calls, where it is written.
+#[derive(Clone, Debug)]
+pub(crate) struct CalledFunction {
+    pub name: String,
+    /// From `fn` to just after the closing `}`.
+    pub range: Range<usize>,
+    /// Byte offset of the name after `fn`.
+    pub name_at: usize,
 }
 
 /// The source with comments blanked (same byte offsets), so searches skip commented-out code.
@@ -241,6 +260,8 @@ struct Walker<'a> {
     sites: Vec<FoundSite>,
     /// Functions called, with the byte offset of the call.
     calls: Vec<(naga::Handle<naga::Function>, Option<usize>)>,
+    /// Whether a barrier or workgroupUniformLoad was seen.
+    synchronises: bool,
 }
 
 impl Walker<'_> {
@@ -435,6 +456,9 @@ impl Walker<'_> {
                 }
                 naga::Statement::Block(b) => self.block(b, loops, None),
                 naga::Statement::Call { function, .. } => self.calls.push((*function, span.to_range().map(|r| r.start))),
+                naga::Statement::ControlBarrier(_) | naga::Statement::MemoryBarrier(_) | naga::Statement::WorkGroupUniformLoad { .. } => {
+                    self.synchronises = true
+                }
                 _ => {}
             }
         }
@@ -478,7 +502,7 @@ pub(crate) fn analyse_sized(
 
     let mut found = Vec::new();
     let walk = |function: &naga::Function, finfo: &naga::valid::FunctionInfo, name: String, entry_site: Option<usize>| {
-        let mut w = Walker { src, masked: &masked, module, info: finfo, name, sites: Vec::new(), calls: Vec::new() };
+        let mut w = Walker { src, masked: &masked, module, info: finfo, name, sites: Vec::new(), calls: Vec::new(), synchronises: false };
         if let Some(fn_at) = entry_site {
             if let Some((_, close, brace_end)) = signature(&masked, fn_at) {
                 let name_at = fn_at + 2 + masked[fn_at + 2..].iter().take_while(|c| c.is_ascii_whitespace()).count();
@@ -496,12 +520,14 @@ pub(crate) fn analyse_sized(
             }
         }
         w.block(&function.body, &[], None);
-        (w.sites, w.calls)
+        (w.sites, w.calls, w.synchronises)
     };
-    let (sites, mut pending) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
+    let (sites, mut pending, mut synchronises) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
     append(&mut found, sites);
     let mut callers: Vec<(naga::Handle<naga::Function>, usize)> = pending.iter().filter_map(|&(h, at)| Some((h, at?))).collect();
+    let mut every_call = pending.clone();
     let mut visited = Vec::new();
+    let mut functions = Vec::new();
     while let Some((h, _)) = pending.pop() {
         if visited.contains(&h) {
             continue;
@@ -509,9 +535,17 @@ pub(crate) fn analyse_sized(
         visited.push(h);
         let f = &module.functions[h];
         let fn_at = module.functions.get_span(h).to_range().map(|r| r.start).filter(|&s| masked[s..].starts_with(b"fn"));
-        let (sites, calls) = walk(f, &info[h], f.name.clone().unwrap_or_default(), fn_at);
+        if let Some((at, (_, _, brace_end))) = fn_at.and_then(|at| Some((at, signature(&masked, at)?))) {
+            if let Some(close) = matching_close(&masked, brace_end - 1) {
+                let name_at = at + 2 + masked[at + 2..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+                functions.push(CalledFunction { name: f.name.clone().unwrap_or_default(), range: at..close + 1, name_at });
+            }
+        }
+        let (sites, calls, barrier) = walk(f, &info[h], f.name.clone().unwrap_or_default(), fn_at);
+        synchronises |= barrier;
         append(&mut found, sites);
         callers.extend(calls.iter().filter_map(|&(h, at)| Some((h, at?))));
+        every_call.extend(calls.iter().copied());
         pending.extend(calls);
     }
     for s in found.iter_mut().filter(|s| s.site.kind == SiteKind::Call) {
@@ -546,7 +580,18 @@ pub(crate) fn analyse_sized(
     let params_empty = masked[open + 1..close].iter().all(u8::is_ascii_whitespace);
     let mut returns = Vec::new();
     entry_returns(&masked, &ep.function.body, &mut returns);
+    let calls = every_call
+        .iter()
+        .map(|&(h, at)| {
+            let name = module.functions[h].name.clone().unwrap_or_default();
+            let at = at.filter(|&at| !name.is_empty() && masked[at..].starts_with(name.as_bytes()));
+            (name, at)
+        })
+        .collect();
     Ok(EntryAnalysis {
+        synchronises,
+        functions,
+        calls,
         sites: found,
         builtins,
         params_start: open + 1,

@@ -242,7 +242,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     let mut text = String::new();
     text += &format!("adapter: {} [{}]\n", run.adapter, gpu.info().driver);
     text += &match (s.source, run.counting) {
-        (CountSource::GpuProbe, _) => format!("counts: GPU probe (ballots on native subgroups of {})\n", s.subgroup_width),
+        (CountSource::GpuProbe, _) => format!("counts: GPU probe (votes on native subgroups of {})\n", s.subgroup_width),
         (CountSource::HostEmulation, Counting::Trace { events }) => format!(
             "counts: host emulation of subgroups of {} from each invocation's recorded outcomes (up to {events}){}\n",
             s.subgroup_width,
