@@ -10,7 +10,7 @@ static FONT: std::sync::Once = std::sync::Once::new();
 
 /// Gives plotters its one font (in a browser page the browser letters plots instead,
 /// `report::browser_text`).
-fn register_font() {
+pub(crate) fn register_font() {
     #[cfg(not(target_arch = "wasm32"))]
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
@@ -64,7 +64,12 @@ pub fn png_bytes(figure: &Figure) -> Result<Vec<u8>> {
     #[cfg(target_arch = "wasm32")]
     let bitmap = super::browser_text::BrowserText::new(bitmap)?;
     draw(figure, bitmap)?;
-    let encoding = |e: png::EncodingError| Error::invalid("plot", format!("encoding the PNG: {e}"));
+    encode_png(&rgb, (width, height))
+}
+
+/// 8-bit RGB pixels (`width × height × 3` bytes) as PNG bytes.
+pub(crate) fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>> {
+    let encoding = |e: png::EncodingError| Error::invalid("PNG", format!("encoding it: {e}"));
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(png::ColorType::Rgb);
@@ -72,7 +77,7 @@ pub fn png_bytes(figure: &Figure) -> Result<Vec<u8>> {
     // a filter per row, as image's encoder chose: plots compress several times smaller
     encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
     let mut writer = encoder.write_header().map_err(encoding)?;
-    writer.write_image_data(&rgb).map_err(encoding)?;
+    writer.write_image_data(rgb).map_err(encoding)?;
     writer.finish().map_err(encoding)?;
     Ok(out)
 }
