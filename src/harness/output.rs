@@ -39,9 +39,12 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(p) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
     }
-    let (tmp, mut file) = create_temporary(path)?;
-    let written = file.write_all(bytes).and_then(|_| file.sync_all());
-    drop(file);
+    let (tmp, file) = create_temporary(path)?;
+    // closed before the rename
+    let written = {
+        let mut file = file;
+        file.write_all(bytes).and_then(|_| file.sync_all())
+    };
     written.and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)

@@ -126,7 +126,7 @@ impl Classes {
 }
 
 fn check_len(n: usize) -> Result<()> {
-    if n > MAX_ELEMENTS {
+    if u32::try_from(n).is_err() {
         return Err(Error::invalid("element count", format!("{n} elements; index arrays are u32, so at most {MAX_ELEMENTS}")));
     }
     Ok(())

@@ -58,7 +58,7 @@ impl LamPlan {
     /// [`LamPlan::new`] for class ids computed elsewhere; `count` is the number of classes.
     pub fn from_ids(ids: &[u32], count: usize, width: u32) -> Result<LamPlan> {
         check_width(width)?;
-        if ids.len() > super::classes::MAX_ELEMENTS {
+        if u32::try_from(ids.len()).is_err() {
             return Err(Error::invalid("element count", format!("{} elements do not fit u32 positions", ids.len())));
         }
         let sizes = class_sizes(ids, count)?;

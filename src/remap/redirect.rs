@@ -21,7 +21,7 @@ pub fn redirect_index(classes: &Classes) -> Vec<u32> {
 
 /// [`redirect_index`] for class ids computed elsewhere; `count` is the number of classes.
 pub fn redirect_index_of(ids: &[u32], count: usize) -> Result<Vec<u32>> {
-    if ids.len() > super::classes::MAX_ELEMENTS {
+    if u32::try_from(ids.len()).is_err() {
         return Err(Error::invalid("element count", format!("{} elements do not fit a u32 index array", ids.len())));
     }
     let sizes = class_sizes(ids, count)?;
@@ -74,7 +74,7 @@ pub(crate) fn counting_sort(ids: &[u32], sizes: &[usize]) -> Vec<u32> {
 /// destination array. Errors when `index` is not a permutation of `0..n`.
 pub fn inverse(index: &[u32]) -> Result<Vec<u32>> {
     const UNSET: u32 = u32::MAX;
-    if index.len() > super::classes::MAX_ELEMENTS {
+    if u32::try_from(index.len()).is_err() {
         return Err(Error::invalid("index array", format!("{} entries do not fit u32 positions", index.len())));
     }
     let mut inv = vec![UNSET; index.len()];
