@@ -23,6 +23,9 @@ log="$out/remap_any.log"
 : > "$log"
 work() { python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<I', $1))" > "$out/work$1.bin"; echo "$out/work$1.bin"; }
 
+# REPEATS more processes of the scattered loop with each index (redirect: host, gpu: GpuRegroup)
+# follow the rows, OUT_DIR/repeat/<strategy>-<k>.json: its remapped time varies from one process
+# to the next.
 # name|shader|strategy|input spec|output spec|work (the kernel without divergence first: it
 # also brings the GPU's clocks up before the divergent rows)
 ROWS="
@@ -33,6 +36,9 @@ newton_tolerance|$F/newton_tolerance.wgsl|redirect|f32:$N:random:3|f32:$N:zero|3
 scattered_loop_auto|$F/scattered_loop.wgsl|auto|u32:$N:random:1|u32:$N:zero|16
 kinds_switch_auto|$F/kinds_switch.wgsl|auto|u32:$N:random:2|u32:$N:zero|8
 newton_tolerance_auto|$F/newton_tolerance.wgsl|auto|f32:$N:random:3|f32:$N:zero|32
+scattered_loop_gpu|$F/scattered_loop.wgsl|gpu|u32:$N:random:1|u32:$N:zero|16
+kinds_switch_gpu|$F/kinds_switch.wgsl|gpu|u32:$N:random:2|u32:$N:zero|8
+newton_tolerance_gpu|$F/newton_tolerance.wgsl|gpu|f32:$N:random:3|f32:$N:zero|32
 "
 echo "$ROWS" | while IFS='|' read -r name shader strategy input output w; do
     [ -z "$name" ] && continue
@@ -40,4 +46,13 @@ echo "$ROWS" | while IFS='|' read -r name shader strategy input output w; do
     "$B" remap "$shader" --workgroups 65535 --bind "0=$input" --bind "1=$output" --bind "2=file:$(work "$w")" \
         --strategy "$strategy" --samples "$S" --dispatches "$D" --json "$out/$name.json" > "$out/$name.txt" 2>&1
     echo "$name: exit $? in $(( $(date +%s) - started )) s" >> "$log"
+done
+mkdir -p "$out/repeat"
+for k in $(seq 1 "${REPEATS:-4}"); do
+    for strategy in redirect gpu; do
+        "$B" remap "$F/scattered_loop.wgsl" --workgroups 65535 --bind "0=u32:$N:random:1" --bind "1=u32:$N:zero" \
+            --bind "2=file:$(work 16)" --strategy "$strategy" --samples "$S" --dispatches "$D" \
+            --json "$out/repeat/$strategy-$k.json" > "$out/repeat/$strategy-$k.txt" 2>&1
+        echo "repeat $strategy $k: exit $?" >> "$log"
+    done
 done
