@@ -17,7 +17,7 @@ use egui::accesskit::Role;
 use egui_kittest::kittest::{by, NodeT, Queryable};
 use egui_kittest::Harness;
 use simtlab::gpu::BufferKind;
-use simtlab::profile::{self, BindingSpec, ProfileRequest, ProfileRun};
+use simtlab::profile::{self, BindingSpec, ProfileRequest, ProfileRun, ShaderDispatch};
 use simtlab::pt::Tier;
 use simtlab::ui::explorer::shader::{efficiency_color, ShaderView};
 use simtlab::{Gpu, GpuOptions};
@@ -48,20 +48,8 @@ fn loaded(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> ShaderView {
 fn reference(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> ProfileRun {
     let (gpu, _) = common::gpu_with_subgroups().expect("checked by the caller");
     let wgsl = std::fs::read_to_string(fixture(file)).unwrap();
-    let request = ProfileRequest {
-        file,
-        wgsl: &wgsl,
-        entry: "main",
-        workgroups: [workgroups, 1, 1],
-        bindings: binds.iter().map(|(k, s)| (k.to_string(), s.parse::<BindingSpec>().unwrap())).collect(),
-        width: None,
-        emulate: false,
-        trace_events: profile::DEFAULT_TRACE_EVENTS,
-        slot: None,
-        samples: 1,
-        overrides: Vec::new(),
-        sample: 1,
-    };
+    let bindings = binds.iter().map(|(k, s)| (k.to_string(), s.parse::<BindingSpec>().unwrap())).collect();
+    let request = ProfileRequest::new(ShaderDispatch { bindings, ..ShaderDispatch::new(file, &wgsl, "main", [workgroups, 1, 1]) });
     profile::profile(&gpu, &request).unwrap()
 }
 

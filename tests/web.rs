@@ -134,24 +134,13 @@ fn main(ids: Ids) {
 /// page's subgroups equal the host emulation's at that width, and the output is the CPU's.
 #[wasm_bindgen_test]
 async fn a_users_shader_is_profiled_in_the_page() {
-    use simtlab::profile::{profile_async, BindingSpec, CountSource, ProfileRequest};
+    use simtlab::profile::{profile_async, BindingSpec, CountSource, ProfileRequest, ShaderDispatch};
     use std::sync::atomic::AtomicBool;
     let gpu = gpu().await;
     let wgsl = include_str!("fixtures/profile/collatz.wgsl");
-    let request = ProfileRequest {
-        file: "collatz.wgsl",
-        wgsl,
-        entry: "main",
-        workgroups: [5, 1, 1],
-        bindings: vec![("values".into(), BindingSpec::U32Random(300, 4)), ("steps".into(), BindingSpec::U32Zero(300))],
-        width: None,
-        emulate: false,
-        trace_events: 1024,
-        slot: None,
-        samples: 2,
-        overrides: Vec::new(),
-        sample: 1,
-    };
+    let bindings = vec![("values".into(), BindingSpec::U32Random(300, 4)), ("steps".into(), BindingSpec::U32Zero(300))];
+    let shader = ShaderDispatch { bindings, ..ShaderDispatch::new("collatz.wgsl", wgsl, "main", [5, 1, 1]) };
+    let request = ProfileRequest { trace_events: 1024, samples: 2, ..ProfileRequest::new(shader) };
     let never = AtomicBool::new(false);
     let mut steps = Vec::new();
     let on_gpu = profile_async(&gpu, &request, &never, &mut |s| steps.push(s.done)).await.unwrap_or_else(|e| panic!("{e}"));

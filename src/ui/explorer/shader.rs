@@ -27,7 +27,7 @@ use egui::{Color32, ProgressBar, RichText, ScrollArea, Ui};
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::occupancy::{find_arch, Launch};
-use crate::profile::{self, BindingSpec, CountSource, ProfileRequest, ProfileRun, ProfileStep, DEFAULT_TRACE_EVENTS};
+use crate::profile::{self, BindingSpec, CountSource, ProfileRequest, ProfileRun, ProfileStep, ShaderDispatch, DEFAULT_TRACE_EVENTS};
 use crate::pt::user::{self, PtRequest, PtRun, QueueOptions};
 use crate::pt::{PtOptions, Runtime, Tier};
 use crate::ui::overlay::{ColorBy, HeatMap, OccupancyPanel};
@@ -673,19 +673,13 @@ impl Job {
             };
         }
         send(Message::Opened(format!("profiling on {}", gpu.adapter_name())));
+        let shader = ShaderDispatch { bindings: r.bindings.clone(), ..ShaderDispatch::new(&r.name, &r.source, &r.entry, r.workgroups) };
         let request = ProfileRequest {
-            file: &r.name,
-            wgsl: &r.source,
-            entry: &r.entry,
-            workgroups: r.workgroups,
-            bindings: r.bindings.clone(),
             width: r.emulate_width,
             emulate: r.emulate_width.is_some(),
             trace_events: DEFAULT_TRACE_EVENTS,
-            slot: None,
             samples: r.samples,
-            overrides: Vec::new(),
-            sample: 1,
+            ..ProfileRequest::new(shader)
         };
         match profile::profile_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await {
             Ok(run) => {
