@@ -130,6 +130,25 @@ fn the_gpu_strategy_builds_the_index_on_the_gpu() {
 }
 
 #[test]
+fn auto_takes_the_gpu_index_where_the_model_prefers_it() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let wgsl = fixture("kinds_switch.wgsl");
+    let mut req = request("kinds_switch.wgsl", &wgsl, BindingSpec::U32Random(N, 12), BindingSpec::U32Zero(N), Strategy::Auto);
+    req.dispatches = 1000;
+    let run = remap_run(&gpu, &req).unwrap();
+    // the model weighs the GPU's regroup against the host's counting sort: the GPU's costs less
+    assert_eq!(run.decision.strategy, Strategy::GpuRegroup, "{}", run.decision.reason);
+    assert!(run.decision.reason.contains("Also considered: ") && run.decision.reason.contains("redirect"), "{}", run.decision.reason);
+    assert!(run.outputs_identical);
+    // what runs is the GPU's index, unless it measured slower end to end (then as written)
+    match run.strategy {
+        Strategy::GpuRegroup => assert!(run.speedup >= 1.0 && run.index_seconds > 0.0, "{}", run.reason),
+        Strategy::None => assert!(run.reason.contains("measured slower"), "{}", run.reason),
+        other => panic!("{other}: {}", run.reason),
+    }
+}
+
+#[test]
 fn auto_leaves_a_kernel_without_divergence_as_written_and_says_why() {
     let gpu = common::gpu();
     let wgsl = fixture("uniform_scale.wgsl");
