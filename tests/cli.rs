@@ -208,3 +208,25 @@ fn an_interrupted_reproduction_keeps_its_points_refuses_a_second_writer_and_resu
     let other = run(&["reproduce", "--paper", "zhang", "--out", &out_arg, "--resume"]);
     assert_refused(&other, "Quick");
 }
+
+#[test]
+fn remap_takes_overrides_and_builds_the_index_on_the_gpu() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let shader = format!("{}/tests/fixtures/remap/override_loop.wgsl", env!("CARGO_MANIFEST_DIR"));
+    let args = ["remap", &shader, "--workgroups", "128", "--bind", "trips=u32:4096:random:31", "--bind", "mixed=u32:4096:zero"];
+    // `multiplier` has no default: without --override the command says which flag gives it
+    assert_refused(&run(&args), "--override");
+    let out = run(&[
+        &args[..],
+        &["--override", "block=32", "--override", "multiplier=69069", "--strategy", "gpu", "--samples", "1", "--json", "-"],
+    ]
+    .concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
+    assert_eq!((run["strategy"].as_str(), run["outputs_identical"].as_bool()), (Some("gpu"), Some(true)), "{run}");
+    assert!(run["after"]["simt_efficiency"].as_f64().unwrap() >= 0.8, "{run}");
+    assert!(run["index_seconds"].as_f64().unwrap() > 0.0 && run["classes_seconds"].as_f64().is_some(), "{run}");
+    assert!(text(&out.stderr).contains("index built in") && text(&out.stderr).contains("on the GPU"), "{}", text(&out.stderr));
+}

@@ -6,7 +6,9 @@ mod common;
 
 use simtlab::divergence::ProbeRecords;
 use simtlab::gpu::{shader, BufferKind, Step};
-use simtlab::profile::{self, instrument, BindingSpec, CountSource, InstrumentOptions, ProfileRequest, SiteCounts, SiteKind};
+use simtlab::profile::{
+    self, instrument, BindingSpec, CountSource, InstrumentOptions, ProfileRequest, ShaderDispatch, SiteCounts, SiteKind,
+};
 use simtlab::rng::Rng;
 use simtlab::Error;
 
@@ -15,19 +17,10 @@ fn fixture(name: &str) -> String {
 }
 
 fn request<'a>(file: &'a str, wgsl: &'a str, workgroups: u32, bindings: Vec<(&str, BindingSpec)>) -> ProfileRequest<'a> {
+    let bindings = bindings.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     ProfileRequest {
-        file,
-        wgsl,
-        entry: "main",
-        workgroups: [workgroups, 1, 1],
-        bindings: bindings.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        width: None,
-        emulate: false,
         trace_events: 1024,
-        slot: None,
-        samples: 1,
-        overrides: Vec::new(),
-        sample: 1,
+        ..ProfileRequest::new(ShaderDispatch { bindings, ..ShaderDispatch::new(file, wgsl, "main", [workgroups, 1, 1]) })
     }
 }
 
@@ -139,12 +132,12 @@ fn gpu_probe_equals_host_emulation_with_calls_early_returns_switches_and_break_i
         let on_gpu = profile::profile(&gpu, &case).unwrap();
         let emulated = profile::profile(&gpu, &ProfileRequest { emulate: true, ..case.clone() }).unwrap();
         assert_eq!(on_gpu.counts.width, native);
-        assert_eq!(emulated.counts.per_subgroup, on_gpu.counts.per_subgroup, "{}", case.file);
+        assert_eq!(emulated.counts.per_subgroup, on_gpu.counts.per_subgroup, "{}", case.shader.file);
         assert!(on_gpu.outputs_identical && emulated.outputs_identical);
         assert_eq!(on_gpu.outputs, emulated.outputs);
         let totals = on_gpu.counts.totals();
-        assert!(totals.iter().all(|c| c.evaluations > 0), "every site of {} runs: {totals:?}", case.file);
-        assert!(totals.iter().any(|c| c.uniform_evaluations < c.evaluations), "{} diverges", case.file);
+        assert!(totals.iter().all(|c| c.evaluations > 0), "every site of {} runs: {totals:?}", case.shader.file);
+        assert!(totals.iter().any(|c| c.uniform_evaluations < c.evaluations), "{} diverges", case.shader.file);
     }
 }
 

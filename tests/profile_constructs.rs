@@ -8,7 +8,7 @@
 mod common;
 
 use simtlab::gpu::shader::{preprocess_text, ShaderSource};
-use simtlab::profile::{self, instrument, BindingSpec, CountSource, Counting, InstrumentOptions, ProfileRequest, SiteKind};
+use simtlab::profile::{self, instrument, BindingSpec, CountSource, Counting, InstrumentOptions, ProfileRequest, ShaderDispatch, SiteKind};
 use simtlab::rng::Rng;
 use simtlab::Gpu;
 use std::time::Duration;
@@ -188,20 +188,9 @@ fn every_construct_entry_point_gives_the_same_outputs_instrumented_and_the_probe
     let mut ran = Vec::new();
     for case in cases() {
         let source = &sources.iter().find(|(n, _)| n == case.file).unwrap().1;
-        let request = ProfileRequest {
-            file: case.file,
-            wgsl: &source.text,
-            entry: case.entry,
-            workgroups: [case.workgroups, 1, 1],
-            bindings: case.bindings.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-            width: None,
-            emulate: false,
-            trace_events: 256,
-            slot: None,
-            samples: 1,
-            overrides: Vec::new(),
-            sample: 1,
-        };
+        let bindings = case.bindings.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let shader = ShaderDispatch { bindings, ..ShaderDispatch::new(case.file, &source.text, case.entry, [case.workgroups, 1, 1]) };
+        let request = ProfileRequest { trace_events: 256, ..ProfileRequest::new(shader) };
         let what = format!("{} {}", case.file, case.entry);
         let on_gpu = profile::profile(&gpu, &request).unwrap_or_else(|e| panic!("{what}: {e}"));
         let emulated =

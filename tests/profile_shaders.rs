@@ -5,7 +5,7 @@
 
 mod common;
 
-use simtlab::profile::{self, BindingSpec, CountSource, ProfileRequest, SiteCounts, SiteKind, TextureFill, TextureSpec};
+use simtlab::profile::{self, BindingSpec, CountSource, ProfileRequest, ShaderDispatch, SiteCounts, SiteKind, TextureFill, TextureSpec};
 use simtlab::rng::Rng;
 
 fn fixture(name: &str) -> String {
@@ -13,19 +13,10 @@ fn fixture(name: &str) -> String {
 }
 
 fn request<'a>(file: &'a str, wgsl: &'a str, entry: &'a str, workgroups: u32, bindings: Vec<(&str, BindingSpec)>) -> ProfileRequest<'a> {
+    let bindings = bindings.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     ProfileRequest {
-        file,
-        wgsl,
-        entry,
-        workgroups: [workgroups, 1, 1],
-        bindings: bindings.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        width: None,
-        emulate: false,
         trace_events: 1024,
-        slot: None,
-        samples: 1,
-        overrides: Vec::new(),
-        sample: 1,
+        ..ProfileRequest::new(ShaderDispatch { bindings, ..ShaderDispatch::new(file, wgsl, entry, [workgroups, 1, 1]) })
     }
 }
 
@@ -40,13 +31,13 @@ fn bytes(w: &[u32]) -> BindingSpec {
 /// Runs `request` on the GPU probe and emulated at the native width; asserts the outputs are
 /// unchanged by the probe and the two counts are equal; returns the GPU run.
 fn probe_equals_emulation(gpu: &simtlab::Gpu, request: &ProfileRequest) -> profile::ProfileRun {
-    let on_gpu = profile::profile(gpu, request).unwrap_or_else(|e| panic!("{}: {e}", request.file));
+    let on_gpu = profile::profile(gpu, request).unwrap_or_else(|e| panic!("{}: {e}", request.shader.file));
     let emulated = profile::profile(gpu, &ProfileRequest { emulate: true, ..request.clone() }).unwrap();
     assert_eq!(on_gpu.counts.source, CountSource::GpuProbe);
-    assert!(on_gpu.outputs_identical && emulated.outputs_identical, "{}: outputs differ with the probe", request.file);
-    assert_eq!(on_gpu.outputs, emulated.outputs, "{}", request.file);
-    assert_eq!(on_gpu.counts.per_subgroup, emulated.counts.per_subgroup, "{}: probe and emulation differ", request.file);
-    assert_eq!(on_gpu.counts.per_subgroup_cases, emulated.counts.per_subgroup_cases, "{}: clauses differ", request.file);
+    assert!(on_gpu.outputs_identical && emulated.outputs_identical, "{}: outputs differ with the probe", request.shader.file);
+    assert_eq!(on_gpu.outputs, emulated.outputs, "{}", request.shader.file);
+    assert_eq!(on_gpu.counts.per_subgroup, emulated.counts.per_subgroup, "{}: probe and emulation differ", request.shader.file);
+    assert_eq!(on_gpu.counts.per_subgroup_cases, emulated.counts.per_subgroup_cases, "{}: clauses differ", request.shader.file);
     on_gpu
 }
 
@@ -70,22 +61,26 @@ fn overrides_set_the_workgroup_size_and_constants_and_defaults_fill_the_rest() {
     };
     let base = request("overrides.wgsl", &wgsl, "main", 32, vec![("data", bytes(&values))]);
     // block = 16 by name, factor = 3, limit by its @id
-    let given = ProfileRequest { overrides: vec![("block".into(), 16.0), ("factor".into(), 3.0), ("7".into(), 40.0)], ..base.clone() };
+    let with = |overrides: Vec<(String, f64)>, workgroups: u32| {
+        let mut r = base.clone();
+        r.shader.overrides = overrides;
+        r.shader.workgroups = [workgroups, 1, 1];
+        r
+    };
+    let given = with(vec![("block".into(), 16.0), ("factor".into(), 3.0), ("7".into(), 40.0)], 32);
     let run = probe_equals_emulation(&gpu, &given);
     assert_eq!(run.workgroup_size, [16, 1, 1]);
     assert_eq!(words(&run, "data"), steps(3, 40));
     assert!(run.counts.totals().iter().any(|c| c.uniform_evaluations < c.evaluations));
     // defaults for block (64) and limit (48): 512 invocations are 8 workgroups
-    let defaults = ProfileRequest { overrides: vec![("factor".into(), 5.0)], workgroups: [8, 1, 1], ..base.clone() };
+    let defaults = with(vec![("factor".into(), 5.0)], 8);
     let run = probe_equals_emulation(&gpu, &defaults);
     assert_eq!(run.workgroup_size, [64, 1, 1]);
     assert_eq!(words(&run, "data"), steps(5, 48));
     // an override without a default must be given, and only the shader's may be
     let e = profile::profile(&gpu, &base).unwrap_err().to_string();
-    assert!(e.contains("override factor") && e.contains("--override factor=VALUE"), "{e}");
-    let e = profile::profile(&gpu, &ProfileRequest { overrides: vec![("factor".into(), 3.0), ("nope".into(), 1.0)], ..base })
-        .unwrap_err()
-        .to_string();
+    assert!(e.contains("override factor") && e.contains("(factor=VALUE)"), "{e}");
+    let e = profile::profile(&gpu, &with(vec![("factor".into(), 3.0), ("nope".into(), 1.0)], 32)).unwrap_err().to_string();
     assert!(e.contains("'nope'") && e.contains("block") && e.contains("limit (@id(7))"), "{e}");
 }
 
@@ -119,7 +114,7 @@ fn a_storage_texture_is_filled_and_read_back_as_an_output() {
     let values = Rng::new(5).vec_u32(32 * 32);
     let out = TextureSpec { size: [32, 32, 1], format: wgpu::TextureFormat::R32Uint, fill: TextureFill::Random(2) };
     let mut req = request("storage_texture.wgsl", &wgsl, "main", 4, vec![("values", bytes(&values)), ("out", BindingSpec::Texture(out))]);
-    req.workgroups = [4, 4, 1];
+    req.shader.workgroups = [4, 4, 1];
     let run = probe_equals_emulation(&gpu, &req);
     assert_eq!(run.workgroup_size, [8, 8, 1]);
     let expected: Vec<u32> = values.iter().map(|&v| if v % 3 == 0 { v / 3 } else { v ^ 255 }).collect();

@@ -6,8 +6,8 @@
 
 mod common;
 
-use simtlab::profile::BindingSpec;
-use simtlab::remap::{remap_run, RemapRequest, RemapRun, Strategy};
+use simtlab::profile::{BindingSpec, ShaderDispatch};
+use simtlab::remap::{redirect_index_of, remap_run, RemapRequest, RemapRun, Strategy};
 use simtlab::{Error, Gpu};
 
 const N: usize = 4096;
@@ -17,13 +17,10 @@ fn fixture(name: &str) -> String {
 }
 
 fn request<'a>(file: &'a str, wgsl: &'a str, input: BindingSpec, output: BindingSpec, strategy: Strategy) -> RemapRequest<'a> {
+    // work[0] = 1: the loops as long as the data makes them
+    let bindings = vec![("0".into(), input), ("1".into(), output), ("2".into(), BindingSpec::Bytes(1u32.to_le_bytes().to_vec()))];
     RemapRequest {
-        file,
-        wgsl,
-        entry: "main",
-        workgroups: [(N / 64) as u32, 1, 1],
-        // work[0] = 1: the loops as long as the data makes them
-        bindings: vec![("0".into(), input), ("1".into(), output), ("2".into(), BindingSpec::Bytes(1u32.to_le_bytes().to_vec()))],
+        shader: ShaderDispatch { bindings, ..ShaderDispatch::new(file, wgsl, "main", [(N / 64) as u32, 1, 1]) },
         key: None,
         strategy,
         width: None,
@@ -40,14 +37,22 @@ fn output_words(run: &RemapRun, binding: u32) -> Vec<u32> {
 }
 
 fn remapped(gpu: &Gpu, name: &str, input: BindingSpec, output: BindingSpec) -> RemapRun {
+    remapped_with(gpu, name, input, output, Strategy::Redirect)
+}
+
+fn remapped_with(gpu: &Gpu, name: &str, input: BindingSpec, output: BindingSpec, strategy: Strategy) -> RemapRun {
     let wgsl = fixture(name);
-    let run = remap_run(gpu, &request(name, &wgsl, input, output, Strategy::Redirect)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let run = remap_run(gpu, &request(name, &wgsl, input, output, strategy)).unwrap_or_else(|e| panic!("{name}: {e}"));
     eprintln!(
-        "{name}: SIMT efficiency {:.3} -> {:.3}, {} classes, {}",
-        run.before.simt_efficiency, run.after.simt_efficiency, run.classes, run.reason
+        "{name} ({strategy}): SIMT efficiency {:.3} -> {:.3}, {} classes, index {:.3} ms, {}",
+        run.before.simt_efficiency,
+        run.after.simt_efficiency,
+        run.classes,
+        run.index_seconds * 1e3,
+        run.reason
     );
     assert!(run.outputs_identical, "{name}: outputs differ");
-    assert_eq!(run.strategy, Strategy::Redirect, "{name}");
+    assert_eq!(run.strategy, strategy, "{name}");
     assert!(run.after.simt_efficiency >= 0.8, "{name}: {} after", run.after.simt_efficiency);
     assert!(run.before.simt_efficiency < run.after.simt_efficiency - 0.1, "{name}: {} before", run.before.simt_efficiency);
     // the index is a permutation: every element ran exactly once
@@ -102,6 +107,48 @@ fn three_divergent_kernels_regroup_with_identical_outputs() {
 }
 
 #[test]
+fn the_gpu_strategy_builds_the_index_on_the_gpu() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    for (name, input, output) in [
+        ("scattered_loop.wgsl", BindingSpec::U32Random(N, 11), BindingSpec::U32Zero(N)),
+        ("kinds_switch.wgsl", BindingSpec::U32Random(N, 12), BindingSpec::U32Zero(N)),
+        ("newton_tolerance.wgsl", BindingSpec::F32Random(N, 13), BindingSpec::F32Zero(N)),
+    ] {
+        let run = remapped_with(&gpu, name, input.clone(), output.clone(), Strategy::GpuRegroup);
+        // the GPU's index groups equal keys: classes never go down along it, and it is the
+        // host's stable counting sort of the same classes, element for element
+        assert_eq!(run.class_ids.len(), N, "{name}");
+        let along: Vec<u32> = run.index.iter().map(|&e| run.class_ids[e as usize]).collect();
+        assert!(along.windows(2).all(|w| w[0] <= w[1]), "{name}: the GPU index does not group equal keys");
+        assert_eq!(run.index, redirect_index_of(&run.class_ids, run.classes).unwrap(), "{name}");
+        assert!(run.index_seconds > 0.0 && run.classes_seconds > 0.0, "{name}");
+        assert!(run.reason.contains("(GPU)"), "{name}: {}", run.reason);
+        // the same outputs as the host's index gives
+        let host = remapped(&gpu, name, input, output);
+        assert_eq!(host.runs.1.as_ref().unwrap().outputs, run.runs.1.as_ref().unwrap().outputs, "{name}");
+    }
+}
+
+#[test]
+fn auto_takes_the_gpu_index_where_the_model_prefers_it() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let wgsl = fixture("kinds_switch.wgsl");
+    let mut req = request("kinds_switch.wgsl", &wgsl, BindingSpec::U32Random(N, 12), BindingSpec::U32Zero(N), Strategy::Auto);
+    req.dispatches = 1000;
+    let run = remap_run(&gpu, &req).unwrap();
+    // the model weighs the GPU's regroup against the host's counting sort: the GPU's costs less
+    assert_eq!(run.decision.strategy, Strategy::GpuRegroup, "{}", run.decision.reason);
+    assert!(run.decision.reason.contains("Also considered: ") && run.decision.reason.contains("redirect"), "{}", run.decision.reason);
+    assert!(run.outputs_identical);
+    // what runs is the GPU's index, unless it measured slower end to end (then as written)
+    match run.strategy {
+        Strategy::GpuRegroup => assert!(run.speedup >= 1.0 && run.index_seconds > 0.0, "{}", run.reason),
+        Strategy::None => assert!(run.reason.contains("measured slower"), "{}", run.reason),
+        other => panic!("{other}: {}", run.reason),
+    }
+}
+
+#[test]
 fn auto_leaves_a_kernel_without_divergence_as_written_and_says_why() {
     let gpu = common::gpu();
     let wgsl = fixture("uniform_scale.wgsl");
@@ -133,7 +180,7 @@ fn a_key_binding_orders_the_invocations() {
     let ordered: Vec<u32> = run.index.iter().map(|&e| rng_words[e as usize]).collect();
     assert!(ordered.windows(2).all(|w| w[0] <= w[1]), "the index does not sort by key");
     // a key binding shorter than the dispatch is refused
-    req.bindings[0].1 = BindingSpec::Bytes(bytemuck::cast_slice(&rng_words[..100]).to_vec());
+    req.shader.bindings[0].1 = BindingSpec::Bytes(bytemuck::cast_slice(&rng_words[..100]).to_vec());
     let err = remap_run(&gpu, &req).unwrap_err().to_string();
     assert!(err.contains("100 u32 values for 4096 invocations"), "{err}");
 }
@@ -158,11 +205,9 @@ fn lane_dependent_shaders_are_refused_at_their_line_before_the_gpu_runs() {
             "local_invocation_id",
         ),
     ] {
-        let req = RemapRequest {
-            bindings: vec![("v".into(), BindingSpec::U32Zero(64))],
-            workgroups: [1, 1, 1],
-            ..request("bad.wgsl", wgsl, BindingSpec::U32Zero(1), BindingSpec::U32Zero(1), Strategy::Auto)
-        };
+        let mut req = request("bad.wgsl", wgsl, BindingSpec::U32Zero(1), BindingSpec::U32Zero(1), Strategy::Auto);
+        req.shader.bindings = vec![("v".into(), BindingSpec::U32Zero(64))];
+        req.shader.workgroups = [1, 1, 1];
         match remap_run(&gpu, &req) {
             Err(Error::Shader { file, line: at, message, .. }) => {
                 assert_eq!((file.as_str(), at), ("bad.wgsl", line), "{message}");
@@ -171,4 +216,44 @@ fn lane_dependent_shaders_are_refused_at_their_line_before_the_gpu_runs() {
             other => panic!("{expected}: {other:?}"),
         }
     }
+}
+
+#[test]
+fn overrides_reach_every_run_and_the_workgroup_size_follows_them() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let wgsl = fixture("override_loop.wgsl");
+    let trips = BindingSpec::U32Random(N, 31);
+    let bindings = vec![("trips".into(), trips.clone()), ("mixed".into(), BindingSpec::U32Zero(N))];
+    let mut req = RemapRequest {
+        shader: ShaderDispatch { bindings, ..ShaderDispatch::new("override_loop.wgsl", &wgsl, "main", [(N / 32) as u32, 1, 1]) },
+        ..request("override_loop.wgsl", &wgsl, BindingSpec::U32Zero(1), BindingSpec::U32Zero(1), Strategy::Redirect)
+    };
+    req.shader.overrides = vec![("block".into(), 32.0), ("multiplier".into(), 69069.0)];
+    let run = remap_run(&gpu, &req).unwrap();
+    eprintln!("override_loop.wgsl: SIMT efficiency {:.3} -> {:.3}", run.before.simt_efficiency, run.after.simt_efficiency);
+    // block = 32: the remapped shader linearises ids over workgroups of 32, all runs use it
+    assert_eq!(run.remapped.workgroup_size, [32, 1, 1]);
+    assert_eq!(run.runs.0.workgroup_size, [32, 1, 1]);
+    assert_eq!(run.runs.1.as_ref().unwrap().workgroup_size, [32, 1, 1]);
+    assert_eq!(run.runs.0.overrides, req.shader.overrides);
+    assert!(run.outputs_identical && run.after.simt_efficiency >= 0.8, "{}", run.after.simt_efficiency);
+    // multiplier = 69069 in effect, in the shader as written and remapped alike
+    let inputs: Vec<u32> = bytemuck::pod_collect_to_vec(&trips.bytes().unwrap());
+    let expected: Vec<u32> = (0..N as u32)
+        .map(|i| {
+            let mut x = i.wrapping_mul(2654435761).wrapping_add(1);
+            for _ in 0..inputs[i as usize] % 64 {
+                x = x.wrapping_mul(69069).wrapping_add(1013904223);
+                x ^= x >> 13;
+            }
+            x
+        })
+        .collect();
+    assert_eq!(output_words(&run, 1), expected);
+    let (_, remapped) = run.runs.1.as_ref().unwrap().outputs.iter().find(|(b, _)| b.binding == 1).unwrap();
+    assert_eq!(bytemuck::pod_collect_to_vec::<u8, u32>(remapped), expected);
+    // an override without a default must be given
+    req.shader.overrides.truncate(1);
+    let e = remap_run(&gpu, &req).unwrap_err().to_string();
+    assert!(e.contains("override multiplier") && e.contains("multiplier=VALUE"), "{e}");
 }

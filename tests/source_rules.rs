@@ -39,7 +39,7 @@ const FLAGS_LEFT: &[(&str, usize)] = &[
     ("profile/bindings.rs", 16),
     ("profile/compiled.rs", 1),
     ("profile/counts.rs", 1),
-    ("profile/instrument.rs", 2),
+    ("profile/instrument.rs", 1),
     ("profile/run.rs", 1),
     ("pt/cases/forest.rs", 2),
     ("pt/cases/gsync.rs", 2),

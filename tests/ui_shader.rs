@@ -17,7 +17,7 @@ use egui::accesskit::Role;
 use egui_kittest::kittest::{by, NodeT, Queryable};
 use egui_kittest::Harness;
 use simtlab::gpu::BufferKind;
-use simtlab::profile::{self, BindingSpec, ProfileRequest, ProfileRun};
+use simtlab::profile::{self, BindingSpec, ProfileRequest, ProfileRun, ShaderDispatch};
 use simtlab::pt::Tier;
 use simtlab::ui::explorer::shader::{efficiency_color, ShaderView};
 use simtlab::{Gpu, GpuOptions};
@@ -48,20 +48,8 @@ fn loaded(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> ShaderView {
 fn reference(file: &str, workgroups: u32, binds: &[(&str, &str)]) -> ProfileRun {
     let (gpu, _) = common::gpu_with_subgroups().expect("checked by the caller");
     let wgsl = std::fs::read_to_string(fixture(file)).unwrap();
-    let request = ProfileRequest {
-        file,
-        wgsl: &wgsl,
-        entry: "main",
-        workgroups: [workgroups, 1, 1],
-        bindings: binds.iter().map(|(k, s)| (k.to_string(), s.parse::<BindingSpec>().unwrap())).collect(),
-        width: None,
-        emulate: false,
-        trace_events: profile::DEFAULT_TRACE_EVENTS,
-        slot: None,
-        samples: 1,
-        overrides: Vec::new(),
-        sample: 1,
-    };
+    let bindings = binds.iter().map(|(k, s)| (k.to_string(), s.parse::<BindingSpec>().unwrap())).collect();
+    let request = ProfileRequest::new(ShaderDispatch { bindings, ..ShaderDispatch::new(file, &wgsl, "main", [workgroups, 1, 1]) });
     profile::profile(&gpu, &request).unwrap()
 }
 
@@ -466,4 +454,53 @@ fn on_gl_a_barrier_kernel_shows_the_runtimes_refusal() {
     }
     h.get_by_label(&error);
     assert_eq!(h.state().status(), "failed");
+}
+
+#[test]
+fn remap_shows_the_heat_maps_before_and_after_with_identical_outputs() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let mut view = ShaderView::new(&GpuOptions::default());
+    view.load_file("tests/fixtures/remap/newton_tolerance.wgsl").unwrap();
+    view.workgroups = [32, 1, 1];
+    view.samples = 1;
+    // work = [0]: the inner loop runs no step, the Newton iteration still varies per element
+    for (key, spec) in [("values", "f32:2048:random:13"), ("roots", "f32:2048:zero"), ("work", "u32:1:zero")] {
+        view.set_binding(key, spec).unwrap();
+    }
+    view.remap.strategy = simtlab::remap::Strategy::GpuRegroup;
+    let mut h = harness(view);
+    h.get_by_label("Remap").click();
+    h.step();
+    let start = Instant::now();
+    while h.state().remap.is_running() {
+        assert!(start.elapsed() < Duration::from_secs(300), "the remap did not finish: {}", h.state().remap.status());
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run();
+    assert!(h.state().remap.error().is_none(), "{:?}", h.state().remap.error());
+    let run = h.state().remap.result().unwrap().clone();
+    assert_eq!(run.strategy, simtlab::remap::Strategy::GpuRegroup);
+    assert!(run.outputs_identical && run.after.simt_efficiency >= 0.8, "{}", run.after.simt_efficiency);
+    // the view shows the run's figures: efficiencies after at least 80 %, outputs identical
+    let percent = |label: &str| -> f64 {
+        let node = h.get_by_label_contains(label);
+        let text = node.accesskit_node().label().or(node.accesskit_node().value()).unwrap_or_default().to_string();
+        text.trim_start_matches(label).trim_end_matches(" %").trim().parse().unwrap_or_else(|_| panic!("'{text}'"))
+    };
+    let after = percent("remapped: SIMT efficiency");
+    assert!(after >= 80.0, "{after}");
+    assert_eq!(format!("{after:.1}"), format!("{:.1}", 100.0 * run.after.simt_efficiency));
+    let before = percent("as written: SIMT efficiency");
+    assert_eq!(format!("{before:.1}"), format!("{:.1}", 100.0 * run.before.simt_efficiency));
+    assert!(before < after - 10.0, "{before} -> {after}");
+    h.get_by_label(&format!("after: {:.1} %", 100.0 * run.after.simt_efficiency));
+    h.get_by_label("outputs identical: every writable binding, as written and remapped");
+    h.get_by_label("decision: gpu");
+    // the two heat maps, side by side: one cell per subgroup each
+    let maps: Vec<_> = h.query_all(by().role(Role::Image)).filter_map(|n| n.accesskit_node().label().map(|l| l.to_string())).collect();
+    assert_eq!(maps.iter().filter(|l| l.starts_with("heat map: 256 warps of 8 lanes")).count(), 2, "{maps:?}");
+    h.snapshot("shader_view_remap");
 }

@@ -134,24 +134,13 @@ fn main(ids: Ids) {
 /// page's subgroups equal the host emulation's at that width, and the output is the CPU's.
 #[wasm_bindgen_test]
 async fn a_users_shader_is_profiled_in_the_page() {
-    use simtlab::profile::{profile_async, BindingSpec, CountSource, ProfileRequest};
+    use simtlab::profile::{profile_async, BindingSpec, CountSource, ProfileRequest, ShaderDispatch};
     use std::sync::atomic::AtomicBool;
     let gpu = gpu().await;
     let wgsl = include_str!("fixtures/profile/collatz.wgsl");
-    let request = ProfileRequest {
-        file: "collatz.wgsl",
-        wgsl,
-        entry: "main",
-        workgroups: [5, 1, 1],
-        bindings: vec![("values".into(), BindingSpec::U32Random(300, 4)), ("steps".into(), BindingSpec::U32Zero(300))],
-        width: None,
-        emulate: false,
-        trace_events: 1024,
-        slot: None,
-        samples: 2,
-        overrides: Vec::new(),
-        sample: 1,
-    };
+    let bindings = vec![("values".into(), BindingSpec::U32Random(300, 4)), ("steps".into(), BindingSpec::U32Zero(300))];
+    let shader = ShaderDispatch { bindings, ..ShaderDispatch::new("collatz.wgsl", wgsl, "main", [5, 1, 1]) };
+    let request = ProfileRequest { trace_events: 1024, samples: 2, ..ProfileRequest::new(shader) };
     let never = AtomicBool::new(false);
     let mut steps = Vec::new();
     let on_gpu = profile_async(&gpu, &request, &never, &mut |s| steps.push(s.done)).await.unwrap_or_else(|e| panic!("{e}"));
@@ -176,6 +165,36 @@ async fn a_users_shader_is_profiled_in_the_page() {
     assert_eq!(steps, values.iter().map(|&v| collatz(v)).collect::<Vec<_>>());
     let totals = on_gpu.counts.totals();
     assert!(totals.iter().any(|c| c.uniform_evaluations < c.evaluations), "collatz diverges: {totals:?}");
+}
+
+/// A user's shader remapped in the page (`remap_run_async`, what the explorer's Remap awaits),
+/// its index built on the GPU: outputs identical, SIMT efficiency after at least 0.8, and the
+/// index the host's stable counting sort of the same classes.
+#[wasm_bindgen_test]
+async fn a_users_shader_is_remapped_in_the_page_with_the_index_built_on_the_gpu() {
+    use simtlab::profile::{BindingSpec, ShaderDispatch};
+    use simtlab::remap::{redirect_index_of, remap_run_async, RemapRequest, Strategy};
+    use std::sync::atomic::AtomicBool;
+    let gpu = gpu().await;
+    let wgsl = include_str!("fixtures/remap/newton_tolerance.wgsl");
+    let bindings = vec![
+        ("values".into(), BindingSpec::F32Random(2048, 13)),
+        ("roots".into(), BindingSpec::F32Zero(2048)),
+        ("work".into(), BindingSpec::U32Zero(1)),
+    ];
+    let request = RemapRequest {
+        shader: ShaderDispatch { bindings, ..ShaderDispatch::new("newton_tolerance.wgsl", wgsl, "main", [32, 1, 1]) },
+        key: None,
+        strategy: Strategy::GpuRegroup,
+        width: None,
+        samples: 1,
+        slot: None,
+        dispatches: 1,
+    };
+    let run = remap_run_async(&gpu, &request, &AtomicBool::new(false), &mut |_| ()).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.strategy, Strategy::GpuRegroup);
+    assert!(run.outputs_identical && run.after.simt_efficiency >= 0.8, "{} -> {}", run.before.simt_efficiency, run.after.simt_efficiency);
+    assert_eq!(run.index, redirect_index_of(&run.class_ids, run.classes).unwrap());
 }
 
 /// The explorer's heat maps in a page: the registry's async per-warp count of micro-loop at the

@@ -13,7 +13,10 @@ on its canvas (`data-simtlab-state`, see src/ui/web.rs):
    does) and shows the same run; F5 and Ctrl+R then run it again, and the page cancels their
    reload (read off dispatched key events: headless Chromium never reloads on keys);
 4. `?workload=pt-barrier&scale=tiny&run`: a workload that waits on the GPU between steps does not
-   start, and the page says why (it never hangs the tab).
+   start, and the page says why (it never hangs the tab);
+5. `?remap=gpu`: the "Your shader" tab remaps the tolerance iteration of the remap tests in the
+   page, its index built on the GPU: every writable binding identical, SIMT efficiency after at
+   least 0.8 and above the one before, and the index a permutation that groups equal classes.
 
 A browser without a WebGPU adapter fails the test. `--screenshot FILE` saves the page after the
 first run (PNG, a page of 1400x900). Only the standard library: WebDriver is JSON over HTTP.
@@ -121,6 +124,21 @@ def check_heat_maps(state):
     # one long lane per 32 threads: every warp holding one diverges until the threads are sorted
     assert maps[0]["divergent_warps"] == n // 32 and maps[1]["divergent_warps"] < maps[0]["divergent_warps"], maps
     return maps
+
+
+def check_remap(state):
+    """The page's remap (`?remap=gpu`): the figures and the index it published."""
+    remap = state["remap"]
+    assert remap["error"] is None, f"the remap failed: {remap['error']}"
+    run, index, classes = remap["run"], remap["index"], remap["class_ids"]
+    assert run["strategy"] == "gpu" and run["outputs_identical"], run
+    before, after = run["before"]["simt_efficiency"], run["after"]["simt_efficiency"]
+    assert after >= 0.8 and after > before, f"SIMT efficiency {before} -> {after}"
+    assert run["index_seconds"] > 0 and run["classes"] == max(classes) + 1, run
+    assert sorted(index) == list(range(len(classes))), "the GPU index is no permutation"
+    along = [classes[e] for e in index]
+    assert all(a <= b for a, b in zip(along, along[1:])), "the GPU index does not group equal classes"
+    return run
 
 
 def press(base, session, *keys):
@@ -250,6 +268,14 @@ def main():
         state = wait_for(base, session, lambda s: s["error"] is not None, "pt-barrier", 60)
         assert "not in the browser" in state["error"] and not state["running"] and not state["records"], state
         print(f"pt-barrier in the page: not started, says: {state['error']}")
+
+        call(base, "POST", f"/session/{session}/url", {"url": page + "?remap=gpu"})
+        state = wait_for(base, session, lambda s: s["remap"]["error"] is not None or s["remap"]["run"] is not None,
+                         "remap", args.timeout)
+        run = check_remap(state)
+        print(f"remap in the page ({run['adapter']}): SIMT efficiency {run['before']['simt_efficiency']:.3f} -> "
+              f"{run['after']['simt_efficiency']:.3f}, {run['classes']} classes, index on the GPU in "
+              f"{run['index_seconds'] * 1e3:.3f} ms, outputs identical")
 
         # headless Chromium never reloads on keys, so the page's own cancelling of the reload is
         # read off key events dispatched to it (the canvas has no focus here: nothing runs)

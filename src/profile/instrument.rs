@@ -115,9 +115,7 @@ pub(crate) fn workgroup_size(
     let (module, _) = process_overrides(module, info, Some((naga::ShaderStage::Compute, entry)), &constants).map_err(|e| match e {
         E::MissingValue(name) => Error::invalid(
             "overrides",
-            format!(
-                "the shader's `override {name}` has no default value; give it one in overrides (simtlab profile --override {name}=VALUE)"
-            ),
+            format!("the shader's `override {name}` has no default value; give it one in overrides ({name}=VALUE)"),
         ),
         E::NotFound(name) => {
             Error::invalid("overrides", format!("'{name}' is no pipeline-overridable constant of the shader; {}", names()))

@@ -55,10 +55,10 @@ pub use counts::{decode, CountSource, Counts, Sampling, SiteCounts};
 pub use heatmap::{heatmap_png, write_heatmap};
 pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
 // what remapping a user's shader shares with instrumenting it
-pub(crate) use instrument::{free_slot, parse_source, HEADER_WORDS};
+pub(crate) use instrument::{free_slot, parse_source, workgroup_size, HEADER_WORDS};
 pub use profiler::{Profiler, ProfilerOptions};
 pub(crate) use run::trace_async;
-pub use run::{profile, profile_async, profile_with, LoopLimitReached, ProfileRequest, ProfileRun, ProfileStep};
-pub(crate) use sites::{analyse, is_ident, line_column, mask_comments};
+pub use run::{profile, profile_async, profile_with, LoopLimitReached, ProfileRequest, ProfileRun, ProfileStep, ShaderDispatch};
+pub(crate) use sites::{analyse_sized, is_ident, line_column, mask_comments};
 pub use sites::{Case, Site, SiteKind};
 pub use table::{summary, summary_with_cases, table, CaseRow, SampleError, SiteRow, Summary};

@@ -14,9 +14,11 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use web_time::Instant;
 
-/// What to profile and how.
+/// A user's shader and what one dispatch of it runs with: its entry point, workgroups, the
+/// contents of its bindings and the values of its overrides. What profiling
+/// ([`ProfileRequest`]) and remapping (`remap::RemapRequest`) both take.
 #[derive(Clone, Debug)]
-pub struct ProfileRequest<'a> {
+pub struct ShaderDispatch<'a> {
     /// Name of the shader in messages (its path).
     pub file: &'a str,
     /// The shader's WGSL.
@@ -25,8 +27,26 @@ pub struct ProfileRequest<'a> {
     pub entry: &'a str,
     /// Workgroups to dispatch.
     pub workgroups: [u32; 3],
-    /// `(binding key, contents)`: the key is the variable's name, `N` (group 0) or `G:N`.
+    /// `(binding key, contents)`: the key is the variable's name, `N` (group 0) or `G:N`; a
+    /// `var<immediate>` is given by its name like a buffer, a texture or sampler by its spec.
     pub bindings: Vec<(String, BindingSpec)>,
+    /// Values of the shader's pipeline-overridable constants (`override`), by name or `@id`;
+    /// the others keep their defaults. Workgroup sizes from overrides follow.
+    pub overrides: Vec<(String, f64)>,
+}
+
+impl<'a> ShaderDispatch<'a> {
+    /// `entry` of `wgsl` (named `file`) over `workgroups`, without bindings or overrides.
+    pub fn new(file: &'a str, wgsl: &'a str, entry: &'a str, workgroups: [u32; 3]) -> Self {
+        ShaderDispatch { file, wgsl, entry, workgroups, bindings: Vec::new(), overrides: Vec::new() }
+    }
+}
+
+/// What to profile and how.
+#[derive(Clone, Debug)]
+pub struct ProfileRequest<'a> {
+    /// The shader, its dispatch, bindings and overrides.
+    pub shader: ShaderDispatch<'a>,
     /// Emulate subgroups of this width on the host; None = the GPU's own subgroups, or
     /// [`EMULATION_WIDTH`] where the adapter has none.
     pub width: Option<u32>,
@@ -38,12 +58,16 @@ pub struct ProfileRequest<'a> {
     pub slot: Option<(u32, u32)>,
     /// Timed runs of each variant (the median is reported).
     pub samples: usize,
-    /// Values of the shader's pipeline-overridable constants (`override`), by name or `@id`;
-    /// the others keep their defaults.
-    pub overrides: Vec<(String, f64)>,
     /// Count one subgroup in `sample` (1: all); the figures are then estimates with their
     /// errors ([`Summary::sampling`]). Counting on subgroups only.
     pub sample: u32,
+}
+
+impl<'a> ProfileRequest<'a> {
+    /// A profile of `shader` on the GPU's own subgroups, one timed run, every subgroup counted.
+    pub fn new(shader: ShaderDispatch<'a>) -> Self {
+        ProfileRequest { shader, width: None, emulate: false, trace_events: super::DEFAULT_TRACE_EVENTS, slot: None, samples: 1, sample: 1 }
+    }
 }
 
 /// The result of [`profile`].
@@ -577,7 +601,7 @@ pub async fn profile_async(
     let mut step = |done: usize, what: String| {
         if cancel.load(Ordering::Relaxed) {
             return Err(Error::Cancelled {
-                what: format!("profiling {}", request.file),
+                what: format!("profiling {}", request.shader.file),
                 kept: "nothing (a run's counts are read whole); run it again".into(),
             });
         }
@@ -597,15 +621,16 @@ pub async fn profile_async(
     let Inputs { instrumented, source, bindings, specs, data, records_bytes } = inputs(gpu, request, counting)?;
 
     step(0, "building the pipelines".into())?;
-    let overrides = &request.overrides;
-    let plain = Prepared::new(gpu, request.file, &source.text, request.entry, &bindings, &specs, &data, overrides, None).await?;
+    let overrides = &request.shader.overrides;
+    let plain =
+        Prepared::new(gpu, request.shader.file, &source.text, request.shader.entry, &bindings, &specs, &data, overrides, None).await?;
     let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
-    let label = format!("{} (instrumented)", request.file);
-    let probed = Prepared::new(gpu, &label, &instrumented.wgsl, request.entry, &bindings, &specs, &data, overrides, probe).await?;
+    let label = format!("{} (instrumented)", request.shader.file);
+    let probed = Prepared::new(gpu, &label, &instrumented.wgsl, request.shader.entry, &bindings, &specs, &data, overrides, probe).await?;
 
     step(1, "running as written and instrumented".into())?;
-    let mut plain_times = vec![plain.run(gpu, request.workgroups).await?];
-    let mut probed_times = vec![probed.run(gpu, request.workgroups).await?];
+    let mut plain_times = vec![plain.run(gpu, request.shader.workgroups).await?];
+    let mut probed_times = vec![probed.run(gpu, request.shader.workgroups).await?];
     let mut outputs = Vec::new();
     let mut outputs_identical = true;
     for (i, (b, bytes)) in bindings.iter().zip(&data).enumerate() {
@@ -620,22 +645,22 @@ pub async fn profile_async(
     step(2, "reading the counts".into())?;
     let records = probed.records.as_ref().ok_or_else(|| Error::invalid("profile", "the instrumented run has no records buffer"))?;
     let words: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, records_bytes).await?);
-    let counts = decode(&instrumented, &words, request.workgroups, width)?;
+    let counts = decode(&instrumented, &words, request.shader.workgroups, width)?;
     for k in 1..request.samples {
         step(2 + k, format!("timed run {} of {}", k + 1, request.samples))?;
-        plain_times.push(plain.run(gpu, request.workgroups).await?);
-        probed_times.push(probed.run(gpu, request.workgroups).await?);
+        plain_times.push(plain.run(gpu, request.shader.workgroups).await?);
+        probed_times.push(probed.run(gpu, request.shader.workgroups).await?);
     }
     let constants: Vec<(&str, f64)> = overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    let (driver_statistics, driver_statistics_missing) = match gpu.driver_statistics(&source, request.entry, &constants) {
+    let (driver_statistics, driver_statistics_missing) = match gpu.driver_statistics(&source, request.shader.entry, &constants) {
         Ok(stats) => (Some(stats), None),
         Err(e) => (None, Some(e.to_string())),
     };
     Ok(ProfileRun {
-        file: request.file.to_string(),
-        entry: request.entry.to_string(),
+        file: request.shader.file.to_string(),
+        entry: request.shader.entry.to_string(),
         adapter: gpu.adapter_name(),
-        workgroups: request.workgroups,
+        workgroups: request.shader.workgroups,
         workgroup_size: instrumented.workgroup_size,
         slot: instrumented.slot,
         counting,
@@ -645,7 +670,7 @@ pub async fn profile_async(
             .and_then(|l| loop_limit_reached(&instrumented.sites, &counts, l, &gpu.adapter_name())),
         sites: instrumented.sites,
         cases: instrumented.cases,
-        overrides: request.overrides.clone(),
+        overrides: request.shader.overrides.clone(),
         counts,
         plain: median(plain_times),
         instrumented: median(probed_times),
@@ -673,17 +698,17 @@ fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inp
         counting,
         slot: request.slot,
         max_bind_groups: gpu.device().limits().max_bind_groups,
-        overrides: request.overrides.clone(),
+        overrides: request.shader.overrides.clone(),
         sample: request.sample,
     };
-    let instrumented = instrument(request.file, request.wgsl, request.entry, &options)?;
+    let instrumented = instrument(request.shader.file, request.shader.wgsl, request.shader.entry, &options)?;
     // the plain run takes the same preprocessed text (LF line ends) the probes went into
-    let (source, module, info) = parse_source(request.file, request.wgsl)?;
-    let bindings = entry_bindings(&source.text, &module, &info, request.entry)?;
-    check_limits(gpu, &instrumented, request.workgroups)?;
+    let (source, module, info) = parse_source(request.shader.file, request.shader.wgsl)?;
+    let bindings = entry_bindings(&source.text, &module, &info, request.shader.entry)?;
+    check_limits(gpu, &instrumented, request.shader.workgroups)?;
     check_resources(gpu, &bindings)?;
-    let specs = specs_for(&bindings, &request.bindings)?;
-    let data = contents_within(&bindings, &request.bindings, &|b, bytes| match b.resource {
+    let specs = specs_for(&bindings, &request.shader.bindings)?;
+    let data = contents_within(&bindings, &request.shader.bindings, &|b, bytes| match b.resource {
         Resource::Buffer => gpu.check_buffer_size(&b.name, bytes, if b.uniform { BufferKind::Uniform } else { BufferKind::Storage }),
         Resource::Immediate => {
             let limit = gpu.device().limits().max_immediate_size as u64;
@@ -699,7 +724,7 @@ fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inp
         }
         _ => Ok(()),
     })?;
-    let records_bytes = instrumented.records_bytes(request.workgroups, gpu.caps().subgroup_min_size.max(1));
+    let records_bytes = instrumented.records_bytes(request.shader.workgroups, gpu.caps().subgroup_min_size.max(1));
     gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
 
     Ok(Inputs { instrumented, source, bindings, specs, data, records_bytes })
@@ -712,9 +737,11 @@ fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inp
 pub(crate) async fn trace_async(gpu: &Gpu, request: &ProfileRequest<'_>, events: u32) -> Result<(Vec<u32>, Timing)> {
     let Inputs { instrumented, bindings, specs, data, records_bytes, .. } = inputs(gpu, request, Counting::Trace { events })?;
     let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
-    let label = format!("{} (key pass)", request.file);
-    let traced = Prepared::new(gpu, &label, &instrumented.wgsl, request.entry, &bindings, &specs, &data, &request.overrides, probe).await?;
-    let timing = traced.run(gpu, request.workgroups).await?;
+    let label = format!("{} (key pass)", request.shader.file);
+    let traced =
+        Prepared::new(gpu, &label, &instrumented.wgsl, request.shader.entry, &bindings, &specs, &data, &request.shader.overrides, probe)
+            .await?;
+    let timing = traced.run(gpu, request.shader.workgroups).await?;
     let records = traced.records.as_ref().ok_or_else(|| Error::invalid("key pass", "the instrumented run has no records buffer"))?;
     Ok((bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, records_bytes).await?), timing))
 }

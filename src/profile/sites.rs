@@ -465,13 +465,9 @@ impl Walker<'_> {
     }
 }
 
-/// The sites of compute entry point `entry` and of every function it calls, in source order.
-pub(crate) fn analyse(src: &str, module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &str) -> Result<EntryAnalysis> {
-    analyse_sized(src, module, info, entry, None)
-}
-
-/// [`analyse`] where `workgroup_size` is the entry point's size with pipeline overrides
-/// resolved (None: the shader must give it without overrides).
+/// The sites of compute entry point `entry` and of every function it calls, in source order;
+/// `workgroup_size` is the entry point's size with pipeline overrides resolved (None: the
+/// shader must give it without overrides).
 pub(crate) fn analyse_sized(
     src: &str,
     module: &naga::Module,

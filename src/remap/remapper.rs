@@ -155,7 +155,12 @@ impl Remapper {
             return Err(Error::invalid("min_gain", format!("{}: give a gain in SIMT efficiency between 0 and 1", options.min_gain)));
         }
         let max_bind_groups = device.limits().max_bind_groups;
-        let remapped = remap_shader("<shader>", wgsl, entry, &RemapShaderOptions { slot: options.slot, max_bind_groups })?;
+        let remapped = remap_shader(
+            "<shader>",
+            wgsl,
+            entry,
+            &RemapShaderOptions { slot: options.slot, max_bind_groups, overrides: options.overrides.clone() },
+        )?;
         let (group, binding) = remapped.slot;
         let (module, _) = crate::profile::parse("<shader>", wgsl)?;
         if group >= max_bind_groups || module.global_variables.iter().any(|(_, g)| g.binding.as_ref().is_some_and(|b| b.group == group)) {

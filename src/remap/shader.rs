@@ -32,18 +32,22 @@ use crate::profile::{is_ident, parse_source};
 /// Prefix of every name the remapping adds; a shader that already uses it is refused.
 const PREFIX: &str = "simtlab_remap";
 
-/// Where the index buffer goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Where the index buffer goes, and the overrides the shader runs with.
+#[derive(Clone, Debug, PartialEq)]
 pub struct RemapShaderOptions {
     /// (group, binding) of the index buffer; None = a group the shader does not use.
     pub slot: Option<(u32, u32)>,
     /// The device's `max_bind_groups`.
     pub max_bind_groups: u32,
+    /// Values of the shader's pipeline-overridable constants, by name or `@id` (the others
+    /// keep their defaults): a workgroup size taken from overrides is resolved with them, and
+    /// the remapped shader turns global ids into linear ones for that size.
+    pub overrides: Vec<(String, f64)>,
 }
 
 impl Default for RemapShaderOptions {
     fn default() -> Self {
-        RemapShaderOptions { slot: None, max_bind_groups: 4 }
+        RemapShaderOptions { slot: None, max_bind_groups: 4, overrides: Vec::new() }
     }
 }
 
@@ -58,7 +62,8 @@ pub struct RemappedShader {
     /// linear order `x + width · (y + height · z)` of the global ids (width and height in
     /// invocations). Invocations past its length keep their own element.
     pub slot: (u32, u32),
-    /// The entry point's `@workgroup_size`.
+    /// The entry point's `@workgroup_size` (with the overrides applied; the remapped text
+    /// holds it as numbers, so the shader is to run with the same overrides).
     pub workgroup_size: [u32; 3],
 }
 
@@ -84,7 +89,13 @@ pub fn remap_shader(file: &str, wgsl: &str, entry: &str, options: &RemapShaderOp
     if let Some(at) = String::from_utf8_lossy(&masked).find(PREFIX) {
         return Err(refuse(at, format!("names starting with '{PREFIX}' are reserved for the remapping; rename this one")));
     }
-    let analysis = crate::profile::analyse(text, &module, &info, entry)?;
+    let sized = match module.entry_points.iter().find(|e| e.name == entry) {
+        Some(_) if !module.overrides.is_empty() || !options.overrides.is_empty() => {
+            Some(crate::profile::workgroup_size(&module, &info, entry, &options.overrides)?)
+        }
+        _ => None,
+    };
+    let analysis = crate::profile::analyse_sized(text, &module, &info, entry, sized)?;
     let index = module.entry_points.iter().position(|e| e.name == entry).unwrap_or_default();
     if let Some((at, what)) = order_dependence(&module, &info, index) {
         return Err(refuse(at, what));

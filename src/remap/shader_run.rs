@@ -9,11 +9,13 @@
 
 use super::classes::{classify_loops, Bucketing, Classes, MAX_CLASSES};
 use super::control::{decide, CostModel, Decision, Profile, Strategy};
+use super::gpu::GpuRegroup;
+use super::gpu_regroup::MAX_GPU_CLASSES;
 use super::redirect::{redirect_index_of, TILE_ELEMENTS};
 use super::shader::{remap_shader, RemapShaderOptions, RemappedShader, INDEX_NAME};
 use crate::error::{Error, Result};
-use crate::gpu::{Gpu, Timing};
-use crate::profile::{profile_async, BindingSpec, ProfileRequest, ProfileRun, ProfileStep, Summary};
+use crate::gpu::{BufferKind, Gpu, Timing};
+use crate::profile::{profile_async, BindingSpec, ProfileRequest, ProfileRun, ProfileStep, ShaderDispatch, Summary};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 use web_time::Instant;
@@ -25,21 +27,16 @@ pub const SIGNATURE_EVENTS: u32 = 8;
 /// What to remap and how.
 #[derive(Clone, Debug)]
 pub struct RemapRequest<'a> {
-    /// Name of the shader in messages (its path).
-    pub file: &'a str,
-    /// The shader's WGSL.
-    pub wgsl: &'a str,
-    /// The compute entry point.
-    pub entry: &'a str,
-    /// Workgroups to dispatch.
-    pub workgroups: [u32; 3],
-    /// `(binding key, contents)`, as [`ProfileRequest::bindings`].
-    pub bindings: Vec<(String, BindingSpec)>,
+    /// The shader, its dispatch, bindings and overrides (as profiling takes them): every run
+    /// (as written, the key pass, remapped) uses them.
+    pub shader: ShaderDispatch<'a>,
     /// A binding whose initial `u32` values (one per invocation, in the linear order of the
     /// global ids) are the keys; None = each invocation's path signature.
     pub key: Option<String>,
-    /// `Auto` (remap only where the model predicts a gain, and never keep a remap that
-    /// measured slower), `None` (run as written), or `Redirect` (always remap).
+    /// `Auto` (remap only where the model predicts a gain, with the index from the host or the
+    /// GPU as the model prefers, and never keep a remap that measured slower), `None` (run as
+    /// written), `Redirect` (always remap, the index built on the host) or `GpuRegroup`
+    /// (always remap, the index built on the GPU by [`super::GpuRegroup`]).
     pub strategy: Strategy,
     /// Emulate subgroups of this width on the host (as [`ProfileRequest::width`]).
     pub width: Option<u32>,
@@ -88,7 +85,8 @@ pub struct RemapRun {
     pub entry: String,
     /// The adapter it ran on.
     pub adapter: String,
-    /// What an app should run: `none` (the shader as written) or `redirect`. With `none`,
+    /// What an app should run: `none` (the shader as written), `redirect` (the remapped shader
+    /// with the host's index) or `gpu` (with the index built on the GPU). With `none`,
     /// `after` is what the remapped shader measured if it ran (auto found it slower), else
     /// `before` again.
     pub strategy: Strategy,
@@ -107,14 +105,18 @@ pub struct RemapRun {
     /// GPU time of the key pass (the shader with the probe recording each invocation's path
     /// signature); 0 with a key binding.
     pub key_seconds: f64,
-    /// Host time to build the index from the keys (classes and the counting sort).
+    /// Host time to turn the keys into classes (one id per invocation).
+    pub classes_seconds: f64,
+    /// Time to build the index from the classes: the host's counting sort (`redirect`), or
+    /// the GPU time of the regroup's five dispatches ([`super::GpuRegroup`], `gpu`); 0 when
+    /// the shader runs as written.
     pub index_seconds: f64,
     /// Dispatches the keys and the index are paid for once ([`RemapRequest::dispatches`]).
     pub dispatches: usize,
     /// `before.seconds / after.seconds`: one dispatch, the index given.
     pub kernel_speedup: f64,
-    /// End to end: `dispatches · before.seconds / (key_seconds + index_seconds + dispatches ·
-    /// after.seconds)`.
+    /// End to end: `dispatches · before.seconds / (key_seconds + classes_seconds +
+    /// index_seconds + dispatches · after.seconds)`.
     pub speedup: f64,
     /// Every writable binding ended with the same bytes as written and remapped.
     pub outputs_identical: bool,
@@ -126,6 +128,10 @@ pub struct RemapRun {
     /// The index the remapped run read (element of each invocation).
     #[serde(skip)]
     pub index: Vec<u32>,
+    /// Each invocation's class (its key's rank among the distinct keys), in the linear order
+    /// of the global ids; empty when no keys were taken.
+    #[serde(skip)]
+    pub class_ids: Vec<u32>,
     /// The profile of the shader as written and of the remapped one (heat maps).
     #[serde(skip)]
     pub runs: (ProfileRun, Option<ProfileRun>),
@@ -148,18 +154,22 @@ pub async fn remap_run_async(
     if request.dispatches == 0 {
         return Err(Error::invalid("dispatches", "0: an index serves at least one dispatch"));
     }
-    if !matches!(request.strategy, Strategy::Auto | Strategy::None | Strategy::Redirect) {
+    if !matches!(request.strategy, Strategy::Auto | Strategy::None | Strategy::Redirect | Strategy::GpuRegroup) {
         return Err(Error::invalid(
             "strategy",
-            format!("'{}' needs a kernel written for it; a user's shader is remapped with auto, redirect or none", request.strategy),
+            format!("'{}' needs a kernel written for it; a user's shader is remapped with auto, redirect, gpu or none", request.strategy),
         ));
     }
     // refusals come before any GPU work
-    let options = RemapShaderOptions { slot: request.slot, max_bind_groups: gpu.device().limits().max_bind_groups };
-    let remapped = remap_shader(request.file, request.wgsl, request.entry, &options)?;
-    let as_written = profile_request(request, request.file, request.wgsl, request.bindings.clone());
+    let options = RemapShaderOptions {
+        slot: request.slot,
+        max_bind_groups: gpu.device().limits().max_bind_groups,
+        overrides: request.shader.overrides.clone(),
+    };
+    let remapped = remap_shader(request.shader.file, request.shader.wgsl, request.shader.entry, &options)?;
+    let as_written = profile_request(request, request.shader.file, request.shader.wgsl, request.shader.bindings.clone());
     let before = profile_async(gpu, &as_written, cancel, &mut |s| progress(prefixed("as written", s))).await?;
-    let invocations = invocations(&remapped, request.workgroups)?;
+    let invocations = invocations(&remapped, request.shader.workgroups)?;
     // auto: a shader whose subgroups never diverge runs as written, without a key pass
     if request.strategy == Strategy::Auto && before.summary.divergent_subgroups == 0 {
         let reason = format!(
@@ -169,7 +179,7 @@ pub async fn remap_run_async(
         );
         let decision =
             Decision { strategy: Strategy::None, reason: reason.clone(), predicted_gain_s: 0.0, cost_s: 0.0, abandon_after_s: 0.0 };
-        let paid = Paid { key: "none needed".into(), classes: 0, key_seconds: 0.0, index_seconds: 0.0 };
+        let paid = Paid { key: "none needed".into(), classes: 0, key_seconds: 0.0, classes_seconds: 0.0 };
         return Ok(as_written_run(request, gpu, remapped, before, decision, reason, paid));
     }
 
@@ -182,7 +192,7 @@ pub async fn remap_run_async(
         None => {
             progress(ProfileStep { done: 0, total: 1, what: "key pass: each invocation's path signature".into() });
             let (trace, timing) = crate::profile::trace_async(gpu, &as_written, SIGNATURE_EVENTS).await?;
-            let signatures = signatures(&trace, remapped.workgroup_size, request.workgroups)?;
+            let signatures = signatures(&trace, remapped.workgroup_size, request.shader.workgroups)?;
             let trips = signatures.iter().map(|&(events, _)| events).collect::<Vec<_>>();
             ("path signature".to_string(), signatures, Some(trips), timing.seconds)
         }
@@ -190,8 +200,7 @@ pub async fn remap_run_async(
 
     let started = Instant::now();
     let classes = classes_of(&keys)?;
-    let index = redirect_index_of(classes.ids(), classes.count())?;
-    let index_seconds = started.elapsed().as_secs_f64();
+    let classes_seconds = started.elapsed().as_secs_f64();
 
     let width = before.summary.subgroup_width;
     // the model weighs each invocation's branch outcomes as its work (a user key carries no
@@ -199,19 +208,40 @@ pub async fn remap_run_async(
     let trips = weights.unwrap_or_else(|| vec![1; keys.len()]);
     // the model sees the time of all the dispatches one index serves
     let profile = Profile::from_loops(&trips, &classes, width, TILE_ELEMENTS, before.plain.seconds * request.dispatches as f64)?;
-    let costs = CostModel { layout_applicable: false, gpu_regroup_available: false, ..CostModel::default() };
-    let decision = decide(request.strategy, &profile, &costs)?;
     let classes_count = classes.count();
+    let gpu_classes = u32::try_from(classes_count).ok().filter(|&c| c <= MAX_GPU_CLASSES);
+    if request.strategy == Strategy::GpuRegroup && gpu_classes.is_none() {
+        return Err(Error::invalid(
+            "strategy",
+            format!("gpu: the keys form {classes_count} classes and the GPU regroup sorts at most {MAX_GPU_CLASSES}; use redirect (the host's index) or a coarser key"),
+        ));
+    }
+    let costs = CostModel { layout_applicable: false, gpu_regroup_available: gpu_classes.is_some(), ..CostModel::default() };
+    let decision = decide(request.strategy, &profile, &costs)?;
 
-    if decision.strategy == Strategy::None && request.strategy != Strategy::Redirect {
+    if decision.strategy == Strategy::None {
         let reason = format!("the shader runs as written: {}", decision.reason);
-        let paid = Paid { key, classes: classes_count, key_seconds, index_seconds };
+        let paid = Paid { key, classes: classes_count, key_seconds, classes_seconds };
         return Ok(as_written_run(request, gpu, remapped, before, decision, reason, paid));
     }
+    // the index: the host's counting sort, or the GPU regroup over the class ids (the same
+    // stable counting sort, built in five dispatches)
+    let mechanism = decision.strategy;
+    let (index, index_seconds) = match (mechanism, gpu_classes) {
+        (Strategy::GpuRegroup, Some(count)) => {
+            progress(ProfileStep { done: 0, total: 1, what: "building the index on the GPU".into() });
+            gpu_index(gpu, classes.ids(), count, request.samples).await?
+        }
+        _ => {
+            let started = Instant::now();
+            let index = redirect_index_of(classes.ids(), classes_count)?;
+            (index, started.elapsed().as_secs_f64())
+        }
+    };
 
-    let mut bindings = request.bindings.clone();
+    let mut bindings = request.shader.bindings.clone();
     bindings.push((INDEX_NAME.to_string(), BindingSpec::Bytes(bytemuck::cast_slice(&index).to_vec())));
-    let file = format!("{} (remapped)", request.file);
+    let file = format!("{} (remapped)", request.shader.file);
     let after =
         profile_async(gpu, &profile_request(request, &file, &remapped.wgsl, bindings), cancel, &mut |s| progress(prefixed("remapped", s)))
             .await?;
@@ -220,13 +250,15 @@ pub async fn remap_run_async(
     });
     let d = request.dispatches as f64;
     let kernel_speedup = before.plain.seconds / after.plain.seconds.max(1e-12);
-    let speedup = d * before.plain.seconds / (key_seconds + index_seconds + d * after.plain.seconds).max(1e-12);
+    let speedup = d * before.plain.seconds / (key_seconds + classes_seconds + index_seconds + d * after.plain.seconds).max(1e-12);
     let measured = format!(
-        "{:.3} ms as written, {:.3} ms remapped ({kernel_speedup:.2}x); keys {:.3} ms and index {:.3} ms once for {} dispatch(es): {speedup:.2}x end to end",
+        "{:.3} ms as written, {:.3} ms remapped ({kernel_speedup:.2}x); keys {:.3} ms, classes {:.3} ms and index {:.3} ms ({}) once for {} dispatch(es): {speedup:.2}x end to end",
         before.plain.seconds * 1e3,
         after.plain.seconds * 1e3,
         key_seconds * 1e3,
+        classes_seconds * 1e3,
         index_seconds * 1e3,
+        if mechanism == Strategy::GpuRegroup { "GPU" } else { "host" },
         request.dispatches
     );
     // auto never ships a remap that measured slower or changed an output: the shader runs as
@@ -236,11 +268,11 @@ pub async fn remap_run_async(
         let why = if outputs_identical { format!("remapping measured slower ({measured})") } else { "the remapped outputs differ".into() };
         (Strategy::None, format!("the shader runs as written: {why}; the model predicted {}", decision.reason))
     } else {
-        (Strategy::Redirect, format!("{}; measured {measured}", decision.reason))
+        (mechanism, format!("{}; measured {measured}", decision.reason))
     };
     Ok(RemapRun {
-        file: request.file.to_string(),
-        entry: request.entry.to_string(),
+        file: request.shader.file.to_string(),
+        entry: request.shader.entry.to_string(),
         adapter: gpu.adapter_name(),
         strategy,
         reason,
@@ -250,6 +282,7 @@ pub async fn remap_run_async(
         before: RemapSide::of(&before),
         after: RemapSide::of(&after),
         key_seconds,
+        classes_seconds,
         index_seconds,
         dispatches: request.dispatches,
         kernel_speedup,
@@ -258,16 +291,32 @@ pub async fn remap_run_async(
         slot: remapped.slot,
         remapped,
         index,
+        class_ids: classes.ids().to_vec(),
         runs: (before, Some(after)),
     })
 }
 
-/// What finding the keys and building the index cost before the decision to run as written.
+/// The index built on the GPU ([`GpuRegroup`] over each invocation's class id: lo 0, width 1)
+/// and the median GPU time of its five dispatches over `samples` runs.
+async fn gpu_index(gpu: &Gpu, class_ids: &[u32], classes: u32, samples: usize) -> Result<(Vec<u32>, f64)> {
+    let ids = gpu.buffer("remap class ids", class_ids, BufferKind::Storage)?;
+    let regroup = GpuRegroup::new(gpu, &ids, class_ids.len(), 0, 1, classes)?;
+    let steps = regroup.steps();
+    let mut times = Vec::with_capacity(samples.max(1));
+    for _ in 0..samples.max(1) {
+        times.push(gpu.run_async(&steps, true).await?.seconds);
+    }
+    times.sort_by(f64::total_cmp);
+    let index = gpu.read_async(&regroup.index).await?;
+    Ok((index, times[times.len() / 2]))
+}
+
+/// What finding the keys and their classes cost before the decision to run as written.
 struct Paid {
     key: String,
     classes: usize,
     key_seconds: f64,
-    index_seconds: f64,
+    classes_seconds: f64,
 }
 
 /// The record of a shader that runs as written: `after` is `before`, and the end-to-end figure
@@ -283,8 +332,8 @@ fn as_written_run(
 ) -> RemapRun {
     let d = request.dispatches as f64;
     RemapRun {
-        file: request.file.to_string(),
-        entry: request.entry.to_string(),
+        file: request.shader.file.to_string(),
+        entry: request.shader.entry.to_string(),
         adapter: gpu.adapter_name(),
         strategy: Strategy::None,
         reason,
@@ -294,14 +343,16 @@ fn as_written_run(
         before: RemapSide::of(&before),
         after: RemapSide::of(&before),
         key_seconds: paid.key_seconds,
-        index_seconds: paid.index_seconds,
+        classes_seconds: paid.classes_seconds,
+        index_seconds: 0.0,
         dispatches: request.dispatches,
         kernel_speedup: 1.0,
-        speedup: d * before.plain.seconds / (paid.key_seconds + paid.index_seconds + d * before.plain.seconds).max(1e-12),
+        speedup: d * before.plain.seconds / (paid.key_seconds + paid.classes_seconds + d * before.plain.seconds).max(1e-12),
         outputs_identical: true,
         slot: remapped.slot,
         remapped,
         index: Vec::new(),
+        class_ids: Vec::new(),
         runs: (before, None),
     }
 }
@@ -313,20 +364,9 @@ fn profile_request<'a>(
     wgsl: &'a str,
     bindings: Vec<(String, BindingSpec)>,
 ) -> ProfileRequest<'a> {
-    ProfileRequest {
-        file,
-        wgsl,
-        entry: request.entry,
-        workgroups: request.workgroups,
-        bindings,
-        width: request.width,
-        emulate: false,
-        trace_events: crate::profile::DEFAULT_TRACE_EVENTS,
-        slot: None,
-        samples: request.samples,
-        overrides: Vec::new(),
-        sample: 1,
-    }
+    let s = &request.shader;
+    let shader = ShaderDispatch { file, wgsl, entry: s.entry, workgroups: s.workgroups, bindings, overrides: s.overrides.clone() };
+    ProfileRequest { width: request.width, samples: request.samples, ..ProfileRequest::new(shader) }
 }
 
 /// A profile's progress step, named as a step of the remapping.
@@ -350,7 +390,7 @@ fn invocations(remapped: &RemappedShader, workgroups: [u32; 3]) -> Result<usize>
 
 /// The keys of a user's key binding: its initial `u32` words, one per invocation.
 fn key_values(request: &RemapRequest, name: &str, invocations: usize) -> Result<Vec<u32>> {
-    let spec = request.bindings.iter().find(|(k, _)| k == name).map(|(_, s)| s).ok_or_else(|| {
+    let spec = request.shader.bindings.iter().find(|(k, _)| k == name).map(|(_, s)| s).ok_or_else(|| {
         Error::invalid("key", format!("'{name}' is not one of the bindings given; name the binding that holds one u32 key per invocation"))
     })?;
     let bytes = spec.bytes()?;

@@ -26,6 +26,7 @@ pub mod flowshop;
 pub mod paper;
 pub mod params;
 pub mod plots;
+pub mod remap_view;
 pub mod runs;
 pub mod shader;
 

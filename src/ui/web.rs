@@ -19,6 +19,13 @@ use crate::gpu::{self, GpuOptions};
 use crate::ui::explorer::Explorer;
 use crate::workload::Scale;
 
+/// The shader `remap=STRATEGY` opens: an iteration with a data-dependent tolerance test, whose
+/// invocations run from one to about thirty steps.
+pub const REMAP_EXAMPLE: (&str, &str) = ("newton_tolerance.wgsl", include_str!("../../tests/fixtures/remap/newton_tolerance.wgsl"));
+
+/// Its bindings (2048 invocations; `work` = 0: the iteration alone).
+const REMAP_BINDINGS: [(&str, &str); 3] = [("values", "f32:2048:random:13"), ("roots", "f32:2048:zero"), ("work", "u32:1:zero")];
+
 /// The attribute of the canvas that holds the page's state.
 const STATE_ATTRIBUTE: &str = "data-simtlab-state";
 
@@ -40,10 +47,14 @@ impl WebExplorer {
 
     /// Starts the explorer on `canvas`, on the page's WebGPU adapters. `query` is the page's
     /// query string: `workload=NAME` opens on that workload, `scale=tiny|quick|paper` sets the
-    /// parameters' scale, and `run` starts a run as the explorer opens. An unknown workload or
-    /// scale rejects with the message; a page without WebGPU opens with the error shown.
+    /// parameters' scale, and `run` starts a run as the explorer opens; `remap=STRATEGY` opens
+    /// the "Your shader" tab on the tolerance iteration of the remap tests
+    /// ([`REMAP_EXAMPLE`]) and remaps it with that strategy (auto, redirect, gpu, none). An
+    /// unknown workload, scale or strategy rejects with the message; a page without WebGPU
+    /// opens with the error shown.
     pub async fn start(&self, canvas: HtmlCanvasElement, query: String) -> Result<(), JsValue> {
         let options = GpuOptions::default();
+        let mut remap_on_start = false;
         let mut explorer = Explorer::with_adapters(&options, gpu::adapters_async(&options).await);
         for (key, value) in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').unwrap_or((p, "")))
         {
@@ -56,11 +67,22 @@ impl WebExplorer {
                     _ => return Err(JsValue::from_str(&format!("scale '{value}': use tiny, quick or paper"))),
                 }),
                 "run" => explorer.run_on_start = true,
+                "remap" => {
+                    explorer.shader.remap.strategy = value.parse().map_err(|e: crate::Error| JsValue::from_str(&e.to_string()))?;
+                    explorer.view = crate::ui::explorer::View::Shader;
+                    explorer.shader.load_source(REMAP_EXAMPLE.0, REMAP_EXAMPLE.1);
+                    explorer.shader.workgroups = [32, 1, 1];
+                    explorer.shader.samples = 1;
+                    for (key, spec) in REMAP_BINDINGS {
+                        explorer.shader.set_binding(key, spec).map_err(|e| JsValue::from_str(&e.to_string()))?;
+                    }
+                    remap_on_start = true;
+                }
                 _ => {}
             }
         }
         keep_run_keys()?;
-        let app = PageApp { explorer, canvas: canvas.clone(), shown: None };
+        let app = PageApp { explorer, canvas: canvas.clone(), shown: None, remap_on_start };
         self.runner.start(canvas, eframe::WebOptions::default(), Box::new(move |_| Ok(Box::new(app)))).await
     }
 
@@ -95,8 +117,11 @@ fn keep_run_keys() -> Result<(), JsValue> {
 struct PageApp {
     explorer: Explorer,
     canvas: HtmlCanvasElement,
-    /// What the state attribute shows: status, error, whether running, points.
-    shown: Option<(String, Option<String>, bool, usize)>,
+    /// What the state attribute shows: status, error, whether running, points, and the
+    /// remap's status.
+    shown: Option<(String, Option<String>, bool, usize, String)>,
+    /// Start the remap of the "Your shader" tab on the first frame (`remap=STRATEGY`).
+    remap_on_start: bool,
 }
 
 impl PageApp {
@@ -104,7 +129,13 @@ impl PageApp {
     /// every status change and every finished point).
     fn publish(&mut self) {
         let e = &self.explorer;
-        let now = (e.status().to_string(), e.error().map(String::from), e.is_running(), e.run().points.len());
+        let now = (
+            e.status().to_string(),
+            e.error().map(String::from),
+            e.is_running(),
+            e.run().points.len(),
+            e.shader.remap.status().to_string(),
+        );
         if self.shown.as_ref() == Some(&now) {
             return;
         }
@@ -122,6 +153,14 @@ impl PageApp {
                 "warps": m.divergence.warps,
                 "divergent_warps": m.divergence.divergent_warps,
             })).collect::<Vec<_>>()).collect::<Vec<_>>(),
+            "remap": {
+                "status": now.4,
+                "running": e.shader.remap.is_running(),
+                "error": e.shader.remap.error(),
+                "run": e.shader.remap.result(),
+                "index": e.shader.remap.result().map(|r| &r.index),
+                "class_ids": e.shader.remap.result().map(|r| &r.class_ids),
+            },
         });
         // the attribute is for tests and scripts; the window shows the same, so a failure to
         // set it changes nothing the user sees
@@ -132,6 +171,9 @@ impl PageApp {
 
 impl eframe::App for PageApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        if std::mem::take(&mut self.remap_on_start) {
+            self.explorer.shader.start_remap(ui.ctx());
+        }
         self.explorer.ui(ui);
         self.publish();
     }

@@ -5,7 +5,7 @@ use crate::output::{print_text, write_json};
 use clap::Args;
 use simtlab::harness::{format_seconds, write_file};
 use simtlab::occupancy::{find_arch, kernel_occupancy, kernel_resources};
-use simtlab::profile::{self, BindingSpec, CountSource, Counting, ProfileRequest};
+use simtlab::profile::{self, BindingSpec, CountSource, Counting, ProfileRequest, ShaderDispatch};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 
@@ -169,12 +169,9 @@ pub(crate) fn writable(path: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-pub fn run(args: &ProfileArgs) -> Result<()> {
-    let (file, wgsl) = args.input.source()?;
-    let bindings = args.input.bindings()?;
-    let dumps = args.dumps.iter().map(|d| split_pair(d, "--dump")).collect::<Result<Vec<_>>>()?;
-    let overrides = args
-        .overrides
+/// `--override NAME=VALUE` values, checked against `entry` of the shader before the GPU runs.
+pub(crate) fn overrides(values: &[String], file: &str, wgsl: &str, entry: &str) -> Result<Vec<(String, f64)>> {
+    let overrides = values
         .iter()
         .map(|o| {
             let (k, v) = split_pair(o, "--override")?;
@@ -188,22 +185,25 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
             Ok((k.trim().to_string(), value))
         })
         .collect::<Result<Vec<_>>>()?;
+    let (module, _) = profile::parse(file, wgsl)?;
+    if !overrides.is_empty() || !module.overrides.is_empty() {
+        profile::instrument(file, wgsl, entry, &profile::InstrumentOptions { overrides: overrides.clone(), ..Default::default() })
+            .map(|_| ())
+            .or_else(|e| match e {
+                Error::Invalid { what, message } if what == "overrides" => Err(Error::invalid("--override", message)),
+                _ => Ok(()),
+            })?;
+    }
+    Ok(overrides)
+}
+
+pub fn run(args: &ProfileArgs) -> Result<()> {
+    let (file, wgsl) = args.input.source()?;
+    let bindings = args.input.bindings()?;
+    let dumps = args.dumps.iter().map(|d| split_pair(d, "--dump")).collect::<Result<Vec<_>>>()?;
+    let overrides = overrides(&args.overrides, &file, &wgsl, &args.input.entry)?;
     if args.sample > 1 && (args.emulate || args.width.is_some()) {
         return Err(Error::invalid("--sample", "sampling counts the GPU's own subgroups; leave out --emulate and --width, or --sample"));
-    }
-    {
-        // overrides are checked against the shader before the GPU runs
-        let (module, _) = profile::parse(&file, &wgsl)?;
-        if !overrides.is_empty() || !module.overrides.is_empty() {
-            profile::instrument(
-                &file,
-                &wgsl,
-                &args.input.entry,
-                &profile::InstrumentOptions { overrides: overrides.clone(), ..Default::default() },
-            )
-            .map(|_| ())
-            .or_else(|e| if matches!(&e, Error::Invalid { what, .. } if what == "overrides") { Err(e) } else { Ok(()) })?;
-        }
     }
     // everything that can be checked without the GPU is, before it runs
     let arch = args.arch.as_deref().map(find_arch).transpose()?;
@@ -224,17 +224,19 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     }
     let gpu = Gpu::new(&args.gpu.options())?;
     let request = ProfileRequest {
-        file: &file,
-        wgsl: &wgsl,
-        entry: &args.input.entry,
-        workgroups: args.input.workgroups()?,
-        bindings,
+        shader: ShaderDispatch {
+            file: &file,
+            wgsl: &wgsl,
+            entry: &args.input.entry,
+            workgroups: args.input.workgroups()?,
+            bindings,
+            overrides,
+        },
         width: args.width,
         emulate: args.emulate,
         trace_events: args.trace_events,
         slot: args.slot,
         samples: args.samples,
-        overrides,
         sample: args.sample,
     };
     let run = profile::profile(&gpu, &request)?;

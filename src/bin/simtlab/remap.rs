@@ -2,17 +2,19 @@
 
 use crate::gpu_args::GpuArgs;
 use crate::output::{print_text, write_json};
-use crate::profile::{parse_positive, parse_slot, writable, ShaderInput};
+use crate::profile::{overrides, parse_positive, parse_slot, writable, ShaderInput};
 use clap::Args;
 use simtlab::harness::{format_seconds, write_file};
+use simtlab::profile::ShaderDispatch;
 use simtlab::remap::{remap_run, RemapRequest, Strategy, INDEX_NAME};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 
 /// `--strategy`: what a user's shader can be remapped with.
 pub const STRATEGIES: &[(&str, &str)] = &[
-    ("auto", "Remap where the model predicts a gain; run as written if remapping measures slower"),
+    ("auto", "Remap where the model predicts a gain (index from the host or the GPU, as it prefers); run as written if remapping measures slower"),
     ("redirect", "Always remap: an index built on the host from the keys"),
+    ("gpu", "Always remap: an index built on the GPU from the keys' classes (histogram, scan, scatter; at most 256 classes)"),
     ("none", "Run as written (the keys and the prediction are still reported)"),
 ];
 
@@ -26,6 +28,11 @@ pub struct RemapArgs {
     /// invocation's path signature (its branch outcomes), recorded by a key pass.
     #[arg(long, value_name = "B")]
     pub key: Option<String>,
+    /// Value of a pipeline-overridable constant (repeatable): NAME=VALUE or ID=VALUE for
+    /// `@id(ID) override`, as `simtlab profile` takes it; every run (as written, key pass,
+    /// remapped) uses it, and a workgroup size from overrides follows.
+    #[arg(long = "override", value_name = "NAME=VALUE")]
+    pub overrides: Vec<String>,
     /// How to remap.
     #[arg(long, default_value = "auto", value_parser = crate::value::described::<Strategy>(STRATEGIES))]
     pub strategy: Strategy,
@@ -55,16 +62,20 @@ pub struct RemapArgs {
 pub fn run(args: &RemapArgs) -> Result<()> {
     let (file, wgsl) = args.input.source()?;
     let bindings = args.input.bindings()?;
+    let overrides = overrides(&args.overrides, &file, &wgsl, &args.input.entry)?;
     for path in args.emit.iter().chain(args.json.iter()) {
         writable(path)?;
     }
     let gpu = Gpu::new(&args.gpu.options())?;
     let request = RemapRequest {
-        file: &file,
-        wgsl: &wgsl,
-        entry: &args.input.entry,
-        workgroups: args.input.workgroups()?,
-        bindings,
+        shader: ShaderDispatch {
+            file: &file,
+            wgsl: &wgsl,
+            entry: &args.input.entry,
+            workgroups: args.input.workgroups()?,
+            bindings,
+            overrides,
+        },
         key: args.key.clone(),
         strategy: args.strategy,
         width: args.width,
@@ -88,14 +99,20 @@ pub fn run(args: &RemapArgs) -> Result<()> {
         b.summary.subgroup_width
     );
     text += &format!(
-        "GPU time ({:?}, median of {}): {} as written, {} remapped ({:.2}x); key pass {}, index built in {} on the host\n",
+        "GPU time ({:?}, median of {}): {} as written, {} remapped ({:.2}x); key pass {}, classes {} on the host, index built in {}{}\n",
         b.timing.source,
         args.samples,
         format_seconds(b.seconds),
         format_seconds(a.seconds),
         run.kernel_speedup,
         format_seconds(run.key_seconds),
+        format_seconds(run.classes_seconds),
         format_seconds(run.index_seconds),
+        match run.strategy {
+            Strategy::GpuRegroup => " on the GPU",
+            Strategy::Redirect => " on the host",
+            _ => "",
+        },
     );
     text += &format!("end to end over {} dispatch(es), keys and index paid once: {:.2}x\n", run.dispatches, run.speedup);
     text += &match run.strategy {

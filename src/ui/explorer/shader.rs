@@ -27,7 +27,7 @@ use egui::{Color32, ProgressBar, RichText, ScrollArea, Ui};
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::occupancy::{find_arch, Launch};
-use crate::profile::{self, BindingSpec, CountSource, ProfileRequest, ProfileRun, ProfileStep, DEFAULT_TRACE_EVENTS};
+use crate::profile::{self, BindingSpec, CountSource, ProfileRequest, ProfileRun, ProfileStep, ShaderDispatch, DEFAULT_TRACE_EVENTS};
 use crate::pt::user::{self, PtRequest, PtRun, QueueOptions};
 use crate::pt::{PtOptions, Runtime, Tier};
 use crate::ui::overlay::{ColorBy, HeatMap, OccupancyPanel};
@@ -93,6 +93,8 @@ pub struct ShaderView {
     pub color_by: ColorBy,
     /// The occupancy panel, pointed at the kernel's WGSL.
     pub occupancy: OccupancyPanel,
+    /// Remap of the shader: before and after ([`super::remap_view`]).
+    pub remap: super::remap_view::RemapPanel,
     running: Option<Running>,
     result: Option<Box<Loaded>>,
     /// The last finished persistent-threads run.
@@ -122,6 +124,7 @@ impl ShaderView {
             order: SiteOrder::default(),
             color_by: ColorBy::default(),
             occupancy,
+            remap: Default::default(),
             running: None,
             result: None,
             pt_result: None,
@@ -311,6 +314,29 @@ impl ShaderView {
         })
     }
 
+    /// Starts remapping the current shader, entry point and bindings off the frame
+    /// ([`super::remap_view::RemapPanel::start`]).
+    pub fn start_remap(&mut self, ctx: &egui::Context) {
+        if self.running.is_some() {
+            return;
+        }
+        match self.request() {
+            Ok(r) => {
+                let input = super::remap_view::RemapInput {
+                    name: r.name,
+                    source: r.source,
+                    entry: r.entry,
+                    workgroups: r.workgroups,
+                    bindings: r.bindings,
+                    width: r.emulate_width,
+                    samples: r.samples,
+                };
+                self.remap.start(ctx, &self.options, &self.gpu, input);
+            }
+            Err(e) => self.remap.refuse(&e),
+        }
+    }
+
     /// Asks the running profile to stop before its next step.
     pub fn cancel(&mut self) {
         super::runs::request_cancel(self.running.as_ref().map(|r| &*r.cancel), &mut self.status);
@@ -368,7 +394,7 @@ impl ShaderView {
     }
 
     fn controls(&mut self, ui: &mut Ui) {
-        let running = self.running.is_some();
+        let running = self.running.is_some() || self.remap.is_running();
         ui.add_enabled_ui(!running, |ui| {
             ui.horizontal(|ui| {
                 ui.label("WGSL file");
@@ -425,6 +451,9 @@ impl ShaderView {
             }
             ui.label(format!("status: {}", self.status));
         });
+        if self.remap.controls(ui, !running && !pt && unavailable.is_none()) {
+            self.start_remap(ui.ctx());
+        }
         if let Some(r) = &self.running {
             let (frac, text) = match &r.step {
                 Some(s) => (s.done as f32 / s.total.max(1) as f32, format!("{}/{} · {}", s.done, s.total, s.what)),
@@ -553,6 +582,7 @@ impl ShaderView {
     }
 
     fn results_column(&mut self, ui: &mut Ui) {
+        self.remap.ui(ui, self.color_by);
         match &mut self.result {
             None if self.pt_result.is_some() => {
                 if let Some(run) = &self.pt_result {
@@ -673,19 +703,13 @@ impl Job {
             };
         }
         send(Message::Opened(format!("profiling on {}", gpu.adapter_name())));
+        let shader = ShaderDispatch { bindings: r.bindings.clone(), ..ShaderDispatch::new(&r.name, &r.source, &r.entry, r.workgroups) };
         let request = ProfileRequest {
-            file: &r.name,
-            wgsl: &r.source,
-            entry: &r.entry,
-            workgroups: r.workgroups,
-            bindings: r.bindings.clone(),
             width: r.emulate_width,
             emulate: r.emulate_width.is_some(),
             trace_events: DEFAULT_TRACE_EVENTS,
-            slot: None,
             samples: r.samples,
-            overrides: Vec::new(),
-            sample: 1,
+            ..ProfileRequest::new(shader)
         };
         match profile::profile_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await {
             Ok(run) => {

@@ -234,6 +234,14 @@ impl HeatMap {
         }
     }
 
+    /// Colours divergent evaluations on a scale up to `max` (or the map's own most, if
+    /// higher), so that maps drawn side by side share one scale.
+    pub fn with_max_divergent(mut self, max: u32) -> Self {
+        self.max_divergent = self.max_divergent.max(max);
+        self.texture = None;
+        self
+    }
+
     /// Sets the height of the drawn map in points (default 140).
     pub fn with_height(mut self, height: f32) -> Self {
         self.height = height;
