@@ -328,8 +328,8 @@ fn sampling_counts_one_subgroup_in_n_exactly_and_estimates_the_rest() {
     for case in cases {
         let exact = profile::profile(&gpu, &case).unwrap();
         let sampled = profile::profile(&gpu, &ProfileRequest { sample: 4, ..case.clone() }).unwrap();
-        assert!(sampled.outputs_identical && exact.outputs_identical, "{}", case.file);
-        assert_eq!(sampled.outputs, exact.outputs, "{}", case.file);
+        assert!(sampled.outputs_identical && exact.outputs_identical, "{}", case.shader.file);
+        assert_eq!(sampled.outputs, exact.outputs, "{}", case.shader.file);
         let sampling = sampled.counts.sampling.as_ref().expect("a sampled run says so");
         let s = exact.counts.sites;
         for (k, &g) in sampling.counted.iter().enumerate() {
@@ -337,10 +337,10 @@ fn sampling_counts_one_subgroup_in_n_exactly_and_estimates_the_rest() {
                 sampled.counts.per_subgroup[k * s..(k + 1) * s],
                 exact.counts.per_subgroup[g as usize * s..(g as usize + 1) * s],
                 "{}",
-                case.file
+                case.shader.file
             );
         }
-        assert!(exact.counts.totals().iter().any(|c| c.evaluations > c.uniform_evaluations), "{} must diverge", case.file);
+        assert!(exact.counts.totals().iter().any(|c| c.evaluations > c.uniform_evaluations), "{} must diverge", case.shader.file);
     }
 
     let wgsl = fixture("loops.wgsl");

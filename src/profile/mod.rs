@@ -39,9 +39,6 @@
 mod bindings;
 mod compiled;
 mod counts;
-// the PNG encoder is on the papers' side of the dependencies
-#[cfg(feature = "report")]
-mod heatmap;
 mod instrument;
 mod profiler;
 mod run;
@@ -51,8 +48,6 @@ mod table;
 pub use bindings::{contents, contents_within, entry_bindings, scalar_name, BindingInfo, BindingSpec, Resource, TextureFill, TextureSpec};
 pub use compiled::{compiled_kernels, CompiledKernel};
 pub use counts::{decode, CountSource, Counts, Sampling, SiteCounts};
-#[cfg(feature = "report")]
-pub use heatmap::{heatmap_png, write_heatmap};
 pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
 // what remapping a user's shader shares with instrumenting it
 pub(crate) use instrument::{free_slot, parse_source, workgroup_size, HEADER_WORDS};

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 type BitmapError = <BitMapBackend<'static> as DrawingBackend>::ErrorType;
 
 /// A [`BitMapBackend`] whose text the browser draws.
-pub(crate) struct BrowserText<'a> {
+pub(super) struct BrowserText<'a> {
     bitmap: BitMapBackend<'a>,
     canvas: web_sys::HtmlCanvasElement,
     context: web_sys::CanvasRenderingContext2d,
@@ -21,7 +21,7 @@ pub(crate) struct BrowserText<'a> {
 
 impl<'a> BrowserText<'a> {
     /// `bitmap`, with an offscreen canvas to letter it; Err outside a page with a document.
-    pub(crate) fn new(bitmap: BitMapBackend<'a>) -> Result<BrowserText<'a>> {
+    pub(super) fn new(bitmap: BitMapBackend<'a>) -> Result<BrowserText<'a>> {
         let failed = |e: wasm_bindgen::JsValue| Error::invalid("plot", format!("the page has no canvas to draw the plot's text: {e:?}"));
         let document = web_sys::window().and_then(|w| w.document()).ok_or_else(|| failed("no document".into()))?;
         let canvas: web_sys::HtmlCanvasElement =

@@ -7,20 +7,21 @@
 mod browser_text;
 mod figure;
 #[cfg(feature = "report")]
+mod heatmap;
+#[cfg(feature = "report")]
 mod markdown;
 #[cfg(feature = "report")]
 mod paper;
 #[cfg(feature = "report")]
 mod plot;
 
-#[cfg(target_arch = "wasm32")]
-pub(crate) use browser_text::BrowserText;
 pub use figure::{Figure, Series};
+#[cfg(feature = "report")]
+pub use heatmap::{heatmap_png, write_heatmap};
 #[cfg(feature = "report")]
 pub use markdown::render_report;
 #[cfg(feature = "report")]
 pub use paper::{PaperTable, PaperValues};
-pub(crate) use plot::{encode_png, register_font};
 #[cfg(feature = "report")]
 pub use plot::{png_bytes, render_png};
 

@@ -10,7 +10,7 @@ static FONT: std::sync::Once = std::sync::Once::new();
 
 /// Gives plotters its one font (in a browser page the browser letters plots instead,
 /// `report::browser_text`).
-pub(crate) fn register_font() {
+pub(super) fn register_font() {
     #[cfg(not(target_arch = "wasm32"))]
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
@@ -68,7 +68,7 @@ pub fn png_bytes(figure: &Figure) -> Result<Vec<u8>> {
 }
 
 /// 8-bit RGB pixels (`width × height × 3` bytes) as PNG bytes.
-pub(crate) fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>> {
+pub(super) fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>> {
     let encoding = |e: png::EncodingError| Error::invalid("PNG", format!("encoding it: {e}"));
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, width, height);

@@ -325,7 +325,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     }
     print_text(&text, args.json.as_ref());
     if let Some(path) = &args.heatmap {
-        profile::write_heatmap(&run.counts, path)?;
+        simtlab::report::write_heatmap(&run.counts, path)?;
         eprintln!("wrote {}", path.display());
     }
     for (key, path) in dumps {

@@ -4,8 +4,8 @@
 //! left axis gives each row's first subgroup, the bottom axis the place in the row, and a legend
 //! gives the colour scale.
 
-use super::counts::Counts;
 use crate::error::{Error, Result};
+use crate::profile::Counts;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -49,14 +49,14 @@ pub fn heatmap_png(counts: &Counts) -> Result<Vec<u8>> {
     let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
     let bitmap = BitMapBackend::with_buffer(&mut rgb, size);
     #[cfg(target_arch = "wasm32")]
-    let bitmap = crate::report::BrowserText::new(bitmap)?;
+    let bitmap = super::browser_text::BrowserText::new(bitmap)?;
     draw(counts, &cells, columns, bitmap)?;
-    crate::report::encode_png(&rgb, size)
+    super::plot::encode_png(&rgb, size)
 }
 
 /// Title, cells, axes and legend on `backend`.
 fn draw<B: DrawingBackend>(counts: &Counts, cells: &[Option<f64>], columns: usize, backend: B) -> Result<()> {
-    crate::report::register_font();
+    super::plot::register_font();
     let err = |e: String| Error::invalid("heat map", format!("drawing it: {e}"));
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
