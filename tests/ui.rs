@@ -459,3 +459,62 @@ fn explorer_occupancy_preset_follows_the_adapter() {
     h.run();
     h.get_by_label_contains("from micro/if_branch.wgsl's WGSL (256 threads");
 }
+
+#[test]
+fn esc_stops_a_run_within_one_sample_of_a_long_point() {
+    // one point of many long samples: the loop runs 1000 to 2000 trips in every lane
+    let params = |p: &mut serde_json::Value| {
+        p["n"] = (1 << 18).into();
+        p["short"] = 1000.into();
+        p["long"] = 2000.into();
+    };
+    // what one sample costs here, measured directly: a run of one sample without warm-up,
+    // input generation and CPU check included (more than the sample alone)
+    let gpu = simtlab::Gpu::new(&GpuOptions::default()).unwrap();
+    let w = workload::find("micro-loop").unwrap();
+    let mut p = w.params(Scale::Tiny);
+    params(&mut p);
+    let started = std::time::Instant::now();
+    let records = w.run(&gpu, &p, &simtlab::harness::Protocol { warmup: 0, samples: 1 }).unwrap();
+    let one_sample = started.elapsed();
+    assert!(records[0].check.passed);
+    drop(gpu);
+
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("micro-loop").unwrap();
+    h.state_mut().sweep_mut().enabled = false;
+    params(h.state_mut().params_mut());
+    (h.state_mut().samples, h.state_mut().warmup) = (500, 0);
+    h.run();
+    h.get_by_label("Run").click();
+    h.step();
+    // the adapter opens, then the point's samples run for a while
+    let start = std::time::Instant::now();
+    while h.state().status() == "running micro-loop" {
+        assert!(start.elapsed() < std::time::Duration::from_secs(120), "the adapter did not open");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    let running = std::time::Instant::now();
+    while running.elapsed() < one_sample * 2 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    assert!(h.state().is_running(), "500 samples outlast two");
+    h.key_press(egui::Key::Escape);
+    let pressed = std::time::Instant::now();
+    h.step();
+    assert_eq!(h.state().status(), "cancelling");
+    while h.state().is_running() {
+        assert!(pressed.elapsed() < std::time::Duration::from_secs(300), "Esc did not stop the run");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        h.step();
+    }
+    let latency = pressed.elapsed();
+    assert!(
+        latency <= one_sample + std::time::Duration::from_millis(500),
+        "Esc took {latency:?}; one sample (with its set-up and check) takes {one_sample:?}"
+    );
+    assert_eq!(h.state().status(), "cancelled after 0 point(s)");
+    assert!(h.state().run().points.is_empty() && h.state().error().is_none(), "{:?}", h.state().error());
+}

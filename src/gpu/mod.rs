@@ -110,6 +110,8 @@ pub struct Gpu {
     /// Set when a submission timed out: that work may still hold the device (see
     /// `Gpu::submit`), so later submissions and waits fail at once.
     abandoned: std::sync::atomic::AtomicBool,
+    /// Once set, every later submission fails with [`Error::Cancelled`] (see [`Gpu::set_cancel`]).
+    cancel: std::sync::RwLock<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -304,6 +306,7 @@ impl Gpu {
             min_timed: Default::default(),
             pipelines: Default::default(),
             abandoned: Default::default(),
+            cancel: Default::default(),
         };
         gpu.caps.subgroup_size = capabilities::measure_subgroup_size(&gpu).await?;
         Ok(gpu)
@@ -349,6 +352,20 @@ impl Gpu {
     /// The minimum timed duration set by [`Gpu::set_min_timed_seconds`] (0 = off).
     pub fn min_timed_seconds(&self) -> f64 {
         f64::from_bits(self.min_timed.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// From now on, once `flag` is set every submission on this device fails with
+    /// [`Error::Cancelled`] before it reaches the queue, so a run stops within the sample it
+    /// is in, wherever that is (a warm-up, a timed sample, a check); None stops watching.
+    /// One flag at a time: the run that installs it owns the device until it ends.
+    pub fn set_cancel(&self, flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+        *self.cancel.write().unwrap_or_else(|e| e.into_inner()) = flag;
+    }
+
+    /// True once the flag of [`Gpu::set_cancel`] is set.
+    pub fn cancel_requested(&self) -> bool {
+        let flag = self.cancel.read().unwrap_or_else(|e| e.into_inner());
+        flag.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// The wgpu device (simtlab's own or the embedding app's).

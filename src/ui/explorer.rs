@@ -468,7 +468,8 @@ impl Explorer {
         }
     }
 
-    /// Asks the running job to stop after the current point.
+    /// Asks the running job to stop: the device refuses its next submission, so it ends within
+    /// the sample it is in, keeping the points finished before.
     pub fn cancel(&mut self) {
         runs::request_cancel(self.running.as_ref().map(|r| &*r.cancel), &mut self.status);
     }

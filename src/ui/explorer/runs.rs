@@ -254,7 +254,7 @@ impl Job {
         Ok((records, warps))
     }
 
-    async fn run(mut self, send: &dyn Fn(Message)) {
+    async fn run(self, send: &dyn Fn(Message)) {
         let gpu = match self.open().await {
             Ok(g) => g,
             Err(e) => {
@@ -262,6 +262,14 @@ impl Job {
                 return send(Message::Finished { cancelled: false });
             }
         };
+        // Cancel acts inside a point: the device refuses the next submission once the flag is
+        // set, so a point of many long samples stops within the one it is in
+        gpu.set_cancel(Some(self.cancel.clone()));
+        self.points_on(&gpu, send).await;
+        gpu.set_cancel(None);
+    }
+
+    async fn points_on(mut self, gpu: &Arc<Gpu>, send: &dyn Fn(Message)) {
         send(Message::Opened(format!(
             "{}: {}",
             gpu.adapter_name(),
@@ -270,7 +278,7 @@ impl Job {
                 (Counting::Probe(w) | Counting::Emulate(w), _) => format!("divergence from host emulation at W = {w}"),
             }
         )));
-        if let Some(registers) = self.points.first().and_then(|p| driver_registers(&gpu, &p.workload)) {
+        if let Some(registers) = self.points.first().and_then(|p| driver_registers(gpu, &p.workload)) {
             send(registers);
         }
         let total = self.points.len();
@@ -283,7 +291,7 @@ impl Job {
                 _ => workload.clone(),
             };
             send(Message::Progress { done: i, total, what });
-            match self.point(&gpu, &workload, &params).await {
+            match self.point(gpu, &workload, &params).await {
                 Ok((records, warps)) => send(Message::Point(Box::new(Point { workload, params, x, records, warps }))),
                 Err(_) if self.cancel.load(Ordering::Relaxed) => return send(Message::Finished { cancelled: true }),
                 Err(e) => {

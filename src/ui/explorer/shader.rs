@@ -706,7 +706,11 @@ impl Job {
             overrides: Vec::new(),
             sample: 1,
         };
-        match profile::profile_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await {
+        // the device refuses work once cancelled, so a long sample stops where it is
+        gpu.set_cancel(Some(self.cancel.clone()));
+        let profiled = profile::profile_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await;
+        gpu.set_cancel(None);
+        match profiled {
             Ok(run) => {
                 let loaded = Loaded {
                     marks: LineMarks::new(&run.summary.sites),
