@@ -235,7 +235,8 @@ fn explorer_runs_every_workload_as_the_cli_does() {
         }
         // the plotted times are the records' medians, one series per kernel and variant
         let (_, xs) = plots::x_axis(run, None);
-        let plotted: Vec<f64> = plots::series(run, &xs, Metric::TimeMs).iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).collect();
+        let time = plots::Panel { metric: Metric::TimeMs, unit: String::new() };
+        let plotted: Vec<f64> = plots::series(run, &xs, &time).iter().flat_map(|(_, p)| p.iter().map(|q| q.y.value)).collect();
         let mut medians: Vec<f64> = point.records.iter().map(|r| r.stats.median * 1e3).collect();
         let mut plotted_sorted = plotted.clone();
         medians.sort_by(f64::total_cmp);
@@ -358,13 +359,14 @@ fn explorer_saves_reopens_compares_and_exports() {
     let records = simtlab::harness::read_json(&file).unwrap();
     assert_eq!(records.len(), original.records().count());
 
-    // reopen in a fresh explorer, with the run itself as the baseline: every ratio is 1
+    // reopen in a fresh explorer, with the run itself as the baseline: every record is within
+    // noise of itself, at a speed-up of 1
     let mut fresh = explorer_harness([1400.0, 900.0]);
     fresh.state_mut().open_file(&file).unwrap();
     fresh.state_mut().open_baseline(&file).unwrap();
     fresh.run();
     assert_eq!(fresh.state().workload().name(), "branch-split-random");
-    assert_eq!(fresh.get_all_by_label("1.00× time").count(), original.records().count());
+    assert_eq!(fresh.get_all_by_label("within noise (1.00×)").count(), original.records().count());
 
     let csv = dir.join("run.csv");
     h.state().export_csv(&csv).unwrap();
@@ -517,4 +519,120 @@ fn esc_stops_a_run_within_one_sample_of_a_long_point() {
     );
     assert_eq!(h.state().status(), "cancelled after 0 point(s)");
     assert!(h.state().run().points.is_empty() && h.state().error().is_none(), "{:?}", h.state().error());
+}
+
+/// The run kept as `tests/fixtures/NAME.json`.
+fn fixture_run(name: &str) -> (std::path::PathBuf, Run) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(format!("{name}.json"));
+    let run = Run::open(&path).unwrap();
+    (path, run)
+}
+
+/// `run` with point `i`'s first record timed by `samples_ms`.
+fn with_samples(mut run: Run, i: usize, samples_ms: &[f64]) -> Run {
+    let r = &mut run.points[i].records[0];
+    let source = r.stats.source;
+    r.stats = simtlab::harness::Stats::from_samples(samples_ms.iter().map(|ms| ms * 1e-3).collect(), source).unwrap();
+    run
+}
+
+#[test]
+fn plots_and_tables_show_the_spread_and_say_within_noise() {
+    // point 1: the run's samples overlap the baseline's; point 2: the run is twice as fast
+    let (_, kept) = fixture_run("explorer_baseline_diff_run");
+    let run = with_samples(with_samples(kept.clone(), 0, &[1.0, 1.1, 1.2]), 1, &[1.0, 1.05, 1.1]);
+    let base = with_samples(with_samples(kept, 0, &[1.05, 1.15, 1.25]), 1, &[2.0, 2.1, 2.2]);
+    let dir = common::scratch("ui-noise");
+    let (run_path, base_path) = (dir.join("run.json"), dir.join("baseline.json"));
+    run.save(&run_path).unwrap();
+    base.save(&base_path).unwrap();
+
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().open_file(&run_path).unwrap();
+    h.state_mut().open_baseline(&base_path).unwrap();
+    h.run();
+    h.get_by_label("whiskers: fastest to slowest of n = 3 samples per point");
+    // the table: each time's range and sample count, the speed-up or "within noise"
+    let fmt = simtlab::harness::format_seconds;
+    h.get_by_label(&format!("{}–{}, n = 3", fmt(1.0e-3), fmt(1.2e-3)));
+    h.get_by_label(&format!("{}–{}, n = 3", fmt(1.0e-3), fmt(1.1e-3)));
+    let first =
+        plots::Comparison::of(&plots::Measured::time(&run.points[0].records[0]), &plots::Measured::time(&base.points[0].records[0]));
+    let first = first.unwrap();
+    assert!((first.speedup - 1.15 / 1.1).abs() < 1e-12 && first.within_noise, "{first:?}");
+    h.get_by_label(&format!("within noise ({:.2}×)", 1.15 / 1.1));
+    h.get_by_label("2.00× faster");
+    // the plotted whiskers are the records' fastest and slowest samples
+    let (_, xs) = plots::x_axis(&run, None);
+    let time = plots::Panel { metric: Metric::TimeMs, unit: String::new() };
+    let points: Vec<plots::PlotPoint> = plots::series(&run, &xs, &time).into_iter().flat_map(|(_, p)| p).collect();
+    assert_eq!(points.len(), 2);
+    for (q, r) in points.iter().zip(run.records()) {
+        assert_eq!((q.y.low, q.y.value, q.y.high, q.y.samples), (r.stats.min * 1e3, r.stats.median * 1e3, r.stats.max * 1e3, 3));
+    }
+    h.snapshot("explorer_noise");
+}
+
+#[test]
+fn persistent_threads_view_has_one_unit_per_axis() {
+    let (path, run) = fixture_run("explorer_pt_cases");
+    let units: std::collections::BTreeSet<String> = run.records().filter_map(|r| Some(r.throughput.as_ref()?.unit.clone())).collect();
+    assert!(units.len() >= 4, "{units:?}");
+    let panels = plots::panels(&run);
+    // one throughput plot per unit, each holding only its unit's records
+    let throughput: Vec<&plots::Panel> = panels.iter().filter(|p| p.metric == Metric::Throughput).collect();
+    assert_eq!(throughput.iter().map(|p| p.unit.clone()).collect::<std::collections::BTreeSet<_>>(), units);
+    let (_, xs) = plots::x_axis(&run, None);
+    for p in &throughput {
+        let plotted: usize = plots::series(&run, &xs, p).iter().map(|(_, s)| s.len()).sum();
+        let of_unit = run.records().filter(|r| r.throughput.as_ref().is_some_and(|t| t.unit == p.unit)).count();
+        assert_eq!(plotted, of_unit, "{}", p.unit);
+    }
+    let mut h = explorer_harness([1400.0, 1400.0]);
+    h.state_mut().open_file(&path).unwrap();
+    h.run();
+    h.get_by_label("time per item (us/barrier)");
+    for unit in units.iter().filter(|u| *u != "us/barrier") {
+        h.get_by_label(&format!("throughput ({unit})"));
+    }
+    h.snapshot("explorer_pt_units");
+}
+
+#[test]
+fn a_single_point_png_export_shows_what_the_screen_shows() {
+    let (path, run) = fixture_run("explorer_flowshop_pools");
+    assert_eq!(run.points.len(), 1);
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().open_file(&path).unwrap();
+    h.run();
+    let (axis, xs) = plots::x_axis(&run, None);
+    let plots::XAxis::Categories(names) = axis else { panic!("a single point is a category") };
+    let figures = plots::figures(&run, None);
+    let panels = plots::panels(&run);
+    assert_eq!(figures.len(), panels.len());
+    for (figure, panel) in figures.iter().zip(&panels) {
+        // the same title, categories, series and values as the plot on screen
+        h.get_by_label(&panel.title());
+        assert_eq!(figure.y_label, panel.title());
+        assert_eq!(figure.categories.as_ref(), Some(&names));
+        let screen = plots::series(&run, &xs, panel);
+        assert_eq!(figure.series.len(), screen.len());
+        for (s, (name, points)) in figure.series.iter().zip(&screen) {
+            assert_eq!(&s.name, name);
+            assert_eq!(s.points, points.iter().map(|q| (q.x, q.y.value)).collect::<Vec<_>>());
+            let spread: Vec<Option<(f64, f64)>> = points.iter().map(|q| (q.y.samples > 1).then_some((q.y.low, q.y.high))).collect();
+            assert_eq!(s.spread, spread);
+        }
+        // drawn as bars: each series' colour covers an area, not a dot at x = 0
+        let bytes = simtlab::report::png_bytes(figure).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        assert_eq!((info.width, info.height), (800, 500));
+        for (i, color) in [[31u8, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40]].iter().enumerate().take(screen.len()) {
+            let count = pixels.chunks(3).filter(|p| p == color).count();
+            assert!(count > 100, "{}: series {i} covers {count} pixels", figure.id);
+        }
+    }
 }

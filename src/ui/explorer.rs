@@ -637,12 +637,15 @@ impl Explorer {
         ui.label(format!("CPU check: {passed} of {} point(s) passed", self.run.points.len()));
         if let Some(b) = &self.baseline {
             let (name, n) = (&b.workload, b.points.len());
-            ui.label(format!("baseline: {name} ({n} point(s)), dashed in the plots; \"vs baseline\" is time / baseline time"));
+            ui.label(format!(
+                "baseline: {name} ({n} point(s)), dashed in the plots; \"vs baseline\" is the speed-up, baseline time / time, \
+                 \"within noise\" where the two ranges of samples overlap"
+            ));
         }
         if let Some(i) = plots::sweep_plots(ui, &self.run, spec.as_ref(), self.selected, self.baseline.as_ref()) {
             self.select_point(i);
         }
-        let ratios = self.baseline.as_ref().map(|b| runs::baseline_ratios(&self.run, b));
+        let ratios = self.baseline.as_ref().map(|b| runs::baseline_comparisons(&self.run, b));
         if let Some(i) = plots::records_table(ui, &self.run, self.selected, ratios.as_deref()) {
             self.select_point(i);
         }

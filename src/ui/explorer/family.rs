@@ -6,7 +6,7 @@
 use egui::{Grid, RichText, ScrollArea, Ui};
 
 use super::flowshop::{pool_lines, PoolBar};
-use super::plots::format_value;
+use super::plots::{format_range, format_value, Comparison, Measured};
 use super::runs::Run;
 use crate::harness::{format_seconds, format_significant, Record};
 use crate::kernels::matmul::MatmulExtra;
@@ -54,7 +54,7 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
     ui.heading("remapping strategies");
     let figures: Vec<Option<RemapFigures>> = records.iter().map(|r| r.extra_as::<RemapFigures>()).collect();
     let none = records.iter().zip(&figures).find(|(r, _)| r.variant == "none").and_then(|(_, f)| Some(f.as_ref()?.end_to_end_s));
-    let headers = ["strategy", "kernel", "remap cost", "end to end", "gain vs none", "SIMT eff. before -> after"];
+    let headers = ["strategy", "kernel", "remap cost", "end to end", "speed-up vs none", "SIMT eff. before -> after"];
     table(ui, "simtlab-remap", &headers, |ui| {
         for (r, f) in records.iter().zip(&figures) {
             let seconds = |of: fn(&RemapFigures) -> f64| f.as_ref().map_or_else(|| NONE.into(), |f| format_seconds(of(f)));
@@ -63,7 +63,8 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
             ui.label(seconds(|f| f.remap_s));
             ui.label(seconds(|f| f.end_to_end_s));
             let gain = none.zip(f.as_ref().map(|f| f.end_to_end_s)).map(|(n, t)| n / t);
-            ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")));
+            ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")))
+                .on_hover_text("none's end-to-end time / this strategy's: above 1× the strategy pays");
             ui.label(match f.as_ref().and_then(|f| f.probe_before.zip(f.probe_after)) {
                 Some((a, b)) => format!("{:.1} % -> {:.1} %", 100.0 * a.simt_efficiency, 100.0 * b.simt_efficiency),
                 None => NONE.into(),
@@ -164,7 +165,7 @@ fn split(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
     }
     ui.heading("split vs branched");
     for (f, x) in ratios {
-        ui.label(format!("else fraction {:.0} %: split takes {x:.2}× the branched kernel's time", 100.0 * f));
+        ui.label(format!("else fraction {:.0} %: split's speed-up over branched {:.2}×", 100.0 * f, 1.0 / x));
     }
     ui.label(format!("occupancy of each kernel on {} ({registers} registers/thread):", arch.name));
     table(ui, "simtlab-split-occupancy", &OCCUPANCY_HEADERS, |ui| match split_kernels() {
@@ -196,9 +197,12 @@ fn split_kernels() -> Result<&'static [KernelResources], &'static str> {
 }
 
 /// Zhang's benchmarks: each variant's time against the original's at the same point (a
-/// sweep's points differ in size, so they are never compared with each other).
+/// sweep's points differ in size, so they are never compared with each other), as a speed-up
+/// with its noise: "within noise" where the ranges of samples overlap.
 fn variants(ui: &mut Ui, run: &Run) {
-    ui.heading("variants against the original");
+    ui.heading("variants against the original").on_hover_text(
+        "speed-up = the original's median time / the variant's; within noise where the fastest-to-slowest ranges of their samples overlap",
+    );
     for p in &run.points {
         let Some(org) = p.records.first() else { continue };
         let at = match (&run.sweep, &p.x) {
@@ -206,9 +210,10 @@ fn variants(ui: &mut Ui, run: &Run) {
             _ => String::new(),
         };
         ui.label(RichText::new(format!("{at}against {} {}", org.kernel, org.variant)).strong());
-        for r in &p.records {
-            let ratio = r.stats.median / org.stats.median;
-            ui.label(format!("{} {}: {} ({ratio:.2}×)", r.kernel, r.variant, format_seconds(r.stats.median)));
+        for r in p.records.iter().skip(1) {
+            let (time, reference) = (Measured::time(r), Measured::time(org));
+            let versus = Comparison::of(&time, &reference).map_or_else(String::new, |c| format!(": {}", c.label()));
+            ui.label(format!("{} {}: {} ({}){versus}", r.kernel, r.variant, format_seconds(time.value), format_range(&time)));
         }
     }
 }

@@ -18,6 +18,8 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{self, Protocol, Record};
 use crate::workload::{self, Counting, WarpMap};
+
+use super::plots::{Comparison, Measured};
 #[cfg(not(target_arch = "wasm32"))]
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -334,7 +336,7 @@ pub fn baseline_ratios(run: &Run, baseline: &Run) -> Vec<Vec<Option<f64>>> {
                 .iter()
                 .map(|r| {
                     let base = baseline.points.get(i)?.records.iter().find(|b| b.kernel == r.kernel && b.variant == r.variant)?;
-                    (base.stats.median > 0.0).then(|| r.stats.median / base.stats.median)
+                    Comparison::of(&Measured::time(r), &Measured::time(base))
                 })
                 .collect()
         })

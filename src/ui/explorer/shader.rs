@@ -498,11 +498,11 @@ impl ShaderView {
         }
         egui::CollapsingHeader::new("GPU time").id_salt("simtlab-shader-time").show(ui, |ui| {
             ui.label(format!(
-                "{:?}: {} plain, {} instrumented ({:.2}x)",
+                "{:?}: {} plain, {} instrumented (the probe adds {:.0} % time)",
                 run.plain.source,
                 crate::harness::format_seconds(run.plain.seconds),
                 crate::harness::format_seconds(run.instrumented.seconds),
-                run.instrumented.seconds / run.plain.seconds.max(1e-12)
+                100.0 * (run.instrumented.seconds / run.plain.seconds.max(1e-12) - 1.0)
             ));
         });
     }
