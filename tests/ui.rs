@@ -459,7 +459,7 @@ fn explorer_occupancy_preset_follows_the_adapter() {
     assert_eq!(h.state().occupancy.arch.name, "cc9.0");
     h.state_mut().select_by_name("micro-if").unwrap();
     h.run();
-    h.get_by_label_contains("from micro/if_branch.wgsl's WGSL (256 threads");
+    h.get_by_label_contains("from micro/if_branch.wgsl:main's WGSL (256 threads");
 }
 
 #[test]
@@ -633,6 +633,54 @@ fn a_single_point_png_export_shows_what_the_screen_shows() {
         for (i, color) in [[31u8, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40]].iter().enumerate().take(screen.len()) {
             let count = pixels.chunks(3).filter(|p| p == color).count();
             assert!(count > 100, "{}: series {i} covers {count} pixels", figure.id);
+        }
+    }
+}
+
+#[test]
+fn an_opened_cli_run_selects_its_own_workload() {
+    // a record file as `simtlab run micro-if --json` writes it: the family, no workload name
+    let gpu = simtlab::Gpu::new(&GpuOptions::default()).unwrap();
+    let w = workload::find("micro-if").unwrap();
+    let mut params = w.params(Scale::Tiny);
+    params["n"] = 2048.into();
+    let records = w.run(&gpu, &params, &simtlab::harness::Protocol { warmup: 0, samples: 2 }).unwrap();
+    assert_eq!(records[0].family, "micro");
+    let dir = common::scratch("ui-cli-run");
+    let file = dir.join("cli.json");
+    simtlab::harness::write_json(&file, &records).unwrap();
+
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("reduction").unwrap();
+    h.run();
+    h.state_mut().open_file(&file).unwrap();
+    h.run();
+    assert_eq!(h.state().workload().name(), "micro-if");
+    assert_eq!(h.state().run().workload, "micro-if");
+    assert_eq!(h.state_mut().params_mut()["n"], 2048);
+    assert_eq!(h.state().samples, 2);
+    assert_eq!(h.state().occupancy_kernel(), Some("micro/if_branch.wgsl:main"));
+    h.get_by_label("micro-if — records");
+    h.get_by_label_contains("from micro/if_branch.wgsl:main's WGSL");
+    h.snapshot("explorer_opened_cli_run");
+}
+
+#[test]
+fn the_occupancy_panel_follows_the_selected_point() {
+    for (fixture, wanted) in [("explorer_pt_cases", "pt/"), ("explorer_matmul_ladder", "matmul/")] {
+        let (path, run) = fixture_run(fixture);
+        let mut h = explorer_harness([1400.0, 900.0]);
+        h.state_mut().open_file(&path).unwrap();
+        h.run();
+        for (i, p) in run.points.iter().enumerate() {
+            h.state_mut().select_point(i);
+            h.run();
+            let w = workload::find(&p.workload).unwrap();
+            let Some(entry) = w.shader() else { continue };
+            let kernel = format!("{}:{}", entry.file.path, entry.name);
+            assert!(kernel.starts_with(wanted), "{kernel}");
+            assert_eq!(h.state().occupancy_kernel(), Some(kernel.as_str()), "point {i}: {}", p.workload);
+            h.get_by_label_contains(&format!("from {kernel}'s WGSL"));
         }
     }
 }

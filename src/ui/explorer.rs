@@ -283,17 +283,47 @@ impl Explorer {
         self.specs = self.workload().param_specs();
         // the next run asks the driver about the new workload's kernel
         self.registers_note.clear();
-        if let Some(entry) = self.workload().shader() {
-            let path = entry.file.path;
-            match gpu::shader::preprocess(path, &[]) {
-                Ok(src) => {
-                    if let Err(e) = self.occupancy.set_kernel(path, &src.text, entry.name) {
-                        self.error = Some(format!("occupancy of {path}: {e}"));
-                    }
-                }
-                Err(e) => self.error = Some(format!("{path}: {e}")),
+        self.show_occupancy_of(self.workload().name());
+    }
+
+    /// Points the occupancy panel at the main kernel of workload `name` (the selected point's,
+    /// or the picker's); a workload without one kernel leaves the panel on its sliders.
+    fn show_occupancy_of(&mut self, name: &str) {
+        let Some(w) = self.workloads.iter().find(|w| w.name() == name) else { return };
+        let Some(entry) = w.shader() else {
+            (self.occupancy.kernel, self.occupancy.use_kernel) = (None, false);
+            return;
+        };
+        let path = entry.file.path;
+        let label = format!("{path}:{}", entry.name);
+        if gpu::shader::preprocess(path, &[]).and_then(|src| self.occupancy.set_kernel(label.clone(), &src.text, entry.name)).is_ok() {
+            return;
+        }
+        // a kernel sized by override constants (matmul's tiles): the launch its record ran with
+        let ran = self.run.points.get(self.selected).filter(|p| p.workload == name);
+        match ran.and_then(|p| p.records.first()?.extra_as::<crate::kernels::matmul::MatmulExtra>()) {
+            Some(extra) => {
+                let r = extra.resources;
+                let resources = crate::occupancy::KernelResources {
+                    entry_point: entry.name.to_string(),
+                    workgroup_size: [r.threads_per_workgroup, 1, 1],
+                    threads_per_workgroup: r.threads_per_workgroup,
+                    workgroup_memory_bytes: u32::try_from(r.workgroup_bytes).unwrap_or(u32::MAX),
+                    workgroup_variables: Vec::new(),
+                };
+                (self.occupancy.kernel, self.occupancy.use_kernel) = (Some((label, resources)), true);
+            }
+            None => {
+                // never another workload's kernel under this one's name: the sliders until a
+                // record says what ran
+                (self.occupancy.kernel, self.occupancy.use_kernel) = (None, false);
             }
         }
+    }
+
+    /// The name of the kernel the occupancy panel shows (`path:entry`), if any.
+    pub fn occupancy_kernel(&self) -> Option<&str> {
+        self.occupancy.kernel.as_ref().map(|(name, _)| name.as_str())
     }
 
     /// Selects the workload called `name`; the error lists the names.
@@ -335,9 +365,12 @@ impl Explorer {
         self.selected
     }
 
-    /// Shows point `index`'s heat map.
+    /// Shows point `index`'s heat map, and its workload's kernel in the occupancy panel.
     pub fn select_point(&mut self, index: usize) {
         self.selected = index.min(self.run.points.len().saturating_sub(1));
+        if let Some(name) = self.run.points.get(self.selected).map(|p| p.workload.clone()) {
+            self.show_occupancy_of(&name);
+        }
     }
 
     /// The last error (failed run, missing adapter, unreadable file), if any.
@@ -479,6 +512,7 @@ impl Explorer {
         use runs::Message;
         let Some(running) = &mut self.running else { return };
         let mut finished = None;
+        let mut newest = false;
         loop {
             match running.rx.try_recv() {
                 Ok(Message::Opened(what)) => self.status = what,
@@ -497,6 +531,7 @@ impl Explorer {
                     self.run.points.push(*p);
                     // follow the newest point until the user picks one
                     self.selected = self.run.points.len() - 1;
+                    newest = true;
                 }
                 Ok(Message::Failed(e)) => self.error = Some(e),
                 Ok(Message::Finished { cancelled }) => finished = Some(cancelled),
@@ -516,6 +551,9 @@ impl Explorer {
                 (false, Some(_)) => "failed".into(),
                 (false, None) => format!("done: {n} point(s) in {elapsed:.1} s"),
             };
+        }
+        if newest {
+            self.select_point(self.selected);
         }
     }
 

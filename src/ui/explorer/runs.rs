@@ -98,7 +98,11 @@ impl Run {
         let first = records.first().ok_or_else(|| Error::invalid("run file", "it holds no records"))?;
         let note_of = |r: &Record| r.extra.get(EXTRA_KEY).cloned();
         let mut run = Run {
-            workload: note_of(first).and_then(|n| n["run"].as_str().map(String::from)).unwrap_or_else(|| first.family.clone()),
+            // a file of `simtlab run NAME` names the family: the workload is the one that fits
+            workload: note_of(first)
+                .and_then(|n| n["run"].as_str().map(String::from))
+                .or_else(|| workload::of_record(first).map(|w| w.name().to_string()))
+                .unwrap_or_else(|| first.family.clone()),
             sweep: note_of(first).and_then(|n| n["sweep"].as_str().map(String::from)),
             protocol: note_of(first).and_then(|n| Protocol::deserialize(&n["protocol"]).ok()),
             points: Vec::new(),
@@ -325,9 +329,10 @@ fn driver_registers(gpu: &Gpu, workload: &str) -> Option<Message> {
     Some(Message::Registers { kernel: format!("{}:{}", entry.file.path, entry.name), registers })
 }
 
-/// Per point, the ratio of each of `run`'s records' median time to the baseline's record of
-/// the same kernel and variant at the same point index (None where the baseline has none).
-pub fn baseline_ratios(run: &Run, baseline: &Run) -> Vec<Vec<Option<f64>>> {
+/// Per point, each of `run`'s records against the baseline's record of the same kernel and
+/// variant at the same point index: the speed-up of the medians and whether the two ranges of
+/// samples overlap (None where the baseline has none).
+pub fn baseline_comparisons(run: &Run, baseline: &Run) -> Vec<Vec<Option<Comparison>>> {
     run.points
         .iter()
         .enumerate()
