@@ -315,6 +315,22 @@ fn explorer_runs_every_remapping_strategy_side_by_side() {
     h.get_by_label_contains(reason.split(". Also considered").next().unwrap());
     h.get_by_label("remapping strategies");
     assert!(h.query_by_label("run remap-none too").is_none());
+    // the cost model's prediction for every strategy beside what each measured
+    let decision: simtlab::remap::Decision = serde_json::from_value(run.points[6].records[0].extra["decision"].clone()).unwrap();
+    let weighed: Vec<String> = decision.predictions.iter().map(|p| p.strategy.to_string()).collect();
+    assert_eq!(weighed, ["redirect", "lam", "gpu", "tile", "defer"]);
+    let end_to_end = |i: usize| run.points[i].records[0].extra["end_to_end_s"].as_f64().unwrap();
+    let (none, chosen) = (end_to_end(0), decision.strategy.to_string());
+    let i = names.iter().position(|n| *n == format!("remap-{chosen}")).unwrap();
+    let measured = none - end_to_end(i);
+    let sign = if measured < 0.0 { "−" } else { "" };
+    h.get_by_label_contains(&format!(
+        "auto chose {chosen}: predicted saving {}, measured {sign}{}",
+        simtlab::harness::format_seconds(decision.predicted_gain_s - decision.cost_s),
+        simtlab::harness::format_seconds(measured.abs())
+    ));
+    h.get_by_label("predicted saving");
+    h.get_by_label("measured saving");
     snapshot_kept_run(h.state(), "explorer_remap_strategies", 6);
 }
 
