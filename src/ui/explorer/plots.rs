@@ -44,8 +44,8 @@ pub fn one_two_five(input: GridInput, labelled: f64) -> [f64; 3] {
 }
 
 /// Labelled steps of [`one_two_five`] on a y axis (24 points) and an x axis (72 points).
-const Y_LABELS: f64 = 3.0;
-const X_LABELS: f64 = 9.0;
+pub(super) const Y_LABELS: f64 = 3.0;
+pub(super) const X_LABELS: f64 = 9.0;
 
 /// The prefix through the last '-' that all of `names` share (when each keeps a rest), and
 /// the rests with '-' as line breaks (for more than one name): `pt-queue-single` → `pt-` and
