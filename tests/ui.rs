@@ -700,3 +700,31 @@ fn the_occupancy_panel_follows_the_selected_point() {
         }
     }
 }
+
+#[test]
+fn parameters_and_metrics_say_what_they_are_on_hover() {
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("micro-loop").unwrap();
+    h.run();
+    let spec = h.state().specs().iter().find(|s| s.key == "long").unwrap().clone();
+    let explanation = spec.explanation("micro");
+    assert_eq!(explanation, "loop: trip count of the long lanes (at least short)");
+    h.get_all_by_label("long").next().unwrap().hover();
+    h.run();
+    assert!(h.get_all_by_label(explanation).count() >= 1);
+    // a parameter the workload fixes says what it is too
+    let pattern = h.state().specs().iter().find(|s| s.key == "pattern").unwrap().explanation("micro");
+    h.get_by_label_contains("pattern: loop (set by the workload)").hover();
+    h.run();
+    assert!(h.get_all_by_label(pattern).count() >= 1);
+    // the metrics: a plot title and a table column of a run
+    let (path, _) = fixture_run("explorer_baseline_diff_run");
+    h.state_mut().open_file(&path).unwrap();
+    h.run();
+    h.get_by_label("SIMT eff.").hover();
+    h.run();
+    assert!(h.get_all_by_label("SIMT efficiency: active lanes / (subgroup steps × subgroup width)").count() >= 1);
+    h.get_by_label("median time (ms)").hover();
+    h.run();
+    assert!(h.get_all_by_label(Metric::TimeMs.explanation()).count() >= 1);
+}

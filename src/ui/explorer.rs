@@ -628,7 +628,7 @@ impl Explorer {
             let w = self.workload;
             self.sweeps[w].ui(ui, &self.specs, &self.params[w], family);
             let swept = self.sweeps[w].enabled.then(|| self.sweeps[w].key.clone());
-            params::editors(ui, &self.specs, &mut self.params[w], swept.as_deref());
+            params::editors(ui, &self.specs, &mut self.params[w], swept.as_deref(), self.workloads[w].family());
             ui.separator();
             params::count(ui, &mut self.samples, 1..=100, "timed samples");
             params::count(ui, &mut self.warmup, 0..=20, "warm-up runs");
