@@ -17,7 +17,7 @@ mod web;
 pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
 pub use capabilities::Capabilities;
 pub use driver_stats::{DriverStatistic, DriverStatistics, PipelineExecutable};
-pub use recording::{run_recording_async, Recording};
+pub use recording::{read_recording_async, run_recording_async, Recording};
 pub use shader::{Kernel, ShaderSource};
 pub use timing::{Step, Timing, TimingSource};
 
@@ -138,7 +138,23 @@ fn type_rank(t: wgpu::DeviceType) -> u8 {
 }
 
 fn describe(info: &wgpu::AdapterInfo) -> String {
-    format!("'{}' ({:?}, {:?})", info.name, info.backend, info.device_type)
+    format!("'{}' ({:?}, {:?})", adapter_label(info), info.backend, info.device_type)
+}
+
+/// The adapter's name for people: its own, or what it is where it has none (browsers keep
+/// their WebGPU adapter's name private, so messages never show a blank).
+pub fn adapter_label(info: &wgpu::AdapterInfo) -> String {
+    match (info.name.is_empty(), info.backend) {
+        (false, _) => info.name.clone(),
+        (true, wgpu::Backend::BrowserWebGpu) => {
+            let vendor = [&info.driver, &info.driver_info].into_iter().find(|s| !s.is_empty());
+            match vendor {
+                Some(v) => format!("the browser's WebGPU adapter ({v})"),
+                None => "the browser's WebGPU adapter (its name kept private)".into(),
+            }
+        }
+        (true, _) => "an unnamed adapter".into(),
+    }
 }
 
 /// Runs a future of the async core to completion on the calling thread: the thin blocking
@@ -402,7 +418,7 @@ impl Gpu {
 
     /// One line naming the adapter for records and logs.
     pub fn adapter_name(&self) -> String {
-        format!("{} ({:?})", self.info.name, self.info.backend)
+        format!("{} ({:?})", adapter_label(&self.info), self.info.backend)
     }
 
     /// Loop iterations one invocation may run in total before the driver silently cuts its

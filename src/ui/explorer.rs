@@ -94,16 +94,6 @@ struct Running {
     started: Instant,
 }
 
-/// The adapter's name, or what it is when it has none (browsers keep their WebGPU adapter's
-/// name private).
-fn shown_name(info: &wgpu::AdapterInfo) -> String {
-    match (info.name.is_empty(), info.backend) {
-        (false, _) => info.name.clone(),
-        (true, wgpu::Backend::BrowserWebGpu) => "WebGPU (the browser keeps the adapter's name private)".into(),
-        (true, _) => "unnamed adapter".into(),
-    }
-}
-
 /// The occupancy preset used when no preset describes the adapter.
 const DEFAULT_ARCH: &str = "cc9.0";
 
@@ -183,7 +173,7 @@ impl Explorer {
             .map(|adapter| {
                 let i = adapter.get_info();
                 AdapterEntry {
-                    label: format!("{} ({:?}, {:?})", shown_name(&i), i.backend, i.device_type),
+                    label: format!("{} ({:?}, {:?})", gpu::adapter_label(&i), i.backend, i.device_type),
                     adapter,
                     gpu: Arc::new(Mutex::new(None)),
                 }
@@ -243,7 +233,7 @@ impl Explorer {
     pub fn select_adapter(&mut self, index: usize) {
         self.adapter = index.min(self.adapters.len().saturating_sub(1));
         let info = self.adapters.get(self.adapter).map(|a| a.adapter.get_info());
-        let name = info.as_ref().map_or_else(String::new, shown_name);
+        let name = info.as_ref().map_or_else(String::new, gpu::adapter_label);
         // the adapter's own name only: a description could match a preset's alias by chance
         match arch_for_adapter(info.as_ref().map_or("", |i| &i.name)) {
             Some(arch) => {
@@ -371,6 +361,13 @@ impl Explorer {
         if let Some(name) = self.run.points.get(self.selected).map(|p| p.workload.clone()) {
             self.show_occupancy_of(&name);
         }
+    }
+
+    /// Shows `message` as the error line (what the page's address asked for and could not be
+    /// done), and keeps a run from starting on its own.
+    pub fn show_error(&mut self, message: String) {
+        self.error = Some(message);
+        self.run_on_start = false;
     }
 
     /// The last error (failed run, missing adapter, unreadable file), if any.
@@ -582,7 +579,7 @@ impl Explorer {
                 || "none".into(),
                 |a| {
                     let i = a.adapter.get_info();
-                    let name = shown_name(&i);
+                    let name = gpu::adapter_label(&i);
                     format!("{} ({:?})", name.split(" (").next().unwrap_or(&name), i.backend)
                 },
             );
@@ -606,7 +603,15 @@ impl Explorer {
                         family = w.family();
                         ui.label(egui::RichText::new(family).weak());
                     }
-                    if ui.selectable_label(i == self.workload, w.name()).on_hover_text(w.summary()).clicked() {
+                    // in a page, the workloads it cannot run say so (they stay selectable, to
+                    // see their parameters and open their runs)
+                    let response = match browser::workload_unavailable(w.as_ref()) {
+                        Some(why) => ui
+                            .selectable_label(i == self.workload, egui::RichText::new(format!("{} (desktop only)", w.name())).weak())
+                            .on_hover_text(format!("{}\n\n{why}", w.summary())),
+                        None => ui.selectable_label(i == self.workload, w.name()).on_hover_text(w.summary()),
+                    };
+                    if response.clicked() {
                         pick = Some(i);
                     }
                 }
@@ -673,6 +678,10 @@ impl Explorer {
         let spec = self.run.sweep.as_deref().and_then(|k| self.specs.iter().find(|s| s.key == k)).cloned();
         let passed = self.run.points.iter().filter(|p| p.checks_passed()).count();
         ui.label(format!("CPU check: {passed} of {} point(s) passed", self.run.points.len()));
+        // what the time is, where a record says (a page's clock is not the GPU's)
+        if let Some(timing) = self.run.records().find_map(|r| r.extra.get("timing")?.as_str()) {
+            ui.small(format!("time: {timing}"));
+        }
         if let Some(b) = &self.baseline {
             let (name, n) = (&b.workload, b.points.len());
             ui.label(format!(

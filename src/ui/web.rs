@@ -40,15 +40,22 @@ impl WebExplorer {
 
     /// Starts the explorer on `canvas`, on the page's WebGPU adapters. `query` is the page's
     /// query string: `workload=NAME` opens on that workload, `scale=tiny|quick|paper` sets the
-    /// parameters' scale, and `run` starts a run as the explorer opens. An unknown workload or
-    /// scale rejects with the message; a page without WebGPU opens with the error shown.
+    /// parameters' scale, and `run` starts a run as the explorer opens. An unknown workload
+    /// opens the page on the first workload with the message shown (and runs nothing); an
+    /// unknown scale rejects with the message; a page without WebGPU opens with the error shown.
     pub async fn start(&self, canvas: HtmlCanvasElement, query: String) -> Result<(), JsValue> {
         let options = GpuOptions::default();
         let mut explorer = Explorer::with_adapters(&options, gpu::adapters_async(&options).await);
+        let mut unknown = None;
         for (key, value) in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').unwrap_or((p, "")))
         {
             match key {
-                "workload" => explorer.select_by_name(value).map_err(|e| JsValue::from_str(&e.to_string()))?,
+                // an unknown workload is said in the page, which opens on the first one
+                "workload" => {
+                    if let Err(e) = explorer.select_by_name(value) {
+                        unknown = Some(format!("the page's address asks for {e}"));
+                    }
+                }
                 "scale" => explorer.set_scale(match value {
                     "tiny" => Scale::Tiny,
                     "quick" => Scale::Quick,
@@ -58,6 +65,9 @@ impl WebExplorer {
                 "run" => explorer.run_on_start = true,
                 _ => {}
             }
+        }
+        if let Some(message) = unknown {
+            explorer.show_error(message);
         }
         keep_run_keys()?;
         let app = PageApp { explorer, canvas: canvas.clone(), shown: None };
@@ -114,6 +124,8 @@ impl PageApp {
             "running": now.2,
             "adapters": e.adapter_labels(),
             "workload": e.run().workload,
+            "selected": e.workload().name(),
+            "occupancy_kernel": e.occupancy_kernel(),
             "records": e.run().to_records(),
             "heat_maps": e.run().points.iter().map(|p| p.warps.iter().map(|m| json!({
                 "layout": m.layout,

@@ -23,7 +23,7 @@ mod entries;
 mod params;
 mod recordings;
 
-pub use crate::gpu::{run_recording_async, Recording};
+pub use crate::gpu::{read_recording_async, run_recording_async, Recording};
 pub use crate::harness::Scale;
 pub use params::{number_value, ParamKind, ParamSpec};
 
@@ -250,10 +250,9 @@ pub fn find(name: &str) -> Result<Box<dyn Workload>> {
     let all = registry();
     let names: Vec<&str> = all.iter().map(|w| w.name()).collect();
     let names = names.join(", ");
-    all.into_iter().find(|w| w.name() == name).ok_or_else(|| Error::InvalidParameter {
-        workload: name.into(),
-        message: format!("no such workload; `simtlab list` shows them: {names}"),
-    })
+    all.into_iter()
+        .find(|w| w.name() == name)
+        .ok_or_else(|| Error::InvalidParameter { workload: name.into(), message: format!("no such workload; the workloads are: {names}") })
 }
 
 /// `params` with `overrides` (`name`, `value`) applied: a value is read as JSON when it parses

@@ -712,7 +712,7 @@ impl super::Explorer {
                     100.0 * d.divergence_ratio
                 ),
                 None if cfg!(target_arch = "wasm32") => "in the page this workload's run times and checks its recording only: \
-                     its divergence, where it has one, is in the desktop explorer (`simtlab gui`)"
+                     its divergence, where it has one, is in the desktop explorer"
                     .into(),
                 None => "this workload measures no divergence".into(),
             });
