@@ -699,6 +699,14 @@ fn the_occupancy_panel_follows_the_selected_point() {
             h.get_by_label_contains(&format!("from {kernel}'s WGSL"));
         }
     }
+    // a rung sized by an override constant, picked without a run: its own tile's launch
+    let mut h = explorer_harness([1400.0, 900.0]);
+    for (rung, threads) in [("matmul-tiled4", 16), ("matmul-tiled16", 256)] {
+        h.state_mut().select_by_name(rung).unwrap();
+        h.run();
+        assert_eq!(h.state().occupancy_kernel(), Some("matmul/tiled.wgsl:main"), "{rung}");
+        h.get_by_label_contains(&format!("from matmul/tiled.wgsl:main's WGSL ({threads} threads"));
+    }
 }
 
 #[test]

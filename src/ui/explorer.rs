@@ -289,11 +289,12 @@ impl Explorer {
         if gpu::shader::preprocess(path, &[]).and_then(|src| self.occupancy.set_kernel(label.clone(), &src.text, entry.name)).is_ok() {
             return;
         }
-        // a kernel sized by override constants (matmul's tiles): the launch its record ran with
-        let ran = self.run.points.get(self.selected).filter(|p| p.workload == name);
-        match ran.and_then(|p| p.records.first()?.extra_as::<crate::kernels::matmul::MatmulExtra>()) {
-            Some(extra) => {
-                let r = extra.resources;
+        // a kernel sized by override constants (matmul's tiles): the launch its rung makes
+        use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
+        let rung = name.strip_prefix("matmul-").and_then(|v| serde_json::from_value::<Variant>(v.into()).ok());
+        let launch = rung.and_then(|v| matmul::resources(&matmul::spec(v, Shape::square(64), &RegtileConfig::default()).ok()?).ok());
+        match launch {
+            Some(r) => {
                 let resources = crate::occupancy::KernelResources {
                     entry_point: entry.name.to_string(),
                     workgroup_size: [r.threads_per_workgroup, 1, 1],
@@ -304,8 +305,7 @@ impl Explorer {
                 (self.occupancy.kernel, self.occupancy.use_kernel) = (Some((label, resources)), true);
             }
             None => {
-                // never another workload's kernel under this one's name: the sliders until a
-                // record says what ran
+                // never another workload's kernel under this one's name: the sliders
                 (self.occupancy.kernel, self.occupancy.use_kernel) = (None, false);
             }
         }
