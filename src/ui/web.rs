@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use crate::gpu::{self, GpuOptions};
-use crate::ui::explorer::Explorer;
+use crate::ui::explorer::{Explorer, View};
 use crate::workload::Scale;
 
 /// The attribute of the canvas that holds the page's state.
@@ -40,7 +40,8 @@ impl WebExplorer {
 
     /// Starts the explorer on `canvas`, on the page's WebGPU adapters. `query` is the page's
     /// query string: `workload=NAME` opens on that workload, `scale=tiny|quick|paper` sets the
-    /// parameters' scale, and `run` starts a run as the explorer opens. An unknown workload
+    /// parameters' scale, `view=shader|flowshop` opens that tab, and `run` starts a run as the
+    /// explorer opens. An unknown workload
     /// opens the page on the first workload with the message shown (and runs nothing); an
     /// unknown scale rejects with the message; a page without WebGPU opens with the error shown.
     pub async fn start(&self, canvas: HtmlCanvasElement, query: String) -> Result<(), JsValue> {
@@ -63,6 +64,11 @@ impl WebExplorer {
                     _ => return Err(JsValue::from_str(&format!("scale '{value}': use tiny, quick or paper"))),
                 }),
                 "run" => explorer.run_on_start = true,
+                "view" => match value {
+                    "shader" => explorer.view = View::Shader,
+                    "flowshop" => explorer.view = View::FlowShop,
+                    _ => explorer.view = View::Workloads,
+                },
                 _ => {}
             }
         }
@@ -105,8 +111,9 @@ fn keep_run_keys() -> Result<(), JsValue> {
 struct PageApp {
     explorer: Explorer,
     canvas: HtmlCanvasElement,
-    /// What the state attribute shows: status, error, whether running, points.
-    shown: Option<(String, Option<String>, bool, usize)>,
+    /// What the state attribute shows: status, error, whether running, points, and the view
+    /// with the shader tab's text and error.
+    shown: Option<(String, Option<String>, bool, usize, View, String, Option<String>)>,
 }
 
 impl PageApp {
@@ -114,7 +121,15 @@ impl PageApp {
     /// every status change and every finished point).
     fn publish(&mut self) {
         let e = &self.explorer;
-        let now = (e.status().to_string(), e.error().map(String::from), e.is_running(), e.run().points.len());
+        let now = (
+            e.status().to_string(),
+            e.error().map(String::from),
+            e.is_running(),
+            e.run().points.len(),
+            e.view,
+            e.shader.source().to_string(),
+            e.shader.error().map(String::from),
+        );
         if self.shown.as_ref() == Some(&now) {
             return;
         }
@@ -123,6 +138,17 @@ impl PageApp {
             "error": now.1,
             "running": now.2,
             "adapters": e.adapter_labels(),
+            "view": match e.view {
+                View::Workloads => "workloads",
+                View::FlowShop => "flowshop",
+                View::Shader => "shader",
+            },
+            "shader": {
+                "source": now.5,
+                "error": now.6,
+                "entries": e.shader.entries(),
+                "bindings": e.shader.bindings().iter().map(|b| b.info.name.as_str()).collect::<Vec<_>>(),
+            },
             "workload": e.run().workload,
             "selected": e.workload().name(),
             "occupancy_kernel": e.occupancy_kernel(),

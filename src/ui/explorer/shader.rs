@@ -174,6 +174,11 @@ impl ShaderView {
         }
     }
 
+    /// The WGSL as loaded, pasted or typed.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
     /// The compute entry points of the loaded shader.
     pub fn entries(&self) -> &[String] {
         &self.inputs.entries
