@@ -3,10 +3,10 @@
 //! ran and any fallback, matmul rungs through the occupancy model, branched vs split, each
 //! point's variants against its original, and the flow-shop pools' divergence per order.
 
-use egui::{Grid, RichText, ScrollArea, Ui};
+use egui::{Grid, RichText, Ui};
 
 use super::flowshop::{pool_lines, PoolBar};
-use super::plots::{format_range, format_value, Comparison, Measured};
+use super::plots::{format_range, format_value, sideways, Comparison, Measured};
 use super::runs::Run;
 use crate::harness::{format_seconds, format_significant, Record};
 use crate::kernels::matmul::MatmulExtra;
@@ -35,7 +35,7 @@ pub fn panel(ui: &mut Ui, run: &Run, arch: &Arch, registers: u32) {
 /// A striped table under `headers` that scrolls sideways when wider than the panel, so that
 /// the side panel keeps its width.
 fn table(ui: &mut Ui, id: &str, headers: &[&str], rows: impl FnOnce(&mut Ui)) {
-    ScrollArea::horizontal().id_salt(id).show(ui, |ui| {
+    sideways(id).show(ui, |ui| {
         Grid::new(id).striped(true).show(ui, |ui| {
             for h in headers {
                 ui.label(RichText::new(*h).strong());
@@ -70,7 +70,7 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
         ("measured saving", "none's end-to-end time minus this strategy's, in this run"),
         ("SIMT eff. before -> after", "SIMT efficiency by the GPU probe before and after remapping"),
     ];
-    ScrollArea::horizontal().id_salt("simtlab-remap").show(ui, |ui| {
+    sideways("simtlab-remap").show(ui, |ui| {
         Grid::new("simtlab-remap").striped(true).show(ui, |ui| {
             for (h, explanation) in headers {
                 ui.label(RichText::new(h).strong()).on_hover_text(explanation);

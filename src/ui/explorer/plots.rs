@@ -605,7 +605,7 @@ pub fn records_table(ui: &mut Ui, run: &Run, selected: usize, baseline: Option<&
     let mut clicked = None;
     // the comparison with the baseline beside the time, where a narrow window still shows it
     let columns: Vec<(&str, &str)> = RECORD_COLUMNS.iter().copied().filter(|(h, _)| baseline.is_some() || *h != "vs baseline").collect();
-    egui::ScrollArea::horizontal().id_salt("simtlab-records-table").show(ui, |ui| {
+    sideways("simtlab-records-table").show(ui, |ui| {
         egui::Grid::new("simtlab-records").striped(true).spacing([12.0, 3.0]).show(ui, |ui| {
             for (h, explanation) in columns {
                 ui.label(RichText::new(h).strong()).on_hover_text(explanation);
@@ -645,6 +645,12 @@ pub fn records_table(ui: &mut Ui, run: &Run, selected: usize, baseline: Option<&
         });
     });
     clicked
+}
+
+/// The area every table sits in: it scrolls sideways when wider than its panel, with its scroll
+/// bar always shown, so that a clipped column is seen to go on.
+pub(super) fn sideways(id: &str) -> egui::ScrollArea {
+    egui::ScrollArea::horizontal().id_salt(id).scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
 }
 
 /// `262.1 us–290.4 us, n = 3` (a time's range and sample count), or `n = 1` alone.
