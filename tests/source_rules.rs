@@ -17,7 +17,6 @@ const FLAGS_LEFT: &[(&str, usize)] = &[
     ("experiments/output.rs", 10),
     ("experiments/ryoo.rs", 3),
     ("gpu/buffer.rs", 1),
-    ("gpu/driver_stats.rs", 2),
     ("gpu/mod.rs", 1),
     ("gpu/spirv.rs", 1),
     ("harness/footprint.rs", 5),

@@ -235,7 +235,8 @@ fn explorer_runs_every_workload_as_the_cli_does() {
         }
         // the plotted times are the records' medians, one series per kernel and variant
         let (_, xs) = plots::x_axis(run, None);
-        let plotted: Vec<f64> = plots::series(run, &xs, Metric::TimeMs).iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).collect();
+        let time = plots::Panel { metric: Metric::TimeMs, unit: String::new() };
+        let plotted: Vec<f64> = plots::series(run, &xs, &time).iter().flat_map(|(_, p)| p.iter().map(|q| q.y.value)).collect();
         let mut medians: Vec<f64> = point.records.iter().map(|r| r.stats.median * 1e3).collect();
         let mut plotted_sorted = plotted.clone();
         medians.sort_by(f64::total_cmp);
@@ -314,6 +315,22 @@ fn explorer_runs_every_remapping_strategy_side_by_side() {
     h.get_by_label_contains(reason.split(". Also considered").next().unwrap());
     h.get_by_label("remapping strategies");
     assert!(h.query_by_label("run remap-none too").is_none());
+    // the cost model's prediction for every strategy beside what each measured
+    let decision: simtlab::remap::Decision = serde_json::from_value(run.points[6].records[0].extra["decision"].clone()).unwrap();
+    let weighed: Vec<String> = decision.predictions.iter().map(|p| p.strategy.to_string()).collect();
+    assert_eq!(weighed, ["redirect", "lam", "gpu", "tile", "defer"]);
+    let end_to_end = |i: usize| run.points[i].records[0].extra["end_to_end_s"].as_f64().unwrap();
+    let (none, chosen) = (end_to_end(0), decision.strategy.to_string());
+    let i = names.iter().position(|n| *n == format!("remap-{chosen}")).unwrap();
+    let measured = none - end_to_end(i);
+    let sign = if measured < 0.0 { "−" } else { "" };
+    h.get_by_label_contains(&format!(
+        "auto chose {chosen}: predicted saving {}, measured {sign}{}",
+        simtlab::harness::format_seconds(decision.predicted_gain_s - decision.cost_s),
+        simtlab::harness::format_seconds(measured.abs())
+    ));
+    h.get_by_label("predicted saving");
+    h.get_by_label("measured saving");
     snapshot_kept_run(h.state(), "explorer_remap_strategies", 6);
 }
 
@@ -358,13 +375,14 @@ fn explorer_saves_reopens_compares_and_exports() {
     let records = simtlab::harness::read_json(&file).unwrap();
     assert_eq!(records.len(), original.records().count());
 
-    // reopen in a fresh explorer, with the run itself as the baseline: every ratio is 1
+    // reopen in a fresh explorer, with the run itself as the baseline: every record is within
+    // noise of itself, at a speed-up of 1
     let mut fresh = explorer_harness([1400.0, 900.0]);
     fresh.state_mut().open_file(&file).unwrap();
     fresh.state_mut().open_baseline(&file).unwrap();
     fresh.run();
     assert_eq!(fresh.state().workload().name(), "branch-split-random");
-    assert_eq!(fresh.get_all_by_label("1.00× time").count(), original.records().count());
+    assert_eq!(fresh.get_all_by_label("within noise (1.00×)").count(), original.records().count());
 
     let csv = dir.join("run.csv");
     h.state().export_csv(&csv).unwrap();
@@ -457,5 +475,264 @@ fn explorer_occupancy_preset_follows_the_adapter() {
     assert_eq!(h.state().occupancy.arch.name, "cc9.0");
     h.state_mut().select_by_name("micro-if").unwrap();
     h.run();
-    h.get_by_label_contains("from micro/if_branch.wgsl's WGSL (256 threads");
+    h.get_by_label_contains("from micro/if_branch.wgsl:main's WGSL (256 threads");
+}
+
+#[test]
+fn esc_stops_a_run_within_one_sample_of_a_long_point() {
+    // one point of many long samples: the loop runs 1000 to 2000 trips in every lane
+    let params = |p: &mut serde_json::Value| {
+        p["n"] = (1 << 18).into();
+        p["short"] = 1000.into();
+        p["long"] = 2000.into();
+    };
+    // what one sample costs here, measured directly: a run of one sample without warm-up,
+    // input generation and CPU check included (more than the sample alone)
+    let gpu = simtlab::Gpu::new(&GpuOptions::default()).unwrap();
+    let w = workload::find("micro-loop").unwrap();
+    let mut p = w.params(Scale::Tiny);
+    params(&mut p);
+    let started = std::time::Instant::now();
+    let records = w.run(&gpu, &p, &simtlab::harness::Protocol { warmup: 0, samples: 1 }).unwrap();
+    let one_sample = started.elapsed();
+    assert!(records[0].check.passed);
+    drop(gpu);
+
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("micro-loop").unwrap();
+    h.state_mut().sweep_mut().enabled = false;
+    params(h.state_mut().params_mut());
+    (h.state_mut().samples, h.state_mut().warmup) = (500, 0);
+    h.run();
+    h.get_by_label("Run").click();
+    h.step();
+    // the adapter opens, then the point's samples run for a while
+    let start = std::time::Instant::now();
+    while h.state().status() == "running micro-loop" {
+        assert!(start.elapsed() < std::time::Duration::from_secs(120), "the adapter did not open");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    let running = std::time::Instant::now();
+    while running.elapsed() < one_sample * 2 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    assert!(h.state().is_running(), "500 samples outlast two");
+    h.key_press(egui::Key::Escape);
+    let pressed = std::time::Instant::now();
+    h.step();
+    assert_eq!(h.state().status(), "cancelling");
+    while h.state().is_running() {
+        assert!(pressed.elapsed() < std::time::Duration::from_secs(300), "Esc did not stop the run");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        h.step();
+    }
+    let latency = pressed.elapsed();
+    assert!(
+        latency <= one_sample + std::time::Duration::from_millis(500),
+        "Esc took {latency:?}; one sample (with its set-up and check) takes {one_sample:?}"
+    );
+    assert_eq!(h.state().status(), "cancelled after 0 point(s)");
+    assert!(h.state().run().points.is_empty() && h.state().error().is_none(), "{:?}", h.state().error());
+}
+
+/// The run kept as `tests/fixtures/NAME.json`.
+fn fixture_run(name: &str) -> (std::path::PathBuf, Run) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(format!("{name}.json"));
+    let run = Run::open(&path).unwrap();
+    (path, run)
+}
+
+/// `run` with point `i`'s first record timed by `samples_ms`.
+fn with_samples(mut run: Run, i: usize, samples_ms: &[f64]) -> Run {
+    let r = &mut run.points[i].records[0];
+    let source = r.stats.source;
+    r.stats = simtlab::harness::Stats::from_samples(samples_ms.iter().map(|ms| ms * 1e-3).collect(), source).unwrap();
+    run
+}
+
+#[test]
+fn plots_and_tables_show_the_spread_and_say_within_noise() {
+    // point 1: the run's samples overlap the baseline's; point 2: the run is twice as fast
+    let (_, kept) = fixture_run("explorer_baseline_diff_run");
+    let run = with_samples(with_samples(kept.clone(), 0, &[1.0, 1.1, 1.2]), 1, &[1.0, 1.05, 1.1]);
+    let base = with_samples(with_samples(kept, 0, &[1.05, 1.15, 1.25]), 1, &[2.0, 2.1, 2.2]);
+    let dir = common::scratch("ui-noise");
+    let (run_path, base_path) = (dir.join("run.json"), dir.join("baseline.json"));
+    run.save(&run_path).unwrap();
+    base.save(&base_path).unwrap();
+
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().open_file(&run_path).unwrap();
+    h.state_mut().open_baseline(&base_path).unwrap();
+    h.run();
+    h.get_by_label("whiskers: fastest to slowest of n = 3 samples per point");
+    // the table: each time's range and sample count, the speed-up or "within noise"
+    let fmt = simtlab::harness::format_seconds;
+    h.get_by_label(&format!("{}–{}, n = 3", fmt(1.0e-3), fmt(1.2e-3)));
+    h.get_by_label(&format!("{}–{}, n = 3", fmt(1.0e-3), fmt(1.1e-3)));
+    let first =
+        plots::Comparison::of(&plots::Measured::time(&run.points[0].records[0]), &plots::Measured::time(&base.points[0].records[0]));
+    let first = first.unwrap();
+    assert!((first.speedup - 1.15 / 1.1).abs() < 1e-12 && first.within_noise, "{first:?}");
+    h.get_by_label(&format!("within noise ({:.2}×)", 1.15 / 1.1));
+    h.get_by_label("2.00× faster");
+    // the plotted whiskers are the records' fastest and slowest samples
+    let (_, xs) = plots::x_axis(&run, None);
+    let time = plots::Panel { metric: Metric::TimeMs, unit: String::new() };
+    let points: Vec<plots::PlotPoint> = plots::series(&run, &xs, &time).into_iter().flat_map(|(_, p)| p).collect();
+    assert_eq!(points.len(), 2);
+    for (q, r) in points.iter().zip(run.records()) {
+        assert_eq!((q.y.low, q.y.value, q.y.high, q.y.samples), (r.stats.min * 1e3, r.stats.median * 1e3, r.stats.max * 1e3, 3));
+    }
+    h.snapshot("explorer_noise");
+}
+
+#[test]
+fn persistent_threads_view_has_one_unit_per_axis() {
+    let (path, run) = fixture_run("explorer_pt_cases");
+    let units: std::collections::BTreeSet<String> = run.records().filter_map(|r| Some(r.throughput.as_ref()?.unit.clone())).collect();
+    assert!(units.len() >= 4, "{units:?}");
+    let panels = plots::panels(&run);
+    // one throughput plot per unit, each holding only its unit's records
+    let throughput: Vec<&plots::Panel> = panels.iter().filter(|p| p.metric == Metric::Throughput).collect();
+    assert_eq!(throughput.iter().map(|p| p.unit.clone()).collect::<std::collections::BTreeSet<_>>(), units);
+    let (_, xs) = plots::x_axis(&run, None);
+    for p in &throughput {
+        let plotted: usize = plots::series(&run, &xs, p).iter().map(|(_, s)| s.len()).sum();
+        let of_unit = run.records().filter(|r| r.throughput.as_ref().is_some_and(|t| t.unit == p.unit)).count();
+        assert_eq!(plotted, of_unit, "{}", p.unit);
+    }
+    let mut h = explorer_harness([1400.0, 1400.0]);
+    h.state_mut().open_file(&path).unwrap();
+    h.run();
+    h.get_by_label("time per item (us/barrier)");
+    for unit in units.iter().filter(|u| *u != "us/barrier") {
+        h.get_by_label(&format!("throughput ({unit})"));
+    }
+    h.snapshot("explorer_pt_units");
+}
+
+#[test]
+fn a_single_point_png_export_shows_what_the_screen_shows() {
+    let (path, run) = fixture_run("explorer_flowshop_pools");
+    assert_eq!(run.points.len(), 1);
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().open_file(&path).unwrap();
+    h.run();
+    let (axis, xs) = plots::x_axis(&run, None);
+    let plots::XAxis::Categories(names) = axis else { panic!("a single point is a category") };
+    let figures = plots::figures(&run, None);
+    let panels = plots::panels(&run);
+    assert_eq!(figures.len(), panels.len());
+    for (figure, panel) in figures.iter().zip(&panels) {
+        // the same title, categories, series and values as the plot on screen
+        h.get_by_label(&panel.title());
+        assert_eq!(figure.y_label, panel.title());
+        assert_eq!(figure.categories.as_ref(), Some(&names));
+        let screen = plots::series(&run, &xs, panel);
+        assert_eq!(figure.series.len(), screen.len());
+        for (s, (name, points)) in figure.series.iter().zip(&screen) {
+            assert_eq!(&s.name, name);
+            assert_eq!(s.points, points.iter().map(|q| (q.x, q.y.value)).collect::<Vec<_>>());
+            let spread: Vec<Option<(f64, f64)>> = points.iter().map(|q| (q.y.samples > 1).then_some((q.y.low, q.y.high))).collect();
+            assert_eq!(s.spread, spread);
+        }
+        // drawn as bars: each series' colour covers an area, not a dot at x = 0
+        let bytes = simtlab::report::png_bytes(figure).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        assert_eq!((info.width, info.height), (800, 500));
+        for (i, color) in [[31u8, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40]].iter().enumerate().take(screen.len()) {
+            let count = pixels.chunks(3).filter(|p| p == color).count();
+            assert!(count > 100, "{}: series {i} covers {count} pixels", figure.id);
+        }
+    }
+}
+
+#[test]
+fn an_opened_cli_run_selects_its_own_workload() {
+    // a record file as `simtlab run micro-if --json` writes it: the family, no workload name
+    let gpu = simtlab::Gpu::new(&GpuOptions::default()).unwrap();
+    let w = workload::find("micro-if").unwrap();
+    let mut params = w.params(Scale::Tiny);
+    params["n"] = 2048.into();
+    let records = w.run(&gpu, &params, &simtlab::harness::Protocol { warmup: 0, samples: 2 }).unwrap();
+    assert_eq!(records[0].family, "micro");
+    let dir = common::scratch("ui-cli-run");
+    let file = dir.join("cli.json");
+    simtlab::harness::write_json(&file, &records).unwrap();
+
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("reduction").unwrap();
+    h.run();
+    h.state_mut().open_file(&file).unwrap();
+    h.run();
+    assert_eq!(h.state().workload().name(), "micro-if");
+    assert_eq!(h.state().run().workload, "micro-if");
+    assert_eq!(h.state_mut().params_mut()["n"], 2048);
+    assert_eq!(h.state().samples, 2);
+    assert_eq!(h.state().occupancy_kernel(), Some("micro/if_branch.wgsl:main"));
+    h.get_by_label("micro-if — records");
+    h.get_by_label_contains("from micro/if_branch.wgsl:main's WGSL");
+    h.snapshot("explorer_opened_cli_run");
+}
+
+#[test]
+fn the_occupancy_panel_follows_the_selected_point() {
+    for (fixture, wanted) in [("explorer_pt_cases", "pt/"), ("explorer_matmul_ladder", "matmul/")] {
+        let (path, run) = fixture_run(fixture);
+        let mut h = explorer_harness([1400.0, 900.0]);
+        h.state_mut().open_file(&path).unwrap();
+        h.run();
+        for (i, p) in run.points.iter().enumerate() {
+            h.state_mut().select_point(i);
+            h.run();
+            let w = workload::find(&p.workload).unwrap();
+            let Some(entry) = w.shader() else { continue };
+            let kernel = format!("{}:{}", entry.file.path, entry.name);
+            assert!(kernel.starts_with(wanted), "{kernel}");
+            assert_eq!(h.state().occupancy_kernel(), Some(kernel.as_str()), "point {i}: {}", p.workload);
+            h.get_by_label_contains(&format!("from {kernel}'s WGSL"));
+        }
+    }
+    // a rung sized by an override constant, picked without a run: its own tile's launch
+    let mut h = explorer_harness([1400.0, 900.0]);
+    for (rung, threads) in [("matmul-tiled4", 16), ("matmul-tiled16", 256)] {
+        h.state_mut().select_by_name(rung).unwrap();
+        h.run();
+        assert_eq!(h.state().occupancy_kernel(), Some("matmul/tiled.wgsl:main"), "{rung}");
+        h.get_by_label_contains(&format!("from matmul/tiled.wgsl:main's WGSL ({threads} threads"));
+    }
+}
+
+#[test]
+fn parameters_and_metrics_say_what_they_are_on_hover() {
+    let mut h = explorer_harness([1400.0, 900.0]);
+    h.state_mut().select_by_name("micro-loop").unwrap();
+    h.run();
+    let spec = h.state().specs().iter().find(|s| s.key == "long").unwrap().clone();
+    let explanation = spec.explanation("micro");
+    assert_eq!(explanation, "loop: trip count of the long lanes (at least short)");
+    h.get_all_by_label("long").next().unwrap().hover();
+    h.run();
+    assert!(h.get_all_by_label(explanation).count() >= 1);
+    // a parameter the workload fixes says what it is too
+    let pattern = h.state().specs().iter().find(|s| s.key == "pattern").unwrap().explanation("micro");
+    h.get_by_label_contains("pattern: loop (set by the workload)").hover();
+    h.run();
+    assert!(h.get_all_by_label(pattern).count() >= 1);
+    // the metrics: a plot title and a table column of a run
+    let (path, _) = fixture_run("explorer_baseline_diff_run");
+    h.state_mut().open_file(&path).unwrap();
+    h.run();
+    h.get_by_label("SIMT eff.").hover();
+    h.run();
+    assert!(h.get_all_by_label("SIMT efficiency: active lanes / (subgroup steps × subgroup width)").count() >= 1);
+    h.get_by_label("median time (ms)").hover();
+    h.run();
+    assert!(h.get_all_by_label(Metric::TimeMs.explanation()).count() >= 1);
 }

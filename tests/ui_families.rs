@@ -18,7 +18,7 @@ use simtlab::kernels::{matmul::MatmulExtra, split::SplitExtra};
 use simtlab::occupancy::{calculate, kernel_resources, Launch};
 use simtlab::pt::{barrier::BarrierExtra, queue::QueueExtra, tier_that_ran};
 use simtlab::ui::explorer::flowshop::PoolBar;
-use simtlab::ui::explorer::plots::format_value;
+use simtlab::ui::explorer::plots::{format_value, Comparison, Measured};
 use simtlab::ui::explorer::{Explorer, Run, FAMILY_SWEEP};
 use simtlab::workload;
 
@@ -122,7 +122,7 @@ fn carrillo_branched_and_split_over_the_else_fraction() {
     for r in h.state().run().records().filter(|r| r.kernel == "split") {
         let f = r.params["else_fraction"].as_f64().unwrap();
         let ratio = r.extra_as::<SplitExtra>().unwrap().split_over_branched;
-        h.get_by_label(&format!("else fraction {:.0} %: split takes {ratio:.2}× the branched kernel's time", 100.0 * f));
+        h.get_by_label(&format!("else fraction {:.0} %: split's speed-up over branched {:.2}×", 100.0 * f, 1.0 / ratio));
     }
     // each kernel's occupancy, from its WGSL through the model of the panel's preset
     let (arch, registers) = (h.state().occupancy.arch, h.state().occupancy.registers_per_thread);
@@ -172,9 +172,14 @@ fn variants_view(name: &str, key: &str, from: f64, to: f64, snapshot: &str) {
     for p in &h.state().run().points {
         let first: &Record = &p.records[0];
         h.get_by_label(&format!("{key} = {}: against {} {}", format_value(p.x.as_ref().unwrap()), first.kernel, first.variant));
-        for r in &p.records {
-            let ratio = r.stats.median / first.stats.median;
-            h.get_by_label(&format!("{} {}: {} ({ratio:.2}×)", r.kernel, r.variant, format_seconds(r.stats.median)));
+        for r in &p.records[1..] {
+            // the speed-up over the original, or "within noise" where their samples overlap
+            let (time, original) = (Measured::time(r), Measured::time(first));
+            let versus = Comparison::of(&time, &original).unwrap();
+            assert_eq!(versus.speedup, first.stats.median / r.stats.median);
+            assert_eq!(versus.within_noise, r.stats.min <= first.stats.max && first.stats.min <= r.stats.max);
+            let range = format!("{}–{}, n = {}", format_seconds(r.stats.min), format_seconds(r.stats.max), r.stats.samples.len());
+            h.get_by_label(&format!("{} {}: {} ({range}): {}", r.kernel, r.variant, format_seconds(r.stats.median), versus.label()));
         }
     }
 }
@@ -243,15 +248,14 @@ fn baseline_diff_of_a_shorter_long_trip() {
     h.run();
     let (run, base) = (h.state().run().clone(), h.state().baseline().unwrap().clone());
     assert_eq!(run.points.len(), 2);
-    h.get_by_label(&format!(
-        "baseline: micro-loop ({} point(s)), dashed in the plots; \"vs baseline\" is time / baseline time",
-        base.points.len()
-    ));
+    h.get_by_label_contains(&format!("baseline: micro-loop ({} point(s)), dashed in the plots", base.points.len()));
     for (p, b) in run.points.iter().zip(&base.points) {
         assert_eq!((p.params["long"].as_u64(), b.params["long"].as_u64()), (Some(64), Some(512)));
-        let ratio = p.records[0].stats.median / b.records[0].stats.median;
-        assert!(ratio < 1.0, "a shorter long trip takes less time: {ratio}");
-        h.get_all_by_label(&format!("{ratio:.2}× time")).next().unwrap();
+        let speedup = b.records[0].stats.median / p.records[0].stats.median;
+        assert!(speedup > 1.0, "a shorter long trip takes less time: {speedup}");
+        let versus = Comparison::of(&Measured::time(&p.records[0]), &Measured::time(&b.records[0])).unwrap();
+        assert_eq!(versus.speedup, speedup);
+        h.get_all_by_label(&versus.label()).next().unwrap();
     }
     h.snapshot("explorer_baseline_diff");
 }

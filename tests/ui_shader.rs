@@ -19,7 +19,7 @@ use egui_kittest::Harness;
 use simtlab::gpu::BufferKind;
 use simtlab::profile::{self, BindingSpec, ProfileRequest, ProfileRun, ShaderDispatch};
 use simtlab::pt::Tier;
-use simtlab::ui::explorer::shader::{efficiency_color, ShaderView};
+use simtlab::ui::explorer::shader::{efficiency_color, ShaderView, SourceMetric};
 use simtlab::{Gpu, GpuOptions};
 
 fn fixture(name: &str) -> String {
@@ -239,6 +239,19 @@ fn lines_are_coloured_by_efficiency_and_hover_shows_the_sites_counts() {
         let d = |a: u8, b: u8| (a as f64 - b as f64).powi(2);
         (d(c.r(), worst.r()) + d(c.g(), worst.g()) + d(c.b(), worst.b())).sqrt()
     };
+    // by default every probed line has the colour of its SIMT efficiency: the loop whose lanes
+    // leave one by one is red though its test is mostly uniform
+    assert_eq!(h.state().source_metric, SourceMetric::SimtEfficiency);
+    let loop_row = rows.iter().find(|r| r.place.source == "n != 1u").unwrap();
+    assert_eq!(h.state().line_color(loop_row.place.line), Some(efficiency_color(loop_row.simt_efficiency)));
+    assert!(loop_row.simt_efficiency < loop_row.branch_efficiency - 0.2, "{loop_row:?}");
+    h.get_by_label("SIMT efficiency: 0 %");
+    let shown = h.get_by_label_contains("while (n != 1u) {").value().unwrap_or_default();
+    assert!(shown.starts_with(&format!("{:>5.1} %", 100.0 * loop_row.simt_efficiency)), "{shown}");
+    // the picker switches the view to branch efficiency
+    h.get_by_label("branch efficiency").click();
+    h.run();
+    assert_eq!(h.state().source_metric, SourceMetric::BranchEfficiency);
     // every probed line has the colour of its efficiency; lines without a site have none
     let mut by_efficiency: Vec<(f64, f64)> = Vec::new();
     for r in rows {
@@ -257,7 +270,6 @@ fn lines_are_coloured_by_efficiency_and_hover_shows_the_sites_counts() {
     h.get_by_label("branch efficiency: 0 %");
 
     // hovering the loop's line shows its counts
-    let loop_row = rows.iter().find(|r| r.place.source == "n != 1u").unwrap();
     h.get_by_label_contains("while (n != 1u) {").hover();
     h.run();
     let c = loop_row.counts;
@@ -503,4 +515,59 @@ fn remap_shows_the_heat_maps_before_and_after_with_identical_outputs() {
     let maps: Vec<_> = h.query_all(by().role(Role::Image)).filter_map(|n| n.accesskit_node().label().map(|l| l.to_string())).collect();
     assert_eq!(maps.iter().filter(|l| l.starts_with("heat map: 256 warps of 8 lanes")).count(), 2, "{maps:?}");
     h.snapshot("shader_view_remap");
+}
+
+/// The editor's node (the one multi-line text input of the view).
+fn editor<'a>(h: &'a Harness<'_, ShaderView>) -> egui_kittest::Node<'a> {
+    h.get_by_role(Role::MultilineTextInput)
+}
+
+#[test]
+fn typing_a_whole_shader_keeps_the_editor_focused() {
+    let wgsl = std::fs::read_to_string(fixture("collatz.wgsl")).unwrap();
+    let mut h = harness(ShaderView::new(&GpuOptions::default()));
+    h.run();
+    editor(&h).click();
+    h.run();
+    let top = editor(&h).rect().top();
+    // line by line, as typed: every partial shader shows its error below the editor, which
+    // keeps its focus and its place (the binding fields come above it once the shader is whole)
+    let mut errors = 0;
+    for (i, line) in wgsl.lines().enumerate() {
+        if i > 0 {
+            h.key_press(egui::Key::Enter);
+        }
+        h.event(egui::Event::Text(line.to_string()));
+        h.run();
+        assert!(editor(&h).is_focused(), "focus lost after line {}: {line}", i + 1);
+        if let Some(e) = h.state().error() {
+            errors += 1;
+            assert_eq!(editor(&h).rect().top(), top, "the editor moved after line {}", i + 1);
+            assert!(h.get_by_label(e).rect().top() > editor(&h).rect().bottom(), "the error shows below the editor");
+        }
+    }
+    assert!(errors > 0, "a partial shader has an error on the way");
+    assert_eq!(editor(&h).value().as_deref(), Some(wgsl.trim_end()));
+    assert_eq!(h.state().error(), None);
+    assert_eq!(h.state().entries(), ["main"]);
+    let names: Vec<&str> = h.state().bindings().iter().map(|b| b.info.name.as_str()).collect();
+    assert_eq!(names, ["values", "steps"]);
+    h.snapshot("shader_editor_typed");
+}
+
+#[test]
+fn a_paste_fills_the_editor_and_finds_the_entry_point() {
+    let wgsl = std::fs::read_to_string(fixture("collatz.wgsl")).unwrap();
+    let mut h = harness(ShaderView::new(&GpuOptions::default()));
+    h.run();
+    editor(&h).click();
+    h.run();
+    h.event(egui::Event::Paste(wgsl.clone()));
+    h.run();
+    assert!(editor(&h).is_focused());
+    assert_eq!(editor(&h).value().as_deref(), Some(wgsl.as_str()));
+    assert_eq!(h.state().error(), None);
+    assert_eq!(h.state().entries(), ["main"]);
+    assert_eq!(h.state().bindings().len(), 2);
+    h.snapshot("shader_editor_pasted");
 }

@@ -247,7 +247,7 @@ async fn a_plot_is_drawn_as_a_png_in_the_page() {
         title: "time vs n".into(),
         x_label: "n".into(),
         y_label: "ms".into(),
-        series: vec![Series { name: "data_loop".into(), points: vec![(1.0, 2.0), (2.0, 3.5), (4.0, 3.0)] }],
+        series: vec![Series { name: "data_loop".into(), points: vec![(1.0, 2.0), (2.0, 3.5), (4.0, 3.0)], spread: Vec::new() }],
         ..Default::default()
     };
     let bytes = png_bytes(&figure).unwrap_or_else(|e| panic!("{e}"));

@@ -14,7 +14,13 @@ on its canvas (`data-simtlab-state`, see src/ui/web.rs):
    reload (read off dispatched key events: headless Chromium never reloads on keys);
 4. `?workload=pt-barrier&scale=tiny&run`: a workload that waits on the GPU between steps does not
    start, and the page says why (it never hangs the tab);
-5. `?remap=gpu`: the "Your shader" tab remaps the tolerance iteration of the remap tests in the
+5. `?workload=nope&run`: an unknown workload is said in place, the page opens on the first
+   workload without running, and still runs it on F5;
+6. `?workload=matmul-tiled16&scale=tiny&run`: a matmul rung runs, and the occupancy panel names
+   its own kernel (matmul/tiled.wgsl), not the previous workload's;
+7. the "Your shader" tab takes a WGSL shader pasted into its editor (a clipboard paste event on
+   the canvas) and finds its entry point and bindings.
+8. `?remap=gpu`: the "Your shader" tab remaps the tolerance iteration of the remap tests in the
    page, its index built on the GPU: every writable binding identical, SIMT efficiency after at
    least 0.8 and above the one before, and the index a permutation that groups equal classes.
 
@@ -166,6 +172,29 @@ return out;
 """
 
 
+# a click into the shader tab's editor (its left column, below the controls), then a paste as
+# the browser delivers Ctrl+V: a ClipboardEvent with the text on the document, where eframe's web
+# runner listens for it while the page has the focus
+CLICK_EDITOR = """
+const c = document.getElementById('simtlab');
+c.focus();
+const r = c.getBoundingClientRect();
+const at = {bubbles: true, clientX: r.left + 200, clientY: r.top + 420, pointerType: 'mouse', button: 0, buttons: 1};
+c.dispatchEvent(new PointerEvent('pointermove', at));
+c.dispatchEvent(new MouseEvent('mousemove', at));
+c.dispatchEvent(new PointerEvent('pointerdown', at));
+c.dispatchEvent(new PointerEvent('pointerup', {...at, buttons: 0}));
+return document.hasFocus();
+"""
+
+PASTE = """
+const data = new DataTransfer();
+data.setData('text', arguments[0]);
+document.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true, cancelable: true}));
+return true;
+"""
+
+
 def downloaded(directory, name, timeout):
     """The bytes of `name` once the browser has finished downloading it into `directory`."""
     path, deadline = os.path.join(directory, name), time.time() + timeout
@@ -276,6 +305,38 @@ def main():
         print(f"remap in the page ({run['adapter']}): SIMT efficiency {run['before']['simt_efficiency']:.3f} -> "
               f"{run['after']['simt_efficiency']:.3f}, {run['classes']} classes, index on the GPU in "
               f"{run['index_seconds'] * 1e3:.3f} ms, outputs identical")
+
+        # an unknown workload: said in place, the page opens on the first workload and runs nothing
+        call(base, "POST", f"/session/{session}/url", {"url": page + "?workload=nope&scale=tiny&run"})
+        state = wait_for(base, session, lambda s: s["error"] is not None, "?workload=nope", 60)
+        assert "'nope'" in state["error"] and "no such workload" in state["error"], state["error"]
+        assert state["selected"] == "micro-loop" and not state["running"] and not state["records"], state
+        press(base, session, F5)
+        state = wait_for(base, session, lambda s: not s["running"] and s["status"].startswith("done"), "a run after ?workload=nope",
+                         args.timeout)
+        check_run(state)
+        print(f"?workload=nope in the page: says \"{state['error'] or 'no such workload'}\" in place; the page still runs")
+
+        # a matmul rung: the occupancy panel names its own kernel
+        call(base, "POST", f"/session/{session}/url", {"url": page + "?workload=matmul-tiled16&scale=tiny&run"})
+        state = wait_for(base, session, lambda s: s["error"] is not None or (not s["running"] and s["status"].startswith("done")),
+                         "matmul-tiled16", args.timeout)
+        assert state["error"] is None, state["error"]
+        assert all(r["check"]["passed"] for r in state["records"]), state["records"]
+        assert state["occupancy_kernel"] == "matmul/tiled.wgsl:main", state["occupancy_kernel"]
+        print(f"matmul-tiled16 in the page: CPU check passed, occupancy of {state['occupancy_kernel']}")
+
+        # the shader tab: a paste into the editor (the browser's paste event, as Ctrl+V gives it)
+        wgsl = open(os.path.join(ROOT, "tests", "fixtures", "profile", "collatz.wgsl")).read()
+        call(base, "POST", f"/session/{session}/url", {"url": page + "?view=shader"})
+        wait_for(base, session, lambda s: s.get("view") == "shader", "the shader tab", 60)
+        call(base, "POST", f"/session/{session}/execute/sync", {"script": CLICK_EDITOR, "args": []})
+        time.sleep(1)
+        call(base, "POST", f"/session/{session}/execute/sync", {"script": PASTE, "args": [wgsl]})
+        state = wait_for(base, session, lambda s: s["shader"]["entries"] == ["main"], "a pasted shader", 30)
+        assert state["shader"]["bindings"] == ["values", "steps"] and state["shader"]["error"] is None, state["shader"]
+        assert state["shader"]["source"] == wgsl, "the editor holds other text than was pasted"
+        print(f"pasted into the shader tab: {len(wgsl)} characters, entry point main, bindings values and steps")
 
         # headless Chromium never reloads on keys, so the page's own cancelling of the reload is
         # read off key events dispatched to it (the canvas has no focus here: nothing runs)

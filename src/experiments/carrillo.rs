@@ -141,7 +141,7 @@ fn ratios(records: &[&Record], layout: &str) -> Vec<(f64, f64)> {
 fn sweep_figure(records: &[&Record]) -> crate::report::Figure {
     let series = ["linear", "random"]
         .iter()
-        .map(|l| crate::report::Series { name: format!("{l} mask: split / branched"), points: ratios(records, l) })
+        .map(|l| crate::report::Series { name: format!("{l} mask: split / branched"), points: ratios(records, l), spread: Vec::new() })
         .filter(|s| !s.points.is_empty())
         .collect();
     crate::report::Figure {

@@ -148,7 +148,8 @@ fn ladder_figure(records: &[&Record]) -> crate::report::Figure {
         x_label: "kernel".into(),
         y_label: "GFLOPS".into(),
         log_y: true,
-        series: vec![crate::report::Series { name: "simtlab".into(), points }],
+        categories: None,
+        series: vec![crate::report::Series { name: "simtlab".into(), points, spread: Vec::new() }],
         ..Default::default()
     }
 }

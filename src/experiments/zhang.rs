@@ -427,6 +427,7 @@ impl Experiment for LoopLayouts {
                 y_label: "median time (ms)".into(),
                 log_x: true,
                 log_y: true,
+                categories: None,
                 series,
             }],
             verdicts: vec![Verdict::direction(

@@ -227,6 +227,9 @@ impl Gpu {
     /// is [`Error::Timeout`] (the thread finishes on its own when the kernel does).
     pub fn submit(&self, commands: wgpu::CommandBuffer, what: &str) -> Result<wgpu::SubmissionIndex> {
         self.check_not_abandoned(what)?;
+        if self.cancel_requested() {
+            return Err(Error::Cancelled { what: what.to_string(), kept: "the work submitted before it finished".into() });
+        }
         #[cfg(not(target_arch = "wasm32"))]
         if self.info.backend == wgpu::Backend::Gl {
             use std::sync::mpsc::RecvTimeoutError;

@@ -144,8 +144,8 @@ mod vulkan {
     fn not_exposed(gpu: &Gpu, why: &str) -> Error {
         Error::Unsupported {
             what: "the driver's pipeline statistics (register count)".into(),
-            adapter: gpu.info.name.clone(),
-            hint: format!("{why}; give the register count yourself (e.g. --regs)"),
+            adapter: crate::gpu::adapter_label(&gpu.info),
+            hint: format!("{why}; give the register count yourself (the occupancy model's registers per thread)"),
         }
     }
 
@@ -349,8 +349,8 @@ mod vulkan {
     pub(super) fn statistics(gpu: &Gpu, _: &[u32], _: &str, _: &[(u32, u32, DescriptorKind)], _: bool) -> Result<Vec<PipelineExecutable>> {
         Err(Error::Unsupported {
             what: "the driver's pipeline statistics (register count)".into(),
-            adapter: gpu.info.name.clone(),
-            hint: "simtlab reads them through Vulkan, which this build has not; give the register count yourself (e.g. --regs)".into(),
+            adapter: crate::gpu::adapter_label(&gpu.info),
+            hint: "simtlab reads them through Vulkan, which this build has not; give the register count yourself (the occupancy model's registers per thread)".into(),
         })
     }
 }

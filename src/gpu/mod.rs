@@ -17,7 +17,7 @@ mod web;
 pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
 pub use capabilities::Capabilities;
 pub use driver_stats::{DriverStatistic, DriverStatistics, PipelineExecutable};
-pub use recording::{run_recording_async, Recording};
+pub use recording::{read_recording_async, run_recording_async, Recording};
 pub use shader::{Kernel, ShaderSource};
 pub use timing::{Step, Timing, TimingSource};
 
@@ -110,6 +110,8 @@ pub struct Gpu {
     /// Set when a submission timed out: that work may still hold the device (see
     /// `Gpu::submit`), so later submissions and waits fail at once.
     abandoned: std::sync::atomic::AtomicBool,
+    /// Once set, every later submission fails with [`Error::Cancelled`] (see [`Gpu::set_cancel`]).
+    cancel: std::sync::RwLock<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -136,7 +138,23 @@ fn type_rank(t: wgpu::DeviceType) -> u8 {
 }
 
 fn describe(info: &wgpu::AdapterInfo) -> String {
-    format!("'{}' ({:?}, {:?})", info.name, info.backend, info.device_type)
+    format!("'{}' ({:?}, {:?})", adapter_label(info), info.backend, info.device_type)
+}
+
+/// The adapter's name for people: its own, or what it is where it has none (browsers keep
+/// their WebGPU adapter's name private, so messages never show a blank).
+pub fn adapter_label(info: &wgpu::AdapterInfo) -> String {
+    match (info.name.is_empty(), info.backend) {
+        (false, _) => info.name.clone(),
+        (true, wgpu::Backend::BrowserWebGpu) => {
+            let vendor = [&info.driver, &info.driver_info].into_iter().find(|s| !s.is_empty());
+            match vendor {
+                Some(v) => format!("the browser's WebGPU adapter ({v})"),
+                None => "the browser's WebGPU adapter (its name kept private)".into(),
+            }
+        }
+        (true, _) => "an unnamed adapter".into(),
+    }
 }
 
 /// Runs a future of the async core to completion on the calling thread: the thin blocking
@@ -304,6 +322,7 @@ impl Gpu {
             min_timed: Default::default(),
             pipelines: Default::default(),
             abandoned: Default::default(),
+            cancel: Default::default(),
         };
         gpu.caps.subgroup_size = capabilities::measure_subgroup_size(&gpu).await?;
         Ok(gpu)
@@ -351,6 +370,20 @@ impl Gpu {
         f64::from_bits(self.min_timed.load(std::sync::atomic::Ordering::Relaxed))
     }
 
+    /// From now on, once `flag` is set every submission on this device fails with
+    /// [`Error::Cancelled`] before it reaches the queue, so a run stops within the sample it
+    /// is in, wherever that is (a warm-up, a timed sample, a check); None stops watching.
+    /// One flag at a time: the run that installs it owns the device until it ends.
+    pub fn set_cancel(&self, flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+        *self.cancel.write().unwrap_or_else(|e| e.into_inner()) = flag;
+    }
+
+    /// True once the flag of [`Gpu::set_cancel`] is set.
+    pub fn cancel_requested(&self) -> bool {
+        let flag = self.cancel.read().unwrap_or_else(|e| e.into_inner());
+        flag.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     /// The wgpu device (simtlab's own or the embedding app's).
     pub fn device(&self) -> &wgpu::Device {
         &self.device
@@ -385,7 +418,7 @@ impl Gpu {
 
     /// One line naming the adapter for records and logs.
     pub fn adapter_name(&self) -> String {
-        format!("{} ({:?})", self.info.name, self.info.backend)
+        format!("{} ({:?})", adapter_label(&self.info), self.info.backend)
     }
 
     /// Loop iterations one invocation may run in total before the driver silently cuts its

@@ -22,6 +22,14 @@ pub trait Recording {
 /// what comes back against the CPU reference. Only awaits (never blocks): the path a browser
 /// page takes, where the blocking `Workload::run` cannot wait.
 pub async fn run_recording_async(gpu: &Gpu, recording: &dyn Recording) -> Result<Check> {
+    let outputs = read_recording_async(gpu, recording).await?;
+    Ok(recording.check(&outputs))
+}
+
+/// The GPU part of [`run_recording_async`]: records `recording` and the readback of its outputs
+/// into one encoder, submits it and returns the bytes read back, unchecked (a page times this
+/// part alone, then checks).
+pub async fn read_recording_async(gpu: &Gpu, recording: &dyn Recording) -> Result<Vec<Vec<u8>>> {
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     recording.record(gpu, &mut encoder);
     let reads: Vec<_> = recording.outputs().into_iter().map(|(buffer, bytes)| gpu.record_read(&mut encoder, buffer, bytes)).collect();
@@ -31,5 +39,5 @@ pub async fn run_recording_async(gpu: &Gpu, recording: &dyn Recording) -> Result
     for read in reads {
         outputs.push(read.map().finish_async(gpu).await?);
     }
-    Ok(recording.check(&outputs))
+    Ok(outputs)
 }

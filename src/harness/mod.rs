@@ -223,7 +223,7 @@ impl Environment {
     /// The environment of `gpu`, now.
     pub fn of(gpu: &Gpu) -> Self {
         Environment {
-            adapter: gpu.info().name.clone(),
+            adapter: crate::gpu::adapter_label(gpu.info()),
             backend: format!("{:?}", gpu.info().backend),
             device_type: format!("{:?}", gpu.info().device_type),
             driver: format!("{} {}", gpu.info().driver, gpu.info().driver_info).trim().to_string(),

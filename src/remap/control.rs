@@ -345,6 +345,20 @@ pub struct Decision {
     pub cost_s: f64,
     /// Remap time after which the remap can no longer pay and is abandoned.
     pub abandon_after_s: f64,
+    /// What the cost model predicted for every mechanism it weighed, so that the prediction can
+    /// be set beside what each one measured (empty where no mechanism was weighed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub predictions: Vec<Prediction>,
+}
+
+/// The cost model's prediction for one mechanism.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    /// The mechanism.
+    pub strategy: Strategy,
+    /// Kernel time saved minus the remap time left on the critical path (seconds): above 0
+    /// the mechanism is predicted to pay; None where it does not apply.
+    pub net_saving_s: Option<f64>,
 }
 
 impl Decision {
@@ -528,6 +542,11 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
     ]
 }
 
+/// Every candidate's predicted net saving (None where it does not apply).
+fn predictions(all: &[Candidate]) -> Vec<Prediction> {
+    all.iter().map(|c| Prediction { strategy: c.strategy, net_saving_s: c.applicable.is_none().then(|| c.net_s()) }).collect()
+}
+
 /// Picks the mechanism for `strategy` ([`Strategy::Auto`] decides; a forced value is kept and
 /// its prediction reported).
 pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Result<Decision> {
@@ -544,16 +563,32 @@ pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Resul
                 predicted_gain_s: 0.0,
                 cost_s: 0.0,
                 abandon_after_s: 0.0,
+                predictions: Vec::new(),
             });
         };
         let mut reason = format!("forced: {}", c.describe(profile.efficiency_before));
         if let Some(why) = c.applicable {
             reason += &format!(" (warning: {why})");
         }
-        return Ok(Decision { strategy, reason, predicted_gain_s: c.gain_s(), cost_s: c.exposed_s, abandon_after_s: c.budget_s.max(0.0) });
+        return Ok(Decision {
+            strategy,
+            reason,
+            predicted_gain_s: c.gain_s(),
+            cost_s: c.exposed_s,
+            abandon_after_s: c.budget_s.max(0.0),
+            predictions: predictions(&all),
+        });
     }
 
-    let none = |reason: String| Decision { strategy: Strategy::None, reason, predicted_gain_s: 0.0, cost_s: 0.0, abandon_after_s: 0.0 };
+    let weighed = predictions(&all);
+    let none = |reason: String| Decision {
+        strategy: Strategy::None,
+        reason,
+        predicted_gain_s: 0.0,
+        cost_s: 0.0,
+        abandon_after_s: 0.0,
+        predictions: weighed.clone(),
+    };
     if profile.divergence_ratio == 0.0 || profile.efficiency_before >= 1.0 {
         return Ok(none(format!(
             "none: no warp diverges (divergence ratio {:.1}%, SIMT efficiency {:.1}%), so remapping can only add its cost",
@@ -586,6 +621,7 @@ pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Resul
             predicted_gain_s: c.gain_s(),
             cost_s: c.exposed_s,
             abandon_after_s: c.budget_s.max(0.0),
+            predictions: weighed.clone(),
         },
         None => none(format!("none: no mechanism saves more than {} (net). Considered: {rejected}", ms(threshold))),
     })
@@ -656,6 +692,22 @@ mod tests {
         assert_eq!(decide(Strategy::Auto, &no_threshold, &costs).unwrap().strategy, Strategy::GpuRegroup);
         let dear = CostModel { defer_s_per_element: 1e-6, ..costs };
         assert_eq!(decide(Strategy::Auto, &p, &dear).unwrap().strategy, Strategy::GpuRegroup);
+    }
+
+    #[test]
+    fn a_decision_keeps_every_mechanisms_prediction() {
+        let d = decide(Strategy::Auto, &profile(0.3, 0.95), &CostModel::default()).unwrap();
+        let weighed: Vec<Strategy> = d.predictions.iter().map(|p| p.strategy).collect();
+        assert_eq!(weighed, [Strategy::Redirect, Strategy::Lam, Strategy::GpuRegroup, Strategy::Tile, Strategy::Defer]);
+        // the chosen one's prediction is the decision's net saving; kernels without a tile or
+        // deferring variant have no prediction for those
+        let chosen = d.predictions.iter().find(|p| p.strategy == d.strategy).unwrap();
+        assert_eq!(chosen.net_saving_s, Some(d.predicted_gain_s - d.cost_s));
+        assert!(d.predictions.iter().filter(|p| matches!(p.strategy, Strategy::Tile | Strategy::Defer)).all(|p| p.net_saving_s.is_none()));
+        // a record without predictions (written before they were kept) still reads
+        let mut old = serde_json::to_value(&d).unwrap();
+        old.as_object_mut().unwrap().remove("predictions");
+        assert!(serde_json::from_value::<Decision>(old).unwrap().predictions.is_empty());
     }
 
     #[test]

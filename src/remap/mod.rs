@@ -68,7 +68,7 @@ mod shader_run;
 mod variant;
 
 pub use classes::{classify_loops, classify_paths, dense_classes, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
-pub use control::{decide, CostModel, Deadline, Decision, Profile, Strategy};
+pub use control::{decide, CostModel, Deadline, Decision, Prediction, Profile, Strategy};
 pub use defer::{best_defer_threshold, deferred_trips};
 pub use gpu::{classify_trips_reference, equal_width, GpuRegroup};
 pub use gpu_regroup::{

@@ -177,8 +177,14 @@ pub async fn remap_run_async(
             before.summary.subgroups,
             100.0 * before.summary.simt_efficiency
         );
-        let decision =
-            Decision { strategy: Strategy::None, reason: reason.clone(), predicted_gain_s: 0.0, cost_s: 0.0, abandon_after_s: 0.0 };
+        let decision = Decision {
+            strategy: Strategy::None,
+            reason: reason.clone(),
+            predicted_gain_s: 0.0,
+            cost_s: 0.0,
+            abandon_after_s: 0.0,
+            predictions: Vec::new(),
+        };
         let paid = Paid { key: "none needed".into(), classes: 0, key_seconds: 0.0, classes_seconds: 0.0 };
         return Ok(as_written_run(request, gpu, remapped, before, decision, reason, paid));
     }

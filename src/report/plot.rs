@@ -82,16 +82,33 @@ pub(super) fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<
     Ok(out)
 }
 
-/// Draws `figure` on `backend`: title, axes with their labels, one line per series, legend.
+/// Draws `figure` on `backend`: title, axes with their labels, one line per series (or bars
+/// side by side over named categories), each point's whisker where it has a spread, legend.
 fn draw<B: DrawingBackend>(figure: &Figure, backend: B) -> Result<()> {
     register_font();
     let err = |e: String| Error::invalid("plot", format!("drawing '{}': {e}", figure.title));
+    let spreads = || figure.series.iter().flat_map(|s| s.spread.iter().flatten().flat_map(|&(lo, hi)| [lo, hi]));
     let xs = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let ys = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
-    let (x0, x1) = range(xs, figure.log_x);
-    let (y0, y1) = range(ys, figure.log_y);
+    let ys = figure.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(spreads());
+    let categories = figure.categories.as_deref();
+    let (x0, x1) = match categories {
+        Some(names) => (-0.5, names.len().max(1) as f64 - 0.5),
+        None => range(xs, figure.log_x),
+    };
+    // bars stand on zero
+    let (y0, y1) = match categories {
+        Some(_) if !figure.log_y => range(ys.chain([0.0]), false),
+        _ => range(ys, figure.log_y),
+    };
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    // a category's name under its bars, nothing between two categories
+    let category_tick = |x: &f64| match categories {
+        Some(names) if (x - x.round()).abs() < 1e-6 && *x >= -1e-6 => names.get(x.round() as usize).cloned().unwrap_or_default(),
+        Some(_) => String::new(),
+        None => crate::harness::format_significant(*x),
+    };
+    let x_ticks = categories.map_or(10, |names| names.len().max(1));
     macro_rules! draw {
         ($x:expr, $y:expr) => {{
             let mut chart = ChartBuilder::on(&root)
@@ -105,18 +122,58 @@ fn draw<B: DrawingBackend>(figure: &Figure, backend: B) -> Result<()> {
                 .configure_mesh()
                 .x_desc(&figure.x_label)
                 .y_desc(&figure.y_label)
+                .x_labels(x_ticks)
+                .x_label_formatter(&category_tick)
+                .y_label_formatter(&|y| crate::harness::format_significant(*y))
                 .label_style(("sans-serif", 13))
                 .draw()
                 .map_err(|e| err(e.to_string()))?;
+            let n = figure.series.len().max(1) as f64;
             for (i, s) in figure.series.iter().enumerate() {
                 let color = COLORS[i % COLORS.len()];
-                let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                    .map_err(|e| err(e.to_string()))?
-                    .label(&s.name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-                chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(|e| err(e.to_string()))?;
+                let points: Vec<(f64, f64, Option<(f64, f64)>)> = s
+                    .points
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| (p.0, p.1, s.spread.get(k).copied().flatten()))
+                    .filter(|p| p.0.is_finite() && p.1.is_finite())
+                    .collect();
+                let legend = move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(4));
+                // where each point's whisker stands, and how wide its caps are
+                let mut whiskers: Vec<(f64, f64, (f64, f64))> = Vec::new();
+                if categories.is_some() {
+                    let w = 0.8 / n;
+                    let bars: Vec<(f64, f64, f64)> =
+                        points.iter().map(|p| (p.0 - 0.4 + w * i as f64, p.0 - 0.4 + w * (i as f64 + 1.0), p.1)).collect();
+                    let base = if figure.log_y { y0 } else { 0.0 };
+                    chart
+                        .draw_series(
+                            bars.iter().map(|&(l, r, y)| Rectangle::new([(l + 0.05 * w, base), (r - 0.05 * w, y)], color.filled())),
+                        )
+                        .map_err(|e| err(e.to_string()))?
+                        .label(&s.name)
+                        .legend(legend);
+                    whiskers.extend(points.iter().zip(&bars).filter_map(|(p, b)| Some((0.5 * (b.0 + b.1), 0.15 * w, p.2?))));
+                } else {
+                    let pts: Vec<(f64, f64)> = points.iter().map(|p| (p.0, p.1)).collect();
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                        .map_err(|e| err(e.to_string()))?
+                        .label(&s.name)
+                        .legend(legend);
+                    chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(|e| err(e.to_string()))?;
+                    let cap = 0.01 * (x1 - x0);
+                    whiskers.extend(points.iter().filter_map(|p| Some((p.0, cap, p.2?))));
+                }
+                let ink = if categories.is_some() { BLACK } else { color };
+                for (x, cap, (lo, hi)) in whiskers {
+                    let (l, r) = if figure.log_x { (x / (1.0 + cap), x * (1.0 + cap)) } else { (x - cap, x + cap) };
+                    for segment in [vec![(x, lo), (x, hi)], vec![(l, lo), (r, lo)], vec![(l, hi), (r, hi)]] {
+                        chart
+                            .draw_series(std::iter::once(PathElement::new(segment, ink.stroke_width(2))))
+                            .map_err(|e| err(e.to_string()))?;
+                    }
+                }
             }
             chart
                 .configure_series_labels()
@@ -150,8 +207,8 @@ mod tests {
             x_label: "p".into(),
             y_label: "ms".into(),
             series: vec![
-                Series { name: "a".into(), points: vec![(0.0, 1.0), (0.5, 2.0), (1.0, 4.0)] },
-                Series { name: "b".into(), points: vec![(0.0, 2.0), (1.0, 1.0)] },
+                Series { name: "a".into(), points: vec![(0.0, 1.0), (0.5, 2.0), (1.0, 4.0)], spread: Vec::new() },
+                Series { name: "b".into(), points: vec![(0.0, 2.0), (1.0, 1.0)], spread: Vec::new() },
             ],
             ..Default::default()
         };

@@ -95,16 +95,6 @@ struct Running {
     started: Instant,
 }
 
-/// The adapter's name, or what it is when it has none (browsers keep their WebGPU adapter's
-/// name private).
-fn shown_name(info: &wgpu::AdapterInfo) -> String {
-    match (info.name.is_empty(), info.backend) {
-        (false, _) => info.name.clone(),
-        (true, wgpu::Backend::BrowserWebGpu) => "WebGPU (the browser keeps the adapter's name private)".into(),
-        (true, _) => "unnamed adapter".into(),
-    }
-}
-
 /// The occupancy preset used when no preset describes the adapter.
 const DEFAULT_ARCH: &str = "cc9.0";
 
@@ -184,7 +174,7 @@ impl Explorer {
             .map(|adapter| {
                 let i = adapter.get_info();
                 AdapterEntry {
-                    label: format!("{} ({:?}, {:?})", shown_name(&i), i.backend, i.device_type),
+                    label: format!("{} ({:?}, {:?})", gpu::adapter_label(&i), i.backend, i.device_type),
                     adapter,
                     gpu: Arc::new(Mutex::new(None)),
                 }
@@ -244,7 +234,7 @@ impl Explorer {
     pub fn select_adapter(&mut self, index: usize) {
         self.adapter = index.min(self.adapters.len().saturating_sub(1));
         let info = self.adapters.get(self.adapter).map(|a| a.adapter.get_info());
-        let name = info.as_ref().map_or_else(String::new, shown_name);
+        let name = info.as_ref().map_or_else(String::new, gpu::adapter_label);
         // the adapter's own name only: a description could match a preset's alias by chance
         match arch_for_adapter(info.as_ref().map_or("", |i| &i.name)) {
             Some(arch) => {
@@ -284,17 +274,47 @@ impl Explorer {
         self.specs = self.workload().param_specs();
         // the next run asks the driver about the new workload's kernel
         self.registers_note.clear();
-        if let Some(entry) = self.workload().shader() {
-            let path = entry.file.path;
-            match gpu::shader::preprocess(path, &[]) {
-                Ok(src) => {
-                    if let Err(e) = self.occupancy.set_kernel(path, &src.text, entry.name) {
-                        self.error = Some(format!("occupancy of {path}: {e}"));
-                    }
-                }
-                Err(e) => self.error = Some(format!("{path}: {e}")),
+        self.show_occupancy_of(self.workload().name());
+    }
+
+    /// Points the occupancy panel at the main kernel of workload `name` (the selected point's,
+    /// or the picker's); a workload without one kernel leaves the panel on its sliders.
+    fn show_occupancy_of(&mut self, name: &str) {
+        let Some(w) = self.workloads.iter().find(|w| w.name() == name) else { return };
+        let Some(entry) = w.shader() else {
+            (self.occupancy.kernel, self.occupancy.use_kernel) = (None, false);
+            return;
+        };
+        let path = entry.file.path;
+        let label = format!("{path}:{}", entry.name);
+        if gpu::shader::preprocess(path, &[]).and_then(|src| self.occupancy.set_kernel(label.clone(), &src.text, entry.name)).is_ok() {
+            return;
+        }
+        // a kernel sized by override constants (matmul's tiles): the launch its rung makes
+        use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
+        let rung = name.strip_prefix("matmul-").and_then(|v| serde_json::from_value::<Variant>(v.into()).ok());
+        let launch = rung.and_then(|v| matmul::resources(&matmul::spec(v, Shape::square(64), &RegtileConfig::default()).ok()?).ok());
+        match launch {
+            Some(r) => {
+                let resources = crate::occupancy::KernelResources {
+                    entry_point: entry.name.to_string(),
+                    workgroup_size: [r.threads_per_workgroup, 1, 1],
+                    threads_per_workgroup: r.threads_per_workgroup,
+                    workgroup_memory_bytes: u32::try_from(r.workgroup_bytes).unwrap_or(u32::MAX),
+                    workgroup_variables: Vec::new(),
+                };
+                (self.occupancy.kernel, self.occupancy.use_kernel) = (Some((label, resources)), true);
+            }
+            None => {
+                // never another workload's kernel under this one's name: the sliders
+                (self.occupancy.kernel, self.occupancy.use_kernel) = (None, false);
             }
         }
+    }
+
+    /// The name of the kernel the occupancy panel shows (`path:entry`), if any.
+    pub fn occupancy_kernel(&self) -> Option<&str> {
+        self.occupancy.kernel.as_ref().map(|(name, _)| name.as_str())
     }
 
     /// Selects the workload called `name`; the error lists the names.
@@ -336,9 +356,19 @@ impl Explorer {
         self.selected
     }
 
-    /// Shows point `index`'s heat map.
+    /// Shows point `index`'s heat map, and its workload's kernel in the occupancy panel.
     pub fn select_point(&mut self, index: usize) {
         self.selected = index.min(self.run.points.len().saturating_sub(1));
+        if let Some(name) = self.run.points.get(self.selected).map(|p| p.workload.clone()) {
+            self.show_occupancy_of(&name);
+        }
+    }
+
+    /// Shows `message` as the error line (what the page's address asked for and could not be
+    /// done), and keeps a run from starting on its own.
+    pub fn show_error(&mut self, message: String) {
+        self.error = Some(message);
+        self.run_on_start = false;
     }
 
     /// The last error (failed run, missing adapter, unreadable file), if any.
@@ -469,7 +499,8 @@ impl Explorer {
         }
     }
 
-    /// Asks the running job to stop after the current point.
+    /// Asks the running job to stop: the device refuses its next submission, so it ends within
+    /// the sample it is in, keeping the points finished before.
     pub fn cancel(&mut self) {
         runs::request_cancel(self.running.as_ref().map(|r| &*r.cancel), &mut self.status);
     }
@@ -479,6 +510,7 @@ impl Explorer {
         use runs::Message;
         let Some(running) = &mut self.running else { return };
         let mut finished = None;
+        let mut newest = false;
         loop {
             match running.rx.try_recv() {
                 Ok(Message::Opened(what)) => self.status = what,
@@ -497,6 +529,7 @@ impl Explorer {
                     self.run.points.push(*p);
                     // follow the newest point until the user picks one
                     self.selected = self.run.points.len() - 1;
+                    newest = true;
                 }
                 Ok(Message::Failed(e)) => self.error = Some(e),
                 Ok(Message::Finished { cancelled }) => finished = Some(cancelled),
@@ -516,6 +549,9 @@ impl Explorer {
                 (false, Some(_)) => "failed".into(),
                 (false, None) => format!("done: {n} point(s) in {elapsed:.1} s"),
             };
+        }
+        if newest {
+            self.select_point(self.selected);
         }
     }
 
@@ -544,7 +580,7 @@ impl Explorer {
                 || "none".into(),
                 |a| {
                     let i = a.adapter.get_info();
-                    let name = shown_name(&i);
+                    let name = gpu::adapter_label(&i);
                     format!("{} ({:?})", name.split(" (").next().unwrap_or(&name), i.backend)
                 },
             );
@@ -568,7 +604,15 @@ impl Explorer {
                         family = w.family();
                         ui.label(egui::RichText::new(family).weak());
                     }
-                    if ui.selectable_label(i == self.workload, w.name()).on_hover_text(w.summary()).clicked() {
+                    // in a page, the workloads it cannot run say so (they stay selectable, to
+                    // see their parameters and open their runs)
+                    let response = match browser::workload_unavailable(w.as_ref()) {
+                        Some(why) => ui
+                            .selectable_label(i == self.workload, egui::RichText::new(format!("{} (desktop only)", w.name())).weak())
+                            .on_hover_text(format!("{}\n\n{why}", w.summary())),
+                        None => ui.selectable_label(i == self.workload, w.name()).on_hover_text(w.summary()),
+                    };
+                    if response.clicked() {
                         pick = Some(i);
                     }
                 }
@@ -590,7 +634,7 @@ impl Explorer {
             let w = self.workload;
             self.sweeps[w].ui(ui, &self.specs, &self.params[w], family);
             let swept = self.sweeps[w].enabled.then(|| self.sweeps[w].key.clone());
-            params::editors(ui, &self.specs, &mut self.params[w], swept.as_deref());
+            params::editors(ui, &self.specs, &mut self.params[w], swept.as_deref(), self.workloads[w].family());
             ui.separator();
             params::count(ui, &mut self.samples, 1..=100, "timed samples");
             params::count(ui, &mut self.warmup, 0..=20, "warm-up runs");
@@ -635,14 +679,21 @@ impl Explorer {
         let spec = self.run.sweep.as_deref().and_then(|k| self.specs.iter().find(|s| s.key == k)).cloned();
         let passed = self.run.points.iter().filter(|p| p.checks_passed()).count();
         ui.label(format!("CPU check: {passed} of {} point(s) passed", self.run.points.len()));
+        // what the time is, where a record says (a page's clock is not the GPU's)
+        if let Some(timing) = self.run.records().find_map(|r| r.extra.get("timing")?.as_str()) {
+            ui.small(format!("time: {timing}"));
+        }
         if let Some(b) = &self.baseline {
             let (name, n) = (&b.workload, b.points.len());
-            ui.label(format!("baseline: {name} ({n} point(s)), dashed in the plots; \"vs baseline\" is time / baseline time"));
+            ui.label(format!(
+                "baseline: {name} ({n} point(s)), dashed in the plots; \"vs baseline\" is the speed-up, baseline time / time, \
+                 \"within noise\" where the two ranges of samples overlap"
+            ));
         }
         if let Some(i) = plots::sweep_plots(ui, &self.run, spec.as_ref(), self.selected, self.baseline.as_ref()) {
             self.select_point(i);
         }
-        let ratios = self.baseline.as_ref().map(|b| runs::baseline_ratios(&self.run, b));
+        let ratios = self.baseline.as_ref().map(|b| runs::baseline_comparisons(&self.run, b));
         if let Some(i) = plots::records_table(ui, &self.run, self.selected, ratios.as_deref()) {
             self.select_point(i);
         }

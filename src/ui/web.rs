@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use crate::gpu::{self, GpuOptions};
-use crate::ui::explorer::Explorer;
+use crate::ui::explorer::{Explorer, View};
 use crate::workload::Scale;
 
 /// The shader `remap=STRATEGY` opens: an iteration with a data-dependent tolerance test, whose
@@ -47,19 +47,26 @@ impl WebExplorer {
 
     /// Starts the explorer on `canvas`, on the page's WebGPU adapters. `query` is the page's
     /// query string: `workload=NAME` opens on that workload, `scale=tiny|quick|paper` sets the
-    /// parameters' scale, and `run` starts a run as the explorer opens; `remap=STRATEGY` opens
-    /// the "Your shader" tab on the tolerance iteration of the remap tests
-    /// ([`REMAP_EXAMPLE`]) and remaps it with that strategy (auto, redirect, gpu, none). An
-    /// unknown workload, scale or strategy rejects with the message; a page without WebGPU
-    /// opens with the error shown.
+    /// parameters' scale, `view=shader|flowshop` opens that tab, and `run` starts a run as the
+    /// explorer opens; `remap=STRATEGY` opens the "Your shader" tab on the tolerance iteration
+    /// of the remap tests ([`REMAP_EXAMPLE`]) and remaps it with that strategy (auto, redirect,
+    /// gpu, none). An unknown workload opens the page on the first workload with the message
+    /// shown (and runs nothing); an unknown scale or strategy rejects with the message; a page
+    /// without WebGPU opens with the error shown.
     pub async fn start(&self, canvas: HtmlCanvasElement, query: String) -> Result<(), JsValue> {
         let options = GpuOptions::default();
         let mut remap_on_start = false;
         let mut explorer = Explorer::with_adapters(&options, gpu::adapters_async(&options).await);
+        let mut unknown = None;
         for (key, value) in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').unwrap_or((p, "")))
         {
             match key {
-                "workload" => explorer.select_by_name(value).map_err(|e| JsValue::from_str(&e.to_string()))?,
+                // an unknown workload is said in the page, which opens on the first one
+                "workload" => {
+                    if let Err(e) = explorer.select_by_name(value) {
+                        unknown = Some(format!("the page's address asks for {e}"));
+                    }
+                }
                 "scale" => explorer.set_scale(match value {
                     "tiny" => Scale::Tiny,
                     "quick" => Scale::Quick,
@@ -69,7 +76,7 @@ impl WebExplorer {
                 "run" => explorer.run_on_start = true,
                 "remap" => {
                     explorer.shader.remap.strategy = value.parse().map_err(|e: crate::Error| JsValue::from_str(&e.to_string()))?;
-                    explorer.view = crate::ui::explorer::View::Shader;
+                    explorer.view = View::Shader;
                     explorer.shader.load_source(REMAP_EXAMPLE.0, REMAP_EXAMPLE.1);
                     explorer.shader.workgroups = [32, 1, 1];
                     explorer.shader.samples = 1;
@@ -78,8 +85,16 @@ impl WebExplorer {
                     }
                     remap_on_start = true;
                 }
+                "view" => match value {
+                    "shader" => explorer.view = View::Shader,
+                    "flowshop" => explorer.view = View::FlowShop,
+                    _ => explorer.view = View::Workloads,
+                },
                 _ => {}
             }
+        }
+        if let Some(message) = unknown {
+            explorer.show_error(message);
         }
         keep_run_keys()?;
         let app = PageApp { explorer, canvas: canvas.clone(), shown: None, remap_on_start };
@@ -117,9 +132,9 @@ fn keep_run_keys() -> Result<(), JsValue> {
 struct PageApp {
     explorer: Explorer,
     canvas: HtmlCanvasElement,
-    /// What the state attribute shows: status, error, whether running, points, and the
-    /// remap's status.
-    shown: Option<(String, Option<String>, bool, usize, String)>,
+    /// What the state attribute shows: status, error, whether running, points, the remap's
+    /// status, and the view with the shader tab's text and error.
+    shown: Option<(String, Option<String>, bool, usize, String, View, String, Option<String>)>,
     /// Start the remap of the "Your shader" tab on the first frame (`remap=STRATEGY`).
     remap_on_start: bool,
 }
@@ -135,6 +150,9 @@ impl PageApp {
             e.is_running(),
             e.run().points.len(),
             e.shader.remap.status().to_string(),
+            e.view,
+            e.shader.source().to_string(),
+            e.shader.error().map(String::from),
         );
         if self.shown.as_ref() == Some(&now) {
             return;
@@ -144,7 +162,20 @@ impl PageApp {
             "error": now.1,
             "running": now.2,
             "adapters": e.adapter_labels(),
+            "view": match e.view {
+                View::Workloads => "workloads",
+                View::FlowShop => "flowshop",
+                View::Shader => "shader",
+            },
+            "shader": {
+                "source": now.6,
+                "error": now.7,
+                "entries": e.shader.entries(),
+                "bindings": e.shader.bindings().iter().map(|b| b.info.name.as_str()).collect::<Vec<_>>(),
+            },
             "workload": e.run().workload,
+            "selected": e.workload().name(),
+            "occupancy_kernel": e.occupancy_kernel(),
             "records": e.run().to_records(),
             "heat_maps": e.run().points.iter().map(|p| p.warps.iter().map(|m| json!({
                 "layout": m.layout,

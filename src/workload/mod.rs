@@ -23,7 +23,7 @@ mod entries;
 mod params;
 mod recordings;
 
-pub use crate::gpu::{run_recording_async, Recording};
+pub use crate::gpu::{read_recording_async, run_recording_async, Recording};
 pub use crate::harness::Scale;
 pub use params::{number_value, ParamKind, ParamSpec};
 
@@ -220,15 +220,39 @@ pub fn registry() -> Vec<Box<dyn Workload>> {
     entries::all()
 }
 
+/// The workload whose run gave `record`, for a record file that names no workload (`simtlab
+/// run NAME` writes the family): of the record's family, a workload whose fixed parameters the
+/// record holds with the same values (`micro-loop` runs the loop pattern), the one whose
+/// parameter keys it holds the most of. None when no workload of that family fits.
+pub fn of_record(record: &Record) -> Option<Box<dyn Workload>> {
+    let mut best: Option<(usize, Box<dyn Workload>)> = None;
+    for w in registry().into_iter().filter(|w| w.family() == record.family) {
+        let own = w.params(Scale::Tiny);
+        let mut score = 0;
+        let mut fits = true;
+        for spec in w.param_specs() {
+            let given = spec.get(&record.params);
+            if spec.fixed && given != spec.get(&own) {
+                fits = false;
+                break;
+            }
+            score += usize::from(!given.is_null() || spec.nullable);
+        }
+        if fits && best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, w));
+        }
+    }
+    best.map(|(_, w)| w)
+}
+
 /// The workload called `name`, or an error listing the names.
 pub fn find(name: &str) -> Result<Box<dyn Workload>> {
     let all = registry();
     let names: Vec<&str> = all.iter().map(|w| w.name()).collect();
     let names = names.join(", ");
-    all.into_iter().find(|w| w.name() == name).ok_or_else(|| Error::InvalidParameter {
-        workload: name.into(),
-        message: format!("no such workload; `simtlab list` shows them: {names}"),
-    })
+    all.into_iter()
+        .find(|w| w.name() == name)
+        .ok_or_else(|| Error::InvalidParameter { workload: name.into(), message: format!("no such workload; the workloads are: {names}") })
 }
 
 /// `params` with `overrides` (`name`, `value`) applied: a value is read as JSON when it parses

@@ -51,6 +51,12 @@ impl ParamSpec {
         self.key.replace(['_', '.'], " ")
     }
 
+    /// What the parameter is, in a line for people (the explorer's hover text); `family` is
+    /// the workload's family, where a name means different things in different families.
+    pub fn explanation(&self, family: &str) -> &'static str {
+        explanation(family, &self.key)
+    }
+
     /// Can be swept (numbers, choices and flags).
     pub fn sweepable(&self) -> bool {
         !self.fixed && !matches!(self.kind, ParamKind::Text)
@@ -201,6 +207,86 @@ pub(super) fn of(family: &str, params: impl Fn(Scale) -> Value) -> Vec<ParamSpec
     derive(family, &params(Scale::Tiny), &params(Scale::Full))
 }
 
+/// What each parameter is: by family where a name means different things, else by name.
+fn explanation(family: &str, key: &str) -> &'static str {
+    match (family, key) {
+        (_, "seed") => "seed of the generated inputs: the same seed gives the same data",
+        ("blackscholes", "n") => "options priced (one thread each)",
+        ("carrillo", "n") => "threads, one element each",
+        ("micro" | "remap", "n") => "threads, one data-dependent branch or loop each",
+        ("reduction", "n") => "elements summed",
+        ("pt", "n") => "items the case processes",
+        (_, "n") => "problem size",
+        (_, "pattern") => "the divergent construct: a data-dependent if, or a loop with data-dependent trip counts",
+        (_, "distribution") => {
+            "how the trip counts (loop) or values (if) are laid out over the threads: the layout decides which warps diverge"
+        }
+        (_, "probability") => "if: fraction of threads that take the expensive path",
+        (_, "heavy") => "if: mixing rounds on the expensive path",
+        (_, "short") => "loop: trip count of the short lanes",
+        (_, "long") => "loop: trip count of the long lanes (at least short)",
+        (_, "group") => "loop: the group width the one-long layout targets (32 = an NVIDIA warp)",
+        (_, "defer_from") => {
+            "deferral: loops of at least this many trips run in a second, dense pass (auto: the threshold the emulation finds best)"
+        }
+        (_, "defer_per_thread") => "deferral: elements per invocation of the first pass (1 to 32)",
+        (_, "defer_workgroups") => "deferral: workgroups of the second pass",
+        (_, "tile_workgroup") => "tile sort: invocations per workgroup",
+        (_, "tile_per_thread") => "tile sort: elements per invocation (a tile is workgroup × this many elements)",
+        (_, "edge") => "cells (or voxels) per side of the cubic box: edge³ in all",
+        (_, "obstacles") => "target fraction of obstacle cells (random spheres until it is reached)",
+        (_, "omega") => "BGK relaxation rate 1/τ",
+        (_, "children") => "children (= parents) per generation",
+        (_, "genes") => "genes (bits) per chromosome",
+        (_, "pcross") => "crossover probability",
+        (_, "pmutate") => "jump-mutation probability per child",
+        (_, "balls") => "metaballs in the field",
+        (_, "iso") => "iso value of the field Σ r² / |p − c|²",
+        (_, "riskfree") => "risk-free interest rate per year (0.02 = 2 %)",
+        (_, "volatility") => "volatility per year (0.30 = 30 %)",
+        (_, "else_fractions") => "fractions of threads that take the heavy else-branch, one measurement each",
+        (_, "len") => "elements per thread in each of the four arrays",
+        (_, "heavy_rounds") => "double rounds of the heavy else-branch",
+        (_, "light_rounds") => "mixing rounds of the light if-branch",
+        (_, "shape.m") => "rows of A and C",
+        (_, "shape.n") => "columns of B and C",
+        (_, "shape.k") => "columns of A, rows of B",
+        ("pt", "shape") => "forest: complete or tilted expansion",
+        ("pt", "work") => "sync: compute only (ci), or compute with strided loads (cmi)",
+        ("pt", "emit") => "sync: fraction of inputs the producer emits",
+        ("pt", "stride") => "sync: stride (words) of the loads",
+        ("pt", "fmas") => "multiply-adds per item: the work each item costs",
+        ("pt", "depth") => "forest: levels of the tree (roots are level 0)",
+        ("pt", "items") => "forest: initial items (roots)",
+        ("pt", "capacity") => "queue capacity (auto: twice the widest level, or the participants)",
+        ("pt", "workload") => "producer-consumer: a reduction, or two stages",
+        ("pt", "pass") => "two-stage: items of every 256 passed to stage 2",
+        ("pt", "max_workgroups") => "persistent reduction: most workgroups launched",
+        ("pt", "blocks") => "gsync: blocks of 256 items",
+        ("pt", "syncs") => "gsync: global synchronizations (the work runs in syncs + 1 phases)",
+        ("pt", "iterations") => "barrier: barriers per launch",
+        ("pt", "kind.arrival") => "barrier: where workgroups arrive (flat: one counter; tree: sub-counters, then one)",
+        ("pt", "kind.fence") => "barrier: whether the arrival fences storage (device) or only the workgroup (none)",
+        ("pt", "kind") => "queue: single head, chunked claims, or distributed heads",
+        ("pt", "workgroups") => "workgroups launched (auto: as many as are co-resident)",
+        ("pt", "chunk") => "chunked queue: items per claim",
+        ("pt", "heads") => "distributed queue: heads the items are spread over",
+        ("pt", "rounds") => "ring queue: items each participant pushes and pops",
+        ("flowshop", "instance") => "the Taillard instance (taNNN) whose pools are bounded",
+        ("flowshop", "bound") => "the lower bound computed for each node",
+        ("flowshop", "branchless") => "the branch-refactored kernel: max()/select() instead of data-dependent ifs",
+        ("flowshop", "cpu") => "also time one CPU core and all CPU cores on the same pool",
+        ("flowshop", "mapping") => "GPU threads per child or per parent",
+        ("flowshop", "probe") => "count divergence with the GPU probe, in a separate untimed run",
+        ("flowshop", "pool_sizes") => "children per pool",
+        ("flowshop", "strategies") => "pool orders to build: depth first (DFS) and breadth first (BFS)",
+        ("flowshop", "walk_prefix") => {
+            "the paper's kernel: each thread walks its node's prefix for the heads (a loop as long as the node is deep)"
+        }
+        _ => "a parameter of the workload's configuration",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,6 +310,16 @@ mod tests {
                     let err = w.check_params(&p).err();
                     assert!(err.is_none(), "{} {}={v}: {err:?}", w.name(), spec.key);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn every_parameter_of_every_workload_says_what_it_is() {
+        for w in crate::workload::registry() {
+            for spec in w.param_specs() {
+                let text = spec.explanation(w.family());
+                assert_ne!(text, explanation("", ""), "{} has no explanation for '{}'", w.name(), spec.key);
             }
         }
     }

@@ -10,7 +10,7 @@ use crate::workload::Workload;
 
 /// Why the flow-shop tab's runs cannot start in a browser.
 pub(super) const FLOWSHOP: &str = "not in the browser: the search and the pool measurement wait on the GPU between rounds, \
-     which a page cannot do; run them in the desktop explorer (`simtlab gui`) or with `simtlab flowshop solve`";
+     which a page cannot do; run them in the desktop explorer";
 
 /// Why a shader file cannot be loaded by its path in a browser.
 pub(super) const WGSL_PATH: &str = "a page cannot read files by their path: paste the WGSL with \"edit / paste WGSL\"";
@@ -18,12 +18,19 @@ pub(super) const WGSL_PATH: &str = "a page cannot read files by their path: past
 /// Why a kernel that waits for other workgroups (persistent threads) cannot run in a browser.
 pub(super) const PT_WAITS: &str = "not in the browser: this kernel waits for other workgroups (a global barrier or a queue), \
      and a browser gives no forward-progress guarantee that they all run at once, so the wait could hang the page; \
-     run it in the desktop explorer (`simtlab gui`) or with `simtlab pt`";
+     run it in the desktop explorer";
 
 /// Why a kernel that only claims work (persistent threads, no waits) cannot run in a browser
 /// either.
 pub(super) const PT_CLAIMS: &str = "not in the browser: the persistent-threads runtime checks the adapter and sizes the launch \
-     by waiting on the GPU before the run, which a page cannot do; run it in the desktop explorer (`simtlab gui`) or with `simtlab pt`";
+     by waiting on the GPU before the run, which a page cannot do; run it in the desktop explorer";
+
+/// What a page's time is, shown beside its runs: WebGPU in a page has no blocking wait, so each
+/// sample is the page's wall clock from recording the work to its readback arriving on the
+/// page's event loop (frames drawn in between count); the CPU check is not timed.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(super) const PAGE_CLOCK: &str = "page wall clock per sample: recording, submission, GPU work and the readback, \
+     awaited on the page's event loop (frames drawn meanwhile count, so it is far above the GPU time); the CPU check is not timed";
 
 /// `reason` in the browser build; None in native builds, where everything runs.
 pub(super) fn unavailable(reason: &'static str) -> Option<&'static str> {
@@ -37,7 +44,7 @@ pub(super) fn workload_unavailable(workload: &dyn Workload) -> Option<String> {
         let name = workload.name();
         format!(
             "{name} is not in the browser: it waits on the GPU between its steps, which a page cannot do; \
-             run it in the desktop explorer (`simtlab gui`) or with `simtlab run {name}`"
+             run it in the desktop explorer"
         )
     })
 }
@@ -64,8 +71,9 @@ mod page {
 
     /// Runs `workload`'s recording with `params` as `protocol` says (untimed warm-up, then
     /// timed samples), each run submitted with its readback and checked against the CPU
-    /// reference; one record, timed by the wall clock around submit and readback (a page has
-    /// no blocking timer path). The record's check is the first that failed, else the last.
+    /// reference; one record, timed by the page's wall clock around recording, submission and
+    /// readback, the CPU check left out ([`PAGE_CLOCK`]). The record's check is the first that
+    /// failed, else the last.
     pub(in crate::ui::explorer) async fn records(
         gpu: &Gpu,
         workload: &dyn Workload,
@@ -85,8 +93,9 @@ mod page {
         let mut check: Option<Check> = None;
         for _ in 0..protocol.samples.max(1) {
             let start = web_time::Instant::now();
-            let this = workload::run_recording_async(gpu, recording.as_ref()).await?;
+            let outputs = workload::read_recording_async(gpu, recording.as_ref()).await?;
             samples.push(start.elapsed().as_secs_f64());
+            let this = recording.check(&outputs);
             if check.as_ref().is_none_or(|c| c.passed) {
                 check = Some(this);
             }
@@ -96,7 +105,7 @@ mod page {
         let seed = params.get("seed").and_then(Value::as_u64).unwrap_or(0);
         let record = Record::new(gpu, workload.family(), name, "browser recording", stats, check)
             .with_config(params, seed)
-            .with_extra(json!({ "timing": "wall clock around one submission with its readback" }));
+            .with_extra(json!({ "timing": super::PAGE_CLOCK }));
         Ok(vec![record])
     }
 
@@ -171,7 +180,7 @@ mod page {
             let input = self.input.as_ref().map_err(|why| Error::Unsupported {
                 what: "opening a file".into(),
                 adapter: "this page".into(),
-                hint: format!("the page could not add its file input ({why}); open runs in the desktop explorer (`simtlab gui`)"),
+                hint: format!("the page could not add its file input ({why}); open runs in the desktop explorer"),
             })?;
             self.baseline.set(baseline);
             input.click();

@@ -3,10 +3,10 @@
 //! ran and any fallback, matmul rungs through the occupancy model, branched vs split, each
 //! point's variants against its original, and the flow-shop pools' divergence per order.
 
-use egui::{Grid, RichText, ScrollArea, Ui};
+use egui::{Grid, RichText, Ui};
 
 use super::flowshop::{pool_lines, PoolBar};
-use super::plots::format_value;
+use super::plots::{format_range, format_value, sideways, Comparison, Measured};
 use super::runs::Run;
 use crate::harness::{format_seconds, format_significant, Record};
 use crate::kernels::matmul::MatmulExtra;
@@ -14,6 +14,7 @@ use crate::kernels::micro::remapped::RemapFigures;
 use crate::kernels::split::SplitExtra;
 use crate::occupancy::{calculate, kernel_resources, Arch, KernelResources, Launch};
 use crate::pt::{barrier::BarrierExtra, queue::QueueExtra, tier_that_ran, TierVerdict};
+use crate::remap::{Decision, Strategy};
 
 /// The family panel for `run` (nothing for families without one). `arch` and `registers` are
 /// the occupancy panel's preset and registers per thread.
@@ -34,7 +35,7 @@ pub fn panel(ui: &mut Ui, run: &Run, arch: &Arch, registers: u32) {
 /// A striped table under `headers` that scrolls sideways when wider than the panel, so that
 /// the side panel keeps its width.
 fn table(ui: &mut Ui, id: &str, headers: &[&str], rows: impl FnOnce(&mut Ui)) {
-    ScrollArea::horizontal().id_salt(id).show(ui, |ui| {
+    sideways(id).show(ui, |ui| {
         Grid::new(id).striped(true).show(ui, |ui| {
             for h in headers {
                 ui.label(RichText::new(*h).strong());
@@ -48,33 +49,94 @@ fn table(ui: &mut Ui, id: &str, headers: &[&str], rows: impl FnOnce(&mut Ui)) {
 /// A cell without a value.
 const NONE: &str = "—";
 
-/// Every strategy side by side: kernel time, remap cost, end to end, the gain over no
-/// remapping in the same run, and the auto decision's reasoning as the CLI prints it.
+/// Every strategy side by side: kernel time, remap cost, end to end, the speed-up over no
+/// remapping in the same run, and the cost model's predicted saving beside the saving measured;
+/// then the auto decision against what was measured, and its reasoning as the CLI prints it.
 fn remap(ui: &mut Ui, records: &[&Record]) {
     ui.heading("remapping strategies");
     let figures: Vec<Option<RemapFigures>> = records.iter().map(|r| r.extra_as::<RemapFigures>()).collect();
     let none = records.iter().zip(&figures).find(|(r, _)| r.variant == "none").and_then(|(_, f)| Some(f.as_ref()?.end_to_end_s));
-    let headers = ["strategy", "kernel", "remap cost", "end to end", "gain vs none", "SIMT eff. before -> after"];
-    table(ui, "simtlab-remap", &headers, |ui| {
-        for (r, f) in records.iter().zip(&figures) {
-            let seconds = |of: fn(&RemapFigures) -> f64| f.as_ref().map_or_else(|| NONE.into(), |f| format_seconds(of(f)));
-            ui.label(&r.variant);
-            ui.label(seconds(|f| f.kernel_s));
-            ui.label(seconds(|f| f.remap_s));
-            ui.label(seconds(|f| f.end_to_end_s));
-            let gain = none.zip(f.as_ref().map(|f| f.end_to_end_s)).map(|(n, t)| n / t);
-            ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")));
-            ui.label(match f.as_ref().and_then(|f| f.probe_before.zip(f.probe_after)) {
-                Some((a, b)) => format!("{:.1} % -> {:.1} %", 100.0 * a.simt_efficiency, 100.0 * b.simt_efficiency),
-                None => NONE.into(),
-            });
+    let decision = figures.iter().flatten().find_map(|f| f.decision.clone());
+    let predicted =
+        |strategy: Strategy| -> Option<f64> { decision.as_ref()?.predictions.iter().find(|p| p.strategy == strategy)?.net_saving_s };
+    let signed = |s: f64| if s < 0.0 { format!("−{}", format_seconds(-s)) } else { format_seconds(s) };
+    let headers = [
+        ("strategy", "the remapping that ran (auto: the one the cost model chose)"),
+        ("kernel", "median kernel time after remapping"),
+        ("remap cost", "host time to classify the threads and build the mapping"),
+        ("end to end", "remap cost + kernel + restore, unpipelined"),
+        ("speed-up vs none", "none's end-to-end time / this strategy's: above 1× the strategy pays"),
+        ("predicted saving", "what the cost model (auto's) predicted this strategy saves end to end: kernel time saved minus the remap time left on the critical path"),
+        ("measured saving", "none's end-to-end time minus this strategy's, in this run"),
+        ("SIMT eff. before -> after", "SIMT efficiency by the GPU probe before and after remapping"),
+    ];
+    sideways("simtlab-remap").show(ui, |ui| {
+        Grid::new("simtlab-remap").striped(true).show(ui, |ui| {
+            for (h, explanation) in headers {
+                ui.label(RichText::new(h).strong()).on_hover_text(explanation);
+            }
             ui.end_row();
-        }
+            for (r, f) in records.iter().zip(&figures) {
+                let seconds = |of: fn(&RemapFigures) -> f64| f.as_ref().map_or_else(|| NONE.into(), |f| format_seconds(of(f)));
+                ui.label(&r.variant);
+                ui.label(seconds(|f| f.kernel_s));
+                ui.label(seconds(|f| f.remap_s));
+                ui.label(seconds(|f| f.end_to_end_s));
+                let gain = none.zip(f.as_ref().map(|f| f.end_to_end_s)).map(|(n, t)| n / t);
+                ui.label(gain.map_or_else(|| "run remap-none too".into(), |g| format!("{g:.2}×")));
+                ui.label(f.as_ref().and_then(|f| predicted(f.strategy)).map_or_else(|| NONE.into(), signed));
+                let measured = none.zip(f.as_ref().map(|f| f.end_to_end_s)).map(|(n, t)| n - t);
+                ui.label(measured.map_or_else(|| NONE.into(), signed));
+                ui.label(match f.as_ref().and_then(|f| f.probe_before.zip(f.probe_after)) {
+                    Some((a, b)) => format!("{:.1} % -> {:.1} %", 100.0 * a.simt_efficiency, 100.0 * b.simt_efficiency),
+                    None => NONE.into(),
+                });
+                ui.end_row();
+            }
+        });
     });
-    for decision in figures.into_iter().filter_map(|f| f?.decision) {
+    if let (Some(d), Some(none)) = (&decision, none) {
+        ui.label(decision_against_measurement(d, none, records, &figures));
+    }
+    if let Some(decision) = decision {
         ui.label(RichText::new("auto decided:").strong());
         ui.label(decision.reason.replace(". Also considered: ", ".\nAlso considered:\n  ").replace("; ", ";\n  "));
     }
+}
+
+/// Auto's choice and prediction against what this run measured: the chosen strategy's saving,
+/// the strategy that saved most, and where the prediction's sign was wrong.
+fn decision_against_measurement(d: &Decision, none_s: f64, records: &[&Record], figures: &[Option<RemapFigures>]) -> String {
+    // the explicit runs of each strategy (auto's row repeats its choice)
+    let measured: Vec<(Strategy, f64)> = records
+        .iter()
+        .zip(figures)
+        .filter(|(r, _)| !r.variant.starts_with("auto"))
+        .filter_map(|(_, f)| f.as_ref().map(|f| (f.strategy, none_s - f.end_to_end_s)))
+        .collect();
+    let saving = |s: Strategy| measured.iter().find(|m| m.0 == s).map(|m| m.1);
+    let mut line = format!("auto chose {}: predicted saving {}", d.strategy, format_seconds(d.predicted_gain_s - d.cost_s));
+    if let Some(m) = saving(d.strategy) {
+        line += &format!(", measured {}{}", if m < 0.0 { "−" } else { "" }, format_seconds(m.abs()));
+    }
+    if let Some(best) = measured.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)) {
+        if best.0 != d.strategy {
+            line += &format!("; the most saved here: {} ({})", best.0, format_seconds(best.1.max(0.0)));
+        }
+    }
+    let wrong: Vec<String> = d
+        .predictions
+        .iter()
+        .filter_map(|p| Some((p.strategy, p.net_saving_s?, saving(p.strategy)?)))
+        .filter(|(_, predicted, measured)| (*predicted > 0.0) != (*measured > 0.0))
+        .map(|(s, predicted, _)| {
+            format!("{s} ({})", if predicted > 0.0 { "predicted to pay, measured slower" } else { "predicted not to pay, measured faster" })
+        })
+        .collect();
+    if !wrong.is_empty() {
+        line += &format!("; the prediction's sign was wrong for {}", wrong.join(", "));
+    }
+    line
 }
 
 /// The tier that ran, what was asked for, and any fallback; barrier latency beside a relaunch.
@@ -164,7 +226,7 @@ fn split(ui: &mut Ui, records: &[&Record], arch: &Arch, registers: u32) {
     }
     ui.heading("split vs branched");
     for (f, x) in ratios {
-        ui.label(format!("else fraction {:.0} %: split takes {x:.2}× the branched kernel's time", 100.0 * f));
+        ui.label(format!("else fraction {:.0} %: split's speed-up over branched {:.2}×", 100.0 * f, 1.0 / x));
     }
     ui.label(format!("occupancy of each kernel on {} ({registers} registers/thread):", arch.name));
     table(ui, "simtlab-split-occupancy", &OCCUPANCY_HEADERS, |ui| match split_kernels() {
@@ -196,9 +258,12 @@ fn split_kernels() -> Result<&'static [KernelResources], &'static str> {
 }
 
 /// Zhang's benchmarks: each variant's time against the original's at the same point (a
-/// sweep's points differ in size, so they are never compared with each other).
+/// sweep's points differ in size, so they are never compared with each other), as a speed-up
+/// with its noise: "within noise" where the ranges of samples overlap.
 fn variants(ui: &mut Ui, run: &Run) {
-    ui.heading("variants against the original");
+    ui.heading("variants against the original").on_hover_text(
+        "speed-up = the original's median time / the variant's; within noise where the fastest-to-slowest ranges of their samples overlap",
+    );
     for p in &run.points {
         let Some(org) = p.records.first() else { continue };
         let at = match (&run.sweep, &p.x) {
@@ -206,9 +271,10 @@ fn variants(ui: &mut Ui, run: &Run) {
             _ => String::new(),
         };
         ui.label(RichText::new(format!("{at}against {} {}", org.kernel, org.variant)).strong());
-        for r in &p.records {
-            let ratio = r.stats.median / org.stats.median;
-            ui.label(format!("{} {}: {} ({ratio:.2}×)", r.kernel, r.variant, format_seconds(r.stats.median)));
+        for r in p.records.iter().skip(1) {
+            let (time, reference) = (Measured::time(r), Measured::time(org));
+            let versus = Comparison::of(&time, &reference).map_or_else(String::new, |c| format!(": {}", c.label()));
+            ui.label(format!("{} {}: {} ({}){versus}", r.kernel, r.variant, format_seconds(time.value), format_range(&time)));
         }
     }
 }

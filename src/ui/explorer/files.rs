@@ -88,8 +88,8 @@ impl Explorer {
         }
         self.show_settings_of(&run);
         self.run = run;
-        self.selected = 0;
         self.overlay = None;
+        self.select_point(0);
         Ok(())
     }
 

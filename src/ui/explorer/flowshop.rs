@@ -22,7 +22,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use egui::{CollapsingHeader, ComboBox, RichText, ScrollArea, Slider, Ui};
-use egui_plot::{HoverPosition, Line, Plot, PlotPoints};
+use egui_plot::{uniform_grid_spacer, HoverPosition, Line, LineStyle, Plot, PlotPoints};
+
+use crate::harness::format_significant;
 
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
@@ -452,15 +454,23 @@ impl FlowshopView {
                     ui.label(RichText::new("incumbent").color(INCUMBENT_COLOR).strong());
                     ui.label(RichText::new("and proven lower bound").color(BOUND_COLOR).strong());
                 });
+                // makespans are whole numbers a few apart: 1-2-5 steps label every few of them
                 Plot::new("simtlab-flowshop-bounds")
                     .height(170.0)
                     .width(width)
                     .x_axis_label("seconds")
                     .allow_scroll(false)
+                    .y_grid_spacer(uniform_grid_spacer(|input| super::plots::one_two_five(input, super::plots::Y_LABELS)))
+                    .y_axis_formatter(|mark, _| format_significant(mark.value))
+                    .y_axis_min_width(44.0)
                     .label_formatter(hover(""))
                     .show(ui, |plot| {
-                        plot.line(Line::new("incumbent", PlotPoints::from(incumbent)).color(INCUMBENT_COLOR).width(2.0));
-                        plot.line(Line::new("lower bound", PlotPoints::from(bound)).color(BOUND_COLOR).width(2.0));
+                        // step lines, never filled: each value holds until the next report
+                        let line = |name: &str, points: Vec<[f64; 2]>, color| {
+                            Line::new(name, PlotPoints::from(points)).color(color).width(2.0).style(LineStyle::Solid)
+                        };
+                        plot.line(line("incumbent", incumbent, INCUMBENT_COLOR));
+                        plot.line(line("lower bound", bound, BOUND_COLOR));
                     });
             });
             ui.vertical(|ui| {

@@ -118,11 +118,14 @@ impl Sweep {
 
 /// One editor per parameter; returns true when a value changed. The swept parameter's editor
 /// is disabled (the sweep sets it).
-pub fn editors(ui: &mut Ui, specs: &[ParamSpec], params: &mut Value, swept: Option<&str>) -> bool {
+pub fn editors(ui: &mut Ui, specs: &[ParamSpec], params: &mut Value, swept: Option<&str>, family: &str) -> bool {
     let mut changed = false;
     for spec in specs {
         ui.add_enabled_ui(!spec.fixed && swept != Some(spec.key.as_str()), |ui| {
-            changed |= editor(ui, spec, params);
+            // every parameter says what it is on hover
+            let response = ui.scope(|ui| editor(ui, spec, params));
+            changed |= response.inner;
+            response.response.on_hover_text(spec.explanation(family)).on_disabled_hover_text(spec.explanation(family));
         });
     }
     changed

@@ -18,6 +18,8 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::harness::{self, Protocol, Record};
 use crate::workload::{self, Counting, WarpMap};
+
+use super::plots::{Comparison, Measured};
 #[cfg(not(target_arch = "wasm32"))]
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -96,7 +98,11 @@ impl Run {
         let first = records.first().ok_or_else(|| Error::invalid("run file", "it holds no records"))?;
         let note_of = |r: &Record| r.extra.get(EXTRA_KEY).cloned();
         let mut run = Run {
-            workload: note_of(first).and_then(|n| n["run"].as_str().map(String::from)).unwrap_or_else(|| first.family.clone()),
+            // a file of `simtlab run NAME` names the family: the workload is the one that fits
+            workload: note_of(first)
+                .and_then(|n| n["run"].as_str().map(String::from))
+                .or_else(|| workload::of_record(first).map(|w| w.name().to_string()))
+                .unwrap_or_else(|| first.family.clone()),
             sweep: note_of(first).and_then(|n| n["sweep"].as_str().map(String::from)),
             protocol: note_of(first).and_then(|n| Protocol::deserialize(&n["protocol"]).ok()),
             points: Vec::new(),
@@ -254,7 +260,7 @@ impl Job {
         Ok((records, warps))
     }
 
-    async fn run(mut self, send: &dyn Fn(Message)) {
+    async fn run(self, send: &dyn Fn(Message)) {
         let gpu = match self.open().await {
             Ok(g) => g,
             Err(e) => {
@@ -262,6 +268,14 @@ impl Job {
                 return send(Message::Finished { cancelled: false });
             }
         };
+        // Cancel acts inside a point: the device refuses the next submission once the flag is
+        // set, so a point of many long samples stops within the one it is in
+        gpu.set_cancel(Some(self.cancel.clone()));
+        self.points_on(&gpu, send).await;
+        gpu.set_cancel(None);
+    }
+
+    async fn points_on(mut self, gpu: &Arc<Gpu>, send: &dyn Fn(Message)) {
         send(Message::Opened(format!(
             "{}: {}",
             gpu.adapter_name(),
@@ -270,7 +284,7 @@ impl Job {
                 (Counting::Probe(w) | Counting::Emulate(w), _) => format!("divergence from host emulation at W = {w}"),
             }
         )));
-        if let Some(registers) = self.points.first().and_then(|p| driver_registers(&gpu, &p.workload)) {
+        if let Some(registers) = self.points.first().and_then(|p| driver_registers(gpu, &p.workload)) {
             send(registers);
         }
         let total = self.points.len();
@@ -283,7 +297,7 @@ impl Job {
                 _ => workload.clone(),
             };
             send(Message::Progress { done: i, total, what });
-            match self.point(&gpu, &workload, &params).await {
+            match self.point(gpu, &workload, &params).await {
                 Ok((records, warps)) => send(Message::Point(Box::new(Point { workload, params, x, records, warps }))),
                 Err(_) if self.cancel.load(Ordering::Relaxed) => return send(Message::Finished { cancelled: true }),
                 Err(e) => {
@@ -315,9 +329,10 @@ fn driver_registers(gpu: &Gpu, workload: &str) -> Option<Message> {
     Some(Message::Registers { kernel: format!("{}:{}", entry.file.path, entry.name), registers })
 }
 
-/// Per point, the ratio of each of `run`'s records' median time to the baseline's record of
-/// the same kernel and variant at the same point index (None where the baseline has none).
-pub fn baseline_ratios(run: &Run, baseline: &Run) -> Vec<Vec<Option<f64>>> {
+/// Per point, each of `run`'s records against the baseline's record of the same kernel and
+/// variant at the same point index: the speed-up of the medians and whether the two ranges of
+/// samples overlap (None where the baseline has none).
+pub fn baseline_comparisons(run: &Run, baseline: &Run) -> Vec<Vec<Option<Comparison>>> {
     run.points
         .iter()
         .enumerate()
@@ -326,7 +341,7 @@ pub fn baseline_ratios(run: &Run, baseline: &Run) -> Vec<Vec<Option<f64>>> {
                 .iter()
                 .map(|r| {
                     let base = baseline.points.get(i)?.records.iter().find(|b| b.kernel == r.kernel && b.variant == r.variant)?;
-                    (base.stats.median > 0.0).then(|| r.stats.median / base.stats.median)
+                    Comparison::of(&Measured::time(r), &Measured::time(base))
                 })
                 .collect()
         })

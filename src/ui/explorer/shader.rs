@@ -1,6 +1,6 @@
 //! "Your own shader": open or paste a WGSL compute shader, give its bindings with the specs of
 //! `simtlab profile`, run the profile on a background thread, and see each probed line of the
-//! source coloured by its branch efficiency, the sites in a sortable table, the heat map per
+//! source coloured by the metric picked (SIMT or branch efficiency), the sites in a sortable table, the heat map per
 //! subgroup and the occupancy of the kernel.
 //!
 //! [`ShaderView`] is plain egui: [`ShaderView::ui`] draws into any `Ui`. The profile runs on a
@@ -34,7 +34,7 @@ use crate::ui::overlay::{ColorBy, HeatMap, OccupancyPanel};
 
 pub use inputs::{default_spec, BindingField};
 pub use sites::{SiteOrder, COLUMNS};
-pub use source::{efficiency_color, LineMarks, NOT_REACHED};
+pub use source::{efficiency_color, LineMarks, ProfiledSource, SourceMetric, NOT_REACHED};
 
 /// What the worker reports.
 enum Message {
@@ -91,6 +91,8 @@ pub struct ShaderView {
     pub order: SiteOrder,
     /// What the heat map's colour shows.
     pub color_by: ColorBy,
+    /// What the source view colours its probed lines by.
+    pub source_metric: SourceMetric,
     /// The occupancy panel, pointed at the kernel's WGSL.
     pub occupancy: OccupancyPanel,
     /// Remap of the shader: before and after ([`super::remap_view`]).
@@ -123,6 +125,7 @@ impl ShaderView {
             samples: 3,
             order: SiteOrder::default(),
             color_by: ColorBy::default(),
+            source_metric: SourceMetric::default(),
             occupancy,
             remap: Default::default(),
             running: None,
@@ -172,6 +175,11 @@ impl ShaderView {
                 self.error.get_or_insert(shown(&e));
             }
         }
+    }
+
+    /// The WGSL as loaded, pasted or typed.
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     /// The compute entry points of the loaded shader.
@@ -247,12 +255,12 @@ impl ShaderView {
         &self.status
     }
 
-    /// The colour of source line `line` (1-based) in the last profile: by the lowest branch
-    /// efficiency of its sites, [`NOT_REACHED`] when none was evaluated, None for a line
-    /// without a site.
+    /// The colour of source line `line` (1-based) in the last profile: by the lowest
+    /// [`ShaderView::source_metric`] of its sites, [`NOT_REACHED`] when none was evaluated, None
+    /// for a line without a site.
     pub fn line_color(&self, line: u32) -> Option<Color32> {
         let l = self.result.as_ref()?;
-        l.marks.color(&l.run.summary.sites, line)
+        l.marks.color(&l.run.summary.sites, line, self.source_metric)
     }
 
     /// Starts profiling the current shader, entry point and bindings on a background thread;
@@ -463,9 +471,6 @@ impl ShaderView {
             ui.add(ProgressBar::new(frac).text(text).animate(true));
             ui.ctx().request_repaint_after(Duration::from_millis(100));
         }
-        if let Some(e) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, RichText::new(e).monospace());
-        }
     }
 
     /// What a persistent-threads run shows: the tier, the launch, any fallback, the time and
@@ -504,7 +509,7 @@ impl ShaderView {
         let run = &l.run;
         let s = &run.summary;
         let counted = match s.source {
-            CountSource::GpuProbe => format!("GPU probe (ballots on native subgroups of {})", s.subgroup_width),
+            CountSource::GpuProbe => format!("GPU probe (votes on native subgroups of {})", s.subgroup_width),
             CountSource::HostEmulation => format!("host emulation of subgroups of {} from each invocation's outcomes", s.subgroup_width),
         };
         ui.label(format!("{} · {} on {} · counts: {counted}", run.file, run.entry, run.adapter));
@@ -527,11 +532,11 @@ impl ShaderView {
         }
         egui::CollapsingHeader::new("GPU time").id_salt("simtlab-shader-time").show(ui, |ui| {
             ui.label(format!(
-                "{:?}: {} plain, {} instrumented ({:.2}x)",
+                "{:?}: {} plain, {} instrumented (the probe adds {:.0} % time)",
                 run.plain.source,
                 crate::harness::format_seconds(run.plain.seconds),
                 crate::harness::format_seconds(run.instrumented.seconds),
-                run.instrumented.seconds / run.plain.seconds.max(1e-12)
+                100.0 * (run.instrumented.seconds / run.plain.seconds.max(1e-12) - 1.0)
             ));
         });
     }
@@ -559,16 +564,28 @@ impl ShaderView {
         });
     }
 
+    /// The source (coloured, or the editor) with the error line below it: a message that comes
+    /// and goes while typing moves nothing above the editor, and the editor's id is fixed, so it
+    /// keeps the focus whatever the controls above it show.
     fn source_column(&mut self, ui: &mut Ui, height: f32) {
+        // the error's line (two when long) stays below the source
+        let below = 2.5 * ui.text_style_height(&egui::TextStyle::Monospace);
         match (&self.result, self.editing) {
             (Some(l), false) => {
-                source::legend(ui);
-                let subgroups = l.run.summary.subgroups;
-                source::source_view(ui, &l.source, &l.run.summary.sites, &l.marks, &l.divergent_subgroups, subgroups, height - 30.0);
+                source::legend(ui, &mut self.source_metric);
+                let profiled = ProfiledSource {
+                    source: &l.source,
+                    rows: &l.run.summary.sites,
+                    marks: &l.marks,
+                    divergent_subgroups: &l.divergent_subgroups,
+                    subgroups: l.run.summary.subgroups,
+                };
+                source::source_view(ui, &profiled, self.source_metric, height - 50.0 - below);
             }
             _ => {
-                ScrollArea::vertical().id_salt("simtlab-shader-editor").max_height(height).show(ui, |ui| {
+                ScrollArea::vertical().id_salt("simtlab-shader-editor").max_height(height - below).show(ui, |ui| {
                     let editor = egui::TextEdit::multiline(&mut self.source)
+                        .id(egui::Id::unique(EDITOR_ID))
                         .code_editor()
                         .desired_width(f32::INFINITY)
                         .desired_rows(24)
@@ -578,6 +595,9 @@ impl ShaderView {
                     }
                 });
             }
+        }
+        if let Some(e) = &self.error {
+            ui.colored_label(ui.visuals().error_fg_color, RichText::new(e).monospace());
         }
     }
 
@@ -634,6 +654,10 @@ struct OwnedRequest {
     /// Run through the persistent-threads runtime instead of the profiler.
     pt: bool,
 }
+
+/// The source editor's widget id: fixed, so the editor keeps its focus and cursor whatever
+/// appears above it while the user types.
+const EDITOR_ID: &str = "simtlab-shader-editor-text";
 
 /// First words of each output a persistent-threads run shows.
 const OUTPUT_WORDS: usize = 8;
@@ -711,7 +735,11 @@ impl Job {
             samples: r.samples,
             ..ProfileRequest::new(shader)
         };
-        match profile::profile_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await {
+        // the device refuses work once cancelled, so a long sample stops where it is
+        gpu.set_cancel(Some(self.cancel.clone()));
+        let profiled = profile::profile_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await;
+        gpu.set_cancel(None);
+        match profiled {
             Ok(run) => {
                 let loaded = Loaded {
                     marks: LineMarks::new(&run.summary.sites),

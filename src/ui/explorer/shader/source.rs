@@ -1,5 +1,6 @@
-//! The profiled shader's source, each probed line coloured by its branch efficiency, with a
-//! legend and the counts of the line's sites on hover.
+//! The profiled shader's source, each probed line coloured by the metric the user picks (SIMT
+//! efficiency by default, or branch efficiency), with a legend and picker, and the counts of the
+//! line's sites on hover.
 
 use std::collections::BTreeMap;
 
@@ -11,10 +12,54 @@ use crate::ui::overlay::{cell_color, color_bar, ColorBy};
 /// Colour of a line whose sites were never evaluated (no efficiency to show).
 pub const NOT_REACHED: Color32 = Color32::from_rgb(120, 120, 120);
 
-/// The colour of branch efficiency `e` (0..=1): the heat map's active-lane scale, red for
-/// 0 % (every evaluation divergent) to green for 100 % (all uniform).
+/// The colour of an efficiency `e` (0..=1): the heat map's active-lane scale, red for 0 % to
+/// green for 100 %.
 pub fn efficiency_color(e: f64) -> Color32 {
     cell_color(ColorBy::ActiveLanes, e as f32)
+}
+
+/// What the source view colours its probed lines by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SourceMetric {
+    /// Active lanes / (subgroup-steps × width) in the code the site guards: how full the
+    /// subgroup runs there (a loop whose lanes leave one by one scores low).
+    #[default]
+    SimtEfficiency,
+    /// Uniform evaluations / evaluations of the site's condition: how often the subgroup agreed.
+    BranchEfficiency,
+}
+
+impl SourceMetric {
+    /// Both, in the picker's order.
+    pub const ALL: [SourceMetric; 2] = [SourceMetric::SimtEfficiency, SourceMetric::BranchEfficiency];
+
+    /// Its name in the picker and the legend.
+    pub fn label(self) -> &'static str {
+        match self {
+            SourceMetric::SimtEfficiency => "SIMT efficiency",
+            SourceMetric::BranchEfficiency => "branch efficiency",
+        }
+    }
+
+    /// What it measures, on hover.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            SourceMetric::SimtEfficiency => {
+                "active lanes / (subgroup steps × subgroup width) while the code the site guards runs: 100 % = every lane busy"
+            }
+            SourceMetric::BranchEfficiency => {
+                "uniform evaluations / all evaluations of the site's condition: 100 % = the subgroup always agreed"
+            }
+        }
+    }
+
+    /// Its value for one site.
+    pub fn of(self, row: &SiteRow) -> f64 {
+        match self {
+            SourceMetric::SimtEfficiency => row.simt_efficiency,
+            SourceMetric::BranchEfficiency => row.branch_efficiency,
+        }
+    }
 }
 
 /// The probe sites of each source line (1-based), and the colour the line gets.
@@ -34,17 +79,17 @@ impl LineMarks {
         LineMarks { sites }
     }
 
-    /// The lowest branch efficiency of the sites on `line` that were evaluated at all (a line
-    /// holding several sites shows its worst).
-    pub fn efficiency(&self, rows: &[SiteRow], line: u32) -> Option<f64> {
-        self.sites.get(&line)?.iter().filter(|&&i| rows[i].counts.evaluations > 0).map(|&i| rows[i].branch_efficiency).reduce(f64::min)
+    /// The lowest `metric` of the sites on `line` that were evaluated at all (a line holding
+    /// several sites shows its worst).
+    pub fn efficiency(&self, rows: &[SiteRow], line: u32, metric: SourceMetric) -> Option<f64> {
+        self.sites.get(&line)?.iter().filter(|&&i| rows[i].counts.evaluations > 0).map(|&i| metric.of(&rows[i])).reduce(f64::min)
     }
 
-    /// The colour of `line`: by its efficiency, [`NOT_REACHED`] when its sites never ran, None
-    /// when it has no site.
-    pub fn color(&self, rows: &[SiteRow], line: u32) -> Option<Color32> {
+    /// The colour of `line` by `metric`: [`NOT_REACHED`] when its sites never ran, None when it
+    /// has no site.
+    pub fn color(&self, rows: &[SiteRow], line: u32, metric: SourceMetric) -> Option<Color32> {
         self.sites.get(&line)?;
-        Some(self.efficiency(rows, line).map_or(NOT_REACHED, efficiency_color))
+        Some(self.efficiency(rows, line, metric).map_or(NOT_REACHED, efficiency_color))
     }
 }
 
@@ -71,29 +116,43 @@ fn line_tooltip(rows: &[SiteRow], divergent_subgroups: &[u64], subgroups: u64, s
         .join("\n\n")
 }
 
-/// The colour scale of the source view with its end values.
-pub fn legend(ui: &mut Ui) {
+/// The metric picker and the colour scale of the source view with its end values.
+pub fn legend(ui: &mut Ui, metric: &mut SourceMetric) {
     ui.horizontal(|ui| {
-        ui.small("branch efficiency: 0 %");
+        ui.small("colour by");
+        for m in SourceMetric::ALL {
+            ui.selectable_value(metric, m, m.label()).on_hover_text(m.explanation());
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.small(format!("{}: 0 %", metric.label())).on_hover_text(metric.explanation());
         color_bar(ui, efficiency_color);
-        ui.small("100 % (every evaluation uniform)");
+        ui.small("100 %");
         let (swatch, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
         ui.painter().rect_filled(swatch, 0.0, NOT_REACHED);
         ui.small("never evaluated");
     });
 }
 
-/// Draws `source` with line numbers; each probed line gets a swatch, a tinted background and
-/// its efficiency, and shows its sites' counts on hover. Only the visible lines are laid out.
-pub fn source_view(
-    ui: &mut Ui,
-    source: &str,
-    rows: &[SiteRow],
-    marks: &LineMarks,
-    divergent_subgroups: &[u64],
-    subgroups: u64,
-    height: f32,
-) {
+/// A profiled shader's source with what the view colours it by: plain data, borrowed.
+#[derive(Clone, Copy)]
+pub struct ProfiledSource<'a> {
+    /// The WGSL that ran.
+    pub source: &'a str,
+    /// The run's site rows.
+    pub rows: &'a [SiteRow],
+    /// The rows of each line.
+    pub marks: &'a LineMarks,
+    /// Per site: subgroups in which its lanes disagreed at least once.
+    pub divergent_subgroups: &'a [u64],
+    /// Subgroups in the dispatch.
+    pub subgroups: u64,
+}
+
+/// Draws the source with line numbers; each probed line gets a swatch, a tinted background and
+/// its `metric`, and shows its sites' counts on hover. Only the visible lines are laid out.
+pub fn source_view(ui: &mut Ui, profiled: &ProfiledSource<'_>, metric: SourceMetric, height: f32) {
+    let ProfiledSource { source, rows, marks, divergent_subgroups, subgroups } = *profiled;
     let lines: Vec<&str> = source.lines().collect();
     let digits = lines.len().max(1).to_string().len();
     let row_height = ui.text_style_height(&TextStyle::Monospace) + 2.0;
@@ -104,8 +163,8 @@ pub fn source_view(
         |ui, range| {
             for index in range {
                 let number = index as u32 + 1;
-                let color = marks.color(rows, number);
-                let gutter = match (color, marks.efficiency(rows, number)) {
+                let color = marks.color(rows, number, metric);
+                let gutter = match (color, marks.efficiency(rows, number, metric)) {
                     (Some(_), Some(e)) => format!("{:>5.1} %", 100.0 * e),
                     (Some(_), None) => "    –  ".to_string(),
                     (None, _) => "       ".to_string(),
