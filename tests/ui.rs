@@ -660,8 +660,18 @@ fn an_opened_cli_run_selects_its_own_workload() {
     let w = workload::find("micro-if").unwrap();
     let mut params = w.params(Scale::Tiny);
     params["n"] = 2048.into();
-    let records = w.run(&gpu, &params, &simtlab::harness::Protocol { warmup: 0, samples: 2 }).unwrap();
+    let mut records = w.run(&gpu, &params, &simtlab::harness::Protocol { warmup: 0, samples: 2 }).unwrap();
     assert_eq!(records[0].family, "micro");
+    // a live run's timings (and the build's hash) vary: fixed ones keep the snapshot comparable
+    for (i, r) in records.iter_mut().enumerate() {
+        let t = 1e-3 * (i + 1) as f64;
+        r.stats.samples = vec![0.9 * t, 1.1 * t];
+        (r.stats.min, r.stats.median, r.stats.mean, r.stats.max, r.stats.stddev) = (0.9 * t, t, t, 1.1 * t, 0.1 * t);
+        if let Some(throughput) = r.throughput.as_mut() {
+            throughput.value = 100.0 * (i + 1) as f64;
+        }
+        r.environment.git_hash = "0000000".into();
+    }
     let dir = common::scratch("ui-cli-run");
     let file = dir.join("cli.json");
     simtlab::harness::write_json(&file, &records).unwrap();

@@ -71,7 +71,7 @@ fn run_applies_parameters_and_refuses_unknown_ones() {
     for (args, needle) in [
         (vec!["run", "micro-loop", "--param", "nn=3"], "no parameter 'nn'"),
         (vec!["run", "micro-loop", "--param", "n=abc"], "micro-loop"),
-        (vec!["run", "no-such-workload"], "simtlab list"),
+        (vec!["run", "no-such-workload"], "no such workload; the workloads are: micro-loop"),
     ] {
         let out = std::process::Command::new(bin).args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
