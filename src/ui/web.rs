@@ -129,12 +129,16 @@ fn keep_run_keys() -> Result<(), JsValue> {
 }
 
 /// The explorer and the canvas its state is published on.
+/// The page's state as last published: status, error, whether running, points, the remap's
+/// status, the view, the shader tab's text and its error.
+type Shown = (String, Option<String>, bool, usize, String, View, String, Option<String>);
+
 struct PageApp {
     explorer: Explorer,
     canvas: HtmlCanvasElement,
     /// What the state attribute shows: status, error, whether running, points, the remap's
     /// status, and the view with the shader tab's text and error.
-    shown: Option<(String, Option<String>, bool, usize, String, View, String, Option<String>)>,
+    shown: Option<Shown>,
     /// Start the remap of the "Your shader" tab on the first frame (`remap=STRATEGY`).
     remap_on_start: bool,
 }
