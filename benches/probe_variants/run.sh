@@ -5,7 +5,10 @@
 # plain shader by simtlab profile (names renamed from simtlab_probe to pv so profile accepts them).
 # Stage the binary first (../shared/gpu/prepare.sh), then: bash benches/probe_variants/run.sh OUT
 # timing variants of the probe (plain time of each text), one device call
-out=$1; mkdir -p $out; B=.gpu/simtlab; . .gpu/env.sh; N=4194240; Z=benches/probe_variants
+out=$1; mkdir -p $out; B=.gpu/simtlab; . .gpu/env.sh; N=4194240
+# v2-v6 derived from each generated probe (v1) by variants.py
+Z=$out/shaders; mkdir -p $Z
+for f in collatz loops; do python3 benches/probe_variants/variants.py benches/probe_variants/${f}_v1.wgsl $Z; done
 for v in v1 v2 v3 v4 v5 v6; do
   $B profile $Z/collatz_$v.wgsl --entry main --workgroups 65535 --bind values=u32:$N:random:1 --bind steps=u32:$N:zero --bind pv_words=u32:2621404:zero --samples 21 --json $out/collatz_$v.json > $out/collatz_$v.txt 2>&1
   $B profile $Z/loops_$v.wgsl --entry counted --workgroups 65535 --bind data=u32:$N:random:3 --bind pv_words=u32:1310704:zero --samples 21 --json $out/loops_$v.json > $out/loops_$v.txt 2>&1
