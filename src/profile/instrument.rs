@@ -330,17 +330,13 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         body_end = Some(end);
     }
     let threads = analysis.workgroup_size.iter().product();
-    let out = match body_end.filter(|_| options.sample > 1).and_then(|end| sampled_twins(wgsl, &analysis, &inserts, end)) {
+    let twins = body_end
+        .filter(|_| options.sample > 1)
+        .and_then(|end| sampled_twins(wgsl, &analysis, &inserts, end))
+        .map(|text| text + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, false));
+    let out = match twins {
         // subgroups that do not count run the text as written, without a probe in their loops
-        Some(text)
-            if parse(
-                &format!("{file} (instrumented)"),
-                &(text.clone() + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, false)),
-            )
-            .is_ok() =>
-        {
-            text + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, false)
-        }
+        Some(text) if parse(&format!("{file} (instrumented)"), &text).is_ok() => text,
         // otherwise (a barrier, a call written where it cannot be renamed)
         // each site tests whether its subgroup counts
         _ => {
