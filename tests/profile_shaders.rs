@@ -319,7 +319,7 @@ fn sampling_counts_one_subgroup_in_n_exactly_and_estimates_the_rest() {
     };
     assert!(sampled_text("collatz.wgsl", &collatz).contains("n = simtlab_probe_f_next(n);"));
     let gated = sampled_text("barrier.wgsl", barrier);
-    assert!(!gated.contains("simtlab_probe_f_spin") && gated.contains("if (simtlab_probe_on) {\n        simtlab_probe_add"), "{gated}");
+    assert!(!gated.contains("simtlab_probe_f_spin") && gated.contains("if (simtlab_probe_on) {\n        simtlab_probe_"), "{gated}");
     let odd = Rng::new(31).vec_u32(300);
     let cases = [
         request("collatz.wgsl", &collatz, "main", 5, vec![("values", bytes(&odd)), ("steps", BindingSpec::U32Zero(300))]),

@@ -186,6 +186,7 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
             let body = words.get(HEADER_WORDS..needed).ok_or_else(|| {
                 Error::invalid("probe records", format!("{} words read, {needed} needed for {groups} workgroups", words.len()))
             })?;
+            let order = derivation_order(&instrumented.found);
             let (mut per_subgroup, mut per_subgroup_cases, mut counted) = (Vec::new(), Vec::new(), Vec::new());
             for (b, r) in body.chunks_exact(record).enumerate() {
                 let index = b as u64 * sample + sampled_offset(b as u32, sample as u32) as u64;
@@ -200,7 +201,8 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
                     uniform_evaluations: w[3] as u64,
                     taken_steps: w[4] as u64,
                 });
-                let counts: Vec<SiteCounts> = counts.collect();
+                let mut counts: Vec<SiteCounts> = counts.collect();
+                fill_derived(&instrumented.found, &order, &mut counts[..sites]);
                 per_subgroup.extend_from_slice(&counts[..sites]);
                 per_subgroup_cases.extend_from_slice(&counts[sites..]);
             }
@@ -241,6 +243,37 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
             }
             let cases = instrumented.cases.len();
             Ok(Counts { width, source: CountSource::HostEmulation, sites, per_subgroup, cases, per_subgroup_cases, sampling: None })
+        }
+    }
+}
+
+/// The derived sites ([`FoundSite::derived_from`]), each after the site it is derived from.
+fn derivation_order(found: &[FoundSite]) -> Vec<usize> {
+    let depth = |mut k: usize| {
+        let mut d = 0;
+        while let Some(p) = found[k].derived_from.filter(|_| d < found.len()) {
+            (k, d) = (p, d + 1);
+        }
+        d
+    };
+    let mut order: Vec<usize> = (0..found.len()).filter(|&k| found[k].derived_from.is_some()).collect();
+    order.sort_by_key(|&k| depth(k));
+    order
+}
+
+/// A derived site's evaluations and active lanes from its guard's taken steps and lanes
+/// (a function entry's other counts follow: every lane that enters takes it, uniformly).
+fn fill_derived(found: &[FoundSite], order: &[usize], counts: &mut [SiteCounts]) {
+    for &k in order {
+        let Some(guard) = found[k].derived_from else { continue };
+        let (steps, lanes) = (counts[guard].taken_steps, counts[guard].taken_lanes);
+        let c = &mut counts[k];
+        c.evaluations = steps;
+        c.active_lanes = lanes;
+        if found[k].site.kind == SiteKind::Call {
+            c.taken_lanes = lanes;
+            c.uniform_evaluations = steps;
+            c.taken_steps = steps;
         }
     }
 }

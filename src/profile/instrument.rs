@@ -257,11 +257,16 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
             Splice::Condition(r) if subgroups => {
                 inserts.push((r.start, format!("{PREFIX}_cond{k}(")));
                 inserts.push((r.end, ")".into()));
+                if let Some(at) = s.loop_exit {
+                    inserts.push((at, format!(" {PREFIX}_exit{k}();")));
+                }
             }
             Splice::Selector(r, _) if subgroups => {
                 inserts.push((r.start, format!("{PREFIX}_switch{k}(")));
                 inserts.push((r.end, ")".into()));
             }
+            // a function entered by a site's taken lanes is counted from that site's counts
+            Splice::Entry(_) if subgroups && s.derived_from.is_some() => {}
             Splice::Entry(at) if subgroups => inserts.push((*at, format!(" {PREFIX}_enter{k}();"))),
             Splice::Condition(r) => {
                 inserts.push((r.start, format!("{PREFIX}_cond({k}u, ")));
@@ -477,17 +482,21 @@ fn prelude(
                 let entry = sites.get(k).is_some_and(|s| matches!(s.splice, Splice::Entry(_)));
                 let (counts, steps) = if entry { ("vec4<u32>(c.x, c.y, c.y, c.x)", "c.x") } else { ("c", "s") };
                 flush += &format!(
-                    "        {{ let c = subgroupAdd({p}_c{k}); let s = subgroupAdd({p}_s{k}); if (lead && c.y != 0u) {{ {p}_write({k}u, {counts}, {steps}); }} {p}_c{k} = vec4<u32>(0u); {p}_s{k} = 0u; }}\n"
+                    "        {{ let c = subgroupAdd({p}_c{k}); let s = subgroupAdd({p}_s{k}); if (lead && (any(c != vec4<u32>(0u)) || s != 0u)) {{ {p}_write({k}u, {counts}, {steps}); }} {p}_c{k} = vec4<u32>(0u); {p}_s{k} = 0u; }}\n"
                 );
                 if entry {
                     continue;
                 }
+                // a derived site's evaluations and active lanes are another site's taken steps
+                // and lanes (filled in when the records are decoded): only its votes count here
+                let (evaluated, active) =
+                    if sites.get(k).is_some_and(|s| s.derived_from.is_some()) { ("0u", "0u") } else { ("lead", "1u") };
                 functions += &format!(
                     r#"
 fn {p}_add{k}(lead: u32, cond: bool) {{
     let any = subgroupAny(cond);
     let all = subgroupAll(cond);
-    {p}_c{k} += vec4<u32>(lead, 1u, select(0u, 1u, cond), lead * select(0u, 1u, all || !any));
+    {p}_c{k} += vec4<u32>({evaluated}, {active}, select(0u, 1u, cond), lead * select(0u, 1u, all || !any));
     {p}_s{k} += lead * select(0u, 1u, any);
 }}
 "#
@@ -495,9 +504,49 @@ fn {p}_add{k}(lead: u32, cond: bool) {{
             }
             for (k, s) in sites.iter().enumerate() {
                 functions += &match &s.splice {
+                    Splice::Condition(_) if s.loop_exit.is_some() => {
+                        decls += &format!("var<private> {p}_e{k}: u32;\n");
+                        // leaving only by its test, the loop's evaluations follow from each lane's
+                        // count: the subgroup evaluates it `most` times, and an evaluation splits
+                        // the lanes where some lane's count ends below `most`
+                        let (taken, steps) = if s.exit_on == Some(true) { ("1u", "distinct + 1u") } else { ("e - 1u", "most - 1u") };
+                        format!(
+                            r#"
+fn {p}_cond{k}(cond: bool) -> bool {{
+    if ({gate}) {{
+        {p}_e{k} += 1u;
+    }}
+    return cond;
+}}
+
+fn {p}_exit{k}() {{
+    if ({gate}) {{
+        let e = {p}_e{k};
+        {p}_e{k} = 0u;
+        let most = subgroupMax(e);
+        var rest = e;
+        var distinct = 0u;
+        // one pass per distinct count below `most`; a subgroup has at most 128 lanes
+        for (var round = 0u; round < 128u; round++) {{
+            let low = subgroupMin(select(0xffffffffu, rest, rest < most));
+            if (low == 0xffffffffu) {{
+                break;
+            }}
+            distinct += 1u;
+            rest = select(rest, most, rest == low);
+        }}
+        let lead = {p}_lead();
+        {p}_c{k} += vec4<u32>(lead * most, e, {taken}, lead * (most - distinct));
+        {p}_s{k} += lead * ({steps});
+    }}
+}}
+"#
+                        )
+                    }
                     Splice::Condition(_) => format!(
                         "\nfn {p}_cond{k}(cond: bool) -> bool {{\n    if ({gate}) {{\n        {p}_add{k}({p}_lead(), cond);\n    }}\n    return cond;\n}}\n"
                     ),
+                    Splice::Entry(_) if s.derived_from.is_some() => String::new(),
                     Splice::Entry(_) => {
                         format!("\nfn {p}_enter{k}() {{\n    if ({gate}) {{\n        {p}_c{k} += vec4<u32>({p}_lead(), 1u, 0u, 0u);\n    }}\n}}\n")
                     }

@@ -103,6 +103,15 @@ pub(crate) struct FoundSite {
     pub exit_on: Option<bool>,
     /// For a switch: its clauses (`switch` filled in once sites are numbered).
     pub cases: Vec<Case>,
+    /// The site whose taken lanes are exactly the lanes evaluating this one, at as many steps:
+    /// this one is the first test after the `if`, loop test or function entry that guards it,
+    /// with nothing in between that can take a lane away. Its evaluations and active lanes are
+    /// that site's taken steps and taken lanes, so the probe does not count them again.
+    pub derived_from: Option<usize>,
+    /// For a loop test that lanes leave only by failing it (no `break` or `return` in the
+    /// loop): the byte offset just after the loop, where the lanes' evaluations are summed
+    /// once per run of the loop instead of being voted on at every evaluation.
+    pub loop_exit: Option<usize>,
 }
 
 /// The sites of one entry point and where its signature and body are in the source.
@@ -258,8 +267,9 @@ struct Walker<'a> {
     info: &'a naga::valid::FunctionInfo,
     name: String,
     sites: Vec<FoundSite>,
-    /// Functions called, with the byte offset of the call.
-    calls: Vec<(naga::Handle<naga::Function>, Option<usize>)>,
+    /// Functions called, with the byte offset of the call and the site whose taken lanes are
+    /// exactly the lanes making the call (see [`FoundSite::derived_from`]).
+    calls: Vec<(naga::Handle<naga::Function>, Option<usize>, Option<usize>)>,
     /// Whether a barrier or workgroupUniformLoad was seen.
     synchronises: bool,
 }
@@ -301,7 +311,16 @@ impl Walker<'_> {
         let (line, column) = line_column(self.src, range.start);
         let site =
             Site { kind, line, column, source: one_line(&self.src[range.clone()]), function: self.name.clone(), callers: Vec::new() };
-        self.sites.push(FoundSite { site, splice, offset: range.start, loops: loops.to_vec(), exit_on, cases: Vec::new() });
+        self.sites.push(FoundSite {
+            site,
+            splice,
+            offset: range.start,
+            loops: loops.to_vec(),
+            exit_on,
+            cases: Vec::new(),
+            derived_from: None,
+            loop_exit: None,
+        });
         self.sites.len() - 1
     }
 
@@ -420,15 +439,26 @@ impl Walker<'_> {
             .collect()
     }
 
-    fn block(&mut self, block: &naga::Block, loops: &[usize], skip_if: Option<naga::Handle<naga::Expression>>) {
+    /// Walks `block`; `guard` is the site whose taken lanes are those that start the block
+    /// (None where that is not so), and holds for its statements until one may take a lane away.
+    fn block(&mut self, block: &naga::Block, loops: &[usize], skip_if: Option<naga::Handle<naga::Expression>>, guard: Option<usize>) {
+        // a loop's test is not its body's first statement where naga evaluates calls or `&&`
+        // before it: those statements run for every lane that evaluates the test
+        let past_test = guard;
+        let mut guard = if skip_if.is_some() { None } else { guard };
         for (statement, span) in block.span_iter() {
+            let test = is_test(statement, skip_if);
             match statement {
                 naga::Statement::If { condition, accept, reject } => {
-                    if let Some(at) = self.if_keyword(*span).filter(|_| Some(*condition) != skip_if) {
-                        self.condition(SiteKind::If, self.until(at + 2, b'{'), loops, None);
+                    let site = match self.if_keyword(*span).filter(|_| Some(*condition) != skip_if) {
+                        Some(at) => self.condition(SiteKind::If, self.until(at + 2, b'{'), loops, None),
+                        None => None,
+                    };
+                    if let Some(k) = site {
+                        self.sites[k].derived_from = guard;
                     }
-                    self.block(accept, loops, None);
-                    self.block(reject, loops, None);
+                    self.block(accept, loops, None, site);
+                    self.block(reject, loops, None, None);
                 }
                 naga::Statement::Loop { body, continuing, break_if } => {
                     let test = self.loop_test(body, *span);
@@ -437,9 +467,16 @@ impl Walker<'_> {
                         (None, Some(_)) => self.condition(SiteKind::Loop, self.break_if(*span), loops, Some(true)),
                         (None, None) => None,
                     };
+                    let test_expr = test.as_ref().map(|t| t.0);
+                    if let Some(k) = site {
+                        let only_by_test = !body.iter().filter(|s| !is_test(s, test_expr)).any(|s| leaves(s, false))
+                            && !continuing.iter().any(|s| leaves(s, false));
+                        self.sites[k].loop_exit = span.to_range().map(|r| r.end).filter(|_| only_by_test);
+                    }
                     let inner: Vec<usize> = loops.iter().copied().chain(site).collect();
-                    self.block(body, &inner, test.map(|t| t.0));
-                    self.block(continuing, &inner, None);
+                    // `while`/`for`: the lanes past the test are those that took it
+                    self.block(body, &inner, test_expr, site.filter(|_| test_expr.is_some()));
+                    self.block(continuing, &inner, None, None);
                 }
                 naga::Statement::Switch { selector, cases } => {
                     let scalar = match self.info[*selector].ty.inner_with(&self.module.types) {
@@ -451,18 +488,49 @@ impl Walker<'_> {
                         self.sites[k].cases = self.clauses(range.end, cases);
                     }
                     for case in cases {
-                        self.block(&case.body, loops, None);
+                        self.block(&case.body, loops, None, None);
                     }
                 }
-                naga::Statement::Block(b) => self.block(b, loops, None),
-                naga::Statement::Call { function, .. } => self.calls.push((*function, span.to_range().map(|r| r.start))),
+                naga::Statement::Block(b) => self.block(b, loops, None, guard),
+                naga::Statement::Call { function, .. } => self.calls.push((*function, span.to_range().map(|r| r.start), guard)),
                 naga::Statement::ControlBarrier(_) | naga::Statement::MemoryBarrier(_) | naga::Statement::WorkGroupUniformLoad { .. } => {
                     self.synchronises = true
                 }
                 _ => {}
             }
+            if test {
+                guard = past_test;
+            } else if leaves(statement, true) {
+                guard = None;
+            }
         }
     }
+}
+
+/// Whether `statement` is the `if` naga makes of a loop's test whose condition is `test`.
+fn is_test(statement: &naga::Statement, test: Option<naga::Handle<naga::Expression>>) -> bool {
+    matches!(statement, naga::Statement::If { condition, accept, reject }
+        if Some(*condition) == test && accept.is_empty() && matches!(reject.iter().next(), Some(naga::Statement::Break)))
+}
+
+/// Whether running `statement` may send a lane out of the loop around it (a `return`, or a
+/// `break` of that loop) or, with `continue_too`, on to the loop's next iteration: then the
+/// lanes that reach the next statement may be fewer than those that reached this one.
+fn leaves(statement: &naga::Statement, continue_too: bool) -> bool {
+    fn walk(statement: &naga::Statement, continue_too: bool, in_loop: bool, in_switch: bool) -> bool {
+        let any = |block: &naga::Block, in_loop: bool, in_switch: bool| block.iter().any(|s| walk(s, continue_too, in_loop, in_switch));
+        match statement {
+            naga::Statement::Return { .. } | naga::Statement::Kill => true,
+            naga::Statement::Break => !in_loop && !in_switch,
+            naga::Statement::Continue => continue_too && !in_loop,
+            naga::Statement::If { accept, reject, .. } => any(accept, in_loop, in_switch) || any(reject, in_loop, in_switch),
+            naga::Statement::Switch { cases, .. } => cases.iter().any(|c| any(&c.body, in_loop, true)),
+            naga::Statement::Loop { body, continuing, .. } => any(body, true, in_switch) || any(continuing, true, in_switch),
+            naga::Statement::Block(b) => any(b, in_loop, in_switch),
+            _ => false,
+        }
+    }
+    walk(statement, continue_too, false, false)
 }
 
 /// The sites of compute entry point `entry` and of every function it calls, in source order;
@@ -512,14 +580,22 @@ pub(crate) fn analyse_sized(
                     loops: Vec::new(),
                     exit_on: None,
                     cases: Vec::new(),
+                    derived_from: None,
+                    loop_exit: None,
                 });
             }
         }
-        w.block(&function.body, &[], None);
+        // a function's body starts with every lane that entered it
+        let entered = (!w.sites.is_empty()).then_some(0);
+        w.block(&function.body, &[], None, entered);
         (w.sites, w.calls, w.synchronises)
     };
-    let (sites, mut pending, mut synchronises) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
+    let (sites, calls, mut synchronises) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
+    // each call with the site (numbered among all found) whose taken lanes make it
+    let mut guarded: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|&(h, _, g)| (h, g)).collect();
+    let mut pending: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|&(h, at, _)| (h, at)).collect();
     append(&mut found, sites);
+    let mut entries: Vec<(naga::Handle<naga::Function>, usize)> = Vec::new();
     let mut callers: Vec<(naga::Handle<naga::Function>, usize)> = pending.iter().filter_map(|&(h, at)| Some((h, at?))).collect();
     let mut every_call = pending.clone();
     let mut visited = Vec::new();
@@ -539,10 +615,23 @@ pub(crate) fn analyse_sized(
         }
         let (sites, calls, barrier) = walk(f, &info[h], f.name.clone().unwrap_or_default(), fn_at);
         synchronises |= barrier;
+        let base = found.len();
+        if sites.first().is_some_and(|s| s.site.kind == SiteKind::Call) {
+            entries.push((h, base));
+        }
+        guarded.extend(calls.iter().map(|&(h, _, g)| (h, g.map(|g| g + base))));
+        let calls: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|&(h, at, _)| (h, at)).collect();
         append(&mut found, sites);
         callers.extend(calls.iter().filter_map(|&(h, at)| Some((h, at?))));
         every_call.extend(calls.iter().copied());
         pending.extend(calls);
+    }
+    // a function called from one place, where the lanes making the call are a site's taken
+    // lanes, is entered by those lanes
+    for &(h, k) in &entries {
+        if let [(_, guard)] = guarded.iter().filter(|(c, _)| *c == h).collect::<Vec<_>>()[..] {
+            found[k].derived_from = *guard;
+        }
     }
     for s in found.iter_mut().filter(|s| s.site.kind == SiteKind::Call) {
         let Some(h) = module.functions.iter().find(|(_, f)| f.name.as_deref() == Some(s.site.function.as_str())).map(|(h, _)| h) else {
@@ -628,6 +717,7 @@ fn append(found: &mut Vec<FoundSite>, sites: Vec<FoundSite>) {
     let base = found.len();
     found.extend(sites.into_iter().map(|mut s| {
         s.loops.iter_mut().for_each(|l| *l += base);
+        s.derived_from = s.derived_from.map(|d| d + base);
         s
     }));
 }
@@ -642,7 +732,50 @@ fn in_source_order(mut sites: Vec<FoundSite>) -> Vec<FoundSite> {
     }
     for s in &mut sites {
         s.loops.iter_mut().for_each(|l| *l = new_index[*l]);
+        s.derived_from = s.derived_from.map(|d| new_index[d]);
     }
     let mut slots: Vec<Option<FoundSite>> = sites.into_iter().map(Some).collect();
     order.iter().filter_map(|&i| slots[i].take()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analysed(wgsl: &str) -> Vec<FoundSite> {
+        let (module, info) =
+            crate::gpu::shader::validate(&crate::gpu::shader::preprocess_text("t.wgsl", wgsl, &[], &|_| None).unwrap()).unwrap();
+        analyse_sized(wgsl, &module, &info, "main", None).unwrap().sites
+    }
+
+    #[test]
+    fn counts_are_derived_only_where_no_lane_can_leave_in_between() {
+        let wgsl = "@group(0) @binding(0) var<storage, read_write> d: array<u32>;\n\
+            fn once(n: u32) -> u32 { if (n > 3u) { return 1u; } return 2u; }\n\
+            fn twice(n: u32) -> u32 { if (n > 5u) { return 1u; } return 2u; }\n\
+            @compute @workgroup_size(64)\n\
+            fn main(@builtin(global_invocation_id) id: vec3<u32>) {\n\
+                var n = d[id.x];\n\
+                while (n > 1u) { n = once(n); if (n == 7u) { n = 2u; } n -= 1u; }\n\
+                loop { if (n > 9u) { break; } if (n == 3u) { n = twice(n); } n += 1u; }\n\
+                for (var k = 0u; k < 4u; k++) { if ((n & 1u) == 1u) { continue; } if (n == 5u) { n = 1u; } }\n\
+                d[id.x] = twice(n);\n\
+            }\n";
+        let sites = analysed(wgsl);
+        let at = |text: &str| sites.iter().position(|s| s.site.source.starts_with(text)).unwrap_or_else(|| panic!("no site {text}"));
+        let (while_test, for_test) = (at("n > 1u"), at("k < 4u"));
+        // the while loop is left only by its test: counted per run of the loop; the for loop too
+        // (a `continue` goes on to the test)
+        assert!(sites[while_test].loop_exit.is_some() && sites[for_test].loop_exit.is_some());
+        // once is entered by the lanes past the while's test, its if by those that entered
+        assert_eq!(sites[at("once(")].derived_from, Some(while_test));
+        assert_eq!(sites[at("n > 3u")].derived_from, Some(at("once(")));
+        assert_eq!(sites[at("n == 7u")].derived_from, Some(while_test));
+        // twice is called from two places; the if after a `break` or a `continue` may see fewer lanes
+        assert_eq!(sites[at("twice(")].derived_from, None);
+        assert_eq!(sites[at("n == 3u")].derived_from, None);
+        assert_eq!(sites[at("(n & 1u) == 1u")].derived_from, Some(for_test));
+        assert_eq!(sites[at("n == 5u")].derived_from, None);
+        assert_eq!(sites[at("n > 9u")].loop_exit, None);
+    }
 }
