@@ -37,6 +37,7 @@ shapes|$F/shapes.wgsl|main|65535|--bind data=u32:2097120:random:6 --bind params=
 scattered_loop|$R/scattered_loop.wgsl|main|65535|--bind trips=u32:$N:random:1 --bind mixed=u32:$N:zero --bind work=file:$(work 16)
 kinds_switch|$R/kinds_switch.wgsl|main|65535|--bind kinds=u32:$N:random:2 --bind results=u32:$N:zero --bind work=file:$(work 8)
 newton_tolerance|$R/newton_tolerance.wgsl|main|65535|--bind values=f32:$N:random:3 --bind roots=f32:$N:zero --bind work=file:$(work 32)
+override_loop|$R/override_loop.wgsl|main|65535|--bind trips=u32:16776960:random:4 --bind mixed=u32:16776960:zero --override block=256 --override multiplier=69069
 "
 
 "$B" profile --help > "$out/profile-help.txt" 2>&1

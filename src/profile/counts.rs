@@ -2,7 +2,7 @@
 //! emulated on the host from each invocation's recorded outcomes at any width.
 
 use super::instrument::{record_words, sampled_offset, Counting, Instrumented, HEADER_WORDS, WORDS_PER_SITE};
-use super::sites::{FoundSite, SiteKind};
+use super::sites::{counted_by_loop, FoundSite, SiteKind};
 use crate::divergence::{Divergence, ProbeLayout, SiteCounters};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -274,6 +274,9 @@ fn fill_derived(found: &[FoundSite], order: &[usize], counts: &mut [SiteCounts])
             c.taken_lanes = lanes;
             c.uniform_evaluations = steps;
             c.taken_steps = steps;
+        } else if counted_by_loop(found, k).is_some() {
+            // its record holds the non-uniform evaluations
+            c.uniform_evaluations = steps.saturating_sub(c.uniform_evaluations);
         }
     }
 }

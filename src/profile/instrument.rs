@@ -3,7 +3,7 @@
 //! functions and the records buffer are appended; the entry point gets the builtins the probe
 //! needs (reusing those it already declares).
 
-use super::sites::{analyse_sized, mask_comments, matching_close, Case, FoundSite, Site, Splice};
+use super::sites::{analyse_sized, counted_by_loop, mask_comments, matching_close, Case, FoundSite, Site, Splice};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess_text, validate, ShaderSource};
 use serde::{Deserialize, Serialize};
@@ -484,7 +484,7 @@ fn prelude(
                 flush += &format!(
                     "        {{ let c = subgroupAdd({p}_c{k}); let s = subgroupAdd({p}_s{k}); if (lead && (any(c != vec4<u32>(0u)) || s != 0u)) {{ {p}_write({k}u, {counts}, {steps}); }} {p}_c{k} = vec4<u32>(0u); {p}_s{k} = 0u; }}\n"
                 );
-                if entry {
+                if entry || (k < sites.len() && counted_by_loop(sites, k).is_some()) {
                     continue;
                 }
                 // a derived site's evaluations and active lanes are another site's taken steps
@@ -510,6 +510,12 @@ fn {p}_add{k}(lead: u32, cond: bool) {{
                         // count: the subgroup evaluates it `most` times, and an evaluation splits
                         // the lanes where some lane's count ends below `most`
                         let (taken, steps) = if s.exit_on == Some(true) { ("1u", "distinct + 1u") } else { ("e - 1u", "most - 1u") };
+                        let body: String = (0..sites.len())
+                            .filter(|&b| counted_by_loop(sites, b) == Some(k))
+                            .map(|b| {
+                                format!("        {{ let m = subgroupMax({p}_v{b}); {p}_v{b} = vec2<u32>(0u); {p}_c{b}.w += lead * m.x; {p}_s{b} += lead * m.y; }}\n")
+                            })
+                            .collect();
                         format!(
                             r#"
 fn {p}_cond{k}(cond: bool) -> bool {{
@@ -524,21 +530,48 @@ fn {p}_exit{k}() {{
         let e = {p}_e{k};
         {p}_e{k} = 0u;
         let most = subgroupMax(e);
-        var rest = e;
         var distinct = 0u;
-        // one pass per distinct count below `most`; a subgroup has at most 128 lanes
-        for (var round = 0u; round < 128u; round++) {{
-            let low = subgroupMin(select(0xffffffffu, rest, rest < most));
-            if (low == 0xffffffffu) {{
-                break;
+        if (most <= 129u) {{
+            // a short loop: each count below `most` sets its bit, one vote per 32 counts
+            for (var word = 0u; word * 32u + 1u < most; word++) {{
+                let bit = e - 1u - word * 32u;
+                distinct += countOneBits(subgroupOr(select(0u, 1u << (bit & 31u), e < most && e > word * 32u && bit < 32u)));
             }}
-            distinct += 1u;
-            rest = select(rest, most, rest == low);
+        }} else {{
+            // one pass per distinct count below `most`; a subgroup has at most 128 lanes
+            var rest = e;
+            for (var round = 0u; round < 128u; round++) {{
+                let low = subgroupMin(select(0xffffffffu, rest, rest < most));
+                if (low == 0xffffffffu) {{
+                    break;
+                }}
+                distinct += 1u;
+                rest = select(rest, most, rest == low);
+            }}
         }}
         let lead = {p}_lead();
         {p}_c{k} += vec4<u32>(lead * most, e, {taken}, lead * (most - distinct));
         {p}_s{k} += lead * ({steps});
+{body}    }}
+}}
+"#
+                        )
+                    }
+                    // evaluated at every iteration of a loop counted per run: each lane counts the
+                    // votes it sees, the loop's end keeps the longest-staying lane's (non-uniform
+                    // evaluations in the uniform word, made uniform ones when decoded)
+                    Splice::Condition(_) if counted_by_loop(sites, k).is_some() => {
+                        decls += &format!("var<private> {p}_v{k}: vec2<u32>;\n");
+                        format!(
+                            r#"
+fn {p}_cond{k}(cond: bool) -> bool {{
+    if ({gate}) {{
+        let any = subgroupAny(cond);
+        let all = subgroupAll(cond);
+        {p}_c{k}.z += select(0u, 1u, cond);
+        {p}_v{k} += vec2<u32>(select(0u, 1u, any && !all), select(0u, 1u, any));
     }}
+    return cond;
 }}
 "#
                         )

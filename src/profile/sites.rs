@@ -507,6 +507,26 @@ impl Walker<'_> {
     }
 }
 
+/// The loop whose every iteration evaluates site `k` with exactly the lanes that go on: `k` is
+/// an `if` derived (through function entries) from a loop test counted per run of the loop
+/// ([`FoundSite::loop_exit`]). The lanes that go on shrink from one iteration to the next, so
+/// the lane that stays longest sees every evaluation, and the subgroup's votes can be counted
+/// by every lane and taken as their maximum where the loop ends, without a first lane.
+pub(crate) fn counted_by_loop(found: &[FoundSite], k: usize) -> Option<usize> {
+    if found[k].site.kind != SiteKind::If {
+        return None;
+    }
+    let mut guard = found[k].derived_from?;
+    for _ in 0..found.len() {
+        match found[guard].site.kind {
+            SiteKind::Loop if found[guard].loop_exit.is_some() => return Some(guard),
+            SiteKind::Call => guard = found[guard].derived_from?,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Whether `statement` is the `if` naga makes of a loop's test whose condition is `test`.
 fn is_test(statement: &naga::Statement, test: Option<naga::Handle<naga::Expression>>) -> bool {
     matches!(statement, naga::Statement::If { condition, accept, reject }
