@@ -466,7 +466,7 @@ fn prelude(
             // updated by a function of its own so nothing is indexed at run time: each lane adds
             // its own evaluations and taken outcomes, the first active lane the subgroup's
             // evaluation, uniformity and taken step (three votes, no ballot mask to decode);
-            // they are summed over the lanes and written to the records once, where lanes leave
+            // each lane adds them to its subgroup's record once, where it leaves
             let slots = sites.len() + cases.len();
             let record = record_words(sites.len(), cases.len());
             let mut decls = String::new();
@@ -482,7 +482,7 @@ fn prelude(
                 let entry = sites.get(k).is_some_and(|s| matches!(s.splice, Splice::Entry(_)));
                 let (counts, steps) = if entry { ("vec4<u32>(c.x, c.y, c.y, c.x)", "c.x") } else { ("c", "s") };
                 flush += &format!(
-                    "        {{ let c = subgroupAdd({p}_c{k}); let s = subgroupAdd({p}_s{k}); if (lead && (any(c != vec4<u32>(0u)) || s != 0u)) {{ {p}_write({k}u, {counts}, {steps}); }} {p}_c{k} = vec4<u32>(0u); {p}_s{k} = 0u; }}\n"
+                    "        {{ let c = {p}_c{k}; let s = {p}_s{k}; {p}_write({k}u, {counts}, {steps}); {p}_c{k} = vec4<u32>(0u); {p}_s{k} = 0u; }}\n"
                 );
                 if entry || (k < sites.len() && counted_by_loop(sites, k).is_some()) {
                     continue;
@@ -645,19 +645,30 @@ fn {p}_lead() -> u32 {{
     return select(0u, 1u, subgroupBroadcastFirst({p}_lane) == {p}_lane);
 }}
 
+// each lane adds its own counters: a subgroup reduction here, in divergent code where lanes
+// leave, costs the driver far more than the atomics (a few per lane, most of them zero)
 fn {p}_write(slot: u32, c: vec4<u32>, s: u32) {{
     let b = {p}_record + slot * {w}u;
-    atomicAdd(&{p}_words[b], c.x);
-    atomicAdd(&{p}_words[b + 1u], c.y);
-    atomicAdd(&{p}_words[b + 2u], c.z);
-    atomicAdd(&{p}_words[b + 3u], c.w);
-    atomicAdd(&{p}_words[b + 4u], s);
+    if (c.x != 0u) {{
+        atomicAdd(&{p}_words[b], c.x);
+    }}
+    if (c.y != 0u) {{
+        atomicAdd(&{p}_words[b + 1u], c.y);
+    }}
+    if (c.z != 0u) {{
+        atomicAdd(&{p}_words[b + 2u], c.z);
+    }}
+    if (c.w != 0u) {{
+        atomicAdd(&{p}_words[b + 3u], c.w);
+    }}
+    if (s != 0u) {{
+        atomicAdd(&{p}_words[b + 4u], s);
+    }}
 }}
 
-// where lanes leave: their counters summed over the subgroup, written by its first lane
+// where lanes leave: their counters added to their subgroup's record
 fn {p}_end() {{
     if ({p}_on) {{
-        let lead = {p}_lead() == 1u;
 {flush}    }}
 }}
 {functions}"#
