@@ -229,4 +229,21 @@ fn remap_takes_overrides_and_builds_the_index_on_the_gpu() {
     assert!(run["after"]["simt_efficiency"].as_f64().unwrap() >= 0.8, "{run}");
     assert!(run["index_seconds"].as_f64().unwrap() > 0.0 && run["classes_seconds"].as_f64().is_some(), "{run}");
     assert!(text(&out.stderr).contains("index built in") && text(&out.stderr).contains("on the GPU"), "{}", text(&out.stderr));
+
+    // --calibration keeps what the adapter measured: the second run's model starts from the first's
+    let file = common::scratch("remap-calibration").join("calibration.json");
+    let file_arg = file.to_str().unwrap();
+    let calibrated =
+        [&args[..], &["--override", "block=32", "--override", "multiplier=69069", "--samples", "1", "--calibration", file_arg]].concat();
+    let first = run(&calibrated);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let said = text(&first.stdout) + &text(&first.stderr);
+    assert!(said.contains("learned on this adapter: ") && said.contains(", model now ") && said.contains("(1 run)"), "{said}");
+    let kept = simtlab::remap::Calibration::from_json(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(kept.learned.len(), 1, "{kept:?}");
+    let second = run(&calibrated);
+    let said = text(&second.stdout) + &text(&second.stderr);
+    assert!(second.status.success() && said.contains("measured on this adapter at "), "{said}");
+    std::fs::write(&file, "not json").unwrap();
+    assert_refused(&run(&calibrated), "--calibration");
 }

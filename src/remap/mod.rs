@@ -54,6 +54,7 @@
 //! # Ok::<(), simtlab::error::Error>(())
 //! ```
 
+mod calibration;
 mod classes;
 mod control;
 mod defer;
@@ -67,8 +68,9 @@ mod shader;
 mod shader_run;
 mod variant;
 
+pub use calibration::{Calibration, Learned, Lesson};
 pub use classes::{classify_loops, classify_paths, dense_classes, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
-pub use control::{decide, CostModel, Deadline, Decision, Prediction, Profile, Strategy};
+pub use control::{decide, decide_calibrated, CostModel, Deadline, Decision, Prediction, Profile, Strategy};
 pub use defer::{best_defer_threshold, deferred_trips};
 pub use gpu::{classify_trips_reference, equal_width, GpuRegroup};
 pub use gpu_regroup::{
