@@ -224,10 +224,10 @@ fn remap_takes_overrides_and_builds_the_index_on_the_gpu() {
     ]
     .concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let run: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
-    assert_eq!((run["strategy"].as_str(), run["outputs_identical"].as_bool()), (Some("gpu"), Some(true)), "{run}");
-    assert!(run["after"]["simt_efficiency"].as_f64().unwrap() >= 0.8, "{run}");
-    assert!(run["index_seconds"].as_f64().unwrap() > 0.0 && run["classes_seconds"].as_f64().is_some(), "{run}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
+    assert_eq!((json["strategy"].as_str(), json["outputs_identical"].as_bool()), (Some("gpu"), Some(true)), "{json}");
+    assert!(json["after"]["simt_efficiency"].as_f64().unwrap() >= 0.8, "{json}");
+    assert!(json["index_seconds"].as_f64().unwrap() > 0.0 && json["classes_seconds"].as_f64().is_some(), "{json}");
     assert!(text(&out.stderr).contains("index built in") && text(&out.stderr).contains("on the GPU"), "{}", text(&out.stderr));
 
     // --calibration keeps what the adapter measured: the second run's model starts from the first's

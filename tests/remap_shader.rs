@@ -160,7 +160,7 @@ fn what_the_adapter_measured_turns_the_next_decision() {
     // the run learned from its own measurement of the GPU index
     assert_eq!(first.lessons.len(), 1, "{}", first.reason);
     assert_eq!(first.lessons[0].strategy, Strategy::GpuRegroup);
-    assert!(first.reason.contains("; learned gpu: predicted "), "{}", first.reason);
+    assert!(first.lessons[0].to_string().starts_with("gpu: predicted "), "{}", first.lessons[0]);
     assert_eq!(
         (first.calibration.adapter.as_str(), first.calibration.get(Strategy::GpuRegroup).unwrap().runs),
         (gpu.adapter_name().as_str(), 1)

@@ -299,15 +299,14 @@ pub async fn remap_run_async(
     } else {
         Vec::new()
     };
-    let learned: String = lessons.iter().map(|l| format!("; learned {l}")).collect();
     // auto never ships a remap that measured slower or changed an output: the shader runs as
     // written, and the record keeps what the remapped run measured
     let rejected = request.strategy == Strategy::Auto && (speedup < 1.0 || !outputs_identical);
     let (strategy, reason) = if rejected {
         let why = if outputs_identical { format!("remapping measured slower ({measured})") } else { "the remapped outputs differ".into() };
-        (Strategy::None, format!("the shader runs as written: {why}; the model predicted {}{learned}", decision.reason))
+        (Strategy::None, format!("the shader runs as written: {why}; the model predicted {}", decision.reason))
     } else {
-        (mechanism, format!("{}; measured {measured}{learned}", decision.reason))
+        (mechanism, format!("{}; measured {measured}", decision.reason))
     };
     Ok(RemapRun {
         file: request.shader.file.to_string(),
