@@ -252,6 +252,7 @@ fn explorer_runs_every_workload_as_the_cli_does() {
 #[test]
 fn explorer_sweeps_the_loop_and_shows_the_heat_map_of_the_point_clicked() {
     let mut h = explorer_harness([1400.0, 900.0]);
+    (h.state_mut().samples, h.state_mut().warmup) = (3, 1);
     h.state_mut().select_by_name("micro-loop").unwrap();
     h.run();
     h.get_by_label("sweep one parameter").click();
@@ -299,6 +300,8 @@ fn explorer_sweeps_the_loop_and_shows_the_heat_map_of_the_point_clicked() {
 #[test]
 fn explorer_runs_every_remapping_strategy_side_by_side() {
     let mut h = explorer_harness([1400.0, 900.0]);
+    // medians of three after a warm-up, with their spread, as the kept run shows them
+    (h.state_mut().samples, h.state_mut().warmup) = (3, 1);
     h.state_mut().select_by_name("remap-auto").unwrap();
     {
         let s = h.state_mut().sweep_mut();
