@@ -571,3 +571,27 @@ fn a_paste_fills_the_editor_and_finds_the_entry_point() {
     assert_eq!(h.state().bindings().len(), 2);
     h.snapshot("shader_editor_pasted");
 }
+
+#[test]
+fn the_probe_cost_carries_its_noise() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let mut view = loaded("collatz.wgsl", 8, &COLLATZ_BINDS);
+    view.samples = 5;
+    let mut h = harness(view);
+    profile_in_view(&mut h);
+    h.get_by_label("GPU time").click();
+    h.run();
+    let run = h.state().result().unwrap().clone();
+    assert_eq!((run.plain_stats.samples.len(), run.instrumented_stats.samples.len()), (5, 5));
+    assert_eq!((run.plain_stats.median, run.instrumented_stats.median), (run.plain.seconds, run.instrumented.seconds));
+    // both times with their fastest and slowest runs and count, as the plots and tables give them
+    let line = simtlab::ui::explorer::shader::probe_cost(&run);
+    let fmt = simtlab::harness::format_seconds;
+    let range = |s: &simtlab::harness::Stats| format!("{}–{}, n = 5", fmt(s.min), fmt(s.max));
+    assert!(line.contains(&format!("{} plain ({})", fmt(run.plain_stats.median), range(&run.plain_stats))), "{line}");
+    assert!(line.contains(&format!("{} instrumented ({})", fmt(run.instrumented_stats.median), range(&run.instrumented_stats))), "{line}");
+    assert!(line.contains("; the probe adds ") || line.contains("; the probe's cost is within noise ("), "{line}");
+    h.get_by_label(&line);
+}
