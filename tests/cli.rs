@@ -247,3 +247,24 @@ fn remap_takes_overrides_and_builds_the_index_on_the_gpu() {
     std::fs::write(&file, "not json").unwrap();
     assert_refused(&run(&calibrated), "--calibration");
 }
+
+#[test]
+fn bench_remap_learns_what_each_strategy_measured_for_the_next_auto() {
+    let file = common::scratch("bench-remap-calibration").join("calibration.json");
+    let file_arg = file.to_str().unwrap();
+    let args = ["bench", "remap", "--n", "4096", "--samples", "3", "--warmup", "1", "--calibration", file_arg];
+    let first = run(&args);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let said = text(&first.stdout) + &text(&first.stderr);
+    // one lesson per strategy the model weighed and the run measured
+    for s in ["redirect", "lam", "gpu", "tile"] {
+        assert!(said.contains(&format!("learned on this adapter: {s}: predicted ")), "{s}: {said}");
+    }
+    let kept = simtlab::remap::Calibration::from_json(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(kept.learned.iter().all(|l| l.runs == 1) && kept.learned.len() >= 4, "{kept:?}");
+    // the second run's auto decides with it, says so, and learns a second measurement
+    let second = run(&args);
+    let said = text(&second.stdout) + &text(&second.stderr);
+    assert!(second.status.success() && said.contains("x the modelled time (1 run), so net "), "{said}");
+    assert!(said.contains("(2 runs)"), "{said}");
+}

@@ -511,10 +511,17 @@ fn remap_shows_the_heat_maps_before_and_after_with_identical_outputs() {
     h.get_by_label(&format!("after: {:.1} %", 100.0 * run.after.simt_efficiency));
     h.get_by_label("outputs identical: every writable binding, as written and remapped");
     h.get_by_label("decision: gpu");
+    // the measurement taught the model, for the next remap in the tab
+    assert_eq!(run.lessons.len(), 1);
+    assert_eq!(h.state().remap.calibration(), &run.calibration);
+    assert_eq!(run.calibration.get(simtlab::remap::Strategy::GpuRegroup).map(|l| l.runs), Some(1));
     // the two heat maps, side by side: one cell per subgroup each
     let maps: Vec<_> = h.query_all(by().role(Role::Image)).filter_map(|n| n.accesskit_node().label().map(|l| l.to_string())).collect();
     assert_eq!(maps.iter().filter(|l| l.starts_with("heat map: 256 warps of 8 lanes")).count(), 2, "{maps:?}");
     h.snapshot("shader_view_remap");
+    h.get_by_label("why (the model's prediction and what was measured)").click();
+    h.run();
+    h.get_by_label(&format!("learned on this adapter: {}", run.lessons[0]));
 }
 
 /// The editor's node (the one multi-line text input of the view).

@@ -12,7 +12,9 @@
 //!    condition k), or [`Classes::from_ids`] for your own classes.
 //! 2. **Decide** whether it pays: [`Profile::from_loops`] / [`Profile::from_paths`] emulate the
 //!    divergence before and after, and [`decide`] weighs the gain against each mechanism's
-//!    cost ([`CostModel`]). A kernel that does not diverge gets [`Strategy::None`].
+//!    cost ([`CostModel`]). A kernel that does not diverge gets [`Strategy::None`]. Once a
+//!    strategy has been measured on the adapter, [`Calibration::learn`] keeps how far the
+//!    measurement was from the model, and [`decide_calibrated`] weighs that in the next time.
 //! 3. **Remap**, one of:
 //!    - *Reference redirection*: upload [`redirect_index`], bind it at [`REMAP_BINDING`] (the
 //!      import declares it), define `REMAP`,

@@ -64,6 +64,17 @@ pub struct RemapArgs {
     pub gpu: GpuArgs,
 }
 
+/// The calibration `--calibration FILE` names: None without the flag or before the file exists.
+pub fn read_calibration(path: Option<&PathBuf>) -> Result<Option<Calibration>> {
+    match path {
+        Some(path) if path.exists() => Ok(Some(
+            Calibration::from_json(&std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?)
+                .map_err(|e| Error::invalid("--calibration", format!("{}: {e}", path.display())))?,
+        )),
+        _ => Ok(None),
+    }
+}
+
 pub fn run(args: &RemapArgs) -> Result<()> {
     let (file, wgsl) = args.input.source()?;
     let bindings = args.input.bindings()?;
@@ -71,13 +82,7 @@ pub fn run(args: &RemapArgs) -> Result<()> {
     for path in args.emit.iter().chain(args.json.iter()).chain(args.calibration.iter()) {
         writable(path)?;
     }
-    let calibration = match &args.calibration {
-        Some(path) if path.exists() => Some(
-            Calibration::from_json(&std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?)
-                .map_err(|e| Error::invalid("--calibration", format!("{}: {e}", path.display())))?,
-        ),
-        _ => None,
-    };
+    let calibration = read_calibration(args.calibration.as_ref())?;
     let gpu = Gpu::new(&args.gpu.options())?;
     let request = RemapRequest {
         shader: ShaderDispatch {

@@ -249,12 +249,13 @@ impl RemapPanel {
         // the reasons quote measured times: folded, so that the view reads the same each run
         egui::CollapsingHeader::new("why (the model's prediction and what was measured)").id_salt("simtlab-remap-why").show(ui, |ui| {
             ui.label(&r.reason);
+            // what the measurement taught the model: the next remap on this adapter decides with it
+            for lesson in &r.lessons {
+                ui.label(format!("learned on this adapter: {lesson}")).on_hover_text(
+                    "the saving predicted, the saving measured, and what the corrected model predicts now for the same keys",
+                );
+            }
         });
-        // what the measurement taught the model: the next remap on this adapter decides with it
-        for lesson in &r.lessons {
-            ui.label(format!("learned on this adapter: {lesson}"))
-                .on_hover_text("the saving predicted, the saving measured, and what the corrected model predicts now for the same keys");
-        }
         ui.label(format!("keys: {} ({} classes); index at group {} binding {}", r.key, r.classes, r.slot.0, r.slot.1));
         egui::Grid::new("simtlab-remap-figures").num_columns(3).striped(true).show(ui, |ui| {
             ui.label("");
