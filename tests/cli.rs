@@ -224,9 +224,47 @@ fn remap_takes_overrides_and_builds_the_index_on_the_gpu() {
     ]
     .concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let run: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
-    assert_eq!((run["strategy"].as_str(), run["outputs_identical"].as_bool()), (Some("gpu"), Some(true)), "{run}");
-    assert!(run["after"]["simt_efficiency"].as_f64().unwrap() >= 0.8, "{run}");
-    assert!(run["index_seconds"].as_f64().unwrap() > 0.0 && run["classes_seconds"].as_f64().is_some(), "{run}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
+    assert_eq!((json["strategy"].as_str(), json["outputs_identical"].as_bool()), (Some("gpu"), Some(true)), "{json}");
+    assert!(json["after"]["simt_efficiency"].as_f64().unwrap() >= 0.8, "{json}");
+    assert!(json["index_seconds"].as_f64().unwrap() > 0.0 && json["classes_seconds"].as_f64().is_some(), "{json}");
     assert!(text(&out.stderr).contains("index built in") && text(&out.stderr).contains("on the GPU"), "{}", text(&out.stderr));
+
+    // --calibration keeps what the adapter measured: the second run's model starts from the first's
+    let file = common::scratch("remap-calibration").join("calibration.json");
+    let file_arg = file.to_str().unwrap();
+    let calibrated =
+        [&args[..], &["--override", "block=32", "--override", "multiplier=69069", "--samples", "1", "--calibration", file_arg]].concat();
+    let first = run(&calibrated);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let said = text(&first.stdout) + &text(&first.stderr);
+    assert!(said.contains("learned on this adapter: ") && said.contains(", model now ") && said.contains("(1 run)"), "{said}");
+    let kept = simtlab::remap::Calibration::from_json(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(kept.learned.len(), 1, "{kept:?}");
+    let second = run(&calibrated);
+    let said = text(&second.stdout) + &text(&second.stderr);
+    assert!(second.status.success() && said.contains("measured on this adapter at "), "{said}");
+    std::fs::write(&file, "not json").unwrap();
+    assert_refused(&run(&calibrated), "--calibration");
+}
+
+#[test]
+fn bench_remap_learns_what_each_strategy_measured_for_the_next_auto() {
+    let file = common::scratch("bench-remap-calibration").join("calibration.json");
+    let file_arg = file.to_str().unwrap();
+    let args = ["bench", "remap", "--n", "4096", "--samples", "3", "--warmup", "1", "--calibration", file_arg];
+    let first = run(&args);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let said = text(&first.stdout) + &text(&first.stderr);
+    // one lesson per strategy the model weighed and the run measured
+    for s in ["redirect", "lam", "gpu", "tile"] {
+        assert!(said.contains(&format!("learned on this adapter: {s}: predicted ")), "{s}: {said}");
+    }
+    let kept = simtlab::remap::Calibration::from_json(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(kept.learned.iter().all(|l| l.runs == 1) && kept.learned.len() >= 4, "{kept:?}");
+    // the second run's auto decides with it, says so, and learns a second measurement
+    let second = run(&args);
+    let said = text(&second.stdout) + &text(&second.stderr);
+    assert!(second.status.success() && said.contains("x the modelled time (1 run), so net "), "{said}");
+    assert!(said.contains("(2 runs)"), "{said}");
 }

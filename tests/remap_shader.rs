@@ -7,7 +7,7 @@
 mod common;
 
 use simtlab::profile::{BindingSpec, ShaderDispatch};
-use simtlab::remap::{redirect_index_of, remap_run, RemapRequest, RemapRun, Strategy};
+use simtlab::remap::{redirect_index_of, remap_run, Calibration, RemapRequest, RemapRun, Strategy};
 use simtlab::{Error, Gpu};
 
 const N: usize = 4096;
@@ -27,6 +27,7 @@ fn request<'a>(file: &'a str, wgsl: &'a str, input: BindingSpec, output: Binding
         samples: 1,
         slot: None,
         dispatches: 1,
+        calibration: None,
     }
 }
 
@@ -146,6 +147,46 @@ fn auto_takes_the_gpu_index_where_the_model_prefers_it() {
         Strategy::None => assert!(run.reason.contains("measured slower"), "{}", run.reason),
         other => panic!("{other}: {}", run.reason),
     }
+}
+
+#[test]
+fn what_the_adapter_measured_turns_the_next_decision() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let wgsl = fixture("kinds_switch.wgsl");
+    let mut req = request("kinds_switch.wgsl", &wgsl, BindingSpec::U32Random(N, 12), BindingSpec::U32Zero(N), Strategy::Auto);
+    req.dispatches = 1000;
+    let first = remap_run(&gpu, &req).unwrap();
+    assert_eq!(first.decision.strategy, Strategy::GpuRegroup, "{}", first.decision.reason);
+    // the run learned from its own measurement of the GPU index
+    assert_eq!(first.lessons.len(), 1, "{}", first.reason);
+    assert_eq!(first.lessons[0].strategy, Strategy::GpuRegroup);
+    assert!(first.lessons[0].to_string().starts_with("gpu: predicted "), "{}", first.lessons[0]);
+    assert_eq!(
+        (first.calibration.adapter.as_str(), first.calibration.get(Strategy::GpuRegroup).unwrap().runs),
+        (gpu.adapter_name().as_str(), 1)
+    );
+
+    // on this adapter the GPU index measured slower than the shader as written, the host's
+    // index twice as fast: the same keys now get the host's index, and the reason says why
+    let mut calibration = Calibration::new(&gpu.adapter_name());
+    let lessons = calibration.learn(&first.decision, 1.0, &[(Strategy::GpuRegroup, 1.5), (Strategy::Redirect, 0.5)]).unwrap();
+    assert!(lessons[0].predicted_s > 0.0 && lessons[0].model_now_s < 0.0, "{:?}", lessons[0]);
+    req.calibration = Some(&calibration);
+    let next = remap_run(&gpu, &req).unwrap();
+    assert_eq!(next.decision.strategy, Strategy::Redirect, "{}", next.decision.reason);
+    assert!(
+        next.decision.reason.starts_with("redirect: ") && next.decision.reason.contains("measured on this adapter at "),
+        "{}",
+        next.decision.reason
+    );
+    assert!(next.decision.reason.contains("gpu: ") && next.decision.reason.contains("(1 run), so net -"), "{}", next.decision.reason);
+    assert_eq!(next.calibration.get(Strategy::Redirect).unwrap().runs, 2, "the host index's own measurement is learned too");
+
+    // a calibration of another adapter is refused before any GPU work
+    let other = Calibration { adapter: "another adapter".into(), ..calibration.clone() };
+    req.calibration = Some(&other);
+    let e = remap_run(&gpu, &req).unwrap_err().to_string();
+    assert!(e.contains("calibration") && e.contains("another adapter"), "{e}");
 }
 
 #[test]

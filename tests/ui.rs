@@ -12,8 +12,9 @@ use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use simtlab::divergence::{emulate_loops, Divergence};
-use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
+use simtlab::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
 use simtlab::occupancy::{find_arch, Launch};
+use simtlab::remap::Calibration;
 use simtlab::ui::explorer::plots::{self, Metric};
 use simtlab::ui::explorer::{Explorer, Run, View, FAMILY_SWEEP};
 use simtlab::ui::overlay::{ColorBy, DivergenceOverlay, HeatMap, OccupancyPanel, Span, Timeline};
@@ -251,6 +252,7 @@ fn explorer_runs_every_workload_as_the_cli_does() {
 #[test]
 fn explorer_sweeps_the_loop_and_shows_the_heat_map_of_the_point_clicked() {
     let mut h = explorer_harness([1400.0, 900.0]);
+    (h.state_mut().samples, h.state_mut().warmup) = (3, 1);
     h.state_mut().select_by_name("micro-loop").unwrap();
     h.run();
     h.get_by_label("sweep one parameter").click();
@@ -298,6 +300,8 @@ fn explorer_sweeps_the_loop_and_shows_the_heat_map_of_the_point_clicked() {
 #[test]
 fn explorer_runs_every_remapping_strategy_side_by_side() {
     let mut h = explorer_harness([1400.0, 900.0]);
+    // medians of three after a warm-up, with their spread, as the kept run shows them
+    (h.state_mut().samples, h.state_mut().warmup) = (3, 1);
     h.state_mut().select_by_name("remap-auto").unwrap();
     {
         let s = h.state_mut().sweep_mut();
@@ -331,6 +335,37 @@ fn explorer_runs_every_remapping_strategy_side_by_side() {
     ));
     h.get_by_label("predicted saving");
     h.get_by_label("measured saving");
+
+    // what this run measured corrects the model: each strategy's prediction, measurement and
+    // the model now, and the next auto run on this adapter decides with it
+    let (calibration, lessons) = remapped::learn(run.records()).unwrap().unwrap();
+    assert_eq!(
+        lessons.iter().map(|l| l.strategy).collect::<Vec<_>>(),
+        decision.predictions.iter().filter(|p| p.net_saving_s.is_some()).map(|p| p.strategy).collect::<Vec<_>>()
+    );
+    h.get_by_label("learned on this adapter (the next auto run weighs it):");
+    for l in &lessons {
+        h.get_by_label(&format!("  {l}"));
+    }
+    let first = run.clone();
+    h.get_by_label("Run").click();
+    wait_for_run(&mut h);
+    let run = h.state().run();
+    assert!(run.points.iter().all(|p| p.checks_passed()));
+    let auto = &run.points[6].records[0];
+    let used: Calibration = serde_json::from_value(auto.params["calibration"].clone()).expect("auto decided with the calibration");
+    assert_eq!(used, calibration);
+    let next: simtlab::remap::Decision = serde_json::from_value(auto.extra["decision"].clone()).unwrap();
+    for l in &lessons {
+        assert!(next.reason.contains(&format!("{}: SIMT efficiency", l.strategy)), "{}", next.reason);
+        // a strategy measured clearly slower than no remapping is no longer predicted to pay
+        let predicted = next.predictions.iter().find(|p| p.strategy == l.strategy).and_then(|p| p.net_saving_s).unwrap();
+        let none_s = first.points[0].records[0].extra["end_to_end_s"].as_f64().unwrap();
+        if l.measured_s < -0.2 * none_s {
+            assert!(predicted < 0.0 && next.strategy != l.strategy, "{l}: now predicted {predicted}; {}", next.reason);
+        }
+    }
+    assert_eq!(next.reason.matches("measured on this adapter at ").count(), lessons.len(), "{}", next.reason);
     snapshot_kept_run(h.state(), "explorer_remap_strategies", 6);
 }
 

@@ -511,10 +511,17 @@ fn remap_shows_the_heat_maps_before_and_after_with_identical_outputs() {
     h.get_by_label(&format!("after: {:.1} %", 100.0 * run.after.simt_efficiency));
     h.get_by_label("outputs identical: every writable binding, as written and remapped");
     h.get_by_label("decision: gpu");
+    // the measurement taught the model, for the next remap in the tab
+    assert_eq!(run.lessons.len(), 1);
+    assert_eq!(h.state().remap.calibration(), &run.calibration);
+    assert_eq!(run.calibration.get(simtlab::remap::Strategy::GpuRegroup).map(|l| l.runs), Some(1));
     // the two heat maps, side by side: one cell per subgroup each
     let maps: Vec<_> = h.query_all(by().role(Role::Image)).filter_map(|n| n.accesskit_node().label().map(|l| l.to_string())).collect();
     assert_eq!(maps.iter().filter(|l| l.starts_with("heat map: 256 warps of 8 lanes")).count(), 2, "{maps:?}");
     h.snapshot("shader_view_remap");
+    h.get_by_label("why (the model's prediction and what was measured)").click();
+    h.run();
+    h.get_by_label(&format!("learned on this adapter: {}", run.lessons[0]));
 }
 
 /// The editor's node (the one multi-line text input of the view).
@@ -570,4 +577,28 @@ fn a_paste_fills_the_editor_and_finds_the_entry_point() {
     assert_eq!(h.state().entries(), ["main"]);
     assert_eq!(h.state().bindings().len(), 2);
     h.snapshot("shader_editor_pasted");
+}
+
+#[test]
+fn the_probe_cost_carries_its_noise() {
+    if common::gpu_with_subgroups().is_none() {
+        return;
+    }
+    let mut view = loaded("collatz.wgsl", 8, &COLLATZ_BINDS);
+    view.samples = 5;
+    let mut h = harness(view);
+    profile_in_view(&mut h);
+    h.get_by_label("GPU time").click();
+    h.run();
+    let run = h.state().result().unwrap().clone();
+    assert_eq!((run.plain_stats.samples.len(), run.instrumented_stats.samples.len()), (5, 5));
+    assert_eq!((run.plain_stats.median, run.instrumented_stats.median), (run.plain.seconds, run.instrumented.seconds));
+    // both times with their fastest and slowest runs and count, as the plots and tables give them
+    let line = simtlab::ui::explorer::shader::probe_cost(&run);
+    let fmt = simtlab::harness::format_seconds;
+    let range = |s: &simtlab::harness::Stats| format!("{}–{}, n = 5", fmt(s.min), fmt(s.max));
+    assert!(line.contains(&format!("{} plain ({})", fmt(run.plain_stats.median), range(&run.plain_stats))), "{line}");
+    assert!(line.contains(&format!("{} instrumented ({})", fmt(run.instrumented_stats.median), range(&run.instrumented_stats))), "{line}");
+    assert!(line.contains("; the probe adds ") || line.contains("; the probe's cost is within noise ("), "{line}");
+    h.get_by_label(&line);
 }

@@ -190,6 +190,7 @@ async fn a_users_shader_is_remapped_in_the_page_with_the_index_built_on_the_gpu(
         samples: 1,
         slot: None,
         dispatches: 1,
+        calibration: None,
     };
     let run = remap_run_async(&gpu, &request, &AtomicBool::new(false), &mut |_| ()).await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(run.strategy, Strategy::GpuRegroup);

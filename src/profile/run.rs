@@ -10,6 +10,7 @@ use super::table::{summary_with_cases, Summary};
 use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, DriverStatistics, Gpu, Timing, TimingSource};
+use crate::harness::Stats;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use web_time::Instant;
@@ -102,6 +103,10 @@ pub struct ProfileRun {
     pub plain: Timing,
     /// Median time of the instrumented shader.
     pub instrumented: Timing,
+    /// Every timed run of the shader as written: the spread behind `plain`.
+    pub plain_stats: Stats,
+    /// Every timed run of the instrumented shader: the spread behind `instrumented`.
+    pub instrumented_stats: Stats,
     /// Every writable binding ended with the same bytes in both runs.
     pub outputs_identical: bool,
     /// Final contents of every binding (of the plain run), in binding order.
@@ -513,6 +518,11 @@ impl Prepared {
     }
 }
 
+/// The spread of timed runs (in the first run's clock).
+fn stats_of(t: &[Timing]) -> Result<Stats> {
+    Stats::from_samples(t.iter().map(|t| t.seconds).collect(), t.first().map_or(TimingSource::WallClock, |t| t.source))
+}
+
 fn median(mut t: Vec<Timing>) -> Timing {
     t.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
     t[t.len() / 2]
@@ -672,6 +682,8 @@ pub async fn profile_async(
         cases: instrumented.cases,
         overrides: request.shader.overrides.clone(),
         counts,
+        plain_stats: stats_of(&plain_times)?,
+        instrumented_stats: stats_of(&probed_times)?,
         plain: median(plain_times),
         instrumented: median(probed_times),
         outputs_identical,

@@ -20,6 +20,7 @@ use web_time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::calibration::{corrected, Calibration};
 use super::classes::Classes;
 use super::defer::best_defer_threshold;
 use super::lam::LamPlan;
@@ -349,6 +350,10 @@ pub struct Decision {
     /// be set beside what each one measured (empty where no mechanism was weighed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub predictions: Vec<Prediction>,
+    /// The time without remapping the savings are counted against (the profile's kernel time;
+    /// 0 in records written before it was kept).
+    #[serde(default)]
+    pub baseline_s: f64,
 }
 
 /// The cost model's prediction for one mechanism.
@@ -357,8 +362,12 @@ pub struct Prediction {
     /// The mechanism.
     pub strategy: Strategy,
     /// Kernel time saved minus the remap time left on the critical path (seconds): above 0
-    /// the mechanism is predicted to pay; None where it does not apply.
+    /// the mechanism is predicted to pay; None where it does not apply. With a
+    /// [`Calibration`], corrected by what this adapter measured.
     pub net_saving_s: Option<f64>,
+    /// The cost model's own prediction, before any correction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_net_saving_s: Option<f64>,
 }
 
 impl Decision {
@@ -418,15 +427,24 @@ struct Candidate {
     /// Remap time that can be spent before the gain is used up.
     budget_s: f64,
     applicable: Option<&'static str>,
+    /// What this adapter taught about it: the correction to the modelled time and the saving
+    /// it changes the net by.
+    learned: Option<(super::calibration::Learned, f64)>,
 }
 
 impl Candidate {
-    fn net_s(&self) -> f64 {
+    /// The model's own net saving.
+    fn model_net_s(&self) -> f64 {
         self.divergence_gain_s - self.penalty_s - self.exposed_s
     }
 
+    /// The net saving, corrected by what was learned.
+    fn net_s(&self) -> f64 {
+        self.model_net_s() + self.learned.map_or(0.0, |(_, shift)| shift)
+    }
+
     fn gain_s(&self) -> f64 {
-        self.divergence_gain_s - self.penalty_s
+        self.net_s() + self.exposed_s
     }
 
     fn describe(&self, before: f64) -> String {
@@ -440,7 +458,16 @@ impl Candidate {
         if self.penalty_s > 0.0 {
             s += &format!(", lost coalescing costs {}", ms(self.penalty_s));
         }
-        s += &format!(", remap {} ({} exposed), net {}", ms(self.work_s), ms(self.exposed_s), ms(self.net_s()));
+        s += &format!(", remap {} ({} exposed), net {}", ms(self.work_s), ms(self.exposed_s), ms(self.model_net_s()));
+        if let Some((l, _)) = self.learned {
+            s += &format!(
+                "; measured on this adapter at {:.2}x the modelled time ({} run{}), so net {}",
+                l.time_factor,
+                l.runs,
+                if l.runs == 1 { "" } else { "s" },
+                ms(self.net_s())
+            );
+        }
         s
     }
 }
@@ -492,6 +519,7 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
             exposed_s: redirect_exposed,
             budget_s: redirect_budget,
             applicable: None,
+            learned: None,
         },
         Candidate {
             strategy: Strategy::Lam,
@@ -502,6 +530,7 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
             exposed_s: lam_exposed,
             budget_s: lam_budget,
             applicable: (!c.layout_applicable).then_some("the kernel does not meet the layout transformation conditions"),
+            learned: None,
         },
         Candidate {
             strategy: Strategy::GpuRegroup,
@@ -512,6 +541,7 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
             exposed_s: gpu_work,
             budget_s: redirect_gain - penalty,
             applicable: (!c.gpu_regroup_available).then_some("the GPU regroup is not available"),
+            learned: None,
         },
         Candidate {
             strategy: Strategy::Tile,
@@ -522,6 +552,7 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
             exposed_s: tile_work,
             budget_s: tile_gain,
             applicable: (!c.tile_available).then_some("the kernel has no tile-sorted variant"),
+            learned: None,
         },
         Candidate {
             strategy: Strategy::Defer,
@@ -538,21 +569,43 @@ fn candidates(p: &Profile, c: &CostModel) -> Vec<Candidate> {
             } else {
                 None
             },
+            learned: None,
         },
     ]
 }
 
 /// Every candidate's predicted net saving (None where it does not apply).
 fn predictions(all: &[Candidate]) -> Vec<Prediction> {
-    all.iter().map(|c| Prediction { strategy: c.strategy, net_saving_s: c.applicable.is_none().then(|| c.net_s()) }).collect()
+    all.iter()
+        .map(|c| {
+            let applies = c.applicable.is_none();
+            Prediction {
+                strategy: c.strategy,
+                net_saving_s: applies.then(|| c.net_s()),
+                model_net_saving_s: applies.then(|| c.model_net_s()),
+            }
+        })
+        .collect()
 }
 
 /// Picks the mechanism for `strategy` ([`Strategy::Auto`] decides; a forced value is kept and
-/// its prediction reported).
+/// its prediction reported), from the cost model alone.
 pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Result<Decision> {
+    decide_calibrated(strategy, profile, costs, &Calibration::default())
+}
+
+/// [`decide`], with each strategy's modelled time corrected by what `calibration` learned on
+/// this adapter (the reasons say where a correction changed a prediction).
+pub fn decide_calibrated(strategy: Strategy, profile: &Profile, costs: &CostModel, calibration: &Calibration) -> Result<Decision> {
     profile.check()?;
     costs.check()?;
-    let all = candidates(profile, costs);
+    let mut all = candidates(profile, costs);
+    for c in &mut all {
+        if let Some(l) = calibration.get(c.strategy) {
+            let model = c.model_net_s();
+            c.learned = Some((*l, corrected(profile.kernel_time_s, model, l.time_factor) - model));
+        }
+    }
     let pick = |s: Strategy| all.iter().find(|c| c.strategy == s);
 
     if strategy != Strategy::Auto {
@@ -564,6 +617,7 @@ pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Resul
                 cost_s: 0.0,
                 abandon_after_s: 0.0,
                 predictions: Vec::new(),
+                baseline_s: profile.kernel_time_s,
             });
         };
         let mut reason = format!("forced: {}", c.describe(profile.efficiency_before));
@@ -577,6 +631,7 @@ pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Resul
             cost_s: c.exposed_s,
             abandon_after_s: c.budget_s.max(0.0),
             predictions: predictions(&all),
+            baseline_s: profile.kernel_time_s,
         });
     }
 
@@ -588,6 +643,7 @@ pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Resul
         cost_s: 0.0,
         abandon_after_s: 0.0,
         predictions: weighed.clone(),
+        baseline_s: profile.kernel_time_s,
     };
     if profile.divergence_ratio == 0.0 || profile.efficiency_before >= 1.0 {
         return Ok(none(format!(
@@ -622,6 +678,7 @@ pub fn decide(strategy: Strategy, profile: &Profile, costs: &CostModel) -> Resul
             cost_s: c.exposed_s,
             abandon_after_s: c.budget_s.max(0.0),
             predictions: weighed.clone(),
+            baseline_s: profile.kernel_time_s,
         },
         None => none(format!("none: no mechanism saves more than {} (net). Considered: {rejected}", ms(threshold))),
     })
@@ -708,6 +765,58 @@ mod tests {
         let mut old = serde_json::to_value(&d).unwrap();
         old.as_object_mut().unwrap().remove("predictions");
         assert!(serde_json::from_value::<Decision>(old).unwrap().predictions.is_empty());
+    }
+
+    #[test]
+    fn a_measured_slowdown_turns_the_next_decision_to_the_measured_faster_strategy() {
+        let p = profile(0.3, 0.95);
+        let costs = CostModel { tile_available: true, ..CostModel::default() };
+        let first = decide(Strategy::Auto, &p, &costs).unwrap();
+        assert_eq!(first.strategy, Strategy::Tile, "{}", first.reason);
+        // on this adapter the tile sort ran slower than no remapping, the GPU regroup saved a
+        // fifth, the host index a tenth (baseline 40 ms measured in the same run)
+        let mut calibration = Calibration::new("adapter");
+        let measured = [(Strategy::Tile, 0.044), (Strategy::GpuRegroup, 0.032), (Strategy::Redirect, 0.036), (Strategy::Lam, 0.039)];
+        let lessons = calibration.learn(&first, 0.040, &measured).unwrap();
+        assert_eq!(lessons.len(), 4, "every measured strategy with a prediction is learned from");
+        let tile = lessons.iter().find(|l| l.strategy == Strategy::Tile).unwrap();
+        assert!(tile.predicted_s > 0.0 && tile.measured_s < 0.0, "{tile:?}");
+        // one measurement: the model now reproduces it, scaled to the model's baseline
+        assert!((tile.model_now_s - 0.050 * (1.0 - 0.044 / 0.040)).abs() < 1e-9, "{tile:?}");
+        assert!(tile.to_string().starts_with("tile: predicted "), "{tile}");
+        assert!(tile.to_string().contains(", measured −4.000 ms, model now −5.000 ms (1 run)"), "{tile}");
+
+        let next = decide_calibrated(Strategy::Auto, &p, &costs, &calibration).unwrap();
+        assert_eq!(next.strategy, Strategy::GpuRegroup, "{}", next.reason);
+        assert!(
+            next.reason.starts_with("gpu: ") && next.reason.contains("x the modelled time (1 run), so net 10.000 ms"),
+            "{}",
+            next.reason
+        );
+        assert!(
+            next.reason.contains("tile: SIMT efficiency") && next.reason.contains("x the modelled time (1 run), so net -"),
+            "{}",
+            next.reason
+        );
+        let gpu = next.predictions.iter().find(|q| q.strategy == Strategy::GpuRegroup).unwrap();
+        assert!((gpu.net_saving_s.unwrap() - 0.050 * 0.2).abs() < 1e-9, "{gpu:?}");
+        assert_eq!(gpu.net_saving_s, Some(next.predicted_gain_s - next.cost_s));
+        assert!(gpu.model_net_saving_s.unwrap() > gpu.net_saving_s.unwrap());
+
+        // a second, different measurement moves the correction without replacing it
+        calibration.learn(&next, 0.040, &[(Strategy::GpuRegroup, 0.040)]).unwrap();
+        let l = calibration.get(Strategy::GpuRegroup).unwrap();
+        assert_eq!(l.runs, 2);
+        let again = decide_calibrated(Strategy::Auto, &p, &costs, &calibration).unwrap();
+        let net = again.predictions.iter().find(|q| q.strategy == Strategy::GpuRegroup).unwrap().net_saving_s.unwrap();
+        assert!(net > 0.0 && net < 0.050 * 0.2, "{net}");
+
+        // it travels as JSON; nonsense is refused with what to do
+        assert_eq!(Calibration::from_json(&calibration.to_json()).unwrap(), calibration);
+        assert!(Calibration::from_json("{}").unwrap_err().to_string().contains("calibration"));
+        assert!(calibration.learn(&next, 0.0, &measured).is_err());
+        assert!(calibration.learn(&next, 0.04, &[(Strategy::Tile, f64::NAN)]).is_err());
+        assert!(calibration.applies_to("adapter") && !calibration.applies_to("another") && Calibration::default().applies_to("another"));
     }
 
     #[test]

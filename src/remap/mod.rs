@@ -12,7 +12,9 @@
 //!    condition k), or [`Classes::from_ids`] for your own classes.
 //! 2. **Decide** whether it pays: [`Profile::from_loops`] / [`Profile::from_paths`] emulate the
 //!    divergence before and after, and [`decide`] weighs the gain against each mechanism's
-//!    cost ([`CostModel`]). A kernel that does not diverge gets [`Strategy::None`].
+//!    cost ([`CostModel`]). A kernel that does not diverge gets [`Strategy::None`]. Once a
+//!    strategy has been measured on the adapter, [`Calibration::learn`] keeps how far the
+//!    measurement was from the model, and [`decide_calibrated`] weighs that in the next time.
 //! 3. **Remap**, one of:
 //!    - *Reference redirection*: upload [`redirect_index`], bind it at [`REMAP_BINDING`] (the
 //!      import declares it), define `REMAP`,
@@ -54,6 +56,7 @@
 //! # Ok::<(), simtlab::error::Error>(())
 //! ```
 
+mod calibration;
 mod classes;
 mod control;
 mod defer;
@@ -67,8 +70,9 @@ mod shader;
 mod shader_run;
 mod variant;
 
+pub use calibration::{Calibration, Learned, Lesson};
 pub use classes::{classify_loops, classify_paths, dense_classes, Bucketing, ClassKey, Classes, MAX_CLASSES, MAX_ELEMENTS};
-pub use control::{decide, CostModel, Deadline, Decision, Prediction, Profile, Strategy};
+pub use control::{decide, decide_calibrated, CostModel, Deadline, Decision, Prediction, Profile, Strategy};
 pub use defer::{best_defer_threshold, deferred_trips};
 pub use gpu::{classify_trips_reference, equal_width, GpuRegroup};
 pub use gpu_regroup::{

@@ -7,8 +7,9 @@
 //! with the probe from the same inputs (SIMT efficiency after, time, outputs), and every
 //! writable binding is compared byte for byte with the run as written.
 
+use super::calibration::{Calibration, Lesson};
 use super::classes::{classify_loops, Bucketing, Classes, MAX_CLASSES};
-use super::control::{decide, CostModel, Decision, Profile, Strategy};
+use super::control::{decide_calibrated, CostModel, Decision, Profile, Strategy};
 use super::gpu::GpuRegroup;
 use super::gpu_regroup::MAX_GPU_CLASSES;
 use super::redirect::{redirect_index_of, TILE_ELEMENTS};
@@ -47,6 +48,9 @@ pub struct RemapRequest<'a> {
     /// Dispatches one index serves (the same data each time, as in an iterative solver or a
     /// frame loop over slowly changing data): the keys and the index are paid once for them.
     pub dispatches: usize,
+    /// What earlier runs on this adapter taught the cost model ([`Calibration`]); None = the
+    /// model alone. The run learns from its own measurement into [`RemapRun::calibration`].
+    pub calibration: Option<&'a Calibration>,
 }
 
 /// One side of the comparison: the shader as written, or remapped.
@@ -94,6 +98,13 @@ pub struct RemapRun {
     pub reason: String,
     /// The model's prediction.
     pub decision: Decision,
+    /// What this run's measurement taught the model (empty when the remapped shader did not
+    /// run, or its outputs differed): the prediction, the measurement, the model now.
+    pub lessons: Vec<Lesson>,
+    /// The request's calibration with this run's lessons learned: give it to the next run on
+    /// this adapter (and keep it where you keep results, [`Calibration::to_json`]).
+    #[serde(skip)]
+    pub calibration: Calibration,
     /// What the keys were: "path signature" or the binding's name.
     pub key: String,
     /// Distinct keys (classes) among the invocations.
@@ -167,6 +178,18 @@ pub async fn remap_run_async(
         overrides: request.shader.overrides.clone(),
     };
     let remapped = remap_shader(request.shader.file, request.shader.wgsl, request.shader.entry, &options)?;
+    let adapter = gpu.adapter_name();
+    let mut calibration = request.calibration.cloned().unwrap_or_default();
+    if !calibration.applies_to(&adapter) {
+        return Err(Error::invalid(
+            "calibration",
+            format!(
+                "it was learned on '{}' and this run is on '{adapter}'; give a calibration of this adapter, or none to start one",
+                calibration.adapter
+            ),
+        ));
+    }
+    calibration.adapter = adapter;
     let as_written = profile_request(request, request.shader.file, request.shader.wgsl, request.shader.bindings.clone());
     let before = profile_async(gpu, &as_written, cancel, &mut |s| progress(prefixed("as written", s))).await?;
     let invocations = invocations(&remapped, request.shader.workgroups)?;
@@ -184,8 +207,9 @@ pub async fn remap_run_async(
             cost_s: 0.0,
             abandon_after_s: 0.0,
             predictions: Vec::new(),
+            baseline_s: before.plain.seconds * request.dispatches as f64,
         };
-        let paid = Paid { key: "none needed".into(), classes: 0, key_seconds: 0.0, classes_seconds: 0.0 };
+        let paid = Paid { key: "none needed".into(), classes: 0, key_seconds: 0.0, classes_seconds: 0.0, calibration };
         return Ok(as_written_run(request, gpu, remapped, before, decision, reason, paid));
     }
 
@@ -223,11 +247,11 @@ pub async fn remap_run_async(
         ));
     }
     let costs = CostModel { layout_applicable: false, gpu_regroup_available: gpu_classes.is_some(), ..CostModel::default() };
-    let decision = decide(request.strategy, &profile, &costs)?;
+    let decision = decide_calibrated(request.strategy, &profile, &costs, &calibration)?;
 
     if decision.strategy == Strategy::None {
         let reason = format!("the shader runs as written: {}", decision.reason);
-        let paid = Paid { key, classes: classes_count, key_seconds, classes_seconds };
+        let paid = Paid { key, classes: classes_count, key_seconds, classes_seconds, calibration };
         return Ok(as_written_run(request, gpu, remapped, before, decision, reason, paid));
     }
     // the index: the host's counting sort, or the GPU regroup over the class ids (the same
@@ -267,6 +291,14 @@ pub async fn remap_run_async(
         if mechanism == Strategy::GpuRegroup { "GPU" } else { "host" },
         request.dispatches
     );
+    // the measurement corrects the model for the next decision (a remap that changed an
+    // output measured nothing worth learning)
+    let lessons = if outputs_identical {
+        let total = key_seconds + classes_seconds + index_seconds + d * after.plain.seconds;
+        calibration.learn(&decision, d * before.plain.seconds, &[(mechanism, total)])?
+    } else {
+        Vec::new()
+    };
     // auto never ships a remap that measured slower or changed an output: the shader runs as
     // written, and the record keeps what the remapped run measured
     let rejected = request.strategy == Strategy::Auto && (speedup < 1.0 || !outputs_identical);
@@ -283,6 +315,8 @@ pub async fn remap_run_async(
         strategy,
         reason,
         decision,
+        lessons,
+        calibration,
         key,
         classes: classes_count,
         before: RemapSide::of(&before),
@@ -323,6 +357,8 @@ struct Paid {
     classes: usize,
     key_seconds: f64,
     classes_seconds: f64,
+    /// The request's calibration, unchanged (nothing was measured to learn from).
+    calibration: Calibration,
 }
 
 /// The record of a shader that runs as written: `after` is `before`, and the end-to-end figure
@@ -344,6 +380,8 @@ fn as_written_run(
         strategy: Strategy::None,
         reason,
         decision,
+        lessons: Vec::new(),
+        calibration: paid.calibration,
         key: paid.key,
         classes: paid.classes,
         before: RemapSide::of(&before),

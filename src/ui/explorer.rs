@@ -46,7 +46,9 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::gpu::{self, Gpu, GpuOptions};
 use crate::harness::Protocol;
+use crate::kernels::micro::remapped;
 use crate::occupancy::{arch_for_adapter, find_arch, Arch, Launch};
+use crate::remap::Calibration;
 use crate::ui::overlay::{DivergenceOverlay, OccupancyPanel};
 use crate::workload::{self, Counting, ParamSpec, Scale, Workload};
 
@@ -84,7 +86,13 @@ struct AdapterEntry {
     adapter: wgpu::Adapter,
     /// Opened on first use, on the worker thread.
     gpu: Arc<Mutex<Option<Arc<Gpu>>>>,
+    /// What the runs of the remapping strategies side by side measured on this adapter: the
+    /// next `remap-auto` decides with it.
+    calibration: Calibration,
 }
+
+/// The workload whose decision learns from what the adapter measured.
+const AUTO_REMAP: &str = "remap-auto";
 
 struct Running {
     rx: Receiver<runs::Message>,
@@ -177,6 +185,7 @@ impl Explorer {
                     label: format!("{} ({:?}, {:?})", gpu::adapter_label(&i), i.backend, i.device_type),
                     adapter,
                     gpu: Arc::new(Mutex::new(None)),
+                    calibration: Calibration::default(),
                 }
             })
             .collect();
@@ -452,7 +461,13 @@ impl Explorer {
             self.error = Some("no adapter to run on".into());
             return;
         };
-        let (points, swept) = self.plan();
+        let (mut points, swept) = self.plan();
+        // auto's decision weighs what this adapter measured before
+        if !entry.calibration.learned.is_empty() {
+            for p in points.iter_mut().filter(|p| p.workload == AUTO_REMAP) {
+                p.params["calibration"] = serde_json::to_value(&entry.calibration).unwrap_or_default();
+            }
+        }
         if let Some(bad) = points.iter().find_map(|p| workload::find(&p.workload).and_then(|w| w.check_params(&p.params)).err()) {
             self.error = Some(bad.to_string());
             return;
@@ -543,6 +558,7 @@ impl Explorer {
         if let Some(cancelled) = finished {
             let elapsed = running.started.elapsed().as_secs_f64();
             self.running = None;
+            self.learn_from_run();
             let n = self.run.points.len();
             self.status = match (cancelled, &self.error) {
                 (true, _) => format!("cancelled after {n} point(s)"),
@@ -552,6 +568,14 @@ impl Explorer {
         }
         if newest {
             self.select_point(self.selected);
+        }
+    }
+
+    /// Learns from a finished run of the remapping strategies side by side: the next
+    /// `remap-auto` on the adapter decides with what it measured.
+    fn learn_from_run(&mut self) {
+        if let (Some(Ok((calibration, _))), Some(entry)) = (remapped::learn(self.run.records()), self.adapters.get_mut(self.adapter)) {
+            entry.calibration = calibration;
         }
     }
 

@@ -6,7 +6,7 @@ use crate::profile::{overrides, parse_positive, parse_slot, writable, ShaderInpu
 use clap::Args;
 use simtlab::harness::{format_seconds, write_file};
 use simtlab::profile::ShaderDispatch;
-use simtlab::remap::{remap_run, RemapRequest, Strategy, INDEX_NAME};
+use simtlab::remap::{remap_run, Calibration, RemapRequest, Strategy, INDEX_NAME};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 
@@ -55,17 +55,34 @@ pub struct RemapArgs {
     /// key pass and the index are counted once in the end-to-end speed-up.
     #[arg(long, default_value_t = 1, value_parser = parse_positive)]
     pub dispatches: usize,
+    /// What earlier runs on this adapter taught the cost model (JSON): read when the file
+    /// exists, and written back with this run's measurement learned, so that the next run's
+    /// decision weighs what this adapter measured.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
     #[command(flatten)]
     pub gpu: GpuArgs,
+}
+
+/// The calibration `--calibration FILE` names: None without the flag or before the file exists.
+pub fn read_calibration(path: Option<&PathBuf>) -> Result<Option<Calibration>> {
+    match path {
+        Some(path) if path.exists() => Ok(Some(
+            Calibration::from_json(&std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?)
+                .map_err(|e| Error::invalid("--calibration", format!("{}: {e}", path.display())))?,
+        )),
+        _ => Ok(None),
+    }
 }
 
 pub fn run(args: &RemapArgs) -> Result<()> {
     let (file, wgsl) = args.input.source()?;
     let bindings = args.input.bindings()?;
     let overrides = overrides(&args.overrides, &file, &wgsl, &args.input.entry)?;
-    for path in args.emit.iter().chain(args.json.iter()) {
+    for path in args.emit.iter().chain(args.json.iter()).chain(args.calibration.iter()) {
         writable(path)?;
     }
+    let calibration = read_calibration(args.calibration.as_ref())?;
     let gpu = Gpu::new(&args.gpu.options())?;
     let request = RemapRequest {
         shader: ShaderDispatch {
@@ -82,9 +99,11 @@ pub fn run(args: &RemapArgs) -> Result<()> {
         samples: args.samples,
         slot: args.slot,
         dispatches: args.dispatches,
+        calibration: calibration.as_ref(),
     };
     let run = remap_run(&gpu, &request).map_err(|e| match e {
         Error::Invalid { what, message } if what == "key" => Error::invalid("--key", message),
+        Error::Invalid { what, message } if what == "calibration" => Error::invalid("--calibration", message),
         other => other,
     })?;
     let (b, a) = (&run.before, &run.after);
@@ -119,6 +138,9 @@ pub fn run(args: &RemapArgs) -> Result<()> {
         Strategy::None => format!("strategy: none, run the shader as written ({})\n", run.reason),
         _ => format!("strategy: {}, run the remapped shader ({})\n", run.strategy, run.reason),
     };
+    for lesson in &run.lessons {
+        text += &format!("learned on this adapter: {lesson}\n");
+    }
     text += if run.outputs_identical {
         "outputs: every writable binding identical as written and remapped\n"
     } else {
@@ -138,6 +160,10 @@ pub fn run(args: &RemapArgs) -> Result<()> {
     }
     if let Some(path) = &args.json {
         write_json(path, &run)?;
+    }
+    if let Some(path) = &args.calibration {
+        write_file(path, run.calibration.to_json().as_bytes())?;
+        eprintln!("wrote {}", path.display());
     }
     if !run.outputs_identical {
         return Err(Error::invalid("remap", "the remapped shader's outputs differ from the shader's as written; do not ship it"));

@@ -88,6 +88,10 @@ pub struct MicroConfig {
     pub defer_per_thread: u32,
     /// Loop, deferral: workgroups of the second pass.
     pub defer_workgroups: u32,
+    /// Remapping, auto: what earlier runs on this adapter taught the cost model (absent: the
+    /// model alone; a calibration of another adapter is not applied).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::remap::Calibration>,
 }
 
 impl Default for MicroConfig {
@@ -107,6 +111,7 @@ impl Default for MicroConfig {
             defer_from: None,
             defer_per_thread: DEFER_PER_THREAD,
             defer_workgroups: DEFER_WORKGROUPS,
+            calibration: None,
         }
     }
 }

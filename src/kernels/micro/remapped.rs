@@ -6,7 +6,7 @@ use crate::divergence::DivergenceSummary;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
-use crate::remap::{self, Bucketing, Classes, CostModel, Decision, GpuRegroup, LamPlan, Pipeline, Profile, Strategy};
+use crate::remap::{self, Bucketing, Calibration, Classes, CostModel, Decision, GpuRegroup, LamPlan, Lesson, Pipeline, Profile, Strategy};
 use serde::{Deserialize, Serialize};
 use web_time::Instant;
 
@@ -109,7 +109,10 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
             costs.lam_s_per_element += classify_per_element;
             costs.gpu_regroup_s_per_element = measure_gpu_regroup(gpu, cfg, &input)? / cfg.n as f64;
             measure_in_kernel_costs(gpu, cfg, &input, tile, &mut costs)?;
-            let d = remap::decide(Strategy::Auto, &profile, &costs)?;
+            // corrected by what earlier runs measured on this adapter, when they were on it
+            let adapter = crate::gpu::adapter_label(gpu.info());
+            let learned = cfg.calibration.as_ref().filter(|c| c.applies_to(&adapter)).cloned().unwrap_or_default();
+            let d = remap::decide_calibrated(Strategy::Auto, &profile, &costs, &learned)?;
             defer_from = defer_from.or(profile.defer_from);
             (d.strategy, Some(d))
         }
@@ -223,6 +226,23 @@ pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &
         divergence: figures.probe_after.or(Some(figures.emulated_after)),
         extra: serde_json::to_value(&figures).unwrap_or_default(),
     })
+}
+
+/// What a run of the strategies side by side teaches the cost model: auto's decision against
+/// each explicitly run strategy's end-to-end time beside none's, learned into the calibration
+/// auto decided with (from its parameters). None without both auto's decision and a `none`
+/// record among `records`.
+pub fn learn<'a>(records: impl IntoIterator<Item = &'a Record>) -> Option<Result<(Calibration, Vec<Lesson>)>> {
+    let figures: Vec<(&Record, RemapFigures)> = records.into_iter().filter_map(|r| Some((r, r.extra_as::<RemapFigures>()?))).collect();
+    let (auto, decision) = figures.iter().find_map(|(r, f)| Some((*r, f.decision.as_ref()?)))?;
+    let explicit = || figures.iter().filter(|(_, f)| f.decision.is_none());
+    let baseline = explicit().find(|(_, f)| f.strategy == Strategy::None)?.1.end_to_end_s;
+    let measured: Vec<(Strategy, f64)> =
+        explicit().filter(|(_, f)| f.strategy != Strategy::None).map(|(_, f)| (f.strategy, f.end_to_end_s)).collect();
+    let used = auto.params.get("calibration").cloned().map(serde_json::from_value::<Calibration>).and_then(|c| c.ok());
+    let mut calibration = used.filter(|c| c.applies_to(&auto.environment.adapter)).unwrap_or_default();
+    calibration.adapter = auto.environment.adapter.clone();
+    Some(calibration.learn(decision, baseline, &measured).map(|lessons| (calibration, lessons)))
 }
 
 /// Device seconds of the regroup passes alone (best of three).

@@ -10,7 +10,7 @@ use super::plots::{format_range, format_value, sideways, Comparison, Measured};
 use super::runs::Run;
 use crate::harness::{format_seconds, format_significant, Record};
 use crate::kernels::matmul::MatmulExtra;
-use crate::kernels::micro::remapped::RemapFigures;
+use crate::kernels::micro::remapped::{self, RemapFigures};
 use crate::kernels::split::SplitExtra;
 use crate::occupancy::{calculate, kernel_resources, Arch, KernelResources, Launch};
 use crate::pt::{barrier::BarrierExtra, queue::QueueExtra, tier_that_ran, TierVerdict};
@@ -97,6 +97,21 @@ fn remap(ui: &mut Ui, records: &[&Record]) {
     });
     if let (Some(d), Some(none)) = (&decision, none) {
         ui.label(decision_against_measurement(d, none, records, &figures));
+    }
+    // what the measurements teach the model: the next auto run on this adapter decides with it
+    match remapped::learn(records.iter().copied()) {
+        Some(Ok((_, lessons))) if !lessons.is_empty() => {
+            ui.label(RichText::new("learned on this adapter (the next auto run weighs it):").strong()).on_hover_text(
+                "per strategy: the saving auto's model predicted, the saving measured here, and what the corrected model predicts now for the same input",
+            );
+            for lesson in lessons {
+                ui.label(format!("  {lesson}"));
+            }
+        }
+        Some(Err(e)) => {
+            ui.colored_label(ui.visuals().warn_fg_color, format!("nothing learned: {e}"));
+        }
+        _ => {}
     }
     if let Some(decision) = decision {
         ui.label(RichText::new("auto decided:").strong());

@@ -160,7 +160,11 @@ impl Measured {
 
     /// The record's median time with its fastest and slowest samples, in seconds.
     pub fn time(r: &Record) -> Measured {
-        let s = &r.stats;
+        Measured::of_stats(&r.stats)
+    }
+
+    /// The median of timed samples with the fastest and slowest, in seconds.
+    pub fn of_stats(s: &crate::harness::Stats) -> Measured {
         Measured { value: s.median, low: s.min.min(s.median), high: s.max.max(s.median), samples: s.samples.len().max(1) }
     }
 

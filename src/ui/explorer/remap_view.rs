@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::harness::format_seconds;
 use crate::profile::{BindingSpec, ProfileStep, ShaderDispatch};
-use crate::remap::{remap_run_async, RemapRequest, RemapRun, Strategy};
+use crate::remap::{remap_run_async, Calibration, RemapRequest, RemapRun, Strategy};
 use crate::ui::overlay::{ColorBy, HeatMap};
 
 /// The strategies a user's shader can be remapped with, as the panel offers them.
@@ -77,11 +77,21 @@ pub struct RemapPanel {
     result: Option<Box<Remapped>>,
     status: String,
     error: Option<String>,
+    /// What the remaps so far measured on the tab's adapter: the next decision weighs it.
+    calibration: Calibration,
 }
 
 impl Default for RemapPanel {
     fn default() -> Self {
-        RemapPanel { strategy: Strategy::Auto, dispatches: 1, running: None, result: None, status: "not run".into(), error: None }
+        RemapPanel {
+            strategy: Strategy::Auto,
+            dispatches: 1,
+            running: None,
+            result: None,
+            status: "not run".into(),
+            error: None,
+            calibration: Calibration::default(),
+        }
     }
 }
 
@@ -94,6 +104,11 @@ impl RemapPanel {
     /// The last finished remap.
     pub fn result(&self) -> Option<&RemapRun> {
         self.result.as_ref().map(|r| &r.run)
+    }
+
+    /// What the remaps so far taught the cost model on the tab's adapter.
+    pub fn calibration(&self) -> &Calibration {
+        &self.calibration
     }
 
     /// The last error, as the command line prints it.
@@ -129,6 +144,7 @@ impl RemapPanel {
             strategy: self.strategy,
             dispatches: self.dispatches.max(1),
             cancel: cancel.clone(),
+            calibration: self.calibration.clone(),
         };
         match job.spawn(tx, ctx.clone()) {
             Ok(()) => self.running = Some(Running { rx, cancel, step: None }),
@@ -152,6 +168,7 @@ impl RemapPanel {
                         100.0 * r.before.simt_efficiency,
                         100.0 * r.after.simt_efficiency
                     );
+                    self.calibration = r.calibration.clone();
                     self.result = Some(remapped);
                     finished = true;
                 }
@@ -232,6 +249,12 @@ impl RemapPanel {
         // the reasons quote measured times: folded, so that the view reads the same each run
         egui::CollapsingHeader::new("why (the model's prediction and what was measured)").id_salt("simtlab-remap-why").show(ui, |ui| {
             ui.label(&r.reason);
+            // what the measurement taught the model: the next remap on this adapter decides with it
+            for lesson in &r.lessons {
+                ui.label(format!("learned on this adapter: {lesson}")).on_hover_text(
+                    "the saving predicted, the saving measured, and what the corrected model predicts now for the same keys",
+                );
+            }
         });
         ui.label(format!("keys: {} ({} classes); index at group {} binding {}", r.key, r.classes, r.slot.0, r.slot.1));
         egui::Grid::new("simtlab-remap-figures").num_columns(3).striped(true).show(ui, |ui| {
@@ -301,6 +324,7 @@ struct Job {
     strategy: Strategy,
     dispatches: usize,
     cancel: Arc<AtomicBool>,
+    calibration: Calibration,
 }
 
 impl Job {
@@ -347,6 +371,7 @@ impl Job {
             samples: i.samples.max(1),
             slot: None,
             dispatches: self.dispatches,
+            calibration: Some(&self.calibration),
         };
         match remap_run_async(&gpu, &request, &self.cancel, &mut |step| send(Message::Step(step))).await {
             Ok(run) => {

@@ -531,13 +531,7 @@ impl ShaderView {
             );
         }
         egui::CollapsingHeader::new("GPU time").id_salt("simtlab-shader-time").show(ui, |ui| {
-            ui.label(format!(
-                "{:?}: {} plain, {} instrumented (the probe adds {:.0} % time)",
-                run.plain.source,
-                crate::harness::format_seconds(run.plain.seconds),
-                crate::harness::format_seconds(run.instrumented.seconds),
-                100.0 * (run.instrumented.seconds / run.plain.seconds.max(1e-12) - 1.0)
-            ));
+            ui.label(probe_cost(run));
         });
     }
 
@@ -759,4 +753,28 @@ impl Job {
 /// An error as `simtlab profile` prints it.
 fn shown(e: &Error) -> String {
     format!("error: {e}").trim_end().to_string()
+}
+
+/// What the probe costs, with the noise of both times: each median with its fastest and
+/// slowest runs and their count, and whether the difference is within that noise.
+pub fn probe_cost(run: &ProfileRun) -> String {
+    use super::plots::{format_range, Comparison, Measured};
+    let (plain, probed) = (Measured::of_stats(&run.plain_stats), Measured::of_stats(&run.instrumented_stats));
+    let seconds = crate::harness::format_seconds;
+    let mut line = format!(
+        "{:?}: {} plain ({}), {} instrumented ({})",
+        run.plain_stats.source,
+        seconds(plain.value),
+        format_range(&plain),
+        seconds(probed.value),
+        format_range(&probed)
+    );
+    line += &match Comparison::of(&probed, &plain) {
+        Some(c) if c.within_noise && plain.samples > 1 => {
+            format!("; the probe's cost is within noise ({:+.0} % time)", 100.0 * (1.0 / c.speedup - 1.0))
+        }
+        Some(c) => format!("; the probe adds {:.0} % time", 100.0 * (1.0 / c.speedup - 1.0)),
+        None => String::new(),
+    };
+    line
 }

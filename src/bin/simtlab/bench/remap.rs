@@ -56,13 +56,31 @@ pub struct RemapArgs {
     /// Write the pipeline's timeline as a chrome trace (chrome://tracing, Perfetto; with --pipeline).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// What earlier runs on this adapter taught auto's cost model (JSON): read when the file
+    /// exists, and written back with what this run's strategies measured learned.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
     #[command(flatten)]
     pub output: Output,
 }
 
 pub fn run(gpu: &Gpu, a: &RemapArgs) -> Result<()> {
+    if let Some(path) = &a.calibration {
+        crate::profile::writable(path)?;
+    }
     let records = bench_remap(gpu, a)?;
     print_remap(&records);
+    // what the strategies measured beside auto's prediction corrects the model for the next run
+    if let Some(learned) = simtlab::kernels::micro::remapped::learn(&records) {
+        let (calibration, lessons) = learned?;
+        for lesson in &lessons {
+            sayln!("learned on this adapter: {lesson}");
+        }
+        if let Some(path) = &a.calibration {
+            harness::write_file(path, calibration.to_json().as_bytes())?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
     finish(&records, &a.output)
 }
 
@@ -97,10 +115,12 @@ pub fn bench_remap(gpu: &Gpu, a: &RemapArgs) -> Result<Vec<Record>> {
     };
     let with_ideal = a.distribution == Distribution::OneLong;
     let progress = Progress::new(strategies.len() as u64 + 1 + (1 + with_ideal as u64) * (a.pipeline > 0) as u64, "remap");
+    // auto decides with what earlier runs measured on this adapter
+    let auto = MicroConfig { calibration: crate::remap::read_calibration(a.calibration.as_ref())?, ..cfg.clone() };
     let mut records = Vec::new();
     for s in strategies {
         progress.message(s.to_string());
-        records.push(remapped::bench_remap(gpu, &cfg, s, &protocol)?);
+        records.push(remapped::bench_remap(gpu, if s == Strategy::Auto { &auto } else { &cfg }, s, &protocol)?);
         progress.step("");
     }
     // the ideal: the same trips already sorted, unmapped (the sorted layout is the one-long
