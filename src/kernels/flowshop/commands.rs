@@ -560,14 +560,14 @@ pub fn solve_on_ranks(
     args.check_device_options()?;
     if args.search != Search::Resident {
         return Err(Error::invalid(
-            "--search",
-            "under mpirun the search spreads over ranks only with --search resident; add it or run without mpirun",
+            "search",
+            "under MPI the search spreads over ranks only as the resident search (search: resident); use it or run without the MPI launcher",
         ));
     }
     if args.devices != Devices::One {
         return Err(Error::invalid(
-            "--devices",
-            "under mpirun each rank drives one GPU; drop --devices and choose the number of GPUs with mpirun -np",
+            "devices",
+            "under MPI each rank drives one GPU; leave devices at 1 and choose the number of GPUs with the rank count (mpirun -np N)",
         ));
     }
     let host = world.split_shared(world.rank());
@@ -577,7 +577,7 @@ pub fn solve_on_ranks(
     if adapters.is_empty() {
         return Err(Gpu::new(&options)
             .err()
-            .unwrap_or_else(|| Error::invalid("--adapter", "no adapter on this host; run the ranks where GPUs are")));
+            .unwrap_or_else(|| Error::invalid("adapter", "no adapter on this host; run the ranks where GPUs are")));
     }
     if local_ranks > LOGICAL_DEVICES_PER_ADAPTER * adapters.len() {
         return Err(Error::Limit {
@@ -585,7 +585,7 @@ pub fn solve_on_ranks(
             requested: local_ranks as u64,
             limit: (LOGICAL_DEVICES_PER_ADAPTER * adapters.len()) as u64,
             hint: format!(
-                "this host has {} adapter(s) on this backend and each takes at most {LOGICAL_DEVICES_PER_ADAPTER} ranks; start one rank per GPU (mpirun -np with --map-by ppr:GPUS:node, or srun --ntasks-per-node=GPUS)",
+                "this host has {} adapter(s) on this backend and each takes at most {LOGICAL_DEVICES_PER_ADAPTER} ranks; start one rank per GPU of each host (mpirun map-by ppr:GPUS:node, or srun ntasks-per-node=GPUS)",
                 adapters.len()
             ),
         });

@@ -631,7 +631,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
 fn silent(rank: usize, run: &Run) -> Error {
     let resume = match run.checkpoint {
         Some(file) => format!("resume from {} (on any number of ranks)", file.path().display()),
-        None => "run again with --checkpoint to be able to resume".into(),
+        None => "run again with a checkpoint file (checkpoint) to be able to resume".into(),
     };
     Error::invalid("mpi", format!("rank {rank} sent nothing for {} s: it died or hangs; {resume}", SILENCE.as_secs()))
 }
