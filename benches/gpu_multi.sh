@@ -1,16 +1,33 @@
 #!/usr/bin/env bash
-# Several devices in one call: the resident flow-shop search over 1 and 2 devices, and
-# `reproduce --quick` whole vs sharded over processes that run at the same time, joined with
-# `report merge`. On a host with one GPU the two devices are two logical devices (two wgpu
-# devices on the same GPU) and the shards share that GPU: this checks correctness (node counts,
-# merged report) and measures the cost of splitting, not a speed-up.
-# Stage first (cargo build --release && ../shared/gpu/prepare.sh target/release/simtlab), then
-#   bash benches/gpu_multi.sh "$OUT" [devices to try, default "1 2"] [parts, default "select solve reproduce"]
+# Several devices in one call: the resident flow-shop search over 1, 2, 4 devices in one process
+# (a host thread per device) and over 2 and 4 MPI ranks (one GPU each), a long 50x20 run, and
+# `reproduce --quick` whole vs sharded over one process per GPU, joined with `report merge`. On a
+# host with one GPU the devices are logical devices (several wgpu devices on the same GPU) and
+# the shards share it: that checks correctness (node counts, merged report) and measures the
+# cost of splitting, not a speed-up.
+#
+# Stage first, with the MPI feature so that the same binary runs under mpirun:
+#   cargo build --release --features mpi && ../shared/gpu/prepare.sh target/release/simtlab
+# then one call (carry [".gpu"]) runs the whole campaign of the multi-GPU issue on nvidia-h200-x4:
+#   bash benches/gpu_multi.sh "$OUT" "1 2 4"
+# Parts (third argument, default all): select, solve (the short fixed trees), tree (ta023 LB1,
+# UB = optimum, about 25 s on one H200: the speed-up figure), mpi (the same tree over 2 and 4
+# ranks), long (ta056 for 60 s on one GPU and 300 s on all), reproduce.
+#
+# The MPI runtime is not carried: the binary built here links Debian 12's Open MPI 4.1
+# (libmpi.so.40, from libopenmpi-dev), and the lent machines have Open MPI 4.1.6 installed
+# (/usr/bin/mpirun, the same libmpi.so.40), so `ldd .gpu/simtlab` resolves there as it is
+# (recorded in ldd.txt). Were a machine without it, Debian's openmpi-bin, libopenmpi3 and their
+# libraries (libpmix2, libhwloc15, libevent-*) unpacked with `dpkg-deb -x` into .gpu/mpi would
+# do, with PATH=.gpu/mpi/usr/bin:$PATH, LD_LIBRARY_PATH=.gpu/mpi/usr/lib/x86_64-linux-gnu/openmpi/lib:...
+# and OPAL_PREFIX=.gpu/mpi/usr so that Open MPI finds its components there. mpirun runs as root
+# there (--allow-run-as-root) and passes the Vulkan loader's environment to the ranks (-x).
+#
 # Every run writes its JSON, log and command line as soon as it ends, packed into
 # $OUT/multi.tar (the device returns few files; unpack with tar xf), and a line to
 # $OUT/summary.tsv.
 set -u
-OUTDIR="$1"; counts="${2:-1 2}"; parts=" ${3:-select solve reproduce} "
+OUTDIR="$1"; counts="${2:-1 2}"; parts=" ${3:-select solve tree mpi long reproduce} "
 source .gpu/env.sh
 B=.gpu/simtlab
 out=$(mktemp -d)
@@ -19,14 +36,23 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv > "$out/nvidia-smi.csv" 2>&1
 $B devices --json > "$out/devices.json" 2> "$out/devices.log"
 $B devices > "$out/devices.txt" 2>&1
+ldd $B > "$out/ldd.txt" 2>&1
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x VK_ICD_FILENAMES -x VK_DRIVER_FILES -x WGPU_BACKEND)
+mpirun --version > "$out/mpirun-version.txt" 2>&1
 printf "what\tdevices\tmakespan\toptimal\tnodes\tseconds\tnodes_per_s\n" > "$out/summary.tsv"
 
-# solve NAME DEVICES ARGS...: one resident search (pool 65536, the H100's best), its summary line
+# solve NAME DEVICES ARGS...: one resident search (pool 65536, the H100's best), its summary line;
+# DEVICES "rN" runs it over N MPI ranks instead of N devices of one process
 solve() {
   local ta="$1" d="$2"; shift 2
-  local name="$ta-d$d"
-  echo "$B flowshop solve $ta --search resident --pool 65536 --devices $d $*" > "$out/$name.cmd"
-  $B flowshop solve "$ta" --search resident --pool 65536 --devices "$d" "$@" --json > "$out/$name.json" 2> "$out/$name.log"
+  local name="$ta-d$d$(echo "$*" | tr -d ' -')"
+  local run=($B flowshop solve "$ta" --search resident --pool 65536 "$@" --json)
+  case "$d" in
+    r*) run=("${MPIRUN[@]}" -np "${d#r}" "${run[@]}") ;;
+    *) run+=(--devices "$d") ;;
+  esac
+  echo "${run[*]}" > "$out/$name.cmd"
+  "${run[@]}" > "$out/$name.json" 2> "$out/$name.log"
   python3 - "$out/$name.json" "$ta" "$d" >> "$out/summary.tsv" <<'PY'
 import json, sys
 path, ta, d = sys.argv[1:]
@@ -60,6 +86,19 @@ if [[ $parts == *" solve "* ]]; then
   # 50x20 is far from provable in minutes: a fixed time, nodes/s
   for d in $counts; do solve ta051 "$d" --time-limit 20; done
 fi
+max=$(echo $counts | tr ' ' '\n' | sort -n | tail -1)
+# the speed-up figure: a fixed tree of 2.85 G nodes, about 25 s on one H200
+if [[ $parts == *" tree "* ]]; then
+  for d in $counts; do solve ta023 "$d" --bound lb1 --ub 2326 --time-limit 200; done
+fi
+if [[ $parts == *" mpi "* ]]; then
+  for d in $counts; do [ "$d" -gt 1 ] && solve ta023 "r$d" --bound lb1 --ub 2326 --time-limit 200; done
+fi
+# 50x20 for minutes: nodes/s on all GPUs against one GPU in the same call
+if [[ $parts == *" long "* ]]; then
+  solve ta056 1 --time-limit 60
+  solve ta056 "$max" --time-limit 300
+fi
 [[ $parts == *" reproduce "* ]] || exit 0
 
 # reproduce --quick: one process, then one process per shard at the same time, merged
@@ -67,7 +106,8 @@ t0=$(ms)
 timeout 200 $B reproduce --quick --out "$out/whole" > "$out/whole.log" 2>&1
 echo -e "reproduce-quick\t1 process, exit $?\t\t\t\t$(( $(ms) - t0 )) ms\t" >> "$out/summary.tsv"
 pack
-n=2
+n=$max
+[ "$n" -ge 2 ] || n=2
 t0=$(ms)
 # one GPU per shard where the host has enough of them (by index: Vulkan ignores CUDA_VISIBLE_DEVICES)
 gpus=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$out/devices.json")

@@ -1,7 +1,8 @@
 //! The resident flow-shop search (everything on the GPU): with the optimum as `--ub` it counts
 //! exactly the host search's nodes and leaves; from the heuristic start it proves Taillard's
 //! best-known values; a search stopped by a node limit resumes from its checkpoint; damaged or
-//! mismatched checkpoints are refused; two logical devices run one search; a memory budget far
+//! mismatched checkpoints are refused; one, two and three logical devices count one tree and
+//! their checkpoints resume on another number of devices; a memory budget far
 //! below the frontier's size changes neither the tree nor the proof.
 
 mod common;
@@ -194,20 +195,53 @@ fn damaged_or_mismatched_checkpoints_are_refused() {
 }
 
 #[test]
-fn two_logical_devices_run_one_search() {
-    let (first, second) = (common::gpu(), common::gpu());
+fn one_two_and_three_logical_devices_count_the_same_tree() {
+    let gpus = [common::gpu(), common::gpu(), common::gpu()];
     let instance = taillard(14).unwrap();
-    let at_optimum = options(LowerBound::Lb2, Branching::Bidirectional, Some(1377));
+    let at_optimum = SearchOptions { pool_size: 256, ..options(LowerBound::Lb2, Branching::Bidirectional, Some(1377)) };
     let expected = host(&instance, &at_optimum);
-    let both = resident(&[&first, &second], &instance, &SearchOptions { pool_size: 256, ..at_optimum }, &ResidentOptions::default());
-    assert_eq!((both.nodes, both.leaves), (expected.nodes, expected.leaves));
+    for count in 1..=3 {
+        let on: Vec<&Gpu> = gpus.iter().take(count).collect();
+        let got = resident(&on, &instance, &at_optimum, &ResidentOptions::default());
+        assert_eq!((got.nodes, got.leaves), (expected.nodes, expected.leaves), "{count} device(s)");
+        assert_eq!(got.proven_lower_bound, Some(1377), "{count} device(s)");
+    }
     let from_neh = SearchOptions {
         heuristic: IteratedGreedy { iterations: Some(0), ..Default::default() },
         pool_size: 128,
         ..options(LowerBound::Lb2, Branching::Bidirectional, None)
     };
     let ta001 = taillard(1).unwrap();
-    check_proved(&ta001, &resident(&[&first, &second], &ta001, &from_neh, &ResidentOptions::default()), 1278);
+    check_proved(&ta001, &resident(&[&gpus[0], &gpus[1], &gpus[2]], &ta001, &from_neh, &ResidentOptions::default()), 1278);
+}
+
+/// Checkpoints of a search over three devices, gathered while every device works (as often as
+/// the search can), hold the whole frontier: the last one, resumed on two devices, completes
+/// the tree of one device.
+#[test]
+fn checkpoints_of_several_devices_resume_on_another_number_of_them() {
+    let gpus = [common::gpu(), common::gpu(), common::gpu()];
+    let dir = common::scratch("resident-devices-checkpoint");
+    let path = dir.join("ta014.checkpoint");
+    let instance = taillard(14).unwrap();
+    let at_optimum = SearchOptions { pool_size: 64, ..options(LowerBound::Lb2, Branching::Bidirectional, Some(1377)) };
+    let expected = host(&instance, &at_optimum);
+    let saving =
+        ResidentOptions { checkpoint: Some(path.clone()), checkpoint_every: Some(std::time::Duration::ZERO), ..Default::default() };
+    let stopped = resident(
+        &[&gpus[0], &gpus[1], &gpus[2]],
+        &instance,
+        &SearchOptions { node_limit: Some(expected.nodes / 2), ..at_optimum.clone() },
+        &saving,
+    );
+    assert_eq!(stopped.stopped, Some(Stop::NodeLimit), "{stopped:?}");
+    let checkpoint = Checkpoint::read(&path).unwrap();
+    assert_eq!(checkpoint.nodes_counted, stopped.nodes);
+    assert!(checkpoint.open_nodes() > 0);
+    let resumed =
+        resident(&[&gpus[0], &gpus[1]], &instance, &at_optimum, &ResidentOptions { resume: Some(checkpoint), ..Default::default() });
+    assert_eq!((resumed.nodes, resumed.leaves), (expected.nodes, expected.leaves));
+    assert_eq!(resumed.proven_lower_bound, Some(1377));
 }
 
 #[test]

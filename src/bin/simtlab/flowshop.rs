@@ -284,6 +284,10 @@ fn bounds_text(b: &NodeBounds) -> String {
 /// `flowshop solve`: opens the adapters it needs (naming them on standard error), reports
 /// progress there, and returns the result as text or JSON.
 fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<(String, Option<String>)> {
+    #[cfg(feature = "mpi")]
+    if commands::launched_by_mpi() {
+        return solve_ranks(args, json, gpu_options, interrupted);
+    }
     args.check_device_options()?;
     let gpus = match args.device {
         Device::Gpu => {
@@ -309,6 +313,34 @@ fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted:
     let solved = solved?;
     let text = if json { output::json_text(&solved)? } else { solve_text(&solved, args.ub) };
     Ok((text, solved.solution.checkpoint_failure.clone()))
+}
+
+/// `flowshop solve` under mpirun (feature `mpi`): one search over every rank, one GPU each;
+/// rank 0 reports progress and prints the result. A rank that fails mid-run ends every rank
+/// (MPI_Abort) after printing its error, so none waits for it.
+#[cfg(feature = "mpi")]
+fn solve_ranks(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<(String, Option<String>)> {
+    use mpi::topology::Communicator;
+    let universe = mpi::initialize().ok_or_else(|| Error::invalid("mpi", "MPI could not be initialized; run under mpirun or srun"))?;
+    let world = universe.world();
+    let (rank, size) = (world.rank(), world.size());
+    let lines = simtlab::harness::Progress::new(0, "flowshop solve");
+    let mut report = |p: &Progress| lines.println(progress_line(p, json, "GPU"));
+    let progress: Option<&mut dyn FnMut(&Progress)> = if rank == 0 { Some(&mut report) } else { None };
+    let solved = commands::solve_on_ranks(args, &world, gpu_options, Some(interrupted), progress);
+    lines.finish();
+    match solved {
+        Ok(solved) if rank == 0 => {
+            let text = if json { output::json_text(&solved)? } else { solve_text(&solved, args.ub) };
+            Ok((text, solved.solution.checkpoint_failure.clone()))
+        }
+        Ok(_) => Ok((String::new(), None)),
+        Err(e) if size > 1 => {
+            eprintln!("error: rank {rank} of {size}: {}", crate::flags::name_flags(e));
+            world.abort(1)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// One progress line: text, or with `json` a JSON object (the [`Progress`] fields and

@@ -465,18 +465,24 @@ pub fn solve_on(
         Device::Gpu if gpus.is_empty() => "gpu".into(),
         Device::Gpu => gpus.iter().map(|g| g.adapter_name()).collect::<Vec<_>>().join(" + "),
     };
-    Ok(SolveReport {
-        best_known: (instance.upper_bound != 0).then_some(instance.upper_bound),
-        instance: instance.name,
-        jobs: instance.jobs,
-        machines: instance.machines,
-        bound: args.bound,
-        branching: args.branching,
-        overlap: !args.sequential && args.search == Search::Host,
-        search: args.search,
-        device,
-        solution,
-    })
+    Ok(SolveReport::new(args, instance, device, solution))
+}
+
+impl SolveReport {
+    fn new(args: &SolveOptions, instance: Instance, device: String, solution: Solution) -> Self {
+        SolveReport {
+            best_known: (instance.upper_bound != 0).then_some(instance.upper_bound),
+            instance: instance.name,
+            jobs: instance.jobs,
+            machines: instance.machines,
+            bound: args.bound,
+            branching: args.branching,
+            overlap: !args.sequential && args.search == Search::Host,
+            search: args.search,
+            device,
+            solution,
+        }
+    }
 }
 
 /// How many times one adapter may be opened for one search ([`Devices::Count`]).
@@ -491,13 +497,10 @@ pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gp
         Devices::All => None,
     };
     let options = gpu_options.clone().or_env();
-    let mut adapters: Vec<_> =
-        crate::gpu::select_adapters(crate::gpu::adapters(&options)?, options.adapter.as_deref())?.into_iter().map(|(_, a)| a).collect();
-    // one backend: the same GPU is often listed once per backend
-    let Some(backend) = adapters.first().map(|a| a.get_info().backend) else {
+    let adapters = backend_adapters(&options)?;
+    if adapters.is_empty() {
         return Ok(vec![Gpu::new(&options)?]); // the error that names the adapters there are
-    };
-    adapters.retain(|a| a.get_info().backend == backend);
+    }
     let chosen: Vec<&wgpu::Adapter> = match count {
         // each logical device holds its own copy of the search's buffers and its own queue:
         // beyond a few per adapter they only crawl, then exhaust the driver
@@ -515,16 +518,85 @@ pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gp
         Some(count) => adapters.iter().cycle().take(count).collect(),
         None => adapters.iter().collect(),
     };
-    chosen
-        .into_iter()
-        .map(|adapter| {
-            let mut gpu = Gpu::open(adapter)?;
-            if let Some(timeout) = options.timeout {
-                gpu.set_timeout(timeout);
-            }
-            Ok(gpu)
-        })
-        .collect()
+    chosen.into_iter().map(|adapter| open_adapter(adapter, &options)).collect()
+}
+
+/// The adapters `options` selects, on the backend of the first (the same GPU is often listed
+/// once per backend).
+fn backend_adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
+    let mut adapters: Vec<_> =
+        crate::gpu::select_adapters(crate::gpu::adapters(options)?, options.adapter.as_deref())?.into_iter().map(|(_, a)| a).collect();
+    if let Some(backend) = adapters.first().map(|a| a.get_info().backend) {
+        adapters.retain(|a| a.get_info().backend == backend);
+    }
+    Ok(adapters)
+}
+
+fn open_adapter(adapter: &wgpu::Adapter, options: &GpuOptions) -> Result<Gpu> {
+    let mut gpu = Gpu::open(adapter)?;
+    if let Some(timeout) = options.timeout {
+        gpu.set_timeout(timeout);
+    }
+    Ok(gpu)
+}
+
+/// This process was started by an MPI launcher (mpirun, mpiexec, or srun with PMI/PMIx).
+pub fn launched_by_mpi() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"].iter().any(|v| std::env::var_os(v).is_some())
+}
+
+/// As [`solve_on`] with one resident search over every rank of `world` (feature `mpi`):
+/// each rank opens one GPU, the `r`-th rank of a host that host's adapter `r` (in turn, where
+/// there are fewer), and every rank returns the result.
+#[cfg(feature = "mpi")]
+pub fn solve_on_ranks(
+    args: &SolveOptions,
+    world: &mpi::topology::SimpleCommunicator,
+    gpu_options: &GpuOptions,
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<SolveReport> {
+    use mpi::topology::Communicator;
+    args.check_device_options()?;
+    if args.search != Search::Resident {
+        return Err(Error::invalid(
+            "search",
+            "under MPI the search spreads over ranks only as the resident search (search: resident); use it or run without the MPI launcher",
+        ));
+    }
+    if args.devices != Devices::One {
+        return Err(Error::invalid(
+            "devices",
+            "under MPI each rank drives one GPU; leave devices at 1 and choose the number of GPUs with the rank count (mpirun -np N)",
+        ));
+    }
+    let host = world.split_shared(world.rank());
+    let (local_rank, local_ranks) = (host.rank() as usize, host.size() as usize);
+    let options = gpu_options.clone().or_env();
+    let adapters = backend_adapters(&options)?;
+    if adapters.is_empty() {
+        return Err(Gpu::new(&options)
+            .err()
+            .unwrap_or_else(|| Error::invalid("adapter", "no adapter on this host; run the ranks where GPUs are")));
+    }
+    if local_ranks > LOGICAL_DEVICES_PER_ADAPTER * adapters.len() {
+        return Err(Error::Limit {
+            what: "MPI ranks on one host".into(),
+            requested: local_ranks as u64,
+            limit: (LOGICAL_DEVICES_PER_ADAPTER * adapters.len()) as u64,
+            hint: format!(
+                "this host has {} adapter(s) on this backend and each takes at most {LOGICAL_DEVICES_PER_ADAPTER} ranks; start one rank per GPU of each host (mpirun map-by ppr:GPUS:node, or srun ntasks-per-node=GPUS)",
+                adapters.len()
+            ),
+        });
+    }
+    let gpu = open_adapter(&adapters[local_rank % adapters.len()], &options)?;
+    let instance = load_instance(&args.instance)?;
+    let options = args.search_options(interrupted)?;
+    let solution = super::resident::solve_resident_ranks(world, &gpu, &instance, &options, &args.resident_options()?, progress)?;
+    let solution = check_against_known(&instance, solution, args.resume.is_some())?;
+    let device = format!("{} (rank 0 of {} MPI ranks)", gpu.adapter_name(), world.size());
+    Ok(SolveReport::new(args, instance, device, solution))
 }
 
 /// `simtlab bench flowshop`: kernel time on pools built DFS vs BFS, refactored vs basic kernel

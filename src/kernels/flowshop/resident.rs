@@ -26,11 +26,18 @@ use web_time::Instant;
 use super::checkpoint::{Checkpoint, CheckpointFile};
 use super::gpu::ThreadMapping;
 use super::model::{Instance, LowerBound, GPU_MAX_MACHINES, WORKGROUP_SIZE};
-use super::search::{check_schedule, root_bound, Branching, Exploration, FrontierUse, Incumbent, Progress, SearchOptions, Solution};
+use super::search::{check_schedule, Branching, Exploration, FrontierUse, Progress, SearchOptions, Solution};
 use super::{heuristic, BoundData};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step};
+
+#[cfg(feature = "mpi")]
+mod ranks;
+mod threads;
+
+#[cfg(feature = "mpi")]
+pub use ranks::{solve_resident_ranks, SILENCE};
 
 /// Largest job count of the resident search (`MAX_JOBS` in `resident.wgsl`).
 pub const RESIDENT_MAX_JOBS: usize = 128;
@@ -98,12 +105,35 @@ impl Frontier {
         self.entries.is_empty()
     }
 
+    /// The open nodes dealt out into `parts` frontiers in turn (each a mix of the bottom's
+    /// large subtrees and the top's small ones), each with the records it refers to.
+    pub fn split(&self, parts: usize, stride: usize) -> Vec<Frontier> {
+        let parts = parts.max(1);
+        (0..parts).map(|part| compact(&self.records, 0, self.entries.chunks_exact(ENTRY_WORDS).skip(part).step_by(parts), stride)).collect()
+    }
+
     /// Appends `other`, its record indices moved past this one's records.
     fn append(&mut self, other: Frontier, stride: usize) {
         let offset = (self.records.len() / stride) as u32;
         self.entries.extend(other.entries.chunks_exact(ENTRY_WORDS).flat_map(|e| [e[0] + offset, e[1], e[2]]));
         self.records.extend(other.records);
     }
+}
+
+/// `entries` with the records they refer to and no others, renumbered in order; `records`
+/// holds the records from number `first` on.
+fn compact<'e>(records: &[u32], first: u32, entries: impl IntoIterator<Item = &'e [u32]>, stride: usize) -> Frontier {
+    let mut renumbered = vec![u32::MAX; records.len() / stride];
+    let mut open = Frontier::default();
+    for entry in entries {
+        let at = (entry[0] - first) as usize;
+        if renumbered[at] == u32::MAX {
+            renumbered[at] = (open.records.len() / stride) as u32;
+            open.records.extend_from_slice(&records[at * stride..(at + 1) * stride]);
+        }
+        open.entries.extend_from_slice(&[renumbered[at], entry[1], entry[2]]);
+    }
+    open
 }
 
 /// The node of `entry` over `records` in full, as `resident_select` makes it, or why it is not one.
@@ -587,21 +617,56 @@ impl<'g> ResidentDevice<'g> {
             return Ok(Frontier::default());
         }
         let base = self.last.floor as usize;
-        let mut entries = self.read_words(&self.stack, ENTRY_WORDS * (base + from), ENTRY_WORDS * (to - from))?;
+        let entries = self.read_words(&self.stack, ENTRY_WORDS * (base + from), ENTRY_WORDS * (to - from))?;
         let (low, high) = entries.chunks_exact(ENTRY_WORDS).fold((u32::MAX, 0), |(l, h), e| (l.min(e[0]), h.max(e[0])));
         let span = self.read_words(&self.store, low as usize * self.node_stride, (high - low + 1) as usize * self.node_stride)?;
-        // the records in use, renumbered in order
-        let mut renumbered = vec![u32::MAX; (high - low + 1) as usize];
-        let mut records = Vec::new();
-        for entry in entries.chunks_exact_mut(ENTRY_WORDS) {
-            let at = (entry[0] - low) as usize;
-            if renumbered[at] == u32::MAX {
-                renumbered[at] = (records.len() / self.node_stride) as u32;
-                records.extend_from_slice(&span[at * self.node_stride..(at + 1) * self.node_stride]);
-            }
-            entry[0] = renumbered[at];
+        Ok(compact(&span, low, entries.chunks_exact(ENTRY_WORDS), self.node_stride))
+    }
+
+    /// Moves half the open nodes out, bottom of the stack first (the largest subtrees), at
+    /// most `most`; this device keeps the rest above a raised floor.
+    fn give_half(&mut self, most: usize) -> Result<Frontier> {
+        let moved = (self.last.open as usize / 2).min(most);
+        let open = self.read_open(0, moved)?;
+        self.last.floor += moved as u32;
+        self.set_word(word::FLOOR, self.last.floor);
+        self.last.open -= moved as u32;
+        Ok(open)
+    }
+
+    /// One submission of `rounds` rounds and its status; `rounds` adapts to about a fifth of
+    /// a second per submission (short enough for limits, progress and stealing). Returns the
+    /// time it took.
+    fn batch(&mut self, rounds: &mut usize) -> Result<Duration> {
+        let started = Instant::now();
+        let read = self.submit(*rounds)?;
+        self.take(read)?;
+        let took = started.elapsed();
+        if took < Duration::from_millis(100) {
+            *rounds = (*rounds * 2).min(1 << 12);
+        } else if took > Duration::from_millis(400) {
+            *rounds = (*rounds / 2).max(1);
         }
-        Ok(Frontier { records, entries })
+        Ok(took)
+    }
+
+    /// Lowers the incumbent to `best` where that is lower (between submissions).
+    fn lower_best(&mut self, best: u32) {
+        if best < self.last.best {
+            self.set_word(word::BEST, best);
+            self.last.best = best;
+        }
+    }
+
+    /// This device's share of the search (between submissions).
+    fn part(&self) -> Result<Part> {
+        let last = self.last;
+        Ok(Part {
+            open: self.read_open(0, last.open as usize)?,
+            counted: (last.nodes, last.leaves),
+            best: last.best,
+            leaf: self.best_leaf()?,
+        })
     }
 
     /// The best leaf any select thread met: `(makespan, permutation)`.
@@ -651,251 +716,180 @@ fn check_resident_size(gpu: &Gpu, data: &BoundData, bound: LowerBound, pool: usi
     Ok(())
 }
 
-/// Solves `instance` with the search resident on `gpus` (one search; with several devices the
-/// host moves open nodes to a device that ran dry). Honours the bound, branching, limits,
-/// interrupt flag and progress interval of `options`; `exploration` must be depth-first and
-/// `pool_size` is the number of nodes one round branches per device.
+/// Solves `instance` with the search resident on `gpus` (one search, a host thread per device;
+/// a device that runs dry takes open nodes from another, see `threads`). Honours the bound,
+/// branching, limits, interrupt flag and progress interval of `options`; `exploration` must
+/// be depth-first and `pool_size` is the number of nodes one round branches per device.
 pub fn solve_resident(
     gpus: &[&Gpu],
     instance: &Instance,
     options: &SearchOptions,
     resident: &ResidentOptions,
-    mut progress: Option<&mut dyn FnMut(&Progress)>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<Solution> {
+    if gpus.is_empty() {
+        return Err(Error::invalid("devices", "no device to run the resident search on; give at least one"));
+    }
+    let start = Instant::now();
+    let data = BoundData::new(instance);
+    check_resident_options(gpus, &data, options)?;
+    // before any work: a search must not run for hours and then find it cannot keep its state
+    let checkpoint_file = resident.checkpoint.as_deref().map(CheckpointFile::claim).transpose()?;
+    let mut begin = beginning(instance, options, resident, start)?;
+    let open = begin.take_open();
+    let mut devices = gpus
+        .iter()
+        .map(|gpu| ResidentDevice::new(gpu, &data, options.bound, options.branching, options.pool_size, resident.memory_budget))
+        .collect::<Result<Vec<_>>>()?;
+    // the open nodes dealt out over the devices; the first carries the counts so far
+    for (i, (device, part)) in devices.iter_mut().zip(open.split(gpus.len(), node_stride(data.jobs, data.machines))).enumerate() {
+        let counted = if i == 0 { (begin.nodes_counted, begin.leaves_counted) } else { (0, 0) };
+        device.load(&part, begin.best, counted)?;
+    }
+
+    let run = Run { instance, options, begin: &begin, start, checkpoint: checkpoint_file.as_ref(), every: resident.checkpoint_every };
+    let outcome = threads::search(&mut devices, &run, progress)?;
+    let mut parts = devices.iter().map(ResidentDevice::part).collect::<Result<Vec<_>>>()?;
+    // open nodes given to a device that had not loaded them when the search stopped
+    parts.extend(outcome.undelivered.into_iter().map(Part::of_open));
+    let seconds = run.seconds(outcome.gpu_seconds);
+    let end = run.checkpoint_of(parts, seconds);
+    // the final state: the open nodes of a stopped search, or none once it finished (so a
+    // resume of a finished search ends at once with its result)
+    let written = checkpoint_file.as_ref().and_then(|file| file.write(&end).err().map(|e| e.to_string()));
+    let frontier = FrontierUse {
+        bytes_allocated: devices.iter().map(|d| 4 * (d.capacity * ENTRY_WORDS + d.store_capacity * d.node_stride) as u64).sum(),
+        capacity: devices.iter().map(|d| d.capacity as u64).sum(),
+        peak_open: outcome.peak_open.max(end.open_nodes() as u64),
+    };
+    let mut solution = run.solution(end, outcome.stopped, &data)?;
+    // the result is returned either way; a failed write travels with it
+    solution.checkpoint_failure = if checkpoint_file.is_some() { written } else { outcome.checkpoint_failure };
+    solution.kernel_seconds = outcome.kernel_seconds;
+    solution.incumbents = outcome.incumbents;
+    solution.frontier = Some(frontier);
+    Ok(solution)
+}
+
+/// Refuses what the resident search cannot run: exploration other than depth-first, sizes the
+/// kernels cannot take on any of `gpus`.
+fn check_resident_options(gpus: &[&Gpu], data: &BoundData, options: &SearchOptions) -> Result<()> {
     if options.exploration != Exploration::DepthFirst {
         return Err(Error::invalid(
             "exploration",
             "the resident search is depth-first; use depth-first exploration or the host search (search: host)",
         ));
     }
-    if gpus.is_empty() {
-        return Err(Error::invalid("devices", "no device to run the resident search on; give at least one"));
-    }
-    let start = Instant::now();
-    let data = BoundData::new(instance);
-    let (n, m) = (data.jobs, data.machines);
-    let interrupted = || options.interrupted.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed));
-    // before any work: a search must not run for hours and then find it cannot keep its state
-    let checkpoint_file = resident.checkpoint.as_deref().map(CheckpointFile::claim).transpose()?;
-    // the last checkpoint that could not be written; a later one that could clears it
-    let mut checkpoint_failure = None;
+    data.check_gpu()?;
     for gpu in gpus {
-        data.check_gpu()?;
-        check_resident_size(gpu, &data, options.bound, options.pool_size)?;
-    }
-
-    // The start: the heuristic's schedule and the root, or the checkpoint's frontier. `best`
-    // is the value a schedule must beat, `known` the best schedule the host holds.
-    let mut begin = match &resident.resume {
-        Some(checkpoint) => checkpoint.check_against(instance, options)?.clone(),
-        None => {
-            let heuristic_deadline = options.time_limit.and_then(|limit| start.checked_add(limit / 10));
-            let stop = || interrupted() || heuristic_deadline.is_some_and(|d| Instant::now() >= d);
-            let (value, perm) = heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, &stop);
-            check_schedule(&data, &perm, value, "start heuristic")?;
-            let best = options.upper_bound.map_or(value, |ub| ub.min(value));
-            let mut root = vec![0, n as u32, 0];
-            root.extend(0..n as u32);
-            root.extend(data.min_heads.iter().chain(&data.min_tails));
-            let root = Frontier::of_nodes(root, node_stride(n, m));
-            let start_schedule = (value, perm, start.elapsed().as_secs_f64());
-            Checkpoint::new(
-                instance,
-                options,
-                best,
-                (value == best).then(|| start_schedule.1.clone()),
-                start_schedule,
-                (0.0, 0.0),
-                (0, 0),
-                root,
-            )
-        }
-    };
-    let mut best = begin.best;
-
-    let open = begin.take_open();
-    let mut devices = gpus
-        .iter()
-        .map(|gpu| ResidentDevice::new(gpu, &data, options.bound, options.branching, options.pool_size, resident.memory_budget))
-        .collect::<Result<Vec<_>>>()?;
-    // all open nodes start on the first device; `balance` spreads them
-    for (i, device) in devices.iter_mut().enumerate() {
-        let (nodes, counted) = if i == 0 { (&open, (begin.nodes_counted, begin.leaves_counted)) } else { (&Frontier::default(), (0, 0)) };
-        device.load(nodes, best, counted)?;
-    }
-    drop(open);
-
-    let mut rounds = 1usize;
-    let mut gpu_time = Duration::ZERO;
-    let mut last_report = Instant::now();
-    let mut last_checkpoint = Instant::now();
-    let mut stopped = None;
-    let lower_bound = root_bound(&data, options.bound);
-    // SIMTLAB_RESIDENT_PROFILE=N: one round in N submissions is run a step at a time and
-    // timed per kernel (Solution::kernel_seconds), to see where a round's time goes
-    let profile_every: Option<usize> = std::env::var("SIMTLAB_RESIDENT_PROFILE").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0);
-    let (mut batches, mut kernel_seconds) = (0usize, std::collections::BTreeMap::new());
-    let mut incumbents = Vec::new();
-    let mut frontier = FrontierUse {
-        bytes_allocated: devices.iter().map(|d| 4 * (d.capacity * ENTRY_WORDS + d.store_capacity * d.node_stride) as u64).sum(),
-        capacity: devices.iter().map(|d| d.capacity as u64).sum(),
-        peak_open: 0,
-    };
-    let totals = |devices: &[ResidentDevice]| {
-        devices.iter().fold((0u64, 0u64, 0usize), |(a, b, c), d| (a + d.last.nodes, b + d.last.leaves, c + d.last.open as usize))
-    };
-    loop {
-        let (nodes, _, open) = totals(&devices);
-        if open == 0 {
-            break;
-        }
-        stopped = options.stop_reason(start, nodes);
-        if stopped.is_some() {
-            break;
-        }
-        balance(&mut devices)?;
-        if profile_every.is_some_and(|every| batches % every == 0) {
-            devices[0].profile_round(&mut kernel_seconds)?;
-        }
-        batches += 1;
-        let batch = Instant::now();
-        // every device works at once: all submit, then the host collects each status in turn
-        let submitted = devices.iter().enumerate().filter(|(_, d)| d.last.open > 0).map(|(i, d)| Ok((i, d.submit(rounds)?)));
-        for (i, read) in submitted.collect::<Result<Vec<_>>>()? {
-            devices[i].take(read)?;
-        }
-        let took = batch.elapsed();
-        gpu_time += took;
-        // about a fifth of a second per submission: short enough for limits and progress
-        if took < Duration::from_millis(100) {
-            rounds = (rounds * 2).min(1 << 12);
-        } else if took > Duration::from_millis(400) {
-            rounds = (rounds / 2).max(1);
-        }
-        // share the incumbent
-        let before = best;
-        best = devices.iter().map(|d| d.last.best).fold(best, u32::min);
-        let (nodes, _, open) = totals(&devices);
-        frontier.peak_open = frontier.peak_open.max(open as u64);
-        if best < before {
-            incumbents.push(Incumbent { seconds: begin.seconds + start.elapsed().as_secs_f64(), nodes, makespan: best });
-        }
-        for device in devices.iter_mut().filter(|d| d.last.best > best) {
-            device.set_word(word::BEST, best);
-            device.last.best = best;
-        }
-        // nodes are counted over every run of a resumed search, and so are the seconds
-        let seconds = (begin.seconds + start.elapsed().as_secs_f64(), begin.gpu_seconds + gpu_time.as_secs_f64());
-        if let (Some(file), Some(every)) = (&checkpoint_file, resident.checkpoint_every) {
-            if last_checkpoint.elapsed() >= every {
-                last_checkpoint = Instant::now();
-                // a write that fails (a full disk for a while) does not end the search: the next one may work
-                checkpoint_failure = file.write(&snapshot(&devices, &begin, instance, options, seconds)?).err().map(|e| e.to_string());
-            }
-        }
-        if let Some(report) = progress.as_deref_mut() {
-            if last_report.elapsed() >= options.progress_interval {
-                last_report = Instant::now();
-                let (nodes, leaves, open) = totals(&devices);
-                let found = best < begin.best || begin.best_permutation.is_some();
-                report(&Progress {
-                    nodes,
-                    leaves,
-                    best: found.then_some(best),
-                    open,
-                    lower_bound,
-                    seconds: seconds.0,
-                    gpu_seconds: seconds.1,
-                });
-            }
-        }
-    }
-
-    let seconds = (begin.seconds + start.elapsed().as_secs_f64(), begin.gpu_seconds + gpu_time.as_secs_f64());
-    let end = snapshot_incumbent(&devices, &begin)?;
-    // the final state: the open nodes of a stopped search, or none once it finished (so a
-    // resume of a finished search ends at once with its result)
-    if let Some(file) = &checkpoint_file {
-        // the result is returned either way; the failure travels with it
-        checkpoint_failure = file.write(&snapshot(&devices, &begin, instance, options, seconds)?).err().map(|e| e.to_string());
-    }
-    if let Some(perm) = &end.1 {
-        check_schedule(&data, perm, end.0, "resident search")?;
-    }
-    let (nodes, leaves, _) = totals(&devices);
-    let finished = stopped.is_none();
-    Ok(Solution {
-        makespan: end.1.is_some().then_some(end.0),
-        optimal: finished && end.1.is_some(),
-        proven_lower_bound: finished.then_some(end.0),
-        permutation: end.1.unwrap_or_default(),
-        stopped,
-        start_makespan: begin.start_makespan,
-        start_permutation: begin.start_permutation,
-        heuristic_seconds: begin.heuristic_seconds,
-        nodes,
-        leaves,
-        seconds: seconds.0,
-        bounding_seconds: seconds.1,
-        kernel_seconds,
-        checkpoint_failure,
-        incumbents,
-        frontier: Some(frontier),
-    })
-}
-
-/// Moves half the open nodes of the fullest device, bottom of its stack first (the largest
-/// subtrees), to each device that ran dry (as many as the dry device holds); the donor keeps
-/// the rest above a raised floor.
-fn balance(devices: &mut [ResidentDevice]) -> Result<()> {
-    while let Some(dry) = devices.iter().position(|d| d.last.open == 0) {
-        let Some(donor) = (0..devices.len()).max_by_key(|&i| devices[i].last.open).filter(|&i| devices[i].last.open >= 2) else {
-            return Ok(());
-        };
-        let moved = (devices[donor].last.open as usize / 2).min(devices[dry].room().0).min(devices[dry].room().1);
-        let open = devices[donor].read_open(0, moved)?;
-        let floor = devices[donor].last.floor + moved as u32;
-        devices[donor].set_word(word::FLOOR, floor);
-        devices[donor].last.floor = floor;
-        devices[donor].last.open -= moved as u32;
-        let counted = (devices[dry].last.nodes, devices[dry].last.leaves);
-        let best = devices[donor].last.best.min(devices[dry].last.best);
-        devices[dry].load(&open, best, counted)?;
+        check_resident_size(gpu, data, options.bound, options.pool_size)?;
     }
     Ok(())
 }
 
-/// The incumbent value and the best schedule of that value: the start's, or the best leaf a
-/// device met (none when only an upper bound was given and no schedule meets it).
-fn snapshot_incumbent(devices: &[ResidentDevice], begin: &Checkpoint) -> Result<(u32, Option<Vec<usize>>)> {
-    let best = devices.iter().map(|d| d.last.best).fold(begin.best, u32::min);
-    let mut schedule = begin.best_permutation.clone().filter(|_| begin.best == best);
-    for device in devices {
-        if let Some((value, perm)) = device.best_leaf()? {
-            if value == best && schedule.is_none() {
-                schedule = Some(perm);
-            }
-        }
+/// The start of a search: the heuristic's schedule and the root, or the checkpoint resumed
+/// (checked against `instance` and `options`). Its `best` is the value a schedule must beat.
+fn beginning(instance: &Instance, options: &SearchOptions, resident: &ResidentOptions, start: Instant) -> Result<Checkpoint> {
+    if let Some(checkpoint) = &resident.resume {
+        return Ok(checkpoint.check_against(instance, options)?.clone());
     }
-    Ok((best, schedule))
+    let data = BoundData::new(instance);
+    let (n, m) = (data.jobs, data.machines);
+    let interrupted = || options.interrupted.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed));
+    let heuristic_deadline = options.time_limit.and_then(|limit| start.checked_add(limit / 10));
+    let stop = || interrupted() || heuristic_deadline.is_some_and(|d| Instant::now() >= d);
+    let (value, perm) = heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, &stop);
+    check_schedule(&data, &perm, value, "start heuristic")?;
+    let best = options.upper_bound.map_or(value, |ub| ub.min(value));
+    let mut root = vec![0, n as u32, 0];
+    root.extend(0..n as u32);
+    root.extend(data.min_heads.iter().chain(&data.min_tails));
+    let root = Frontier::of_nodes(root, node_stride(n, m));
+    let start_schedule = (value, perm, start.elapsed().as_secs_f64());
+    let schedule = (value == best).then(|| start_schedule.1.clone());
+    Ok(Checkpoint::new(instance, options, best, schedule, start_schedule, (0.0, 0.0), (0, 0), root))
 }
 
-/// The checkpoint of the search as it stands (all devices idle between submissions).
-fn snapshot(
-    devices: &[ResidentDevice],
-    begin: &Checkpoint,
-    instance: &Instance,
-    options: &SearchOptions,
-    seconds: (f64, f64),
-) -> Result<Checkpoint> {
-    let mut open = Frontier::default();
-    for device in devices {
-        open.append(device.read_open(0, device.last.open as usize)?, device.node_stride);
+/// One search as every device's driver sees it: what it solves, how it started, where its
+/// checkpoints go.
+struct Run<'r> {
+    instance: &'r Instance,
+    options: &'r SearchOptions<'r>,
+    /// The start: the root and the heuristic's schedule, or the checkpoint resumed.
+    begin: &'r Checkpoint,
+    start: Instant,
+    checkpoint: Option<&'r CheckpointFile>,
+    every: Option<Duration>,
+}
+
+impl Run<'_> {
+    /// The checkpoint of the search made of every device's `parts` (taken at one quiescent
+    /// point): their open nodes, counts, and the best incumbent with its schedule.
+    fn checkpoint_of(&self, parts: Vec<Part>, seconds: (f64, f64)) -> Checkpoint {
+        let begin = self.begin;
+        let best = parts.iter().map(|p| p.best).fold(begin.best, u32::min);
+        let leaf = parts.iter().filter_map(|p| p.leaf.as_ref()).find(|(value, _)| *value == best).map(|(_, perm)| perm.clone());
+        let schedule = begin.best_permutation.clone().filter(|_| begin.best == best).or(leaf);
+        let counted = parts.iter().fold((0, 0), |(a, b), p| (a + p.counted.0, b + p.counted.1));
+        let stride = node_stride(self.instance.jobs, self.instance.machines);
+        let mut open = Frontier::default();
+        for part in parts {
+            open.append(part.open, stride);
+        }
+        let start = (begin.start_makespan, begin.start_permutation.clone(), begin.heuristic_seconds);
+        Checkpoint::new(self.instance, self.options, best, schedule, start, seconds, counted, open)
     }
-    let (best, schedule) = snapshot_incumbent(devices, begin)?;
-    let counted = devices.iter().fold((0, 0), |(a, b), d| (a + d.last.nodes, b + d.last.leaves));
-    let start = (begin.start_makespan, begin.start_permutation.clone(), begin.heuristic_seconds);
-    Ok(Checkpoint::new(instance, options, best, schedule, start, seconds, counted, open))
+
+    /// The result of the search that ended at `end` (finished unless `stopped`).
+    fn solution(&self, end: Checkpoint, stopped: Option<super::search::Stop>, data: &BoundData) -> Result<Solution> {
+        if let Some(perm) = &end.best_permutation {
+            check_schedule(data, perm, end.best, "resident search")?;
+        }
+        let finished = stopped.is_none();
+        let begin = self.begin;
+        Ok(Solution {
+            makespan: end.best_permutation.is_some().then_some(end.best),
+            optimal: finished && end.best_permutation.is_some(),
+            proven_lower_bound: finished.then_some(end.best),
+            permutation: end.best_permutation.unwrap_or_default(),
+            stopped,
+            start_makespan: begin.start_makespan,
+            start_permutation: begin.start_permutation.clone(),
+            heuristic_seconds: begin.heuristic_seconds,
+            nodes: end.nodes_counted,
+            leaves: end.leaves_counted,
+            seconds: end.seconds,
+            bounding_seconds: end.gpu_seconds,
+            kernel_seconds: Default::default(),
+            checkpoint_failure: None,
+            incumbents: Vec::new(),
+            frontier: None,
+        })
+    }
+
+    /// Seconds over every run of the search: (all, `gpu` of them waiting for the devices).
+    fn seconds(&self, gpu: Duration) -> (f64, f64) {
+        (self.begin.seconds + self.start.elapsed().as_secs_f64(), self.begin.gpu_seconds + gpu.as_secs_f64())
+    }
+}
+
+/// A device's share of the search at a quiescent point.
+#[derive(Clone, Debug)]
+struct Part {
+    open: Frontier,
+    /// (nodes, leaves) it counted, its share of the start's included.
+    counted: (u64, u64),
+    /// Its incumbent value.
+    best: u32,
+    /// The best leaf it met: (makespan, schedule).
+    leaf: Option<(u32, Vec<usize>)>,
+}
+
+impl Part {
+    /// Open nodes on their way to a device: no counts, no incumbent.
+    fn of_open(open: Frontier) -> Self {
+        Part { open, counted: (0, 0), best: u32::MAX, leaf: None }
+    }
 }
 
 #[cfg(test)]

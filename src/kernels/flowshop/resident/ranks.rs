@@ -1,0 +1,637 @@
+//! The resident search over MPI ranks, one GPU each, on one host or many (feature `mpi`).
+//!
+//! Rank 0 starts the search (the heuristic, or the checkpoint resumed, checked there) and
+//! sends the start to every rank; each rank loads its deal of the open nodes and runs batches
+//! on its GPU. Rank 0 also coordinates, from the status each rank sends after every batch
+//! (and at least once a [`BEAT`] while it waits):
+//!
+//! - **stealing**: a rank that ran dry is promised nodes: rank 0 tells the rank that reported
+//!   the most open nodes to give it half of them ([`Tag::Give`]); the donor reads them from the
+//!   bottom of its stack and sends them to the dry rank ([`Tag::Nodes`], a serialized
+//!   [`Frontier`]), always, empty if it has none left by then;
+//! - **the incumbent**: each status carries the rank's incumbent; rank 0 sends every
+//!   improvement of the minimum to all ([`Tag::Best`]);
+//! - **termination** by counting: rank 0 counts the gifts it asked for per rank, each rank
+//!   counts the gifts it loaded; the search is over when every rank reported itself dry
+//!   with as many gifts loaded as were asked for it (no nodes in flight);
+//! - **checkpoints**: rank 0 asks every rank for its part ([`Tag::Gather`]); each rank sends
+//!   it ([`Tag::Part`]: open nodes, counts, best leaf) and pauses until [`Tag::Resume`],
+//!   sending it again if a gift reaches it meanwhile; the checkpoint is whole once every part
+//!   is in and counts every gift asked for. Rank 0 writes it: one file in the usual format,
+//!   which resumes on any number of ranks or devices (the open nodes are dealt out again).
+//!   The search's end is such a gather too ([`Tag::Stop`]), then [`Tag::Done`] with the result.
+//!
+//! Large messages ([`Tag::Nodes`], [`Tag::Part`]) go only to rank 0 during a gather, which
+//! only polls then, or to a dry rank, which sends nothing large but its part: no cycle of
+//! blocking sends can form. A rank that sends nothing for [`SILENCE`] (rank 0 for the others:
+//! nothing at all) ends the run with an error; a rank that dies ends it through mpirun, and the
+//! last checkpoint resumes.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+use web_time::Instant;
+
+use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::Root;
+
+use super::{
+    beginning, check_resident_options, node_stride, Checkpoint, CheckpointFile, Frontier, Part, ResidentDevice, ResidentOptions, Run,
+};
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::kernels::flowshop::model::Instance;
+use crate::kernels::flowshop::search::{Incumbent, Progress, SearchOptions, Solution, Stop};
+use crate::kernels::flowshop::BoundData;
+
+/// Each rank reports at least this often, and rank 0 beats at least this often.
+const BEAT: Duration = Duration::from_secs(1);
+/// A rank silent this long has died or hangs: the run ends with an error.
+pub const SILENCE: Duration = Duration::from_secs(60);
+/// How long a rank with nothing to do sleeps before it polls again.
+const NAP: Duration = Duration::from_millis(5);
+
+/// The messages between ranks (MPI tags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+enum Tag {
+    /// rank → 0: `[nodes (2 words), leaves (2), open, best, gifts loaded, dry]`.
+    Status = 1,
+    /// 0 → donor: `[rank]`: give it half your open nodes.
+    Give,
+    /// donor → rank: a serialized [`Frontier`].
+    Nodes,
+    /// 0 → all: `[incumbent]`.
+    Best,
+    /// 0 → all: the search ends: pause and send your part.
+    Stop,
+    /// 0 → all: a checkpoint: pause and send your part.
+    Gather,
+    /// rank → 0: its part (see [`encode_part`]).
+    Part,
+    /// 0 → all: go on after a checkpoint.
+    Resume,
+    /// 0 → all: `[stop code]` and the end's checkpoint without its open nodes.
+    Done,
+    /// 0 → all: rank 0 lives.
+    Beat,
+    /// 0 → all: the start, or why there is none: `[0, checkpoint bytes as words]` or `[1, message]`.
+    Start,
+}
+
+impl Tag {
+    fn of(value: i32) -> Option<Tag> {
+        use Tag::*;
+        [Status, Give, Nodes, Best, Stop, Gather, Part, Resume, Done, Beat, Start].into_iter().find(|t| *t as i32 == value)
+    }
+}
+
+fn wide(words: &[u32]) -> u64 {
+    u64::from(words[0]) | (u64::from(words[1]) << 32)
+}
+
+fn split_wide(value: u64) -> [u32; 2] {
+    [value as u32, (value >> 32) as u32]
+}
+
+fn encode_frontier(open: &Frontier, words: &mut Vec<u32>) {
+    words.push(open.records.len() as u32);
+    words.extend_from_slice(&open.records);
+    words.extend_from_slice(&open.entries);
+}
+
+fn decode_frontier(words: &[u32]) -> Result<Frontier> {
+    let records = *words.first().ok_or_else(|| garbled("open nodes"))? as usize;
+    let rest = &words[1..];
+    if records > rest.len() || !(rest.len() - records).is_multiple_of(super::ENTRY_WORDS) {
+        return Err(garbled("open nodes"));
+    }
+    Ok(Frontier { records: rest[..records].to_vec(), entries: rest[records..].to_vec() })
+}
+
+/// A part: `[gifts loaded, nodes (2), leaves (2), best, leaf makespan or MAX, leaf (jobs words if any), frontier]`.
+fn encode_part(part: &Part, received: u64, jobs: usize) -> Vec<u32> {
+    let mut words = vec![received as u32];
+    words.extend(split_wide(part.counted.0));
+    words.extend(split_wide(part.counted.1));
+    words.push(part.best);
+    match &part.leaf {
+        Some((value, perm)) if perm.len() == jobs => {
+            words.push(*value);
+            words.extend(perm.iter().map(|&j| j as u32));
+        }
+        _ => words.push(u32::MAX),
+    }
+    encode_frontier(&part.open, &mut words);
+    words
+}
+
+fn decode_part(words: &[u32], jobs: usize) -> Result<(Part, u64)> {
+    if words.len() < 8 {
+        return Err(garbled("a part"));
+    }
+    let (received, counted, best) = (u64::from(words[0]), (wide(&words[1..3]), wide(&words[3..5])), words[5]);
+    let (leaf, rest) = if words[6] == u32::MAX {
+        (None, &words[7..])
+    } else if words.len() > 7 + jobs {
+        (Some((words[6], words[7..7 + jobs].iter().map(|&j| j as usize).collect())), &words[7 + jobs..])
+    } else {
+        return Err(garbled("a part"));
+    };
+    Ok((Part { open: decode_frontier(rest)?, counted, best, leaf }, received))
+}
+
+fn garbled(what: &str) -> Error {
+    Error::invalid("mpi", format!("{what} from another rank did not decode; run every rank with the same simtlab build"))
+}
+
+fn stop_code(stop: Option<Stop>) -> u32 {
+    match stop {
+        None => 0,
+        Some(Stop::NodeLimit) => 1,
+        Some(Stop::TimeLimit) => 2,
+        Some(Stop::Interrupted) => 3,
+    }
+}
+
+fn stop_of(code: u32) -> Option<Stop> {
+    match code {
+        1 => Some(Stop::NodeLimit),
+        2 => Some(Stop::TimeLimit),
+        3 => Some(Stop::Interrupted),
+        _ => None,
+    }
+}
+
+/// Bytes as little-endian words, the byte count first.
+fn bytes_to_words(bytes: &[u8]) -> Vec<u32> {
+    let mut words = vec![bytes.len() as u32];
+    words.extend(bytes.chunks(4).map(|c| {
+        let mut w = [0u8; 4];
+        w[..c.len()].copy_from_slice(c);
+        u32::from_le_bytes(w)
+    }));
+    words
+}
+
+fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    let len = words.first().map_or(0, |&l| l as usize);
+    let mut bytes: Vec<u8> = words.iter().skip(1).flat_map(|w| w.to_le_bytes()).collect();
+    bytes.truncate(len);
+    bytes
+}
+
+/// Solves `instance` with one resident search over every rank of `world`, this rank on `gpu`.
+/// Every rank calls it with the same instance and options; each returns the same result
+/// (the frontier use and the incumbents' history on rank 0 only). Rank 0 writes the
+/// checkpoints of `resident` and reads the one it resumes; progress is reported on rank 0.
+pub fn solve_resident_ranks(
+    world: &SimpleCommunicator,
+    gpu: &Gpu,
+    instance: &Instance,
+    options: &SearchOptions,
+    resident: &ResidentOptions,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<Solution> {
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    let start = Instant::now();
+    let data = BoundData::new(instance);
+    // rank 0 alone checks the checkpoint, claims the file and runs the heuristic
+    let prepared = (|| -> Result<(Option<CheckpointFile>, Option<Checkpoint>)> {
+        check_resident_options(&[gpu], &data, options)?;
+        if rank != 0 {
+            return Ok((None, None));
+        }
+        let file = resident.checkpoint.as_deref().map(CheckpointFile::claim).transpose()?;
+        Ok((file, Some(beginning(instance, options, resident, start)?)))
+    })();
+    let agreed = agree(world, prepared.as_ref().err().map(|e| e.to_string()))?;
+    let (file, begin) = prepared?;
+    if let Some(why) = agreed {
+        return Err(why);
+    }
+    let mut begin = broadcast_start(world, begin.as_ref())?;
+    let open = begin.take_open().split(size, node_stride(data.jobs, data.machines)).swap_remove(rank);
+    let device =
+        ResidentDevice::new(gpu, &data, options.bound, options.branching, options.pool_size, resident.memory_budget).and_then(|mut d| {
+            let counted = if rank == 0 { (begin.nodes_counted, begin.leaves_counted) } else { (0, 0) };
+            d.load(&open, begin.best, counted)?;
+            Ok(d)
+        });
+    if let Some(why) = agree(world, device.as_ref().err().map(|e| e.to_string()))? {
+        return Err(device.err().unwrap_or(why));
+    }
+    let device = device?;
+    let run = Run { instance, options, begin: &begin, start, checkpoint: file.as_ref(), every: resident.checkpoint_every };
+    let mut me = RankLoop::new(world, device, &run, progress);
+    let (end, stopped, written) = me.search()?;
+    let mut solution = run.solution(end, stopped, &data)?;
+    solution.checkpoint_failure = written;
+    if let Some(coordinator) = me.coordinator {
+        solution.incumbents = coordinator.incumbents;
+    }
+    Ok(solution)
+}
+
+/// Every rank learns whether some rank failed: None when none did, else an error that says
+/// which (`failure` is this rank's).
+fn agree(world: &SimpleCommunicator, failure: Option<String>) -> Result<Option<Error>> {
+    let mine = if failure.is_some() { world.rank() } else { -1 };
+    let mut first = -1;
+    mpi::collective::CommunicatorCollectives::all_reduce_into(world, &mine, &mut first, mpi::collective::SystemOperation::max());
+    Ok(match (first, failure) {
+        (-1, _) => None,
+        (_, Some(mine)) => Some(Error::invalid("mpi", mine)),
+        (failed, None) => Some(Error::invalid(
+            "mpi",
+            format!("rank {failed} could not start the search (its error is in its output); fix that and run again"),
+        )),
+    })
+}
+
+/// Rank 0's start sent to every rank: the checkpoint's bytes (header, open nodes, hash).
+fn broadcast_start(world: &SimpleCommunicator, begin: Option<&Checkpoint>) -> Result<Checkpoint> {
+    let root = world.process_at_rank(0);
+    let mut words = match begin {
+        Some(begin) => bytes_to_words(&begin.to_bytes()?),
+        None => Vec::new(),
+    };
+    let mut len = words.len() as u64;
+    root.broadcast_into(&mut len);
+    words.resize(len as usize, 0);
+    root.broadcast_into(&mut words[..]);
+    match begin {
+        Some(begin) => Ok(begin.clone()),
+        None => Checkpoint::from_bytes(&words_to_bytes(&words)).map_err(|why| {
+            Error::invalid("mpi", format!("the start from rank 0 did not decode ({why}); run every rank with the same simtlab build"))
+        }),
+    }
+}
+
+/// What rank 0 knows of every rank.
+struct Coordinator {
+    /// Per rank: (nodes, leaves, open) at its last status.
+    counts: Vec<(u64, u64, u64)>,
+    dry: Vec<bool>,
+    /// Per rank: gifts asked for it, and loaded by it as it last said.
+    asked: Vec<u64>,
+    loaded: Vec<u64>,
+    heard: Vec<Instant>,
+    /// The incumbent sent to all.
+    best: u32,
+    incumbents: Vec<Incumbent>,
+    gather: Option<Gather>,
+    /// The end's checkpoint, once the last gather is whole.
+    end: Option<Checkpoint>,
+    last_checkpoint: Instant,
+    last_beat: Instant,
+    last_report: Instant,
+    reported: u64,
+    checkpoint_failure: Option<String>,
+}
+
+/// A checkpoint being gathered.
+struct Gather {
+    /// Each rank's part and the gifts it had loaded, once it sent them.
+    parts: Vec<Option<(Part, u64)>>,
+    /// `Some(why it stopped)` when it is the end of the search.
+    end: Option<Option<Stop>>,
+}
+
+impl Gather {
+    fn new(ranks: usize, end: Option<Option<Stop>>) -> Self {
+        Gather { parts: (0..ranks).map(|_| None).collect(), end }
+    }
+}
+
+/// One rank's loop.
+struct RankLoop<'w, 'g, 'r, 'p> {
+    world: &'w SimpleCommunicator,
+    rank: usize,
+    size: usize,
+    device: ResidentDevice<'g>,
+    run: &'r Run<'r>,
+    progress: Option<&'p mut dyn FnMut(&Progress)>,
+    /// Messages rank 0 sends itself.
+    inbox: VecDeque<(Tag, Vec<u32>)>,
+    /// Gifts loaded.
+    loaded: u64,
+    /// Waiting for the end of a gather (or the end of the search).
+    paused: bool,
+    rounds: usize,
+    gpu: Duration,
+    last_status: Instant,
+    last_sent: Option<Vec<u32>>,
+    heard_root: Instant,
+    coordinator: Option<Coordinator>,
+    /// The end: its checkpoint (without open nodes on ranks other than 0) and why it stopped.
+    done: Option<(Checkpoint, Option<Stop>)>,
+}
+
+impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
+    fn new(
+        world: &'w SimpleCommunicator,
+        device: ResidentDevice<'g>,
+        run: &'r Run<'r>,
+        progress: Option<&'p mut dyn FnMut(&Progress)>,
+    ) -> Self {
+        let (rank, size) = (world.rank() as usize, world.size() as usize);
+        let now = Instant::now();
+        let coordinator = (rank == 0).then(|| Coordinator {
+            counts: vec![(0, 0, 1); size],
+            dry: vec![false; size],
+            asked: vec![0; size],
+            loaded: vec![0; size],
+            heard: vec![now; size],
+            best: run.begin.best,
+            incumbents: Vec::new(),
+            gather: None,
+            end: None,
+            last_checkpoint: now,
+            last_beat: now,
+            last_report: now,
+            reported: 0,
+            checkpoint_failure: None,
+        });
+        RankLoop {
+            world,
+            rank,
+            size,
+            device,
+            run,
+            progress,
+            inbox: VecDeque::new(),
+            loaded: 0,
+            paused: false,
+            rounds: 1,
+            gpu: Duration::ZERO,
+            last_status: now,
+            last_sent: None,
+            heard_root: now,
+            coordinator,
+            done: None,
+        }
+    }
+
+    /// Sends `words` to `to` (to itself through the inbox).
+    fn send(&mut self, to: usize, tag: Tag, words: &[u32]) {
+        if to == self.rank {
+            self.inbox.push_back((tag, words.to_vec()));
+        } else {
+            self.world.process_at_rank(to as i32).send_with_tag(words, tag as i32);
+        }
+    }
+
+    fn send_all(&mut self, tag: Tag, words: &[u32]) {
+        for to in 0..self.size {
+            self.send(to, tag, words);
+        }
+    }
+
+    /// The next message for this rank, if one is there.
+    fn receive(&mut self) -> Result<Option<(usize, Tag, Vec<u32>)>> {
+        if let Some((tag, words)) = self.inbox.pop_front() {
+            return Ok(Some((self.rank, tag, words)));
+        }
+        let Some(probed) = self.world.any_process().immediate_matched_probe() else {
+            return Ok(None);
+        };
+        let (words, status): (Vec<u32>, _) = probed.matched_receive_vec();
+        let from = status.source_rank() as usize;
+        let tag = Tag::of(status.tag()).ok_or_else(|| garbled("a message"))?;
+        Ok(Some((from, tag, words)))
+    }
+
+    /// Runs until rank 0 says the search is done: (the end, why it stopped, a checkpoint failure).
+    fn search(&mut self) -> Result<(Checkpoint, Option<Stop>, Option<String>)> {
+        loop {
+            while let Some((from, tag, words)) = self.receive()? {
+                self.handle(from, tag, words)?;
+            }
+            if let Some((end, stopped)) = self.done.take() {
+                let failure = self.coordinator.as_mut().and_then(|c| c.checkpoint_failure.take());
+                return Ok((end, stopped, failure));
+            }
+            if self.coordinator.is_some() {
+                self.coordinate()?;
+            } else if self.heard_root.elapsed() > SILENCE {
+                return Err(silent(0, self.run));
+            }
+            if !self.paused && self.device.last.open > 0 {
+                self.gpu += self.device.batch(&mut self.rounds)?;
+                self.status(true);
+            } else {
+                self.status(false);
+                std::thread::sleep(NAP);
+            }
+        }
+    }
+
+    /// One message.
+    fn handle(&mut self, from: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
+        if from == 0 {
+            self.heard_root = Instant::now();
+        }
+        let jobs = self.run.instance.jobs;
+        match tag {
+            Tag::Give => {
+                let to = *words.first().ok_or_else(|| garbled("a request for nodes"))? as usize;
+                // as much as this rank could load itself (ranks run on like GPUs)
+                let room = self.device.room();
+                let gift = self.device.give_half(room.0.min(room.1))?;
+                let mut words = Vec::new();
+                encode_frontier(&gift, &mut words);
+                self.send(to, Tag::Nodes, &words);
+            }
+            Tag::Nodes => {
+                let open = decode_frontier(&words)?;
+                self.loaded += 1;
+                if !open.is_empty() {
+                    let counted = (self.device.last.nodes, self.device.last.leaves);
+                    let best = self.device.last.best;
+                    self.device.load(&open, best, counted)?;
+                }
+                if self.paused {
+                    self.send_part()?;
+                }
+                self.status(false);
+            }
+            Tag::Best => {
+                let best = *words.first().ok_or_else(|| garbled("an incumbent"))?;
+                self.device.lower_best(best);
+            }
+            Tag::Stop | Tag::Gather => {
+                self.paused = true;
+                self.send_part()?;
+            }
+            Tag::Resume => self.paused = false,
+            Tag::Done => {
+                let stopped = stop_of(*words.first().ok_or_else(|| garbled("the end"))?);
+                let end = match self.coordinator.as_mut().and_then(|c| c.end.take()) {
+                    Some(end) => end,
+                    None => Checkpoint::from_bytes(&words_to_bytes(&words[1..]))
+                        .map_err(|why| Error::invalid("mpi", format!("the end from rank 0 did not decode ({why})")))?,
+                };
+                self.done = Some((end, stopped));
+            }
+            Tag::Beat => {}
+            Tag::Status | Tag::Part => {
+                let run = self.run;
+                let Some(c) = self.coordinator.as_mut() else {
+                    return Err(garbled("a message for rank 0"));
+                };
+                c.heard[from] = Instant::now();
+                if tag == Tag::Status {
+                    if words.len() < 8 {
+                        return Err(garbled("a status"));
+                    }
+                    c.counts[from] = (wide(&words[0..2]), wide(&words[2..4]), u64::from(words[4]));
+                    c.loaded[from] = u64::from(words[6]);
+                    c.dry[from] = words[7] != 0;
+                    let best = words[5];
+                    if best < c.best {
+                        c.best = best;
+                        let seconds = run.begin.seconds + run.start.elapsed().as_secs_f64();
+                        let nodes = c.counts.iter().map(|c| c.0).sum();
+                        c.incumbents.push(Incumbent { seconds, nodes, makespan: best });
+                        self.send_all(Tag::Best, &[best]);
+                    }
+                } else if let Some(Gather { parts, .. }) = c.gather.as_mut() {
+                    parts[from] = Some(decode_part(&words, jobs)?);
+                }
+            }
+            Tag::Start => return Err(garbled("a second start")),
+        }
+        Ok(())
+    }
+
+    /// Rank 0's part: stealing, stops, checkpoints, the end.
+    fn coordinate(&mut self) -> Result<()> {
+        let mut out: Vec<(Option<usize>, Tag, Vec<u32>)> = Vec::new();
+        self.plan(&mut out)?;
+        for (to, tag, words) in out {
+            match to {
+                Some(to) => self.send(to, tag, &words),
+                None => self.send_all(tag, &words),
+            }
+        }
+        Ok(())
+    }
+
+    /// What rank 0 sends now (to one rank, or to all with None).
+    fn plan(&mut self, out: &mut Vec<(Option<usize>, Tag, Vec<u32>)>) -> Result<()> {
+        let (size, run, gpu) = (self.size, self.run, self.gpu);
+        let Some(c) = self.coordinator.as_mut() else { return Ok(()) };
+        if let Some(silent_rank) = (0..size).find(|&r| r != 0 && c.heard[r].elapsed() > SILENCE) {
+            return Err(silent(silent_rank, run));
+        }
+        let (nodes, leaves, open) = c.counts.iter().fold((0, 0, 0), |(a, b, d), x| (a + x.0, b + x.1, d + x.2));
+        if let Some(report) = self.progress.as_deref_mut() {
+            if c.last_report.elapsed() >= run.options.progress_interval && nodes > c.reported {
+                (c.last_report, c.reported) = (Instant::now(), nodes);
+                let found = c.best < run.begin.best || run.begin.best_permutation.is_some();
+                let seconds = run.seconds(gpu);
+                let lower_bound = crate::kernels::flowshop::search::root_bound(&BoundData::new(run.instance), run.options.bound);
+                report(&Progress {
+                    nodes,
+                    leaves,
+                    best: found.then_some(c.best),
+                    open: open as usize,
+                    lower_bound,
+                    seconds: seconds.0,
+                    gpu_seconds: seconds.1,
+                });
+            }
+        }
+        if c.last_beat.elapsed() >= BEAT {
+            c.last_beat = Instant::now();
+            out.extend((1..size).map(|to| (Some(to), Tag::Beat, Vec::new())));
+        }
+        if let Some(Gather { parts, end }) = &c.gather {
+            // whole once every part is in and counts every gift asked for its rank
+            let whole = parts.iter().enumerate().all(|(r, p)| p.as_ref().is_some_and(|(_, loaded)| *loaded == c.asked[r]));
+            if !whole || c.end.is_some() {
+                return Ok(());
+            }
+            let end = *end;
+            let parts: Vec<Part> = parts.iter().flatten().map(|(part, _)| part.clone()).collect();
+            let checkpoint = run.checkpoint_of(parts, run.seconds(gpu));
+            if let Some(file) = run.checkpoint {
+                // a write that fails (a full disk for a while) does not end the search: the next one may work
+                c.checkpoint_failure = file.write(&checkpoint).err().map(|e| e.to_string());
+            }
+            c.last_checkpoint = Instant::now();
+            match end {
+                None => {
+                    c.gather = None;
+                    out.push((None, Tag::Resume, Vec::new()));
+                }
+                Some(stopped) => {
+                    // the others learn the result, not the open nodes
+                    let mut header = checkpoint.clone();
+                    header.nodes.clear();
+                    header.entries.clear();
+                    let mut words = vec![stop_code(stopped)];
+                    words.extend(bytes_to_words(&header.to_bytes()?));
+                    c.end = Some(checkpoint);
+                    out.push((None, Tag::Done, words));
+                }
+            }
+            return Ok(());
+        }
+        let finished = c.dry.iter().all(|&d| d) && c.asked == c.loaded;
+        let stopped = run.options.stop_reason(run.start, nodes);
+        if finished || stopped.is_some() {
+            c.gather = Some(Gather::new(size, Some(if finished { None } else { stopped })));
+            out.push((None, Tag::Stop, Vec::new()));
+            return Ok(());
+        }
+        if run.checkpoint.is_some() && run.every.is_some_and(|every| c.last_checkpoint.elapsed() >= every) {
+            c.gather = Some(Gather::new(size, None));
+            out.push((None, Tag::Gather, Vec::new()));
+            return Ok(());
+        }
+        // every dry rank not promised nodes yet: half of the fullest rank's
+        for to in 0..size {
+            if c.dry[to] && c.asked[to] == c.loaded[to] {
+                let donor = (0..size).filter(|&r| !c.dry[r]).max_by_key(|&r| c.counts[r].2).filter(|&r| c.counts[r].2 >= 2);
+                if let Some(donor) = donor {
+                    c.asked[to] += 1;
+                    c.counts[donor].2 -= c.counts[donor].2 / 2;
+                    out.push((Some(donor), Tag::Give, vec![to as u32]));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send_part(&mut self) -> Result<()> {
+        let words = encode_part(&self.device.part()?, self.loaded, self.run.instance.jobs);
+        self.send(0, Tag::Part, &words);
+        Ok(())
+    }
+
+    /// Sends the status to rank 0 when it changed (`fresh`: after a batch) or a beat passed.
+    fn status(&mut self, fresh: bool) {
+        let last = self.device.last;
+        let dry = last.open == 0;
+        let mut words = Vec::with_capacity(8);
+        words.extend(split_wide(last.nodes));
+        words.extend(split_wide(last.leaves));
+        words.extend([last.open, last.best, self.loaded as u32, dry as u32]);
+        if fresh || self.last_sent.as_ref() != Some(&words) || self.last_status.elapsed() >= BEAT {
+            self.last_status = Instant::now();
+            self.send(0, Tag::Status, &words);
+            self.last_sent = Some(words);
+        }
+    }
+}
+
+/// The error of a rank that sent nothing for [`SILENCE`].
+fn silent(rank: usize, run: &Run) -> Error {
+    let resume = match run.checkpoint {
+        Some(file) => format!("resume from {} (on any number of ranks)", file.path().display()),
+        None => "run again with a checkpoint file (checkpoint) to be able to resume".into(),
+    };
+    Error::invalid("mpi", format!("rank {rank} sent nothing for {} s: it died or hangs; {resume}", SILENCE.as_secs()))
+}

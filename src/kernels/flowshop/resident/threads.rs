@@ -1,0 +1,385 @@
+//! The resident search over the devices of one host: a thread per device, each submitting its
+//! own batches and reading its own status, none waiting for another's batch.
+//!
+//! The threads meet on a [`Board`] (one lock, taken once a batch) and share the incumbent
+//! through an atomic minimum that each thread folds its status into after a batch and writes
+//! back to its device before the next. A device that runs dry says so on the board; the next
+//! device to read a status with two open nodes or more promises it half of them, reads them
+//! from the bottom of its stack (the largest subtrees) and leaves them on the board, where the
+//! dry device loads them. The search is over when every device is dry, none is promised open
+//! nodes and none lies on the board. A checkpoint is gathered at a quiescent point: each
+//! thread, at its next visit to the board, adds its part (open nodes, counts, best leaf) and
+//! waits until the last one has; nodes on their way to a device are in the checkpoint too.
+//! Every wait is bounded and gives way to a stop, a finished search or a failed device.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+use web_time::Instant;
+
+use super::{Frontier, Part, ResidentDevice, Run};
+use crate::error::{Error, Result};
+use crate::kernels::flowshop::search::{root_bound, Incumbent, Progress, Stop};
+use crate::kernels::flowshop::BoundData;
+
+/// How long a waiting thread sleeps before it looks at the board again (a wake-up comes sooner).
+const NAP: Duration = Duration::from_millis(20);
+
+/// What a search over the devices of one host gives back besides the devices' own state.
+#[derive(Debug, Default)]
+pub(super) struct Outcome {
+    /// Why it stopped early; None when it finished.
+    pub stopped: Option<Stop>,
+    /// Open nodes given to a device that had not loaded them when the search stopped.
+    pub undelivered: Vec<Frontier>,
+    /// Seconds the busiest device spent in its batches.
+    pub gpu_seconds: Duration,
+    /// Each improvement of the incumbent, in order.
+    pub incumbents: Vec<Incumbent>,
+    /// Most open nodes at once over all devices.
+    pub peak_open: u64,
+    /// SIMTLAB_RESIDENT_PROFILE's per-kernel seconds (the first device's).
+    pub kernel_seconds: BTreeMap<String, f64>,
+    /// Why the last periodic checkpoint could not be written, when it could not.
+    pub checkpoint_failure: Option<String>,
+}
+
+/// The state the device threads share.
+#[derive(Debug)]
+struct Board {
+    /// Per device: out of open nodes, waiting for some.
+    dry: Vec<bool>,
+    /// Per device: another device is reading open nodes for it.
+    promised: Vec<bool>,
+    /// Per device: open nodes given to it, not loaded yet.
+    given: Vec<Option<Frontier>>,
+    /// Per device: (nodes, leaves, open) at its last status read.
+    counts: Vec<(u64, u64, u64)>,
+    /// Per device: (open nodes, node records) a load may bring.
+    rooms: Vec<(usize, usize)>,
+    /// Every device dry and no open node on its way: the search is over.
+    finished: bool,
+    /// Why the search stops early.
+    stopped: Option<Stop>,
+    /// The first error of a device; it ends the search.
+    failed: Option<Error>,
+    /// A checkpoint being gathered: each device's part once it added it.
+    gather: Option<Vec<Option<Part>>>,
+    incumbents: Vec<Incumbent>,
+    peak_open: u64,
+}
+
+impl Board {
+    fn totals(&self) -> (u64, u64, u64) {
+        self.counts.iter().fold((0, 0, 0), |(a, b, c), d| (a + d.0, b + d.1, c + d.2))
+    }
+
+    /// The search goes on: not finished, stopped or failed.
+    fn going(&self) -> bool {
+        !self.finished && self.stopped.is_none() && self.failed.is_none()
+    }
+}
+
+/// The board and the incumbent, shared by every device thread and the one that watches them.
+struct Shared {
+    board: Mutex<Board>,
+    wake: Condvar,
+    best: AtomicU32,
+    /// Nanoseconds the busiest device spent in its batches so far.
+    gpu_nanos: AtomicU64,
+    /// Batches done so far, over all devices (a progress report waits for a new one).
+    batches: AtomicU64,
+}
+
+impl Shared {
+    fn gpu(&self) -> Duration {
+        Duration::from_nanos(self.gpu_nanos.load(Ordering::Relaxed))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Board> {
+        // a thread that panicked holding the lock left a board the others can still read
+        self.board.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Waits at most [`NAP`] for a change on the board.
+    fn nap<'b>(&self, board: MutexGuard<'b, Board>) -> MutexGuard<'b, Board> {
+        self.wake.wait_timeout(board, NAP).map(|(b, _)| b).unwrap_or_else(|poisoned| poisoned.into_inner().0)
+    }
+}
+
+/// Runs the search on `devices` (loaded) until it finishes, stops or fails; reports progress
+/// and writes the periodic checkpoints of `run`.
+pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Option<&mut dyn FnMut(&Progress)>) -> Result<Outcome> {
+    let count = devices.len();
+    let shared = Shared {
+        board: Mutex::new(Board {
+            dry: vec![false; count],
+            promised: vec![false; count],
+            given: (0..count).map(|_| None).collect(),
+            counts: devices.iter().map(|d| (d.last.nodes, d.last.leaves, u64::from(d.last.open))).collect(),
+            rooms: devices.iter().map(ResidentDevice::room).collect(),
+            finished: false,
+            stopped: None,
+            failed: None,
+            gather: None,
+            incumbents: Vec::new(),
+            peak_open: 0,
+        }),
+        wake: Condvar::new(),
+        best: AtomicU32::new(run.begin.best),
+        gpu_nanos: AtomicU64::new(0),
+        batches: AtomicU64::new(0),
+    };
+    let lower_bound = root_bound(&BoundData::new(run.instance), run.options.bound);
+    let mut outcome = Outcome::default();
+    let mut last_checkpoint = Instant::now();
+    let (mut last_report, mut reported_batches) = (Instant::now(), 0);
+    let driven = std::thread::scope(|scope| {
+        let threads: Vec<_> = devices
+            .iter_mut()
+            .enumerate()
+            .map(|(i, device)| {
+                scope.spawn({
+                    let shared = &shared;
+                    move || {
+                        let mut driver =
+                            Driver { index: i, device, shared, run, rounds: 1, gpu: Duration::ZERO, kernel_seconds: BTreeMap::new() };
+                        let result = driver.drive();
+                        let mut board = shared.lock();
+                        if let Err(e) = result {
+                            board.failed.get_or_insert(e);
+                        }
+                        // a thread that leaves ends the search for all, whatever the reason
+                        if board.going() {
+                            board.stopped = Some(Stop::Interrupted);
+                        }
+                        shared.wake.notify_all();
+                        (driver.gpu, driver.kernel_seconds)
+                    }
+                })
+            })
+            .collect();
+        // this thread watches: limits, progress, checkpoints
+        let mut board = shared.lock();
+        while board.going() {
+            board = shared.nap(board);
+            if !board.going() {
+                break;
+            }
+            let (nodes, leaves, open) = board.totals();
+            if let Some(stop) = run.options.stop_reason(run.start, nodes) {
+                board.stopped = Some(stop);
+                shared.wake.notify_all();
+                break;
+            }
+            let due = run.checkpoint.is_some() && run.every.is_some_and(|every| last_checkpoint.elapsed() >= every);
+            if due && board.gather.is_none() {
+                board.gather = Some((0..count).map(|_| None).collect());
+                shared.wake.notify_all();
+            }
+            if board.gather.as_ref().is_some_and(|parts| parts.iter().all(Option::is_some)) {
+                let mut parts: Vec<Part> = board.gather.take().into_iter().flatten().flatten().collect();
+                parts.extend(board.given.iter().flatten().cloned().map(Part::of_open));
+                shared.wake.notify_all();
+                drop(board);
+                last_checkpoint = Instant::now();
+                let checkpoint = run.checkpoint_of(parts, run.seconds(shared.gpu()));
+                if let Some(file) = run.checkpoint {
+                    // a write that fails (a full disk for a while) does not end the search: the next one may work
+                    outcome.checkpoint_failure = file.write(&checkpoint).err().map(|e| e.to_string());
+                }
+                board = shared.lock();
+            }
+            if let Some(report) = progress.as_deref_mut() {
+                let batches = shared.batches.load(Ordering::Relaxed);
+                if last_report.elapsed() >= run.options.progress_interval && batches > reported_batches {
+                    (last_report, reported_batches) = (Instant::now(), batches);
+                    let best = shared.best.load(Ordering::Relaxed);
+                    let found = best < run.begin.best || run.begin.best_permutation.is_some();
+                    drop(board);
+                    let seconds = run.seconds(shared.gpu());
+                    let open = open as usize;
+                    report(&Progress {
+                        nodes,
+                        leaves,
+                        best: found.then_some(best),
+                        open,
+                        lower_bound,
+                        seconds: seconds.0,
+                        gpu_seconds: seconds.1,
+                    });
+                    board = shared.lock();
+                }
+            }
+        }
+        drop(board);
+        threads.into_iter().map(|t| t.join()).collect::<Vec<_>>()
+    });
+    for (i, joined) in driven.into_iter().enumerate() {
+        let (gpu, kernel_seconds) =
+            joined.map_err(|_| Error::invalid("devices", format!("the thread of device {i} failed; run the search again")))?;
+        outcome.gpu_seconds = outcome.gpu_seconds.max(gpu);
+        if i == 0 {
+            outcome.kernel_seconds = kernel_seconds;
+        }
+    }
+    let board = shared.board.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(e) = board.failed {
+        return Err(e);
+    }
+    outcome.stopped = if board.finished { None } else { board.stopped };
+    outcome.undelivered = board.given.into_iter().flatten().collect();
+    outcome.incumbents = board.incumbents;
+    outcome.peak_open = board.peak_open;
+    Ok(outcome)
+}
+
+/// What a device thread does after a status read.
+enum Step {
+    /// Submit the next batch.
+    Batch,
+    /// Load the open nodes another device gave.
+    Load(Frontier),
+    /// Read half the open nodes for device `.0`.
+    Give(usize),
+    /// Wait: dry, or a checkpoint is being gathered.
+    Wait,
+    /// Leave: finished, stopped or failed.
+    Leave,
+}
+
+/// One device's thread.
+struct Driver<'d, 'g, 'r> {
+    index: usize,
+    device: &'d mut ResidentDevice<'g>,
+    shared: &'d Shared,
+    run: &'d Run<'r>,
+    /// Rounds per submission.
+    rounds: usize,
+    /// Time in batches.
+    gpu: Duration,
+    kernel_seconds: BTreeMap<String, f64>,
+}
+
+impl Driver<'_, '_, '_> {
+    fn drive(&mut self) -> Result<()> {
+        // SIMTLAB_RESIDENT_PROFILE=N: one round in N submissions is run a step at a time and
+        // timed per kernel (Solution::kernel_seconds) on the first device
+        let profile_every: Option<usize> =
+            std::env::var("SIMTLAB_RESIDENT_PROFILE").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0 && self.index == 0);
+        let mut batches = 0usize;
+        loop {
+            match self.next_step()? {
+                Step::Leave => return Ok(()),
+                Step::Wait => {
+                    let board = self.shared.lock();
+                    drop(self.shared.nap(board));
+                }
+                Step::Load(open) => {
+                    let counted = (self.device.last.nodes, self.device.last.leaves);
+                    self.device.load(&open, self.shared.best.load(Ordering::Relaxed), counted)?;
+                }
+                Step::Give(to) => {
+                    let given = self.give(to);
+                    let mut board = self.shared.lock();
+                    board.promised[to] = false;
+                    match given {
+                        Ok(open) => board.given[to] = Some(open),
+                        Err(e) => {
+                            board.failed.get_or_insert(e);
+                        }
+                    }
+                    self.shared.wake.notify_all();
+                }
+                Step::Batch => {
+                    if profile_every.is_some_and(|every| batches.is_multiple_of(every)) {
+                        self.device.profile_round(&mut self.kernel_seconds)?;
+                    }
+                    batches += 1;
+                    self.batch()?;
+                }
+            }
+        }
+    }
+
+    /// One visit to the board: counts in, then what to do next.
+    fn next_step(&mut self) -> Result<Step> {
+        let i = self.index;
+        let last = self.device.last;
+        let mut board = self.shared.lock();
+        board.counts[i] = (last.nodes, last.leaves, u64::from(last.open));
+        let (nodes, _, open) = board.totals();
+        board.peak_open = board.peak_open.max(open);
+        if board.going() {
+            if let Some(stop) = self.run.options.stop_reason(self.run.start, nodes) {
+                board.stopped = Some(stop);
+                self.shared.wake.notify_all();
+            }
+        }
+        if !board.going() {
+            return Ok(Step::Leave);
+        }
+        if let Some(parts) = &board.gather {
+            if parts[i].is_some() {
+                return Ok(Step::Wait);
+            }
+            drop(board);
+            let part = self.device.part()?;
+            let mut board = self.shared.lock();
+            if let Some(parts) = board.gather.as_mut() {
+                parts[i] = Some(part);
+            }
+            self.shared.wake.notify_all();
+            return Ok(Step::Wait);
+        }
+        if last.open == 0 {
+            if let Some(open) = board.given[i].take() {
+                board.dry[i] = false;
+                return Ok(Step::Load(open));
+            }
+            board.dry[i] = true;
+            if board.dry.iter().all(|&d| d) && !board.promised.iter().any(|&p| p) && board.given.iter().all(Option::is_none) {
+                board.finished = true;
+                self.shared.wake.notify_all();
+                return Ok(Step::Leave);
+            }
+            return Ok(Step::Wait);
+        }
+        let hungry = (0..board.dry.len()).find(|&j| board.dry[j] && !board.promised[j] && board.given[j].is_none());
+        match hungry {
+            Some(to) if last.open >= 2 && board.rooms[to].0 > 0 => {
+                board.promised[to] = true;
+                // the rooms travel with the promise: the donor sizes its gift by them
+                Ok(Step::Give(to))
+            }
+            _ => Ok(Step::Batch),
+        }
+    }
+
+    /// Half the open nodes for device `to`, as many as it can load.
+    fn give(&mut self, to: usize) -> Result<Frontier> {
+        let room = self.shared.lock().rooms[to];
+        self.device.give_half(room.0.min(room.1))
+    }
+
+    /// One submission of `rounds` rounds, its status read, the incumbent shared both ways.
+    fn batch(&mut self) -> Result<()> {
+        self.gpu += self.device.batch(&mut self.rounds)?;
+        let status = self.device.last;
+        self.shared.gpu_nanos.fetch_max(self.gpu.as_nanos() as u64, Ordering::Relaxed);
+        self.shared.batches.fetch_add(1, Ordering::Relaxed);
+        let before = self.shared.best.fetch_min(status.best, Ordering::Relaxed);
+        if status.best < before {
+            let mut board = self.shared.lock();
+            // another device's better value may have come first
+            if board.incumbents.last().is_none_or(|last| status.best < last.makespan) {
+                let nodes = board.totals().0 - board.counts[self.index].0 + status.nodes;
+                let seconds = self.run.begin.seconds + self.run.start.elapsed().as_secs_f64();
+                board.incumbents.push(Incumbent { seconds, nodes, makespan: status.best });
+            }
+        }
+        self.device.lower_best(self.shared.best.load(Ordering::Relaxed));
+        Ok(())
+    }
+}
