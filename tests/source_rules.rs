@@ -40,13 +40,6 @@ const FLAGS_LEFT: &[(&str, usize)] = &[
     ("profile/counts.rs", 1),
     ("profile/instrument.rs", 1),
     ("profile/run.rs", 1),
-    ("pt/cases/forest.rs", 2),
-    ("pt/cases/gsync.rs", 2),
-    ("pt/cases/prodcons.rs", 2),
-    ("pt/cases/sync.rs", 2),
-    ("pt/queue.rs", 10),
-    ("pt/status.rs", 5),
-    ("pt/sweep.rs", 92),
 ];
 
 /// Every `.rs` file under `dir`, recursively.

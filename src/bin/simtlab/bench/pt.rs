@@ -316,9 +316,12 @@ mod tests {
 
     #[test]
     fn pt_lines_are_checked_by_the_library() {
-        let e = parse("--case barrier --launch 4").validate().unwrap_err().to_string();
+        // the library names fields; the command line prints them as its flags
+        let e = parse("--case barrier --launch 4").validate().unwrap_err();
+        assert!(e.to_string().contains("`bench=barrier` does not use it"), "{e}");
+        let e = crate::flags::name_flags(e).to_string();
         assert!(e.contains("--launch") && e.contains("--case barrier does not use it"), "{e}");
-        let e = parse("--case probe --tier 2").validate().unwrap_err().to_string();
+        let e = crate::flags::name_flags(parse("--case probe --tier 2").validate().unwrap_err()).to_string();
         assert!(e.contains("--case probe"), "{e}");
     }
 }
