@@ -5,26 +5,38 @@
 use clap::CommandFactory;
 use simtlab::Error;
 
-/// Fields whose flag has another name than the field: (library field, flag without `--`).
-const RENAMED: &[(&str, &str)] = &[
-    // pt::sweep::Sweep::bench is `bench pt --case`
-    ("bench", "case"),
-    // matmul::Ladder's lists are `bench matmul --kernel` and `--compiler`
-    ("variants", "kernel"),
-    ("compilers", "compiler"),
+/// Fields whose flag has another name than the field, in one subcommand: (subcommand words,
+/// library field, flag without `--`).
+const RENAMED: &[(&[&str], &str, &str)] = &[
+    // pt::sweep::Sweep::bench
+    (&["bench", "pt"], "bench", "case"),
+    // matmul::Ladder's lists
+    (&["bench", "matmul"], "variants", "kernel"),
+    (&["bench", "matmul"], "compilers", "compiler"),
+    // experiments::zhang::BenchmarkSweep
+    (&["bench", "zhang"], "benchmark", "kernel"),
+    (&["bench", "zhang"], "variants", "strategy"),
 ];
 
-/// `e` with the fields it names written as the flags that set them: an [`Error::Invalid`]'s
-/// field (`samples` becomes `--samples`, `loop_n/loop_len` becomes `--loop-n/--loop-len`), and
-/// in every message each backticked field (`` `n` `` becomes `--n`, `` `n=512` `` becomes
-/// `--n 512`) where one of the command line's flags has that field's name. Anything else is left
-/// as the library wrote it.
+/// `e` with the fields it names written as the flags that set them, in the subcommand this
+/// process was started with: see [`name_flags_in`].
 pub fn name_flags(e: Error) -> Error {
     let cli = crate::Cli::command();
-    let text = |s: String| flags_in_text(&cli, &s);
+    let words = subcommand_words(&cli, std::env::args().skip(1));
+    name_flags_in(e, &cli, &words)
+}
+
+/// `e` with the fields it names written as the flags that set them in subcommand `words` of
+/// `cli`: an [`Error::Invalid`]'s field (`samples` becomes `--samples`, `loop_n/loop_len`
+/// becomes `--loop-n/--loop-len`), and in every message each backticked field (`` `n` ``
+/// becomes `--n`, `` `n=512` `` becomes `--n 512`) where one of the command line's flags has
+/// that field's name. Anything else is left as the library wrote it.
+pub fn name_flags_in(e: Error, cli: &clap::Command, words: &[String]) -> Error {
+    let flag = |field: &str| flag_of(cli, words, field);
+    let text = |s: String| flags_in_text(&flag, &s);
     match e {
         Error::Invalid { what, message } => {
-            let parts: Vec<Option<String>> = what.split('/').map(|p| flag_of(&cli, p)).collect();
+            let parts: Vec<Option<String>> = what.split('/').map(flag).collect();
             let what = if parts.iter().all(Option::is_some) { parts.into_iter().flatten().collect::<Vec<_>>().join("/") } else { what };
             Error::Invalid { what, message: text(message) }
         }
@@ -37,9 +49,23 @@ pub fn name_flags(e: Error) -> Error {
     }
 }
 
+/// The subcommand names at the start of `args` (`bench`, `pt` of `bench pt --case sync`):
+/// each word that names a subcommand of the one before it.
+fn subcommand_words(cli: &clap::Command, args: impl Iterator<Item = String>) -> Vec<String> {
+    let mut command = cli;
+    let mut words = Vec::new();
+    for arg in args {
+        if let Some(sub) = command.find_subcommand(&arg) {
+            words.push(sub.get_name().to_string());
+            command = sub;
+        }
+    }
+    words
+}
+
 /// `text` with each backticked field that is a flag (`` `n` ``, `` `n=512` ``) written as the
 /// flag (`--n`, `--n 512`); other backticked words stay as they are.
-fn flags_in_text(cli: &clap::Command, text: &str) -> String {
+fn flags_in_text(flag: &dyn Fn(&str) -> Option<String>, text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find('`') {
@@ -51,12 +77,10 @@ fn flags_in_text(cli: &clap::Command, text: &str) -> String {
             None => (span, None),
         };
         let is_field = !field.is_empty() && field.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        match (is_field, is_field.then(|| flag_of(cli, field)).flatten()) {
-            (true, Some(flag)) => match value {
-                Some(v) => out.push_str(&format!("{flag} {v}")),
-                None => out.push_str(&flag),
-            },
-            _ => out.push_str(&rest[open..=close]),
+        match (is_field.then(|| flag(field)).flatten(), value) {
+            (Some(flag), Some(v)) => out.push_str(&format!("{flag} {v}")),
+            (Some(flag), None) => out.push_str(&flag),
+            (None, _) => out.push_str(&rest[open..=close]),
         }
         rest = &rest[close + 1..];
     }
@@ -65,23 +89,33 @@ fn flags_in_text(cli: &clap::Command, text: &str) -> String {
 }
 
 /// The long flag (`--tile-workgroup`) of the argument named `field` (`tile_workgroup`, or a
-/// field of [`RENAMED`]) in the command line or any of its subcommands.
-fn flag_of(cli: &clap::Command, field: &str) -> Option<String> {
-    match RENAMED.iter().find(|(f, _)| *f == field) {
-        Some((_, flag)) => Some(format!("--{flag}")),
-        None => flag_in(cli, field),
+/// field of [`RENAMED`] in subcommand `words`): looked for in that subcommand and the ones
+/// above it first, then anywhere in `cli`.
+fn flag_of(cli: &clap::Command, words: &[String], field: &str) -> Option<String> {
+    if let Some((_, _, flag)) = RENAMED.iter().find(|(w, f, _)| *f == field && w.iter().eq(words.iter())) {
+        return Some(format!("--{flag}"));
     }
+    let mut chain = vec![cli];
+    for w in words {
+        let Some(sub) = chain.last().and_then(|c| c.find_subcommand(w)) else { break };
+        chain.push(sub);
+    }
+    chain.iter().rev().find_map(|c| own_flag(c, field)).or_else(|| flag_in(cli, field))
 }
 
-/// [`flag_of`] without the renamed fields, searched in `command` and its subcommands.
-fn flag_in(command: &clap::Command, field: &str) -> Option<String> {
+/// The long flag of `command`'s own argument named `field`.
+fn own_flag(command: &clap::Command, field: &str) -> Option<String> {
     let long = field.replace('_', "-");
     command
         .get_arguments()
         .find(|a| a.get_id().as_str() == field || a.get_long() == Some(long.as_str()))
         .and_then(|a| a.get_long())
         .map(|l| format!("--{l}"))
-        .or_else(|| command.get_subcommands().find_map(|c| flag_in(c, field)))
+}
+
+/// [`own_flag`] in `command` or any of its subcommands.
+fn flag_in(command: &clap::Command, field: &str) -> Option<String> {
+    own_flag(command, field).or_else(|| command.get_subcommands().find_map(|c| flag_in(c, field)))
 }
 
 #[cfg(test)]
@@ -101,14 +135,28 @@ mod tests {
 
     #[test]
     fn fields_in_a_message_are_named_by_their_flags() {
-        let e = name_flags(Error::invalid("launch", "`bench=queue` launches `workgroups` when given: give one of them"));
+        let cli = crate::Cli::command();
+        let pt = ["bench".to_string(), "pt".to_string()];
+        let e = name_flags_in(Error::invalid("launch", "`bench=queue` launches `workgroups` when given: give one of them"), &cli, &pt);
         assert_eq!(e.to_string(), "invalid --launch: --case queue launches --workgroups when given: give one of them");
         let e = name_flags(Error::invalid("loop_n/loop_len", "`loop_n=0` (`loop_len` 1..=4096)"));
         assert_eq!(e.to_string(), "invalid --loop-n/--loop-len: --loop-n 0 (--loop-len 1..=4096)");
         let e = name_flags(Error::Limit { what: "`n=512`".into(), requested: 2, limit: 1, hint: "lower `n`".into() });
         assert_eq!(e.to_string(), "--n 512: 2 exceeds the limit 1; lower --n");
         // backticked words that are no flag stay as written
-        let e = name_flags(Error::invalid("variants", "`no_such_field` and `main()` and an odd ` tick"));
-        assert_eq!(e.to_string(), "invalid --kernel: `no_such_field` and `main()` and an odd ` tick");
+        let e = name_flags(Error::invalid("seed", "`no_such_field` and `main()` and an odd ` tick"));
+        assert_eq!(e.to_string(), "invalid --seed: `no_such_field` and `main()` and an odd ` tick");
+    }
+
+    #[test]
+    fn a_renamed_field_is_named_by_its_subcommand_s_flag() {
+        let cli = crate::Cli::command();
+        let words = subcommand_words(&cli, ["--backend", "vulkan", "bench", "zhang", "--n", "8"].map(String::from).into_iter());
+        assert_eq!(words, ["bench", "zhang"]);
+        let e = name_flags_in(Error::invalid("variants", "'x' (use none, redirect or all)"), &cli, &words);
+        assert!(e.to_string().starts_with("invalid --strategy: "), "{e}");
+        let matmul = ["bench".to_string(), "matmul".to_string()];
+        let e = name_flags_in(Error::invalid("variants", "no kernel named"), &cli, &matmul);
+        assert!(e.to_string().starts_with("invalid --kernel: "), "{e}");
     }
 }
