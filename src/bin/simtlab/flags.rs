@@ -16,6 +16,9 @@ const RENAMED: &[(&[&str], &str, &str)] = &[
     // experiments::zhang::BenchmarkSweep
     (&["bench", "zhang"], "benchmark", "kernel"),
     (&["bench", "zhang"], "variants", "strategy"),
+    // the kernels' sizes that `bench zhang --n` sets (lbm and mcubes: the grid's edge)
+    (&["bench", "zhang"], "edge", "n"),
+    (&["bench", "zhang"], "children", "n"),
 ];
 
 /// `e` with the fields it names written as the flags that set them, in the subcommand this
