@@ -13,8 +13,6 @@ const FLAGS_LEFT: &[(&str, usize)] = &[
     ("error.rs", 1),
     ("experiments/carrillo.rs", 5),
     ("experiments/gupta.rs", 26),
-    ("experiments/mod.rs", 2),
-    ("experiments/output.rs", 10),
     ("experiments/ryoo.rs", 3),
     ("gpu/buffer.rs", 1),
     ("gpu/mod.rs", 1),
