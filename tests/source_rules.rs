@@ -23,11 +23,6 @@ const FLAGS_LEFT: &[(&str, usize)] = &[
     ("kernels/flowshop/gpu.rs", 1),
     ("kernels/flowshop/tests.rs", 3),
     ("occupancy/arch.rs", 1),
-    ("profile/bindings.rs", 16),
-    ("profile/compiled.rs", 1),
-    ("profile/counts.rs", 1),
-    ("profile/instrument.rs", 1),
-    ("profile/run.rs", 1),
 ];
 
 /// Every `.rs` file under `dir`, recursively.

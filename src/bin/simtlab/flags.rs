@@ -5,8 +5,8 @@
 use clap::CommandFactory;
 use simtlab::Error;
 
-/// Fields whose flag has another name than the field, in one subcommand: (subcommand words,
-/// library field, flag without `--`).
+/// Fields whose flag has another name than the field, in one subcommand (or in every one where
+/// the words are empty): (subcommand words, library field, flag without `--`).
 const RENAMED: &[(&[&str], &str, &str)] = &[
     // pt::sweep::Sweep::bench
     (&["bench", "pt"], "bench", "case"),
@@ -19,6 +19,10 @@ const RENAMED: &[(&[&str], &str, &str)] = &[
     // the kernels' sizes that `bench zhang --n` sets (lbm and mcubes: the grid's edge)
     (&["bench", "zhang"], "edge", "n"),
     (&["bench", "zhang"], "children", "n"),
+    // profile::compiled_kernels' filter
+    (&["registers"], "filter", "shader"),
+    // profile::ShaderDispatch::bindings (profile, remap, pt)
+    (&[], "bindings", "bind"),
 ];
 
 /// `e` with the fields it names written as the flags that set them, in the subcommand this
@@ -95,7 +99,7 @@ fn flags_in_text(flag: &dyn Fn(&str) -> Option<String>, text: &str) -> String {
 /// field of [`RENAMED`] in subcommand `words`): looked for in that subcommand and the ones
 /// above it first, then anywhere in `cli`.
 fn flag_of(cli: &clap::Command, words: &[String], field: &str) -> Option<String> {
-    if let Some((_, _, flag)) = RENAMED.iter().find(|(w, f, _)| *f == field && w.iter().eq(words.iter())) {
+    if let Some((_, _, flag)) = RENAMED.iter().find(|(w, f, _)| *f == field && (w.is_empty() || w.iter().eq(words.iter()))) {
         return Some(format!("--{flag}"));
     }
     let mut chain = vec![cli];
