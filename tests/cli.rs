@@ -49,6 +49,31 @@ fn out_of_range_values_are_refused_not_clamped() {
     assert_refused(&run(&["bench", "micro", "--pattern", "if", "--n", "4096", "--distribution", "one-long"]), "--distribution");
 }
 
+/// The library names configuration fields (`invalid launch: `bench=barrier` does not use it`);
+/// the command line prints each as the flag that sets it, in the subcommand that ran.
+#[test]
+fn library_errors_are_printed_with_the_flags_that_set_their_fields() {
+    let out = run(&["bench", "pt", "--case", "barrier", "--launch", "4"]);
+    assert_refused(&out, "invalid --launch: --case barrier does not use it (it applies to --case sync, forest, prodcons, gsync, queue)");
+    let out = run(&["bench", "pt", "--case", "queue", "--kind", "single", "--rounds", "8"]);
+    assert_refused(&out, "invalid --rounds: no chosen --kind uses it (it applies to --kind ring)");
+    let out = run(&["bench", "carrillo", "--steps", "4", "--fractions", "0.5"]);
+    assert_refused(&out, "invalid --steps: give --steps or --fractions, not both");
+    let out = run(&["bench", "carrillo", "--loop-len", "5000"]);
+    assert_refused(&out, "invalid --loop-n/--loop-len: --loop-n ");
+    assert_refused(&out, "--loop-len 5000 (give --loop-n ≥ 1, 1 ≤ --loop-len ≤ 4096");
+    // a size named by another field in the kernel (lbm's grid edge) is the flag that sets it
+    let out = run(&["bench", "zhang", "--kernel", "lbm", "--n", "512"]);
+    assert_refused(&out, "lbm --n 512");
+    assert_refused(&out, "lower --n");
+    let out = run(&["bench", "matmul", "--kernel", "regtile", "--n", "64", "--bk", "6"]);
+    assert_refused(&out, "invalid --bk: regtile --wg-x 16 --wg-y 8 --tm 8 --tn 8 --bk 6");
+    for out in [&run(&["bench", "pt", "--case", "sync", "--tier", "3"]), &run(&["bench", "matmul", "--n", "64", "--kernel", "nope"])] {
+        let err = text(&out.stderr);
+        assert!(!err.contains('`'), "a field left unnamed as a flag: {err}");
+    }
+}
+
 #[test]
 fn json_dash_is_standard_output_and_the_table_goes_to_standard_error() {
     let dir = common::scratch("cli-json-dash");

@@ -158,7 +158,7 @@ fn micro_sizes_past_memory_are_refused_before_generating() {
         let err = micro::bench(&gpu, &cfg, &p).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, Error::Limit { requested, limit, .. } if requested == 4 * u32::MAX as u64 && requested > limit), "{text}");
-        assert!(text.contains("--n 4294967295") && text.contains("lower --n"), "{text}");
+        assert!(text.contains("`n=4294967295`") && text.contains("lower `n`"), "{text}");
         // the generator alone refuses what the host cannot hold
         if simtlab::harness::footprint::host_limit() < cfg.footprint().host {
             let err = micro::generate(&cfg).unwrap_err();
@@ -183,6 +183,6 @@ fn micro_errors_name_options_not_structs() {
         // lavapipe would cut these loops short: an error, not a failed check
         let long = MicroConfig { long: limit as u32 + 1, ..cfg.clone() };
         let err = micro::bench(&gpu, &long, &simtlab::harness::Protocol { warmup: 0, samples: 1 }).unwrap_err();
-        assert!(matches!(err, Error::Limit { .. }) && err.to_string().contains("lower --long"), "{err}");
+        assert!(matches!(err, Error::Limit { .. }) && err.to_string().contains("lower `long`"), "{err}");
     }
 }

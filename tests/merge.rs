@@ -59,7 +59,7 @@ fn mixed_adapters_are_refused_unless_allowed() {
     let a = shard(&root, "a", &info("llvmpipe", 1, 2));
     let b = shard(&root, "b", &info("NVIDIA H100", 2, 2));
     let err = experiments::merge_dirs(&[a.clone(), b.clone()], &root.join("out"), false).unwrap_err().to_string();
-    assert!(err.contains("different adapters") && err.contains("NVIDIA H100") && err.contains("--allow-mixed"), "{err}");
+    assert!(err.contains("different adapters") && err.contains("NVIDIA H100") && err.contains("`allow_mixed`"), "{err}");
     let (_, header) = experiments::merge_dirs(&[a, b], &root.join("out"), true).unwrap();
     assert!(header.iter().any(|l| l.starts_with("mixed adapters:") && l.contains("llvmpipe") && l.contains("NVIDIA H100")), "{header:?}");
     assert!(!header.iter().any(|l| l.starts_with("missing shards")), "{header:?}");

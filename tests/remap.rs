@@ -174,5 +174,5 @@ fn pipeline_options_out_of_range_are_errors() {
     assert!(err.contains("invalid pipeline: ") && err.contains("1..=1000"), "{err}");
     let huge = MicroConfig { n: u32::MAX as usize, ..cfg.clone() };
     let err = bench_remap(&gpu, &huge, Strategy::Redirect, &simtlab::harness::Protocol { warmup: 0, samples: 1 }).err().unwrap();
-    assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --n"), "{err}");
+    assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower `n`"), "{err}");
 }

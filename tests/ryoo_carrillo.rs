@@ -52,7 +52,7 @@ fn regtile_configurations_match_the_cpu_product() {
         RegtileConfig { wg_x: 12, wg_y: 4, tm: 8, tn: 8, bk: 4, warp_x: 4, warp_y: 2, group_m: 3, loops: true },
     ];
     let err = matmul::spec(Variant::Regtile, Shape::square(64), &RegtileConfig { tm: 4, loops: true, ..Default::default() }).unwrap_err();
-    assert!(err.to_string().contains("leave --tm and --tn at 8"), "{err}");
+    assert!(err.to_string().contains("leave `tm` and `tn` at 8"), "{err}");
     for (i, cfg) in configs.iter().enumerate() {
         // the last has 5×3 workgroup tiles with the default config: grouping leaves a partial group
         for shape in
@@ -241,12 +241,12 @@ fn carrillo_out_of_range_options_are_errors_not_clamped() {
         let err = split::run_sweep(&gpu, &split::SplitSweep { steps: Some(steps), ..carrillo_args() }, &p).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, simtlab::Error::Invalid { .. }), "{text}");
-        assert!(text.contains("--steps") && text.contains(&format!("{steps}")) && text.contains("1..=1000"), "{text}");
+        assert!(text.contains("invalid steps") && text.contains(&format!("{steps}")) && text.contains("1..=1000"), "{text}");
         assert!(split::sweep_fractions(MaskLayout::Random, steps).is_err());
     }
     let both = split::SplitSweep { steps: Some(4), fractions: vec![0.5], ..carrillo_args() };
     let text = split::run_sweep(&gpu, &both, &p).unwrap_err().to_string();
-    assert!(text.contains("--steps") && text.contains("--fractions"), "{text}");
+    assert!(text.contains("`steps`") && text.contains("`fractions`"), "{text}");
     // one step: the two ends, each branched and split
     let records = split::run_sweep(&gpu, &split::SplitSweep { steps: Some(1), ..carrillo_args() }, &p).unwrap();
     assert_eq!(records.len(), 4);
@@ -255,14 +255,14 @@ fn carrillo_out_of_range_options_are_errors_not_clamped() {
     assert_eq!(fractions, [0.0, 0.0, 1.0, 1.0]);
     // the loop pair's options are checked before the sweep runs
     let text = split::run_sweep(&gpu, &split::SplitSweep { loop_len: 5000, ..carrillo_args() }, &p).unwrap_err().to_string();
-    assert!(text.contains("--loop-len") && text.contains("5000"), "{text}");
+    assert!(text.contains("`loop_len=5000`"), "{text}");
     let huge = split::SplitSweep { loop_len: 4, loop_n: 1 << 29, ..carrillo_args() };
     let err = split::run_sweep(&gpu, &huge, &p).unwrap_err();
-    assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --loop-n"), "{err}");
+    assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower `loop_n`"), "{err}");
     if let Some(limit) = gpu.loop_iteration_limit() {
         let long = split::SplitSweep { light_rounds: limit as u32 + 1, ..carrillo_args() };
         let err = split::run_sweep(&gpu, &long, &p).unwrap_err();
-        assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower --light-rounds"), "{err}");
+        assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower `light_rounds`"), "{err}");
     }
 }
 
@@ -275,24 +275,24 @@ fn matmul_sizes_past_memory_are_refused_before_generating() {
     let err = matmul::bench(&gpu, Variant::Naive, Shape::square(60000), &RegtileConfig::default(), &p, 1).unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, simtlab::Error::Limit { requested, limit, .. } if requested == 60000 * 60000 * 4 && requested > limit), "{text}");
-    assert!(text.contains("60000×60000×60000") && text.contains("lower --n"), "{text}");
+    assert!(text.contains("60000×60000×60000") && text.contains("lower `n`"), "{text}");
     assert!(t0.elapsed().as_secs() < 10, "refused before generating: {:?}", t0.elapsed());
 }
 
 #[test]
 fn regtile_errors_describe_the_options_not_the_struct() {
     for (cfg, option) in [
-        (RegtileConfig { bk: 6, ..Default::default() }, "--bk"),
-        (RegtileConfig { tm: 5, ..Default::default() }, "--tm"),
-        (RegtileConfig { wg_x: 64, wg_y: 32, ..Default::default() }, "--wg-x"),
-        (RegtileConfig { group_m: 0, ..Default::default() }, "--group-m"),
+        (RegtileConfig { bk: 6, ..Default::default() }, "invalid bk"),
+        (RegtileConfig { tm: 5, ..Default::default() }, "invalid tm"),
+        (RegtileConfig { wg_x: 64, wg_y: 32, ..Default::default() }, "invalid wg_x"),
+        (RegtileConfig { group_m: 0, ..Default::default() }, "invalid group_m"),
     ] {
         let text = cfg.validate().unwrap_err().to_string();
         assert!(text.contains(option) && text.contains("workgroup tile"), "{text}");
         assert!(!text.contains("RegtileConfig") && !text.contains('{'), "{text}");
     }
     let text = matmul::spec(Variant::Regtile, Shape::square(64), &RegtileConfig { bk: 0, ..Default::default() }).unwrap_err().to_string();
-    assert!(text.contains("--bk 0"), "{text}");
+    assert!(text.contains("`bk=0`"), "{text}");
 }
 
 /// The default size runs on the default adapter: the paper's 4096 on a GPU, 512 on a CPU
@@ -308,7 +308,7 @@ fn matmul_default_size_fits_the_adapter() {
         return;
     }
     assert_eq!(shape, Shape::square(matmul::CPU_ADAPTER_N));
-    assert!(note.as_deref().is_some_and(|n| n.contains("--n 4096")), "{note:?}");
+    assert!(note.as_deref().is_some_and(|n| n.contains("`n=4096`")), "{note:?}");
     let records = matmul::run_ladder(&gpu, &args, &Protocol { warmup: 0, samples: 1 }).unwrap();
     assert!(records[0].check.passed && records[0].variant == "512x512x512", "{}", records[0].variant);
     assert!(records[0].extra["size_note"].as_str().is_some_and(|n| n.contains("CPU adapter")), "{}", records[0].extra);

@@ -308,17 +308,21 @@ fn reduction_probe_in_chunks_equals_one_probe() {
 fn zhang_sizes_past_memory_are_refused_before_generating() {
     let gpu = common::gpu();
     let t0 = std::time::Instant::now();
-    for (kernel, n) in
-        [(Benchmark::Lbm, 512), (Benchmark::Mcubes, 1024), (Benchmark::Blackscholes, (1 << 31) - 1), (Benchmark::Gafort, (1 << 26) - 1)]
-    {
+    // each named by its kernel's size field: the grid's edge, the children, the options
+    for (kernel, n, field) in [
+        (Benchmark::Lbm, 512, "edge"),
+        (Benchmark::Mcubes, 1024, "edge"),
+        (Benchmark::Blackscholes, (1 << 31) - 1, "n"),
+        (Benchmark::Gafort, (1 << 26) - 1, "children"),
+    ] {
         let err = zhang::run_benchmarks(&gpu, &args(kernel, vec![n])).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, simtlab::Error::Limit { requested, limit, .. } if requested > limit), "{kernel:?}: {text}");
-        assert!(text.contains("lower --n") && text.contains(&format!("--n {n}")), "{kernel:?}: {text}");
+        assert!(text.contains(&format!("lower `{field}`")) && text.contains(&format!("`{field}={n}`")), "{kernel:?}: {text}");
     }
     // with --kernel all, a size no benchmark can run fails before the first one starts
     let err = zhang::run_benchmarks(&gpu, &args(Benchmark::All, vec![16, 512])).unwrap_err();
-    assert!(err.to_string().contains("lbm --n 512"), "{err}");
+    assert!(err.to_string().contains("lbm `edge=512`"), "{err}");
     assert!(t0.elapsed().as_secs() < 30, "refusals must not generate inputs: {:?}", t0.elapsed());
 }
 

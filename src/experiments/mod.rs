@@ -101,7 +101,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
 /// The experiments of `paper` (`all` for every paper).
 pub fn select(paper: &str) -> Result<Vec<Box<dyn Experiment>>> {
     if paper != "all" && !PAPERS.contains(&paper) {
-        return Err(Error::invalid("--paper", format!("'{paper}': use one of {} or all", PAPERS.join(", "))));
+        return Err(Error::invalid("paper", format!("'{paper}': use one of {} or all", PAPERS.join(", "))));
     }
     Ok(all().into_iter().filter(|e| paper == "all" || e.paper() == paper).collect())
 }
@@ -118,7 +118,7 @@ pub struct Shard {
 impl std::str::FromStr for Shard {
     type Err = Error;
     fn from_str(s: &str) -> Result<Shard> {
-        let bad = || Error::invalid("--shard", format!("'{s}': use i/n with 1 ≤ i ≤ n, e.g. 2/4"));
+        let bad = || Error::invalid("shard", format!("'{s}': use i/n with 1 ≤ i ≤ n, e.g. 2/4"));
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
         if index == 0 || count == 0 || index > count {

@@ -51,15 +51,15 @@ impl OutputDir {
     /// into the same directory is refused instead of interleaving its results.
     pub fn open(dir: &Path) -> Result<OutputDir> {
         if dir.exists() && !dir.is_dir() {
-            return Err(Error::invalid("--out", format!("{} exists and is not a directory; give a directory", dir.display())));
+            return Err(Error::invalid("out", format!("{} exists and is not a directory; give a directory", dir.display())));
         }
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let lock = crate::harness::try_lock(&dir.join(LOCK_FILE))
-            .map_err(|e| Error::invalid("--out", format!("{} cannot be written ({e}); give a writable directory", dir.display())))?;
+            .map_err(|e| Error::invalid("out", format!("{} cannot be written ({e}); give a writable directory", dir.display())))?;
         match lock {
             Some(lock) => Ok(OutputDir { dir: dir.to_path_buf(), _lock: lock }),
             None => Err(Error::invalid(
-                "--out",
+                "out",
                 format!("another simtlab run is writing to {}; wait for it or give another directory", dir.display()),
             )),
         }
@@ -125,20 +125,20 @@ pub fn read_info(dir: &Path) -> Result<Option<RunInfo>> {
     serde_json::from_str(&text).map(Some).map_err(|e| Error::File { path, message: format!("not a simtlab run description: {e}") })
 }
 
-/// The outcomes of an earlier run that `--resume` keeps: those that ran without error, when the
+/// The outcomes of an earlier run that resuming keeps: those that ran without error, when the
 /// earlier run used the same adapter and scale. Anything else is an error that says why.
 pub fn resumable(previous: Option<(Option<RunInfo>, Vec<Outcome>)>, now: &RunInfo) -> Result<Vec<Outcome>> {
     let Some((info, outcomes)) = previous else {
         return Ok(Vec::new());
     };
     let Some(info) = info else {
-        return Err(Error::invalid("--resume", "the directory's results.json has no run.json beside it (written by an older simtlab), so its adapter and scale are unknown; run without --resume"));
+        return Err(Error::invalid("resume", "the directory's results.json has no run.json beside it (written by an older simtlab), so its adapter and scale are unknown; run without `resume`"));
     };
     if info.adapter() != now.adapter() || info.scale != now.scale {
         return Err(Error::invalid(
-            "--resume",
+            "resume",
             format!(
-                "the directory holds a {:?} run on {}, this is a {:?} run on {}; give another --out or run without --resume",
+                "the directory holds a {:?} run on {}, this is a {:?} run on {}; give another `out` or run without `resume`",
                 info.scale,
                 info.adapter(),
                 now.scale,
@@ -167,8 +167,8 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, allow_mixed: bool) -> Result<(Ve
     let out_c = canonical(out);
     if let Some(d) = dirs.iter().find(|d| canonical(d) == out_c) {
         return Err(Error::invalid(
-            "--out",
-            format!("{} is one of the inputs; merging into it would overwrite that shard. Give another --out", d.display()),
+            "out",
+            format!("{} is one of the inputs; merging into it would overwrite that shard. Give another `out`", d.display()),
         ));
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -209,7 +209,7 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, allow_mixed: bool) -> Result<(Ve
         let per_dir: Vec<String> = inputs.iter().map(|i| format!("{}: {}", i.dir.display(), adapter_of(i).join(", "))).collect();
         return Err(Error::invalid(
             "report merge",
-            format!("the inputs ran on different adapters ({}); pass --allow-mixed to merge them anyway", per_dir.join("; ")),
+            format!("the inputs ran on different adapters ({}); set `allow_mixed` to merge them anyway", per_dir.join("; ")),
         ));
     }
     let mut header = Vec::new();

@@ -1,6 +1,6 @@
 //! What a benchmark run will allocate, checked before its inputs are generated: each device
 //! buffer against what the adapter can bind, and the host arrays against [`host_limit`]. A run
-//! that does not fit is refused with an [`Error::Limit`] naming the option to lower, instead
+//! that does not fit is refused with an [`Error::Limit`] naming the field to lower, instead
 //! of aborting in an allocation. Every kernel family's `bench` uses it.
 
 use crate::error::{Error, Result};
@@ -22,11 +22,11 @@ fn machine_memory() -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
-/// The memory a run needs. `option` is what the user lowers to make it fit (e.g. `--n`),
-/// `setting` the run in the user's terms (e.g. `lbm --n 512`).
+/// The memory a run needs. `option` is the configuration field the user lowers to make it fit,
+/// backticked (`` `n` ``), `setting` the run in its fields' terms (`` lbm `n=512` ``).
 #[derive(Clone, Debug)]
 pub struct Footprint {
-    /// The option that sizes the run (`--n`).
+    /// The field that sizes the run, backticked (`` `n` ``).
     pub option: String,
     /// The run in the user's terms, for messages.
     pub setting: String,
@@ -42,7 +42,7 @@ pub fn bytes(count: usize, bytes_each: u64) -> u64 {
 }
 
 impl Footprint {
-    /// An empty footprint for the run `setting`, sized by `option`.
+    /// An empty footprint for the run `setting`, sized by the field `option`.
     pub fn new(option: impl Into<String>, setting: impl Into<String>) -> Self {
         Footprint { option: option.into(), setting: setting.into(), device: Vec::new(), host: 0 }
     }
@@ -113,12 +113,12 @@ mod tests {
 
     #[test]
     fn host_check_names_the_option() {
-        let f = Footprint::new("--n", "micro --n 4294967295").host(bytes(u32::MAX as usize, 16));
+        let f = Footprint::new("`n`", "micro `n=4294967295`").host(bytes(u32::MAX as usize, 16));
         let e = f.check_host_within(1 << 30).unwrap_err();
         let text = e.to_string();
         assert!(matches!(e, Error::Limit { requested, limit, .. } if requested == 16 * u32::MAX as u64 && limit == 1 << 30), "{text}");
-        assert!(text.contains("lower --n"), "{text}");
-        assert!(Footprint::new("--n", "micro --n 8").host(64).check_host_within(1 << 30).is_ok());
+        assert!(text.contains("lower `n`") && text.starts_with("micro `n=4294967295`"), "{text}");
+        assert!(Footprint::new("`n`", "micro `n=8`").host(64).check_host_within(1 << 30).is_ok());
         assert_eq!(bytes(usize::MAX, 8), u64::MAX);
     }
 }

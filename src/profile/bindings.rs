@@ -472,7 +472,7 @@ pub fn contents_within(
     for (key, _) in given {
         if !bindings.iter().any(|b| b.matches(key)) {
             if bindings.is_empty() {
-                return Err(Error::invalid("--bind", format!("'{key}' names no binding: the entry point uses none")));
+                return Err(Error::invalid("bindings", format!("'{key}' names no binding: the entry point uses none")));
             }
             let known: Vec<String> = bindings
                 .iter()
@@ -484,7 +484,7 @@ pub fn contents_within(
                     }
                 })
                 .collect();
-            return Err(Error::invalid("--bind", format!("'{key}' names no binding the entry point uses; it uses {}", known.join(", "))));
+            return Err(Error::invalid("bindings", format!("'{key}' names no binding the entry point uses; it uses {}", known.join(", "))));
         }
     }
     let mut out = Vec::new();
@@ -501,17 +501,17 @@ pub fn contents_within(
                 continue;
             }
             (Resource::Sampler, _) => {
-                return Err(Error::invalid("--bind", format!("{} is a sampler; give sampler:nearest or sampler:linear", b.label())))
+                return Err(Error::invalid("bindings", format!("{} is a sampler; give sampler:nearest or sampler:linear", b.label())))
             }
             (Resource::SampledTexture { .. } | Resource::StorageTexture { .. }, _) => {
                 return Err(Error::invalid(
-                    "--bind",
+                    "bindings",
                     format!("{} is a texture; give texture:WxH[xD]:FORMAT:zero|random:SEED|file:PATH", b.label()),
                 ))
             }
             (_, BindingSpec::Texture(_) | BindingSpec::Sampler { .. }) => {
                 return Err(Error::invalid(
-                    "--bind",
+                    "bindings",
                     format!("{} is a buffer; give a buffer spec such as u32:N:random:SEED or file:PATH", b.label()),
                 ))
             }
@@ -526,7 +526,7 @@ pub fn contents_within(
             };
             if !fits {
                 return Err(Error::invalid(
-                    "--bind",
+                    "bindings",
                     format!(
                         "{} holds {}, which a {} spec does not fill; use a spec of its type or file:PATH",
                         b.label(),
@@ -538,10 +538,10 @@ pub fn contents_within(
         }
         let len = spec.byte_len(&b.label())?;
         if len < b.min_bytes {
-            return Err(Error::invalid("--bind", format!("{} needs at least {} bytes; the spec gives {len}", b.label(), b.min_bytes)));
+            return Err(Error::invalid("bindings", format!("{} needs at least {} bytes; the spec gives {len}", b.label(), b.min_bytes)));
         }
         if b.resource == Resource::Immediate && len % 4 != 0 {
-            return Err(Error::invalid("--bind", format!("{} takes whole 4-byte words; the spec gives {len} bytes", b.label())));
+            return Err(Error::invalid("bindings", format!("{} takes whole 4-byte words; the spec gives {len} bytes", b.label())));
         }
         fits(b, len)?;
         out.push(spec.bytes()?);
@@ -561,9 +561,9 @@ pub(crate) fn specs_for(bindings: &[BindingInfo], given: &[(String, BindingSpec)
                 (None, Resource::Sampler) => BindingSpec::Sampler { linear: false },
                 (None, Resource::SampledTexture { .. } | Resource::StorageTexture { .. }) => {
                     return Err(Error::invalid(
-                        "--bind",
+                        "bindings",
                         format!(
-                            "{} is a texture and is not given; add --bind {}=texture:64x64:rgba8unorm:random:1 (size, format and contents)",
+                            "{} is a texture and is not given; add {}=texture:64x64:rgba8unorm:random:1 to `bindings` (size, format and contents)",
                             b.label(),
                             b.name
                         ),
@@ -571,13 +571,13 @@ pub(crate) fn specs_for(bindings: &[BindingInfo], given: &[(String, BindingSpec)
                 }
                 (None, _) => {
                     return Err(Error::invalid(
-                        "--bind",
-                        format!("{} is not given; add --bind {}=SPEC (e.g. u32:1024:random:1)", b.label(), b.name),
+                        "bindings",
+                        format!("{} is not given; add {}=SPEC to `bindings` (e.g. u32:1024:random:1)", b.label(), b.name),
                     ))
                 }
             };
             if specs.next().is_some() {
-                return Err(Error::invalid("--bind", format!("{} is given more than once", b.label())));
+                return Err(Error::invalid("bindings", format!("{} is given more than once", b.label())));
             }
             Ok(spec)
         })
@@ -591,7 +591,7 @@ fn check_texture(b: &BindingInfo, t: &TextureSpec) -> Result<()> {
         Resource::StorageTexture { dimension, format } => {
             if *format != t.format {
                 return Err(Error::invalid(
-                    "--bind",
+                    "bindings",
                     format!(
                         "{} is declared {}; give a texture of that format, not {}",
                         b.label(),
@@ -614,7 +614,7 @@ fn check_texture(b: &BindingInfo, t: &TextureSpec) -> Result<()> {
         _ => return Ok(()),
     };
     if !ok {
-        return Err(Error::invalid("--bind", format!("{} reads texels of another kind than {} holds; give a format of its kind (float: rgba8unorm, r32float...; u32: r32uint...; i32: r32sint...)", b.label(), format_name(t.format))));
+        return Err(Error::invalid("bindings", format!("{} reads texels of another kind than {} holds; give a format of its kind (float: rgba8unorm, r32float...; u32: r32uint...; i32: r32sint...)", b.label(), format_name(t.format))));
     }
     let [_, h, d] = t.size;
     let fits = match dimension {
@@ -624,7 +624,7 @@ fn check_texture(b: &BindingInfo, t: &TextureSpec) -> Result<()> {
     };
     if !fits {
         return Err(Error::invalid(
-            "--bind",
+            "bindings",
             format!("{} is {:?}; give a size with that many dimensions (W for 1D, WxH for 2D)", b.label(), dimension),
         ));
     }

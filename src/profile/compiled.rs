@@ -38,7 +38,7 @@ pub fn compiled_kernels(gpu: &Gpu, arch: &Arch, filter: &str, progress: &mut dyn
         .filter(|e| !e.file.path.starts_with("shared/") && format!("{}:{}", e.file.path, e.name).contains(filter))
         .collect();
     if entries.is_empty() {
-        return Err(Error::invalid("--shader", format!("'{filter}' matches no shader path or entry point (see `simtlab list`)")));
+        return Err(Error::invalid("filter", format!("'{filter}' matches no shader path or entry point of the shader registry")));
     }
     let mut out = Vec::new();
     for (i, entry) in entries.iter().enumerate() {

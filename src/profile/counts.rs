@@ -231,7 +231,7 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
                                 what: "branch outcomes of one invocation".into(),
                                 requested: count as u64,
                                 limit: events as u64,
-                                hint: "record more with --trace-events, or profile on an adapter with subgroups (Vulkan)".into(),
+                                hint: "record more with a larger `trace_events`, or profile on an adapter with subgroups (Vulkan)".into(),
                             });
                         }
                         lanes.push(record[1..1 + 2 * count].chunks_exact(2).map(|e| (e[0] as usize, e[1])).collect::<Vec<_>>());

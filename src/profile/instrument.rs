@@ -353,7 +353,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
     parse(&format!("{file} (instrumented)"), &out).map_err(|e| {
         Error::invalid(
             "instrumentation",
-            format!("the instrumented shader does not validate ({e}); profile with --slot or report the shader"),
+            format!("the instrumented shader does not validate ({e}); profile with another `slot` or report the shader"),
         )
     })?;
     let sites = analysis.sites.iter().map(|s| s.site.clone()).collect();

@@ -533,7 +533,7 @@ fn check_limits(gpu: &Gpu, instrumented: &Instrumented, workgroups: [u32; 3]) ->
     let max = gpu.caps().max_compute_workgroups_per_dimension;
     if let Some(&w) = workgroups.iter().find(|&&w| w > max || w == 0) {
         return Err(Error::Limit {
-            what: format!("--workgroups {workgroups:?}"),
+            what: format!("`workgroups` {workgroups:?}"),
             requested: w as u64,
             limit: max as u64,
             hint: format!("give 1..={max} workgroups in each dimension on {}", gpu.adapter_name()),

@@ -71,16 +71,16 @@ impl QueueConfig {
             Ok(())
         };
         if self.kind != QueueKind::Ring {
-            range("--n", self.n, 1, MAX_QUEUE_ITEMS)?;
+            range("n", self.n, 1, MAX_QUEUE_ITEMS)?;
         }
-        range("--chunk", self.chunk, 1, MAX_QUEUE_ITEMS)?;
-        range("--heads", self.heads, 1, pt::queue_word::MAX_HEADS as u32)?;
-        range("--rounds", self.rounds, 1, u32::MAX)?;
+        range("chunk", self.chunk, 1, MAX_QUEUE_ITEMS)?;
+        range("heads", self.heads, 1, pt::queue_word::MAX_HEADS as u32)?;
+        range("rounds", self.rounds, 1, u32::MAX)?;
         if let Some(c) = self.capacity {
-            range("--capacity", c, 1, MAX_QUEUE_ITEMS)?;
+            range("capacity", c, 1, MAX_QUEUE_ITEMS)?;
         }
         if let Some(w) = self.workgroups {
-            range("--workgroups", w, 1, u32::MAX)?;
+            range("workgroups", w, 1, u32::MAX)?;
         }
         Ok(())
     }
@@ -142,8 +142,7 @@ impl Launch {
             require_blocking(gpu, rt)?;
         }
         let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
-        let items =
-            if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("--rounds", "too many items"))? } else { cfg.n };
+        let items = if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("rounds", "too many items"))? } else { cfg.n };
         let kernel = gpu.kernel(if ring { registry::pt::queue::RING } else { registry::pt::queue::CLAIMS }, &[])?;
         let mut config = rt.config(gpu, tier, launched);
         if !ring {
@@ -208,7 +207,7 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
     let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
     let launched = match cfg.workgroups {
         Some(w) if w > gpu.caps().max_compute_workgroups_per_dimension => {
-            return Err(Error::invalid("--workgroups", format!("{w} (use 1..={})", gpu.caps().max_compute_workgroups_per_dimension)));
+            return Err(Error::invalid("workgroups", format!("{w} (use 1..={})", gpu.caps().max_compute_workgroups_per_dimension)));
         }
         Some(w) => w,
         None => rt.launch(gpu, tier)?,
@@ -277,10 +276,10 @@ fn queue_error(gpu: &Gpu, cfg: &QueueConfig, status: &Status, seconds: f64) -> E
     let what = format!("{:?} queue on {}", cfg.kind, gpu.adapter_name());
     match (status.abort, gpu.loop_iteration_limit()) {
         (Some(pt::AbortReason::LoopLimit), Some(limit)) if cfg.kind != QueueKind::Ring => Error::Limit {
-            what: format!("{what}: run cut short (not wrong) by the driver's limit of {limit} loop iterations per invocation: items (--n)"),
+            what: format!("{what}: run cut short (not wrong) by the driver's limit of {limit} loop iterations per invocation: items (`n`)"),
             requested: cfg.n as u64,
             limit: default_queue_items(gpu) as u64,
-            hint: "one subgroup may claim every item on this driver, so use a smaller --n".into(),
+            hint: "one subgroup may claim every item on this driver, so give a smaller `n`".into(),
         },
         _ => status.error(&what, &gpu.adapter_name(), seconds),
     }

@@ -123,12 +123,12 @@ impl Status {
                 what,
                 requested: self.detail as u64 + 1,
                 limit: self.config.capacity as u64,
-                hint: "retry with a larger queue capacity (--capacity)".into(),
+                hint: "retry with a larger queue `capacity`".into(),
             },
             AbortReason::DiscoveryFailure => Error::Unsupported {
                 what: format!("occupancy discovery ({what})"),
                 adapter: adapter.into(),
-                hint: "use --tier 0 or 1 (no waiting between workgroups)".into(),
+                hint: "give `tier` 0 or 1 (no waiting between workgroups)".into(),
             },
             AbortReason::LoopLimit => Error::Timeout {
                 what,
@@ -139,7 +139,7 @@ impl Status {
                 what,
                 seconds,
                 hint: format!(
-                    "the kernel aborted after {} polls; the blocking tier needs every participant co-resident: use --tier 0 or 1",
+                    "the kernel aborted after {} polls; the blocking tier needs every participant co-resident: give `tier` 0 or 1",
                     self.config.spin_cap
                 ),
             },
@@ -180,9 +180,9 @@ mod tests {
         }
         words[word::ABORT] = 1;
         let e = Status::decode(&words, &cfg).error("gsync", "x", 0.1).to_string();
-        assert!(e.contains("barrier timeout") && e.contains("--tier"), "{e}");
+        assert!(e.contains("barrier timeout") && e.contains("`tier`"), "{e}");
         words[word::ABORT] = 5;
         let e = Status::decode(&words, &cfg).error("queue", "llvmpipe", 0.1).to_string();
-        assert!(e.contains("cut short, not wrong") && !e.contains("--tier"), "{e}");
+        assert!(e.contains("cut short, not wrong") && !e.contains("`tier`"), "{e}");
     }
 }

@@ -38,7 +38,7 @@ pub enum Bench {
 }
 
 impl Bench {
-    /// Its value of `--case` on the command line, which the messages of [`Sweep::validate`] name.
+    /// Its name in the messages of [`Sweep::validate`] (`bench=sync`); serde reads it too.
     pub fn case_name(self) -> &'static str {
         match self {
             Bench::Sync => "sync",
@@ -52,8 +52,8 @@ impl Bench {
     }
 }
 
-/// A sweep: the benchmark and its options, each named in errors by its command-line option
-/// (`--tier`, `--fmas`, ...). [`Sweep::new`] gives every default.
+/// A sweep: the benchmark and its options, each named in errors by its field (`tier`, `fmas`,
+/// ...). [`Sweep::new`] gives every default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sweep {
     /// What the sweep measures.
@@ -165,7 +165,7 @@ fn tiers(sweep: &Sweep) -> Result<Vec<Tier>> {
     if sweep.tier.is_empty() {
         return Ok(Tier::ALL.to_vec());
     }
-    sweep.tier.iter().map(|&t| Tier::from_number(t).ok_or_else(|| Error::invalid("--tier", format!("{t} (use 0, 1 or 2)")))).collect()
+    sweep.tier.iter().map(|&t| Tier::from_number(t).ok_or_else(|| Error::invalid("tier", format!("{t} (give tier 0, 1 or 2)")))).collect()
 }
 
 /// The tiers the benchmark of `sweep` has (for prodcons: any of the chosen workloads).
@@ -193,7 +193,7 @@ fn or<T: Clone>(v: &[T], default: &[T]) -> Vec<T> {
 impl Sweep {
     /// Checks the sweep before anything runs: an option the chosen benchmark (or, within it,
     /// the chosen queue kinds, prodcons workloads or tiers) does not use is an error, and so is
-    /// a value out of range; each error names the command-line option and what is allowed.
+    /// a value out of range; each error names the field and what is allowed.
     /// Ranges that need the adapter (workgroups per dispatch) and per-size limits are checked
     /// when the run is built.
     pub fn validate(&self) -> Result<()> {
@@ -206,39 +206,39 @@ fn validate(sweep: &Sweep) -> Result<()> {
     let case = sweep.bench;
     let name = case.case_name();
     let uses: [(&str, bool, &[Bench]); 22] = [
-        ("--tier", !sweep.tier.is_empty(), &[Sync, Forest, Prodcons, Gsync]),
-        ("--fmas", !sweep.fmas.is_empty(), &[Sync, Forest, Prodcons, Gsync]),
-        ("--n", !sweep.n.is_empty(), &[Sync, Prodcons, Queue]),
-        ("--emit", sweep.emit.is_some(), &[Sync]),
-        ("--work", !sweep.work.is_empty(), &[Sync]),
-        ("--shape", !sweep.shape.is_empty(), &[Forest]),
-        ("--items", !sweep.items.is_empty(), &[Forest]),
-        ("--depth", !sweep.depth.is_empty(), &[Forest]),
-        ("--capacity", sweep.capacity.is_some(), &[Forest, Queue]),
-        ("--workload", !sweep.workload.is_empty(), &[Prodcons]),
-        ("--pass", !sweep.pass.is_empty(), &[Prodcons]),
-        ("--syncs", !sweep.syncs.is_empty(), &[Gsync]),
-        ("--blocks", !sweep.blocks.is_empty(), &[Gsync]),
-        ("--workgroups", !sweep.workgroups.is_empty(), &[Barrier, Queue]),
-        ("--fence", !sweep.fence.is_empty(), &[Barrier]),
-        ("--arrival", !sweep.arrival.is_empty(), &[Barrier]),
-        ("--iterations", sweep.iterations.is_some(), &[Barrier]),
-        ("--kind", !sweep.kind.is_empty(), &[Queue]),
-        ("--chunk", sweep.chunk.is_some(), &[Queue]),
-        ("--heads", sweep.heads.is_some(), &[Queue]),
-        ("--rounds", sweep.rounds.is_some(), &[Queue]),
-        ("--launch", sweep.launch.is_some(), &[Sync, Forest, Prodcons, Gsync, Queue]),
+        ("tier", !sweep.tier.is_empty(), &[Sync, Forest, Prodcons, Gsync]),
+        ("fmas", !sweep.fmas.is_empty(), &[Sync, Forest, Prodcons, Gsync]),
+        ("n", !sweep.n.is_empty(), &[Sync, Prodcons, Queue]),
+        ("emit", sweep.emit.is_some(), &[Sync]),
+        ("work", !sweep.work.is_empty(), &[Sync]),
+        ("shape", !sweep.shape.is_empty(), &[Forest]),
+        ("items", !sweep.items.is_empty(), &[Forest]),
+        ("depth", !sweep.depth.is_empty(), &[Forest]),
+        ("capacity", sweep.capacity.is_some(), &[Forest, Queue]),
+        ("workload", !sweep.workload.is_empty(), &[Prodcons]),
+        ("pass", !sweep.pass.is_empty(), &[Prodcons]),
+        ("syncs", !sweep.syncs.is_empty(), &[Gsync]),
+        ("blocks", !sweep.blocks.is_empty(), &[Gsync]),
+        ("workgroups", !sweep.workgroups.is_empty(), &[Barrier, Queue]),
+        ("fence", !sweep.fence.is_empty(), &[Barrier]),
+        ("arrival", !sweep.arrival.is_empty(), &[Barrier]),
+        ("iterations", sweep.iterations.is_some(), &[Barrier]),
+        ("kind", !sweep.kind.is_empty(), &[Queue]),
+        ("chunk", sweep.chunk.is_some(), &[Queue]),
+        ("heads", sweep.heads.is_some(), &[Queue]),
+        ("rounds", sweep.rounds.is_some(), &[Queue]),
+        ("launch", sweep.launch.is_some(), &[Sync, Forest, Prodcons, Gsync, Queue]),
     ];
     for (option, given, cases) in uses {
         if given && !cases.contains(&case) {
             let to: Vec<&str> = cases.iter().map(|&c| c.case_name()).collect();
-            return Err(Error::invalid(option, format!("--case {name} does not use it (it applies to --case {})", to.join(", "))));
+            return Err(Error::invalid(option, format!("`bench={name}` does not use it (it applies to `bench` {})", to.join(", "))));
         }
     }
     if sweep.seed.is_some() && !matches!(case, Sync | Forest | Prodcons | Gsync) {
         return Err(Error::invalid(
-            "--seed",
-            format!("--case {name} has no random inputs (it applies to --case sync, forest, prodcons, gsync)"),
+            "seed",
+            format!("`bench={name}` has no random inputs (it applies to `bench` sync, forest, prodcons, gsync)"),
         ));
     }
 
@@ -248,88 +248,88 @@ fn validate(sweep: &Sweep) -> Result<()> {
         let has = case_tiers(sweep);
         if let Some(t) = tiers.iter().find(|t| !has.contains(t)) {
             let list: Vec<String> = has.iter().map(|t| t.number().to_string()).collect();
-            return Err(Error::invalid("--tier", format!("{} (--case {name} has tiers {})", t.number(), list.join(", "))));
+            return Err(Error::invalid("tier", format!("{} (`bench={name}` has tiers {})", t.number(), list.join(", "))));
         }
     }
     let persistent = case == Queue || tiers.iter().any(|&t| t != Tier::Multi);
     if let Some(l) = sweep.launch {
         if !persistent {
-            return Err(Error::invalid("--launch", "tier 0 launches no persistent kernel (it applies to tiers 1 and 2)"));
+            return Err(Error::invalid("launch", "tier 0 launches no persistent kernel (it applies to `tier` 1 and 2)"));
         }
         if l == 0 {
-            return Err(Error::invalid("--launch", "0 workgroups (use 1 or more)"));
+            return Err(Error::invalid("launch", "0 workgroups (use 1 or more)"));
         }
     }
     if sweep.spin_cap == 0 {
-        return Err(Error::invalid("--spin-cap", "0 polls (use 1 or more)"));
+        return Err(Error::invalid("spin_cap", "0 polls (use 1 or more)"));
     }
     if let Some(g) = sweep.grace {
         if g == 0 || g > sweep.spin_cap {
-            return Err(Error::invalid("--grace", format!("{g} polls (use 1..={}, at most --spin-cap)", sweep.spin_cap)));
+            return Err(Error::invalid("grace", format!("{g} polls (use 1..={}, at most `spin_cap`)", sweep.spin_cap)));
         }
     }
     if sweep.workgroups.contains(&0) {
-        return Err(Error::invalid("--workgroups", "0 (use 1 or more)"));
+        return Err(Error::invalid("workgroups", "0 (use 1 or more)"));
     }
 
     match case {
         Sync => {
             if let Some(e) = sweep.emit {
                 if !(0.0..=1.0).contains(&e) {
-                    return Err(Error::invalid("--emit", format!("{e} (use 0..=1)")));
+                    return Err(Error::invalid("emit", format!("{e} (use 0..=1)")));
                 }
             }
         }
         Forest => {
             if sweep.capacity.is_some() && !tiers.contains(&Tier::Blocking) {
-                return Err(Error::invalid("--capacity", "--case forest uses a queue only at tier 2"));
+                return Err(Error::invalid("capacity", "`bench=forest` uses a queue only at tier 2 (add 2 to `tier`)"));
             }
             if sweep.capacity == Some(0) {
-                return Err(Error::invalid("--capacity", "0 slots (use 1 or more)"));
+                return Err(Error::invalid("capacity", "0 slots (use 1 or more)"));
             }
         }
         Prodcons => {
             let workloads = or(&sweep.workload, &DEFAULT_WORKLOADS);
             if !workloads.contains(&Workload::TwoStage) {
-                for (option, given) in [("--pass", !sweep.pass.is_empty()), ("--fmas", !sweep.fmas.is_empty())] {
+                for (option, given) in [("pass", !sweep.pass.is_empty()), ("fmas", !sweep.fmas.is_empty())] {
                     if given {
-                        return Err(Error::invalid(option, "--workload reduce does not use it (it applies to --workload two-stage)"));
+                        return Err(Error::invalid(option, "`workload=reduce` does not use it (it applies to `workload=two-stage`)"));
                     }
                 }
             }
             if let Some(p) = sweep.pass.iter().find(|&&p| p > 256) {
-                return Err(Error::invalid("--pass", format!("{p} (items per 256: use 0..=256)")));
+                return Err(Error::invalid("pass", format!("{p} (items per 256: use 0..=256)")));
             }
         }
         Barrier => {
             if sweep.iterations == Some(0) {
-                return Err(Error::invalid("--iterations", "0 barriers (use 1 or more)"));
+                return Err(Error::invalid("iterations", "0 barriers (use 1 or more)"));
             }
         }
         Queue => {
             let kinds = or(&sweep.kind, &DEFAULT_KINDS);
             for (option, given, kind) in [
-                ("--chunk", sweep.chunk.is_some(), QueueKind::Chunked),
-                ("--heads", sweep.heads.is_some(), QueueKind::Distributed),
-                ("--rounds", sweep.rounds.is_some(), QueueKind::Ring),
-                ("--capacity", sweep.capacity.is_some(), QueueKind::Ring),
+                ("chunk", sweep.chunk.is_some(), QueueKind::Chunked),
+                ("heads", sweep.heads.is_some(), QueueKind::Distributed),
+                ("rounds", sweep.rounds.is_some(), QueueKind::Ring),
+                ("capacity", sweep.capacity.is_some(), QueueKind::Ring),
             ] {
                 if given && !kinds.contains(&kind) {
-                    return Err(Error::invalid(option, format!("no chosen --kind uses it (it applies to --kind {})", kind_name(kind))));
+                    return Err(Error::invalid(option, format!("no chosen `kind` uses it (it applies to `kind={}`)", kind_name(kind))));
                 }
             }
             if !sweep.n.is_empty() && kinds.iter().all(|&k| k == QueueKind::Ring) {
                 return Err(Error::invalid(
-                    "--n",
-                    "--kind ring moves --rounds items per participant (--n applies to single, chunked, distributed)",
+                    "n",
+                    "`kind=ring` moves `rounds` items per participant (`n` applies to `kind` single, chunked, distributed)",
                 ));
             }
             if sweep.launch.is_some() && !sweep.workgroups.is_empty() {
-                return Err(Error::invalid("--launch", "--case queue launches --workgroups when given: use one of them"));
+                return Err(Error::invalid("launch", "`bench=queue` launches `workgroups` when given: give one of them"));
             }
             // every value through the queue's own check (n as a claims kind reads it)
             for &n in &or(&sweep.n, &[1]) {
-                let n = u32::try_from(n).map_err(|_| Error::invalid("--n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;
+                let n = u32::try_from(n).map_err(|_| Error::invalid("n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;
                 queue_config(sweep, QueueKind::Single, n, None).validate()?;
             }
         }
@@ -438,7 +438,7 @@ pub fn run(gpu: &Gpu, sweep: &Sweep, protocol: &Protocol) -> Result<SweepOutput>
                 }
                 for &w in &or(&workgroups, &[None]) {
                     for &n in &or(&sweep.n, &[queue::default_queue_items(gpu) as usize]) {
-                        let n = u32::try_from(n).map_err(|_| Error::invalid("--n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;
+                        let n = u32::try_from(n).map_err(|_| Error::invalid("n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;
                         records.push(queue::bench_queue(gpu, &rt, &queue_config(sweep, kind, n, w), protocol)?);
                     }
                 }
@@ -485,45 +485,43 @@ mod tests {
 
     #[test]
     fn pt_options_out_of_range_are_rejected_with_the_range() {
-        let m = rejected(sweep(Queue, |s| s.heads = Some(100000)), "--heads");
+        let m = rejected(sweep(Queue, |s| s.heads = Some(100000)), "heads");
         assert!(m.contains("100000") && m.contains("1..=64"), "{m}");
-        assert!(rejected(sweep(Queue, |s| s.heads = Some(0)), "--heads").contains("1..=64"));
-        assert!(rejected(sweep(Queue, |s| (s.chunk, s.kind) = (Some(0), vec![QueueKind::Chunked])), "--chunk").contains("1..="));
-        assert!(rejected(sweep(Queue, |s| s.n = vec![0]), "--n").contains("1..="));
-        assert!(rejected(sweep(Queue, |s| s.n = vec![4294967296]), "--n").contains("1..="));
-        assert!(rejected(sweep(Sync, |s| s.tier = vec![3]), "--tier").contains("0, 1 or 2"));
-        assert!(rejected(sweep(Gsync, |s| s.tier = vec![1]), "--tier").contains("tiers 0, 2"));
-        assert!(rejected(sweep(Prodcons, |s| (s.workload, s.tier) = (vec![Workload::TwoStage], vec![2])), "--tier").contains("tiers 0, 1"));
-        assert!(rejected(sweep(Sync, |s| s.emit = Some(1.5)), "--emit").contains("0..=1"));
-        assert!(rejected(sweep(Prodcons, |s| s.pass = vec![300]), "--pass").contains("0..=256"));
-        assert!(rejected(sweep(Sync, |s| s.launch = Some(0)), "--launch").contains("1 or more"));
-        assert!(rejected(sweep(Barrier, |s| s.iterations = Some(0)), "--iterations").contains("1 or more"));
-        assert!(rejected(sweep(Sync, |s| s.spin_cap = 0), "--spin-cap").contains("1 or more"));
-        assert!(rejected(sweep(Sync, |s| (s.spin_cap, s.grace) = (100, Some(200))), "--grace").contains("1..=100"));
-        assert!(rejected(sweep(Barrier, |s| s.workgroups = vec![4, 0]), "--workgroups").contains("1 or more"));
+        assert!(rejected(sweep(Queue, |s| s.heads = Some(0)), "heads").contains("1..=64"));
+        assert!(rejected(sweep(Queue, |s| (s.chunk, s.kind) = (Some(0), vec![QueueKind::Chunked])), "chunk").contains("1..="));
+        assert!(rejected(sweep(Queue, |s| s.n = vec![0]), "n").contains("1..="));
+        assert!(rejected(sweep(Queue, |s| s.n = vec![4294967296]), "n").contains("1..="));
+        assert!(rejected(sweep(Sync, |s| s.tier = vec![3]), "tier").contains("0, 1 or 2"));
+        assert!(rejected(sweep(Gsync, |s| s.tier = vec![1]), "tier").contains("tiers 0, 2"));
+        assert!(rejected(sweep(Prodcons, |s| (s.workload, s.tier) = (vec![Workload::TwoStage], vec![2])), "tier").contains("tiers 0, 1"));
+        assert!(rejected(sweep(Sync, |s| s.emit = Some(1.5)), "emit").contains("0..=1"));
+        assert!(rejected(sweep(Prodcons, |s| s.pass = vec![300]), "pass").contains("0..=256"));
+        assert!(rejected(sweep(Sync, |s| s.launch = Some(0)), "launch").contains("1 or more"));
+        assert!(rejected(sweep(Barrier, |s| s.iterations = Some(0)), "iterations").contains("1 or more"));
+        assert!(rejected(sweep(Sync, |s| s.spin_cap = 0), "spin_cap").contains("1 or more"));
+        assert!(rejected(sweep(Sync, |s| (s.spin_cap, s.grace) = (100, Some(200))), "grace").contains("1..=100"));
+        assert!(rejected(sweep(Barrier, |s| s.workgroups = vec![4, 0]), "workgroups").contains("1 or more"));
     }
 
     #[test]
     fn pt_options_the_case_ignores_are_rejected() {
-        let m = rejected(sweep(Barrier, |s| s.launch = Some(4)), "--launch");
-        assert!(m.contains("--case barrier does not use it") && m.contains("sync, forest, prodcons, gsync, queue"), "{m}");
-        assert!(rejected(sweep(Capability, |s| s.tier = vec![2]), "--tier").contains("--case probe"));
-        assert!(rejected(sweep(Queue, |s| s.tier = vec![1]), "--tier").contains("--case queue"));
-        assert!(rejected(sweep(Gsync, |s| s.n = vec![5]), "--n").contains("sync, prodcons, queue"));
-        assert!(rejected(sweep(Forest, |s| s.emit = Some(0.3)), "--emit").contains("--case sync"));
-        assert!(rejected(sweep(Sync, |s| s.heads = Some(8)), "--heads").contains("--case queue"));
-        assert!(rejected(sweep(Queue, |s| s.seed = Some(3)), "--seed").contains("no random inputs"));
-        assert!(rejected(sweep(Sync, |s| (s.tier, s.launch) = (vec![0], Some(8))), "--launch").contains("tier 0"));
-        assert!(
-            rejected(sweep(Queue, |s| (s.kind, s.heads) = (vec![QueueKind::Single], Some(8))), "--heads").contains("--kind distributed")
-        );
+        let m = rejected(sweep(Barrier, |s| s.launch = Some(4)), "launch");
+        assert!(m.contains("`bench=barrier` does not use it") && m.contains("sync, forest, prodcons, gsync, queue"), "{m}");
+        assert!(rejected(sweep(Capability, |s| s.tier = vec![2]), "tier").contains("`bench=probe`"));
+        assert!(rejected(sweep(Queue, |s| s.tier = vec![1]), "tier").contains("`bench=queue`"));
+        assert!(rejected(sweep(Gsync, |s| s.n = vec![5]), "n").contains("sync, prodcons, queue"));
+        assert!(rejected(sweep(Forest, |s| s.emit = Some(0.3)), "emit").contains("(it applies to `bench` sync)"));
+        assert!(rejected(sweep(Sync, |s| s.heads = Some(8)), "heads").contains("(it applies to `bench` queue)"));
+        assert!(rejected(sweep(Queue, |s| s.seed = Some(3)), "seed").contains("no random inputs"));
+        assert!(rejected(sweep(Sync, |s| (s.tier, s.launch) = (vec![0], Some(8))), "launch").contains("tier 0"));
+        assert!(rejected(sweep(Queue, |s| (s.kind, s.heads) = (vec![QueueKind::Single], Some(8))), "heads").contains("`kind=distributed`"));
         let single_chunked = vec![QueueKind::Single, QueueKind::Chunked];
-        assert!(rejected(sweep(Queue, |s| (s.kind, s.rounds) = (single_chunked, Some(8))), "--rounds").contains("--kind ring"));
-        assert!(rejected(sweep(Queue, |s| (s.kind, s.n) = (vec![QueueKind::Ring], vec![100])), "--n").contains("--rounds"));
-        assert!(rejected(sweep(Queue, |s| (s.workgroups, s.launch) = (vec![2], Some(3))), "--launch").contains("one of them"));
-        assert!(rejected(sweep(Prodcons, |s| (s.workload, s.pass) = (vec![Workload::Reduce], vec![32])), "--pass").contains("two-stage"));
-        assert!(rejected(sweep(Prodcons, |s| (s.workload, s.fmas) = (vec![Workload::Reduce], vec![9])), "--fmas").contains("two-stage"));
-        assert!(rejected(sweep(Forest, |s| (s.tier, s.capacity) = (vec![0, 1], Some(64))), "--capacity").contains("tier 2"));
+        assert!(rejected(sweep(Queue, |s| (s.kind, s.rounds) = (single_chunked, Some(8))), "rounds").contains("`kind=ring`"));
+        assert!(rejected(sweep(Queue, |s| (s.kind, s.n) = (vec![QueueKind::Ring], vec![100])), "n").contains("`rounds`"));
+        assert!(rejected(sweep(Queue, |s| (s.workgroups, s.launch) = (vec![2], Some(3))), "launch").contains("one of them"));
+        assert!(rejected(sweep(Prodcons, |s| (s.workload, s.pass) = (vec![Workload::Reduce], vec![32])), "pass").contains("two-stage"));
+        assert!(rejected(sweep(Prodcons, |s| (s.workload, s.fmas) = (vec![Workload::Reduce], vec![9])), "fmas").contains("two-stage"));
+        assert!(rejected(sweep(Forest, |s| (s.tier, s.capacity) = (vec![0, 1], Some(64))), "capacity").contains("tier 2"));
     }
 
     #[test]

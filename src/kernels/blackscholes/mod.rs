@@ -58,7 +58,7 @@ impl RedirectConfig for BsConfig {
     /// What a run allocates: one f32 per option in each buffer on the device; on the host three
     /// inputs, the f64 reference, the prices read back and the redirect classes and index.
     fn footprint(&self) -> Footprint {
-        Footprint::new("--n", format!("blackscholes --n {}", self.n)).device("price", bytes(self.n, 4)).host(bytes(self.n, 64))
+        Footprint::new("`n`", format!("blackscholes `n={}`", self.n)).device("price", bytes(self.n, 4)).host(bytes(self.n, 64))
     }
 
     fn seed(&self) -> u64 {

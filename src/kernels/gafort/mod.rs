@@ -71,7 +71,7 @@ impl RedirectConfig for GaConfig {
     /// parents, two sets of children (reference and read back) and 8 draws per child.
     fn footprint(&self) -> Footprint {
         let genes = bytes(self.children, self.genes as u64 * 4);
-        Footprint::new("--n", format!("gafort --n {} ({} genes each)", self.children, self.genes))
+        Footprint::new("`children`", format!("gafort `children={}` ({} genes each)", self.children, self.genes))
             .device("parents", genes)
             .host(genes.saturating_mul(3))
             .host(bytes(self.children, 64))

@@ -63,7 +63,7 @@ impl RedirectConfig for LbmConfig {
     /// path vectors, about 400 bytes per cell.
     fn footprint(&self) -> Footprint {
         let cells = self.edge.saturating_pow(3);
-        Footprint::new("--n", format!("lbm --n {} ({cells} cells)", self.edge))
+        Footprint::new("`edge`", format!("lbm `edge={}` ({cells} cells)", self.edge))
             .device("f in", bytes(cells, 4 * cpu::Q as u64))
             .host(bytes(cells, 400))
     }

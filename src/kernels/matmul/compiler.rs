@@ -54,9 +54,9 @@ impl Compiler {
                 "naga-unroll" => Compiler::Naga(NagaSpirvOptions::UNROLL),
                 _ => {
                     return Err(Error::invalid(
-                        "--compiler",
+                        "compilers",
                         format!(
-                            "'{word}' (use wgpu, naga, naga-unchecked or naga-unroll; a module from another compiler goes in --spirv FILE)"
+                            "'{word}' (use wgpu, naga, naga-unchecked or naga-unroll; a module from another compiler is given as `spirv`, a SPIR-V file)"
                         ),
                     ))
                 }

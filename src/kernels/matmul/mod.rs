@@ -98,7 +98,7 @@ impl Variant {
             } else {
                 let v = Variant::ALL.into_iter().find(|v| v.name() == word).ok_or_else(|| {
                     Error::invalid(
-                        "--kernel",
+                        "variants",
                         format!("'{word}' (use naive, tiled4, tiled8, tiled12, tiled16, unrolled, prefetch, regtile or all)"),
                     )
                 })?;
@@ -107,7 +107,10 @@ impl Variant {
         }
         out.dedup();
         if out.is_empty() {
-            return Err(Error::invalid("--kernel", "no kernel named"));
+            return Err(Error::invalid(
+                "variants",
+                "no kernel named (use naive, tiled4, tiled8, tiled12, tiled16, unrolled, prefetch or regtile)",
+            ));
         }
         Ok(out)
     }
@@ -144,7 +147,7 @@ impl Shape {
     pub fn validate(&self) -> Result<()> {
         let fits = |x: usize, y: usize| (x as u64) * (y as u64) <= u32::MAX as u64;
         if self.m == 0 || self.n == 0 || self.k == 0 || !fits(self.m, self.k) || !fits(self.k, self.n) || !fits(self.m, self.n) {
-            return Err(Error::invalid("--n/--m/--k", format!("M×N×K = {self} (every dimension ≥ 1 and each matrix under 2^32 elements)")));
+            return Err(Error::invalid("n/m/k", format!("M×N×K = {self} (every dimension ≥ 1 and each matrix under 2^32 elements)")));
         }
         Ok(())
     }
@@ -153,7 +156,7 @@ impl Shape {
     /// the checked rows of the reference.
     pub fn footprint(&self) -> Footprint {
         let (a, b, c) = (bytes(self.m, self.k as u64 * 4), bytes(self.k, self.n as u64 * 4), bytes(self.m, self.n as u64 * 4));
-        Footprint::new("--n (or --m, --k)", format!("matmul M×N×K = {self}"))
+        Footprint::new("`n` (or `m`, `k`)", format!("matmul M×N×K = {self}"))
             .device("A", a)
             .device("B", b)
             .device("C", c)
@@ -216,12 +219,12 @@ impl Default for RegtileConfig {
     }
 }
 
-/// The tile sizes in the command line's terms.
+/// The tile sizes in field terms (`` `wg_x=16` `wg_y=8` ... ``).
 impl std::fmt::Display for RegtileConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "--wg-x {} --wg-y {} --tm {} --tn {} --bk {} --warp-x {} --warp-y {} --group-m {}{} (workgroup tile {}×{})",
+            "`wg_x={}` `wg_y={}` `tm={}` `tn={}` `bk={}` `warp_x={}` `warp_y={}` `group_m={}`{} (workgroup tile {}×{})",
             self.wg_x,
             self.wg_y,
             self.tm,
@@ -230,7 +233,7 @@ impl std::fmt::Display for RegtileConfig {
             self.warp_x,
             self.warp_y,
             self.group_m,
-            if self.loops { " --loops" } else { "" },
+            if self.loops { " `loops`" } else { "" },
             self.bm(),
             self.bn()
         )
@@ -260,27 +263,27 @@ impl RegtileConfig {
     pub fn validate(&self) -> Result<()> {
         let bad = |option: &str, msg: String| Err(Error::invalid(option, format!("regtile {self}: {msg}")));
         if ![4, 8].contains(&self.tm) || ![4, 8].contains(&self.tn) {
-            return bad("--tm/--tn", "outputs per invocation must be 4 or 8 along each axis".into());
+            return bad("tm/tn", "outputs per invocation must be 4 or 8 along each axis".into());
         }
         if self.loops && (self.tm != 8 || self.tn != 8) {
-            return bad("--loops", "the loop form computes 8×8 outputs per invocation: leave --tm and --tn at 8".into());
+            return bad("loops", "the loop form computes 8×8 outputs per invocation: leave `tm` and `tn` at 8".into());
         }
         if self.bk == 0 || !self.bk.is_multiple_of(4) || self.bk > 64 {
-            return bad("--bk", "the K step must be a multiple of 4 in 4..=64".into());
+            return bad("bk", "the K step must be a multiple of 4 in 4..=64".into());
         }
         if self.group_m == 0 {
-            return bad("--group-m", "use at least 1 tile row per group".into());
+            return bad("group_m", "use at least 1 tile row per group".into());
         }
         if self.wg_x == 0 || self.wg_y == 0 || self.threads() > 1024 {
-            return bad("--wg-x/--wg-y", "use 1..=1024 invocations per workgroup (wg-x × wg-y)".into());
+            return bad("wg_x/wg_y", "use 1..=1024 invocations per workgroup (`wg_x` × `wg_y`)".into());
         }
         let loads_a = (self.bm() * self.bk / 4).div_ceil(self.threads());
         let loads_b = (self.bn() * self.bk / 4).div_ceil(self.threads());
         if loads_a > REGTILE_MAX_LOADS || loads_b > REGTILE_MAX_LOADS {
             return bad(
-                "--wg-x/--wg-y/--bk",
+                "wg_x/wg_y/bk",
                 format!(
-                    "each invocation would load {loads_a} (A) and {loads_b} (B) vec4 per K step; at most {REGTILE_MAX_LOADS}: use more invocations (--wg-x, --wg-y) or a smaller --bk"
+                    "each invocation would load {loads_a} (A) and {loads_b} (B) vec4 per K step; at most {REGTILE_MAX_LOADS}: use more invocations (`wg_x`, `wg_y`) or a smaller `bk`"
                 ),
             );
         }
@@ -464,13 +467,13 @@ impl Prepared {
         let spec = spec(variant, shape, regtile)?;
         let res = resources(&spec)?;
         let caps = gpu.caps();
-        let fixed = || format!("the {} kernel's tiles are fixed: leave it out of --kernel on this adapter", variant.name());
+        let fixed = || format!("the {} kernel's tiles are fixed: leave it out of `variants` on this adapter", variant.name());
         if res.threads_per_workgroup > caps.max_compute_invocations_per_workgroup {
             return Err(Error::Limit {
                 what: format!("{} invocations per workgroup", variant.name()),
                 requested: res.threads_per_workgroup as u64,
                 limit: caps.max_compute_invocations_per_workgroup as u64,
-                hint: if variant == Variant::Regtile { "lower --wg-x or --wg-y".into() } else { fixed() },
+                hint: if variant == Variant::Regtile { "lower `wg_x` or `wg_y`".into() } else { fixed() },
             });
         }
         if res.workgroup_bytes > caps.max_compute_workgroup_storage_size as u64 {
@@ -478,7 +481,7 @@ impl Prepared {
                 what: format!("{} workgroup memory", variant.name()),
                 requested: res.workgroup_bytes,
                 limit: caps.max_compute_workgroup_storage_size as u64,
-                hint: if variant == Variant::Regtile { "lower --wg-x, --wg-y, --tm, --tn or --bk".into() } else { fixed() },
+                hint: if variant == Variant::Regtile { "lower `wg_x`, `wg_y`, `tm`, `tn` or `bk`".into() } else { fixed() },
             });
         }
         let groups_x = shape.n.div_ceil(spec.tile.1 as usize) as u64;
@@ -489,7 +492,7 @@ impl Prepared {
                 what: format!("{} workgroups per dimension for M×N×K = {shape}", variant.name()),
                 requested: groups_x.max(groups_y),
                 limit: max,
-                hint: "lower --n (or --m, --k)".into(),
+                hint: "lower `n` (or `m`, `k`)".into(),
             });
         }
         let kernel = compiler.kernel(gpu, &spec)?;
@@ -689,7 +692,7 @@ impl Ladder {
             None if gpu.info().device_type == wgpu::DeviceType::Cpu => (
                 CPU_ADAPTER_N,
                 Some(format!(
-                    "--n defaults to {CPU_ADAPTER_N} on the CPU adapter {}: the paper's {PAPER_N} runs past the {:.0} s submission timeout there (give --n {PAPER_N} and --timeout to insist)",
+                    "`n` defaults to {CPU_ADAPTER_N} on the CPU adapter {}: the paper's {PAPER_N} runs past the {:.0} s submission timeout there (give `n={PAPER_N}` and a longer `timeout` to insist)",
                     gpu.adapter_name(),
                     gpu.timeout().as_secs_f64()
                 )),
@@ -703,10 +706,16 @@ impl Ladder {
 /// Runs the chosen kernels on one shape.
 pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec<Record>> {
     if ladder.variants.is_empty() {
-        return Err(Error::invalid("--kernel", "no kernel named"));
+        return Err(Error::invalid(
+            "variants",
+            "no kernel named (use naive, tiled4, tiled8, tiled12, tiled16, unrolled, prefetch or regtile)",
+        ));
     }
     if ladder.compilers.is_empty() {
-        return Err(Error::invalid("--compiler", "no compiler named (use wgpu, naga, naga-unchecked, or --spirv FILE)"));
+        return Err(Error::invalid(
+            "compilers",
+            "no compiler named (use wgpu, naga, naga-unchecked, naga-unroll, or a SPIR-V module from another compiler as `spirv`)",
+        ));
     }
     let (shape, size_note) = ladder.shape(gpu);
     shape.validate()?;

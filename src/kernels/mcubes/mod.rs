@@ -61,7 +61,7 @@ impl RedirectConfig for McConfig {
     /// host the field, the reference's and the GPU's classification, and the redirect index.
     fn footprint(&self) -> Footprint {
         let samples = (self.edge + 1).saturating_pow(3);
-        Footprint::new("--n", format!("mcubes --n {} ({} voxels)", self.edge, self.edge.saturating_pow(3)))
+        Footprint::new("`edge`", format!("mcubes `edge={}` ({} voxels)", self.edge, self.edge.saturating_pow(3)))
             .device("volume", bytes(samples, 4))
             .host(bytes(samples, 4))
             .host(bytes(self.edge.saturating_pow(3), 32))

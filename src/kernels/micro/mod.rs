@@ -147,7 +147,7 @@ impl MicroConfig {
     /// the inputs, the reference, the results read back and, for remapped runs, the index and
     /// the moved inputs and results (32 bytes per thread at most).
     pub fn footprint(&self) -> Footprint {
-        Footprint::new("--n", format!("micro --n {}", self.n)).device("results", bytes(self.n, 4)).host(bytes(self.n, 32))
+        Footprint::new("`n`", format!("micro `n={}`", self.n)).device("results", bytes(self.n, 4)).host(bytes(self.n, 32))
     }
 
     /// WGSL file stem of the pattern's kernel (`if_branch`, `data_loop`).
@@ -296,7 +296,7 @@ impl TileSort {
                 what: format!("{tile}: workgroup memory (bytes)"),
                 requested: bytes,
                 limit: max_bytes,
-                hint: "lower --tile-workgroup or --tile-per-thread".into(),
+                hint: "lower `tile_workgroup` or `tile_per_thread`".into(),
             });
         }
         Ok(())
@@ -319,17 +319,17 @@ const _: () = assert!((TILE_PER_THREAD * TILE_WORKGROUP) as usize == crate::rema
 pub const DEFER_PER_THREAD: u32 = 8;
 
 /// Refuses loops that `gpu` would silently cut short (lavapipe ends loops after 65535
-/// iterations per invocation): `--heavy` rounds (if), or `--long` trips times the elements an
+/// iterations per invocation): `heavy` rounds (if), or `long` trips times the elements an
 /// invocation runs one after the other (loop; a tile sort runs `per_thread` of them).
 fn check_loops(gpu: &Gpu, cfg: &MicroConfig, tile: Option<TileSort>) -> Result<()> {
     let Some(limit) = gpu.loop_iteration_limit() else { return Ok(()) };
     let (requested, what, option) = match (cfg.pattern, tile) {
-        (Pattern::If, _) => (cfg.heavy as u64, format!("--heavy {}", cfg.heavy), "--heavy"),
-        (Pattern::Loop, None) => (cfg.long as u64, format!("--long {}", cfg.long), "--long"),
+        (Pattern::If, _) => (cfg.heavy as u64, format!("`heavy={}`", cfg.heavy), "`heavy`"),
+        (Pattern::Loop, None) => (cfg.long as u64, format!("`long={}`", cfg.long), "`long`"),
         (Pattern::Loop, Some(t)) => (
             cfg.long as u64 * t.per_thread as u64,
-            format!("--long {} × --tile-per-thread {}", cfg.long, t.per_thread),
-            "--long or --tile-per-thread",
+            format!("`long={}` × `tile_per_thread={}`", cfg.long, t.per_thread),
+            "`long` or `tile_per_thread`",
         ),
     };
     if requested > limit {

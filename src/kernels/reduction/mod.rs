@@ -100,7 +100,7 @@ impl ReductionConfig {
     /// What a run allocates: the input (padded to vec4) on the device; the input, its padded
     /// copy and the partial sums on the host.
     pub fn footprint(&self) -> Footprint {
-        Footprint::new("--n", format!("reduction --n {}", self.n))
+        Footprint::new("`n`", format!("reduction `n={}`", self.n))
             .device("reduction input", bytes(self.n.div_ceil(4), 16))
             .host(bytes(self.n, 12))
     }

@@ -79,7 +79,7 @@ pub fn decision_mask(layout: MaskLayout, n: usize, else_fraction: f64, seed: u64
 /// worst cases lie.
 pub fn sweep_fractions(layout: MaskLayout, steps: usize) -> Result<Vec<f64>> {
     if !(1..=MAX_STEPS).contains(&steps) {
-        return Err(Error::invalid("--steps", format!("{steps} (use 1..={MAX_STEPS} even steps from 0 to 100 %)")));
+        return Err(Error::invalid("steps", format!("{steps} (use 1..={MAX_STEPS} even steps from 0 to 100 %)")));
     }
     let mut f: Vec<f64> = (0..=steps).map(|i| i as f64 / steps as f64).collect();
     if layout == MaskLayout::Random {
@@ -113,7 +113,7 @@ impl BranchConfig {
     /// Err ([`Error::Invalid`]) when `n` is outside 1..=2^32-1.
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.n > u32::MAX as usize {
-            return Err(Error::invalid("--n", format!("{} (use 1..=2^32-1 elements)", self.n)));
+            return Err(Error::invalid("n", format!("{} (use 1..=2^32-1 elements)", self.n)));
         }
         Ok(())
     }
@@ -121,20 +121,20 @@ impl BranchConfig {
     /// What a sweep allocates: 4 words per element of data on the device; on the host the
     /// data, the mask, the reference and both results read back (40 bytes per element).
     pub fn footprint(&self) -> Footprint {
-        Footprint::new("--n", format!("carrillo --n {}", self.n)).device("branch data", bytes(self.n, 16)).host(bytes(self.n, 40))
+        Footprint::new("`n`", format!("carrillo `n={}`", self.n)).device("branch data", bytes(self.n, 16)).host(bytes(self.n, 40))
     }
 
     /// Refuses branch weights that `gpu` would silently cut short (lavapipe ends loops after
     /// 65535 iterations per invocation).
     pub fn check_loops(&self, gpu: &Gpu) -> Result<()> {
         let Some(limit) = gpu.loop_iteration_limit() else { return Ok(()) };
-        for (option, rounds) in [("--light-rounds", self.light_rounds), ("--heavy-rounds", self.heavy_rounds)] {
+        for (option, rounds) in [("light_rounds", self.light_rounds), ("heavy_rounds", self.heavy_rounds)] {
             if rounds as u64 > limit {
                 return Err(Error::Limit {
-                    what: format!("{option} {rounds}: loop iterations per invocation"),
+                    what: format!("`{option}={rounds}`: loop iterations per invocation"),
                     requested: rounds as u64,
                     limit,
-                    hint: format!("{} cuts longer loops short; lower {option}", gpu.adapter_name()),
+                    hint: format!("{} cuts longer loops short; lower `{option}`", gpu.adapter_name()),
                 });
             }
         }
@@ -429,8 +429,8 @@ impl LoopConfig {
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.len == 0 || self.len > 4096 || (self.n as u64) * (self.len as u64) > u32::MAX as u64 {
             return Err(Error::invalid(
-                "--loop-n/--loop-len",
-                format!("--loop-n {} --loop-len {} (need --loop-n ≥ 1, 1 ≤ --loop-len ≤ 4096, their product < 2^32)", self.n, self.len),
+                "loop_n/loop_len",
+                format!("`loop_n={}` `loop_len={}` (give `loop_n` ≥ 1, 1 ≤ `loop_len` ≤ 4096, their product < 2^32)", self.n, self.len),
             ));
         }
         Ok(())
@@ -440,7 +440,7 @@ impl LoopConfig {
     /// inputs, the reference and both results.
     pub fn footprint(&self) -> Footprint {
         let total = self.n.saturating_mul(self.len);
-        Footprint::new("--loop-n", format!("carrillo --loop-n {} --loop-len {}", self.n, self.len))
+        Footprint::new("`loop_n`", format!("carrillo `loop_n={}` `loop_len={}`", self.n, self.len))
             .device("p1", bytes(total, 4))
             .host(bytes(total, 16))
             .host(bytes(self.n, 12))
@@ -598,12 +598,12 @@ pub fn run_sweep(gpu: &Gpu, config: &SplitSweep, protocol: &Protocol) -> Result<
     let cfg = BranchConfig { n: config.n, light_rounds: config.light_rounds, heavy_rounds: config.heavy_rounds, seed: config.seed };
     cfg.validate()?;
     let fractions = match (config.steps, config.fractions.is_empty()) {
-        (Some(_), false) => return Err(Error::invalid("--steps", "give --steps or --fractions, not both")),
+        (Some(_), false) => return Err(Error::invalid("steps", "give `steps` or `fractions`, not both")),
         (steps, true) => sweep_fractions(config.layout, steps.unwrap_or(DEFAULT_STEPS))?,
         (None, false) => config.fractions.clone(),
     };
     if let Some(f) = fractions.iter().find(|f| !(0.0..=1.0).contains(*f)) {
-        return Err(Error::invalid("--fractions", format!("{f} (use 0..=1)")));
+        return Err(Error::invalid("fractions", format!("{f} (use 0..=1)")));
     }
     let loops = (config.loop_len > 0).then_some(LoopConfig { n: config.loop_n, len: config.loop_len, seed: config.seed });
     if let Some(l) = &loops {

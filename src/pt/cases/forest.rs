@@ -72,10 +72,10 @@ impl ForestCase {
     /// ([`crate::Error::Limit`] otherwise).
     pub fn new(cfg: ForestConfig) -> Result<ForestCase> {
         if cfg.items == 0 {
-            return Err(Error::invalid("--items", "0 (use 1 or more initial items)"));
+            return Err(Error::invalid("items", "0 (use 1 or more initial items)"));
         }
         if cfg.depth == 0 || cfg.depth > 1000 {
-            return Err(Error::invalid("--depth", format!("{} (use 1..=1000)", cfg.depth)));
+            return Err(Error::invalid("depth", format!("{} (use 1..=1000)", cfg.depth)));
         }
         let tilted = cfg.shape == Shape::Tilted;
         let width = (0..cfg.depth).map(|l| cpu::forest_level_size(cfg.items, l, tilted)).max().unwrap_or(1);

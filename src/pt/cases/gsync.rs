@@ -54,10 +54,10 @@ impl GsyncCase {
 
     /// Checks `cfg` (blocks in range, `syncs` below `u32::MAX`) and generates the inputs.
     pub fn new(cfg: GsyncConfig) -> Result<GsyncCase> {
-        check_n("--blocks", cfg.blocks as usize, (u32::MAX / 512) as usize)?;
+        check_n("blocks", cfg.blocks as usize, (u32::MAX / 512) as usize)?;
         if cfg.syncs == u32::MAX {
             return Err(crate::Error::invalid(
-                "--syncs",
+                "syncs",
                 format!("{} (use 0..={}: the work runs in syncs + 1 phases)", cfg.syncs, u32::MAX - 1),
             ));
         }

@@ -74,9 +74,9 @@ impl ProdConsCase {
 
     /// Checks `cfg` (`n` in range, `pass` at most 256) and generates the inputs.
     pub fn new(cfg: ProdConsConfig) -> Result<ProdConsCase> {
-        check_n("--n", cfg.n, u32::MAX as usize / 2)?;
+        check_n("n", cfg.n, u32::MAX as usize / 2)?;
         if cfg.pass > 256 {
-            return Err(crate::Error::invalid("--pass", format!("{} (items per 256: use 0..=256)", cfg.pass)));
+            return Err(crate::Error::invalid("pass", format!("{} (items per 256: use 0..=256)", cfg.pass)));
         }
         let input = Rng::new(cfg.seed).vec_u32(cfg.n);
         Ok(ProdConsCase { cfg, input })

@@ -72,9 +72,9 @@ impl SyncCase {
 
     /// Checks `cfg` (`n` in range, `emit` in 0..=1) and generates the inputs.
     pub fn new(cfg: SyncConfig) -> Result<SyncCase> {
-        check_n("--n", cfg.n, u32::MAX as usize / 2)?;
+        check_n("n", cfg.n, u32::MAX as usize / 2)?;
         if !(0.0..=1.0).contains(&cfg.emit) {
-            return Err(Error::invalid("--emit", format!("{} (use 0..=1)", cfg.emit)));
+            return Err(Error::invalid("emit", format!("{} (use 0..=1)", cfg.emit)));
         }
         let mut rng = Rng::new(cfg.seed);
         let input = rng.vec_u32(cfg.n);

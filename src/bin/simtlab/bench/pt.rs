@@ -316,9 +316,13 @@ mod tests {
 
     #[test]
     fn pt_lines_are_checked_by_the_library() {
-        let e = parse("--case barrier --launch 4").validate().unwrap_err().to_string();
+        // the library names fields; the command line prints them as its flags
+        let e = parse("--case barrier --launch 4").validate().unwrap_err();
+        assert!(e.to_string().contains("`bench=barrier` does not use it"), "{e}");
+        let (cli, words) = (<crate::Cli as clap::CommandFactory>::command(), ["bench".to_string(), "pt".to_string()]);
+        let e = crate::flags::name_flags_in(e, &cli, &words).to_string();
         assert!(e.contains("--launch") && e.contains("--case barrier does not use it"), "{e}");
-        let e = parse("--case probe --tier 2").validate().unwrap_err().to_string();
+        let e = crate::flags::name_flags_in(parse("--case probe --tier 2").validate().unwrap_err(), &cli, &words).to_string();
         assert!(e.contains("--case probe"), "{e}");
     }
 }
