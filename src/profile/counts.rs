@@ -202,7 +202,7 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
                     taken_steps: w[4] as u64,
                 });
                 let mut counts: Vec<SiteCounts> = counts.collect();
-                fill_derived(&instrumented.found, &order, &mut counts[..sites]);
+                fill_derived(&order, &mut counts[..sites]);
                 per_subgroup.extend_from_slice(&counts[..sites]);
                 per_subgroup_cases.extend_from_slice(&counts[sites..]);
             }
@@ -247,8 +247,21 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
     }
 }
 
-/// The derived sites ([`FoundSite::derived_from`]), each after the site it is derived from.
-fn derivation_order(found: &[FoundSite]) -> Vec<usize> {
+/// What a derived site's record holds besides the counts taken from its guard.
+#[derive(Clone, Copy, PartialEq)]
+enum Recorded {
+    /// Nothing: a function entry, every lane that enters takes it, uniformly.
+    Nothing,
+    /// Taken lanes, uniform evaluations and taken steps.
+    Votes,
+    /// Taken lanes, non-uniform evaluations (counted by every lane of a loop counted per run)
+    /// and taken steps.
+    NonUniform,
+}
+
+/// The derived sites ([`FoundSite::derived_from`]) with their guards and what their records
+/// hold, each after the site it is derived from: worked out once per decode, not per record.
+fn derivation_order(found: &[FoundSite]) -> Vec<(usize, usize, Recorded)> {
     let depth = |mut k: usize| {
         let mut d = 0;
         while let Some(p) = found[k].derived_from.filter(|_| d < found.len()) {
@@ -256,27 +269,37 @@ fn derivation_order(found: &[FoundSite]) -> Vec<usize> {
         }
         d
     };
-    let mut order: Vec<usize> = (0..found.len()).filter(|&k| found[k].derived_from.is_some()).collect();
-    order.sort_by_key(|&k| depth(k));
+    let mut order: Vec<(usize, usize, Recorded)> = (0..found.len())
+        .filter_map(|k| {
+            let recorded = if found[k].site.kind == SiteKind::Call {
+                Recorded::Nothing
+            } else if counted_by_loop(found, k).is_some() {
+                Recorded::NonUniform
+            } else {
+                Recorded::Votes
+            };
+            Some((k, found[k].derived_from?, recorded))
+        })
+        .collect();
+    order.sort_by_key(|&(k, ..)| depth(k));
     order
 }
 
-/// A derived site's evaluations and active lanes from its guard's taken steps and lanes
-/// (a function entry's other counts follow: every lane that enters takes it, uniformly).
-fn fill_derived(found: &[FoundSite], order: &[usize], counts: &mut [SiteCounts]) {
-    for &k in order {
-        let Some(guard) = found[k].derived_from else { continue };
+/// A derived site's evaluations and active lanes from its guard's taken steps and lanes.
+fn fill_derived(order: &[(usize, usize, Recorded)], counts: &mut [SiteCounts]) {
+    for &(k, guard, recorded) in order {
         let (steps, lanes) = (counts[guard].taken_steps, counts[guard].taken_lanes);
         let c = &mut counts[k];
         c.evaluations = steps;
         c.active_lanes = lanes;
-        if found[k].site.kind == SiteKind::Call {
-            c.taken_lanes = lanes;
-            c.uniform_evaluations = steps;
-            c.taken_steps = steps;
-        } else if counted_by_loop(found, k).is_some() {
-            // its record holds the non-uniform evaluations
-            c.uniform_evaluations = steps.saturating_sub(c.uniform_evaluations);
+        match recorded {
+            Recorded::Nothing => {
+                c.taken_lanes = lanes;
+                c.uniform_evaluations = steps;
+                c.taken_steps = steps;
+            }
+            Recorded::NonUniform => c.uniform_evaluations = steps.saturating_sub(c.uniform_evaluations),
+            Recorded::Votes => {}
         }
     }
 }
