@@ -24,7 +24,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SIMTLAB_TREE");
     let mut files = Vec::new();
     walk(&root, &root, &mut files);
-    let mut code = String::from("pub static FILES: &[(&str, &str)] = &[\n");
+    let mut code = String::from("pub(crate) static FILES: &[(&str, &str)] = &[\n");
     for f in &files {
         println!("cargo:rerun-if-changed=shaders/{f}");
         code += &format!("    ({f:?}, include_str!({:?})),\n", root.join(f).to_string_lossy());
@@ -36,7 +36,7 @@ fn main() {
     // The papers' published values, assets/papers/<paper>.toml.
     let papers = Path::new(&manifest).join("assets/papers");
     println!("cargo:rerun-if-changed=assets/papers");
-    let mut code = String::from("pub static PAPERS: &[(&str, &str)] = &[\n");
+    let mut code = String::from("pub(crate) static PAPERS: &[(&str, &str)] = &[\n");
     let mut names: Vec<_> = fs::read_dir(&papers).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     names.sort();
     for p in names.iter().filter(|p| p.extension().is_some_and(|x| x == "toml")) {
@@ -117,7 +117,7 @@ fn ident(s: &str) -> String {
 fn registry(root: &Path, files: &[String]) -> String {
     // The types live here too, so that the generated file compiles on its own.
     let mut code = String::from(TYPES);
-    code += "/// Every WGSL file under `shaders/` and its compute entry points.\n#[allow(dead_code)]\npub mod registry {\n";
+    code += "/// Every WGSL file under `shaders/` and its compute entry points.\n#[allow(dead_code, reason = \"a kernel's constants exist whether or not the crate names them\")]\npub mod registry {\n";
     let mut folder = String::new();
     // the path of each entry constant, for ALL
     let mut all = Vec::new();
@@ -185,7 +185,7 @@ fn registry(root: &Path, files: &[String]) -> String {
 
 const TYPES: &str = r#"
 /// A WGSL file under `shaders/`, as the build found it ([`registry`]).
-#[allow(dead_code)]
+#[allow(dead_code, reason = "part of the registry's vocabulary whether or not a build uses every field")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShaderFile {
     /// Path under `shaders/`.
@@ -197,7 +197,7 @@ pub struct ShaderFile {
 }
 
 /// One `@group(g) @binding(b) var…` declaration.
-#[allow(dead_code)]
+#[allow(dead_code, reason = "part of the registry's vocabulary whether or not a build uses every field")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Binding {
     /// Bind group.
@@ -211,7 +211,7 @@ pub struct Binding {
 }
 
 /// A compute entry point of a [`ShaderFile`]: what `Gpu::kernel` compiles.
-#[allow(dead_code)]
+#[allow(dead_code, reason = "part of the registry's vocabulary whether or not a build uses every field")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// The file it is in.

@@ -234,7 +234,7 @@ fn bad_inputs_are_errors() {
     let gpu = common::gpu();
     let p = simtlab::kernels::flowshop::taillard::generate(4, 33, 5).unwrap();
     let wide = Instance::new("wide", 4, 33, 5, p, 0, 0).unwrap();
-    let err = GpuBounder::new(&gpu, &BoundData::new(&wide), GpuBoundOptions::default()).err().expect("33 machines");
+    let err = GpuBounder::new(&gpu, &BoundData::new(&wide), GpuBoundOptions::default()).expect_err("33 machines");
     assert!(err.to_string().contains("machines") && err.to_string().contains("--device cpu"), "{err}");
 
     let data = BoundData::new(&taillard(1).unwrap());

@@ -60,7 +60,7 @@ fn a_module_of_another_workgroup_size_is_refused() {
     let a = matmul::random_matrix(128, 128, &mut rng);
     let b = matmul::random_matrix(128, 128, &mut rng);
     let other = RegtileConfig { wg_y: 16, ..Default::default() };
-    let err = matmul::Prepared::compiled(&gpu, Variant::Regtile, &glslang_regtile(), shape, &a, &b, &other).err().expect("refused");
+    let err = matmul::Prepared::compiled(&gpu, Variant::Regtile, &glslang_regtile(), shape, &a, &b, &other).expect_err("refused");
     let text = err.to_string();
     assert!(text.contains("workgroup size [16, 8, 1]") && text.contains("[16, 16, 1]"), "{text}");
 }

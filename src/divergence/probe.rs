@@ -61,6 +61,7 @@ impl ProbeLayout {
 }
 
 /// A probe records buffer and its layout for `sites` sites over a kernel's grid.
+#[derive(Debug)]
 pub struct ProbeRecords {
     /// The records, zeroed at creation; bind it at [`PROBE_BINDING`].
     pub buffer: GpuBuffer<u32>,

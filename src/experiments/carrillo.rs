@@ -8,7 +8,7 @@ use crate::kernels::split::{self, MaskLayout, SplitSweep};
 use crate::occupancy::{calculate, carrillo_worst_case, find_arch, Branch, Launch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
 
-pub fn experiments() -> Vec<Box<dyn Experiment>> {
+pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(SplitOccupancy)]
 }
 
@@ -175,7 +175,7 @@ fn sweep_verdicts(records: &[&Record], paper: &PaperValues) -> Vec<Verdict> {
         .collect()
 }
 
-pub fn sweeps() -> Vec<Box<dyn Experiment>> {
+pub(crate) fn sweeps() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(super::ConfigSweep {
         paper: "carrillo",
         id: "carrillo-branch-split",

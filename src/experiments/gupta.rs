@@ -94,7 +94,7 @@ fn sweeps(scale: Scale) -> Vec<(&'static str, Sweep)> {
 
 /// The four use cases (and at full scale the barrier and queue benchmarks), one sweep per point,
 /// with every fallback noted in the section.
-pub fn experiments() -> Vec<Box<dyn Experiment>> {
+pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(ConfigSweep {
         paper: "gupta",
         id: "gupta-use-cases",

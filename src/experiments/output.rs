@@ -150,6 +150,7 @@ pub fn resumable(previous: Option<(Option<RunInfo>, Vec<Outcome>)>, now: &RunInf
 }
 
 /// What `report merge` joins: the outcomes and, where present, each directory's description.
+#[derive(Debug)]
 pub struct MergeInput {
     /// The output directory the part was read from.
     pub dir: PathBuf,

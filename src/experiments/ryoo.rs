@@ -8,7 +8,7 @@ use crate::kernels::matmul::{self, Ladder, Variant};
 use crate::occupancy::{calculate, find_arch, Launch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
 
-pub fn experiments() -> Vec<Box<dyn Experiment>> {
+pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(MatmulOccupancy)]
 }
 
@@ -154,7 +154,7 @@ fn ladder_figure(records: &[&Record]) -> crate::report::Figure {
     }
 }
 
-pub fn ladder() -> Vec<Box<dyn Experiment>> {
+pub(crate) fn ladder() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(super::ConfigSweep {
         paper: "ryoo",
         id: "ryoo-fig4-matmul",

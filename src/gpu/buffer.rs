@@ -294,6 +294,7 @@ impl Gpu {
 }
 
 /// Work and a readback submitted by [`Gpu::submit_read`], not waited for yet.
+#[derive(Debug)]
 pub struct PendingRead {
     staging: wgpu::Buffer,
     /// None when the caller submitted the work ([`RecordedRead::map`]).
@@ -353,6 +354,7 @@ fn mapped_bytes(staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
 /// A copy of a buffer into a mappable one, recorded into the caller's encoder
 /// ([`Gpu::record_read`]); once the caller has submitted that encoder, [`RecordedRead::map`]
 /// requests the mapping, and [`PendingRead::try_finish`] gives the bytes without blocking.
+#[derive(Debug)]
 pub struct RecordedRead {
     staging: wgpu::Buffer,
     bytes: u64,
@@ -372,5 +374,11 @@ impl Gpu {
         let staging = self.readback_buffer("readback", bytes);
         encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
         RecordedRead { staging, bytes }
+    }
+}
+
+impl std::fmt::Debug for dyn Bind + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bind").field("buffer", self.wgpu_buffer()).finish()
     }
 }

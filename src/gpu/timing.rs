@@ -33,7 +33,7 @@ pub struct Timing {
 
 /// One piece of GPU work. Consecutive dispatches share one compute pass (wgpu orders them and
 /// makes earlier storage writes visible to later dispatches).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub enum Step<'a> {
     /// A compute dispatch with a grid known on the host.
     Dispatch {

@@ -48,6 +48,7 @@ pub fn set_reporter(reporter: Option<Arc<dyn Reporter>>) {
 }
 
 /// One sweep's progress handle: cheap, and silent without a reporter.
+#[derive(Debug)]
 pub struct Progress {
     sweep: u64,
     reporter: Option<Arc<dyn Reporter>>,
@@ -86,6 +87,12 @@ impl Progress {
     /// Ends the sweep.
     pub fn finish(&self) {
         self.send(Event::Finish);
+    }
+}
+
+impl std::fmt::Debug for dyn Reporter + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reporter")
     }
 }
 

@@ -102,6 +102,7 @@ pub trait RedirectKernel {
 
 /// A family's timed kernel, bound: its own buffers at their slots, the redirection index at
 /// [`REMAP_BINDING`] and the probe's records, where the run's options ask for them.
+#[derive(Debug)]
 pub struct BoundKernel {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
@@ -211,6 +212,7 @@ pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, pro
 
 /// A [`RedirectKernel`]'s original variant prepared for recording into a caller's encoder
 /// (a [`crate::gpu::Recording`], as the registry prepares it).
+#[derive(Debug)]
 pub struct Recorded<K: RedirectKernel> {
     run: K::Run,
     cfg: K::Config,

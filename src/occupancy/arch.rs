@@ -158,7 +158,7 @@ const KB: u32 = 1024;
 
 /// An NVIDIA preset whose per-warp fields follow the occupancy calculator; only the fields
 /// that differ between generations are parameters.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "one argument per column of the architecture table")]
 const fn nvidia(
     name: &'static str,
     aliases: &'static [&'static str],
@@ -208,7 +208,7 @@ const fn nvidia(
 /// An AMD preset from the vendor's own quantities. The per-SIMD VGPR file maps onto the
 /// calculator's per-warp model: one register bank per SIMD, the allocation unit is the VGPR
 /// granule times the wave size, and the SM warp cap is SIMDs times waves per SIMD.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "one argument per column of the architecture table")]
 const fn amd(
     name: &'static str,
     aliases: &'static [&'static str],

@@ -148,7 +148,7 @@ pub(crate) enum Refusal {
 }
 
 impl Core {
-    pub fn occupancy(&self, arch: &Arch) -> f64 {
+    pub(crate) fn occupancy(&self, arch: &Arch) -> f64 {
         if arch.max_warps_per_sm == 0 {
             return 0.0;
         }

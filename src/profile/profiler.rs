@@ -44,6 +44,7 @@ impl Default for ProfilerOptions {
     }
 }
 
+#[derive(Debug)]
 enum State {
     Idle,
     /// A copy of the records was recorded into the app's encoder.
@@ -85,6 +86,7 @@ enum State {
 /// }
 /// # Ok(()) }
 /// ```
+#[derive(Debug)]
 pub struct Profiler {
     device: wgpu::Device,
     instrumented: Instrumented,

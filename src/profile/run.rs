@@ -247,7 +247,7 @@ fn texture_dimension(resource: &Resource) -> (wgpu::TextureDimension, wgpu::Text
 }
 
 impl Prepared {
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "one dispatch's shader, resources and probe slot")]
     async fn new(
         gpu: &Gpu,
         label: &str,

@@ -136,6 +136,7 @@ pub fn tier_that_ran(record: &crate::harness::Record) -> Option<String> {
 }
 
 /// Options plus the adapter's capability, assessed once on first use.
+#[derive(Debug)]
 pub struct Runtime {
     /// The options every run uses.
     pub options: PtOptions,

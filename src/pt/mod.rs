@@ -177,6 +177,7 @@ impl Tier {
 }
 
 /// Control and config buffers of one PT launch.
+#[derive(Debug)]
 pub struct Control {
     /// The [`CONTROL_WORDS`] control words (indices in [`word`]), bound at [`CONTROL_BINDING`].
     ctl: GpuBuffer<u32>,
@@ -213,7 +214,7 @@ impl Control {
 }
 
 /// A record of the `pt` family for a benchmark without random inputs (barrier, queue).
-#[allow(clippy::too_many_arguments)] // one argument per record field that differs
+#[allow(clippy::too_many_arguments, reason = "one argument per record field that differs")]
 pub(crate) fn record(
     gpu: &Gpu,
     kernel: &str,

@@ -122,6 +122,7 @@ pub struct QueueRun {
 }
 
 /// A queue kernel's buffers, bound for one launch of `launched` workgroups.
+#[derive(Debug)]
 struct Launch {
     kernel: std::sync::Arc<crate::gpu::Kernel>,
     bind: wgpu::BindGroup,
@@ -236,6 +237,7 @@ pub const RECORDED_WORKGROUPS: u32 = 64;
 
 /// A claims queue (single, chunked or distributed) prepared for recording into a caller's
 /// encoder; the check is that every item was claimed exactly once.
+#[derive(Debug)]
 pub struct QueueRecording {
     launch: Launch,
 }

@@ -379,6 +379,7 @@ fn refusal(shader: &PtShader, capability: &Capability) -> Error {
 
 /// One prepared launch of a user's kernel: the control words, configuration and queue at the
 /// module's group, recorded into the caller's encoder.
+#[derive(Debug)]
 pub struct PtLaunch {
     /// The tier and launch size.
     pub plan: Plan,

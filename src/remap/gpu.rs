@@ -21,6 +21,7 @@ pub fn equal_width(lo: u32, hi: u32, classes: u32) -> u32 {
 }
 
 /// Buffers and kernels of the regroup of `n` trip counts into `classes` classes.
+#[derive(Debug)]
 pub struct GpuRegroup {
     histogram: Arc<Kernel>,
     reduce: Arc<Kernel>,

@@ -62,6 +62,7 @@ pub struct RemapUpdate {
     pub applied: bool,
 }
 
+#[derive(Debug)]
 enum State {
     Idle,
     /// The records were copied to the staging buffer in the app's encoder.
@@ -115,6 +116,7 @@ enum State {
 /// }
 /// # Ok(()) }
 /// ```
+#[derive(Debug)]
 pub struct Remapper {
     device: wgpu::Device,
     remapped: RemappedShader,

@@ -87,6 +87,7 @@ pub struct DivergenceExtra {
 }
 
 /// Everything one variant's run produced, turned into a [`Record`] by [`VariantRun::record`].
+#[derive(Debug)]
 pub struct VariantRun {
     /// Kernel family ([`Record::family`]).
     pub family: &'static str,

@@ -81,6 +81,7 @@ impl View {
 }
 
 /// One adapter the explorer can run on.
+#[derive(Debug)]
 struct AdapterEntry {
     label: String,
     adapter: wgpu::Adapter,
@@ -94,6 +95,7 @@ struct AdapterEntry {
 /// The workload whose decision learns from what the adapter measured.
 const AUTO_REMAP: &str = "remap-auto";
 
+#[derive(Debug)]
 struct Running {
     rx: Receiver<runs::Message>,
     cancel: Arc<AtomicBool>,
@@ -107,6 +109,7 @@ struct Running {
 const DEFAULT_ARCH: &str = "cc9.0";
 
 /// The explorer's state. Everything the window shows is drawn by [`Explorer::ui`].
+#[derive(Debug)]
 pub struct Explorer {
     adapters: Vec<AdapterEntry>,
     /// Index of the selected adapter in [`Explorer::adapter_labels`].

@@ -35,12 +35,18 @@ pub struct WebExplorer {
     runner: eframe::WebRunner,
 }
 
+impl std::fmt::Debug for WebExplorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebExplorer").finish_non_exhaustive()
+    }
+}
+
 #[wasm_bindgen]
 impl WebExplorer {
     /// Installs eframe's panic handler (a panic is reported through
     /// [`WebExplorer::panic_message`]), then returns.
     #[wasm_bindgen(constructor)]
-    #[allow(clippy::new_without_default)]
+    #[allow(clippy::new_without_default, reason = "the page constructs it through wasm-bindgen, never by default")]
     pub fn new() -> WebExplorer {
         WebExplorer { runner: eframe::WebRunner::new() }
     }

@@ -60,14 +60,14 @@ fn micro_loop(scale: Scale) -> MicroConfig {
 
 /// A square product of `n` and its seed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MatmulParams {
+pub(crate) struct MatmulParams {
     pub shape: Shape,
     pub seed: u64,
 }
 
 /// Branched and split kernels over the else fractions of a decision mask.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct BranchSweep {
+pub(crate) struct BranchSweep {
     #[serde(flatten)]
     pub config: BranchConfig,
     pub else_fractions: Vec<f64>,
@@ -170,7 +170,7 @@ fn run_case(gpu: &crate::Gpu, case: &dyn pt::Case, protocol: &crate::harness::Pr
 
 /// Global barrier latency at one workgroup count (0: as many as are co-resident).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct BarrierParams {
+pub(crate) struct BarrierParams {
     pub workgroups: u32,
     pub iterations: u32,
     pub kind: pt_barrier::BarrierKind,

@@ -284,6 +284,12 @@ pub fn parse_override(text: &str) -> Result<(&str, &str)> {
         .ok_or_else(|| Error::InvalidParameter { workload: String::new(), message: format!("'{text}': give name=value, e.g. n=4096") })
 }
 
+impl std::fmt::Debug for dyn Workload + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workload").field("name", &self.name()).field("family", &self.family()).finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

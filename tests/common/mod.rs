@@ -1,5 +1,6 @@
-#![allow(dead_code)]
 //! Shared set-up for the GPU integration tests: the default adapter (lavapipe in CI).
+
+#![allow(dead_code, unreachable_pub, reason = "each test binary uses its own part of these helpers, and no other crate sees them")]
 
 use simtlab::{Gpu, GpuOptions};
 

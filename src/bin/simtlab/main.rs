@@ -2,6 +2,8 @@
 //! papers, the flow-shop solver, the occupancy calculator, the explorer. One file per
 //! subcommand; the library holds the logic.
 
+#![allow(unreachable_pub, reason = "a binary exports nothing: `pub` in its modules means the crate")]
+
 mod bench;
 mod flags;
 mod flowshop;
@@ -32,8 +34,7 @@ struct Cli {
     command: Command,
 }
 
-// parsed once per process: the size of the largest variant does not matter
-#[allow(clippy::large_enum_variant)]
+#[allow(clippy::large_enum_variant, reason = "parsed once per process: the size of the largest variant does not matter")]
 #[derive(Subcommand)]
 enum Command {
     /// List every adapter with its measured subgroup size and the features that matter.

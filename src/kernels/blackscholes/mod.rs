@@ -85,6 +85,7 @@ pub struct BsInput {
 }
 
 /// BlackScholes pricing in the generic redirect bench: options/s.
+#[derive(Debug)]
 pub struct BlackScholes;
 
 impl RedirectKernel for BlackScholes {
@@ -145,6 +146,7 @@ pub fn classes(cfg: &BsConfig, input: &BsInput) -> Vec<u32> {
 }
 
 /// Uploaded inputs and a bound kernel.
+#[derive(Debug)]
 pub struct Prepared {
     run: BoundKernel,
     call: GpuBuffer<f32>,

@@ -220,6 +220,7 @@ fn exact(what: &str, got: &[u32], expected: &[u32]) -> Result<Check> {
 
 /// Every GPU kernel of `config` on every pool it builds (probe off), prepared for recording
 /// into a caller's encoder; the check compares every bound with the CPU's on the same pool.
+#[derive(Debug)]
 pub struct PoolsRecording {
     /// Per kernel and pool: the kernel holding the pool, its grid, and the CPU's bounds.
     runs: Vec<(PoolKernel, [u32; 3], Vec<u32>)>,

@@ -130,7 +130,7 @@ impl Checkpoint {
     /// The state of a search of `instance` under `options`; `start` is the start heuristic's
     /// (makespan, schedule, seconds), `seconds` the (total, waiting for the GPU) seconds and
     /// `counted` the (nodes, leaves) counted so far.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "one argument per part of the search's state that a checkpoint keeps")]
     pub fn new(
         instance: &Instance,
         options: &SearchOptions,

@@ -186,6 +186,7 @@ pub fn bound_pool(data: &BoundData, pool: &Pool, bound: LowerBound, threads: usi
 }
 
 /// Multi-threaded CPU implementation of [`Bounder`].
+#[derive(Debug)]
 pub struct CpuBounder<'a> {
     data: &'a BoundData,
     bound: LowerBound,

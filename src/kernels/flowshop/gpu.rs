@@ -91,6 +91,7 @@ impl GpuBoundOptions {
 }
 
 /// A buffer that keeps its allocation while pools fit.
+#[derive(Debug)]
 struct Growable {
     label: &'static str,
     buffer: GpuBuffer<u32>,
@@ -116,6 +117,7 @@ impl Growable {
 
 /// The bounding kernel with the instance uploaded and buffers sized for a pool: what a
 /// [`GpuBounder`] reuses pool after pool, and what a recorded pool keeps.
+#[derive(Debug)]
 pub(crate) struct PoolKernel {
     options: GpuBoundOptions,
     jobs: usize,
@@ -138,6 +140,7 @@ pub(crate) struct PoolKernel {
 }
 
 /// Bounds pools on the GPU. Implements [`Bounder`], so it drops into [`super::solve_with`].
+#[derive(Debug)]
 pub struct GpuBounder<'g> {
     gpu: &'g Gpu,
     kernel: PoolKernel,
@@ -233,6 +236,7 @@ impl Bounder for GpuBounder<'_> {
 }
 
 /// A pool started on the GPU whose bounds are not read yet.
+#[derive(Debug)]
 struct PendingBounds {
     read: PendingRead,
     count: usize,

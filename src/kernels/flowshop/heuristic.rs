@@ -102,7 +102,7 @@ pub(super) fn iterated_greedy(
 }
 
 /// One chain of `rounds` rounds from `start`, with its own random stream.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "the heuristic's working arrays, passed down rather than reallocated")]
 fn chain_from(
     n: usize,
     m: usize,

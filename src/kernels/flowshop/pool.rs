@@ -267,6 +267,7 @@ pub trait Bounder {
 }
 
 /// What [`Bounder::start`] did.
+#[derive(Debug)]
 pub enum Started {
     /// Bounded already: the bounds, in child order.
     Done(Vec<u32>),

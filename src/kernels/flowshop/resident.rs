@@ -54,14 +54,14 @@ const MAX_PAIRS: usize = GPU_MAX_MACHINES * (GPU_MAX_MACHINES - 1) / 2;
 
 /// Words of the status buffer (`state` in `resident.wgsl`).
 mod word {
-    pub const COUNT: usize = 0;
-    pub const BEST: usize = 1;
-    pub const FULL: usize = 6;
-    pub const NODES: usize = 8;
-    pub const LEAVES: usize = 10;
-    pub const FRAMES: usize = 13;
-    pub const FLOOR: usize = 14;
-    pub const ALL: usize = 16;
+    pub(crate) const COUNT: usize = 0;
+    pub(crate) const BEST: usize = 1;
+    pub(crate) const FULL: usize = 6;
+    pub(crate) const NODES: usize = 8;
+    pub(crate) const LEAVES: usize = 10;
+    pub(crate) const FRAMES: usize = 13;
+    pub(crate) const FLOOR: usize = 14;
+    pub(crate) const ALL: usize = 16;
 }
 
 /// Words of an open entry: `[record, place, bound]` (resident.wgsl's stack).

@@ -104,6 +104,7 @@ pub struct GaInput {
 
 /// GAFORT's children generation in the generic redirect bench: children/s, the best child
 /// fitness in `extra`.
+#[derive(Debug)]
 pub struct Gafort;
 
 impl RedirectKernel for Gafort {
@@ -168,6 +169,7 @@ pub fn trips(cfg: &GaConfig, input: &GaInput) -> Vec<u32> {
 }
 
 /// Uploaded population and the bound generation kernel, ready to run repeatedly.
+#[derive(Debug)]
 pub struct Prepared {
     run: BoundKernel,
     children: GpuBuffer<u32>,

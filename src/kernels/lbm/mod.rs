@@ -96,6 +96,7 @@ pub struct LbmInput {
 
 /// LBM's stream-and-collide step in the generic redirect bench: MLUPS = cells / median time
 /// / 10⁶, the fluid cells in `extra`.
+#[derive(Debug)]
 pub struct Lbm;
 
 impl RedirectKernel for Lbm {
@@ -178,6 +179,7 @@ pub fn paths(cfg: &LbmConfig, input: &LbmInput) -> Vec<u32> {
 }
 
 /// Uploaded lattice and the bound stream-collide kernel, ready to run repeatedly.
+#[derive(Debug)]
 pub struct Prepared {
     run: BoundKernel,
     f_out: GpuBuffer<f32>,
@@ -247,7 +249,7 @@ mod generated {
         format!("({}) - ({})", pick(1), pick(-1))
     }
 
-    pub fn body() -> String {
+    pub(crate) fn body() -> String {
         let mut s = String::new();
         let axes = [("x", "nx", "1u", &EX), ("y", "ny", "nx", &EY), ("z", "nz", "nxy", &EZ)];
         s += "        let fluid = flags[c] != 0u;\n";

@@ -428,6 +428,7 @@ pub fn check_bounds(k: usize) -> (f64, f64) {
 }
 
 /// A bound kernel with uploaded A and B, ready to dispatch repeatedly.
+#[derive(Debug)]
 pub struct Prepared {
     /// The rung it runs.
     pub variant: Variant,

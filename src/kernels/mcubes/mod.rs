@@ -110,6 +110,7 @@ pub struct McReference {
 
 /// MarchingCubes in the generic redirect bench: the generate pass is timed (as Table 4),
 /// voxels/s; `extra` has the triangles and the whole pipeline's median time.
+#[derive(Debug)]
 pub struct MarchingCubes;
 
 impl RedirectKernel for MarchingCubes {
@@ -200,6 +201,7 @@ impl RedirectKernel for MarchingCubes {
 }
 
 /// Uploaded volume with classification and scan done; the generate pass bound.
+#[derive(Debug)]
 pub struct Prepared {
     classify: (Arc<Kernel>, wgpu::BindGroup),
     scan: [(Arc<Kernel>, wgpu::BindGroup, [u32; 3]); 3],

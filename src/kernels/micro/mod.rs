@@ -344,6 +344,7 @@ fn check_loops(gpu: &Gpu, cfg: &MicroConfig, tile: Option<TileSort>) -> Result<(
 }
 
 /// Uploaded inputs and a bound kernel, ready to dispatch repeatedly.
+#[derive(Debug)]
 pub struct Prepared {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
@@ -356,6 +357,7 @@ pub struct Prepared {
 }
 
 /// The second pass of a deferring run and the queue both passes share.
+#[derive(Debug)]
 struct DeferredPass {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,

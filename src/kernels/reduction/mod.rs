@@ -177,6 +177,7 @@ pub fn fast_groups(n: usize) -> usize {
     groups.div_ceil(4) * 4
 }
 
+#[derive(Debug)]
 struct Pass {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
@@ -184,6 +185,7 @@ struct Pass {
 }
 
 /// Uploaded input and the bound passes down to one value.
+#[derive(Debug)]
 pub struct Prepared {
     passes: Vec<Pass>,
     result: GpuBuffer<f32>,

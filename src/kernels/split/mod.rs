@@ -159,12 +159,14 @@ pub struct BranchDivergence {
     pub split_else: Divergence,
 }
 
+#[derive(Debug)]
 struct Probe {
     layout: ProbeLayout,
     buffers: [GpuBuffer<u32>; 3],
 }
 
 /// Uploaded data and the three bound kernels; the mask can be replaced between runs.
+#[derive(Debug)]
 pub struct BranchPrepared {
     kernels: [Arc<Kernel>; 3],
     binds: [wgpu::BindGroup; 3],
@@ -297,7 +299,7 @@ pub fn emulate(mask: &[u32], width: u32) -> Result<Divergence> {
 /// One point of the sweep: times the branched and the split version on `mask`, checks both
 /// against the CPU reference and each other, and returns the two records (branched, split).
 /// `probed` (when given) measures divergence in separate runs.
-#[allow(clippy::too_many_arguments)] // the sweep's loop state, passed through once per point
+#[allow(clippy::too_many_arguments, reason = "the sweep's loop state, passed through once per point")]
 pub fn bench_point(
     gpu: &Gpu,
     cfg: &BranchConfig,
@@ -461,6 +463,7 @@ impl LoopConfig {
 }
 
 /// The fused and the split loop kernels bound to the same inputs (separate outputs).
+#[derive(Debug)]
 pub struct LoopPrepared {
     fused: Arc<Kernel>,
     split: Arc<Kernel>,

@@ -58,6 +58,7 @@ struct Params {
 }
 
 /// The forest-expansion case, validated and ready to prepare at any of [`ForestCase::TIERS`].
+#[derive(Debug)]
 pub struct ForestCase {
     /// Its parameters.
     pub cfg: ForestConfig,

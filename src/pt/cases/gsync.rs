@@ -42,6 +42,7 @@ struct Params {
 }
 
 /// The global-synchronization case with its generated inputs.
+#[derive(Debug)]
 pub struct GsyncCase {
     /// Its parameters.
     pub cfg: GsyncConfig,

@@ -60,6 +60,7 @@ pub trait Case {
 }
 
 /// What a run did.
+#[derive(Debug)]
 pub struct Outcome {
     /// The output of the checked run, to compare with [`Case::reference`].
     pub output: Vec<u32>,

@@ -57,6 +57,7 @@ struct Params {
 }
 
 /// The producer-consumer case with its generated inputs.
+#[derive(Debug)]
 pub struct ProdConsCase {
     /// Its parameters.
     pub cfg: ProdConsConfig,

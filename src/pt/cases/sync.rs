@@ -59,6 +59,7 @@ struct Params {
 }
 
 /// The CPU-GPU synchronization case with its generated inputs.
+#[derive(Debug)]
 pub struct SyncCase {
     /// Its parameters.
     pub cfg: SyncConfig,

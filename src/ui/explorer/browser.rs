@@ -28,7 +28,7 @@ pub(super) const PT_CLAIMS: &str = "not in the browser: the persistent-threads r
 /// What a page's time is, shown beside its runs: WebGPU in a page has no blocking wait, so each
 /// sample is the page's wall clock from recording the work to its readback arriving on the
 /// page's event loop (frames drawn in between count); the CPU check is not timed.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code, reason = "shown only in the browser page"))]
 pub(super) const PAGE_CLOCK: &str = "page wall clock per sample: recording, submission, GPU work and the readback, \
      awaited on the page's event loop (frames drawn meanwhile count, so it is far above the GPU time); the CPU check is not timed";
 
@@ -110,7 +110,7 @@ mod page {
     }
 
     /// The id of the page's file input, the one the Open buttons click (a test drives it too).
-    pub const INPUT_ID: &str = "simtlab-open";
+    pub(super) const INPUT_ID: &str = "simtlab-open";
 
     /// How long a download's object URL lives: the browser reads the blob after the click
     /// returns.
@@ -166,9 +166,15 @@ mod page {
         ctx: Rc<RefCell<Option<egui::Context>>>,
     }
 
+    impl std::fmt::Debug for Upload {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("Upload").field("input", &self.input.is_ok()).field("baseline", &self.baseline.get()).finish()
+        }
+    }
+
     impl Upload {
         /// Adds the file input to the page.
-        pub fn new() -> Upload {
+        pub(crate) fn new() -> Upload {
             let (sender, picked) = channel();
             let (baseline, ctx) = (Rc::new(Cell::new(false)), Rc::new(RefCell::new(None)));
             let input = file_input(sender, baseline.clone(), ctx.clone()).map_err(|e| format!("{e:?}"));
@@ -176,7 +182,7 @@ mod page {
         }
 
         /// Opens the browser's file chooser; the file picked is for the baseline if `baseline`.
-        pub fn pick(&self, baseline: bool) -> Result<()> {
+        pub(crate) fn pick(&self, baseline: bool) -> Result<()> {
             let input = self.input.as_ref().map_err(|why| Error::Unsupported {
                 what: "opening a file".into(),
                 adapter: "this page".into(),
@@ -189,7 +195,7 @@ mod page {
 
         /// The file picked and read since the last call, if any; `ctx` is repainted when the
         /// next one has been read.
-        pub fn poll(&self, ctx: &egui::Context) -> Option<Picked> {
+        pub(crate) fn poll(&self, ctx: &egui::Context) -> Option<Picked> {
             self.ctx.borrow_mut().get_or_insert_with(|| ctx.clone());
             self.picked.try_recv().ok()
         }

@@ -18,7 +18,7 @@ use crate::remap::{Decision, Strategy};
 
 /// The family panel for `run` (nothing for families without one). `arch` and `registers` are
 /// the occupancy panel's preset and registers per thread.
-pub fn panel(ui: &mut Ui, run: &Run, arch: &Arch, registers: u32) {
+pub(crate) fn panel(ui: &mut Ui, run: &Run, arch: &Arch, registers: u32) {
     let records: Vec<&Record> = run.records().collect();
     let Some(first) = records.first() else { return };
     match first.family.as_str() {

@@ -122,6 +122,7 @@ enum Message {
     Finished(Box<Result<(Instance, Solution)>>),
 }
 
+#[derive(Debug)]
 struct Running {
     rx: Receiver<Message>,
     cancel: Arc<AtomicBool>,
@@ -129,6 +130,7 @@ struct Running {
 }
 
 /// The live flow-shop view. Settings are public fields; [`FlowshopView::ui`] draws it.
+#[derive(Debug)]
 pub struct FlowshopView {
     gpu_options: GpuOptions,
     gpu: GpuSlot,

@@ -13,6 +13,7 @@ use crate::ui::overlay::series_color;
 use crate::workload::ParamSpec;
 
 /// A figure of a paper and the model of it the explorer evaluates.
+#[derive(Debug)]
 pub struct PaperRef {
     /// Key of [`PaperValues::of`].
     pub paper: &'static str,

@@ -442,7 +442,7 @@ fn legend(ui: &mut Ui, names: &[String]) {
     });
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "one plot's panel, data and styling, drawn in one place")]
 fn plot(
     ui: &mut Ui,
     panel: &Panel,

@@ -54,6 +54,7 @@ enum Message {
 }
 
 /// A finished remap with its heat maps (built on the worker).
+#[derive(Debug)]
 struct Remapped {
     run: RemapRun,
     before: HeatMap,
@@ -61,6 +62,7 @@ struct Remapped {
     after: Option<HeatMap>,
 }
 
+#[derive(Debug)]
 struct Running {
     rx: Receiver<Message>,
     cancel: Arc<AtomicBool>,
@@ -68,6 +70,7 @@ struct Running {
 }
 
 /// The remap of the tab's shader: strategy, run state and the last result.
+#[derive(Debug)]
 pub struct RemapPanel {
     /// The strategy the next remap asks for.
     pub strategy: Strategy,

@@ -46,6 +46,7 @@ enum Message {
     Cancelled,
 }
 
+#[derive(Debug)]
 struct Running {
     rx: Receiver<Message>,
     cancel: Arc<AtomicBool>,
@@ -55,6 +56,7 @@ struct Running {
 }
 
 /// A finished profile with what the view draws from it (built on the worker thread).
+#[derive(Debug)]
 struct Loaded {
     run: ProfileRun,
     /// The source that ran (the editor may have changed since).
@@ -66,6 +68,7 @@ struct Loaded {
 }
 
 /// The "your own shader" view: inputs, run control, and the profile of the last run.
+#[derive(Debug)]
 pub struct ShaderView {
     options: GpuOptions,
     /// Opened on the first run, on the worker thread.

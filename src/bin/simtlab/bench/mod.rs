@@ -11,8 +11,7 @@ pub mod zhang;
 use clap::Subcommand;
 use simtlab::{Gpu, Result};
 
-// parsed once per process: the size of the largest variant does not matter
-#[allow(clippy::large_enum_variant)]
+#[allow(clippy::large_enum_variant, reason = "parsed once per process: the size of the largest variant does not matter")]
 #[derive(Subcommand)]
 pub enum BenchFamily {
     /// Zhang's Figure 1 patterns: a data-dependent if and a data-dependent loop.

@@ -55,6 +55,7 @@ impl PoolBar {
 }
 
 /// The panel's state: the scale to run at and the last run's records.
+#[derive(Debug)]
 pub struct PoolsPanel {
     /// Pool sizes of the workload at this scale (tiny: 256 children, seconds on a CPU driver).
     pub scale: Scale,

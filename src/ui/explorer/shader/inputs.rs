@@ -52,22 +52,22 @@ pub(super) struct Inputs {
 
 impl Inputs {
     /// The selected entry point.
-    pub fn entry(&self) -> Option<&str> {
+    pub(crate) fn entry(&self) -> Option<&str> {
         self.entries.get(self.selected).map(String::as_str)
     }
 
     /// Invocations in one workgroup of the selected entry point.
-    pub fn threads_per_workgroup(&self) -> u32 {
+    pub(crate) fn threads_per_workgroup(&self) -> u32 {
         self.workgroup_size.iter().product::<u32>().max(1)
     }
 
     /// Invocations a dispatch of `workgroups` launches.
-    pub fn invocations(&self, workgroups: [u32; 3]) -> u64 {
+    pub(crate) fn invocations(&self, workgroups: [u32; 3]) -> u64 {
         workgroups.iter().map(|&w| w as u64).product::<u64>() * self.threads_per_workgroup() as u64
     }
 
     /// The bindings' names, for messages.
-    pub fn binding_names(&self) -> String {
+    pub(crate) fn binding_names(&self) -> String {
         let names: Vec<String> = self.bindings.iter().map(|f| format!("{} ({}:{})", f.info.name, f.info.group, f.info.binding)).collect();
         if names.is_empty() {
             "none".into()
@@ -77,7 +77,7 @@ impl Inputs {
     }
 
     /// Re-reads the entry points of `source`, keeping the selected one where it still exists.
-    pub fn parse(&mut self, name: &str, source: &str, workgroups: [u32; 3]) -> Result<()> {
+    pub(crate) fn parse(&mut self, name: &str, source: &str, workgroups: [u32; 3]) -> Result<()> {
         let entries = if user::uses_module(source) {
             user::entry_points(name, source)
         } else {
@@ -104,7 +104,7 @@ impl Inputs {
 
     /// Selects `entry` and lists its bindings: specs already typed for a binding stay, the
     /// others get [`default_spec`].
-    pub fn select(&mut self, name: &str, source: &str, entry: &str, workgroups: [u32; 3]) -> Result<()> {
+    pub(crate) fn select(&mut self, name: &str, source: &str, entry: &str, workgroups: [u32; 3]) -> Result<()> {
         let index = self.entries.iter().position(|e| e == entry).ok_or_else(|| {
             Error::invalid("entry point", format!("'{entry}' is not a compute entry point of {name}; it has {}", self.entries.join(", ")))
         })?;
@@ -143,7 +143,7 @@ impl Inputs {
     }
 
     /// The entry point picker and the binding fields; true when another entry point was picked.
-    pub fn ui(&mut self, ui: &mut Ui, name: &str, source: &str, workgroups: [u32; 3]) -> bool {
+    pub(crate) fn ui(&mut self, ui: &mut Ui, name: &str, source: &str, workgroups: [u32; 3]) -> bool {
         let mut changed = false;
         if self.entries.is_empty() {
             return false;

@@ -43,7 +43,7 @@ pub const COLUMNS: [&str; 9] =
     ["site", "line", "kind", "source", "evaluations", "divergent\nevaluations", "divergent\nsubgroups", "branch\neff.", "SIMT\neff."];
 
 /// The cells of one row, as the table shows them.
-pub fn row_cells(row: &SiteRow, divergent_subgroups: u64, subgroups: u64) -> [String; 9] {
+pub(crate) fn row_cells(row: &SiteRow, divergent_subgroups: u64, subgroups: u64) -> [String; 9] {
     let mut source = row.place.source.clone();
     if source.chars().count() > 32 {
         source = source.chars().take(31).collect::<String>() + "…";
@@ -62,7 +62,7 @@ pub fn row_cells(row: &SiteRow, divergent_subgroups: u64, subgroups: u64) -> [St
 }
 
 /// One row per site in `order`; a click on the efficiency header changes the order.
-pub fn site_table(ui: &mut Ui, rows: &[SiteRow], divergent_subgroups: &[u64], subgroups: u64, order: &mut SiteOrder) {
+pub(crate) fn site_table(ui: &mut Ui, rows: &[SiteRow], divergent_subgroups: &[u64], subgroups: u64, order: &mut SiteOrder) {
     Grid::new("simtlab-shader-sites").striped(true).num_columns(COLUMNS.len()).show(ui, |ui| {
         for name in COLUMNS {
             if name == "branch\neff." {

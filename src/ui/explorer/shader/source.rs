@@ -117,7 +117,7 @@ fn line_tooltip(rows: &[SiteRow], divergent_subgroups: &[u64], subgroups: u64, s
 }
 
 /// The metric picker and the colour scale of the source view with its end values.
-pub fn legend(ui: &mut Ui, metric: &mut SourceMetric) {
+pub(crate) fn legend(ui: &mut Ui, metric: &mut SourceMetric) {
     ui.horizontal(|ui| {
         ui.small("colour by");
         for m in SourceMetric::ALL {
@@ -135,7 +135,7 @@ pub fn legend(ui: &mut Ui, metric: &mut SourceMetric) {
 }
 
 /// A profiled shader's source with what the view colours it by: plain data, borrowed.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct ProfiledSource<'a> {
     /// The WGSL that ran.
     pub source: &'a str,
@@ -151,7 +151,7 @@ pub struct ProfiledSource<'a> {
 
 /// Draws the source with line numbers; each probed line gets a swatch, a tinted background and
 /// its `metric`, and shows its sites' counts on hover. Only the visible lines are laid out.
-pub fn source_view(ui: &mut Ui, profiled: &ProfiledSource<'_>, metric: SourceMetric, height: f32) {
+pub(crate) fn source_view(ui: &mut Ui, profiled: &ProfiledSource<'_>, metric: SourceMetric, height: f32) {
     let ProfiledSource { source, rows, marks, divergent_subgroups, subgroups } = *profiled;
     let lines: Vec<&str> = source.lines().collect();
     let digits = lines.len().max(1).to_string().len();
