@@ -107,6 +107,45 @@ fn bindings(text: &str) -> Vec<(u32, u32, String, String)> {
         .collect()
 }
 
+/// The bindings a file declares and those of the files it imports (`#import name` is
+/// `shaders/shared/name.wgsl`), as a kernel compiled from it sees them.
+fn bindings_with_imports(root: &Path, text: &str) -> Vec<(u32, u32, String, String)> {
+    let mut all = bindings(text);
+    for name in text.lines().filter_map(|l| l.trim().strip_prefix("#import ")) {
+        let imported = fs::read_to_string(root.join("shared").join(format!("{}.wgsl", name.trim()))).unwrap_or_default();
+        all.extend(bindings_with_imports(root, &imported));
+    }
+    all
+}
+
+/// A WGSL struct's fields: (name, type).
+type Fields = Vec<(String, String)>;
+
+/// The structs of a file whose fields are all 32-bit scalars (`u32`, `i32`, `f32`): name and
+/// fields (name, type). Laid out as `#[repr(C)]` Rust, such a struct has WGSL's own layout.
+fn scalar_structs(text: &str) -> Vec<(String, Fields)> {
+    let mut out = Vec::new();
+    // the struct being read, its fields so far, and whether all are scalars
+    let mut current: Option<(String, Fields, bool)> = None;
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("").trim();
+        if let Some(name) = code.strip_prefix("struct ").and_then(|r| r.strip_suffix('{')) {
+            current = Some((name.trim().to_string(), Vec::new(), true));
+        } else if code.starts_with('}') {
+            if let Some((name, fields, true)) = current.take().filter(|c| !c.1.is_empty()) {
+                out.push((name, fields));
+            }
+        } else if let Some((_, fields, scalar)) = current.as_mut() {
+            if let Some((field, ty)) = code.trim_end_matches(',').split_once(':') {
+                let ty = ty.trim().to_string();
+                *scalar &= matches!(ty.as_str(), "u32" | "i32" | "f32");
+                fields.push((field.trim().to_string(), ty));
+            }
+        }
+    }
+    out
+}
+
 fn ident(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
@@ -160,6 +199,31 @@ fn registry(root: &Path, files: &[String]) -> String {
             variants.join(", "),
             binds.join(", ")
         );
+        // a name declared under several `#ifdef` variants appears once
+        for (name, fields) in scalar_structs(&text) {
+            code += &format!(
+                "            /// WGSL `struct {name}` of this file, laid out as the shader reads it.\n            #[repr(C)]\n            #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]\n            pub struct {name} {{\n"
+            );
+            for (field, ty) in fields {
+                code += &format!("                /// `{field}`.\n                pub {field}: {ty},\n");
+            }
+            code += "            }\n";
+        }
+        let mut group0: Vec<_> =
+            bindings_with_imports(root, &text).into_iter().filter(|(g, ..)| *g == 0).map(|(_, b, n, _)| (b, n)).collect();
+        group0.sort_by(|x, y| x.1.cmp(&y.1).then(x.0.cmp(&y.0)));
+        group0.dedup();
+        if let Some(w) = group0.windows(2).find(|w| w[0].1 == w[1].1) {
+            panic!("shaders/{f}: `{}` is declared at bindings {} and {}; give each binding one name", w[0].1, w[0].0, w[1].0);
+        }
+        group0.sort();
+        if !group0.is_empty() {
+            code += "            /// Binding numbers in group 0 of the variables the file and its imports declare, by name.\n            pub mod binding {\n";
+            for (b, n) in &group0 {
+                code += &format!("                /// `{n}`.\n                pub const {}: u32 = {b};\n", ident(n).to_uppercase());
+            }
+            code += "            }\n";
+        }
         for e in &entries {
             code += &format!(
                 "            /// Entry point `{}`, `@workgroup_size({})`.\n            pub const {}: Entry = Entry {{ file: FILE, name: {:?}, workgroup_size: {:?} }};\n",

@@ -16,7 +16,8 @@ const PER: u32 = 8u;
 struct Params {
     // vec4 elements (the input is zero-padded to a multiple of 4 floats)
     n4: u32,
-    pad0: u32,
+    // BLOCKED: the workgroups that have a block (the rest of a 2D grid has nothing to do)
+    blocks: u32,
     pad1: u32,
     pad2: u32,
 }
@@ -46,8 +47,7 @@ fn main(
     var d = vec4<f32>(0.0);
 #ifdef BLOCKED
     let group = wid.y * groups.x + wid.x;
-    // params.pad0 = workgroups with a block; the rest of the 2D grid has nothing to do
-    if (group >= params.pad0) {
+    if (group >= params.blocks) {
         return;
     }
     let i = group * (WG * PER) + lid;

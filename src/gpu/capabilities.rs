@@ -85,7 +85,7 @@ pub(super) async fn measure_subgroup_size(gpu: &Gpu) -> Result<Option<u32>> {
     }
     let kernel = gpu.kernel_async(registry::shared::subgroup_size::MAIN, &[], &[]).await?;
     let out = gpu.buffer_zeroed::<u32>("subgroup sizes", 256, BufferKind::Storage)?;
-    let bind = kernel.bind(gpu, &[&out])?;
+    let bind = kernel.bind_at(gpu, &[(registry::shared::subgroup_size::binding::SIZES, &out)])?;
     gpu.run_async(&[Step::dispatch(&kernel, &bind, [1, 1, 1])], false).await?;
     let sizes = gpu.read_async(&out).await?;
     Ok(sizes.into_iter().max().filter(|&s| s > 0))

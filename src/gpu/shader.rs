@@ -376,6 +376,14 @@ mod tests {
     }
 
     #[test]
+    fn the_probe_binding_below_the_registry_is_the_one_probe_wgsl_declares() {
+        // `divergence` sits below `gpu`, so it keeps its own constant: this keeps the two equal
+        assert_eq!(crate::divergence::PROBE_BINDING, registry::shared::probe::binding::PROBE_RECORDS);
+        assert_eq!(registry::mcubes::generate::binding::VOLUME, 0, "imported bindings count as the file's own");
+        assert_eq!(registry::mcubes::generate::binding::VERTICES, 5);
+    }
+
+    #[test]
     fn every_shader_file_validates_in_every_variant() {
         let on_disk = {
             let mut v = Vec::new();

@@ -120,7 +120,7 @@ pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32, kind: Barri
 pub fn relaunch(gpu: &Gpu, workgroups: u32, count: u32) -> Result<f64> {
     let kernel = gpu.kernel(registry::pt::capability::RELAUNCH, &[])?;
     let result = gpu.buffer_zeroed::<u32>("relaunch result", 4, BufferKind::Storage)?;
-    let bind = kernel.bind(gpu, &[&result])?;
+    let bind = kernel.bind_at(gpu, &[(registry::pt::capability::binding::RESULT, &result)])?;
     let steps: Vec<Step> = (0..count.max(1)).map(|_| Step::dispatch(&kernel, &bind, [workgroups, 1, 1])).collect();
     Ok(gpu.run(&steps, true)?.seconds)
 }

@@ -71,7 +71,8 @@ pub(super) fn run_check(
     let result = gpu.buffer_zeroed::<u32>("check result", 4, BufferKind::Storage)?;
     let messages = gpu.buffer_zeroed::<u32>("check messages", 2 * launch as usize, BufferKind::Storage)?;
     let params = gpu.buffer("check params", &[CheckParams { iters, pad: [0; 3] }], BufferKind::Uniform)?;
-    let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &result), (1, &messages), (2, &params)];
+    use crate::gpu::shader::registry::pt::capability::binding as slot;
+    let mut slots: Vec<(u32, &dyn Bind)> = vec![(slot::RESULT, &result), (slot::MESSAGES, &messages), (slot::PARAMS, &params)];
     slots.extend(control.slots());
     let bind = kernel.bind_at(gpu, &slots)?;
     let timing = gpu.run(&[control.reset(), Step::dispatch(&kernel, &bind, [launch, 1, 1])], timed)?;

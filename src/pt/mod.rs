@@ -44,11 +44,11 @@ use crate::harness::{self, Check, Environment, Record, Stats, Throughput};
 use serde::{Deserialize, Serialize};
 
 /// Binding of the control words (`pt_ctl`) in every PT kernel.
-pub const CONTROL_BINDING: u32 = 8;
+pub const CONTROL_BINDING: u32 = crate::gpu::shader::registry::shared::pt_control::binding::PT_CTL;
 /// Binding of the [`PtConfig`] uniform (`pt_cfg`).
-pub const CONFIG_BINDING: u32 = 9;
+pub const CONFIG_BINDING: u32 = crate::gpu::shader::registry::shared::pt_control::binding::PT_CFG;
 /// Binding of the queue buffer (`pt_queue`).
-pub const QUEUE_BINDING: u32 = 10;
+pub const QUEUE_BINDING: u32 = crate::gpu::shader::registry::shared::pt_queue::binding::PT_QUEUE;
 /// u32 words of the control buffer.
 pub const CONTROL_WORDS: usize = 2112;
 

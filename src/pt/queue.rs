@@ -164,7 +164,9 @@ impl Launch {
         };
         let params =
             gpu.buffer("queue params", &[QueueParams { n: items, kind, check: check as u32, rounds: cfg.rounds }], BufferKind::Uniform)?;
-        let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &counts), (1, &tally), (2, &params), (pt::QUEUE_BINDING, &queue)];
+        use crate::gpu::shader::registry::pt::queue::binding as slot;
+        let mut slots: Vec<(u32, &dyn Bind)> =
+            vec![(slot::COUNTS, &counts), (slot::TALLY, &tally), (slot::PARAMS, &params), (pt::QUEUE_BINDING, &queue)];
         slots.extend(control.slots());
         let bind = kernel.bind_at(gpu, &slots)?;
         Ok(Launch { kernel, bind, control, counts, tally, queue, launched, items })

@@ -70,16 +70,21 @@ impl GpuRegroup {
         let block_sums = gpu.buffer_zeroed::<u32>("histogram block sums", dispatch.params.blocks as usize, BufferKind::Storage)?;
         let index = gpu.buffer_zeroed::<u32>("remap index", n, BufferKind::Storage)?;
         let class_ids = if keep_classes { Some(gpu.buffer_zeroed::<u32>("classes", n, BufferKind::Storage)?) } else { None };
-        let histogram_bind = match &class_ids {
-            Some(ids) => histogram.bind(gpu, &[&params, trips, &hist, ids])?,
-            None => histogram.bind(gpu, &[&params, trips, &hist])?,
-        };
+        use registry::remap::{classify_histogram::binding as counted, scan::binding as scanned, scatter::binding as scattered};
+        let mut counting: Vec<(u32, &dyn Bind)> = vec![(counted::PARAMS, &params), (counted::TRIPS, trips), (counted::HISTOGRAM, &hist)];
+        if let Some(ids) = &class_ids {
+            counting.push((counted::CLASSES, ids));
+        }
+        let scan: [(u32, &dyn Bind); 3] = [(scanned::PARAMS, &params), (scanned::HISTOGRAM, &hist), (scanned::BLOCK_SUMS, &block_sums)];
         let binds = [
-            histogram_bind,
-            reduce.bind(gpu, &[&params, &hist, &block_sums])?,
-            spine.bind(gpu, &[&params, &hist, &block_sums])?,
-            rescan.bind(gpu, &[&params, &hist, &block_sums])?,
-            scatter.bind(gpu, &[&params, trips, &hist, &index])?,
+            histogram.bind_at(gpu, &counting)?,
+            reduce.bind_at(gpu, &scan)?,
+            spine.bind_at(gpu, &scan)?,
+            rescan.bind_at(gpu, &scan)?,
+            scatter.bind_at(
+                gpu,
+                &[(scattered::PARAMS, &params), (scattered::TRIPS, trips), (scattered::OFFSETS, &hist), (scattered::INDEX, &index)],
+            )?,
         ];
         Ok(GpuRegroup {
             histogram,

@@ -65,7 +65,7 @@ impl RunOptions<'_> {
 
 /// The binding of the reference-redirection index (`remap_index`, declared by
 /// `shaders/shared/remap.wgsl` under `REMAP`), after the probe's records.
-pub const REMAP_BINDING: u32 = 8;
+pub const REMAP_BINDING: u32 = crate::gpu::shader::registry::shared::remap::binding::REMAP_INDEX;
 
 /// The variant label of a kernel's original, unremapped run: the baseline every other
 /// variant of the same kernel and parameters is compared with.

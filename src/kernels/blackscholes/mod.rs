@@ -152,7 +152,7 @@ pub struct Prepared {
     call: GpuBuffer<f32>,
     put: GpuBuffer<f32>,
     _keep: Vec<GpuBuffer<f32>>,
-    _params: GpuBuffer<u32>,
+    _params: GpuBuffer<registry::blackscholes::black_scholes::Params>,
 }
 
 impl Prepared {
@@ -169,9 +169,22 @@ impl Prepared {
         let years = gpu.buffer("years", &input.years, BufferKind::Storage)?;
         let call = gpu.buffer_zeroed::<f32>("call", n, BufferKind::Storage)?;
         let put = gpu.buffer_zeroed::<f32>("put", n, BufferKind::Storage)?;
-        let params: [u32; 4] = [n as u32, threads as u32, cfg.riskfree.to_bits(), cfg.volatility.to_bits()];
-        let params = gpu.buffer("params", &params, BufferKind::Uniform)?;
-        let slots: [(u32, &dyn crate::gpu::Bind); 6] = [(0, &price), (1, &strike), (2, &years), (3, &call), (4, &put), (5, &params)];
+        let params = registry::blackscholes::black_scholes::Params {
+            n: n as u32,
+            threads: threads as u32,
+            riskfree: cfg.riskfree,
+            volatility: cfg.volatility,
+        };
+        let params = gpu.buffer("params", &[params], BufferKind::Uniform)?;
+        use registry::blackscholes::black_scholes::binding as slot;
+        let slots: [(u32, &dyn crate::gpu::Bind); 6] = [
+            (slot::PRICE, &price),
+            (slot::STRIKE, &strike),
+            (slot::YEARS, &years),
+            (slot::CALL, &call),
+            (slot::PUT, &put),
+            (slot::PARAMS, &params),
+        ];
         let run = BoundKernel::new(gpu, registry::blackscholes::black_scholes::MAIN, &options, threads, n, 1, &slots)?;
         Ok(Prepared { run, call, put, _keep: vec![price, strike, years], _params: params })
     }

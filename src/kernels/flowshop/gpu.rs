@@ -450,16 +450,18 @@ impl PoolKernel {
             rebind |= records.reserve(gpu, layout.words())?;
         }
         if rebind {
+            // LB2's bindings are LB1's (`#import flowshop_pool`) and its own pair tables
+            use registry::flowshop::lb2::binding as slot;
             let mut slots: Vec<(u32, &dyn Bind)> = vec![
-                (0, &self.params),
-                (1, &self.ptimes),
-                (2, &self.parents.buffer),
-                (3, &self.children.buffer),
-                (4, &self.bounds.buffer),
-                (5, &self.pair_list),
-                (6, &self.sequences),
-                (9, &self.offsets.buffer),
-                (10, &self.prefixes.buffer),
+                (slot::PARAMS, &self.params),
+                (slot::PTIMES, &self.ptimes),
+                (slot::PARENTS, &self.parents.buffer),
+                (slot::CHILDREN, &self.children.buffer),
+                (slot::BOUNDS, &self.bounds.buffer),
+                (slot::PAIRS, &self.pair_list),
+                (slot::SEQUENCES, &self.sequences),
+                (slot::OFFSETS, &self.offsets.buffer),
+                (slot::PREFIXES, &self.prefixes.buffer),
             ];
             if let Some((records, _)) = &self.probe {
                 slots.push((PROBE_BINDING, &records.buffer));

@@ -364,22 +364,23 @@ impl<'g> ResidentDevice<'g> {
         ];
         let defines: &[&str] = if walk_unscheduled { &["BRANCHLESS", "POSITION_MASKS"] } else { &["BRANCHLESS"] };
         let bound_kernel = gpu.kernel(ThreadMapping::PerChild.entry_point(bound), defines)?;
+        use registry::flowshop::resident::binding as slot;
         let slots: [(u32, &dyn Bind); 15] = [
-            (0, &config),
-            (1, &ptimes),
-            (2, &state),
-            (3, &stack),
-            (4, &selected),
-            (5, &parents),
-            (6, &children),
-            (7, &bounds),
-            (8, &launch),
-            (9, &results),
-            (10, &store),
-            (11, &places),
-            (12, &pairs),
-            (13, &frames),
-            (14, &listed),
+            (slot::CONFIG, &config),
+            (slot::PTIMES, &ptimes),
+            (slot::STATE, &state),
+            (slot::STACK, &stack),
+            (slot::SELECTED, &selected),
+            (slot::POOL_PARENTS, &parents),
+            (slot::POOL_CHILDREN, &children),
+            (slot::BOUNDS, &bounds),
+            (slot::LAUNCH, &launch),
+            (slot::RESULTS, &results),
+            (slot::STORE, &store),
+            (slot::PLACES, &places),
+            (slot::PAIRS, &pairs),
+            (slot::FRAMES, &frames),
+            (slot::LISTED, &listed),
         ];
         // every resident entry point binds a subset of the same slots (auto layouts: one group each)
         let search_binds = [
@@ -395,16 +396,17 @@ impl<'g> ResidentDevice<'g> {
         } else {
             None
         };
+        use registry::flowshop::lb2::binding as lb2;
         let bound_slots: [(u32, &dyn Bind); 9] = [
-            (0, &params),
-            (1, &ptimes),
-            (2, &parents),
-            (3, &children),
-            (4, &bounds),
-            (5, &pairs),
-            (6, &sequences),
-            (11, &places),
-            (14, &listed),
+            (lb2::PARAMS, &params),
+            (lb2::PTIMES, &ptimes),
+            (lb2::PARENTS, &parents),
+            (lb2::CHILDREN, &children),
+            (lb2::BOUNDS, &bounds),
+            (lb2::PAIRS, &pairs),
+            (lb2::SEQUENCES, &sequences),
+            (lb2::PLACES, &places),
+            (lb2::LISTED, &listed),
         ];
         let bound_bind = bound_kernel.bind_at(gpu, &bound_slots)?;
         let screen = if screened {

@@ -175,6 +175,7 @@ pub struct Prepared {
     children: GpuBuffer<u32>,
     fitness: GpuBuffer<u32>,
     _keep: Vec<GpuBuffer<u32>>,
+    _params: GpuBuffer<registry::gafort::children::Params>,
 }
 
 impl Prepared {
@@ -190,11 +191,19 @@ impl Prepared {
         let draws = gpu.buffer("draws", &input.draws, BufferKind::Storage)?;
         let children = gpu.buffer_zeroed::<u32>("children", p * l, BufferKind::Storage)?;
         let fitness = gpu.buffer_zeroed::<u32>("child fitness", p, BufferKind::Storage)?;
-        let params = gpu.buffer("params", &[p as u32, l as u32, cfg.threshold(), 0], BufferKind::Uniform)?;
-        let slots: [(u32, &dyn crate::gpu::Bind); 6] =
-            [(0, &parents), (1, &pfit), (2, &draws), (3, &children), (4, &fitness), (5, &params)];
+        let params = registry::gafort::children::Params { population: p as u32, genes: l as u32, threshold: cfg.threshold(), pad: 0 };
+        let params = gpu.buffer("params", &[params], BufferKind::Uniform)?;
+        use registry::gafort::children::binding as slot;
+        let slots: [(u32, &dyn crate::gpu::Bind); 6] = [
+            (slot::PARENTS, &parents),
+            (slot::PARENT_FITNESS, &pfit),
+            (slot::DRAWS, &draws),
+            (slot::CHILDREN, &children),
+            (slot::CHILD_FITNESS, &fitness),
+            (slot::PARAMS, &params),
+        ];
         let run = BoundKernel::new(gpu, registry::gafort::children::MAIN, &options, p, p, SITES, &slots)?;
-        Ok(Prepared { run, children, fitness, _keep: vec![parents, pfit, draws, params] })
+        Ok(Prepared { run, children, fitness, _keep: vec![parents, pfit, draws], _params: params })
     }
 
     /// (children genes gene-major, child fitness).

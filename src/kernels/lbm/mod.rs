@@ -184,7 +184,8 @@ pub struct Prepared {
     run: BoundKernel,
     f_out: GpuBuffer<f32>,
     _f_in: GpuBuffer<f32>,
-    _keep: Vec<GpuBuffer<u32>>,
+    _flags: GpuBuffer<u32>,
+    _params: GpuBuffer<registry::lbm::stream_collide::Params>,
 }
 
 impl Prepared {
@@ -199,11 +200,20 @@ impl Prepared {
         let f_out = gpu.buffer_zeroed::<f32>("f out", cpu::Q * n, BufferKind::Storage)?;
         let flags = gpu.buffer("flags", &input.flags, BufferKind::Storage)?;
         let [nx, ny, nz] = cfg.dims();
-        let params =
-            gpu.buffer("params", &[nx as u32, ny as u32, nz as u32, n as u32, cfg.omega.to_bits(), 0, 0, 0], BufferKind::Uniform)?;
-        let slots: [(u32, &dyn crate::gpu::Bind); 4] = [(0, &f_in), (1, &f_out), (2, &flags), (3, &params)];
+        let params = registry::lbm::stream_collide::Params {
+            nx: nx as u32,
+            ny: ny as u32,
+            nz: nz as u32,
+            n: n as u32,
+            omega: cfg.omega,
+            ..Default::default()
+        };
+        let params = gpu.buffer("params", &[params], BufferKind::Uniform)?;
+        use registry::lbm::stream_collide::binding as slot;
+        let slots: [(u32, &dyn crate::gpu::Bind); 4] =
+            [(slot::F_IN, &f_in), (slot::F_OUT, &f_out), (slot::FLAGS, &flags), (slot::PARAMS, &params)];
         let run = BoundKernel::new(gpu, registry::lbm::stream_collide::MAIN, &options, n, n, SITES, &slots)?;
-        Ok(Prepared { run, f_out, _f_in: f_in, _keep: vec![flags, params] })
+        Ok(Prepared { run, f_out, _f_in: f_in, _flags: flags, _params: params })
     }
 
     /// The distributions after the step, `f[q * n + c]`.

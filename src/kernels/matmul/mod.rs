@@ -500,8 +500,10 @@ impl Prepared {
         let a = gpu.buffer("A", a, BufferKind::Storage)?;
         let b = gpu.buffer("B", b, BufferKind::Storage)?;
         let c = gpu.buffer_zeroed::<f32>("C", shape.m * shape.n, BufferKind::Storage)?;
-        let params = gpu.buffer("params", &[shape.m as u32, shape.n as u32, shape.k as u32, 0], BufferKind::Uniform)?;
-        let bind = kernel.bind(gpu, &[&a, &b, &c, &params])?;
+        let params = registry::shared::matmul_bindings::Params { m: shape.m as u32, n: shape.n as u32, k: shape.k as u32, pad: 0 };
+        let params = gpu.buffer("params", &[params], BufferKind::Uniform)?;
+        use crate::gpu::shader::registry::shared::matmul_bindings::binding as slot;
+        let bind = kernel.bind_at(gpu, &[(slot::A, &a), (slot::B, &b), (slot::C, &c), (slot::PARAMS, &params)])?;
         Ok(Prepared {
             variant,
             compiler: compiler.clone(),

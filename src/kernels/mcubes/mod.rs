@@ -214,6 +214,7 @@ pub struct Prepared {
     total: u32,
     _keep_f32: GpuBuffer<f32>,
     _keep: Vec<GpuBuffer<u32>>,
+    _params: (GpuBuffer<registry::shared::mcubes_volume::Params>, GpuBuffer<registry::mcubes::scan::Params>),
     _tables: GpuBuffer<i32>,
 }
 
@@ -235,15 +236,31 @@ impl Prepared {
         let offsets = gpu.buffer_zeroed::<u32>("offsets", voxels, BufferKind::Storage)?;
         let sums = gpu.buffer_zeroed::<u32>("block sums", blocks, BufferKind::Storage)?;
         let total = gpu.buffer_zeroed::<u32>("total", 1, BufferKind::Storage)?;
-        let params = gpu.buffer("params", &[cfg.edge as u32, voxels as u32, cfg.iso.to_bits(), 0], BufferKind::Uniform)?;
-        let scan_params = gpu.buffer("scan params", &[voxels as u32, blocks as u32, 0, 0], BufferKind::Uniform)?;
+        let params = registry::shared::mcubes_volume::Params { edge: cfg.edge as u32, voxels: voxels as u32, iso: cfg.iso, pad: 0 };
+        let params = gpu.buffer("params", &[params], BufferKind::Uniform)?;
+        let scan_params = registry::mcubes::scan::Params { n: voxels as u32, m: blocks as u32, ..Default::default() };
+        let scan_params = gpu.buffer("scan params", &[scan_params], BufferKind::Uniform)?;
 
         let k = gpu.kernel(registry::mcubes::classify::MAIN, &[])?;
-        let b = k.bind(gpu, &[&vol, &tables, &cube_index, &counts, &params])?;
+        use registry::mcubes::classify::binding as classify_slot;
+        let b = k.bind_at(
+            gpu,
+            &[
+                (classify_slot::VOLUME, &vol),
+                (classify_slot::TABLES, &tables),
+                (classify_slot::CUBE_INDEX, &cube_index),
+                (classify_slot::VERT_COUNT, &counts),
+                (classify_slot::PARAMS, &params),
+            ],
+        )?;
         let classify = (k, b);
         let scan_bind = |entry: Entry, grid: [u32; 3]| -> Result<(Arc<Kernel>, wgpu::BindGroup, [u32; 3])> {
             let k = gpu.kernel(entry, &[])?;
-            let b = k.bind(gpu, &[&offsets, &sums, &scan_params, &total])?;
+            use registry::mcubes::scan::binding as scan_slot;
+            let b = k.bind_at(
+                gpu,
+                &[(scan_slot::DATA, &offsets), (scan_slot::SUMS, &sums), (scan_slot::PARAMS, &scan_params), (scan_slot::TOTAL, &total)],
+            )?;
             Ok((k, b, grid))
         };
         let scan = [
@@ -263,8 +280,16 @@ impl Prepared {
         let total_vertices: u32 = cpu::classify(volume, cfg.edge, cfg.iso, Tables::get()).1.iter().sum();
 
         let vertices = gpu.buffer_zeroed::<f32>("vertices", 3 * (total_vertices as usize).max(1), BufferKind::Storage)?;
-        let slots: [(u32, &dyn crate::gpu::Bind); 7] =
-            [(0, &vol), (1, &tables), (2, &cube_index), (3, &counts), (4, &offsets), (5, &vertices), (6, &params)];
+        use registry::mcubes::generate::binding as slot;
+        let slots: [(u32, &dyn crate::gpu::Bind); 7] = [
+            (slot::VOLUME, &vol),
+            (slot::TABLES, &tables),
+            (slot::CUBE_INDEX, &cube_index),
+            (slot::VERT_COUNT, &counts),
+            (slot::OFFSETS, &offsets),
+            (slot::VERTICES, &vertices),
+            (slot::PARAMS, &params),
+        ];
         let generate = BoundKernel::new(gpu, registry::mcubes::generate::MAIN, &options, voxels, voxels, 1, &slots)?;
         Ok(Prepared {
             classify,
@@ -277,7 +302,8 @@ impl Prepared {
             vertices,
             total: total_vertices,
             _keep_f32: vol,
-            _keep: vec![sums, total, params, scan_params],
+            _keep: vec![sums, total],
+            _params: (params, scan_params),
             _tables: tables,
         })
     }

@@ -460,16 +460,27 @@ impl Prepared {
             None => None,
         };
         let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = Vec::new();
+        use registry::micro::data_loop::binding as data_loop;
         match cfg.pattern {
             Pattern::If => {
-                slots.extend([(0, &inputs[0] as _), (1, &results as _), (2, &params as _)]);
+                use registry::micro::if_branch::binding as if_branch;
+                slots.extend([
+                    (if_branch::VALUES, &inputs[0] as _),
+                    (if_branch::RESULTS, &results as _),
+                    (if_branch::PARAMS, &params as _),
+                ]);
             }
             Pattern::Loop => {
-                slots.extend([(0, &inputs[0] as _), (1, &inputs[1] as _), (2, &results as _), (3, &params as _)]);
+                slots.extend([
+                    (data_loop::TRIPS, &inputs[0] as _),
+                    (data_loop::SEEDS, &inputs[1] as _),
+                    (data_loop::RESULTS, &results as _),
+                    (data_loop::PARAMS, &params as _),
+                ]);
                 if let Some(r) = &remap {
-                    slots.push((4, r));
+                    slots.push((data_loop::REMAP_INDEX, r));
                 } else if let Some(r) = &remap_on_gpu {
-                    slots.push((4, r));
+                    slots.push((data_loop::REMAP_INDEX, r));
                 }
             }
         }
@@ -477,7 +488,7 @@ impl Prepared {
             slots.push((crate::divergence::PROBE_BINDING, b));
         }
         if let Some((_, queue)) = &second {
-            slots.push((5, queue as &dyn crate::gpu::Bind));
+            slots.push((data_loop::DEFERRED, queue as &dyn crate::gpu::Bind));
         }
         let second_kernel = match &second {
             Some(_) => {

@@ -191,7 +191,7 @@ pub struct Prepared {
     result: GpuBuffer<f32>,
     probe: Option<ProbeRecords>,
     _keep: Vec<GpuBuffer<f32>>,
-    _keep_u32: Vec<GpuBuffer<u32>>,
+    _keep_other: Vec<Box<dyn crate::gpu::Bind>>,
 }
 
 impl Prepared {
@@ -227,7 +227,7 @@ impl Prepared {
     fn new_tree(gpu: &Gpu, kernel: ReductionKernel, input: &[f32], probe: bool, id_array: Option<&[u32]>) -> Result<Prepared> {
         let width = if probe { Some(gpu.require_subgroups()?) } else { None };
         let mut keep = vec![gpu.buffer("reduction input", input, BufferKind::Storage)?];
-        let mut keep_u32 = Vec::new();
+        let mut keep_other: Vec<Box<dyn crate::gpu::Bind>> = Vec::new();
         let ids = id_array.map(|i| gpu.buffer("id array", i, BufferKind::Storage)).transpose()?;
         let mut passes = Vec::new();
         let mut probe_records = None;
@@ -245,12 +245,15 @@ impl Prepared {
             let k = gpu.kernel(kernel.entry(), &defines)?;
             let grid = gpu.grid(n as u64, WORKGROUP_SIZE)?;
             let out = gpu.buffer_zeroed::<f32>("partial sums", blocks, BufferKind::Storage)?;
-            let params = gpu.buffer("params", &[n as u32, blocks as u32, 0, 0], BufferKind::Uniform)?;
+            let params = registry::shared::reduction_tree::Params { n: n as u32, blocks: blocks as u32, ..Default::default() };
+            let params = gpu.buffer("params", &[params], BufferKind::Uniform)?;
             let records = if first { ProbeRecords::new(gpu, width, LEVELS, grid, WORKGROUP_SIZE)? } else { None };
             let src = keep.last().expect("input");
-            let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = vec![(0, src), (1, &out), (2, &params)];
+            // the tree kernels share their bindings (`#import reduction_tree`); ids are interleaved's
+            use registry::shared::reduction_tree::binding as slot;
+            let mut slots: Vec<(u32, &dyn crate::gpu::Bind)> = vec![(slot::INPUT, src), (slot::OUTPUT, &out), (slot::PARAMS, &params)];
             if let Some(i) = &ids {
-                slots.push((3, i));
+                slots.push((registry::reduction::interleaved::binding::ID_ARRAY, i));
             }
             if let Some(r) = &records {
                 slots.push(r.slot());
@@ -261,16 +264,16 @@ impl Prepared {
                 probe_records = records;
             }
             keep.push(out);
-            keep_u32.push(params);
+            keep_other.push(Box::new(params));
             first = false;
             n = blocks;
             if n == 1 {
                 break;
             }
         }
-        keep_u32.extend(ids);
+        keep_other.extend(ids.map(|i| Box::new(i) as Box<dyn crate::gpu::Bind>));
         let result = keep.pop().expect("a result buffer");
-        Ok(Prepared { passes, result, probe: probe_records, _keep: keep, _keep_u32: keep_u32 })
+        Ok(Prepared { passes, result, probe: probe_records, _keep: keep, _keep_other: keep_other })
     }
 
     /// `fast` or `blocked`: a first pass to one partial per workgroup, then one `fast`
@@ -298,12 +301,15 @@ impl Prepared {
         // the second pass reads the partials as vec4: zeros pad them to a multiple of 4
         let partials = gpu.buffer_zeroed::<f32>("partial sums", groups.div_ceil(4) * 4, BufferKind::Storage)?;
         let result = gpu.buffer_zeroed::<f32>("sum", 1, BufferKind::Storage)?;
-        let p1 = gpu.buffer("params", &[n4 as u32, groups as u32, 0, 0], BufferKind::Uniform)?;
-        let p2 = gpu.buffer("params", &[groups.div_ceil(4) as u32, 0, 0, 0], BufferKind::Uniform)?;
-        let b1 = first.bind(gpu, &[&src, &partials, &p1])?;
-        let b2 = k.bind(gpu, &[&partials, &result, &p2])?;
+        let p1 = registry::reduction::fast::Params { n4: n4 as u32, blocks: groups as u32, ..Default::default() };
+        let p1 = gpu.buffer("params", &[p1], BufferKind::Uniform)?;
+        let p2 = registry::reduction::fast::Params { n4: groups.div_ceil(4) as u32, ..Default::default() };
+        let p2 = gpu.buffer("params", &[p2], BufferKind::Uniform)?;
+        use registry::reduction::fast::binding as slot;
+        let b1 = first.bind_at(gpu, &[(slot::INPUT, &src), (slot::OUTPUT, &partials), (slot::PARAMS, &p1)])?;
+        let b2 = k.bind_at(gpu, &[(slot::INPUT, &partials), (slot::OUTPUT, &result), (slot::PARAMS, &p2)])?;
         let passes = vec![Pass { kernel: first, bind: b1, grid }, Pass { kernel: k, bind: b2, grid: [1, 1, 1] }];
-        Ok(Prepared { passes, result, probe: None, _keep: vec![src, partials], _keep_u32: vec![p1, p2] })
+        Ok(Prepared { passes, result, probe: None, _keep: vec![src, partials], _keep_other: vec![Box::new(p1), Box::new(p2)] })
     }
 
     /// Every pass, for [`Gpu::run`] or a caller's encoder ([`Gpu::record_into`]).

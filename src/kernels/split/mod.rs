@@ -201,7 +201,13 @@ impl BranchPrepared {
         let data = gpu.buffer("branch data", flat, BufferKind::Storage)?;
         let results_branched = gpu.buffer_zeroed::<u32>("branched results", n, BufferKind::Storage)?;
         let results_split = gpu.buffer_zeroed::<u32>("split results", n, BufferKind::Storage)?;
-        let params = gpu.buffer("params", &[n as u32, cfg.light_rounds, cfg.heavy_rounds, 0], BufferKind::Uniform)?;
+        let params = registry::split::branch_split::Params {
+            n: n as u32,
+            light_rounds: cfg.light_rounds,
+            heavy_rounds: cfg.heavy_rounds,
+            ..Default::default()
+        };
+        let params = gpu.buffer("params", &[params], BufferKind::Uniform)?;
         let workgroups = grid[0] as usize * grid[1] as usize;
         let probe = match width {
             Some(w) => {
@@ -212,7 +218,9 @@ impl BranchPrepared {
             None => None,
         };
         let bind = |k: usize, results: &GpuBuffer<u32>| {
-            let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, &mask), (1, &data), (2, results), (3, &params)];
+            use registry::split::branch_split::binding as slot;
+            let mut slots: Vec<(u32, &dyn Bind)> =
+                vec![(slot::MASK, &mask), (slot::DATA, &data), (slot::RESULTS, results), (slot::PARAMS, &params)];
             if let Some(p) = &probe {
                 slots.push((PROBE_BINDING, &p.buffers[k]));
             }
@@ -473,6 +481,7 @@ pub struct LoopPrepared {
     results_split: GpuBuffer<u32>,
     grid: [u32; 3],
     _inputs: Vec<GpuBuffer<u32>>,
+    _params: GpuBuffer<registry::split::loop_split::Params>,
 }
 
 impl LoopPrepared {
@@ -486,15 +495,18 @@ impl LoopPrepared {
         let split = gpu.kernel(registry::split::loop_split::SPLIT, &[])?;
         let p: Vec<GpuBuffer<u32>> =
             inputs.iter().enumerate().map(|(i, v)| gpu.buffer(&format!("p{}", i + 1), v, BufferKind::Storage)).collect::<Result<_>>()?;
-        let params = gpu.buffer("params", &[cfg.n as u32, cfg.len as u32, 0, 0], BufferKind::Uniform)?;
+        let params = registry::split::loop_split::Params { n: cfg.n as u32, len: cfg.len as u32, ..Default::default() };
+        let params = gpu.buffer("params", &[params], BufferKind::Uniform)?;
         let results_fused = gpu.buffer_zeroed::<u32>("fused results", cfg.n, BufferKind::Storage)?;
         let results_split = gpu.buffer_zeroed::<u32>("split results", cfg.n, BufferKind::Storage)?;
-        let bind_fused = fused.bind(gpu, &[&p[0], &p[1], &p[2], &p[3], &results_fused, &params])?;
-        let bind_split = split.bind(gpu, &[&p[0], &p[1], &p[2], &p[3], &results_split, &params])?;
+        use registry::split::loop_split::binding as slot;
+        let inputs = |results| -> [(u32, &dyn Bind); 6] {
+            [(slot::P1, &p[0]), (slot::P2, &p[1]), (slot::P3, &p[2]), (slot::P4, &p[3]), (slot::RESULTS, results), (slot::PARAMS, &params)]
+        };
+        let bind_fused = fused.bind_at(gpu, &inputs(&results_fused))?;
+        let bind_split = split.bind_at(gpu, &inputs(&results_split))?;
         let grid = gpu.grid(cfg.n as u64, WORKGROUP_SIZE)?;
-        let mut keep = p;
-        keep.push(params);
-        Ok(LoopPrepared { fused, split, bind_fused, bind_split, results_fused, results_split, grid, _inputs: keep })
+        Ok(LoopPrepared { fused, split, bind_fused, bind_split, results_fused, results_split, grid, _inputs: p, _params: params })
     }
 
     /// Figure 5(a).

@@ -241,8 +241,15 @@ impl Case for ForestCase {
         let mut config = rt.config(gpu, tier, launch);
         config.capacity = capacity;
         let control = Control::new(gpu, config)?;
-        let mut slots: Vec<(u32, &dyn Bind)> =
-            vec![(0, &items), (1, &counts), (2, &sums), (3, &args), (4, &params), (pt::QUEUE_BINDING, &queue)];
+        use crate::gpu::shader::registry::pt::forest::binding as slot;
+        let mut slots: Vec<(u32, &dyn Bind)> = vec![
+            (slot::ITEMS, &items),
+            (slot::COUNTS, &counts),
+            (slot::SUMS, &sums),
+            (slot::ARGS, &args),
+            (slot::PARAMS, &params),
+            (pt::QUEUE_BINDING, &queue),
+        ];
         slots.extend(control.slots());
         let bind_args = args_kernel.bind_at(gpu, &slots)?;
         let bind_level = level.bind_at(gpu, &slots)?;

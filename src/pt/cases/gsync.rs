@@ -158,7 +158,8 @@ impl Case for GsyncCase {
         let control = Control::new(gpu, rt.config(gpu, tier, launch))?;
         let mut binds = Vec::new();
         for (x, y) in [(&a, &b), (&b, &a)] {
-            let mut slots: Vec<(u32, &dyn Bind)> = vec![(0, x), (1, y), (2, &params)];
+            use crate::gpu::shader::registry::pt::gsync::binding as slot;
+            let mut slots: Vec<(u32, &dyn Bind)> = vec![(slot::A, x), (slot::B, y), (slot::PARAMS, &params)];
             slots.extend(control.slots());
             binds.push(kernel.bind_at(gpu, &slots)?);
         }

@@ -181,6 +181,7 @@ impl Case for ProdConsCase {
             }
             kernel.bind_at(gpu, &slots)
         };
+        use registry::pt::prodcons::binding as slot;
         let dummy = gpu.buffer_zeroed::<u32>("prodcons unused", 4, BufferKind::Storage)?;
         let (result, scalar, clears) = match self.cfg.workload {
             Workload::Reduce if tier == Tier::Multi => {
@@ -195,7 +196,18 @@ impl Case for ProdConsCase {
                 loop {
                     let p = gpu.buffer("reduce params", &[self.params(len, false, 0)], BufferKind::Uniform)?;
                     let src: &dyn Bind = if pass == 0 { &input } else { &bufs[(pass - 1) % 2] };
-                    let b = bind(&k, &[(0, src), (1, &bufs[pass % 2]), (2, &dummy), (3, &dummy), (4, &hdr), (5, &args), (6, &p)])?;
+                    let b = bind(
+                        &k,
+                        &[
+                            (slot::INPUT, src),
+                            (slot::OUT, &bufs[pass % 2]),
+                            (slot::PARTIALS, &dummy),
+                            (slot::PAIRS, &dummy),
+                            (slot::HDR, &hdr),
+                            (slot::ARGS, &args),
+                            (slot::PARAMS, &p),
+                        ],
+                    )?;
                     launches.push(Launch { kernel: k.clone(), bind: b, grid: Some(gpu.grid(len as u64, 256)?) });
                     params.push(p);
                     len = len.div_ceil(256);
@@ -215,7 +227,15 @@ impl Case for ProdConsCase {
                 let partials = gpu.buffer_zeroed::<u32>("reduce partials", launch as usize, BufferKind::Storage)?;
                 let blocking = tier == Tier::Blocking;
                 let p = gpu.buffer("reduce params", &[self.params(n, blocking, launch)], BufferKind::Uniform)?;
-                let slots: [(u32, &dyn Bind); 7] = [(0, &input), (1, &out), (2, &partials), (3, &dummy), (4, &hdr), (5, &args), (6, &p)];
+                let slots: [(u32, &dyn Bind); 7] = [
+                    (slot::INPUT, &input),
+                    (slot::OUT, &out),
+                    (slot::PARTIALS, &partials),
+                    (slot::PAIRS, &dummy),
+                    (slot::HDR, &hdr),
+                    (slot::ARGS, &args),
+                    (slot::PARAMS, &p),
+                ];
                 launches.push(Launch { kernel: k.clone(), bind: bind(&k, &slots)?, grid: Some([launch, 1, 1]) });
                 if !blocking {
                     let f = gpu.kernel(registry::pt::prodcons::REDUCE_FINAL, &[])?;
@@ -230,7 +250,15 @@ impl Case for ProdConsCase {
                 let pairs_len = if variant == "two-kernel" && tier == Tier::Multi { 2 * n } else { 1 };
                 let pairs = gpu.buffer_zeroed::<u32>("two-stage pairs", pairs_len, BufferKind::Storage)?;
                 let p = gpu.buffer("two-stage params", &[self.params(n, false, 0)], BufferKind::Uniform)?;
-                let slots: [(u32, &dyn Bind); 7] = [(0, &input), (1, &out), (2, &dummy), (3, &pairs), (4, &hdr), (5, &args), (6, &p)];
+                let slots: [(u32, &dyn Bind); 7] = [
+                    (slot::INPUT, &input),
+                    (slot::OUT, &out),
+                    (slot::PARTIALS, &dummy),
+                    (slot::PAIRS, &pairs),
+                    (slot::HDR, &hdr),
+                    (slot::ARGS, &args),
+                    (slot::PARAMS, &p),
+                ];
                 let grid = gpu.grid(n as u64, 256)?;
                 let mut add = |entry: Entry, grid: Option<[u32; 3]>| -> Result<()> {
                     let k = gpu.kernel(entry, &[])?;

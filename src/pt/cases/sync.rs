@@ -210,8 +210,16 @@ impl Case for SyncCase {
         )?;
         let launch = plan.launch.max(1);
         let control = Control::new(gpu, rt.config(gpu, plan.used, launch))?;
-        let mut slots: Vec<(u32, &dyn Bind)> =
-            vec![(0, &input), (1, &items), (2, &hdr), (3, &args), (4, &results), (5, &data), (6, &params)];
+        use crate::gpu::shader::registry::pt::sync::binding as slot;
+        let mut slots: Vec<(u32, &dyn Bind)> = vec![
+            (slot::INPUT, &input),
+            (slot::ITEMS, &items),
+            (slot::HDR, &hdr),
+            (slot::ARGS, &args),
+            (slot::RESULTS, &results),
+            (slot::DATA, &data),
+            (slot::PARAMS, &params),
+        ];
         slots.extend(control.slots());
         let bind_produce = produce.bind_at(gpu, &slots)?;
         let bind_consume = consume.bind_at(gpu, &slots)?;
