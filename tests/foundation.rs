@@ -3,7 +3,7 @@
 mod common;
 
 use simtlab::gpu::shader::registry;
-use simtlab::gpu::{BufferKind, GpuOptions};
+use simtlab::gpu::{BufferKind, GpuOptions, Step};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared, RunOptions};
 use simtlab::{Error, Gpu};
 
@@ -185,4 +185,116 @@ fn micro_errors_name_options_not_structs() {
         let err = micro::bench(&gpu, &long, &simtlab::harness::Protocol { warmup: 0, samples: 1 }).unwrap_err();
         assert!(matches!(err, Error::Limit { .. }) && err.to_string().contains("lower `long`"), "{err}");
     }
+}
+
+/// A kernel over two bind groups: group 0 holds buffers, group 1 a buffer, a uniform and a
+/// storage texture, bound by number; the texture is then copied by a step and read back.
+const TWO_GROUPS: &str = "
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@group(1) @binding(0) var<storage, read> b: array<u32>;
+@group(1) @binding(1) var tex: texture_storage_2d<r32uint, write>;
+@group(1) @binding(2) var<uniform> k: vec4<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    let v = a[i] * k.x + b[i];
+    out[i] = v;
+    textureStore(tex, vec2<u32>(i % 64u, i / 64u), vec4<u32>(v ^ k.y, 0u, 0u, 1u));
+}
+";
+
+fn two_group_kernel(gpu: &Gpu) -> simtlab::gpu::Kernel {
+    let source = simtlab::gpu::shader::preprocess_text("two_groups.wgsl", TWO_GROUPS, &[], &|_| None).unwrap();
+    gpu.compile(&source, "two_groups", "main", &[]).unwrap()
+}
+
+#[test]
+fn a_kernel_binds_every_group_it_uses() {
+    let gpu = common::gpu();
+    let kernel = two_group_kernel(&gpu);
+    let numbers: Vec<u32> = kernel.groups().iter().map(|g| g.group).collect();
+    assert_eq!(numbers, [0, 1]);
+    assert_eq!((kernel.bindings(0), kernel.bindings(1)), (&[0, 1][..], &[0, 1, 2][..]));
+
+    let n = 256usize;
+    let a: Vec<u32> = simtlab::rng::Rng::new(11).vec_u32(n);
+    let b: Vec<u32> = simtlab::rng::Rng::new(12).vec_u32(n);
+    let k = [2_654_435_761u32, 0x5a5a_5a5a, 0, 0];
+    let expected: Vec<u32> = a.iter().zip(&b).map(|(&x, &y)| x.wrapping_mul(k[0]).wrapping_add(y)).collect();
+
+    let a_buf = gpu.buffer("a", &a, BufferKind::Storage).unwrap();
+    let out = gpu.buffer_zeroed::<u32>("out", n, BufferKind::Storage).unwrap();
+    let b_buf = gpu.buffer("b", &b, BufferKind::Storage).unwrap();
+    let k_buf = gpu.buffer("k", &k, BufferKind::Uniform).unwrap();
+    let texture = |usage| {
+        gpu.device().create_texture(&wgpu::TextureDescriptor {
+            label: Some("two groups"),
+            size: wgpu::Extent3d { width: 64, height: 4, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Uint,
+            usage: usage | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+    };
+    let written = texture(wgpu::TextureUsages::STORAGE_BINDING);
+    let copied = texture(wgpu::TextureUsages::COPY_DST);
+    let view = written.create_view(&Default::default());
+
+    let group0 = kernel.bind(&gpu, &[&a_buf, &out]).unwrap();
+    let group1 = kernel
+        .bind_group(
+            &gpu,
+            1,
+            &[(2, k_buf.buffer.as_entire_binding()), (0, b_buf.buffer.as_entire_binding()), (1, wgpu::BindingResource::TextureView(&view))],
+        )
+        .unwrap();
+    let groups = [(0, &group0), (1, &group1)];
+    let steps = [Step::dispatch_groups(&kernel, &groups, [4, 1, 1]), Step::copy_texture(&written, &copied)];
+    gpu.run(&steps, false).unwrap();
+    let got = gpu.read(&out).unwrap();
+    assert_eq!(got, expected);
+    assert!(expected.iter().any(|&v| v != expected[0]), "the inputs are not degenerate");
+
+    // the copied texture holds every value with k.y mixed in (rows of 64 texels = 256 bytes)
+    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("texels"),
+        size: (n * 4) as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        copied.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &staging,
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(256), rows_per_image: Some(4) },
+        },
+        copied.size(),
+    );
+    gpu.queue().submit([encoder.finish()]);
+    let texels: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_bytes(&staging, (n * 4) as u64).unwrap());
+    let mixed: Vec<u32> = expected.iter().map(|v| v ^ k[1]).collect();
+    assert_eq!(texels, mixed);
+}
+
+#[test]
+fn a_missing_binding_of_any_group_is_named_with_its_group() {
+    let gpu = common::gpu();
+    let kernel = two_group_kernel(&gpu);
+    let b = gpu.buffer("b", &[1u32; 64], BufferKind::Storage).unwrap();
+    let k = gpu.buffer("k", &[1u32; 4], BufferKind::Uniform).unwrap();
+    let err = kernel.bind_group(&gpu, 1, &[(0, b.buffer.as_entire_binding()), (2, k.buffer.as_entire_binding())]).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(&err, Error::Invalid { what, .. } if what == "bindings"), "{text}");
+    assert!(text.contains("two_groups uses group 1 binding 1, which was not given"), "{text}");
+    // group 0's message stays as it was
+    let text = kernel.bind(&gpu, &[&b]).unwrap_err().to_string();
+    assert!(text.contains("two_groups uses binding 1, which was not given"), "{text}");
+    // a group the pipeline does not have
+    let text = kernel.bind_group(&gpu, 2, &[]).unwrap_err().to_string();
+    assert!(text.contains("has no bind group 2") && text.contains("[0, 1]"), "{text}");
 }

@@ -10,7 +10,7 @@
 //! picks the per-thread register count where the driver reports one.
 
 use super::shader::ShaderSource;
-use super::spirv::{naga_spirv, NagaSpirvOptions};
+use super::spirv::{naga_spirv_validated, NagaSpirvOptions};
 use super::Gpu;
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
@@ -83,10 +83,21 @@ impl Gpu {
     /// [`crate::Error::Unsupported`] when the adapter is not a Vulkan one or its driver lacks
     /// `VK_KHR_pipeline_executable_properties` (say so, and fall back to an assumed count).
     pub fn driver_statistics(&self, source: &ShaderSource, entry: &str, constants: &[(&str, f64)]) -> Result<DriverStatistics> {
+        let (module, info) = super::shader::validate(source)?;
+        self.driver_statistics_validated(&module, &info, entry, constants)
+    }
+
+    /// [`Gpu::driver_statistics`] of a module naga has already validated.
+    pub(crate) fn driver_statistics_validated(
+        &self,
+        module: &naga::Module,
+        info: &naga::valid::ModuleInfo,
+        entry: &str,
+        constants: &[(&str, f64)],
+    ) -> Result<DriverStatistics> {
         let driver_zeroes = self.zeroes_workgroup_memory();
-        let spirv = naga_spirv(source, entry, entry, constants, NagaSpirvOptions::CHECKED, driver_zeroes)?;
-        let (module, _) = super::shader::validate(source)?;
-        let layout = descriptor_layout(&module);
+        let spirv = naga_spirv_validated(module, info, entry, entry, constants, NagaSpirvOptions::CHECKED, driver_zeroes)?;
+        let layout = descriptor_layout(module);
         let driver = format!("{} ({})", self.info.name, self.info.driver_info);
         let executables = vulkan::statistics(self, &spirv.words, entry, &layout, driver_zeroes)?;
         Ok(DriverStatistics { driver, executables })

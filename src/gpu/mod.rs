@@ -18,8 +18,8 @@ pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
 pub use capabilities::Capabilities;
 pub use driver_stats::{DriverStatistic, DriverStatistics, PipelineExecutable};
 pub use recording::{read_recording_async, run_recording_async, Recording};
-pub use shader::{Kernel, ShaderSource};
-pub use timing::{Step, Timing, TimingSource};
+pub use shader::{Kernel, KernelGroup, ShaderSource};
+pub use timing::{BindGroups, Step, Timing, TimingSource};
 
 use crate::error::{Error, Result};
 use serde::Serialize;

@@ -173,35 +173,107 @@ pub struct Kernel {
     pub name: String,
     /// The compiled pipeline.
     pub pipeline: wgpu::ComputePipeline,
-    pub(super) layout: wgpu::BindGroupLayout,
-    /// Binding numbers of group 0 the entry point uses.
-    pub bindings: Vec<u32>,
+    groups: Vec<KernelGroup>,
     /// `@workgroup_size` of the entry point (x, y, z).
     pub workgroup_size: [u32; 3],
 }
 
+/// One bind group of a [`Kernel`]'s pipeline layout.
+#[derive(Debug)]
+pub struct KernelGroup {
+    /// The group number (`@group(N)`).
+    pub group: u32,
+    /// Its layout in the pipeline.
+    pub layout: wgpu::BindGroupLayout,
+    /// The binding numbers the entry point uses in it, sorted (empty for a group below the
+    /// last one used that the entry point leaves out).
+    pub bindings: Vec<u32>,
+}
+
+/// What a compute entry point uses, as naga sees it: for each bind group from 0 to the last
+/// one it uses, the binding numbers it uses there (sorted), and its `@workgroup_size`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryInterface {
+    /// `(group, bindings)` for every group 0..=last used, in order.
+    pub groups: Vec<(u32, Vec<u32>)>,
+    /// `@workgroup_size` (x, y, z) as declared (zeros where an override sets it).
+    pub workgroup_size: [u32; 3],
+}
+
 impl Kernel {
-    /// Binds `buffers[i]` at binding i, skipping bindings this variant does not use.
+    /// A kernel over `pipeline`, its layouts taken for every group of `interface`.
+    pub(crate) fn new(name: &str, pipeline: wgpu::ComputePipeline, interface: EntryInterface) -> Self {
+        let groups = interface
+            .groups
+            .into_iter()
+            .map(|(group, bindings)| KernelGroup { group, layout: pipeline.get_bind_group_layout(group), bindings })
+            .collect();
+        Kernel { name: name.to_string(), pipeline, groups, workgroup_size: interface.workgroup_size }
+    }
+
+    /// A kernel whose layout was built by hand: group 0 only, with `bindings`.
+    pub(super) fn with_group0(
+        name: String,
+        pipeline: wgpu::ComputePipeline,
+        layout: wgpu::BindGroupLayout,
+        bindings: Vec<u32>,
+        workgroup_size: [u32; 3],
+    ) -> Self {
+        Kernel { name, pipeline, groups: vec![KernelGroup { group: 0, layout, bindings }], workgroup_size }
+    }
+
+    /// Every bind group of the pipeline layout, in group order.
+    pub fn groups(&self) -> &[KernelGroup] {
+        &self.groups
+    }
+
+    /// Binding numbers of `group` the entry point uses (empty for a group it does not use).
+    pub fn bindings(&self, group: u32) -> &[u32] {
+        self.groups.iter().find(|g| g.group == group).map_or(&[], |g| g.bindings.as_slice())
+    }
+
+    /// Binds `buffers[i]` at binding i of group 0, skipping bindings this variant does not use.
     pub fn bind(&self, gpu: &Gpu, buffers: &[&dyn Bind]) -> Result<wgpu::BindGroup> {
         let slots: Vec<(u32, &dyn Bind)> = buffers.iter().enumerate().map(|(i, b)| (i as u32, *b)).collect();
         self.bind_at(gpu, &slots)
     }
 
-    /// Binds each (binding, buffer); bindings the entry point does not use are skipped, and
-    /// every binding it uses must be given. Never blocks: native backends report a validation error at once, elsewhere it surfaces where the bind group is used.
+    /// Binds each (binding, buffer) of group 0; bindings the entry point does not use are
+    /// skipped, and every binding it uses must be given. Never blocks: native backends report a validation error at once, elsewhere it surfaces where the bind group is used.
     pub fn bind_at(&self, gpu: &Gpu, slots: &[(u32, &dyn Bind)]) -> Result<wgpu::BindGroup> {
+        let resources: Vec<(u32, wgpu::BindingResource)> =
+            slots.iter().map(|(b, buffer)| (*b, buffer.wgpu_buffer().as_entire_binding())).collect();
+        self.bind_group(gpu, 0, &resources)
+    }
+
+    /// Binds group `group` to each (binding, resource): a buffer, texture view or sampler.
+    /// Bindings the entry point does not use are skipped, and every binding it uses in the
+    /// group must be given. Never blocks, as [`Kernel::bind_at`].
+    pub fn bind_group(&self, gpu: &Gpu, group: u32, resources: &[(u32, wgpu::BindingResource)]) -> Result<wgpu::BindGroup> {
+        gpu.checked_now(&format!("binding group {group} of {}", self.name), || self.create_bind_group(gpu, group, resources))?
+    }
+
+    /// [`Kernel::bind_group`] without an error scope of its own: wgpu's errors go to the
+    /// caller's scope (to be awaited there, with what the caller knows to say about them).
+    pub(crate) fn create_bind_group(&self, gpu: &Gpu, group: u32, resources: &[(u32, wgpu::BindingResource)]) -> Result<wgpu::BindGroup> {
+        let place = |b: u32| if group == 0 { format!("binding {b}") } else { format!("group {group} binding {b}") };
+        let layout = self.groups.iter().find(|g| g.group == group).ok_or_else(|| {
+            let used: Vec<String> = self.groups.iter().map(|g| g.group.to_string()).collect();
+            Error::invalid(
+                "bindings",
+                format!("{} has no bind group {group}: its pipeline has groups [{}]; bind one of those", self.name, used.join(", ")),
+            )
+        })?;
         let mut entries = Vec::new();
-        for &b in &self.bindings {
-            let buffer = slots
+        for &b in &layout.bindings {
+            let resource = resources
                 .iter()
                 .find(|(i, _)| *i == b)
-                .map(|(_, buf)| *buf)
-                .ok_or_else(|| Error::invalid("bindings", format!("{} uses binding {b}, which was not given", self.name)))?;
-            entries.push(wgpu::BindGroupEntry { binding: b, resource: buffer.wgpu_buffer().as_entire_binding() });
+                .map(|(_, r)| r.clone())
+                .ok_or_else(|| Error::invalid("bindings", format!("{} uses {}, which was not given", self.name, place(b))))?;
+            entries.push(wgpu::BindGroupEntry { binding: b, resource });
         }
-        gpu.checked_now(&format!("binding buffers for {}", self.name), || {
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&self.name), layout: &self.layout, entries: &entries })
-        })
+        Ok(gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&self.name), layout: &layout.layout, entries: &entries }))
     }
 }
 
@@ -251,30 +323,43 @@ impl Gpu {
     /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`] without waiting
     /// for the driver: see [`Gpu::kernel_with_constants`] and [`Gpu::compile_async`].
     pub fn compile(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
-        let (bindings, workgroup_size) = entry_interface(source, name, entry)?;
-        let pipeline = self.checked_now(&self.pipeline_context(name), || self.create_pipeline(source, name, entry, constants))?;
-        Ok(Kernel { name: name.to_string(), layout: pipeline.get_bind_group_layout(0), pipeline, bindings, workgroup_size })
+        let interface = entry_interface(source, name, entry)?;
+        let pipeline = self.checked_now(&self.pipeline_context(name), || self.create_pipeline(&source.text, name, entry, constants))?;
+        Ok(Kernel::new(name, pipeline, interface))
     }
 
     /// Compiles preprocessed WGSL (e.g. a user's own kernel) into a [`Kernel`]; naga's
     /// errors name the original file:line:col, the driver's come as [`Error::Gpu`].
     pub async fn compile_async(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
-        let (bindings, workgroup_size) = entry_interface(source, name, entry)?;
-        let pipeline = self
-            .checked(&self.pipeline_context(name), || self.create_pipeline(source, name, entry, constants))
+        let interface = entry_interface(source, name, entry)?;
+        self.compile_validated_async(&source.text, name, entry, constants, interface)
             .await
-            .map_err(|e| driver_error(source, self.driver_text(&source.text).lines().count() - source.text.lines().count(), e))?;
-        Ok(Kernel { name: name.to_string(), layout: pipeline.get_bind_group_layout(0), pipeline, bindings, workgroup_size })
+            .map_err(|e| driver_error(source, self.driver_text(&source.text).lines().count() - source.text.lines().count(), e))
+    }
+
+    /// [`Gpu::compile_async`] of WGSL naga has already validated, whose entry point uses
+    /// `interface`: nothing is parsed here (the driver's own compiler aside), and the driver's
+    /// errors come as [`Error::Gpu`], as it gave them.
+    pub(crate) async fn compile_validated_async(
+        &self,
+        wgsl: &str,
+        name: &str,
+        entry: &str,
+        constants: &[(&str, f64)],
+        interface: EntryInterface,
+    ) -> Result<Kernel> {
+        let pipeline = self.checked(&self.pipeline_context(name), || self.create_pipeline(wgsl, name, entry, constants)).await?;
+        Ok(Kernel::new(name, pipeline, interface))
     }
 
     fn pipeline_context(&self, name: &str) -> String {
         format!("creating the pipeline {name} on {}", self.adapter_name())
     }
 
-    fn create_pipeline(&self, source: &ShaderSource, name: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
+    fn create_pipeline(&self, wgsl: &str, name: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
         let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(self.driver_text(&source.text).into()),
+            source: wgpu::ShaderSource::Wgsl(self.driver_text(wgsl).into()),
         });
         self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(name),
@@ -331,24 +416,36 @@ fn kernel_key(entry: Entry, defines: &[&str], constants: &[(&str, f64)]) -> Stri
     format!("{}:{}:{defines:?}:{constants:?}", entry.file.path, entry.name)
 }
 
-/// The group-0 bindings compute entry point `entry` uses, sorted, and its workgroup size, as
-/// naga sees them (naga's errors name the original file:line:col).
-fn entry_interface(source: &ShaderSource, name: &str, entry: &str) -> Result<(Vec<u32>, [u32; 3])> {
+/// What compute entry point `entry` of `source` uses ([`EntryInterface`]), as naga sees it
+/// (naga's errors name the original file:line:col).
+fn entry_interface(source: &ShaderSource, name: &str, entry: &str) -> Result<EntryInterface> {
     let (module, info) = validate(source)?;
+    interface_of(&module, &info, name, entry)
+}
+
+/// What compute entry point `entry` of a validated module uses (`name` in errors).
+pub(crate) fn interface_of(module: &naga::Module, info: &naga::valid::ModuleInfo, name: &str, entry: &str) -> Result<EntryInterface> {
     let index = module
         .entry_points
         .iter()
         .position(|e| e.name == entry && e.stage == naga::ShaderStage::Compute)
         .ok_or_else(|| Error::invalid("entry point", format!("{name}: no compute entry point '{entry}'")))?;
     let uses = info.get_entry_point(index);
-    let mut bindings: Vec<u32> = module
+    let used: Vec<(u32, u32)> = module
         .global_variables
         .iter()
         .filter(|(h, _)| !uses[*h].is_empty())
-        .filter_map(|(_, g)| g.binding.as_ref().filter(|b| b.group == 0).map(|b| b.binding))
+        .filter_map(|(_, g)| g.binding.as_ref().map(|b| (b.group, b.binding)))
         .collect();
-    bindings.sort_unstable();
-    Ok((bindings, module.entry_points[index].workgroup_size))
+    let last = used.iter().map(|&(g, _)| g + 1).max().unwrap_or(0);
+    let groups = (0..last)
+        .map(|group| {
+            let mut bindings: Vec<u32> = used.iter().filter(|u| u.0 == group).map(|u| u.1).collect();
+            bindings.sort_unstable();
+            (group, bindings)
+        })
+        .collect();
+    Ok(EntryInterface { groups, workgroup_size: module.entry_points[index].workgroup_size })
 }
 
 impl Gpu {

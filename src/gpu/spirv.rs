@@ -201,14 +201,27 @@ pub fn naga_spirv(
     options: NagaSpirvOptions,
     driver_zeroes: bool,
 ) -> Result<SpirvModule> {
-    use naga::back::spv;
     let (module, info) = validate(source)?;
+    naga_spirv_validated(&module, &info, label, entry, constants, options, driver_zeroes)
+}
+
+/// [`naga_spirv`] of a module naga has already validated.
+pub(crate) fn naga_spirv_validated(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    label: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+    options: NagaSpirvOptions,
+    driver_zeroes: bool,
+) -> Result<SpirvModule> {
+    use naga::back::spv;
     let mut values = naga::back::PipelineConstants::default();
     for (name, value) in constants {
         values.insert(name.to_string(), *value);
     }
     let (module, info) =
-        naga::back::pipeline_constants::process_overrides(&module, &info, Some((naga::ShaderStage::Compute, entry)), &values)
+        naga::back::pipeline_constants::process_overrides(module, info, Some((naga::ShaderStage::Compute, entry)), &values)
             .map_err(|e| Error::invalid("override constants", format!("{label}: {e}")))?;
     let policy = if options.bounds_checks { naga::proc::BoundsCheckPolicy::Restrict } else { naga::proc::BoundsCheckPolicy::Unchecked };
     let writer_options = spv::Options {
@@ -312,7 +325,7 @@ impl Gpu {
                 (layout, pipeline)
             })
             .await?;
-        Ok(Kernel { name, pipeline, layout, bindings: (0..bindings.len() as u32).collect(), workgroup_size })
+        Ok(Kernel::with_group0(name, pipeline, layout, (0..bindings.len() as u32).collect(), workgroup_size))
     }
 }
 

@@ -31,6 +31,15 @@ pub struct Timing {
     pub wall_seconds: f64,
 }
 
+/// The bind groups a [`Step::Dispatch`] sets.
+#[derive(Clone, Copy, Debug)]
+pub enum BindGroups<'a> {
+    /// Group 0 only.
+    Zero(&'a wgpu::BindGroup),
+    /// Each `(group number, bind group)`.
+    Numbered(&'a [(u32, &'a wgpu::BindGroup)]),
+}
+
 /// One piece of GPU work. Consecutive dispatches share one compute pass (wgpu orders them and
 /// makes earlier storage writes visible to later dispatches).
 #[derive(Clone, Copy, Debug)]
@@ -39,8 +48,10 @@ pub enum Step<'a> {
     Dispatch {
         /// The pipeline to run.
         kernel: &'a Kernel,
-        /// Bind group 0.
-        bind: &'a wgpu::BindGroup,
+        /// The bind groups it runs with.
+        groups: BindGroups<'a>,
+        /// Immediate data set at offset 0 before the dispatch (`var<immediate>`; empty: none).
+        immediates: &'a [u8],
         /// Workgroup counts (x, y, z).
         workgroups: [u32; 3],
     },
@@ -64,6 +75,13 @@ pub enum Step<'a> {
         /// Bytes to copy (a multiple of 4).
         bytes: u64,
     },
+    /// A whole texture copied onto another of the same size and format (mip level 0).
+    CopyTexture {
+        /// Source texture.
+        from: &'a wgpu::Texture,
+        /// Destination texture.
+        to: &'a wgpu::Texture,
+    },
     /// Zeroes a whole buffer.
     Clear {
         /// The buffer to zero.
@@ -74,12 +92,33 @@ pub enum Step<'a> {
 impl<'a> Step<'a> {
     /// A dispatch of `workgroups` (x, y, z) of `kernel` with bind group 0 = `bind`.
     pub fn dispatch(kernel: &'a Kernel, bind: &'a wgpu::BindGroup, workgroups: [u32; 3]) -> Self {
-        Step::Dispatch { kernel, bind, workgroups }
+        Step::Dispatch { kernel, groups: BindGroups::Zero(bind), immediates: &[], workgroups }
+    }
+
+    /// A dispatch of `workgroups` (x, y, z) of `kernel` with each `(group number, bind group)`
+    /// of `groups` (see [`Kernel::bind_group`]).
+    pub fn dispatch_groups(kernel: &'a Kernel, groups: &'a [(u32, &'a wgpu::BindGroup)], workgroups: [u32; 3]) -> Self {
+        Step::Dispatch { kernel, groups: BindGroups::Numbered(groups), immediates: &[], workgroups }
+    }
+
+    /// This dispatch with `bytes` of immediate data at offset 0 (needs
+    /// `wgpu::Features::IMMEDIATES`); other steps are returned as they are.
+    pub fn with_immediates(self, bytes: &'a [u8]) -> Self {
+        match self {
+            Step::Dispatch { kernel, groups, workgroups, .. } => Step::Dispatch { kernel, groups, immediates: bytes, workgroups },
+            other => other,
+        }
     }
 
     /// Copies the first `bytes` bytes of `from` to the start of `to`.
     pub fn copy(from: &'a dyn Bind, to: &'a dyn Bind, bytes: u64) -> Self {
         Step::Copy { from: from.wgpu_buffer(), to: to.wgpu_buffer(), bytes }
+    }
+
+    /// Copies the whole of texture `from` onto `to` (e.g. restoring a written texture from
+    /// its initial contents).
+    pub fn copy_texture(from: &'a wgpu::Texture, to: &'a wgpu::Texture) -> Self {
+        Step::CopyTexture { from, to }
     }
 
     /// Zeroes the whole buffer.
@@ -216,6 +255,10 @@ fn record_steps(encoder: &mut wgpu::CommandEncoder, steps: &[Step], timestamps: 
                 encoder.copy_buffer_to_buffer(from, 0, to, 0, *bytes);
                 i += 1;
             }
+            Step::CopyTexture { from, to } => {
+                encoder.copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), to.size());
+                i += 1;
+            }
             Step::Clear { buffer } => {
                 encoder.clear_buffer(buffer, 0, None);
                 i += 1;
@@ -235,9 +278,19 @@ fn record_steps(encoder: &mut wgpu::CommandEncoder, steps: &[Step], timestamps: 
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("simtlab"), timestamp_writes });
                 for step in &steps[start..i] {
                     match step {
-                        Step::Dispatch { kernel, bind, workgroups } => {
+                        Step::Dispatch { kernel, groups, immediates, workgroups } => {
                             pass.set_pipeline(&kernel.pipeline);
-                            pass.set_bind_group(0, Some(*bind), &[]);
+                            match groups {
+                                BindGroups::Zero(bind) => pass.set_bind_group(0, Some(*bind), &[]),
+                                BindGroups::Numbered(groups) => {
+                                    for (g, bind) in groups.iter() {
+                                        pass.set_bind_group(*g, Some(*bind), &[]);
+                                    }
+                                }
+                            }
+                            if !immediates.is_empty() {
+                                pass.set_immediates(0, immediates);
+                            }
                             pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
                         }
                         Step::DispatchIndirect { kernel, bind, args, offset } => {

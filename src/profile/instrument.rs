@@ -5,7 +5,7 @@
 
 use super::sites::{analyse_sized, counted_by_loop, mask_comments, matching_close, Case, FoundSite, Site, Splice};
 use crate::error::{Error, Result};
-use crate::gpu::shader::{preprocess_text, validate, ShaderSource};
+use crate::gpu::shader::{interface_of, preprocess_text, validate, EntryInterface, ShaderSource};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -158,6 +158,8 @@ pub struct Instrumented {
     /// The override values the pipeline must be built with.
     pub overrides: Vec<(String, f64)>,
     pub(crate) found: Vec<FoundSite>,
+    /// What the instrumented entry point binds, from naga's validation of `wgsl`.
+    pub(crate) interface: EntryInterface,
 }
 
 impl Instrumented {
@@ -200,6 +202,18 @@ pub(crate) fn parse_source(file: &str, wgsl: &str) -> Result<(ShaderSource, naga
 /// lines of `wgsl` as written.
 pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptions) -> Result<Instrumented> {
     let (source, module, info) = parse_source(file, wgsl)?;
+    instrument_parsed(file, &source, &module, &info, entry, options)
+}
+
+/// [`instrument`] of a shader [`parse_source`] gave: nothing of it is parsed again.
+pub(crate) fn instrument_parsed(
+    file: &str,
+    source: &ShaderSource,
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    entry: &str,
+    options: &InstrumentOptions,
+) -> Result<Instrumented> {
     // naga's spans are byte offsets into the preprocessed text, so everything below reads and
     // splices that text, never `wgsl` itself
     let wgsl = source.text.as_str();
@@ -215,7 +229,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
     }
     let sized = match module.entry_points.iter().find(|e| e.name == entry) {
         Some(_) if !module.overrides.is_empty() || !options.overrides.is_empty() => {
-            Some(workgroup_size(&module, &info, entry, &options.overrides)?)
+            Some(workgroup_size(module, info, entry, &options.overrides)?)
         }
         _ => None,
     };
@@ -228,7 +242,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
             ),
         ));
     }
-    let mut analysis = analyse_sized(wgsl, &module, &info, entry, sized)?;
+    let mut analysis = analyse_sized(wgsl, module, info, entry, sized)?;
     let origin = |line: u32| source.origin(line as usize).1 as u32;
     for s in &mut analysis.sites {
         s.site.line = origin(s.site.line);
@@ -244,7 +258,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
     }
     let slot = match options.slot {
         Some(s) => s,
-        None => free_slot(&module, options.max_bind_groups),
+        None => free_slot(module, options.max_bind_groups),
     };
     if module.global_variables.iter().any(|(_, g)| g.binding.as_ref().is_some_and(|b| (b.group, b.binding) == slot)) {
         return Err(Error::invalid("probe slot", format!("group {} binding {} is used by the shader; choose a free one", slot.0, slot.1)));
@@ -339,23 +353,25 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         .filter(|_| options.sample > 1)
         .and_then(|end| sampled_twins(wgsl, &analysis, &inserts, end))
         .map(|text| text + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, false));
-    let out = match twins {
+    let label = format!("{file} (instrumented)");
+    let (out, (probed, probed_info)) = match twins.and_then(|text| parse(&label, &text).ok().map(|parsed| (text, parsed))) {
         // subgroups that do not count run the text as written, without a probe in their loops
-        Some(text) if parse(&format!("{file} (instrumented)"), &text).is_ok() => text,
+        Some(twins) => twins,
         // otherwise (a barrier, a call written where it cannot be renamed)
         // each site tests whether its subgroup counts
-        _ => {
-            splice(wgsl, 0..wgsl.len(), &inserts)
-                + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, options.sample > 1)
+        None => {
+            let out = splice(wgsl, 0..wgsl.len(), &inserts)
+                + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, options.sample > 1);
+            let parsed = parse(&label, &out).map_err(|e| {
+                Error::invalid(
+                    "instrumentation",
+                    format!("the instrumented shader does not validate ({e}); profile with another `slot` or report the shader"),
+                )
+            })?;
+            (out, parsed)
         }
     };
-
-    parse(&format!("{file} (instrumented)"), &out).map_err(|e| {
-        Error::invalid(
-            "instrumentation",
-            format!("the instrumented shader does not validate ({e}); profile with another `slot` or report the shader"),
-        )
-    })?;
+    let interface = EntryInterface { workgroup_size: analysis.workgroup_size, ..interface_of(&probed, &probed_info, &label, entry)? };
     let sites = analysis.sites.iter().map(|s| s.site.clone()).collect();
     Ok(Instrumented {
         wgsl: out,
@@ -368,6 +384,7 @@ pub fn instrument(file: &str, wgsl: &str, entry: &str, options: &InstrumentOptio
         sample: options.sample,
         overrides: options.overrides.clone(),
         found: analysis.sites,
+        interface,
     })
 }
 

@@ -4,16 +4,16 @@
 
 use super::bindings::{contents_within, entry_bindings, format_name, specs_for, BindingInfo, BindingSpec, Resource, TextureSpec};
 use super::counts::{decode, Counts};
-use super::instrument::{instrument, parse_source, Counting, InstrumentOptions, Instrumented};
+use super::instrument::{instrument_parsed, parse_source, Counting, InstrumentOptions, Instrumented};
 use super::sites::SiteKind;
 use super::table::{summary_with_cases, Summary};
 use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
-use crate::gpu::{BufferKind, DriverStatistics, Gpu, Timing, TimingSource};
+use crate::gpu::shader::{interface_of, EntryInterface};
+use crate::gpu::{BufferKind, DriverStatistics, Gpu, Kernel, Step, Timing, TimingSource};
 use crate::harness::Stats;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
-use web_time::Instant;
 
 /// A user's shader and what one dispatch of it runs with: its entry point, workgroups, the
 /// contents of its bindings and the values of its overrides. What profiling
@@ -206,7 +206,7 @@ enum Bound {
 
 /// One pipeline and its bind groups over one set of resources.
 struct Prepared {
-    pipeline: wgpu::ComputePipeline,
+    kernel: Kernel,
     groups: Vec<(u32, wgpu::BindGroup)>,
     bound: Vec<Bound>,
     records: Option<wgpu::Buffer>,
@@ -247,36 +247,24 @@ fn texture_dimension(resource: &Resource) -> (wgpu::TextureDimension, wgpu::Text
 }
 
 impl Prepared {
-    #[allow(clippy::too_many_arguments, reason = "one dispatch's shader, resources and probe slot")]
+    /// The kernel of entry point `inputs.instrumented.entry` of `wgsl` (validated, using
+    /// `interface`) and its bind groups over fresh copies of the inputs; `probed`: `wgsl` is
+    /// the instrumented text, whose records buffer is bound at the probe's slot.
     async fn new(
         gpu: &Gpu,
         label: &str,
         wgsl: &str,
-        entry: &str,
-        bindings: &[BindingInfo],
-        specs: &[BindingSpec],
-        data: &[Vec<u8>],
+        interface: &EntryInterface,
+        inputs: &Inputs,
         overrides: &[(String, f64)],
-        probe: Option<(u32, u32, u64)>,
+        probed: bool,
     ) -> Result<Self> {
-        let device = gpu.device();
+        let Inputs { instrumented, bindings, specs, .. } = inputs;
+        let entry = instrumented.entry.as_str();
         let constants: Vec<(&str, f64)> = overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(gpu.driver_text(wgsl).into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(label),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
-            cache: None,
-        });
-        if let Some(e) = scope.pop().await {
-            return Err(Error::gpu(
-                format!(
+        let kernel = gpu.compile_validated_async(wgsl, label, entry, &constants, interface.clone()).await.map_err(|e| match e {
+            Error::Gpu { source, .. } => Error::Gpu {
+                context: format!(
                     "{} refused to build entry point '{entry}' of {label} with {} (overrides: {}); the cause is in the first line below",
                     gpu.adapter_name(),
                     resources_given(bindings, specs),
@@ -286,11 +274,51 @@ impl Prepared {
                         overrides.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
                     }
                 ),
+                source,
+            },
+            other => other,
+        })?;
+        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let made = Self::bind(gpu, &kernel, inputs, probed);
+        let refused = scope.pop().await;
+        let (bound, records, groups) = made?;
+        if let Some(e) = refused {
+            let unfilterable: Vec<String> = bindings
+                .iter()
+                .zip(specs)
+                .filter_map(|(b, s)| match (&b.resource, s) {
+                    (Resource::SampledTexture { kind: naga::ScalarKind::Float, .. }, BindingSpec::Texture(t))
+                        if !t.format.guaranteed_format_features(gpu.device().features()).flags.contains(wgpu::TextureFormatFeatureFlags::FILTERABLE) =>
+                    {
+                        Some(format!("{} is given {}, which this device cannot filter: where the shader samples it with a sampler, wgpu asks for a filterable format (rgba8unorm, rgba8snorm, bgra8unorm)", b.label(), format_name(t.format)))
+                    }
+                    _ => None,
+                })
+                .collect();
+            return Err(Error::gpu(
+                format!(
+                    "binding the resources of {label} ({}){}",
+                    resources_given(bindings, specs),
+                    if unfilterable.is_empty() { String::new() } else { format!("; {}", unfilterable.join("; ")) }
+                ),
                 e,
             ));
         }
+        Ok(Prepared { kernel, groups, bound, records })
+    }
+
+    /// The resources of `inputs` (and the probe's records when `probed`) made and bound to
+    /// every group of `kernel`; wgpu's errors go to the caller's error scope.
+    #[allow(clippy::type_complexity, reason = "the resources, views and bind groups made together, returned together")]
+    fn bind(
+        gpu: &Gpu,
+        kernel: &Kernel,
+        inputs: &Inputs,
+        probed: bool,
+    ) -> Result<(Vec<Bound>, Option<wgpu::Buffer>, Vec<(u32, wgpu::BindGroup)>)> {
+        let device = gpu.device();
+        let Inputs { bindings, specs, data, .. } = inputs;
         let mut bound = Vec::new();
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         for ((b, bytes), spec) in bindings.iter().zip(data).zip(specs) {
             bound.push(match (&b.resource, spec) {
                 (Resource::Immediate, _) => Bound::Immediate(bytes.clone()),
@@ -334,9 +362,9 @@ impl Prepared {
                 }
             });
         }
-        let records = match probe {
-            Some((_, _, bytes)) => Some(gpu.buffer_zeroed::<u32>("probe records", (bytes / 4) as usize, BufferKind::Storage)?.buffer),
-            None => None,
+        let records = match probed {
+            true => Some(gpu.buffer_zeroed::<u32>("probe records", (inputs.records_bytes / 4) as usize, BufferKind::Storage)?.buffer),
+            false => None,
         };
         let samplers: Vec<Option<wgpu::Sampler>> = specs
             .iter()
@@ -375,113 +403,40 @@ impl Prepared {
             };
             slots.push((b.group, b.binding, resource));
         }
-        if let (Some((g, n, _)), Some(r)) = (probe, &records) {
+        if let Some(r) = &records {
+            let (g, n) = inputs.instrumented.slot;
             slots.push((g, n, r.as_entire_binding()));
         }
-        let mut group_numbers: Vec<u32> = slots.iter().map(|s| s.0).collect();
-        group_numbers.sort_unstable();
-        group_numbers.dedup();
-        let groups = group_numbers
+        let groups = kernel
+            .groups()
             .iter()
-            .map(|&g| {
-                let entries: Vec<wgpu::BindGroupEntry> =
-                    slots.iter().filter(|s| s.0 == g).map(|s| wgpu::BindGroupEntry { binding: s.1, resource: s.2.clone() }).collect();
-                let layout = pipeline.get_bind_group_layout(g);
-                (g, device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &layout, entries: &entries }))
+            .map(|g| {
+                let given: Vec<(u32, wgpu::BindingResource)> =
+                    slots.iter().filter(|s| s.0 == g.group).map(|s| (s.1, s.2.clone())).collect();
+                Ok((g.group, kernel.create_bind_group(gpu, g.group, &given)?))
             })
-            .collect();
-        if let Some(e) = scope.pop().await {
-            let unfilterable: Vec<String> = bindings
-                .iter()
-                .zip(specs)
-                .filter_map(|(b, s)| match (&b.resource, s) {
-                    (Resource::SampledTexture { kind: naga::ScalarKind::Float, .. }, BindingSpec::Texture(t))
-                        if !t.format.guaranteed_format_features(device.features()).flags.contains(wgpu::TextureFormatFeatureFlags::FILTERABLE) =>
-                    {
-                        Some(format!("{} is given {}, which this device cannot filter: where the shader samples it with a sampler, wgpu asks for a filterable format (rgba8unorm, rgba8snorm, bgra8unorm)", b.label(), format_name(t.format)))
-                    }
-                    _ => None,
-                })
-                .collect();
-            return Err(Error::gpu(
-                format!(
-                    "binding the resources of {label} ({}){}",
-                    resources_given(bindings, specs),
-                    if unfilterable.is_empty() { String::new() } else { format!("; {}", unfilterable.join("; ")) }
-                ),
-                e,
-            ));
-        }
-        Ok(Prepared { pipeline, groups, bound, records })
+            .collect::<Result<_>>()?;
+        Ok((bound, records, groups))
     }
 
     /// Restores the inputs, clears the records, runs the dispatch once and times it.
     async fn run(&self, gpu: &Gpu, workgroups: [u32; 3]) -> Result<Timing> {
-        let queries = gpu.caps().timestamps.then(|| {
-            let set = gpu.device().create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("profile timing"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            });
-            let resolve = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("profile timestamps"),
-                size: 16,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            (set, resolve)
-        });
-        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        let mut steps = Vec::new();
+        let mut immediates: &[u8] = &[];
         for b in &self.bound {
             match b {
-                Bound::Buffer { buffer, pristine: Some(from) } => encoder.copy_buffer_to_buffer(from, 0, buffer, 0, from.size()),
-                Bound::Texture { texture, pristine: Some(from), .. } => {
-                    encoder.copy_texture_to_texture(from.as_image_copy(), texture.as_image_copy(), texture.size())
-                }
+                Bound::Buffer { buffer, pristine: Some(from) } => steps.push(Step::Copy { from, to: buffer, bytes: from.size() }),
+                Bound::Texture { texture, pristine: Some(from), .. } => steps.push(Step::copy_texture(from, texture)),
+                Bound::Immediate(bytes) => immediates = bytes,
                 _ => {}
             }
         }
         if let Some(r) = &self.records {
-            encoder.clear_buffer(r, 0, None);
+            steps.push(Step::Clear { buffer: r });
         }
-        {
-            let timestamp_writes = queries.as_ref().map(|(set, _)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(0),
-                end_of_pass_write_index: Some(1),
-            });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("profile"), timestamp_writes });
-            pass.set_pipeline(&self.pipeline);
-            for (g, group) in &self.groups {
-                pass.set_bind_group(*g, Some(group), &[]);
-            }
-            for b in &self.bound {
-                if let Bound::Immediate(bytes) = b {
-                    pass.set_immediates(0, bytes);
-                }
-            }
-            pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
-        }
-        if let Some((set, resolve)) = &queries {
-            encoder.resolve_query_set(set, 0..2, resolve, 0);
-        }
-        let commands = encoder.finish();
-        if let Some(e) = scope.pop().await {
-            return Err(Error::gpu("recording the profiled dispatch", e));
-        }
-        let t0 = Instant::now();
-        let index = gpu.submit(commands, "running the profiled shader")?;
-        gpu.settle(Some(index), "running the profiled shader").await?;
-        let wall_seconds = t0.elapsed().as_secs_f64();
-        Ok(match &queries {
-            Some((_, resolve)) => {
-                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&gpu.read_bytes_async(resolve, 16).await?[..16]);
-                let ns = ticks[1].saturating_sub(ticks[0]) as f64 * gpu.queue().get_timestamp_period() as f64;
-                Timing { seconds: ns * 1e-9, source: TimingSource::DeviceTimestamps, wall_seconds }
-            }
-            None => Timing { seconds: wall_seconds, source: TimingSource::WallClock, wall_seconds },
-        })
+        let groups: Vec<(u32, &wgpu::BindGroup)> = self.groups.iter().map(|(g, b)| (*g, b)).collect();
+        steps.push(Step::dispatch_groups(&self.kernel, &groups, workgroups).with_immediates(immediates));
+        gpu.run_once_async(&steps, true).await
     }
 
     /// The final contents of resource `i`: a buffer's bytes, a texture's texels (rows tightly
@@ -628,15 +583,14 @@ pub async fn profile_async(
             format!("{}: sampling counts the GPU's own subgroups; host emulation (emulate, width, or an adapter without subgroups) counts every invocation, so give sample 1", request.sample),
         ));
     }
-    let Inputs { instrumented, source, bindings, specs, data, records_bytes } = inputs(gpu, request, counting)?;
+    let inputs = inputs(gpu, request, counting)?;
 
     step(0, "building the pipelines".into())?;
     let overrides = &request.shader.overrides;
-    let plain =
-        Prepared::new(gpu, request.shader.file, &source.text, request.shader.entry, &bindings, &specs, &data, overrides, None).await?;
-    let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
+    let plain = Prepared::new(gpu, request.shader.file, &inputs.source.text, &inputs.interface, &inputs, overrides, false).await?;
     let label = format!("{} (instrumented)", request.shader.file);
-    let probed = Prepared::new(gpu, &label, &instrumented.wgsl, request.shader.entry, &bindings, &specs, &data, overrides, probe).await?;
+    let probed = Prepared::new(gpu, &label, &inputs.instrumented.wgsl, &inputs.instrumented.interface, &inputs, overrides, true).await?;
+    let Inputs { instrumented, bindings, data, records_bytes, module, info, .. } = inputs;
 
     step(1, "running as written and instrumented".into())?;
     let mut plain_times = vec![plain.run(gpu, request.shader.workgroups).await?];
@@ -662,10 +616,11 @@ pub async fn profile_async(
         probed_times.push(probed.run(gpu, request.shader.workgroups).await?);
     }
     let constants: Vec<(&str, f64)> = overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    let (driver_statistics, driver_statistics_missing) = match gpu.driver_statistics(&source, request.shader.entry, &constants) {
-        Ok(stats) => (Some(stats), None),
-        Err(e) => (None, Some(e.to_string())),
-    };
+    let (driver_statistics, driver_statistics_missing) =
+        match gpu.driver_statistics_validated(&module, &info, request.shader.entry, &constants) {
+            Ok(stats) => (Some(stats), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
     Ok(ProfileRun {
         file: request.shader.file.to_string(),
         entry: request.shader.entry.to_string(),
@@ -694,11 +649,15 @@ pub async fn profile_async(
 }
 
 /// What both runs of a profile (and the key pass of remapping) start from: the instrumented
-/// shader, the preprocessed text the plain run takes, the bindings with their specs and
-/// contents (checked against the device), and the size of the probe's records.
+/// shader, the preprocessed text the plain run takes with naga's module of it and what its
+/// entry point binds, the bindings with their specs and contents (checked against the
+/// device), and the size of the probe's records.
 struct Inputs {
     instrumented: Instrumented,
     source: crate::gpu::ShaderSource,
+    module: naga::Module,
+    info: naga::valid::ModuleInfo,
+    interface: EntryInterface,
     bindings: Vec<BindingInfo>,
     specs: Vec<BindingSpec>,
     data: Vec<Vec<u8>>,
@@ -713,9 +672,14 @@ fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inp
         overrides: request.shader.overrides.clone(),
         sample: request.sample,
     };
-    let instrumented = instrument(request.shader.file, request.shader.wgsl, request.shader.entry, &options)?;
-    // the plain run takes the same preprocessed text (LF line ends) the probes went into
+    // the one parse of the shader: the probes go into its preprocessed text (LF line ends),
+    // which the plain run takes as it is
     let (source, module, info) = parse_source(request.shader.file, request.shader.wgsl)?;
+    let instrumented = instrument_parsed(request.shader.file, &source, &module, &info, request.shader.entry, &options)?;
+    let interface = EntryInterface {
+        workgroup_size: instrumented.workgroup_size,
+        ..interface_of(&module, &info, request.shader.file, request.shader.entry)?
+    };
     let bindings = entry_bindings(&source.text, &module, &info, request.shader.entry)?;
     check_limits(gpu, &instrumented, request.shader.workgroups)?;
     check_resources(gpu, &bindings)?;
@@ -739,7 +703,7 @@ fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inp
     let records_bytes = instrumented.records_bytes(request.shader.workgroups, gpu.caps().subgroup_min_size.max(1));
     gpu.check_buffer_size("probe records", records_bytes, BufferKind::Storage)?;
 
-    Ok(Inputs { instrumented, source, bindings, specs, data, records_bytes })
+    Ok(Inputs { instrumented, source, module, info, interface, bindings, specs, data, records_bytes })
 }
 
 /// The probe's raw trace of one run of `request`'s shader: after the header words, each
@@ -747,13 +711,12 @@ fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inp
 /// local index), and the time of that run. Remapping's key pass reads the trace itself; an
 /// invocation with more outcomes than `events` is not an error here, as its count is whole.
 pub(crate) async fn trace_async(gpu: &Gpu, request: &ProfileRequest<'_>, events: u32) -> Result<(Vec<u32>, Timing)> {
-    let Inputs { instrumented, bindings, specs, data, records_bytes, .. } = inputs(gpu, request, Counting::Trace { events })?;
-    let probe = Some((instrumented.slot.0, instrumented.slot.1, records_bytes));
+    let inputs = inputs(gpu, request, Counting::Trace { events })?;
     let label = format!("{} (key pass)", request.shader.file);
     let traced =
-        Prepared::new(gpu, &label, &instrumented.wgsl, request.shader.entry, &bindings, &specs, &data, &request.shader.overrides, probe)
+        Prepared::new(gpu, &label, &inputs.instrumented.wgsl, &inputs.instrumented.interface, &inputs, &request.shader.overrides, true)
             .await?;
     let timing = traced.run(gpu, request.shader.workgroups).await?;
     let records = traced.records.as_ref().ok_or_else(|| Error::invalid("key pass", "the instrumented run has no records buffer"))?;
-    Ok((bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, records_bytes).await?), timing))
+    Ok((bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, inputs.records_bytes).await?), timing))
 }
