@@ -299,8 +299,8 @@ fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted:
             lines.finish();
             gpus
         }
-        Device::Cpu if gpu_options.backend.is_some() => return Err(commands::not_for_device("--backend", "gpu")),
-        Device::Cpu if gpu_options.adapter.is_some() => return Err(commands::not_for_device("--adapter", "gpu")),
+        Device::Cpu if gpu_options.backend.is_some() => return Err(commands::not_for_device("backend", "gpu")),
+        Device::Cpu if gpu_options.adapter.is_some() => return Err(commands::not_for_device("adapter", "gpu")),
         Device::Cpu => Vec::new(),
     };
     // heartbeat lines go to whoever listens to progress (standard error)
@@ -420,8 +420,12 @@ mod tests {
         Flowshop::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}")).command.request()
     }
 
+    /// Runs `argv`; an error names the flags of `flowshop` `argv[0]`, as the binary prints it.
     fn run_parsed(argv: &[&str]) -> Result<String> {
-        output(&parse(argv), &AtomicBool::new(false)).map(|(text, _)| text)
+        let words = ["flowshop".to_string(), argv[0].to_string()];
+        output(&parse(argv), &AtomicBool::new(false))
+            .map(|(text, _)| text)
+            .map_err(|e| crate::flags::name_flags_in(e, &<crate::Cli as clap::CommandFactory>::command(), &words))
     }
 
     #[test]
