@@ -525,7 +525,12 @@ fn options_the_device_would_ignore_are_rejected() {
         let err = run_solve(args.clone()).unwrap_err().to_string();
         assert!(err.contains(option) && err.contains("applies only to `device="), "{args:?}: {err}");
     }
-    // (the adapter with `device=cpu` is refused where it is chosen: src/bin/simtlab/flowshop.rs)
+    // validated before anything is opened or loaded
+    assert!(SolveOptions { threads: Some(2), ..gpu.clone() }.validate().is_err() && cpu.validate().is_ok());
+    // an adapter chosen for a search on the CPU
+    let adapter = simtlab::gpu::GpuOptions { adapter: Some("llvmpipe".into()), ..Default::default() };
+    let err = commands::solve_opening(&cpu, &adapter, &mut |_| panic!("no adapter is opened"), None, None).unwrap_err().to_string();
+    assert!(err.contains("invalid adapter:") && err.contains("applies only to `device=gpu`"), "{err}");
     // Where they apply they are taken.
     assert!(run_solve(SolveOptions { threads: Some(2), ..cpu.clone() }).is_ok());
     let args = SolveOptions { kernel: Some(KernelVariant::Basic), mapping: Some(ThreadMapping::PerParent), ub: Some(1278), ..gpu };

@@ -253,8 +253,10 @@ pub struct SolveReport {
 }
 
 impl SolveOptions {
-    /// Rejects options that do not apply to the chosen device (they would be ignored).
-    pub fn check_device_options(&self) -> Result<()> {
+    /// Err ([`Error::Invalid`]) for options that do not apply to the chosen device or search
+    /// (they would be ignored) and for times a [`Duration`] cannot hold. Every search through
+    /// this module checks its options with it once, before it opens or loads anything.
+    pub fn validate(&self) -> Result<()> {
         if self.search == Search::Host {
             for (given, field) in [
                 (self.checkpoint.is_some(), "checkpoint"),
@@ -288,11 +290,14 @@ impl SolveOptions {
             }
         }
         match self.device {
-            Device::Gpu if self.threads.is_some() => Err(not_for_device("threads", "cpu")),
-            Device::Cpu if self.kernel.is_some() => Err(not_for_device("kernel", "gpu")),
-            Device::Cpu if self.mapping.is_some() => Err(not_for_device("mapping", "gpu")),
-            _ => Ok(()),
+            Device::Gpu if self.threads.is_some() => return Err(not_for_device("threads", "cpu")),
+            Device::Cpu if self.kernel.is_some() => return Err(not_for_device("kernel", "gpu")),
+            Device::Cpu if self.mapping.is_some() => return Err(not_for_device("mapping", "gpu")),
+            _ => {}
         }
+        self.search_options(None)?;
+        self.checkpoint_every()?;
+        Ok(())
     }
 
     fn search_options<'a>(&self, interrupted: Option<&'a AtomicBool>) -> Result<SearchOptions<'a>> {
@@ -325,17 +330,21 @@ impl SolveOptions {
 }
 
 impl SolveOptions {
-    /// `checkpoint`, `checkpoint_every` and `resume` (the checkpoint read and checked).
-    pub fn resident_options(&self) -> Result<ResidentOptions> {
-        let checkpoint_every = match self.checkpoint_every {
-            None => None,
-            Some(s) => Some(
+    /// `checkpoint_every` as a duration.
+    fn checkpoint_every(&self) -> Result<Option<Duration>> {
+        self.checkpoint_every
+            .map(|s| {
                 Duration::try_from_secs_f64(s)
                     .ok()
                     .filter(|d| !d.is_zero())
-                    .ok_or_else(|| Error::invalid("checkpoint_every", format!("{s} s; use a number of seconds > 0")))?,
-            ),
-        };
+                    .ok_or_else(|| Error::invalid("checkpoint_every", format!("{s} s; use a number of seconds > 0")))
+            })
+            .transpose()
+    }
+
+    /// `checkpoint`, `checkpoint_every` and `resume` (the checkpoint read and checked).
+    pub fn resident_options(&self) -> Result<ResidentOptions> {
+        let checkpoint_every = self.checkpoint_every()?;
         let resume = match &self.resume {
             Some(path) => Some(Checkpoint::read(path).map_err(|e| match e {
                 Error::File { .. } => Error::invalid(
@@ -352,7 +361,7 @@ impl SolveOptions {
 }
 
 /// The error for `field` given where it does not apply: it belongs to `device` `device`.
-pub fn not_for_device(field: &str, device: &str) -> Error {
+fn not_for_device(field: &str, device: &str) -> Error {
     Error::invalid(field, format!("it applies only to `device={device}`; drop `{field}` or add `device={device}`"))
 }
 
@@ -375,7 +384,6 @@ pub fn solve_instance_on(
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<(Instance, Solution)> {
-    args.check_device_options()?;
     let instance = load_instance(&args.instance)?;
     let solution = solve_loaded(args, &instance, gpus, interrupted, progress)?;
     Ok((instance, solution))
@@ -390,7 +398,18 @@ pub fn solve_loaded(
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<Solution> {
-    args.check_device_options()?;
+    args.validate()?;
+    search(args, instance, gpus, interrupted, progress)
+}
+
+/// [`solve_loaded`] on options already validated.
+fn search(
+    args: &SolveOptions,
+    instance: &Instance,
+    gpus: &[&Gpu],
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<Solution> {
     let options = args.search_options(interrupted)?;
     if args.search == Search::Resident {
         if gpus.is_empty() {
@@ -466,7 +485,40 @@ pub fn solve_on(
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<SolveReport> {
-    let (instance, solution) = solve_instance_on(args, gpus, interrupted, progress)?;
+    args.validate()?;
+    report_on(args, gpus, interrupted, progress)
+}
+
+/// As [`solve_on`] on the adapters `args` needs, opened here (through `gpu_options`; none for
+/// [`Device::Cpu`], where `gpu_options` must not choose one), each handed to `opened` before
+/// the search starts.
+pub fn solve_opening(
+    args: &SolveOptions,
+    gpu_options: &GpuOptions,
+    opened: &mut dyn FnMut(&Gpu),
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<SolveReport> {
+    args.validate()?;
+    let gpus = match args.device {
+        Device::Gpu => open_devices(args.devices, gpu_options)?,
+        Device::Cpu if gpu_options.backend.is_some() => return Err(not_for_device("backend", "gpu")),
+        Device::Cpu if gpu_options.adapter.is_some() => return Err(not_for_device("adapter", "gpu")),
+        Device::Cpu => Vec::new(),
+    };
+    gpus.iter().for_each(opened);
+    report_on(args, &gpus.iter().collect::<Vec<_>>(), interrupted, progress)
+}
+
+/// [`solve_on`] on options already validated.
+fn report_on(
+    args: &SolveOptions,
+    gpus: &[&Gpu],
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<SolveReport> {
+    let instance = load_instance(&args.instance)?;
+    let solution = search(args, &instance, gpus, interrupted, progress)?;
     let device = match args.device {
         Device::Cpu => "cpu".to_string(),
         Device::Gpu if gpus.is_empty() => "gpu".into(),
@@ -564,7 +616,7 @@ pub fn solve_on_ranks(
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<SolveReport> {
     use mpi::topology::Communicator;
-    args.check_device_options()?;
+    args.validate()?;
     if args.search != Search::Resident {
         return Err(Error::invalid(
             "search",
