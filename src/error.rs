@@ -37,12 +37,14 @@ pub enum Error {
     },
 
     /// No adapter matched the user's choice.
-    #[error("no GPU adapter matches: {wanted}. Adapters on this machine: {available}. Set --adapter (or WGPU_ADAPTER_NAME) to part of one of these names, and --backend (or WGPU_BACKEND) to its backend")]
+    #[error("no GPU adapter matches: {wanted}. Adapters on this machine: {available}. {hint}")]
     NoAdapter {
         /// The adapter name and backend that were asked for.
         wanted: String,
         /// The adapters wgpu found, as names with their backends.
         available: String,
+        /// Which fields choose the adapter ([`crate::gpu::GpuOptions`]' `adapter` and `backend`).
+        hint: String,
     },
 
     /// The device lacks something a run needs.

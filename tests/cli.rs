@@ -74,6 +74,53 @@ fn library_errors_are_printed_with_the_flags_that_set_their_fields() {
     }
 }
 
+/// `flowshop solve`'s options, the checkpoint it resumes and the adapter it opens: the library
+/// names their fields, the command line their flags.
+#[test]
+fn flowshop_errors_are_printed_with_the_flags_that_set_their_fields() {
+    let dir = common::scratch("cli-flowshop-fields");
+    let (checkpoint, garbage) = (dir.join("ta001.ck"), dir.join("garbage.ck"));
+    std::fs::write(&garbage, b"x").unwrap();
+    let solve = |args: &[&str]| run(&[&["flowshop", "solve", "ta001"][..], args].concat());
+    let written = solve(&["--search", "resident", "--ub", "1300", "--node-limit", "50", "--checkpoint", checkpoint.to_str().unwrap()]);
+    assert!(written.status.success() && checkpoint.exists(), "{}", text(&written.stderr));
+    let refused = [
+        (
+            solve(&["--search", "resident", "--checkpoint-every", "5"]),
+            "invalid --checkpoint-every: it needs --checkpoint, the file to write to",
+        ),
+        (
+            solve(&["--checkpoint", "x.ck"]),
+            "invalid --checkpoint: it applies only to --search resident; drop --checkpoint or add --search resident",
+        ),
+        (solve(&["--device", "cpu", "--adapter", "llvmpipe"]), "invalid --adapter: it applies only to --device gpu; drop --adapter or add --device gpu"),
+        (solve(&["--threads", "2"]), "invalid --threads: it applies only to --device cpu; drop --threads or add --device cpu"),
+        (solve(&["--search", "resident", "--device", "cpu"]), "invalid --device: cpu: the resident search runs the refactored per-child kernels on the GPU; drop --device or use --search host"),
+        (solve(&["--search", "resident", "--kernel", "basic"]), "invalid --kernel: basic: the resident search"),
+        (solve(&["--device", "cpu", "--time-limit=-1"]), "invalid --time-limit: -1 s; use a number of seconds ≥ 0"),
+        (solve(&["--adapter", "no-such-gpu-xyz"]), "Set --adapter (or WGPU_ADAPTER_NAME) to part of one of these names, and --backend (or WGPU_BACKEND)"),
+        (
+            solve(&["--search", "resident", "--resume", garbage.to_str().unwrap()]),
+            "not a usable flow-shop checkpoint: the file is too short; resume from a file the resident search wrote as its --checkpoint, or start again without --resume",
+        ),
+        (
+            solve(&["--search", "resident", "--ub", "1290", "--resume", checkpoint.to_str().unwrap()]),
+            "invalid --resume: the checkpoint was written for --ub 1300, this run has --ub 1290",
+        ),
+        (
+            solve(&["--search", "resident", "--bound", "lb1", "--resume", checkpoint.to_str().unwrap()]),
+            "the checkpoint was written for --bound lb2, this run has --bound lb1",
+        ),
+        (run(&["occupancy", "--arch", "no-such-arch", "--threads", "64", "--regs", "8"]), "invalid --arch: unknown architecture 'no-such-arch'"),
+    ];
+    for (out, expected) in &refused {
+        assert_refused(out, expected);
+        let err = text(&out.stderr);
+        assert!(!err.contains('`'), "a field left unnamed as a flag: {err}");
+    }
+    assert_refused(&refused[refused.len() - 1].0, "--arch list shows every preset and alias");
+}
+
 #[test]
 fn json_dash_is_standard_output_and_the_table_goes_to_standard_error() {
     let dir = common::scratch("cli-json-dash");

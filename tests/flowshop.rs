@@ -235,7 +235,7 @@ fn bad_inputs_are_errors() {
     let p = simtlab::kernels::flowshop::taillard::generate(4, 33, 5).unwrap();
     let wide = Instance::new("wide", 4, 33, 5, p, 0, 0).unwrap();
     let err = GpuBounder::new(&gpu, &BoundData::new(&wide), GpuBoundOptions::default()).expect_err("33 machines");
-    assert!(err.to_string().contains("machines") && err.to_string().contains("--device cpu"), "{err}");
+    assert!(err.to_string().contains("machines") && err.to_string().contains("`device=cpu`"), "{err}");
 
     let data = BoundData::new(&taillard(1).unwrap());
     let other = BoundData::new(&taillard(11).unwrap());
@@ -517,15 +517,20 @@ fn options_the_device_would_ignore_are_rejected() {
     let gpu = SolveOptions::new("ta001");
     let cpu = SolveOptions { device: Device::Cpu, node_limit: Some(1), ..gpu.clone() };
     for (args, option) in [
-        (SolveOptions { threads: Some(2), ..gpu.clone() }, "--threads"),
-        (SolveOptions { threads: Some(0), ..gpu.clone() }, "--threads"),
-        (SolveOptions { kernel: Some(KernelVariant::Basic), ..cpu.clone() }, "--kernel"),
-        (SolveOptions { mapping: Some(ThreadMapping::PerParent), ..cpu.clone() }, "--mapping"),
+        (SolveOptions { threads: Some(2), ..gpu.clone() }, "invalid threads:"),
+        (SolveOptions { threads: Some(0), ..gpu.clone() }, "invalid threads:"),
+        (SolveOptions { kernel: Some(KernelVariant::Basic), ..cpu.clone() }, "invalid kernel:"),
+        (SolveOptions { mapping: Some(ThreadMapping::PerParent), ..cpu.clone() }, "invalid mapping:"),
     ] {
         let err = run_solve(args.clone()).unwrap_err().to_string();
-        assert!(err.contains(option) && err.contains("applies only to --device"), "{args:?}: {err}");
+        assert!(err.contains(option) && err.contains("applies only to `device="), "{args:?}: {err}");
     }
-    // (--adapter with --device cpu is refused by the command line: src/bin/simtlab/flowshop.rs)
+    // validated before anything is opened or loaded
+    assert!(SolveOptions { threads: Some(2), ..gpu.clone() }.validate().is_err() && cpu.validate().is_ok());
+    // an adapter chosen for a search on the CPU
+    let adapter = simtlab::gpu::GpuOptions { adapter: Some("llvmpipe".into()), ..Default::default() };
+    let err = commands::solve_opening(&cpu, &adapter, &mut |_| panic!("no adapter is opened"), None, None).unwrap_err().to_string();
+    assert!(err.contains("invalid adapter:") && err.contains("applies only to `device=gpu`"), "{err}");
     // Where they apply they are taken.
     assert!(run_solve(SolveOptions { threads: Some(2), ..cpu.clone() }).is_ok());
     let args = SolveOptions { kernel: Some(KernelVariant::Basic), mapping: Some(ThreadMapping::PerParent), ub: Some(1278), ..gpu };
@@ -533,7 +538,7 @@ fn options_the_device_would_ignore_are_rejected() {
     // Time limits Duration cannot hold are errors, not panics.
     for limit in [-1.0, f64::NAN, f64::INFINITY, 1e300] {
         let err = run_solve(SolveOptions { time_limit: Some(limit), ..cpu.clone() }).unwrap_err().to_string();
-        assert!(err.contains("--time-limit"), "{limit}: {err}");
+        assert!(err.contains("invalid time_limit:"), "{limit}: {err}");
     }
 }
 

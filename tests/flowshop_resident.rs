@@ -178,13 +178,13 @@ fn damaged_or_mismatched_checkpoints_are_refused() {
         (b"not a checkpoint at all, but long enough".to_vec(), "checkpoint line"),
     ] {
         let err = resume(&bytes, &|_| ()).unwrap_err().to_string();
-        assert!(err.contains(expected) && err.contains("--checkpoint"), "{expected}: {err}");
+        assert!(err.contains(expected) && err.contains("invalid resume:") && err.contains("`checkpoint`"), "{expected}: {err}");
     }
     for (change, option) in [
-        (&(|o: &mut SolveOptions| o.bound = LowerBound::Lb1) as &dyn Fn(&mut SolveOptions), "--bound"),
-        (&|o: &mut SolveOptions| o.branching = Branching::Forward, "--branching"),
+        (&(|o: &mut SolveOptions| o.bound = LowerBound::Lb1) as &dyn Fn(&mut SolveOptions), "`bound=lb2`, this run has `bound=lb1`"),
+        (&|o: &mut SolveOptions| o.branching = Branching::Forward, "`branching=forward`"),
         (&|o: &mut SolveOptions| o.instance = "ta015".into(), "the instance"),
-        (&|o: &mut SolveOptions| o.ub = Some(1300), "--ub"),
+        (&|o: &mut SolveOptions| o.ub = Some(1300), "`upper_bound=1300`"),
     ] {
         let err = resume(&good, change).unwrap_err().to_string();
         assert!(err.contains(option) && err.contains("checkpoint was written for"), "{option}: {err}");
@@ -251,13 +251,13 @@ fn sizes_and_options_the_resident_search_cannot_take_are_clear_errors() {
     let resident = |name: &str| SolveOptions { search: Search::Resident, ..SolveOptions::new(name) };
     // 200 jobs: beyond the resident kernels' 128
     let err = run(resident("ta101"));
-    assert!(err.contains("jobs for the resident search") && err.contains("search: host"), "{err}");
+    assert!(err.contains("jobs for the resident search") && err.contains("`search=host`"), "{err}");
     let err = run(SolveOptions { exploration: simtlab::kernels::flowshop::Exploration::BreadthFirst, ..resident("ta001") });
     assert!(err.contains("depth-first"), "{err}");
     let err = run(SolveOptions { checkpoint: Some("x".into()), ..SolveOptions::new("ta001") });
-    assert!(err.contains("--search resident"), "{err}");
+    assert!(err.contains("invalid checkpoint:") && err.contains("`search=resident`"), "{err}");
     let err = run(SolveOptions { checkpoint_every: Some(5.0), ..resident("ta001") });
-    assert!(err.contains("--checkpoint FILE"), "{err}");
+    assert!(err.contains("invalid checkpoint_every:") && err.contains("`checkpoint`"), "{err}");
 }
 
 #[test]

@@ -23,7 +23,7 @@ fn unknown_adapter_is_a_clear_error() {
     let err = Gpu::new(&GpuOptions { adapter: Some("no-such-gpu-xyz".into()), ..Default::default() }).unwrap_err();
     assert!(matches!(err, Error::NoAdapter { .. }), "{err}");
     let text = err.to_string();
-    assert!(text.contains("no-such-gpu-xyz") && text.contains("--adapter"), "{text}");
+    assert!(text.contains("no-such-gpu-xyz") && text.contains("`adapter`"), "{text}");
 }
 
 #[test]

@@ -200,7 +200,7 @@ impl Gpu {
             what: what.to_string(),
             seconds: self.timeout.as_secs_f64(),
             hint:
-                "a kernel may be spinning; persistent-thread kernels abort through their status word, use a lower --tier or a smaller size"
+                "a kernel may be spinning; persistent-thread kernels abort through their status word, use a lower `tier` or a smaller size"
                     .into(),
         }
     }

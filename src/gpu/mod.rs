@@ -220,6 +220,15 @@ fn wanted(options: &GpuOptions) -> String {
     }
 }
 
+/// The error when no adapter of `available` matches `options`.
+fn no_adapter(options: &GpuOptions, available: String) -> Error {
+    Error::NoAdapter {
+        wanted: wanted(options),
+        available,
+        hint: "Set `adapter` (or WGPU_ADAPTER_NAME) to part of one of these names, and `backend` (or WGPU_BACKEND) to its backend".into(),
+    }
+}
+
 /// The adapters `wanted` (see [`GpuOptions::adapter`]) selects from `list`, with their indices
 /// in `list`; all of them when `wanted` is `None`.
 pub fn select_adapters(list: Vec<wgpu::Adapter>, wanted: Option<&str>) -> Result<Vec<(usize, wgpu::Adapter)>> {
@@ -248,7 +257,7 @@ async fn choose_adapter(options: &GpuOptions) -> Result<wgpu::Adapter> {
     let list = adapters_async(options).await?;
     match select_adapters(list, options.adapter.as_deref())?.into_iter().next() {
         Some((_, adapter)) => Ok(adapter),
-        None => Err(Error::NoAdapter { wanted: wanted(options), available: available_adapters().await }),
+        None => Err(no_adapter(options, available_adapters().await)),
     }
 }
 
@@ -460,7 +469,7 @@ pub fn survey(options: &GpuOptions) -> Result<Vec<AdapterReport>> {
         });
     }
     if out.is_empty() {
-        return Err(Error::NoAdapter { wanted: self::wanted(&options), available: block_on(available_adapters()) });
+        return Err(no_adapter(&options, block_on(available_adapters())));
     }
     Ok(out)
 }

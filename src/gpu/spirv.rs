@@ -268,7 +268,7 @@ impl Gpu {
             return Err(Error::Unsupported {
                 what: "SPIR-V passthrough (PASSTHROUGH_SHADERS)".into(),
                 adapter: self.adapter_name(),
-                hint: "use a Vulkan adapter (--backend vulkan), or the WGSL path".into(),
+                hint: "use a Vulkan adapter (`backend=vulkan`), or the WGSL path".into(),
             });
         }
         let ep = module.entry_point(entry)?;

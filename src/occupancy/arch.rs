@@ -385,12 +385,8 @@ pub fn find_arch(name: &str) -> Result<&'static Arch> {
         })
         .ok_or_else(|| {
             Error::invalid(
-                "architecture",
-                format!(
-                    "unknown architecture '{name}'; valid: {} (or an alias such as g80, h100, \
-                     a100, mi300x; `--arch list` shows them all)",
-                    arch_names().join(", ")
-                ),
+                "arch",
+                format!("unknown architecture '{name}'; valid: {} (or an alias such as g80, h100, a100, mi300x)", arch_names().join(", ")),
             )
         })
 }

@@ -19,6 +19,14 @@ const RENAMED: &[(&[&str], &str, &str)] = &[
     // the kernels' sizes that `bench zhang --n` sets (lbm and mcubes: the grid's edge)
     (&["bench", "zhang"], "edge", "n"),
     (&["bench", "zhang"], "children", "n"),
+    // kernels::flowshop::commands::SolveOptions' fields, and the checkpoint's (SearchOptions')
+    (&["flowshop", "solve"], "upper_bound", "ub"),
+    (&["flowshop", "solve"], "memory_mib", "memory"),
+    // kernels::flowshop::bench::BenchConfig's lists
+    (&["bench", "flowshop"], "pool_sizes", "pools"),
+    (&["bench", "flowshop"], "strategies", "exploration"),
+    (&["bench", "flowshop"], "branchless", "kernel"),
+    (&["bench", "flowshop"], "walk_prefix", "heads"),
     // profile::compiled_kernels' filter
     (&["registers"], "filter", "shader"),
     // profile::ShaderDispatch::bindings (profile, remap, pt)
@@ -48,6 +56,7 @@ pub fn name_flags_in(e: Error, cli: &clap::Command, words: &[String]) -> Error {
             Error::Invalid { what, message: text(message) }
         }
         Error::Limit { what, requested, limit, hint } => Error::Limit { what: text(what), requested, limit, hint: text(hint) },
+        Error::NoAdapter { wanted, available, hint } => Error::NoAdapter { wanted, available, hint: text(hint) },
         Error::Unsupported { what, adapter, hint } => Error::Unsupported { what: text(what), adapter, hint: text(hint) },
         Error::Timeout { what, seconds, hint } => Error::Timeout { what: text(what), seconds, hint: text(hint) },
         Error::Cancelled { what, kept } => Error::Cancelled { what, kept: text(kept) },
@@ -165,5 +174,13 @@ mod tests {
         let matmul = ["bench".to_string(), "matmul".to_string()];
         let e = name_flags_in(Error::invalid("variants", "no kernel named"), &cli, &matmul);
         assert!(e.to_string().starts_with("invalid --kernel: "), "{e}");
+        let solve = ["flowshop".to_string(), "solve".to_string()];
+        let e = name_flags_in(Error::invalid("resume", "written for `upper_bound=1300`, not `memory_mib`"), &cli, &solve);
+        assert_eq!(e.to_string(), "invalid --resume: written for --ub 1300, not --memory");
+        let bench = ["bench".to_string(), "flowshop".to_string()];
+        let e = name_flags_in(Error::invalid("pool_sizes", "x"), &cli, &bench);
+        assert_eq!(e.to_string(), "invalid --pools: x");
+        let e = name_flags_in(Error::invalid("strategies", "x"), &cli, &bench);
+        assert_eq!(e.to_string(), "invalid --exploration: x");
     }
 }

@@ -13,7 +13,7 @@ use simtlab::kernels::flowshop::commands::{
 };
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
 use simtlab::kernels::flowshop::{taillard, Branching, Exploration, LowerBound, Progress};
-use simtlab::{Error, Result};
+use simtlab::{Error, Gpu, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `--bound`: [`LowerBound`]'s names.
@@ -288,27 +288,13 @@ fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted:
     if commands::launched_by_mpi() {
         return solve_ranks(args, json, gpu_options, interrupted);
     }
-    args.check_device_options()?;
-    let gpus = match args.device {
-        Device::Gpu => {
-            let gpus = commands::open_devices(args.devices, gpu_options)?;
-            let lines = simtlab::harness::Progress::new(0, "flowshop solve");
-            for gpu in &gpus {
-                lines.println(format!("adapter: {}", gpu.adapter_name()));
-            }
-            lines.finish();
-            gpus
-        }
-        Device::Cpu if gpu_options.backend.is_some() => return Err(commands::not_for_device("--backend", "gpu")),
-        Device::Cpu if gpu_options.adapter.is_some() => return Err(commands::not_for_device("--adapter", "gpu")),
-        Device::Cpu => Vec::new(),
-    };
-    // heartbeat lines go to whoever listens to progress (standard error)
+    // adapter and heartbeat lines go to whoever listens to progress (standard error)
     let lines = simtlab::harness::Progress::new(0, "flowshop solve");
+    let mut opened = |gpu: &Gpu| lines.println(format!("adapter: {}", gpu.adapter_name()));
     // the share of the time spent bounding: on the GPU, or on the CPU threads that bound there
     let bounder = if args.device == Device::Cpu { "bounding" } else { "GPU" };
     let mut report = |p: &Progress| lines.println(progress_line(p, json, bounder));
-    let solved = commands::solve_on(args, &gpus.iter().collect::<Vec<_>>(), Some(interrupted), Some(&mut report));
+    let solved = commands::solve_opening(args, gpu_options, &mut opened, Some(interrupted), Some(&mut report));
     lines.finish();
     let solved = solved?;
     let text = if json { output::json_text(&solved)? } else { solve_text(&solved, args.ub) };
@@ -420,8 +406,12 @@ mod tests {
         Flowshop::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}")).command.request()
     }
 
+    /// Runs `argv`; an error names the flags of `flowshop` `argv[0]`, as the binary prints it.
     fn run_parsed(argv: &[&str]) -> Result<String> {
-        output(&parse(argv), &AtomicBool::new(false)).map(|(text, _)| text)
+        let words = ["flowshop".to_string(), argv[0].to_string()];
+        output(&parse(argv), &AtomicBool::new(false))
+            .map(|(text, _)| text)
+            .map_err(|e| crate::flags::name_flags_in(e, &<crate::Cli as clap::CommandFactory>::command(), &words))
     }
 
     #[test]

@@ -44,12 +44,22 @@ pub fn run(args: &OccupancyArgs) -> Result<()> {
     Ok(())
 }
 
+/// The preset `--arch` names; an unknown name's error says how to list them all.
+pub fn arch(name: &str) -> Result<&'static Arch> {
+    find_arch(name).map_err(|e| match e {
+        Error::Invalid { what, message } => {
+            Error::Invalid { what, message: format!("{message}; --arch list shows every preset and alias") }
+        }
+        e => e,
+    })
+}
+
 /// Answers `args`: the text to print (a table, or JSON), or the list of presets.
 fn report(args: &OccupancyArgs) -> Result<String> {
     if args.arch.trim().eq_ignore_ascii_case("list") {
         return list_archs(args.json);
     }
-    let arch = find_arch(&args.arch)?;
+    let arch = arch(&args.arch)?;
     let threads =
         args.threads.ok_or_else(|| Error::invalid("arguments", "--threads is required (threads per block), unless --arch list"))?;
     let registers = args

@@ -4,7 +4,7 @@ use crate::gpu_args::GpuArgs;
 use crate::output::{print_text, write_json};
 use clap::Args;
 use simtlab::harness::{format_seconds, write_file};
-use simtlab::occupancy::{find_arch, kernel_occupancy, kernel_resources};
+use simtlab::occupancy::{kernel_occupancy, kernel_resources};
 use simtlab::profile::{self, BindingSpec, CountSource, Counting, ProfileRequest, ShaderDispatch};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
@@ -206,7 +206,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         return Err(Error::invalid("--sample", "sampling counts the GPU's own subgroups; leave out --emulate and --width, or --sample"));
     }
     // everything that can be checked without the GPU is, before it runs
-    let arch = args.arch.as_deref().map(find_arch).transpose()?;
+    let arch = args.arch.as_deref().map(crate::occupancy::arch).transpose()?;
     if !dumps.is_empty() {
         let (module, info) = profile::parse(&file, &wgsl)?;
         let known = profile::entry_bindings(&wgsl, &module, &info, &args.input.entry)?;

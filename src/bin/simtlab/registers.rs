@@ -4,7 +4,7 @@
 use crate::gpu_args::GpuArgs;
 use crate::output::{print_text, write_json};
 use clap::Args;
-use simtlab::occupancy::{arch_for_adapter, find_arch};
+use simtlab::occupancy::arch_for_adapter;
 use simtlab::profile::compiled_kernels;
 use simtlab::{Error, Gpu, Result};
 use std::fmt::Write as _;
@@ -29,7 +29,7 @@ pub struct RegistersArgs {
 pub fn run(args: &RegistersArgs) -> Result<()> {
     let gpu = Gpu::new(&args.gpu.options())?;
     let arch = match &args.arch {
-        Some(name) => find_arch(name)?,
+        Some(name) => crate::occupancy::arch(name)?,
         None => arch_for_adapter(&gpu.info().name).ok_or_else(|| {
             Error::invalid(
                 "--arch",

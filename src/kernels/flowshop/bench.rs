@@ -134,10 +134,16 @@ impl BenchConfig {
     /// Err ([`Error::Invalid`]) when a list is empty or a pool size is 0.
     pub fn validate(&self) -> Result<()> {
         if self.pool_sizes.is_empty() || self.pool_sizes.contains(&0) {
-            return Err(Error::invalid("pool sizes", "give at least one size, each at least 1"));
+            return Err(Error::invalid("pool_sizes", "give at least one size, each at least 1"));
         }
-        if self.strategies.is_empty() || self.branchless.is_empty() || self.walk_prefix.is_empty() {
-            return Err(Error::invalid("benchmark", "give at least one pool strategy and one kernel variant"));
+        for (field, empty) in [
+            ("strategies", self.strategies.is_empty()),
+            ("branchless", self.branchless.is_empty()),
+            ("walk_prefix", self.walk_prefix.is_empty()),
+        ] {
+            if empty {
+                return Err(Error::invalid(field, "an empty list; give at least one value"));
+            }
         }
         Ok(())
     }

@@ -200,10 +200,8 @@ impl Checkpoint {
     /// Reads and checks a checkpoint file.
     pub fn read(path: &Path) -> Result<Self> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        Self::from_bytes(&bytes).map_err(|message| Error::File {
-            path: path.to_path_buf(),
-            message: format!("not a usable flow-shop checkpoint: {message}; write a new one with --checkpoint"),
-        })
+        Self::from_bytes(&bytes)
+            .map_err(|message| Error::File { path: path.to_path_buf(), message: format!("not a usable flow-shop checkpoint: {message}") })
     }
 
     /// Parses and checks the bytes of a checkpoint file; the error says what is wrong.
@@ -359,26 +357,30 @@ impl Checkpoint {
 
     /// `check_against`'s part that compares the header with the instance and the options.
     fn check_options(&self, instance: &Instance, options: &SearchOptions) -> Result<()> {
-        let mismatch = |what: &str, file: String, now: String| {
+        let mismatch = |file: String, now: String| {
             Error::invalid(
-                "--resume",
-                format!("the checkpoint was written for {what} {file}, this run has {now}; resume with the options it was written with"),
+                "resume",
+                format!("the checkpoint was written for {file}, this run has {now}; resume with the options it was written with"),
             )
         };
+        // a field as the message writes it: `bound=lb2`
+        let field = |name: &str, value: String| format!("`{name}={value}`");
         if (self.jobs, self.machines, self.ptimes_hash) != (instance.jobs, instance.machines, ptimes_hash(instance)) {
-            return Err(mismatch("the instance", self.instance.clone(), instance.name.clone()));
+            return Err(mismatch(format!("the instance {}", self.instance), instance.name.clone()));
         }
         // the names the options are written with (serde's)
         let name = |v: serde_json::Result<serde_json::Value>| v.ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
         if self.bound != options.bound {
-            return Err(mismatch("--bound", name(serde_json::to_value(self.bound)), name(serde_json::to_value(options.bound))));
+            let (file, now) = (name(serde_json::to_value(self.bound)), name(serde_json::to_value(options.bound)));
+            return Err(mismatch(field("bound", file), field("bound", now)));
         }
         if self.branching != options.branching {
-            return Err(mismatch("--branching", name(serde_json::to_value(self.branching)), name(serde_json::to_value(options.branching))));
+            let (file, now) = (name(serde_json::to_value(self.branching)), name(serde_json::to_value(options.branching)));
+            return Err(mismatch(field("branching", file), field("branching", now)));
         }
         if options.upper_bound.is_some() && self.upper_bound != options.upper_bound {
             let ub = |u: Option<u32>| u.map_or("none".into(), |u| u.to_string());
-            return Err(mismatch("--ub", ub(self.upper_bound), ub(options.upper_bound)));
+            return Err(mismatch(field("upper_bound", ub(self.upper_bound)), field("upper_bound", ub(options.upper_bound))));
         }
         Ok(())
     }

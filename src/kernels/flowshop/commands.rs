@@ -57,7 +57,7 @@ pub enum Search {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Devices {
-    /// The one adapter chosen by --adapter/--backend.
+    /// The one adapter chosen by the [`GpuOptions`]' `adapter` and `backend`.
     #[default]
     One,
     /// The first N adapters of the backend, opened again in turn where there are fewer
@@ -222,7 +222,7 @@ pub fn bound(args: &NodeBoundOptions) -> Result<NodeBounds> {
 }
 
 /// What `flowshop solve` reports: the instance, the settings that shaped the search and the
-/// [`Solution`] (its JSON output: `makespan`, null when no schedule within `--ub` was found;
+/// [`Solution`] (its JSON output: `makespan`, null when no schedule within `ub` was found;
 /// `permutation` (0-based, achieves `makespan`); `optimal`; `proven_lower_bound` (no schedule
 /// is better; null when the search stopped early); `stopped` (why, or null); `start_makespan`
 /// and `start_permutation` (the start heuristic's schedule); `nodes`, `leaves`, `seconds`).
@@ -253,60 +253,64 @@ pub struct SolveReport {
 }
 
 impl SolveOptions {
-    /// Rejects options that do not apply to the chosen device (they would be ignored).
-    pub fn check_device_options(&self) -> Result<()> {
+    /// Err ([`Error::Invalid`]) for options that do not apply to the chosen device or search
+    /// (they would be ignored) and for times a [`Duration`] cannot hold. Every search through
+    /// this module checks its options with it once, before it opens or loads anything.
+    pub fn validate(&self) -> Result<()> {
         if self.search == Search::Host {
-            for (given, option) in [
-                (self.checkpoint.is_some(), "--checkpoint"),
-                (self.checkpoint_every.is_some(), "--checkpoint-every"),
-                (self.resume.is_some(), "--resume"),
-                (self.devices != Devices::One, "--devices"),
+            for (given, field) in [
+                (self.checkpoint.is_some(), "checkpoint"),
+                (self.checkpoint_every.is_some(), "checkpoint_every"),
+                (self.resume.is_some(), "resume"),
+                (self.devices != Devices::One, "devices"),
             ] {
                 if given {
                     return Err(Error::invalid(
-                        option,
-                        format!("it applies only to --search resident; drop {option} or add --search resident"),
+                        field,
+                        format!("it applies only to `search=resident`; drop `{field}` or add `search=resident`"),
                     ));
                 }
             }
         } else {
             let refused = match self.device {
-                Device::Cpu => Some("--device cpu"),
-                Device::Gpu if self.mapping == Some(ThreadMapping::PerParent) => Some("--mapping per-parent"),
-                Device::Gpu if self.sequential => Some("--sequential"),
-                Device::Gpu if self.kernel == Some(KernelVariant::Basic) => Some("--kernel basic"),
+                Device::Cpu => Some(("device", "cpu")),
+                Device::Gpu if self.mapping == Some(ThreadMapping::PerParent) => Some(("mapping", "per-parent")),
+                Device::Gpu if self.sequential => Some(("sequential", "true")),
+                Device::Gpu if self.kernel == Some(KernelVariant::Basic) => Some(("kernel", "basic")),
                 Device::Gpu => None,
             };
-            if let Some(option) = refused {
+            if let Some((field, value)) = refused {
                 return Err(Error::invalid(
-                    option,
-                    "the resident search runs the refactored per-child kernels on the GPU; drop it or use --search host",
+                    field,
+                    format!("{value}: the resident search runs the refactored per-child kernels on the GPU; drop `{field}` or use `search=host`"),
                 ));
             }
             if self.checkpoint_every.is_some() && self.checkpoint.is_none() {
-                return Err(Error::invalid("--checkpoint-every", "it needs --checkpoint FILE to write to"));
+                return Err(Error::invalid("checkpoint_every", "it needs `checkpoint`, the file to write to"));
             }
         }
         match self.device {
-            Device::Gpu if self.threads.is_some() => Err(not_for_device("--threads", "cpu")),
-            Device::Cpu if self.kernel.is_some() => Err(not_for_device("--kernel", "gpu")),
-            Device::Cpu if self.mapping.is_some() => Err(not_for_device("--mapping", "gpu")),
-            _ => Ok(()),
+            Device::Gpu if self.threads.is_some() => return Err(not_for_device("threads", "cpu")),
+            Device::Cpu if self.kernel.is_some() => return Err(not_for_device("kernel", "gpu")),
+            Device::Cpu if self.mapping.is_some() => return Err(not_for_device("mapping", "gpu")),
+            _ => {}
         }
+        self.search_options(None)?;
+        self.checkpoint_every()?;
+        Ok(())
     }
 
     fn search_options<'a>(&self, interrupted: Option<&'a AtomicBool>) -> Result<SearchOptions<'a>> {
         let time_limit = match self.time_limit {
             None => None,
             Some(s) => Some(
-                Duration::try_from_secs_f64(s)
-                    .map_err(|_| Error::invalid("--time-limit", format!("{s} s; use a number of seconds ≥ 0")))?,
+                Duration::try_from_secs_f64(s).map_err(|_| Error::invalid("time_limit", format!("{s} s; use a number of seconds ≥ 0")))?,
             ),
         };
         let progress_interval = match self.progress_every {
             None => Duration::from_secs(1),
             Some(s) => Duration::try_from_secs_f64(s)
-                .map_err(|_| Error::invalid("progress interval", format!("{s} s; use a number of seconds ≥ 0")))?,
+                .map_err(|_| Error::invalid("progress_every", format!("{s} s; use a number of seconds ≥ 0")))?,
         };
         Ok(SearchOptions {
             bound: self.bound,
@@ -326,19 +330,29 @@ impl SolveOptions {
 }
 
 impl SolveOptions {
-    /// `--checkpoint`, `--checkpoint-every` and `--resume` (the checkpoint read and checked).
-    pub fn resident_options(&self) -> Result<ResidentOptions> {
-        let checkpoint_every = match self.checkpoint_every {
-            None => None,
-            Some(s) => Some(
+    /// `checkpoint_every` as a duration.
+    fn checkpoint_every(&self) -> Result<Option<Duration>> {
+        self.checkpoint_every
+            .map(|s| {
                 Duration::try_from_secs_f64(s)
                     .ok()
                     .filter(|d| !d.is_zero())
-                    .ok_or_else(|| Error::invalid("--checkpoint-every", format!("{s} s; use a number of seconds > 0")))?,
-            ),
-        };
+                    .ok_or_else(|| Error::invalid("checkpoint_every", format!("{s} s; use a number of seconds > 0")))
+            })
+            .transpose()
+    }
+
+    /// `checkpoint`, `checkpoint_every` and `resume` (the checkpoint read and checked).
+    pub fn resident_options(&self) -> Result<ResidentOptions> {
+        let checkpoint_every = self.checkpoint_every()?;
         let resume = match &self.resume {
-            Some(path) => Some(Checkpoint::read(path)?),
+            Some(path) => Some(Checkpoint::read(path).map_err(|e| match e {
+                Error::File { .. } => Error::invalid(
+                    "resume",
+                    format!("{e}; resume from a file the resident search wrote as its `checkpoint`, or start again without `resume`"),
+                ),
+                e => e,
+            })?),
             None => None,
         };
         let memory_budget = self.memory_mib.map(|mib| mib.saturating_mul(1 << 20));
@@ -346,12 +360,12 @@ impl SolveOptions {
     }
 }
 
-/// The error for `option` given where it does not apply: it belongs to `--device {device}`.
-pub fn not_for_device(option: &str, device: &str) -> Error {
-    Error::invalid(option, format!("it applies only to --device {device}; drop {option} or add --device {device}"))
+/// The error for `field` given where it does not apply: it belongs to `device` `device`.
+fn not_for_device(field: &str, device: &str) -> Error {
+    Error::invalid(field, format!("it applies only to `device={device}`; drop `{field}` or add `device={device}`"))
 }
 
-/// Runs the search of `args`; `gpu` is required for `--device gpu`. The search stops early,
+/// Runs the search of `args`; `gpu` is required for `Device::Gpu`. The search stops early,
 /// with what it found so far, once `interrupted` is set.
 pub fn solve_instance(
     args: &SolveOptions,
@@ -370,7 +384,6 @@ pub fn solve_instance_on(
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<(Instance, Solution)> {
-    args.check_device_options()?;
     let instance = load_instance(&args.instance)?;
     let solution = solve_loaded(args, &instance, gpus, interrupted, progress)?;
     Ok((instance, solution))
@@ -385,11 +398,22 @@ pub fn solve_loaded(
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<Solution> {
-    args.check_device_options()?;
+    args.validate()?;
+    search(args, instance, gpus, interrupted, progress)
+}
+
+/// [`solve_loaded`] on options already validated.
+fn search(
+    args: &SolveOptions,
+    instance: &Instance,
+    gpus: &[&Gpu],
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<Solution> {
     let options = args.search_options(interrupted)?;
     if args.search == Search::Resident {
         if gpus.is_empty() {
-            return Err(Error::invalid("--search resident", "no GPU was opened"));
+            return Err(Error::invalid("search", "`search=resident` runs on the GPU, and none was opened"));
         }
         let solution = solve_resident(gpus, instance, &options, &args.resident_options()?, progress)?;
         return check_against_known(instance, solution, args.resume.is_some());
@@ -402,7 +426,9 @@ pub fn solve_loaded(
             solve_with(&data, &options, &mut bounder, progress)
         }
         Device::Gpu => {
-            let gpu = gpu.ok_or_else(|| Error::invalid("--device gpu", "no GPU was opened"))?;
+            let gpu = gpu.ok_or_else(|| {
+                Error::invalid("device", "`device=gpu` bounds on the GPU, and none was opened; open one or use `device=cpu`")
+            })?;
             let gpu_options = GpuBoundOptions {
                 bound: options.bound,
                 branchless: args.kernel.unwrap_or_default() == KernelVariant::Refactored,
@@ -445,7 +471,7 @@ pub fn job_list(jobs: &[usize]) -> String {
     jobs.iter().map(|j| j.to_string()).collect::<Vec<_>>().join(" ")
 }
 
-/// `flowshop solve` on `gpu` (required for `--device gpu`). Stops early with what it found so
+/// `flowshop solve` on `gpu` (required for `Device::Gpu`). Stops early with what it found so
 /// far once `interrupted` is set.
 pub fn solve(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Result<SolveReport> {
     solve_on(args, gpu.as_slice(), interrupted, None)
@@ -459,7 +485,40 @@ pub fn solve_on(
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<SolveReport> {
-    let (instance, solution) = solve_instance_on(args, gpus, interrupted, progress)?;
+    args.validate()?;
+    report_on(args, gpus, interrupted, progress)
+}
+
+/// As [`solve_on`] on the adapters `args` needs, opened here (through `gpu_options`; none for
+/// [`Device::Cpu`], where `gpu_options` must not choose one), each handed to `opened` before
+/// the search starts.
+pub fn solve_opening(
+    args: &SolveOptions,
+    gpu_options: &GpuOptions,
+    opened: &mut dyn FnMut(&Gpu),
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<SolveReport> {
+    args.validate()?;
+    let gpus = match args.device {
+        Device::Gpu => open_devices(args.devices, gpu_options)?,
+        Device::Cpu if gpu_options.backend.is_some() => return Err(not_for_device("backend", "gpu")),
+        Device::Cpu if gpu_options.adapter.is_some() => return Err(not_for_device("adapter", "gpu")),
+        Device::Cpu => Vec::new(),
+    };
+    gpus.iter().for_each(opened);
+    report_on(args, &gpus.iter().collect::<Vec<_>>(), interrupted, progress)
+}
+
+/// [`solve_on`] on options already validated.
+fn report_on(
+    args: &SolveOptions,
+    gpus: &[&Gpu],
+    interrupted: Option<&AtomicBool>,
+    progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<SolveReport> {
+    let instance = load_instance(&args.instance)?;
+    let solution = search(args, &instance, gpus, interrupted, progress)?;
     let device = match args.device {
         Device::Cpu => "cpu".to_string(),
         Device::Gpu if gpus.is_empty() => "gpu".into(),
@@ -488,11 +547,11 @@ impl SolveReport {
 /// How many times one adapter may be opened for one search ([`Devices::Count`]).
 pub const LOGICAL_DEVICES_PER_ADAPTER: usize = 8;
 
-/// Opens the adapters of `--devices` (with `--adapter`, only those named like it).
+/// Opens the adapters of `devices` (with `gpu_options.adapter`, only those named like it).
 pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> {
     let count = match devices {
         Devices::One => return Ok(vec![Gpu::new(gpu_options)?]),
-        Devices::Count(0) => return Err(Error::invalid("--devices", "0 devices; use all or a count of at least 1")),
+        Devices::Count(0) => return Err(Error::invalid("devices", "0 devices; use all or a count of at least 1")),
         Devices::Count(count) => Some(count),
         Devices::All => None,
     };
@@ -557,17 +616,17 @@ pub fn solve_on_ranks(
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<SolveReport> {
     use mpi::topology::Communicator;
-    args.check_device_options()?;
+    args.validate()?;
     if args.search != Search::Resident {
         return Err(Error::invalid(
             "search",
-            "under MPI the search spreads over ranks only as the resident search (search: resident); use it or run without the MPI launcher",
+            "under MPI the search spreads over ranks only as the resident search (`search=resident`); use it or run without the MPI launcher",
         ));
     }
     if args.devices != Devices::One {
         return Err(Error::invalid(
             "devices",
-            "under MPI each rank drives one GPU; leave devices at 1 and choose the number of GPUs with the rank count (mpirun -np N)",
+            "under MPI each rank drives one GPU; leave `devices` at one and choose the number of GPUs with the rank count (mpirun -np N)",
         ));
     }
     let host = world.split_shared(world.rank());

@@ -112,7 +112,7 @@ impl BoundData {
                 what: "machines for the flow-shop kernels".into(),
                 requested: self.machines as u64,
                 limit: GPU_MAX_MACHINES as u64,
-                hint: "bound this instance on the CPU (--device cpu)".into(),
+                hint: "bound this instance on the CPU (`device=cpu`)".into(),
             });
         }
         Ok(())

@@ -425,7 +425,7 @@ impl PoolKernel {
                     limit,
                     hint: format!(
                         "this driver cuts longer loops short, which would give wrong bounds: use a GPU driver, \
-                         the CPU (--device cpu){}",
+                         the CPU (`device=cpu`){}",
                         if per_parent { ", or the per-child mapping" } else { " or LB1" }
                     ),
                 });

@@ -691,7 +691,7 @@ fn check_resident_size(gpu: &Gpu, data: &BoundData, bound: LowerBound, pool: usi
             what: "jobs for the resident search".into(),
             requested: n as u64,
             limit: RESIDENT_MAX_JOBS as u64,
-            hint: "use the host search (search: host)".into(),
+            hint: "use the host search (`search=host`)".into(),
         });
     }
     let max_pool = 65535 * WORKGROUP_SIZE as usize;
@@ -710,7 +710,7 @@ fn check_resident_size(gpu: &Gpu, data: &BoundData, bound: LowerBound, pool: usi
                 requested: busiest,
                 limit,
                 hint: "this driver cuts longer loops short, which would give wrong bounds: use a GPU driver, the host search \
-                       (search: host) bounding on the CPU (device: cpu), or LB1"
+                       (`search=host`) bounding on the CPU (`device=cpu`), or LB1"
                     .into(),
             });
         }
@@ -779,7 +779,7 @@ fn check_resident_options(gpus: &[&Gpu], data: &BoundData, options: &SearchOptio
     if options.exploration != Exploration::DepthFirst {
         return Err(Error::invalid(
             "exploration",
-            "the resident search is depth-first; use depth-first exploration or the host search (search: host)",
+            "the resident search is depth-first; use depth-first exploration or the host search (`search=host`)",
         ));
     }
     data.check_gpu()?;

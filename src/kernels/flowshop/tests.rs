@@ -207,8 +207,8 @@ fn limits_stop_the_search() {
     for ub in [0, 1, optimum - 1] {
         let options = SearchOptions { upper_bound: Some(ub), ..Default::default() };
         let solution = solve(&small, &options).unwrap();
-        assert_eq!((solution.makespan, solution.optimal), (None, false), "--ub {ub}");
-        assert_eq!((solution.proven_lower_bound, solution.stopped), (Some(ub), None), "--ub {ub}");
+        assert_eq!((solution.makespan, solution.optimal), (None, false), "upper_bound {ub}");
+        assert_eq!((solution.proven_lower_bound, solution.stopped), (Some(ub), None), "upper_bound {ub}");
         assert!(solution.permutation.is_empty());
         assert_eq!(makespan(&small, &solution.start_permutation).unwrap(), solution.start_makespan);
     }
@@ -284,7 +284,7 @@ fn progress_and_bounder_errors() {
     let mut bounder = CpuBounder::new(&data, LowerBound::Lb1, 1);
     let solution = solve_with(&data, &options, &mut bounder, Some(&mut record)).unwrap();
     assert!(!reports.is_empty());
-    assert!(reports.iter().all(|r| r.best.is_some()), "no --ub: the start schedule counts");
+    assert!(reports.iter().all(|r| r.best.is_some()), "no upper_bound: the start schedule counts");
     assert!(reports.windows(2).all(|w| w[0].nodes <= w[1].nodes && w[0].best >= w[1].best));
     assert!(reports.last().unwrap().nodes <= solution.nodes);
     let json = serde_json::to_string(&solution).unwrap();
