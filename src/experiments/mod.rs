@@ -250,6 +250,12 @@ pub(crate) fn point(experiment: &str, key: impl Into<String>, params: serde_json
     Point { experiment: experiment.to_string(), key: key.into(), params }
 }
 
+/// Runs the registry's workload `name` with `config` as its parameters.
+pub(crate) fn run_workload<C: Serialize>(gpu: &Gpu, name: &str, config: &C, protocol: &crate::harness::Protocol) -> Result<Vec<Record>> {
+    let params = serde_json::to_value(config).map_err(|e| Error::invalid("experiment point", format!("{name}: {e}")))?;
+    crate::workload::find(name)?.run(gpu, &params, protocol)
+}
+
 /// Decodes a point's parameters into the runner's config type.
 pub(crate) fn params<T: serde::de::DeserializeOwned>(point: &Point) -> Result<T> {
     serde_json::from_value(point.params.clone())

@@ -30,7 +30,7 @@ pub use params::{number_value, ParamKind, ParamSpec};
 use crate::divergence::Divergence;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Protocol, Record};
+use crate::harness::{Footprint, Protocol, Record};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -57,6 +57,10 @@ pub trait Workload: Send + Sync {
     fn can_prepare(&self) -> bool;
     /// Whether `params` make a valid configuration (the error says what is wrong), without running.
     fn check_params(&self, params: &serde_json::Value) -> Result<()>;
+    /// What a run with `params` allocates on the device and the host, for the workloads that
+    /// know it before running (`None` for the others), after checking every parameter's range:
+    /// a sweep checks each point against the adapter before the first one runs.
+    fn footprint(&self, params: &serde_json::Value) -> Result<Option<Footprint>>;
     /// The compute entry point whose resources decide its occupancy (the main kernel), if any.
     fn shader(&self) -> Option<crate::gpu::shader::Entry>;
     /// Per-warp divergence of a run with `params`, for heat maps: one map per thread layout
@@ -146,6 +150,8 @@ pub(crate) struct Entry<C> {
     pub prepare: Option<Prepare<C>>,
     /// The main kernel (for occupancy).
     pub shader: Option<crate::gpu::shader::Entry>,
+    /// The configuration's ranges checked and what a run allocates.
+    pub footprint: Option<fn(&C) -> Result<Footprint>>,
     /// Per-warp divergence for heat maps.
     pub warps: Option<Warps<C>>,
 }
@@ -186,6 +192,10 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     }
     fn check_params(&self, params: &serde_json::Value) -> Result<()> {
         self.config(params).map(drop)
+    }
+    fn footprint(&self, params: &serde_json::Value) -> Result<Option<Footprint>> {
+        let config = self.config(params)?;
+        self.footprint.map(|f| f(&config)).transpose()
     }
     fn shader(&self) -> Option<crate::gpu::shader::Entry> {
         self.shader
