@@ -4,7 +4,7 @@
 //! real GPU), runs one point at a time into records, and renders its tables and figures with
 //! the paper's published values beside ours (`assets/papers/*.toml`).
 
-mod carrillo;
+pub mod carrillo;
 pub mod chakroun;
 mod gupta;
 mod output;

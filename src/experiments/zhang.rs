@@ -5,11 +5,11 @@
 use super::{params, point, run_workload, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Progress, Protocol, Record};
+use crate::harness::{Protocol, Record};
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use crate::remap::{DivergenceExtra, Variants, ORIGINAL};
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};
-use crate::workload::{self, Workload};
+use crate::workload::{self, Run, Workload};
 use serde::{Deserialize, Serialize};
 
 /// The five benchmarks of section 5.
@@ -78,16 +78,8 @@ impl Benchmark {
     }
 }
 
-/// One benchmark at one size: a registry workload and its parameters.
-struct Job {
-    workload: Box<dyn Workload>,
-    params: serde_json::Value,
-    label: String,
-}
-
-/// The jobs `sweep` asks for, each validated and checked against the adapter's and the host's
-/// memory before any runs, so a size that cannot run fails at once.
-fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
+/// The registry runs `sweep` asks for: each benchmark at each size.
+fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Run>> {
     let chosen: Vec<Benchmark> = match sweep.benchmark {
         Benchmark::All => vec![Benchmark::Lbm, Benchmark::Gafort, Benchmark::Mcubes, Benchmark::Reduction, Benchmark::Blackscholes],
         k => vec![k],
@@ -98,6 +90,7 @@ fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
     let cpu_adapter = gpu.info().device_type == wgpu::DeviceType::Cpu;
     for (k, (name, size)) in chosen.into_iter().filter_map(|k| Some((k, k.workload()?))) {
+        let workload = workload::find(name)?;
         let sizes = if sweep.n.is_empty() { default_sizes(k, cpu_adapter) } else { &sweep.n[..] };
         let groups: Vec<Option<usize>> = match k {
             Benchmark::Reduction if !sweep.reduction_groups.is_empty() => sweep.reduction_groups.iter().copied().map(Some).collect(),
@@ -105,15 +98,9 @@ fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
         };
         for &n in sizes {
             for &g in &groups {
-                let workload = workload::find(name)?;
                 let params = job_params(workload.as_ref(), size, n, sweep, g);
-                jobs.push(Job { workload, params, label: format!("{name} n={n}") });
+                jobs.push(Run { workload: name.into(), params, label: format!("{name} n={n}") });
             }
-        }
-    }
-    for job in &jobs {
-        if let Some(footprint) = job.workload.footprint(&job.params)? {
-            footprint.check(gpu)?;
         }
     }
     Ok(jobs)
@@ -150,18 +137,10 @@ pub fn default_sizes(benchmark: Benchmark, cpu_adapter: bool) -> &'static [usize
     }
 }
 
-/// Runs the chosen benchmarks and returns their records.
+/// Runs the chosen benchmarks and returns their records; every size is checked against the
+/// adapter's and the host's memory before any runs, so a size that cannot run fails at once.
 pub fn run_benchmarks(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Record>> {
-    let jobs = jobs(gpu, sweep)?;
-    let progress = Progress::new(jobs.len() as u64, "zhang");
-    let mut records = Vec::new();
-    for job in jobs {
-        progress.message(job.label);
-        records.append(&mut job.workload.run(gpu, &job.params, &sweep.protocol)?);
-        progress.step("");
-    }
-    progress.finish();
-    Ok(records)
+    workload::run_all(gpu, &jobs(gpu, sweep)?, &sweep.protocol, "zhang")
 }
 
 /// Zhang's divergence ratio measured by the GPU probe, where the record has it.

@@ -95,8 +95,10 @@ pub struct MatmulParams {
 /// Branched and split kernels over the else fractions of a decision mask.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BranchSweep {
+    /// The data and the branches' weights.
     #[serde(flatten)]
     pub config: BranchConfig,
+    /// Fractions of the elements on the else branch, each in 0..=1.
     pub else_fractions: Vec<f64>,
 }
 
@@ -295,7 +297,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Linear, p),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Linear)),
             shader: Some(shader::split::branch_split::BRANCHED),
-            footprint: None,
+            footprint: Some(|s| s.config.validate().map(|_| s.config.footprint())),
             warps: None,
         }),
         boxed(Entry {
@@ -307,7 +309,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Random, p),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Random)),
             shader: Some(shader::split::branch_split::BRANCHED),
-            footprint: None,
+            footprint: Some(|s| s.config.validate().map(|_| s.config.footprint())),
             warps: None,
         }),
         boxed(Entry {
@@ -319,7 +321,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from),
             prepare: None,
             shader: Some(shader::split::loop_split::FUSED),
-            footprint: None,
+            footprint: Some(|c| c.validate().map(|_| c.footprint())),
             warps: None,
         }),
     ];
