@@ -4,6 +4,7 @@
 
 mod common;
 
+use simtlab::experiments::carrillo;
 use simtlab::harness::{Check, Protocol};
 use simtlab::kernels::matmul::{self, cpu, Prepared, RegtileConfig, Shape, Variant};
 use simtlab::kernels::split::{self, BranchConfig, BranchPrepared, LoopConfig, LoopPrepared, MaskLayout};
@@ -238,30 +239,30 @@ fn carrillo_out_of_range_options_are_errors_not_clamped() {
     let gpu = common::gpu();
     let p = Protocol { warmup: 0, samples: 1 };
     for steps in [0, split::MAX_STEPS + 1] {
-        let err = split::run_sweep(&gpu, &split::SplitSweep { steps: Some(steps), ..carrillo_args() }, &p).unwrap_err();
+        let err = carrillo::run_sweep(&gpu, &split::SplitSweep { steps: Some(steps), ..carrillo_args() }, &p).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, simtlab::Error::Invalid { .. }), "{text}");
         assert!(text.contains("invalid steps") && text.contains(&format!("{steps}")) && text.contains("1..=1000"), "{text}");
         assert!(split::sweep_fractions(MaskLayout::Random, steps).is_err());
     }
     let both = split::SplitSweep { steps: Some(4), fractions: vec![0.5], ..carrillo_args() };
-    let text = split::run_sweep(&gpu, &both, &p).unwrap_err().to_string();
+    let text = carrillo::run_sweep(&gpu, &both, &p).unwrap_err().to_string();
     assert!(text.contains("`steps`") && text.contains("`fractions`"), "{text}");
     // one step: the two ends, each branched and split
-    let records = split::run_sweep(&gpu, &split::SplitSweep { steps: Some(1), ..carrillo_args() }, &p).unwrap();
+    let records = carrillo::run_sweep(&gpu, &split::SplitSweep { steps: Some(1), ..carrillo_args() }, &p).unwrap();
     assert_eq!(records.len(), 4);
     assert!(records.iter().all(|r| r.check.passed));
     let fractions: Vec<f64> = records.iter().map(|r| r.params["else_fraction"].as_f64().unwrap()).collect();
     assert_eq!(fractions, [0.0, 0.0, 1.0, 1.0]);
     // the loop pair's options are checked before the sweep runs
-    let text = split::run_sweep(&gpu, &split::SplitSweep { loop_len: 5000, ..carrillo_args() }, &p).unwrap_err().to_string();
+    let text = carrillo::run_sweep(&gpu, &split::SplitSweep { loop_len: 5000, ..carrillo_args() }, &p).unwrap_err().to_string();
     assert!(text.contains("`loop_len=5000`"), "{text}");
     let huge = split::SplitSweep { loop_len: 4, loop_n: 1 << 29, ..carrillo_args() };
-    let err = split::run_sweep(&gpu, &huge, &p).unwrap_err();
+    let err = carrillo::run_sweep(&gpu, &huge, &p).unwrap_err();
     assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower `loop_n`"), "{err}");
     if let Some(limit) = gpu.loop_iteration_limit() {
         let long = split::SplitSweep { light_rounds: limit as u32 + 1, ..carrillo_args() };
-        let err = split::run_sweep(&gpu, &long, &p).unwrap_err();
+        let err = carrillo::run_sweep(&gpu, &long, &p).unwrap_err();
         assert!(matches!(err, simtlab::Error::Limit { .. }) && err.to_string().contains("lower `light_rounds`"), "{err}");
     }
 }

@@ -1,12 +1,14 @@
-//! Carrillo et al.: occupancy of the branched and split kernels on G80 and the model's speedup.
+//! Carrillo et al.: occupancy of the branched and split kernels on G80 and the model's speedup,
+//! and the branch- and loop-splitting sweeps ([`run_sweep`], also `simtlab bench carrillo`).
 
 use super::{model_record, params, point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::Record;
-use crate::kernels::split::{self, MaskLayout, SplitSweep};
+use crate::harness::{Protocol, Record};
+use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout, SplitSweep};
 use crate::occupancy::{calculate, carrillo_worst_case, find_arch, Branch, Launch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
+use crate::workload::{self, BranchSweep, Run};
 
 pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(SplitOccupancy)]
@@ -118,6 +120,33 @@ fn sweep_points(scale: Scale) -> Vec<(&'static str, SplitSweep)> {
     }
 }
 
+/// A splitting sweep as registry runs: the branch sweep of its layout over the else-fractions
+/// (`branch-split-linear` or `branch-split-random`), then the loop pair (`loop-split`) unless
+/// `loop_len` is 0.
+pub fn sweep_runs(sweep: &SplitSweep) -> Result<Vec<Run>> {
+    let fractions = match (sweep.steps, sweep.fractions.is_empty()) {
+        (Some(_), false) => return Err(Error::invalid("steps", "give `steps` or `fractions`, not both")),
+        (steps, true) => split::sweep_fractions(sweep.layout, steps.unwrap_or(split::DEFAULT_STEPS))?,
+        (None, false) => sweep.fractions.clone(),
+    };
+    if let Some(f) = fractions.iter().find(|f| !(0.0..=1.0).contains(*f)) {
+        return Err(Error::invalid("fractions", format!("{f} (use 0..=1)")));
+    }
+    let config = BranchConfig { n: sweep.n, light_rounds: sweep.light_rounds, heavy_rounds: sweep.heavy_rounds, seed: sweep.seed };
+    let branch = BranchSweep { config, else_fractions: fractions };
+    let mut runs = vec![Run::new(&format!("branch-split-{}", sweep.layout.name()), &branch)?];
+    if sweep.loop_len > 0 {
+        runs.push(Run::new("loop-split", &LoopConfig { n: sweep.loop_n, len: sweep.loop_len, seed: sweep.seed })?);
+    }
+    Ok(runs)
+}
+
+/// Runs a splitting sweep through the registry; every option is checked, and both
+/// benchmarks' memory, before anything runs.
+pub fn run_sweep(gpu: &Gpu, sweep: &SplitSweep, protocol: &Protocol) -> Result<Vec<Record>> {
+    workload::run_all(gpu, &sweep_runs(sweep)?, protocol, "carrillo")
+}
+
 /// Split time / branched time per else-fraction (below 1: splitting pays).
 fn ratios(records: &[&Record], layout: &str) -> Vec<(f64, f64)> {
     let at = |kernel: &str, f: f64| {
@@ -181,7 +210,7 @@ pub(crate) fn sweeps() -> Vec<Box<dyn Experiment>> {
         id: "carrillo-branch-split",
         title: "Figures 7-10: branched vs split kernels over the else fraction, linear and random masks; loop splitting",
         points: sweep_points,
-        run: split::run_sweep,
+        run: run_sweep,
         verdicts: sweep_verdicts,
         figure: Some(sweep_figure),
         paper_tables: &["fig8", "fig10"],

@@ -4,7 +4,7 @@
 //! instances; every GPU bound is checked against the CPU. The tables and the means behind the
 //! verdicts also serve `simtlab bench flowshop` ([`bench_summary`]).
 
-use super::{params, point, section, About, Experiment, Outcome, Point, Scale};
+use super::{params, point, run_workload, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
@@ -58,7 +58,7 @@ fn run_point(gpu: &Gpu, p: &Point, table2: bool) -> Result<Vec<Record>> {
         cpu: table2,
         probe: true,
     };
-    bench::bench_instance(gpu, &config, &ip.scale.protocol(), None)
+    run_workload(gpu, "flowshop-bound-pools", &config, &ip.scale.protocol())
 }
 
 struct Table1;

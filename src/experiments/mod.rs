@@ -4,7 +4,7 @@
 //! real GPU), runs one point at a time into records, and renders its tables and figures with
 //! the paper's published values beside ours (`assets/papers/*.toml`).
 
-mod carrillo;
+pub mod carrillo;
 pub mod chakroun;
 mod gupta;
 mod output;
@@ -248,6 +248,12 @@ pub(crate) fn section(experiment: &dyn Experiment, outcomes: &[&Outcome]) -> Sec
 /// Helper for experiments: a point with its key and parameters.
 pub(crate) fn point(experiment: &str, key: impl Into<String>, params: serde_json::Value) -> Point {
     Point { experiment: experiment.to_string(), key: key.into(), params }
+}
+
+/// Runs the registry's workload `name` with `config` as its parameters.
+pub(crate) fn run_workload<C: Serialize>(gpu: &Gpu, name: &str, config: &C, protocol: &crate::harness::Protocol) -> Result<Vec<Record>> {
+    let params = serde_json::to_value(config).map_err(|e| Error::invalid("experiment point", format!("{name}: {e}")))?;
+    crate::workload::find(name)?.run(gpu, &params, protocol)
 }
 
 /// Decodes a point's parameters into the runner's config type.

@@ -2,15 +2,14 @@
 //! section 5 (3D-LBM, GAFORT, MarchingCubes, Reduction, BlackScholes), each run without and
 //! with thread-data remapping; [`run_benchmarks`] is also `simtlab bench zhang`.
 
-use super::{params, point, section, About, Experiment, Outcome, Point, Scale};
+use super::{params, point, run_workload, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Footprint, Progress, Protocol, Record};
+use crate::harness::{Protocol, Record};
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
-use crate::kernels::redirect::{self, RedirectConfig};
-use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use crate::remap::{DivergenceExtra, Variants, ORIGINAL};
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};
+use crate::workload::{self, Run, Workload};
 use serde::{Deserialize, Serialize};
 
 /// The five benchmarks of section 5.
@@ -65,52 +64,22 @@ impl Default for BenchmarkSweep {
     }
 }
 
-/// One benchmark at one size.
-#[derive(Clone, Debug)]
-enum Job {
-    Lbm(lbm::LbmConfig),
-    Gafort(gafort::GaConfig),
-    Mcubes(mcubes::McConfig),
-    Reduction(reduction::ReductionConfig),
-    Blackscholes(blackscholes::BsConfig),
-}
-
-impl Job {
-    fn label(&self) -> String {
+impl Benchmark {
+    /// The registry workload that runs it and the parameter its sizes set (`None` for all).
+    fn workload(self) -> Option<(&'static str, &'static str)> {
         match self {
-            Job::Lbm(c) => format!("lbm n={}", c.edge),
-            Job::Gafort(c) => format!("gafort n={}", c.children),
-            Job::Mcubes(c) => format!("mcubes n={}", c.edge),
-            Job::Reduction(c) => format!("reduction n={}", c.n),
-            Job::Blackscholes(c) => format!("blackscholes n={}", c.n),
-        }
-    }
-
-    /// Validates the configuration and returns what it will allocate.
-    fn footprint(&self) -> Result<Footprint> {
-        match self {
-            Job::Lbm(c) => c.validate().map(|_| c.footprint()),
-            Job::Gafort(c) => c.validate().map(|_| c.footprint()),
-            Job::Mcubes(c) => c.validate().map(|_| c.footprint()),
-            Job::Reduction(c) => c.validate().map(|_| c.footprint()),
-            Job::Blackscholes(c) => c.validate().map(|_| c.footprint()),
-        }
-    }
-
-    fn bench(&self, gpu: &Gpu, variants: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
-        match self {
-            Job::Lbm(c) => redirect::bench::<lbm::Lbm>(gpu, c, variants, protocol),
-            Job::Gafort(c) => redirect::bench::<gafort::Gafort>(gpu, c, variants, protocol),
-            Job::Mcubes(c) => redirect::bench::<mcubes::MarchingCubes>(gpu, c, variants, protocol),
-            Job::Reduction(c) => reduction::bench(gpu, c, variants, protocol),
-            Job::Blackscholes(c) => redirect::bench::<blackscholes::BlackScholes>(gpu, c, variants, protocol),
+            Benchmark::Lbm => Some(("lbm", "edge")),
+            Benchmark::Gafort => Some(("gafort", "children")),
+            Benchmark::Mcubes => Some(("mcubes", "edge")),
+            Benchmark::Reduction => Some(("reduction", "n")),
+            Benchmark::Blackscholes => Some(("blackscholes", "n")),
+            Benchmark::All => None,
         }
     }
 }
 
-/// The jobs `sweep` asks for, each validated and checked against the adapter's and the host's
-/// memory before any runs, so a size that cannot run fails at once.
-fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
+/// The registry runs `sweep` asks for: each benchmark at each size.
+fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Run>> {
     let chosen: Vec<Benchmark> = match sweep.benchmark {
         Benchmark::All => vec![Benchmark::Lbm, Benchmark::Gafort, Benchmark::Mcubes, Benchmark::Reduction, Benchmark::Blackscholes],
         k => vec![k],
@@ -118,31 +87,36 @@ fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Job>> {
     if !sweep.reduction_groups.is_empty() && !chosen.contains(&Benchmark::Reduction) {
         return Err(Error::invalid("reduction_groups", "applies to the kernel reduction (or all)"));
     }
-    let seed = sweep.seed;
     let mut jobs = Vec::new();
     let cpu_adapter = gpu.info().device_type == wgpu::DeviceType::Cpu;
-    for &k in &chosen {
+    for (k, (name, size)) in chosen.into_iter().filter_map(|k| Some((k, k.workload()?))) {
+        let workload = workload::find(name)?;
         let sizes = if sweep.n.is_empty() { default_sizes(k, cpu_adapter) } else { &sweep.n[..] };
+        let groups: Vec<Option<usize>> = match k {
+            Benchmark::Reduction if !sweep.reduction_groups.is_empty() => sweep.reduction_groups.iter().copied().map(Some).collect(),
+            _ => vec![None],
+        };
         for &n in sizes {
-            match k {
-                Benchmark::Lbm => jobs.push(Job::Lbm(lbm::LbmConfig { edge: n, seed, ..Default::default() })),
-                Benchmark::Gafort => jobs.push(Job::Gafort(gafort::GaConfig { children: n, seed, ..Default::default() })),
-                Benchmark::Mcubes => jobs.push(Job::Mcubes(mcubes::McConfig { edge: n, seed, ..Default::default() })),
-                Benchmark::Reduction if sweep.reduction_groups.is_empty() => {
-                    jobs.push(Job::Reduction(reduction::ReductionConfig { n, seed, fast_groups: None }))
-                }
-                Benchmark::Reduction => jobs.extend(
-                    sweep.reduction_groups.iter().map(|&g| Job::Reduction(reduction::ReductionConfig { n, seed, fast_groups: Some(g) })),
-                ),
-                Benchmark::Blackscholes => jobs.push(Job::Blackscholes(blackscholes::BsConfig { n, seed, ..Default::default() })),
-                Benchmark::All => {}
+            for &g in &groups {
+                let params = job_params(workload.as_ref(), size, n, sweep, g);
+                jobs.push(Run { workload: name.into(), params, label: format!("{name} n={n}") });
             }
         }
     }
-    for job in &jobs {
-        job.footprint()?.check(gpu)?;
-    }
     Ok(jobs)
+}
+
+/// The parameters of `workload` at size `n` (the parameter `size`), with the sweep's seed and
+/// variants and, for the reduction, the `fast` kernel's first-pass workgroups `groups`.
+fn job_params(workload: &dyn Workload, size: &str, n: usize, sweep: &BenchmarkSweep, groups: Option<usize>) -> serde_json::Value {
+    let mut params = workload.params(Scale::Tiny);
+    params[size] = n.into();
+    params["seed"] = sweep.seed.into();
+    params["variants"] = serde_json::to_value(sweep.variants).unwrap_or_default();
+    if let Some(g) = groups {
+        params["fast_groups"] = g.into();
+    }
+    params
 }
 
 /// The sizes `benchmark` runs when none are given: Table 5's and the papers' on a GPU; on a
@@ -163,18 +137,10 @@ pub fn default_sizes(benchmark: Benchmark, cpu_adapter: bool) -> &'static [usize
     }
 }
 
-/// Runs the chosen benchmarks and returns their records.
+/// Runs the chosen benchmarks and returns their records; every size is checked against the
+/// adapter's and the host's memory before any runs, so a size that cannot run fails at once.
 pub fn run_benchmarks(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Record>> {
-    let jobs = jobs(gpu, sweep)?;
-    let progress = Progress::new(jobs.len() as u64, "zhang");
-    let mut records = Vec::new();
-    for job in jobs {
-        progress.message(job.label());
-        records.append(&mut job.bench(gpu, sweep.variants, &sweep.protocol)?);
-        progress.step("");
-    }
-    progress.finish();
-    Ok(records)
+    workload::run_all(gpu, &jobs(gpu, sweep)?, &sweep.protocol, "zhang")
 }
 
 /// Zhang's divergence ratio measured by the GPU probe, where the record has it.
@@ -384,7 +350,7 @@ impl Experiment for LoopLayouts {
     }
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let lp: MicroPoint = params(p)?;
-        Ok(vec![micro::bench(gpu, &lp.config, &lp.scale.protocol())?])
+        run_workload(gpu, "micro-loop", &lp.config, &lp.scale.protocol())
     }
     fn render(&self, outcomes: &[&Outcome], _paper: &PaperValues) -> Section {
         let mut table = Table::new(
@@ -468,7 +434,9 @@ impl Experiment for IfProbability {
     }
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let lp: MicroPoint = params(p)?;
-        let mut rec = micro::bench(gpu, &lp.config, &lp.scale.protocol())?;
+        let mut rec = run_workload(gpu, "micro-if", &lp.config, &lp.scale.protocol())?
+            .pop()
+            .ok_or_else(|| Error::gpu("running micro-if", "the workload gave no record"))?;
         // the paper's warp width, emulated, beside whatever the adapter measured
         let input = micro::generate(&lp.config)?;
         let at32 = micro::emulate(&lp.config, &input, None, 32)?.summary();
@@ -541,5 +509,40 @@ impl Experiment for IfProbability {
                 .collect(),
             ..section(self, outcomes)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
+    use crate::remap::Variants;
+
+    /// Each benchmark's registry parameters are its family's default configuration with the
+    /// sweep's size and seed, and the variants the sweep asks for.
+    #[test]
+    fn job_parameters_are_the_default_configuration_at_the_size_and_seed() {
+        let sweep = BenchmarkSweep { variants: Variants::Redirect, seed: 3, ..Default::default() };
+        let typed = |b: Benchmark, n: usize, groups: Option<usize>| -> serde_json::Value {
+            match b {
+                Benchmark::Lbm => serde_json::to_value(lbm::LbmConfig { edge: n, seed: 3, ..Default::default() }),
+                Benchmark::Gafort => serde_json::to_value(gafort::GaConfig { children: n, seed: 3, ..Default::default() }),
+                Benchmark::Mcubes => serde_json::to_value(mcubes::McConfig { edge: n, seed: 3, ..Default::default() }),
+                Benchmark::Reduction => serde_json::to_value(reduction::ReductionConfig { n, seed: 3, fast_groups: groups }),
+                _ => serde_json::to_value(blackscholes::BsConfig { n, seed: 3, ..Default::default() }),
+            }
+            .unwrap()
+        };
+        for b in [Benchmark::Lbm, Benchmark::Gafort, Benchmark::Mcubes, Benchmark::Reduction, Benchmark::Blackscholes] {
+            let (name, size) = b.workload().unwrap();
+            let w = workload::find(name).unwrap();
+            for groups in [None, Some(8)].into_iter().filter(|g| g.is_none() || b == Benchmark::Reduction) {
+                let mut params = job_params(w.as_ref(), size, 16, &sweep, groups);
+                assert_eq!(params["variants"], "redirect", "{name}");
+                params.as_object_mut().unwrap().remove("variants");
+                assert_eq!(params, typed(b, 16, groups), "{name}");
+            }
+        }
+        assert_eq!(Benchmark::All.workload(), None);
     }
 }

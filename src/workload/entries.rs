@@ -10,7 +10,7 @@ use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
 use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
-use crate::kernels::redirect::{self, RedirectKernel};
+use crate::kernels::redirect::{self, RedirectConfig, RedirectKernel};
 use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout};
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use crate::pt::cases::{self as pt, forest, gsync, prodcons, sync};
@@ -30,11 +30,11 @@ fn boxed<C: Serialize + serde::de::DeserializeOwned + 'static>(e: Entry<C>) -> B
     Box::new(e)
 }
 
-/// The registry line of a family on the generic redirect bench ([`redirect::bench`], both
-/// variants), named after its family; its original variant records into a caller's encoder.
+/// The registry line of a family on the generic redirect bench ([`redirect::bench`]), named
+/// after its family; its original variant records into a caller's encoder.
 fn redirect_entry<K: RedirectKernel + 'static>(
     summary: &'static str,
-    config: fn(Scale) -> K::Config,
+    config: fn(Scale) -> VariantParams<K::Config>,
     shader: crate::gpu::shader::Entry,
 ) -> Box<dyn Workload>
 where
@@ -46,11 +46,38 @@ where
         paper: ZHANG_S5,
         summary,
         config,
-        run: |gpu, c, p| redirect::bench::<K>(gpu, c, Variants::All, p),
-        prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<K>::new(gpu, c.clone())?))),
+        run: |gpu, c, p| redirect::bench::<K>(gpu, &c.config, c.variants, p),
+        prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<K>::new(gpu, c.config.clone())?))),
         shader: Some(shader),
+        footprint: Some(|c| c.config.validate().map(|_| c.config.footprint())),
         warps: None,
     })
+}
+
+/// A family's configuration and which of its variants run: every one unless `variants` says
+/// otherwise (`none`: the original kernel; `redirect`: the original and reference
+/// redirection). Left out of the parameters while it is `all`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct VariantParams<C> {
+    /// The family's configuration.
+    #[serde(flatten)]
+    pub config: C,
+    /// Which variants run.
+    #[serde(default = "every_variant", skip_serializing_if = "is_every_variant")]
+    pub variants: Variants,
+}
+
+fn every_variant() -> Variants {
+    Variants::All
+}
+
+fn is_every_variant(v: &Variants) -> bool {
+    *v == Variants::All
+}
+
+/// `config` with every variant.
+fn all_variants<C>(config: C) -> VariantParams<C> {
+    VariantParams { config, variants: Variants::All }
 }
 
 /// The divergent loop at a scale: one long lane per 32 by default.
@@ -67,9 +94,11 @@ pub(crate) struct MatmulParams {
 
 /// Branched and split kernels over the else fractions of a decision mask.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub(crate) struct BranchSweep {
+pub struct BranchSweep {
+    /// The data and the branches' weights.
     #[serde(flatten)]
     pub config: BranchConfig,
+    /// Fractions of the elements on the else branch, each in 0..=1.
     pub else_fractions: Vec<f64>,
 }
 
@@ -207,6 +236,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
             prepare: Some(micro_recording),
             shader: Some(shader::micro::data_loop::MAIN),
+            footprint: None,
             warps: Some(micro_warps),
         }),
         boxed(Entry {
@@ -223,21 +253,22 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
             prepare: Some(micro_recording),
             shader: Some(shader::micro::if_branch::MAIN),
+            footprint: None,
             warps: Some(micro_warps),
         }),
         redirect_entry::<lbm::Lbm>(
             "3D lattice Boltzmann D3Q19 with obstacle cells, original and reference redirection",
-            |s| lbm::LbmConfig { edge: s.pick(12, 32, 192), ..Default::default() },
+            |s| all_variants(lbm::LbmConfig { edge: s.pick(12, 32, 192), ..Default::default() }),
             shader::lbm::stream_collide::MAIN,
         ),
         redirect_entry::<gafort::Gafort>(
             "GAFORT's crossover and mutation of children, original and reference redirection",
-            |s| gafort::GaConfig { children: s.pick(1 << 10, 1 << 14, 1 << 16), ..Default::default() },
+            |s| all_variants(gafort::GaConfig { children: s.pick(1 << 10, 1 << 14, 1 << 16), ..Default::default() }),
             shader::gafort::children::MAIN,
         ),
         redirect_entry::<mcubes::MarchingCubes>(
             "marching cubes over a scalar field (classify, scan, generate), original and redirection",
-            |s| mcubes::McConfig { edge: s.pick(12, 48, 256), ..Default::default() },
+            |s| all_variants(mcubes::McConfig { edge: s.pick(12, 48, 256), ..Default::default() }),
             shader::mcubes::generate::MAIN,
         ),
         boxed(Entry {
@@ -245,15 +276,16 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "reduction",
             paper: ZHANG_S5,
             summary: "f32 sum: interleaved, its index-array remap, sequential, fast and blocked kernels",
-            config: |s| reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None },
-            run: |gpu, c, p| reduction::bench(gpu, c, Variants::All, p),
-            prepare: Some(super::recordings::reduction),
+            config: |s| all_variants(reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None }),
+            run: |gpu, c, p| reduction::bench(gpu, &c.config, c.variants, p),
+            prepare: Some(|gpu, c| super::recordings::reduction(gpu, &c.config)),
             shader: Some(shader::reduction::interleaved::MAIN),
+            footprint: Some(|c| c.config.validate().map(|_| c.config.footprint())),
             warps: None,
         }),
         redirect_entry::<blackscholes::BlackScholes>(
             "BlackScholes option pricing: the control case with no divergence",
-            |s| blackscholes::BsConfig { n: s.pick(4096, 1 << 16, 1 << 24), ..Default::default() },
+            |s| all_variants(blackscholes::BsConfig { n: s.pick(4096, 1 << 16, 1 << 24), ..Default::default() }),
             shader::blackscholes::black_scholes::MAIN,
         ),
         boxed(Entry {
@@ -265,6 +297,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Linear, p),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Linear)),
             shader: Some(shader::split::branch_split::BRANCHED),
+            footprint: Some(|s| s.config.validate().map(|_| s.config.footprint())),
             warps: None,
         }),
         boxed(Entry {
@@ -276,6 +309,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Random, p),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Random)),
             shader: Some(shader::split::branch_split::BRANCHED),
+            footprint: Some(|s| s.config.validate().map(|_| s.config.footprint())),
             warps: None,
         }),
         boxed(Entry {
@@ -287,6 +321,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from),
             prepare: None,
             shader: Some(shader::split::loop_split::FUSED),
+            footprint: Some(|c| c.validate().map(|_| c.footprint())),
             warps: None,
         }),
     ];
@@ -300,6 +335,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| run_case(gpu, &sync::SyncCase::new(c.clone())?, p),
             prepare: None,
             shader: Some(shader::pt::sync::FUSED),
+            footprint: None,
             warps: None,
         }),
         boxed(Entry {
@@ -316,6 +352,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| run_case(gpu, &forest::ForestCase::new(c.clone())?, p),
             prepare: None,
             shader: Some(shader::pt::forest::EXPAND_PT),
+            footprint: None,
             warps: None,
         }),
         boxed(Entry {
@@ -327,6 +364,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| run_case(gpu, &prodcons::ProdConsCase::new(c.clone())?, p),
             prepare: None,
             shader: Some(shader::pt::prodcons::REDUCE_PT),
+            footprint: None,
             warps: None,
         }),
         boxed(Entry {
@@ -343,6 +381,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| run_case(gpu, &gsync::GsyncCase::new(c.clone())?, p),
             prepare: None,
             shader: Some(shader::pt::gsync::PHASES_PT),
+            footprint: None,
             warps: None,
         }),
         boxed(Entry {
@@ -354,6 +393,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: run_barrier,
             prepare: None,
             shader: Some(shader::pt::capability::BARRIER),
+            footprint: None,
             warps: None,
         }),
         boxed(Entry {
@@ -365,6 +405,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: run_queue,
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
+            footprint: None,
             warps: None,
         }),
         boxed(Entry {
@@ -376,6 +417,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: run_queue,
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
+            footprint: None,
             warps: None,
         }),
         boxed(Entry {
@@ -387,6 +429,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: run_queue,
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
+            footprint: None,
             warps: None,
         }),
         boxed(Entry {
@@ -408,6 +451,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: |gpu, c, p| bench_instance(gpu, c, p, None),
             prepare: Some(|gpu, c| Ok(Box::new(PoolsRecording::new(gpu, c)?))),
             shader: Some(shader::flowshop::lb2::LB2),
+            footprint: None,
             warps: None,
         }),
     ]);
@@ -436,6 +480,7 @@ fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
                     run: |gpu, c, p| matmul::bench(gpu, Variant::$v, c.shape, &RegtileConfig::default(), p, c.seed).map(|r| vec![r]),
                     prepare: Some(|gpu, c| super::recordings::matmul(gpu, Variant::$v, c)),
                     shader: matmul::spec(Variant::$v, Shape::square(64), &RegtileConfig::default()).ok().map(|k| k.entry),
+                    footprint: None,
                     warps: None,
                 }),)*
             }
@@ -461,6 +506,7 @@ fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
                         _ => None,
                     },
                     shader: Some(shader::micro::data_loop::MAIN),
+                    footprint: None,
                     warps: Some(micro_warps),
                 }),)*
             }

@@ -25,14 +25,15 @@ mod recordings;
 
 pub use crate::gpu::{read_recording_async, run_recording_async, Recording};
 pub use crate::harness::Scale;
+pub use entries::BranchSweep;
 pub use params::{number_value, ParamKind, ParamSpec};
 
 use crate::divergence::Divergence;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Protocol, Record};
+use crate::harness::{Footprint, Progress, Protocol, Record};
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Something simtlab can run and check.
 pub trait Workload: Send + Sync {
@@ -57,6 +58,10 @@ pub trait Workload: Send + Sync {
     fn can_prepare(&self) -> bool;
     /// Whether `params` make a valid configuration (the error says what is wrong), without running.
     fn check_params(&self, params: &serde_json::Value) -> Result<()>;
+    /// What a run with `params` allocates on the device and the host, for the workloads that
+    /// know it before running (`None` for the others), after checking every parameter's range:
+    /// a sweep checks each point against the adapter before the first one runs.
+    fn footprint(&self, params: &serde_json::Value) -> Result<Option<Footprint>>;
     /// The compute entry point whose resources decide its occupancy (the main kernel), if any.
     fn shader(&self) -> Option<crate::gpu::shader::Entry>;
     /// Per-warp divergence of a run with `params`, for heat maps: one map per thread layout
@@ -146,6 +151,8 @@ pub(crate) struct Entry<C> {
     pub prepare: Option<Prepare<C>>,
     /// The main kernel (for occupancy).
     pub shader: Option<crate::gpu::shader::Entry>,
+    /// The configuration's ranges checked and what a run allocates.
+    pub footprint: Option<fn(&C) -> Result<Footprint>>,
     /// Per-warp divergence for heat maps.
     pub warps: Option<Warps<C>>,
 }
@@ -186,6 +193,10 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     }
     fn check_params(&self, params: &serde_json::Value) -> Result<()> {
         self.config(params).map(drop)
+    }
+    fn footprint(&self, params: &serde_json::Value) -> Result<Option<Footprint>> {
+        let config = self.config(params)?;
+        self.footprint.map(|f| f(&config)).transpose()
     }
     fn shader(&self) -> Option<crate::gpu::shader::Entry> {
         self.shader
@@ -253,6 +264,51 @@ pub fn find(name: &str) -> Result<Box<dyn Workload>> {
     all.into_iter()
         .find(|w| w.name() == name)
         .ok_or_else(|| Error::InvalidParameter { workload: name.into(), message: format!("no such workload; the workloads are: {names}") })
+}
+
+/// One run of a sweep: a registry workload and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The workload's name ([`Workload::name`]).
+    pub workload: String,
+    /// Its parameters: an object as [`Workload::params`] gives, with any values changed.
+    pub params: serde_json::Value,
+    /// What the progress line shows while it runs.
+    pub label: String,
+}
+
+impl Run {
+    /// The workload `name` with `params` (a configuration that serialises to its parameters),
+    /// labelled by its name.
+    pub fn new(name: &str, params: &impl Serialize) -> Result<Run> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| Error::InvalidParameter { workload: name.into(), message: format!("parameters not writable as JSON: {e}") })?;
+        Ok(Run { workload: name.into(), params, label: name.into() })
+    }
+}
+
+/// Runs each of `runs` in order into one list of records, once every run's parameters are
+/// checked and, where its workload knows what it allocates, found to fit `gpu` and the host:
+/// a sweep that cannot run whole fails before its first run starts. `what` names the progress.
+pub fn run_all(gpu: &Gpu, runs: &[Run], protocol: &Protocol, what: &str) -> Result<Vec<Record>> {
+    let mut workloads = Vec::with_capacity(runs.len());
+    for run in runs {
+        let workload = find(&run.workload)?;
+        match workload.footprint(&run.params)? {
+            Some(footprint) => footprint.check(gpu)?,
+            None => workload.check_params(&run.params)?,
+        }
+        workloads.push(workload);
+    }
+    let progress = Progress::new(runs.len() as u64, what);
+    let mut records = Vec::new();
+    for (workload, run) in workloads.iter().zip(runs) {
+        progress.message(run.label.clone());
+        records.append(&mut workload.run(gpu, &run.params, protocol)?);
+        progress.step("");
+    }
+    progress.finish();
+    Ok(records)
 }
 
 /// `params` with `overrides` (`name`, `value`) applied: a value is read as JSON when it parses

@@ -1,14 +1,14 @@
-//! `simtlab flowshop instance|bound|solve` and `simtlab bench flowshop`: the options of each
-//! command and the functions behind them. They return typed results ([`NodeBounds`],
-//! [`SolveReport`], records) that serialise to the commands' JSON; the command line parses
-//! into these options and prints the results in `src/bin/`.
+//! `simtlab flowshop instance|bound|solve` and the options of `simtlab bench flowshop`: the
+//! options of each command and the functions behind them (`bench flowshop` runs the registry's
+//! `flowshop-bound-pools`). They return typed results ([`NodeBounds`], [`SolveReport`]) that
+//! serialise to the commands' JSON; the command line parses into these options and prints the
+//! results in `src/bin/`.
 //!
 //! Jobs are numbered from 0 everywhere (prefixes, suffixes, permutations).
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use super::bench::{self, BenchConfig};
 use super::checkpoint::Checkpoint;
 use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
 use super::resident::{solve_resident, ResidentOptions};
@@ -18,7 +18,6 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
-use crate::harness::{Protocol, Record};
 
 /// `flowshop bound`: the bounds of one node.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -656,19 +655,4 @@ pub fn solve_on_ranks(
     let solution = check_against_known(&instance, solution, args.resume.is_some())?;
     let device = format!("{} (rank 0 of {} MPI ranks)", gpu.adapter_name(), world.size());
     Ok(SolveReport::new(args, instance, device, solution))
-}
-
-/// `simtlab bench flowshop`: kernel time on pools built DFS vs BFS, refactored vs basic kernel
-/// over one CPU core, and bounds/s on GPU vs one core vs all cores, one configuration per
-/// instance. Every GPU result is checked against the CPU bounds of the same pool (an error on
-/// the first mismatch).
-pub fn run_bench(gpu: &Gpu, configs: &[BenchConfig], protocol: &Protocol) -> Result<Vec<Record>> {
-    let progress = crate::harness::Progress::new(configs.len() as u64, "flowshop");
-    let mut records = Vec::new();
-    for config in configs {
-        records.extend(bench::bench_instance(gpu, config, protocol, Some(&progress))?);
-        progress.step("");
-    }
-    progress.finish();
-    Ok(records)
 }

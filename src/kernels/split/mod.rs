@@ -606,34 +606,3 @@ impl Default for SplitSweep {
         }
     }
 }
-
-/// Runs the branch sweep (and the loop-splitting pair unless `loop_len` is 0). Every option
-/// is checked, and both benchmarks' memory, before anything runs.
-pub fn run_sweep(gpu: &Gpu, config: &SplitSweep, protocol: &Protocol) -> Result<Vec<Record>> {
-    let cfg = BranchConfig { n: config.n, light_rounds: config.light_rounds, heavy_rounds: config.heavy_rounds, seed: config.seed };
-    cfg.validate()?;
-    let fractions = match (config.steps, config.fractions.is_empty()) {
-        (Some(_), false) => return Err(Error::invalid("steps", "give `steps` or `fractions`, not both")),
-        (steps, true) => sweep_fractions(config.layout, steps.unwrap_or(DEFAULT_STEPS))?,
-        (None, false) => config.fractions.clone(),
-    };
-    if let Some(f) = fractions.iter().find(|f| !(0.0..=1.0).contains(*f)) {
-        return Err(Error::invalid("fractions", format!("{f} (use 0..=1)")));
-    }
-    let loops = (config.loop_len > 0).then_some(LoopConfig { n: config.loop_n, len: config.loop_len, seed: config.seed });
-    if let Some(l) = &loops {
-        l.validate()?;
-        l.footprint().check(gpu)?;
-    }
-    cfg.footprint().check(gpu)?;
-    cfg.check_loops(gpu)?;
-    let progress = Progress::new(fractions.len() as u64 + loops.is_some() as u64, "carrillo");
-    let mut records = sweep(gpu, &cfg, config.layout, &fractions, protocol, Some(&progress))?;
-    if let Some(l) = &loops {
-        progress.message("loop splitting");
-        records.extend(bench_loops(gpu, l, protocol)?);
-        progress.step("");
-    }
-    progress.finish();
-    Ok(records)
-}

@@ -90,7 +90,7 @@ pub fn run(gpu: &Gpu, c: &CarrilloCli) -> Result<()> {
     if cpu_adapter && c.args.n.is_none() {
         sayln!("--n defaults to {CPU_ADAPTER_N} on the CPU adapter {} (the paper's {PAPER_N} takes minutes there)", gpu.adapter_name());
     }
-    let records = split::run_sweep(gpu, &c.args.sweep_on(cpu_adapter), &protocol)?;
+    let records = simtlab::experiments::carrillo::run_sweep(gpu, &c.args.sweep_on(cpu_adapter), &protocol)?;
     let out = finish(&records, &c.output);
     say!("{}", comparison_table(&records));
     if let Some(e) = records.iter().find(|r| r.kernel == "loop_split").and_then(|r| r.extra_as::<split::LoopSplitExtra>()) {

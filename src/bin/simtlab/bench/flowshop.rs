@@ -7,10 +7,11 @@ use crate::value::{described, named};
 use clap::Args;
 use simtlab::experiments::chakroun::{self, BenchSummary};
 use simtlab::kernels::flowshop::bench::BenchConfig;
-use simtlab::kernels::flowshop::commands::{self, Heads, KernelVariant};
+use simtlab::kernels::flowshop::commands::{Heads, KernelVariant};
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
 use simtlab::kernels::flowshop::{Exploration, LowerBound};
 use simtlab::report::{Cell, Table};
+use simtlab::workload::{self, Run};
 use simtlab::{Gpu, Result};
 
 /// `simtlab bench flowshop`: Table 1 (DFS vs BFS pools), Table 2 (refactored vs basic,
@@ -68,8 +69,17 @@ impl BenchArgs {
     }
 }
 
+/// Kernel time on pools built DFS vs BFS, refactored vs basic kernel over one CPU core, and
+/// bounds/s on GPU vs one core vs all cores: the registry's `flowshop-bound-pools` once per
+/// instance. Every GPU result is checked against the CPU bounds of the same pool (an error on
+/// the first mismatch).
 pub fn run(gpu: &Gpu, a: &BenchArgs) -> Result<()> {
-    let records = commands::run_bench(gpu, &a.configs(), &a.output.protocol())?;
+    let runs = a
+        .configs()
+        .iter()
+        .map(|c| Ok(Run { label: c.instance.clone(), ..Run::new("flowshop-bound-pools", c)? }))
+        .collect::<Result<Vec<Run>>>()?;
+    let records = workload::run_all(gpu, &runs, &a.output.protocol(), "flowshop")?;
     let out = finish(&records, &a.output);
     say!("\n{}", summary_text(&chakroun::bench_summary(&records)?));
     out

@@ -4,8 +4,9 @@ use crate::output::sayln;
 use crate::output::{finish, Output};
 use crate::value::named;
 use clap::Args;
-use simtlab::harness::{Progress, Record};
-use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern};
+use simtlab::harness::Record;
+use simtlab::kernels::micro::{Distribution, MicroConfig, Pattern};
+use simtlab::workload::{self, Run};
 use simtlab::{Gpu, Result};
 
 #[derive(Args)]
@@ -90,15 +91,15 @@ pub fn bench_micro(gpu: &Gpu, a: &MicroArgs) -> Result<Vec<Record>> {
             configs.extend(a.probability.iter().map(|&probability| MicroConfig { distribution, probability, ..base.clone() }));
         }
     }
-    let progress = Progress::new(configs.len() as u64, "micro");
-    let mut records = Vec::new();
-    for cfg in &configs {
-        progress.message(format!("{} {}", cfg.kernel_name(), cfg.distribution.name()));
-        records.push(micro::bench(gpu, cfg, &protocol)?);
-        progress.step("");
-    }
-    progress.finish();
-    Ok(records)
+    let name = match a.pattern {
+        Pattern::Loop => "micro-loop",
+        Pattern::If => "micro-if",
+    };
+    let runs = configs
+        .iter()
+        .map(|cfg| Ok(Run { label: format!("{} {}", cfg.kernel_name(), cfg.distribution.name()), ..Run::new(name, cfg)? }))
+        .collect::<Result<Vec<Run>>>()?;
+    workload::run_all(gpu, &runs, &protocol, "micro")
 }
 
 /// The headline of the loop sweep: how much the divergent layout costs over the sorted one.
