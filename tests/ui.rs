@@ -557,7 +557,9 @@ fn esc_stops_a_run_within_one_sample_of_a_long_point() {
     h.key_press(egui::Key::Escape);
     let pressed = std::time::Instant::now();
     h.step();
-    assert_eq!(h.state().status(), "cancelling");
+    // the frame that takes the key shows the run cancelling, unless its worker already stopped
+    let status = h.state().status();
+    assert!(status == "cancelling" || !h.state().is_running(), "{status}");
     while h.state().is_running() {
         assert!(pressed.elapsed() < std::time::Duration::from_secs(300), "Esc did not stop the run");
         std::thread::sleep(std::time::Duration::from_millis(5));
