@@ -215,3 +215,79 @@ fn no_module_imports_a_layer_above_its_own() {
         UPWARD_LEFT.iter().filter(|(f, m)| !found.iter().any(|(g, n)| g == f && n == m)).map(|(f, m)| format!("src/{f} -> {m}")).collect();
     assert!(gone.is_empty(), "no longer imported upward: take these out of UPWARD_LEFT: {gone:?}");
 }
+
+/// The blocking wrappers still compiled for wasm32, as (file under `src/`, function): the
+/// kernels' own blocking paths (their benches, the pt cases, the flow-shop search) call them
+/// and are compiled for the page too. There the wasm32 `block_on` answers a future ready at
+/// once and panics on any other. This list may only shrink: every other blocking call of the
+/// library is native-only (`cfg(not(target_arch = "wasm32"))`), so a page that calls it fails
+/// to compile instead of failing in the browser.
+const BLOCKING_ON_WASM: &[(&str, &str)] = &[
+    ("gpu/buffer.rs", "finish"),
+    ("gpu/buffer.rs", "read"),
+    ("gpu/buffer.rs", "read_bytes"),
+    ("gpu/spirv.rs", "kernel_from_spirv"),
+    ("gpu/timing.rs", "run"),
+    ("gpu/timing.rs", "run_once"),
+    ("kernels/micro/mod.rs", "dispatch"),
+    ("kernels/micro/mod.rs", "divergence"),
+];
+
+const NATIVE_ONLY: &str = "cfg(not(target_arch = \"wasm32\"))";
+
+/// The name of the function a line declares (`pub async fn x<T>(` gives `x`), if it does.
+fn declared_fn(line: &str) -> Option<&str> {
+    let (_, rest) = line.split_once("fn ")?;
+    let before = &line[..line.len() - rest.len() - 3];
+    if !before.split_whitespace().all(|w| matches!(w, "pub" | "pub(crate)" | "pub(super)" | "async" | "const" | "unsafe")) {
+        return None;
+    }
+    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+    Some(&rest[..end])
+}
+
+/// Every `block_on(` call of the library's source as (file, enclosing function, whether the
+/// function, its attributes or its body before the call carry the native-only cfg).
+fn block_on_calls() -> Vec<(String, String, bool)> {
+    let mut out = Vec::new();
+    for (name, text) in library_sources() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (at, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if !code.contains("block_on(") || declared_fn(code).is_some() {
+                continue;
+            }
+            let Some(start) = (0..at).rev().find(|&i| declared_fn(lines[i]).is_some()) else { continue };
+            let function = declared_fn(lines[start]).unwrap().to_string();
+            let attributes =
+                (0..start).rev().take_while(|&i| lines[i].trim_start().starts_with("#[") || lines[i].trim_start().starts_with("///"));
+            let native = attributes.chain(start..at).any(|i| lines[i].contains(NATIVE_ONLY));
+            out.push((name.clone(), function, native));
+        }
+    }
+    out
+}
+
+#[test]
+fn blocking_calls_are_native_only_but_the_listed_ones() {
+    let calls = block_on_calls();
+    assert!(
+        calls.iter().any(|(file, f, native)| file == "gpu/mod.rs" && f == "new" && *native),
+        "Gpu::new not found native-only: {calls:?}"
+    );
+    let mut on_wasm: Vec<(&str, &str)> =
+        calls.iter().filter(|(_, _, native)| !native).map(|(file, f, _)| (file.as_str(), f.as_str())).collect();
+    on_wasm.sort();
+    assert_eq!(
+        on_wasm, BLOCKING_ON_WASM,
+        "a blocking call compiled for wasm32 fails only in the page: mark its function {NATIVE_ONLY} (or, when one of the listed ones became native-only, take it off BLOCKING_ON_WASM)"
+    );
+}
+
+#[test]
+fn declared_fn_reads_declarations_only() {
+    assert_eq!(declared_fn("    pub async fn read_async<T: bytemuck::Pod>(&self)"), Some("read_async"));
+    assert_eq!(declared_fn("pub(crate) fn block_on<F>(future: F)"), Some("block_on"));
+    assert_eq!(declared_fn("        let f = |x| x; // fn here"), None);
+    assert_eq!(declared_fn("    warps: Option<fn(&Gpu) -> u32>,"), None);
+}

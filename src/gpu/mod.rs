@@ -166,9 +166,11 @@ pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
 }
 
 /// The browser cannot wait: its GPU answers only after control returns to the page's event
-/// loop. A blocking call whose future is ready at once (a cached kernel, a CPU-only step) still
-/// works; any other is a caller using the blocking API in a page, a programming error named
-/// here (instead of the runtime's "condvar wait not supported").
+/// loop. The blocking calls a page could reach do not exist on wasm32 (`Gpu::new`, `profile`,
+/// `Workload::warps`, ...: calling one fails to compile); this serves only the few still
+/// compiled there because the kernels' own blocking paths use them (`Gpu::run`, `Gpu::read`,
+/// ..., listed in tests/source_rules.rs). A future ready at once works; any other is a
+/// programming error named here (instead of the runtime's "condvar wait not supported").
 #[cfg(target_arch = "wasm32")]
 #[track_caller]
 pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
@@ -180,6 +182,7 @@ pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
 }
 
 /// All adapters of the chosen backends, best first (blocking; see [`adapters_async`]).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
     block_on(adapters_async(options))
 }
@@ -275,11 +278,13 @@ pub fn wanted_features() -> wgpu::Features {
 impl Gpu {
     /// Picks an adapter (options, then environment) and opens a device on it (blocking; see
     /// [`Gpu::new_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(options: &GpuOptions) -> Result<Gpu> {
         block_on(Self::new_async(options))
     }
 
-    /// Picks an adapter (options, then environment) and opens a device on it.
+    /// Picks an adapter (options, then environment) and opens a device on it; the form a
+    /// browser page calls (the blocking [`Gpu::new`] is native-only).
     pub async fn new_async(options: &GpuOptions) -> Result<Gpu> {
         let options = options.clone().or_env();
         let adapter = choose_adapter(&options).await?;
@@ -291,6 +296,7 @@ impl Gpu {
     }
 
     /// Opens a device on `adapter` (blocking; see [`Gpu::open_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn open(adapter: &wgpu::Adapter) -> Result<Gpu> {
         block_on(Self::open_async(adapter))
     }
@@ -314,6 +320,7 @@ impl Gpu {
 
     /// Wraps a device and queue owned by the host application (blocking; see
     /// [`Gpu::from_device_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Result<Gpu> {
         block_on(Self::from_device_async(device, queue, info))
     }
@@ -447,6 +454,7 @@ impl Gpu {
 }
 
 /// Reports every adapter with its measured capabilities (`simtlab devices`).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn survey(options: &GpuOptions) -> Result<Vec<AdapterReport>> {
     let options = options.clone().or_env();
     let mut out = Vec::new();

@@ -53,7 +53,9 @@ pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumente
 pub(crate) use instrument::{free_slot, parse_source, workgroup_size, HEADER_WORDS};
 pub use profiler::{Profiler, ProfilerOptions};
 pub(crate) use run::trace_async;
-pub use run::{profile, profile_async, profile_with, LoopLimitReached, ProfileRequest, ProfileRun, ProfileStep, ShaderDispatch};
+#[cfg(not(target_arch = "wasm32"))]
+pub use run::{profile, profile_with};
+pub use run::{profile_async, LoopLimitReached, ProfileRequest, ProfileRun, ProfileStep, ShaderDispatch};
 pub(crate) use sites::{analyse_sized, is_ident, line_column, mask_comments};
 pub use sites::{Case, Site, SiteKind};
 pub use table::{summary, summary_with_cases, table, CaseRow, SampleError, SiteRow, Summary};

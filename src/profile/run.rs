@@ -537,12 +537,14 @@ fn check_resources(gpu: &Gpu, bindings: &[BindingInfo]) -> Result<()> {
 
 /// Runs the shader as written and instrumented from the same inputs, checks that the outputs
 /// agree, counts every site and times both.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn profile(gpu: &Gpu, request: &ProfileRequest) -> Result<ProfileRun> {
     profile_with(gpu, request, &AtomicBool::new(false), &mut |_| {})
 }
 
 /// [`profile`] for a caller that shows progress and may stop it (blocking; see
 /// [`profile_async`]).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn profile_with(gpu: &Gpu, request: &ProfileRequest, cancel: &AtomicBool, progress: &mut dyn FnMut(ProfileStep)) -> Result<ProfileRun> {
     crate::gpu::block_on(profile_async(gpu, request, cancel, progress))
 }

@@ -452,6 +452,7 @@ impl PtLaunch {
     }
 
     /// [`PtLaunch::status_async`], blocking.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn status(&self, gpu: &Gpu) -> Result<Status> {
         crate::gpu::block_on(self.status_async(gpu))
     }
@@ -485,6 +486,7 @@ impl PtLaunch {
     }
 
     /// [`PtLaunch::finish_async`], blocking.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn finish(&self, gpu: &Gpu) -> Result<Status> {
         crate::gpu::block_on(self.finish_async(gpu))
     }
@@ -631,6 +633,7 @@ struct Bound {
 /// Runs a user's kernel from binding specs: places the module, plans the tier (refusing a
 /// waiting kernel where that is unsafe), runs it `samples` times from the same inputs with its
 /// status checked after each run, compares the expected outputs.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run(gpu: &Gpu, runtime: &Runtime, request: &PtRequest) -> Result<PtRun> {
     crate::gpu::block_on(run_async(gpu, runtime, request))
 }

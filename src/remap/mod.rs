@@ -84,7 +84,9 @@ pub use pipeline::{ChunkOutcome, ChunkTiming, Pipeline, PipelineReport, RemapSpa
 pub use redirect::{gather, in_order, inverse, redirect_index, redirect_index_of, tile_index, MAX_TILE_CLASSES, TILE_ELEMENTS};
 pub use remapper::{RemapUpdate, Remapper, RemapperOptions};
 pub use shader::{remap_shader, RemapShaderOptions, RemappedShader, INDEX_NAME};
-pub use shader_run::{remap_run, remap_run_async, RemapRequest, RemapRun, RemapSide, SIGNATURE_EVENTS};
+#[cfg(not(target_arch = "wasm32"))]
+pub use shader_run::remap_run;
+pub use shader_run::{remap_run_async, RemapRequest, RemapRun, RemapSide, SIGNATURE_EVENTS};
 pub use variant::{host_seconds, DivergenceExtra, RunOptions, VariantRun, Variants, ORIGINAL, REMAP_BINDING};
 
 #[cfg(test)]

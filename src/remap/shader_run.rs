@@ -150,6 +150,7 @@ pub struct RemapRun {
 
 /// Remaps the shader of `request` and measures it against the shader as written (blocking; see
 /// [`remap_run_async`]).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn remap_run(gpu: &Gpu, request: &RemapRequest) -> Result<RemapRun> {
     crate::gpu::block_on(remap_run_async(gpu, request, &AtomicBool::new(false), &mut |_| {}))
 }

@@ -166,6 +166,7 @@ pub struct Explorer {
 impl Explorer {
     /// Lists the adapters of `options` (plus `WGPU_BACKEND`/`WGPU_ADAPTER_NAME`); none is
     /// opened until the first run. `options.timeout` bounds every GPU wait of the runs.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(options: &GpuOptions) -> Explorer {
         let options = options.clone().or_env();
         Explorer::with_adapters(&options, gpu::adapters(&options))

@@ -71,6 +71,7 @@ pub trait Workload: Send + Sync {
     fn warps_async<'a>(&'a self, gpu: &'a Gpu, params: &serde_json::Value, counting: Counting) -> WarpsFuture<'a>;
     /// [`Workload::warps_async`], blocking until the counts are in (the command line and the
     /// desktop explorer's worker thread).
+    #[cfg(not(target_arch = "wasm32"))]
     fn warps(&self, gpu: &Gpu, params: &serde_json::Value, counting: Counting) -> Result<Vec<WarpMap>> {
         crate::gpu::block_on(self.warps_async(gpu, params, counting))
     }

@@ -17,7 +17,9 @@ use super::{
     Node, Progress, SearchOptions, Solution,
 };
 use crate::error::{Error, Result};
-use crate::gpu::{Gpu, GpuOptions};
+use crate::gpu::Gpu;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::gpu::GpuOptions;
 
 /// `flowshop bound`: the bounds of one node.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -491,6 +493,7 @@ pub fn solve_on(
 /// As [`solve_on`] on the adapters `args` needs, opened here (through `gpu_options`; none for
 /// [`Device::Cpu`], where `gpu_options` must not choose one), each handed to `opened` before
 /// the search starts.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn solve_opening(
     args: &SolveOptions,
     gpu_options: &GpuOptions,
@@ -547,6 +550,7 @@ impl SolveReport {
 pub const LOGICAL_DEVICES_PER_ADAPTER: usize = 8;
 
 /// Opens the adapters of `devices` (with `gpu_options.adapter`, only those named like it).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> {
     let count = match devices {
         Devices::One => return Ok(vec![Gpu::new(gpu_options)?]),
@@ -581,6 +585,7 @@ pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gp
 
 /// The adapters `options` selects, on the backend of the first (the same GPU is often listed
 /// once per backend).
+#[cfg(not(target_arch = "wasm32"))]
 fn backend_adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
     let mut adapters: Vec<_> =
         crate::gpu::select_adapters(crate::gpu::adapters(options)?, options.adapter.as_deref())?.into_iter().map(|(_, a)| a).collect();
@@ -590,6 +595,7 @@ fn backend_adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {
     Ok(adapters)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn open_adapter(adapter: &wgpu::Adapter, options: &GpuOptions) -> Result<Gpu> {
     let mut gpu = Gpu::open(adapter)?;
     if let Some(timeout) = options.timeout {

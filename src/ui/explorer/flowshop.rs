@@ -36,6 +36,7 @@ use crate::kernels::flowshop::{taillard, Branching, Exploration, Instance, Lower
 type GpuSlot = Arc<Mutex<Option<Arc<Gpu>>>>;
 
 /// The GPU of `slot`, opened with `options` if it is not yet.
+#[cfg(not(target_arch = "wasm32"))]
 fn open_cached(slot: &GpuSlot, options: &GpuOptions) -> Result<Arc<Gpu>> {
     let mut held = slot.lock().map_err(|_| Error::invalid("adapter", "a previous run panicked while opening it"))?;
     if let Some(gpu) = held.as_ref() {
@@ -44,6 +45,13 @@ fn open_cached(slot: &GpuSlot, options: &GpuOptions) -> Result<Arc<Gpu>> {
     let gpu = Arc::new(Gpu::new(options)?);
     *held = Some(gpu.clone());
     Ok(gpu)
+}
+
+/// The page has no worker threads, so the runs that open a GPU here never start there (their
+/// spawn fails and the view says so); opening one would need [`Gpu::new_async`].
+#[cfg(target_arch = "wasm32")]
+fn open_cached(_slot: &GpuSlot, _options: &GpuOptions) -> Result<Arc<Gpu>> {
+    Err(Error::invalid("adapter", "a browser page cannot open a GPU on a worker thread; run the flow-shop search in the desktop explorer"))
 }
 
 /// Which instance to solve.
