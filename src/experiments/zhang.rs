@@ -5,7 +5,7 @@
 use super::{params, point, run_workload, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Protocol, Record};
+use crate::harness::{Named, Protocol, Record};
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use crate::remap::{DivergenceExtra, Variants, ORIGINAL};
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};

@@ -4,7 +4,7 @@
 
 use crate::gpu_args::GpuArgs;
 use crate::output;
-use crate::value::{described, named};
+use crate::value::{choice, described, named};
 use crate::INTERRUPTED;
 use clap::{Args, Subcommand};
 use simtlab::gpu::GpuOptions;
@@ -16,8 +16,6 @@ use simtlab::kernels::flowshop::{taillard, Branching, Exploration, LowerBound, P
 use simtlab::{Error, Gpu, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// `--bound`: [`LowerBound`]'s names.
-pub const BOUNDS: &[&str] = &["lb1", "lb2"];
 /// `--exploration`: [`Exploration`]'s short names.
 pub const EXPLORATIONS: &[&str] = &["dfs", "bfs"];
 /// `--device`: [`Device`]'s names.
@@ -29,9 +27,11 @@ pub const BRANCHINGS: &[(&str, &str)] = &[
 ];
 /// `--kernel`: [`KernelVariant`]'s names, each with its help line.
 pub const KERNELS: &[(&str, &str)] = &[("refactored", "Branch-refactored (max/select instead of data-dependent ifs)"), ("basic", "")];
-/// `--mapping`: [`ThreadMapping`]'s names, each with its help line.
-pub const MAPPINGS: &[(&str, &str)] =
-    &[("per-child", "One thread per child node"), ("per-parent", "One thread per parent node, bounding its children in turn")];
+/// `--mapping`: [`ThreadMapping`]'s help lines.
+pub const MAPPINGS: &[(ThreadMapping, &str)] = &[
+    (ThreadMapping::PerChild, "One thread per child node"),
+    (ThreadMapping::PerParent, "One thread per parent node, bounding its children in turn"),
+];
 /// `--search`: [`Search`]'s names, each with its help line.
 pub const SEARCHES: &[(&str, &str)] = &[
     ("host", "The host selects, branches and prunes; the device bounds pools"),
@@ -94,7 +94,7 @@ pub struct BoundArgs {
 pub struct SolveArgs {
     /// taNNN or an instance file.
     pub instance: String,
-    #[arg(long, value_parser = named::<LowerBound>(BOUNDS), default_value = "lb2")]
+    #[arg(long, value_parser = choice::<LowerBound>(&[]), default_value = "lb2")]
     pub bound: LowerBound,
     /// Look only for schedules with a makespan of at most this value (the start
     /// heuristic's schedule counts when it is no worse). If the search finishes without one,
@@ -118,7 +118,7 @@ pub struct SolveArgs {
     #[arg(long, value_parser = described::<KernelVariant>(KERNELS))]
     pub kernel: Option<KernelVariant>,
     /// GPU thread mapping (--device gpu only) [default: per-child].
-    #[arg(long, value_parser = described::<ThreadMapping>(MAPPINGS))]
+    #[arg(long, value_parser = choice::<ThreadMapping>(MAPPINGS))]
     pub mapping: Option<ThreadMapping>,
     /// CPU bounding threads (--device cpu only; 0 = all cores) [default: 0].
     #[arg(long)]
