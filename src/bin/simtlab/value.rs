@@ -54,18 +54,32 @@ mod tests {
         }
     }
 
+    /// `T`'s name table is its JSON spelling both ways.
+    fn table_is_serde<T: simtlab::harness::Named + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned>() {
+        for (&value, &name) in T::VALUES.iter().zip(T::NAMES) {
+            assert_eq!(serde_json::to_value(value).unwrap(), serde_json::Value::from(name));
+            assert_eq!(serde_json::from_value::<T>(serde_json::Value::from(name)).unwrap(), value);
+        }
+    }
+
+    #[test]
+    fn name_tables_are_serde_names() {
+        use simtlab::kernels::flowshop::{commands, Branching};
+        table_is_serde::<commands::Device>();
+        table_is_serde::<commands::Search>();
+        table_is_serde::<commands::KernelVariant>();
+        table_is_serde::<commands::Heads>();
+        table_is_serde::<Branching>();
+        table_is_serde::<simtlab::kernels::split::MaskLayout>();
+        table_is_serde::<simtlab::remap::Variants>();
+        table_is_serde::<simtlab::experiments::zhang::Benchmark>();
+    }
+
     #[test]
     fn names_parse() {
-        use simtlab::kernels::flowshop::{commands, Branching, Exploration};
+        use simtlab::kernels::flowshop::Exploration;
         let names = |values: &[(&'static str, &'static str)]| values.iter().map(|v| v.0).collect::<Vec<_>>();
         all_names_parse::<Exploration>(crate::flowshop::EXPLORATIONS);
-        all_names_parse::<commands::Device>(crate::flowshop::DEVICES);
-        all_names_parse::<Branching>(&names(crate::flowshop::BRANCHINGS));
-        all_names_parse::<commands::KernelVariant>(&names(crate::flowshop::KERNELS));
-        all_names_parse::<commands::Heads>(crate::flowshop::HEADS);
-        all_names_parse::<simtlab::experiments::zhang::Benchmark>(crate::bench::zhang::BENCHMARKS);
-        all_names_parse::<simtlab::remap::Variants>(&names(crate::bench::zhang::VARIANTS));
-        all_names_parse::<simtlab::kernels::split::MaskLayout>(&names(crate::bench::carrillo::MASK_LAYOUTS));
         all_names_parse::<simtlab::remap::Strategy>(&names(crate::remap::STRATEGIES));
         all_names_parse::<simtlab::pt::sweep::Bench>(&names(crate::bench::pt::CASES));
     }

@@ -18,6 +18,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuOptions};
+use crate::harness::named;
 
 /// `flowshop bound`: the bounds of one node.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -31,8 +32,7 @@ pub struct NodeBoundOptions {
 }
 
 /// Where `flowshop solve` bounds its pools.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Device {
     /// The WGSL kernels ([`GpuBounder`]).
     #[default]
@@ -41,9 +41,10 @@ pub enum Device {
     Cpu,
 }
 
+named!(Device { Gpu => "gpu", Cpu => "cpu" });
+
 /// Where `flowshop solve` runs the search itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Search {
     /// The host selects, branches and prunes; the device bounds pools ([`solve_with`]).
     #[default]
@@ -51,6 +52,8 @@ pub enum Search {
     /// Everything on the GPU ([`super::resident::solve_resident`]).
     Resident,
 }
+
+named!(Search { Host => "host", Resident => "resident" });
 
 /// Which adapters a resident search spreads over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -67,8 +70,7 @@ pub enum Devices {
 }
 
 /// GPU kernel variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum KernelVariant {
     /// Branch-refactored (max/select instead of data-dependent ifs).
     #[default]
@@ -77,9 +79,10 @@ pub enum KernelVariant {
     Basic,
 }
 
+named!(KernelVariant { Refactored => "refactored", Basic => "basic" });
+
 /// Where a GPU kernel gets a parent's heads ([`GpuBoundOptions::walk_prefix`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Heads {
     /// Read from the parent record.
     #[default]
@@ -87,6 +90,8 @@ pub enum Heads {
     /// Recomputed along the prefix (a loop as long as the node is deep).
     Walk,
 }
+
+named!(Heads { Record => "record", Walk => "walk" });
 
 /// `flowshop solve`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

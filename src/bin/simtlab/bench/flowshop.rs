@@ -1,9 +1,9 @@
 //! `simtlab bench flowshop`: Chakroun's Tables 1-2.
 
-use crate::flowshop::{EXPLORATIONS, HEADS, KERNELS, MAPPINGS};
+use crate::flowshop::{EXPLORATIONS, KERNELS, MAPPINGS};
 use crate::output::say;
 use crate::output::{finish, Output};
-use crate::value::{choice, described, named};
+use crate::value::{choice, named};
 use clap::Args;
 use simtlab::experiments::chakroun::{self, BenchSummary};
 use simtlab::kernels::flowshop::bench::BenchConfig;
@@ -30,12 +30,12 @@ pub struct BenchArgs {
     #[arg(long, value_parser = named::<Exploration>(EXPLORATIONS), value_delimiter = ',', default_value = "dfs,bfs")]
     pub exploration: Vec<Exploration>,
     /// GPU kernel variants.
-    #[arg(long, value_parser = described::<KernelVariant>(KERNELS), value_delimiter = ',', default_value = "refactored,basic")]
+    #[arg(long, value_parser = choice::<KernelVariant>(KERNELS), value_delimiter = ',', default_value = "refactored,basic")]
     pub kernel: Vec<KernelVariant>,
     /// Where each GPU kernel gets a parent's heads: `record` reads them from the parent
     /// record, `walk` recomputes them along the prefix as the paper's kernel does (a loop as
     /// long as the node is deep).
-    #[arg(long, value_parser = named::<Heads>(HEADS), value_delimiter = ',', default_value = "record")]
+    #[arg(long, value_parser = choice::<Heads>(&[]), value_delimiter = ',', default_value = "record")]
     pub heads: Vec<Heads>,
     #[arg(long, value_parser = choice::<ThreadMapping>(MAPPINGS), default_value = "per-child")]
     pub mapping: ThreadMapping,
