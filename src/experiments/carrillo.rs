@@ -4,7 +4,7 @@
 use super::{model_record, params, point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Protocol, Record};
+use crate::harness::{Named, Protocol, Record};
 use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout, SplitSweep};
 use crate::occupancy::{calculate, carrillo_worst_case, find_arch, Branch, Launch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};

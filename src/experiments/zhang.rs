@@ -5,7 +5,7 @@
 use super::{params, point, run_workload, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Protocol, Record};
+use crate::harness::{named, Named, Protocol, Record};
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use crate::remap::{DivergenceExtra, Variants, ORIGINAL};
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};
@@ -13,8 +13,7 @@ use crate::workload::{self, Run, Workload};
 use serde::{Deserialize, Serialize};
 
 /// The five benchmarks of section 5.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Benchmark {
     /// 3D lattice Boltzmann (`kernels::lbm`).
     Lbm,
@@ -29,6 +28,8 @@ pub enum Benchmark {
     /// All five, one after another.
     All,
 }
+
+named!(Benchmark { Lbm => "lbm", Gafort => "gafort", Mcubes => "mcubes", Reduction => "reduction", Blackscholes => "blackscholes", All => "all" });
 
 /// A run of the section 5 benchmarks: which ones, which variants, at which sizes.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -2,10 +2,13 @@
 //! every record, and schema-versioned records (JSON, CSV) that say where they were measured.
 
 pub mod footprint;
+pub mod named;
 mod output;
 pub mod progress;
 
 pub use footprint::Footprint;
+pub(crate) use named::named;
+pub use named::Named;
 pub use output::{
     format_number, format_seconds, format_significant, parse_records, read_json, records_csv, records_json, replace_file, table, try_lock,
     write_csv, write_file, write_json,

@@ -7,11 +7,11 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, Step};
 use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::harness::{named, Named};
 use serde::{Deserialize, Serialize};
 
 /// How a workgroup arrives at the global barrier (`pt_barrier` in shaders/shared/pt_barrier.wgsl).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BarrierFence {
     /// storageBarrier: a control barrier with a device-scope fence on storage.
     #[default]
@@ -20,23 +20,16 @@ pub enum BarrierFence {
     None,
 }
 
+named!(BarrierFence { Device => "device", None => "none" });
+
 impl BarrierFence {
     fn define(self) -> Option<&'static str> {
         (self == BarrierFence::None).then_some("PT_BARRIER_NO_FENCE")
     }
-
-    /// `device` or `none`, for records and tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            BarrierFence::Device => "device",
-            BarrierFence::None => "none",
-        }
-    }
 }
 
 /// Where workgroups arrive at the global barrier.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BarrierArrival {
     /// One counter for all participants.
     #[default]
@@ -45,17 +38,11 @@ pub enum BarrierArrival {
     Tree,
 }
 
+named!(BarrierArrival { Flat => "flat", Tree => "tree" });
+
 impl BarrierArrival {
     fn define(self) -> Option<&'static str> {
         (self == BarrierArrival::Tree).then_some("PT_BARRIER_TREE")
-    }
-
-    /// `flat` or `tree`, for records and tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            BarrierArrival::Flat => "flat",
-            BarrierArrival::Tree => "tree",
-        }
     }
 }
 

@@ -6,13 +6,13 @@ use super::{record, Control, Runtime, Status, Tier, FLAG_ALL_PARTICIPATE};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, Step};
+use crate::harness::named;
 use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::pt;
 use serde::{Deserialize, Serialize};
 
 /// The queue a queue benchmark measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueKind {
     /// One global head, one atomicAdd per item.
     Single,
@@ -23,6 +23,8 @@ pub enum QueueKind {
     /// The bounded MPMC ring (push + pop per item; blocking tier).
     Ring,
 }
+
+named!(QueueKind { Single => "single", Chunked => "chunked", Distributed => "distributed", Ring => "ring" });
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]

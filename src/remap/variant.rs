@@ -6,12 +6,12 @@
 use crate::divergence::{DivergenceReport, DivergenceSummary};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::harness::named;
 use crate::harness::{Check, Record, Stats, Throughput};
 use serde::{Deserialize, Serialize};
 
 /// Which variants of a kernel a benchmark runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variants {
     /// The original kernel only.
     None,
@@ -20,6 +20,8 @@ pub enum Variants {
     /// Every variant the kernel has.
     All,
 }
+
+named!(Variants { None => "none", Redirect => "redirect", All => "all" });
 
 impl Variants {
     /// True when the reference-redirection variant runs.

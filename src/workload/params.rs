@@ -1,13 +1,19 @@
 //! What each workload parameter is, for editors and sweeps: a number with its range (and
 //! whether it grows geometrically), one of named options, a flag, or free text (lists,
 //! instance names). [`Workload::param_specs`](super::Workload::param_specs) derives them from
-//! the parameters at the tiny and paper scales; the few facts the values cannot tell (an
-//! enum's options, a probability's bounds, a parameter the entry fixes) are the tables below,
-//! kept equal to the configuration types by a unit test.
+//! the parameters at the tiny and paper scales; the few facts the values cannot tell (which
+//! enum a field is, whose name table gives its options; a probability's bounds; a parameter the
+//! entry fixes) are the tables below, kept equal to the configuration types by unit tests.
 
 use serde_json::Value;
 
 use super::Scale;
+use crate::harness::Named;
+use crate::kernels::flowshop::{gpu::ThreadMapping, LowerBound};
+use crate::kernels::micro::{Distribution, Pattern};
+use crate::pt::barrier::{BarrierArrival, BarrierFence};
+use crate::pt::cases::{forest::Shape, prodcons::Workload, sync::Work};
+use crate::pt::queue::QueueKind;
 
 /// How a parameter is edited and swept.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,18 +124,19 @@ pub fn number_value(x: f64, integer: bool) -> Value {
     }
 }
 
-/// Options of the string-valued enums in the registry's configurations, by parameter name.
+/// Options of the string-valued enums in the registry's configurations, by parameter name: each
+/// enum's name table.
 pub(crate) const CHOICES: &[(&str, &[&str])] = &[
-    ("distribution", &["uniform", "one-long", "random", "sorted"]),
-    ("pattern", &["loop", "if"]),
-    ("work", &["ci", "cmi"]),
-    ("shape", &["tilted", "complete"]),
-    ("workload", &["reduce", "two-stage"]),
-    ("kind", &["single", "chunked", "distributed", "ring"]),
-    ("arrival", &["flat", "tree"]),
-    ("fence", &["device", "none"]),
-    ("bound", &["lb1", "lb2"]),
-    ("mapping", &["per-child", "per-parent"]),
+    ("distribution", Distribution::NAMES),
+    ("pattern", Pattern::NAMES),
+    ("work", Work::NAMES),
+    ("shape", Shape::NAMES),
+    ("workload", Workload::NAMES),
+    ("kind", QueueKind::NAMES),
+    ("arrival", BarrierArrival::NAMES),
+    ("fence", BarrierFence::NAMES),
+    ("bound", LowerBound::NAMES),
+    ("mapping", ThreadMapping::NAMES),
 ];
 
 /// Number ranges the scales cannot tell: `(name, min, max, log)`.
@@ -340,6 +347,41 @@ mod tests {
                 assert_eq!(err.matches('`').count(), 2 * (options.len() + 1), "{} {}: {err}", w.name(), spec.key);
             }
         }
+    }
+
+    /// `T`'s name table is its JSON spelling both ways, and the options the explorer offers
+    /// for `field` in every workload that has it.
+    fn table_is_serde_and_editor_options<T: Named + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned>(field: &str) {
+        assert_eq!(T::VALUES.len(), T::NAMES.len(), "{field}");
+        for (&value, &name) in T::VALUES.iter().zip(T::NAMES) {
+            assert_eq!(value.name(), name);
+            assert_eq!(T::from_name(name), Some(value));
+            assert_eq!(serde_json::to_value(value).unwrap(), Value::from(name), "{field}");
+            assert_eq!(serde_json::from_value::<T>(Value::from(name)).unwrap(), value, "{field}");
+        }
+        let mut workloads = 0;
+        for w in registry() {
+            for spec in w.param_specs().into_iter().filter(|s| s.key.rsplit('.').next() == Some(field)) {
+                assert_eq!(spec.kind, ParamKind::Choice(T::NAMES), "{} {}", w.name(), spec.key);
+                workloads += 1;
+            }
+        }
+        assert!(workloads > 0, "no workload has a parameter '{field}'");
+    }
+
+    #[test]
+    fn every_choice_is_its_enums_name_table() {
+        table_is_serde_and_editor_options::<Distribution>("distribution");
+        table_is_serde_and_editor_options::<Pattern>("pattern");
+        table_is_serde_and_editor_options::<Work>("work");
+        table_is_serde_and_editor_options::<Shape>("shape");
+        table_is_serde_and_editor_options::<Workload>("workload");
+        table_is_serde_and_editor_options::<QueueKind>("kind");
+        table_is_serde_and_editor_options::<BarrierArrival>("arrival");
+        table_is_serde_and_editor_options::<BarrierFence>("fence");
+        table_is_serde_and_editor_options::<LowerBound>("bound");
+        table_is_serde_and_editor_options::<ThreadMapping>("mapping");
+        assert_eq!(CHOICES.len(), 10, "a choice without its enum's check above");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::gpu_args::GpuArgs;
 use crate::output;
-use crate::value::{described, named};
+use crate::value::{choice, named};
 use crate::INTERRUPTED;
 use clap::{Args, Subcommand};
 use simtlab::gpu::GpuOptions;
@@ -16,26 +16,25 @@ use simtlab::kernels::flowshop::{taillard, Branching, Exploration, LowerBound, P
 use simtlab::{Error, Gpu, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// `--bound`: [`LowerBound`]'s names.
-pub const BOUNDS: &[&str] = &["lb1", "lb2"];
 /// `--exploration`: [`Exploration`]'s short names.
 pub const EXPLORATIONS: &[&str] = &["dfs", "bfs"];
-/// `--device`: [`Device`]'s names.
-pub const DEVICES: &[&str] = &["gpu", "cpu"];
-/// `--branching`: [`Branching`]'s names, each with its help line.
-pub const BRANCHINGS: &[(&str, &str)] = &[
-    ("forward", "Children append a job to the prefix"),
-    ("bidirectional", "Bound both directions, branch in the one that keeps fewer children"),
+/// `--branching`: [`Branching`]'s help lines.
+pub const BRANCHINGS: &[(Branching, &str)] = &[
+    (Branching::Forward, "Children append a job to the prefix"),
+    (Branching::Bidirectional, "Bound both directions, branch in the one that keeps fewer children"),
 ];
-/// `--kernel`: [`KernelVariant`]'s names, each with its help line.
-pub const KERNELS: &[(&str, &str)] = &[("refactored", "Branch-refactored (max/select instead of data-dependent ifs)"), ("basic", "")];
-/// `--mapping`: [`ThreadMapping`]'s names, each with its help line.
-pub const MAPPINGS: &[(&str, &str)] =
-    &[("per-child", "One thread per child node"), ("per-parent", "One thread per parent node, bounding its children in turn")];
-/// `--search`: [`Search`]'s names, each with its help line.
-pub const SEARCHES: &[(&str, &str)] = &[
-    ("host", "The host selects, branches and prunes; the device bounds pools"),
-    ("resident", "Selection, branching, bounding and pruning all on the GPU"),
+/// `--kernel`: [`KernelVariant`]'s help lines.
+pub const KERNELS: &[(KernelVariant, &str)] =
+    &[(KernelVariant::Refactored, "Branch-refactored (max/select instead of data-dependent ifs)")];
+/// `--mapping`: [`ThreadMapping`]'s help lines.
+pub const MAPPINGS: &[(ThreadMapping, &str)] = &[
+    (ThreadMapping::PerChild, "One thread per child node"),
+    (ThreadMapping::PerParent, "One thread per parent node, bounding its children in turn"),
+];
+/// `--search`: [`Search`]'s help lines.
+pub const SEARCHES: &[(Search, &str)] = &[
+    (Search::Host, "The host selects, branches and prunes; the device bounds pools"),
+    (Search::Resident, "Selection, branching, bounding and pruning all on the GPU"),
 ];
 
 /// `--devices all|N`.
@@ -49,9 +48,6 @@ fn parse_devices(text: &str) -> std::result::Result<Devices, String> {
         },
     }
 }
-
-/// `bench flowshop --heads`: [`commands::Heads`]' names.
-pub const HEADS: &[&str] = &["record", "walk"];
 
 #[derive(Subcommand)]
 pub enum FlowshopCommand {
@@ -94,7 +90,7 @@ pub struct BoundArgs {
 pub struct SolveArgs {
     /// taNNN or an instance file.
     pub instance: String,
-    #[arg(long, value_parser = named::<LowerBound>(BOUNDS), default_value = "lb2")]
+    #[arg(long, value_parser = choice::<LowerBound>(&[]), default_value = "lb2")]
     pub bound: LowerBound,
     /// Look only for schedules with a makespan of at most this value (the start
     /// heuristic's schedule counts when it is no worse). If the search finishes without one,
@@ -105,20 +101,20 @@ pub struct SolveArgs {
     /// 10⁸ / (jobs²·machines) between 20 and 10000, about a second on one core.
     #[arg(long)]
     pub heuristic_rounds: Option<u32>,
-    #[arg(long, value_parser = named::<Device>(DEVICES), default_value = "gpu")]
+    #[arg(long, value_parser = choice::<Device>(&[]), default_value = "gpu")]
     pub device: Device,
     /// Open nodes expanded per iteration (each gives up to `jobs` children to bound).
     #[arg(long, default_value_t = 1024)]
     pub pool: usize,
     #[arg(long, value_parser = named::<Exploration>(EXPLORATIONS), default_value = "dfs")]
     pub exploration: Exploration,
-    #[arg(long, value_parser = described::<Branching>(BRANCHINGS), default_value = "bidirectional")]
+    #[arg(long, value_parser = choice::<Branching>(BRANCHINGS), default_value = "bidirectional")]
     pub branching: Branching,
     /// GPU kernel variant (--device gpu only) [default: refactored].
-    #[arg(long, value_parser = described::<KernelVariant>(KERNELS))]
+    #[arg(long, value_parser = choice::<KernelVariant>(KERNELS))]
     pub kernel: Option<KernelVariant>,
     /// GPU thread mapping (--device gpu only) [default: per-child].
-    #[arg(long, value_parser = described::<ThreadMapping>(MAPPINGS))]
+    #[arg(long, value_parser = choice::<ThreadMapping>(MAPPINGS))]
     pub mapping: Option<ThreadMapping>,
     /// CPU bounding threads (--device cpu only; 0 = all cores) [default: 0].
     #[arg(long)]
@@ -136,7 +132,7 @@ pub struct SolveArgs {
     #[arg(long)]
     pub json: bool,
     /// Where the search runs: the host with device bounding, or resident on the GPU.
-    #[arg(long, value_parser = described::<Search>(SEARCHES), default_value = "host")]
+    #[arg(long, value_parser = choice::<Search>(SEARCHES), default_value = "host")]
     pub search: Search,
     /// (--search resident) Write the open frontier and the incumbent to FILE when the search
     /// stops early (limits, Ctrl-C) and every --checkpoint-every seconds.

@@ -3,6 +3,21 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use serde::de::DeserializeOwned;
+use simtlab::harness::Named;
+
+/// Parses one of `T`'s names (its name table, in its order); `help` gives a line for some of
+/// its values, which `--help` lists under the option.
+pub fn choice<T: Named + Send + Sync>(help: &'static [(T, &'static str)]) -> impl TypedValueParser<Value = T> {
+    let values = T::VALUES.iter().map(|&value| {
+        let name = PossibleValue::new(value.name());
+        match help.iter().find(|h| h.0 == value) {
+            Some(&(_, line)) => name.help(line),
+            None => name,
+        }
+    });
+    PossibleValuesParser::new(values)
+        .try_map(|name: String| T::from_name(&name).ok_or_else(|| format!("'{name}' is not one of {}", T::NAMES.join(", "))))
+}
 
 /// Parses one of `names` (the enum's serde names) into `T`.
 pub fn named<T>(names: &'static [&'static str]) -> impl TypedValueParser<Value = T>
@@ -39,31 +54,33 @@ mod tests {
         }
     }
 
+    /// `T`'s name table is its JSON spelling both ways.
+    fn table_is_serde<T: simtlab::harness::Named + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned>() {
+        for (&value, &name) in T::VALUES.iter().zip(T::NAMES) {
+            assert_eq!(serde_json::to_value(value).unwrap(), serde_json::Value::from(name));
+            assert_eq!(serde_json::from_value::<T>(serde_json::Value::from(name)).unwrap(), value);
+        }
+    }
+
+    #[test]
+    fn name_tables_are_serde_names() {
+        use simtlab::kernels::flowshop::{commands, Branching};
+        table_is_serde::<commands::Device>();
+        table_is_serde::<commands::Search>();
+        table_is_serde::<commands::KernelVariant>();
+        table_is_serde::<commands::Heads>();
+        table_is_serde::<Branching>();
+        table_is_serde::<simtlab::kernels::split::MaskLayout>();
+        table_is_serde::<simtlab::remap::Variants>();
+        table_is_serde::<simtlab::experiments::zhang::Benchmark>();
+    }
+
     #[test]
     fn names_parse() {
-        use crate::bench::micro::{DISTRIBUTIONS, PATTERNS};
-        all_names_parse::<simtlab::kernels::micro::Pattern>(PATTERNS);
-        all_names_parse::<simtlab::kernels::micro::Distribution>(DISTRIBUTIONS);
-        use simtlab::kernels::flowshop::{commands, gpu::ThreadMapping, Branching, Exploration, LowerBound};
+        use simtlab::kernels::flowshop::Exploration;
         let names = |values: &[(&'static str, &'static str)]| values.iter().map(|v| v.0).collect::<Vec<_>>();
-        all_names_parse::<LowerBound>(crate::flowshop::BOUNDS);
         all_names_parse::<Exploration>(crate::flowshop::EXPLORATIONS);
-        all_names_parse::<commands::Device>(crate::flowshop::DEVICES);
-        all_names_parse::<Branching>(&names(crate::flowshop::BRANCHINGS));
-        all_names_parse::<commands::KernelVariant>(&names(crate::flowshop::KERNELS));
-        all_names_parse::<ThreadMapping>(&names(crate::flowshop::MAPPINGS));
-        all_names_parse::<commands::Heads>(crate::flowshop::HEADS);
-        all_names_parse::<simtlab::experiments::zhang::Benchmark>(crate::bench::zhang::BENCHMARKS);
-        all_names_parse::<simtlab::remap::Variants>(&names(crate::bench::zhang::VARIANTS));
-        all_names_parse::<simtlab::kernels::split::MaskLayout>(&names(crate::bench::carrillo::MASK_LAYOUTS));
-        all_names_parse::<simtlab::kernels::micro::Distribution>(&names(crate::bench::remap::DISTRIBUTIONS));
-        all_names_parse::<simtlab::pt::cases::sync::Work>(&names(crate::bench::pt::WORKS));
         all_names_parse::<simtlab::remap::Strategy>(&names(crate::remap::STRATEGIES));
-        all_names_parse::<simtlab::pt::cases::forest::Shape>(&names(crate::bench::pt::SHAPES));
-        all_names_parse::<simtlab::pt::cases::prodcons::Workload>(&names(crate::bench::pt::WORKLOADS));
-        all_names_parse::<simtlab::pt::barrier::BarrierFence>(&names(crate::bench::pt::FENCES));
-        all_names_parse::<simtlab::pt::barrier::BarrierArrival>(&names(crate::bench::pt::ARRIVALS));
-        all_names_parse::<simtlab::pt::queue::QueueKind>(&names(crate::bench::pt::QUEUE_KINDS));
         all_names_parse::<simtlab::pt::sweep::Bench>(&names(crate::bench::pt::CASES));
     }
 }

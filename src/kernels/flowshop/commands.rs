@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::GpuOptions;
+use crate::harness::named;
 
 /// `flowshop bound`: the bounds of one node.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -33,8 +34,7 @@ pub struct NodeBoundOptions {
 }
 
 /// Where `flowshop solve` bounds its pools.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Device {
     /// The WGSL kernels ([`GpuBounder`]).
     #[default]
@@ -43,9 +43,10 @@ pub enum Device {
     Cpu,
 }
 
+named!(Device { Gpu => "gpu", Cpu => "cpu" });
+
 /// Where `flowshop solve` runs the search itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Search {
     /// The host selects, branches and prunes; the device bounds pools ([`solve_with`]).
     #[default]
@@ -53,6 +54,8 @@ pub enum Search {
     /// Everything on the GPU ([`super::resident::solve_resident`]).
     Resident,
 }
+
+named!(Search { Host => "host", Resident => "resident" });
 
 /// Which adapters a resident search spreads over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -69,8 +72,7 @@ pub enum Devices {
 }
 
 /// GPU kernel variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum KernelVariant {
     /// Branch-refactored (max/select instead of data-dependent ifs).
     #[default]
@@ -79,9 +81,10 @@ pub enum KernelVariant {
     Basic,
 }
 
+named!(KernelVariant { Refactored => "refactored", Basic => "basic" });
+
 /// Where a GPU kernel gets a parent's heads ([`GpuBoundOptions::walk_prefix`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Heads {
     /// Read from the parent record.
     #[default]
@@ -89,6 +92,8 @@ pub enum Heads {
     /// Recomputed along the prefix (a loop as long as the node is deep).
     Walk,
 }
+
+named!(Heads { Record => "record", Walk => "walk" });
 
 /// `flowshop solve`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -13,6 +13,7 @@ use super::{BoundData, Bounder, LowerBound, Pool, Started, WORKGROUP_SIZE};
 use crate::divergence::{Divergence, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step, Timing};
+use crate::harness::{named, Named};
 
 /// Sites counted by the probe in each kernel (`PROBE_SITES` in the WGSL files).
 pub fn probe_sites(bound: LowerBound) -> usize {
@@ -23,8 +24,7 @@ pub fn probe_sites(bound: LowerBound) -> usize {
 }
 
 /// Which work one GPU thread does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ThreadMapping {
     /// One thread per (parent, job) child: every thread does the same amount of work.
     #[default]
@@ -36,6 +36,8 @@ pub enum ThreadMapping {
     PerParent,
 }
 
+named!(ThreadMapping { PerChild => "per-child", PerParent => "per-parent" });
+
 impl ThreadMapping {
     /// Entry point of the `bound` kernel for this mapping.
     pub fn entry_point(self, bound: LowerBound) -> Entry {
@@ -44,14 +46,6 @@ impl ThreadMapping {
             (ThreadMapping::PerChild, LowerBound::Lb2) => registry::flowshop::lb2::LB2,
             (ThreadMapping::PerParent, LowerBound::Lb1) => registry::flowshop::lb1::LB1_PER_PARENT,
             (ThreadMapping::PerParent, LowerBound::Lb2) => registry::flowshop::lb2::LB2_PER_PARENT,
-        }
-    }
-
-    /// Name on the command line and in records.
-    pub fn name(self) -> &'static str {
-        match self {
-            ThreadMapping::PerChild => "per-child",
-            ThreadMapping::PerParent => "per-parent",
         }
     }
 }

@@ -2,6 +2,7 @@
 //! compute, the [`Direction`] a child fixes its job in, and the size limits.
 
 use crate::error::{Error, Result};
+use crate::harness::named;
 
 /// Source of the `lb1` kernel (preprocessor directives included).
 pub const LB1_WGSL: &str = include_str!("../../../shaders/flowshop/lb1.wgsl");
@@ -121,8 +122,7 @@ impl Node {
 }
 
 /// Which lower bound to compute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum LowerBound {
     /// One-machine bound, O(m) per child.
     Lb1,
@@ -130,6 +130,8 @@ pub enum LowerBound {
     #[default]
     Lb2,
 }
+
+named!(LowerBound { Lb1 => "lb1", Lb2 => "lb2" });
 
 impl LowerBound {
     /// WGSL source of the kernel, before preprocessing.

@@ -10,13 +10,13 @@ use super::model::{Direction, Instance, LowerBound};
 use super::pool::{Bounder, Pool, Started};
 use super::{cpu, heuristic, BoundData, CpuBounder, IteratedGreedy};
 use crate::error::{Error, Result};
+use crate::harness::named;
 
 /// Largest number of open nodes a search expands per pool ([`SearchOptions::pool_size`]).
 pub const MAX_POOL: usize = 1 << 20;
 
 /// How the search splits a node into children.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Branching {
     /// Children append one job of U to the prefix (the paper's search).
     Forward,
@@ -28,6 +28,8 @@ pub enum Branching {
     #[default]
     Bidirectional,
 }
+
+named!(Branching { Forward => "forward", Bidirectional => "bidirectional" });
 
 impl Branching {
     fn directions(self) -> &'static [Direction] {

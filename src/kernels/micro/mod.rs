@@ -10,6 +10,7 @@ use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Protocol, Record};
+use crate::harness::{named, Named};
 use crate::remap::DivergenceExtra;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -19,8 +20,7 @@ use std::sync::Arc;
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Which divergent construct the micro kernel runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {
     /// `if (value < threshold)` with an expensive taken path.
     If,
@@ -28,9 +28,10 @@ pub enum Pattern {
     Loop,
 }
 
+named!(Pattern { If => "if", Loop => "loop" });
+
 /// Trip-count layouts of the loop pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Distribution {
     /// Every thread runs the same (mean) trip count: no divergence.
     Uniform,
@@ -42,17 +43,9 @@ pub enum Distribution {
     Sorted,
 }
 
-impl Distribution {
-    /// Name on the command line and in records.
-    pub fn name(self) -> &'static str {
-        match self {
-            Distribution::Uniform => "uniform",
-            Distribution::OneLong => "one-long",
-            Distribution::Random => "random",
-            Distribution::Sorted => "sorted",
-        }
-    }
-}
+named!(Distribution { Uniform => "uniform", OneLong => "one-long", Random => "random", Sorted => "sorted" });
+
+impl Distribution {}
 
 /// One micro-benchmark run: the construct, its data layout, and the remapping knobs.
 #[derive(Clone, Debug, Serialize, Deserialize)]

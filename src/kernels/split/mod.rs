@@ -19,6 +19,7 @@ use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{self, Check, Progress, Protocol, Record};
+use crate::harness::{named, Named};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -37,8 +38,7 @@ pub const BRANCHED_KERNEL: &str = "branched";
 pub const SPLIT_KERNEL: &str = "split";
 
 /// Layout of the decision mask.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MaskLayout {
     /// Layout 1 (Figure 7): the first `fraction·n` elements take the else-branch, the rest the
     /// if-branch; only the warp on the boundary diverges.
@@ -47,15 +47,7 @@ pub enum MaskLayout {
     Random,
 }
 
-impl MaskLayout {
-    /// Name on the command line and in records.
-    pub fn name(self) -> &'static str {
-        match self {
-            MaskLayout::Linear => "linear",
-            MaskLayout::Random => "random",
-        }
-    }
-}
+named!(MaskLayout { Linear => "linear", Random => "random" });
 
 /// The decision mask: 1 = else-branch, 0 = if-branch.
 pub fn decision_mask(layout: MaskLayout, n: usize, else_fraction: f64, seed: u64) -> Result<Vec<u32>> {

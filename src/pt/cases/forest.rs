@@ -5,19 +5,21 @@ use super::{cpu, Case, Prepared};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::named;
 use crate::pt::{self, queue_word, Control, Plan, Runtime, Status, Tier};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// How the forest grows from level to level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     /// Every item has two children until the depth: a complete binary tree per input.
     Complete,
     /// The second half of each level has two children, the first half none.
     Tilted,
 }
+
+named!(Shape { Complete => "complete", Tilted => "tilted" });
 
 /// Parameters of the forest-expansion case.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -5,20 +5,22 @@ use super::{check_n, cpu, Case, Prepared};
 use crate::error::Result;
 use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::named;
 use crate::pt::{Control, Plan, Runtime, Status, Tier};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Which producer-consumer workload runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Workload {
     /// Global sum of n values.
     Reduce,
     /// Stage 1 on every item, stage 2 on `pass` of every 256.
     TwoStage,
 }
+
+named!(Workload { Reduce => "reduce", TwoStage => "two-stage" });
 
 /// Parameters of the producer-consumer case.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -4,6 +4,7 @@ use super::{check_n, cpu, wall, Case, Prepared};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::harness::named;
 use crate::pt::{Control, Plan, Runtime, Status, Tier};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -11,14 +12,15 @@ use std::sync::Arc;
 use web_time::Instant;
 
 /// What the consumer does per item.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Work {
     /// Compute-intensive: multiply-adds only.
     Ci,
     /// Compute and memory: a strided load with every multiply-add.
     Cmi,
 }
+
+named!(Work { Ci => "ci", Cmi => "cmi" });
 
 /// Parameters of the CPU-GPU synchronization case.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -2,18 +2,19 @@
 
 use crate::output::{finish, Output};
 use crate::output::{say, sayln};
-use crate::value::described;
+use crate::value::choice;
 use clap::Args;
 use simtlab::harness::{self, Record};
 use simtlab::kernels::split::{self, MaskLayout, SplitSweep, PAPER_N};
 use simtlab::{Gpu, Result};
 
-pub const MASK_LAYOUTS: &[(&str, &str)] = &[
+/// Help lines of [`MaskLayout`]'s values.
+pub const MASK_LAYOUTS: &[(MaskLayout, &str)] = &[
     (
-        "linear",
+        MaskLayout::Linear,
         "Layout 1 (Figure 7): the first `fraction·n` elements take the else-branch, the rest the if-branch; only the warp on the boundary diverges",
     ),
-    ("random", "Layout 2 (Figure 9): each element takes the else-branch with probability `fraction`"),
+    (MaskLayout::Random, "Layout 2 (Figure 9): each element takes the else-branch with probability `fraction`"),
 ];
 
 #[derive(Args)]
@@ -28,7 +29,7 @@ pub struct CarrilloCli {
 #[derive(Clone, Debug, Args)]
 pub struct CarrilloArgs {
     /// Decision-mask layout: linear (two sections) or random.
-    #[arg(long, value_parser = described::<MaskLayout>(MASK_LAYOUTS), default_value = "linear")]
+    #[arg(long, value_parser = choice::<MaskLayout>(MASK_LAYOUTS), default_value = "linear")]
     pub layout: MaskLayout,
     /// Even steps of the else-fraction from 0 to 100 %, 1..=1000 (random adds fine steps over
     /// 0.5-20 %). Default: 10, unless --fractions is given.

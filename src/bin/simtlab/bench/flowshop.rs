@@ -1,9 +1,9 @@
 //! `simtlab bench flowshop`: Chakroun's Tables 1-2.
 
-use crate::flowshop::{BOUNDS, EXPLORATIONS, HEADS, KERNELS, MAPPINGS};
+use crate::flowshop::{EXPLORATIONS, KERNELS, MAPPINGS};
 use crate::output::say;
 use crate::output::{finish, Output};
-use crate::value::{described, named};
+use crate::value::{choice, named};
 use clap::Args;
 use simtlab::experiments::chakroun::{self, BenchSummary};
 use simtlab::kernels::flowshop::bench::BenchConfig;
@@ -24,20 +24,20 @@ pub struct BenchArgs {
     /// Children per pool.
     #[arg(long, value_delimiter = ',', default_value = "4096,8192,16384,32768,65536")]
     pub pools: Vec<usize>,
-    #[arg(long, value_parser = named::<LowerBound>(BOUNDS), default_value = "lb2")]
+    #[arg(long, value_parser = choice::<LowerBound>(&[]), default_value = "lb2")]
     pub bound: LowerBound,
     /// Pool orders.
     #[arg(long, value_parser = named::<Exploration>(EXPLORATIONS), value_delimiter = ',', default_value = "dfs,bfs")]
     pub exploration: Vec<Exploration>,
     /// GPU kernel variants.
-    #[arg(long, value_parser = described::<KernelVariant>(KERNELS), value_delimiter = ',', default_value = "refactored,basic")]
+    #[arg(long, value_parser = choice::<KernelVariant>(KERNELS), value_delimiter = ',', default_value = "refactored,basic")]
     pub kernel: Vec<KernelVariant>,
     /// Where each GPU kernel gets a parent's heads: `record` reads them from the parent
     /// record, `walk` recomputes them along the prefix as the paper's kernel does (a loop as
     /// long as the node is deep).
-    #[arg(long, value_parser = named::<Heads>(HEADS), value_delimiter = ',', default_value = "record")]
+    #[arg(long, value_parser = choice::<Heads>(&[]), value_delimiter = ',', default_value = "record")]
     pub heads: Vec<Heads>,
-    #[arg(long, value_parser = described::<ThreadMapping>(MAPPINGS), default_value = "per-child")]
+    #[arg(long, value_parser = choice::<ThreadMapping>(MAPPINGS), default_value = "per-child")]
     pub mapping: ThreadMapping,
     /// Skip the CPU timings (and with them Table 2); the CPU takes at most 3 of --samples.
     #[arg(long)]

@@ -2,19 +2,19 @@
 
 use crate::output::sayln;
 use crate::output::{finish, Output};
-use crate::value::named;
+use crate::value::choice;
 use clap::Args;
-use simtlab::harness::Record;
+use simtlab::harness::{Named, Record};
 use simtlab::kernels::micro::{Distribution, MicroConfig, Pattern};
 use simtlab::workload::{self, Run};
 use simtlab::{Gpu, Result};
 
 #[derive(Args)]
 pub struct MicroArgs {
-    #[arg(long, value_parser = named::<Pattern>(PATTERNS), default_value = "loop")]
+    #[arg(long, value_parser = choice::<Pattern>(&[]), default_value = "loop")]
     pub pattern: Pattern,
     /// Trip-count layouts to sweep (loop) or random/sorted values (if). Default: all that apply.
-    #[arg(long, value_parser = named::<Distribution>(DISTRIBUTIONS), value_delimiter = ',')]
+    #[arg(long, value_parser = choice::<Distribution>(&[]), value_delimiter = ',')]
     pub distribution: Vec<Distribution>,
     #[command(flatten)]
     pub size: LoopSize,
@@ -52,9 +52,6 @@ impl LoopSize {
         MicroConfig { n: self.n, seed: self.seed, short: self.short, long: self.long, ..Default::default() }
     }
 }
-
-pub const PATTERNS: &[&str] = &["if", "loop"];
-pub const DISTRIBUTIONS: &[&str] = &["uniform", "one-long", "random", "sorted"];
 
 pub fn run(gpu: &Gpu, a: &MicroArgs) -> Result<()> {
     let records = bench_micro(gpu, a)?;

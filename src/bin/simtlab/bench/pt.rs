@@ -2,7 +2,7 @@
 
 use crate::output::sayln;
 use crate::output::{finish, Output};
-use crate::value::described;
+use crate::value::{choice, described};
 use clap::Args;
 use simtlab::harness::Record;
 use simtlab::pt::barrier::{BarrierArrival, BarrierExtra, BarrierFence};
@@ -32,27 +32,33 @@ pub const CASES: &[(&str, &str)] = &[
     ("probe", "Only the capability probe (discovery, barrier, message passing)"),
 ];
 
-pub const WORKS: &[(&str, &str)] =
-    &[("ci", "Compute-intensive: multiply-adds only"), ("cmi", "Compute and memory: a strided load with every multiply-add")];
-pub const SHAPES: &[(&str, &str)] = &[
-    ("complete", "Every item has two children until the depth: a complete binary tree per input"),
-    ("tilted", "The second half of each level has two children, the first half none"),
+/// Help lines of [`Work`]'s values.
+pub const WORKS: &[(Work, &str)] =
+    &[(Work::Ci, "Compute-intensive: multiply-adds only"), (Work::Cmi, "Compute and memory: a strided load with every multiply-add")];
+/// Help lines of [`Shape`]'s values.
+pub const SHAPES: &[(Shape, &str)] = &[
+    (Shape::Complete, "Every item has two children until the depth: a complete binary tree per input"),
+    (Shape::Tilted, "The second half of each level has two children, the first half none"),
 ];
-pub const WORKLOADS: &[(&str, &str)] =
-    &[("reduce", "Global sum of n values"), ("two-stage", "Stage 1 on every item, stage 2 on `pass` of every 256")];
-pub const FENCES: &[(&str, &str)] = &[
-    ("device", "storageBarrier: a control barrier with a device-scope fence on storage"),
-    ("none", "workgroupBarrier only (PT_BARRIER_NO_FENCE): data crosses only through atomics"),
+/// Help lines of [`Workload`]'s values.
+pub const WORKLOADS: &[(Workload, &str)] =
+    &[(Workload::Reduce, "Global sum of n values"), (Workload::TwoStage, "Stage 1 on every item, stage 2 on `pass` of every 256")];
+/// Help lines of [`BarrierFence`]'s values.
+pub const FENCES: &[(BarrierFence, &str)] = &[
+    (BarrierFence::Device, "storageBarrier: a control barrier with a device-scope fence on storage"),
+    (BarrierFence::None, "workgroupBarrier only (PT_BARRIER_NO_FENCE): data crosses only through atomics"),
 ];
-pub const ARRIVALS: &[(&str, &str)] = &[
-    ("flat", "One counter for all participants"),
-    ("tree", "Sub-counters of at least 32 participants, then one top counter (PT_BARRIER_TREE)"),
+/// Help lines of [`BarrierArrival`]'s values.
+pub const ARRIVALS: &[(BarrierArrival, &str)] = &[
+    (BarrierArrival::Flat, "One counter for all participants"),
+    (BarrierArrival::Tree, "Sub-counters of at least 32 participants, then one top counter (PT_BARRIER_TREE)"),
 ];
-pub const QUEUE_KINDS: &[(&str, &str)] = &[
-    ("single", "One global head, one atomicAdd per item"),
-    ("chunked", "One global head, `chunk` items per atomicAdd"),
-    ("distributed", "`heads` heads over item ranges, stealing when the home range is empty"),
-    ("ring", "The bounded MPMC ring (push + pop per item; blocking tier)"),
+/// Help lines of [`QueueKind`]'s values.
+pub const QUEUE_KINDS: &[(QueueKind, &str)] = &[
+    (QueueKind::Single, "One global head, one atomicAdd per item"),
+    (QueueKind::Chunked, "One global head, `chunk` items per atomicAdd"),
+    (QueueKind::Distributed, "`heads` heads over item ranges, stealing when the home range is empty"),
+    (QueueKind::Ring, "The bounded MPMC ring (push + pop per item; blocking tier)"),
 ];
 
 /// Arguments of `simtlab bench pt`. List-valued options are swept (cartesian product). An
@@ -77,10 +83,10 @@ pub struct PtArgs {
     #[arg(long)]
     pub emit: Option<f64>,
     /// sync: ci (compute-intensive) or cmi (compute + memory) (default ci).
-    #[arg(long, value_parser = described::<Work>(WORKS), value_delimiter = ',')]
+    #[arg(long, value_parser = choice::<Work>(WORKS), value_delimiter = ',')]
     pub work: Vec<Work>,
     /// forest: complete or tilted (default tilted).
-    #[arg(long, value_parser = described::<Shape>(SHAPES), value_delimiter = ',')]
+    #[arg(long, value_parser = choice::<Shape>(SHAPES), value_delimiter = ',')]
     pub shape: Vec<Shape>,
     /// forest: initial items (default 128).
     #[arg(long, value_delimiter = ',')]
@@ -92,7 +98,7 @@ pub struct PtArgs {
     #[arg(long)]
     pub capacity: Option<u32>,
     /// prodcons: reduce or two-stage (default both).
-    #[arg(long, value_parser = described::<Workload>(WORKLOADS), value_delimiter = ',')]
+    #[arg(long, value_parser = choice::<Workload>(WORKLOADS), value_delimiter = ',')]
     pub workload: Vec<Workload>,
     /// prodcons two-stage: items passed to stage 2 per 256, 0..=256 (default 0,32,128,256).
     #[arg(long, value_delimiter = ',')]
@@ -107,16 +113,16 @@ pub struct PtArgs {
     #[arg(long, value_delimiter = ',')]
     pub workgroups: Vec<u32>,
     /// barrier: how workgroups arrive (device: storageBarrier; none: workgroupBarrier only; default device).
-    #[arg(long, value_parser = described::<BarrierFence>(FENCES), value_delimiter = ',')]
+    #[arg(long, value_parser = choice::<BarrierFence>(FENCES), value_delimiter = ',')]
     pub fence: Vec<BarrierFence>,
     /// barrier: where workgroups arrive (flat: one counter; tree: sub-counters, then one; default flat).
-    #[arg(long, value_parser = described::<BarrierArrival>(ARRIVALS), value_delimiter = ',')]
+    #[arg(long, value_parser = choice::<BarrierArrival>(ARRIVALS), value_delimiter = ',')]
     pub arrival: Vec<BarrierArrival>,
     /// barrier: barriers per launch (default 1000).
     #[arg(long)]
     pub iterations: Option<u32>,
     /// queue: kinds to measure (default single,chunked,distributed,ring).
-    #[arg(long, value_parser = described::<QueueKind>(QUEUE_KINDS), value_delimiter = ',')]
+    #[arg(long, value_parser = choice::<QueueKind>(QUEUE_KINDS), value_delimiter = ',')]
     pub kind: Vec<QueueKind>,
     /// queue chunked: items per chunk (default 256).
     #[arg(long)]
@@ -222,6 +228,7 @@ mod tests {
     use super::*;
     use crate::ArgsOnly;
     use clap::CommandFactory;
+    use simtlab::harness::Named;
 
     type Cli = ArgsOnly<PtArgs>;
 
@@ -282,28 +289,18 @@ mod tests {
         for (id, names) in expect {
             assert_eq!(values(id), names, "--{id}");
         }
-        // every variant has its name listed
-        let listed = |values: &[(&str, &str)], v: serde_json::Value| {
-            assert!(values.iter().any(|(name, _)| Some(*name) == v.as_str()), "{v} not listed")
-        };
-        for w in [Work::Ci, Work::Cmi] {
-            listed(WORKS, serde_json::to_value(w).unwrap());
+        // every variant has its help line
+        fn every_value_has_help<T: Named>(help: &[(T, &str)]) {
+            for &v in T::VALUES {
+                assert!(help.iter().any(|h| h.0 == v && !h.1.is_empty()), "{} has no help line", v.name());
+            }
         }
-        for s in [Shape::Complete, Shape::Tilted] {
-            listed(SHAPES, serde_json::to_value(s).unwrap());
-        }
-        for w in [Workload::Reduce, Workload::TwoStage] {
-            listed(WORKLOADS, serde_json::to_value(w).unwrap());
-        }
-        for f in [BarrierFence::Device, BarrierFence::None] {
-            listed(FENCES, serde_json::to_value(f).unwrap());
-        }
-        for a in [BarrierArrival::Flat, BarrierArrival::Tree] {
-            listed(ARRIVALS, serde_json::to_value(a).unwrap());
-        }
-        for k in [QueueKind::Single, QueueKind::Chunked, QueueKind::Distributed, QueueKind::Ring] {
-            listed(QUEUE_KINDS, serde_json::to_value(k).unwrap());
-        }
+        every_value_has_help(WORKS);
+        every_value_has_help(SHAPES);
+        every_value_has_help(WORKLOADS);
+        every_value_has_help(FENCES);
+        every_value_has_help(ARRIVALS);
+        every_value_has_help(QUEUE_KINDS);
     }
 
     /// Gupta's experiment keys its points by these arguments: each point runs what they say.

@@ -3,7 +3,7 @@
 use crate::bench::micro::LoopSize;
 use crate::output::sayln;
 use crate::output::{finish, Output};
-use crate::value::described;
+use crate::value::choice;
 use clap::Args;
 use simtlab::divergence::DivergenceSummary;
 use simtlab::harness::{self, Progress, Record};
@@ -12,11 +12,12 @@ use simtlab::kernels::micro::{Distribution, MicroConfig};
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 
-pub const DISTRIBUTIONS: &[(&str, &str)] = &[
-    ("uniform", "Every thread runs the same (mean) trip count: no divergence"),
-    ("one-long", "In each group of `group` threads one random lane runs `long` trips, the others `short`"),
-    ("random", "Trip counts uniform in [short, long]"),
-    ("sorted", "The one-long multiset sorted ascending: the same work, long lanes side by side"),
+/// Help lines of [`Distribution`]'s values.
+pub const DISTRIBUTIONS: &[(Distribution, &str)] = &[
+    (Distribution::Uniform, "Every thread runs the same (mean) trip count: no divergence"),
+    (Distribution::OneLong, "In each group of `group` threads one random lane runs `long` trips, the others `short`"),
+    (Distribution::Random, "Trip counts uniform in [short, long]"),
+    (Distribution::Sorted, "The one-long multiset sorted ascending: the same work, long lanes side by side"),
 ];
 
 #[derive(Args)]
@@ -27,7 +28,7 @@ pub struct RemapArgs {
     /// Strategies to run (none, redirect, lam, gpu, tile, defer, auto); default all.
     #[arg(long, value_delimiter = ',')]
     pub strategy: Vec<simtlab::remap::Strategy>,
-    #[arg(long, value_parser = described::<Distribution>(DISTRIBUTIONS), default_value = "one-long")]
+    #[arg(long, value_parser = choice::<Distribution>(DISTRIBUTIONS), default_value = "one-long")]
     pub distribution: Distribution,
     #[command(flatten)]
     pub size: LoopSize,

@@ -1,18 +1,18 @@
 //! `simtlab bench zhang`: Zhang's section 5 benchmarks, original vs redirection.
 
 use crate::output::{finish_files, say, Output};
-use crate::value::{described, named};
+use crate::value::choice;
 use clap::Args;
 use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
 use simtlab::harness::{self, Protocol, Record};
 use simtlab::remap::{Variants, ORIGINAL};
 use simtlab::{Gpu, Result};
 
-pub const BENCHMARKS: &[&str] = &["lbm", "gafort", "mcubes", "reduction", "blackscholes", "all"];
-pub const VARIANTS: &[(&str, &str)] = &[
-    ("none", "The original kernel only"),
-    ("redirect", "The reference-redirection variant only (with the original as the baseline it needs)"),
-    ("all", "Every variant the kernel has"),
+/// Help lines of [`Variants`]' values.
+pub const VARIANTS: &[(Variants, &str)] = &[
+    (Variants::None, "The original kernel only"),
+    (Variants::Redirect, "The reference-redirection variant only (with the original as the baseline it needs)"),
+    (Variants::All, "Every variant the kernel has"),
 ];
 
 #[derive(Args)]
@@ -27,10 +27,10 @@ pub struct ZhangCli {
 #[derive(Args, Clone, Debug)]
 pub struct ZhangArgs {
     /// Which benchmark of Zhang et al. section 5.
-    #[arg(long, value_parser = named::<Benchmark>(BENCHMARKS), default_value = "all")]
+    #[arg(long, value_parser = choice::<Benchmark>(&[]), default_value = "all")]
     pub kernel: Benchmark,
     /// none: the original kernels; redirect: original vs reference redirection; all: every variant.
-    #[arg(long, value_parser = described::<Variants>(VARIANTS), default_value = "all")]
+    #[arg(long, value_parser = choice::<Variants>(VARIANTS), default_value = "all")]
     pub strategy: Variants,
     /// Problem sizes (comma list): lbm = lattice edge (cells = n³), gafort = children,
     /// mcubes = grid edge (voxels = n³), reduction = elements, blackscholes = options.

@@ -1,0 +1,68 @@
+//! One name table per enum: the names in JSON (records, saved runs, checkpoints), on the
+//! command line and in the explorer's editors all come from the enum's [`named!`] line.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+/// An enum whose values each have one name, listed once by [`named!`].
+pub trait Named: Sized + Copy + PartialEq + 'static {
+    /// Every value, in the order of [`NAMES`](Named::NAMES).
+    const VALUES: &'static [Self];
+    /// The name of each value of [`VALUES`](Named::VALUES).
+    const NAMES: &'static [&'static str];
+
+    /// This value's name.
+    fn name(self) -> &'static str;
+
+    /// The value called `name`, if any.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::NAMES.iter().position(|n| *n == name).map(|i| Self::VALUES[i])
+    }
+}
+
+/// Deserializes a [`Named`] value from its name; any other string is refused with the names
+/// that are allowed (as serde's derived enums do).
+pub fn deserialize<'de, T: Named, D: serde::Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+    struct Names<T>(PhantomData<T>);
+    impl<T: Named> serde::de::Visitor<'_> for Names<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "one of {}", T::NAMES.join(", "))
+        }
+        fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<T, E> {
+            T::from_name(name).ok_or_else(|| E::unknown_variant(name, T::NAMES))
+        }
+    }
+    deserializer.deserialize_str(Names(PhantomData))
+}
+
+/// The name table of a fieldless enum: implements [`Named`], `Serialize` (the name) and
+/// `Deserialize` (from the name). A variant left out does not compile.
+///
+/// ```ignore
+/// named!(Pattern { If => "if", Loop => "loop" });
+/// ```
+macro_rules! named {
+    ($ty:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $crate::harness::Named for $ty {
+            const VALUES: &'static [Self] = &[$($ty::$variant),+];
+            const NAMES: &'static [&'static str] = &[$($name),+];
+            fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name),+
+                }
+            }
+        }
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str($crate::harness::Named::name(*self))
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+                $crate::harness::named::deserialize(deserializer)
+            }
+        }
+    };
+}
+pub(crate) use named;
