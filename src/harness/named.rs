@@ -1,10 +1,10 @@
 //! One name table per enum: the names in JSON (records, saved runs, checkpoints), on the
-//! command line and in the explorer's editors all come from the enum's [`named!`] line.
+//! command line and in the explorer's editors all come from the enum's `named!` line.
 
 use std::fmt;
 use std::marker::PhantomData;
 
-/// An enum whose values each have one name, listed once by [`named!`].
+/// An enum whose values each have one name, listed once by `named!`.
 pub trait Named: Sized + Copy + PartialEq + 'static {
     /// Every value, in the order of [`NAMES`](Named::NAMES).
     const VALUES: &'static [Self];
@@ -39,7 +39,7 @@ pub fn deserialize<'de, T: Named, D: serde::Deserializer<'de>>(deserializer: D) 
 /// The name table of a fieldless enum: implements [`Named`], `Serialize` (the name) and
 /// `Deserialize` (from the name). A variant left out does not compile.
 ///
-/// ```ignore
+/// ```text
 /// named!(Pattern { If => "if", Loop => "loop" });
 /// ```
 macro_rules! named {
