@@ -119,7 +119,7 @@ fn run_branch(
     if s.else_fractions.is_empty() {
         return Err(crate::Error::invalid("else_fractions", "empty: give at least one fraction in [0, 1]"));
     }
-    split::sweep(gpu, &s.config, layout, &s.else_fractions, protocol, None)
+    split::sweep(gpu, &s.config, layout, &s.else_fractions, protocol)
 }
 
 /// The loop or if kernel ready to record: inputs from the seed, the CPU reference beside them.
@@ -448,7 +448,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 cpu: false,
                 probe: true,
             },
-            run: |gpu, c, p| bench_instance(gpu, c, p, None),
+            run: bench_instance,
             prepare: Some(|gpu, c| Ok(Box::new(PoolsRecording::new(gpu, c)?))),
             shader: Some(shader::flowshop::lb2::LB2),
             footprint: None,
