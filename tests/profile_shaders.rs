@@ -378,3 +378,42 @@ fn sampling_counts_one_subgroup_in_n_exactly_and_estimates_the_rest() {
     .to_string();
     assert!(e.contains("sample"), "{e}");
 }
+
+#[test]
+fn loops_longer_than_the_probes_history_are_instrumented_again_and_counted_exactly() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let wgsl = fixture("overrides.wgsl");
+    // Collatz-like walks of random 32-bit starts, cut at 600 steps: some run past 256
+    let values = Rng::new(29).vec_u32(256);
+    let base = ProfileRequest { trace_events: 4096, ..request("overrides.wgsl", &wgsl, "main", 4, vec![("data", bytes(&values))]) };
+    let base = ProfileRequest {
+        shader: ShaderDispatch { overrides: vec![("factor".into(), 3.0), ("7".into(), 600.0)], ..base.shader.clone() },
+        ..base
+    };
+    let mut runs = Vec::new();
+    for loop_history in [0, 1, profile::DEFAULT_LOOP_HISTORY, 19] {
+        let request = ProfileRequest { loop_history, ..base.clone() };
+        let mut steps = Vec::new();
+        let run = profile::profile_with(&gpu, &request, &Default::default(), &mut |s| steps.push(s.what)).unwrap();
+        let again = steps.iter().find(|s| s.starts_with("instrumenting again"));
+        let at = run.sites.iter().position(|s| s.kind == SiteKind::Loop).unwrap();
+        let longest = run.counts.per_subgroup.chunks_exact(run.counts.sites).map(|r| r[at].evaluations).max().unwrap();
+        assert!(longest > 300, "the walks are long enough to outrun the default history ({longest} loop tests)");
+        // the loop ran `longest - 1` iterations: a history of fewer words is instrumented again
+        assert_eq!(again.is_some(), loop_history > 0 && (longest - 1) > 32 * loop_history as u64, "{loop_history}: {steps:?}");
+        runs.push(probe_equals_emulation(&gpu, &request));
+    }
+    for run in &runs[1..] {
+        assert_eq!(run.counts.per_subgroup, runs[0].counts.per_subgroup);
+    }
+    // the records of a run that outran its history are refused by decode, with the words needed
+    let options = profile::InstrumentOptions { loop_history: 2, overrides: base.shader.overrides.clone(), ..Default::default() };
+    let instrumented = profile::instrument("overrides.wgsl", &wgsl, "main", &options).unwrap();
+    let mut words = vec![0u32; (instrumented.records_bytes([4, 1, 1], 8) / 4) as usize];
+    words[..4].copy_from_slice(&[8, 8, 0, 100]);
+    assert_eq!(profile::loop_history_needed(&instrumented, &words), Some(4));
+    let e = profile::decode(&instrumented, &words, [4, 1, 1], 8).unwrap_err().to_string();
+    assert!(e.contains("loop_history 4 or more") && e.contains("ran 100 iterations"), "{e}");
+    words[3] = 64;
+    assert_eq!(profile::loop_history_needed(&instrumented, &words), None);
+}

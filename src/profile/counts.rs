@@ -1,7 +1,7 @@
 //! Per-site counts of a profiled run: decoded from the GPU probe's per-subgroup records, or
 //! emulated on the host from each invocation's recorded outcomes at any width.
 
-use super::instrument::{record_words, sampled_offset, Counting, Instrumented, HEADER_WORDS, WORDS_PER_SITE};
+use super::instrument::{record_words, sampled_offset, Counting, Instrumented, HEADER_WORDS, MAX_LOOP_HISTORY, WORDS_PER_SITE};
 use super::sites::{counted_by_loop, FoundSite, SiteKind};
 use crate::divergence::{Divergence, ProbeLayout, SiteCounters};
 use crate::error::{Error, Result};
@@ -160,6 +160,14 @@ impl Counts {
     }
 }
 
+/// The [`InstrumentOptions::loop_history`](super::InstrumentOptions::loop_history) that a run
+/// whose records are `words` needed, where its longest loop outran the one it was instrumented
+/// with (a loop counted per run leaves its longest run in header word 3).
+pub fn loop_history_needed(instrumented: &Instrumented, words: &[u32]) -> Option<u32> {
+    let longest = words.get(3).copied().filter(|&n| n > instrumented.loop_history * 32)?;
+    Some(longest.div_ceil(32))
+}
+
 /// Decodes the records buffer of a run of `workgroups` workgroups: the GPU's counters in
 /// subgroup mode, the host emulation at `width` in trace mode.
 pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], width: u32) -> Result<Counts> {
@@ -167,6 +175,16 @@ pub fn decode(instrumented: &Instrumented, words: &[u32], workgroups: [u32; 3], 
         return Err(Error::invalid(
             "probe records",
             "some invocations found no room for their records: the dispatch is larger than the one the records were sized for",
+        ));
+    }
+    if let Some(needed) = loop_history_needed(instrumented, words) {
+        let held = instrumented.loop_history * 32;
+        return Err(Error::invalid(
+            "loop_history",
+            format!(
+                "a loop ran {} iterations in one subgroup, past the {held} that the probe's history of {} words holds, so the counts of the `if` inside it are incomplete: instrument with loop_history {needed} or more (at most {MAX_LOOP_HISTORY}), or 0 to vote at every iteration",
+                words[3], instrumented.loop_history
+            ),
         ));
     }
     let groups = workgroups.iter().map(|&w| w as usize).product::<usize>();

@@ -13,7 +13,8 @@ use std::ops::Range;
 const PREFIX: &str = "simtlab_probe";
 
 /// Words at the start of the records buffer: subgroup width, subgroups per workgroup, a flag
-/// set when an invocation's record did not fit, and one spare.
+/// set when an invocation's record did not fit, and the most iterations a loop ran in one
+/// subgroup past what [`InstrumentOptions::loop_history`] holds (0: none did).
 pub(crate) const HEADER_WORDS: usize = 4;
 
 /// Words per site in a subgroup's record: evaluations, active lanes, taken lanes, uniform
@@ -55,11 +56,30 @@ pub struct InstrumentOptions {
     /// `sample` consecutive subgroups one, chosen by a hash of the run's number, counts and the
     /// others skip the probe.
     pub sample: u32,
+    /// Words of outcome history each lane keeps for an `if` evaluated at every iteration of a
+    /// loop left only by its test (32 iterations a word; subgroup counting only): the loop's
+    /// end reads the subgroup's votes from the lanes' histories, so nothing in the loop waits on
+    /// the other lanes. A longer run of such a loop is reported by [`super::decode`] with the
+    /// words it needs. 0: such an `if` votes at every iteration (no limit, slower).
+    pub loop_history: u32,
 }
+
+/// [`InstrumentOptions::loop_history`] unless the caller says otherwise: loops of 256 iterations.
+pub const DEFAULT_LOOP_HISTORY: u32 = 8;
+
+/// The most [`InstrumentOptions::loop_history`] words (loops of 8192 iterations; 1 KiB a lane).
+pub const MAX_LOOP_HISTORY: u32 = 256;
 
 impl Default for InstrumentOptions {
     fn default() -> Self {
-        InstrumentOptions { counting: Counting::Subgroups, slot: None, max_bind_groups: 4, overrides: Vec::new(), sample: 1 }
+        InstrumentOptions {
+            counting: Counting::Subgroups,
+            slot: None,
+            max_bind_groups: 4,
+            overrides: Vec::new(),
+            sample: 1,
+            loop_history: DEFAULT_LOOP_HISTORY,
+        }
     }
 }
 
@@ -157,6 +177,8 @@ pub struct Instrumented {
     pub sample: u32,
     /// The override values the pipeline must be built with.
     pub overrides: Vec<(String, f64)>,
+    /// Words of outcome history per lane for an `if` inside a loop counted per run (0: votes).
+    pub loop_history: u32,
     pub(crate) found: Vec<FoundSite>,
     /// What the instrumented entry point binds, from naga's validation of `wgsl`.
     pub(crate) interface: EntryInterface,
@@ -239,6 +261,16 @@ pub(crate) fn instrument_parsed(
             format!(
                 "{}: count one subgroup in 1 or more, and sample only when counting on subgroups (Counting::Subgroups)",
                 options.sample
+            ),
+        ));
+    }
+    if options.loop_history > MAX_LOOP_HISTORY {
+        return Err(Error::invalid(
+            "loop_history",
+            format!(
+                "{} words: keep at most {MAX_LOOP_HISTORY} (loops of {} iterations), or 0 to vote at every iteration",
+                options.loop_history,
+                MAX_LOOP_HISTORY * 32
             ),
         ));
     }
@@ -352,7 +384,7 @@ pub(crate) fn instrument_parsed(
     let twins = body_end
         .filter(|_| options.sample > 1)
         .and_then(|end| sampled_twins(wgsl, &analysis, &inserts, end))
-        .map(|text| text + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, false));
+        .map(|text| text + &prelude(options, slot, &analysis.sites, &cases, threads, false));
     let label = format!("{file} (instrumented)");
     let (out, (probed, probed_info)) = match twins.and_then(|text| parse(&label, &text).ok().map(|parsed| (text, parsed))) {
         // subgroups that do not count run the text as written, without a probe in their loops
@@ -360,8 +392,7 @@ pub(crate) fn instrument_parsed(
         // otherwise (a barrier, a call written where it cannot be renamed)
         // each site tests whether its subgroup counts
         None => {
-            let out = splice(wgsl, 0..wgsl.len(), &inserts)
-                + &prelude(options.counting, slot, &analysis.sites, &cases, threads, options.sample, options.sample > 1);
+            let out = splice(wgsl, 0..wgsl.len(), &inserts) + &prelude(options, slot, &analysis.sites, &cases, threads, options.sample > 1);
             let parsed = parse(&label, &out).map_err(|e| {
                 Error::invalid(
                     "instrumentation",
@@ -383,6 +414,7 @@ pub(crate) fn instrument_parsed(
         cases,
         sample: options.sample,
         overrides: options.overrides.clone(),
+        loop_history: options.loop_history,
         found: analysis.sites,
         interface,
     })
@@ -466,14 +498,14 @@ pub(crate) fn free_slot(module: &naga::Module, max_bind_groups: u32) -> (u32, u3
 /// The probe's declarations and functions, appended to the user's module.
 /// `gated`: each site counts only where its subgroup does (sampling without twins).
 fn prelude(
-    counting: Counting,
+    options: &InstrumentOptions,
     (group, binding): (u32, u32),
     sites: &[FoundSite],
     cases: &[Case],
     threads: u32,
-    sample: u32,
     gated: bool,
 ) -> String {
+    let (counting, sample, history) = (options.counting, options.sample, options.loop_history);
     let w = WORDS_PER_SITE;
     let h = HEADER_WORDS;
     let p = PREFIX;
@@ -529,8 +561,37 @@ fn {p}_add{k}(lead: u32, cond: bool) {{
                         let (taken, steps) = if s.exit_on == Some(true) { ("1u", "distinct + 1u") } else { ("e - 1u", "most - 1u") };
                         let body: String = (0..sites.len())
                             .filter(|&b| counted_by_loop(sites, b) == Some(k))
-                            .map(|b| {
+                            .map(|b| if history == 0 {
                                 format!("        {{ let m = subgroupMax({p}_v{b}); {p}_v{b} = vec2<u32>(0u); {p}_c{b}.w += lead * m.x; {p}_s{b} += lead * m.y; }}\n")
+                            } else {
+                                // iteration i's vote from the bits of the lanes that ran it
+                                format!(
+                                    r#"        {{
+            let n = {p}_n{b};
+            let longest = subgroupMax(n);
+            if (longest > {held}u) {{
+                atomicMax(&{p}_words[3], longest);
+            }}
+            var nonuniform = 0u;
+            var any = 0u;
+            for (var word = 0u; word * 32u < min(longest, {held}u); word++) {{
+                let bits = select({p}_h{b}, {p}_w{b}[min(word, {last}u)], (word + 1u) * 32u <= n);
+                let ran = select(0u, n - word * 32u, n > word * 32u);
+                let valid = select((1u << min(ran, 31u)) - 1u, 0xffffffffu, ran >= 32u);
+                let taken = subgroupOr(bits & valid);
+                let all = subgroupAnd(bits | ~valid);
+                nonuniform += countOneBits(taken & ~all);
+                any += countOneBits(taken);
+            }}
+            {p}_n{b} = 0u;
+            {p}_h{b} = 0u;
+            {p}_c{b}.w += lead * nonuniform;
+            {p}_s{b} += lead * any;
+        }}
+"#,
+                                    held = history * 32,
+                                    last = history - 1
+                                )
                             })
                             .collect();
                         format!(
@@ -574,9 +635,34 @@ fn {p}_exit{k}() {{
 "#
                         )
                     }
-                    // evaluated at every iteration of a loop counted per run: each lane counts the
-                    // votes it sees, the loop's end keeps the longest-staying lane's (non-uniform
-                    // evaluations in the uniform word, made uniform ones when decoded)
+                    // evaluated at every iteration of a loop counted per run: each lane keeps its
+                    // outcome of iteration i as bit i (a word of them stored every 32 iterations)
+                    // and the loop's end takes the votes from the bits (non-uniform evaluations in
+                    // the uniform word, made uniform ones when decoded); nothing in the loop waits
+                    // on other lanes, which on some drivers costs several times the loop itself
+                    Splice::Condition(_) if counted_by_loop(sites, k).is_some() && history > 0 => {
+                        decls += &format!("var<private> {p}_n{k}: u32;\nvar<private> {p}_h{k}: u32;\nvar<private> {p}_w{k}: array<u32, {history}>;\n");
+                        format!(
+                            r#"
+fn {p}_cond{k}(cond: bool) -> bool {{
+    if ({gate}) {{
+        let n = {p}_n{k};
+        {p}_h{k} |= select(0u, 1u << (n & 31u), cond);
+        if ((n & 31u) == 31u) {{
+            {p}_w{k}[min(n >> 5u, {last}u)] = {p}_h{k};
+            {p}_h{k} = 0u;
+        }}
+        {p}_n{k} = n + 1u;
+        {p}_c{k}.z += select(0u, 1u, cond);
+    }}
+    return cond;
+}}
+"#,
+                            last = history - 1
+                        )
+                    }
+                    // without a history, each lane counts the votes it sees and the loop's end keeps
+                    // the longest-staying lane's
                     Splice::Condition(_) if counted_by_loop(sites, k).is_some() => {
                         decls += &format!("var<private> {p}_v{k}: vec2<u32>;\n");
                         format!(

@@ -47,8 +47,10 @@ mod table;
 
 pub use bindings::{contents, contents_within, entry_bindings, scalar_name, BindingInfo, BindingSpec, Resource, TextureFill, TextureSpec};
 pub use compiled::{compiled_kernels, CompiledKernel};
-pub use counts::{decode, CountSource, Counts, Sampling, SiteCounts};
-pub use instrument::{instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
+pub use counts::{decode, loop_history_needed, CountSource, Counts, Sampling, SiteCounts};
+pub use instrument::{
+    instrument, parse, Counting, InstrumentOptions, Instrumented, DEFAULT_LOOP_HISTORY, DEFAULT_TRACE_EVENTS, MAX_LOOP_HISTORY,
+};
 // what remapping a user's shader shares with instrumenting it
 pub(crate) use instrument::{free_slot, parse_source, workgroup_size, HEADER_WORDS};
 pub use profiler::{Profiler, ProfilerOptions};

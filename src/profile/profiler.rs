@@ -2,7 +2,7 @@
 //! app's own `Device`, records into the app's encoder and never submits or blocks.
 
 use super::counts::{decode, Counts};
-use super::instrument::{instrument, Counting, InstrumentOptions, Instrumented, DEFAULT_TRACE_EVENTS};
+use super::instrument::{instrument, Counting, InstrumentOptions, Instrumented, DEFAULT_LOOP_HISTORY, DEFAULT_TRACE_EVENTS};
 use super::sites::Site;
 use crate::divergence::EMULATION_WIDTH;
 use crate::error::{Error, Result};
@@ -28,6 +28,10 @@ pub struct ProfilerOptions {
     /// Values of the shader's pipeline-overridable constants; give the same to the pipeline
     /// (`PipelineCompilationOptions::constants`).
     pub overrides: Vec<(String, f64)>,
+    /// Words of outcome history per lane for an `if` inside a loop
+    /// ([`InstrumentOptions::loop_history`]): a frame whose loops ran longer is refused with the
+    /// words it needs; 0 votes at every iteration instead.
+    pub loop_history: u32,
 }
 
 impl Default for ProfilerOptions {
@@ -40,6 +44,7 @@ impl Default for ProfilerOptions {
             slot: None,
             sample: 1,
             overrides: Vec::new(),
+            loop_history: DEFAULT_LOOP_HISTORY,
         }
     }
 }
@@ -123,6 +128,7 @@ impl Profiler {
                 max_bind_groups,
                 overrides: options.overrides.clone(),
                 sample: options.sample,
+                loop_history: options.loop_history,
             },
         )?;
         if instrumented.slot.0 >= max_bind_groups {

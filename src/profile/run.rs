@@ -3,8 +3,8 @@
 //! timed runs of each from the same inputs.
 
 use super::bindings::{contents_within, entry_bindings, format_name, specs_for, BindingInfo, BindingSpec, Resource, TextureSpec};
-use super::counts::{decode, Counts};
-use super::instrument::{instrument_parsed, parse_source, Counting, InstrumentOptions, Instrumented};
+use super::counts::{decode, loop_history_needed, Counts};
+use super::instrument::{instrument_parsed, parse_source, Counting, InstrumentOptions, Instrumented, MAX_LOOP_HISTORY};
 use super::sites::SiteKind;
 use super::table::{summary_with_cases, Summary};
 use crate::divergence::EMULATION_WIDTH;
@@ -62,12 +62,25 @@ pub struct ProfileRequest<'a> {
     /// Count one subgroup in `sample` (1: all); the figures are then estimates with their
     /// errors ([`Summary::sampling`]). Counting on subgroups only.
     pub sample: u32,
+    /// Words of outcome history per lane for an `if` inside a loop to start with
+    /// ([`InstrumentOptions::loop_history`]): a run whose loops outran it is instrumented and
+    /// run once more with what they need (with votes past [`MAX_LOOP_HISTORY`]).
+    pub loop_history: u32,
 }
 
 impl<'a> ProfileRequest<'a> {
     /// A profile of `shader` on the GPU's own subgroups, one timed run, every subgroup counted.
     pub fn new(shader: ShaderDispatch<'a>) -> Self {
-        ProfileRequest { shader, width: None, emulate: false, trace_events: super::DEFAULT_TRACE_EVENTS, slot: None, samples: 1, sample: 1 }
+        ProfileRequest {
+            shader,
+            width: None,
+            emulate: false,
+            trace_events: super::DEFAULT_TRACE_EVENTS,
+            slot: None,
+            samples: 1,
+            sample: 1,
+            loop_history: super::DEFAULT_LOOP_HISTORY,
+        }
     }
 }
 
@@ -441,6 +454,12 @@ impl Prepared {
 
     /// The final contents of resource `i`: a buffer's bytes, a texture's texels (rows tightly
     /// packed).
+    /// The first `bytes` of the probe's records, as words.
+    async fn read_records(&self, gpu: &Gpu, bytes: u64) -> Result<Vec<u32>> {
+        let records = self.records.as_ref().ok_or_else(|| Error::invalid("probe records", "the instrumented run has no records buffer"))?;
+        Ok(bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, bytes).await?))
+    }
+
     async fn read(&self, gpu: &Gpu, i: usize) -> Result<Vec<u8>> {
         match &self.bound[i] {
             Bound::Buffer { buffer, .. } => gpu.read_bytes_async(buffer, buffer.size()).await,
@@ -585,18 +604,31 @@ pub async fn profile_async(
             format!("{}: sampling counts the GPU's own subgroups; host emulation (emulate, width, or an adapter without subgroups) counts every invocation, so give sample 1", request.sample),
         ));
     }
-    let inputs = inputs(gpu, request, counting)?;
+    let mut inputs = inputs(gpu, request, counting)?;
 
     step(0, "building the pipelines".into())?;
     let overrides = &request.shader.overrides;
     let plain = Prepared::new(gpu, request.shader.file, &inputs.source.text, &inputs.interface, &inputs, overrides, false).await?;
     let label = format!("{} (instrumented)", request.shader.file);
-    let probed = Prepared::new(gpu, &label, &inputs.instrumented.wgsl, &inputs.instrumented.interface, &inputs, overrides, true).await?;
-    let Inputs { instrumented, bindings, data, records_bytes, module, info, .. } = inputs;
+    let mut probed =
+        Prepared::new(gpu, &label, &inputs.instrumented.wgsl, &inputs.instrumented.interface, &inputs, overrides, true).await?;
 
     step(1, "running as written and instrumented".into())?;
     let mut plain_times = vec![plain.run(gpu, request.shader.workgroups).await?];
     let mut probed_times = vec![probed.run(gpu, request.shader.workgroups).await?];
+    let mut words = probed.read_records(gpu, inputs.records_bytes).await?;
+    if let Some(needed) = loop_history_needed(&inputs.instrumented, &words) {
+        // a loop outran the probe's history: once more with enough of it, or with votes
+        let loop_history = if needed <= MAX_LOOP_HISTORY { needed } else { 0 };
+        step(1, format!("instrumenting again for loops of {} iterations", words[3]))?;
+        let options = InstrumentOptions { loop_history, ..instrument_options(gpu, request, counting) };
+        inputs.instrumented =
+            instrument_parsed(request.shader.file, &inputs.source, &inputs.module, &inputs.info, request.shader.entry, &options)?;
+        probed = Prepared::new(gpu, &label, &inputs.instrumented.wgsl, &inputs.instrumented.interface, &inputs, overrides, true).await?;
+        probed_times = vec![probed.run(gpu, request.shader.workgroups).await?];
+        words = probed.read_records(gpu, inputs.records_bytes).await?;
+    }
+    let Inputs { instrumented, bindings, data, module, info, .. } = inputs;
     let mut outputs = Vec::new();
     let mut outputs_identical = true;
     for (i, (b, bytes)) in bindings.iter().zip(&data).enumerate() {
@@ -609,8 +641,6 @@ pub async fn profile_async(
         }
     }
     step(2, "reading the counts".into())?;
-    let records = probed.records.as_ref().ok_or_else(|| Error::invalid("profile", "the instrumented run has no records buffer"))?;
-    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, records_bytes).await?);
     let counts = decode(&instrumented, &words, request.shader.workgroups, width)?;
     for k in 1..request.samples {
         step(2 + k, format!("timed run {} of {}", k + 1, request.samples))?;
@@ -666,14 +696,19 @@ struct Inputs {
     records_bytes: u64,
 }
 
-fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inputs> {
-    let options = InstrumentOptions {
+fn instrument_options(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> InstrumentOptions {
+    InstrumentOptions {
         counting,
         slot: request.slot,
         max_bind_groups: gpu.device().limits().max_bind_groups,
         overrides: request.shader.overrides.clone(),
         sample: request.sample,
-    };
+        loop_history: request.loop_history,
+    }
+}
+
+fn inputs(gpu: &Gpu, request: &ProfileRequest, counting: Counting) -> Result<Inputs> {
+    let options = instrument_options(gpu, request, counting);
     // the one parse of the shader: the probes go into its preprocessed text (LF line ends),
     // which the plain run takes as it is
     let (source, module, info) = parse_source(request.shader.file, request.shader.wgsl)?;
@@ -719,6 +754,5 @@ pub(crate) async fn trace_async(gpu: &Gpu, request: &ProfileRequest<'_>, events:
         Prepared::new(gpu, &label, &inputs.instrumented.wgsl, &inputs.instrumented.interface, &inputs, &request.shader.overrides, true)
             .await?;
     let timing = traced.run(gpu, request.shader.workgroups).await?;
-    let records = traced.records.as_ref().ok_or_else(|| Error::invalid("key pass", "the instrumented run has no records buffer"))?;
-    Ok((bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, inputs.records_bytes).await?), timing))
+    Ok((traced.read_records(gpu, inputs.records_bytes).await?, timing))
 }

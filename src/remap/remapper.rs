@@ -186,7 +186,7 @@ impl Remapper {
                 slot: Some((group, records_slot)),
                 max_bind_groups,
                 overrides: options.overrides.clone(),
-                sample: 1,
+                ..Default::default()
             },
         )
         .map_err(|e| match e {

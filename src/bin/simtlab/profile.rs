@@ -88,6 +88,11 @@ pub struct ProfileArgs {
     /// printed with their 95 % interval, at a fraction of the probe's cost. GPU subgroups only.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub sample: u32,
+    /// Words of outcome history each lane keeps for an `if` inside a loop (32 iterations a
+    /// word), so that nothing in the loop waits on other lanes: a longer loop is profiled again
+    /// with the words it needs; 0 votes at every iteration instead (slower, no limit).
+    #[arg(long, default_value_t = profile::DEFAULT_LOOP_HISTORY, value_parser = clap::value_parser!(u32).range(..=profile::MAX_LOOP_HISTORY as i64))]
+    pub loop_history: u32,
     /// Write a binding's final contents as raw little-endian bytes (repeatable): B=FILE.
     #[arg(long = "dump", value_name = "B=FILE")]
     pub dumps: Vec<String>,
@@ -238,6 +243,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         slot: args.slot,
         samples: args.samples,
         sample: args.sample,
+        loop_history: args.loop_history,
     };
     let run = profile::profile(&gpu, &request)?;
     let s = &run.summary;
