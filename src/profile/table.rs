@@ -45,7 +45,9 @@ pub struct CaseRow {
 
 /// How far a sampled run's figures may be from those of counting every subgroup: 95 %
 /// intervals (1.96 standard errors) of ratio estimates over the counted subgroups, with the
-/// finite-population correction.
+/// finite-population correction, and never narrower than 3 (1 − n/N) / n for n of N subgroups
+/// counted: subgroups of a kind that no counted one shows may still be up to 3/n of them (the
+/// rule of three), which no spread among the counted ones reveals.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SampleError {
     /// One subgroup in `one_in` was counted.
@@ -103,7 +105,8 @@ fn ratio_error(pairs: &[(f64, f64)], population: u64) -> f64 {
     let r = sy / sx;
     let spread = pairs.iter().map(|(y, x)| (y - r * x).powi(2)).sum::<f64>() / (n - 1.0);
     let f = (n / population.max(1) as f64).min(1.0);
-    1.96 * ((1.0 - f) * spread / n).sqrt() / (sx / n)
+    let unseen = 3.0 * (1.0 - f) / n;
+    (1.96 * ((1.0 - f) * spread / n).sqrt() / (sx / n)).max(unseen)
 }
 
 /// The errors of a sampled run's figures.
@@ -249,4 +252,26 @@ pub fn table(summary: &Summary) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ratio_error;
+
+    #[test]
+    fn a_sample_without_spread_still_states_what_it_may_have_missed() {
+        // ten counted subgroups of a hundred, all with the same ratio 3/4: no spread, but a
+        // kind of subgroup none of them shows may be up to 3 in 10 of the rest
+        let same = vec![(3.0, 4.0); 10];
+        assert!((ratio_error(&same, 100) - 3.0 * 0.9 / 10.0).abs() < 1e-12);
+        // every subgroup counted: nothing left unseen, nothing to spread
+        assert_eq!(ratio_error(&same, 10), 0.0);
+        // with spread the interval is the ratio estimate's: 1.96 sqrt((1 - f) s² / n) / mean x
+        let spread: Vec<(f64, f64)> = [(1.0, 4.0), (3.0, 4.0), (2.0, 4.0), (4.0, 4.0)].repeat(25);
+        let r = 250.0 / 400.0;
+        let s2 = spread.iter().map(|(y, x)| (y - r * x) * (y - r * x)).sum::<f64>() / 99.0;
+        let expected = 1.96 * ((1.0 - 0.1) * s2 / 100.0).sqrt() / 4.0;
+        assert!(expected > 3.0 * 0.9 / 100.0);
+        assert!((ratio_error(&spread, 1000) - expected).abs() < 1e-12, "{} vs {expected}", ratio_error(&spread, 1000));
+    }
 }
