@@ -417,3 +417,15 @@ fn loops_longer_than_the_probes_history_are_instrumented_again_and_counted_exact
     words[3] = 64;
     assert_eq!(profile::loop_history_needed(&instrumented, &words), None);
 }
+
+#[test]
+fn a_break_if_loop_in_a_helper_called_in_a_data_dependent_loop_counts_as_emulated() {
+    let Some((gpu, _)) = common::gpu_with_subgroups() else { return };
+    let wgsl = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+        fn rounds(x: u32) -> u32 {\n    var j = (x & 15u) | 1u;\n    var n = 0u;\n    loop {\n        n += 1u;\n        j = j >> 1u;\n        continuing {\n            break if j == 0u;\n        }\n    }\n    return n;\n}\n\
+        @compute @workgroup_size(64)\n\
+        fn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    var x = data[id.x];\n    var total = 0u;\n    var k = 0u;\n    while (k < (x & 7u)) {\n        total += rounds(x >> k);\n        k += 1u;\n    }\n    data[id.x] = total;\n}\n";
+    let values = Rng::new(41).vec_u32(256);
+    let run = probe_equals_emulation(&gpu, &request("helper.wgsl", wgsl, "main", 4, vec![("data", bytes(&values))]));
+    assert!(run.summary.simt_efficiency < 1.0);
+}

@@ -97,7 +97,8 @@ pub(crate) struct FoundSite {
     pub splice: Splice,
     /// Byte offset that orders sites as they appear in the source.
     pub offset: usize,
-    /// Indices (into the found sites) of the loop tests this site is nested in, outermost first.
+    /// Indices (into the found sites) of the loop tests this site is nested in, outermost first;
+    /// for a site of a called function, the loops around its calls (and its callers') first.
     pub loops: Vec<usize>,
     /// For a loop test: the value on which the loop is left (`while`: false, `break if`: true).
     pub exit_on: Option<bool>,
@@ -267,9 +268,10 @@ struct Walker<'a> {
     info: &'a naga::valid::FunctionInfo,
     name: String,
     sites: Vec<FoundSite>,
-    /// Functions called, with the byte offset of the call and the site whose taken lanes are
-    /// exactly the lanes making the call (see [`FoundSite::derived_from`]).
-    calls: Vec<(naga::Handle<naga::Function>, Option<usize>, Option<usize>)>,
+    /// Functions called, with the byte offset of the call, the site whose taken lanes are
+    /// exactly the lanes making the call (see [`FoundSite::derived_from`]) and the loops
+    /// around the call.
+    calls: Vec<(naga::Handle<naga::Function>, Option<usize>, Option<usize>, Vec<usize>)>,
     /// Whether a barrier or workgroupUniformLoad was seen.
     synchronises: bool,
 }
@@ -492,7 +494,9 @@ impl Walker<'_> {
                     }
                 }
                 naga::Statement::Block(b) => self.block(b, loops, None, guard),
-                naga::Statement::Call { function, .. } => self.calls.push((*function, span.to_range().map(|r| r.start), guard)),
+                naga::Statement::Call { function, .. } => {
+                    self.calls.push((*function, span.to_range().map(|r| r.start), guard, loops.to_vec()))
+                }
                 naga::Statement::ControlBarrier(_) | naga::Statement::MemoryBarrier(_) | naga::Statement::WorkGroupUniformLoad { .. } => {
                     self.synchronises = true
                 }
@@ -612,8 +616,13 @@ pub(crate) fn analyse_sized(
     };
     let (sites, calls, mut synchronises) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
     // each call with the site (numbered among all found) whose taken lanes make it
-    let mut guarded: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|&(h, _, g)| (h, g)).collect();
-    let mut pending: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|&(h, at, _)| (h, at)).collect();
+    let mut guarded: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|&(h, _, g, _)| (h, g)).collect();
+    let mut pending: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|(h, at, ..)| (*h, *at)).collect();
+    // each call with its caller (None: the entry point) and the loops around it, numbered
+    // among all found; and each walked function's sites
+    let mut call_loops: Vec<(naga::Handle<naga::Function>, Option<naga::Handle<naga::Function>>, Vec<usize>)> =
+        calls.iter().map(|(h, _, _, loops)| (*h, None, loops.clone())).collect();
+    let mut walked: Vec<(naga::Handle<naga::Function>, Range<usize>)> = Vec::new();
     append(&mut found, sites);
     let mut entries: Vec<(naga::Handle<naga::Function>, usize)> = Vec::new();
     let mut callers: Vec<(naga::Handle<naga::Function>, usize)> = pending.iter().filter_map(|&(h, at)| Some((h, at?))).collect();
@@ -639,12 +648,37 @@ pub(crate) fn analyse_sized(
         if sites.first().is_some_and(|s| s.site.kind == SiteKind::Call) {
             entries.push((h, base));
         }
-        guarded.extend(calls.iter().map(|&(h, _, g)| (h, g.map(|g| g + base))));
-        let calls: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|&(h, at, _)| (h, at)).collect();
+        guarded.extend(calls.iter().map(|&(callee, _, g, _)| (callee, g.map(|g| g + base))));
+        call_loops.extend(calls.iter().map(|(callee, _, _, loops)| (*callee, Some(h), loops.iter().map(|l| l + base).collect())));
+        let calls: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|(callee, at, ..)| (*callee, *at)).collect();
+        walked.push((h, base..base + sites.len()));
         append(&mut found, sites);
         callers.extend(calls.iter().filter_map(|&(h, at)| Some((h, at?))));
         every_call.extend(calls.iter().copied());
         pending.extend(calls);
+    }
+    // a function's sites are nested in the loops around its calls (and around its callers'),
+    // so that emulation matches a site's evaluations within one call, not across calls; WGSL
+    // has no recursion, so as many passes as functions settle it
+    let mut around: Vec<(naga::Handle<naga::Function>, Vec<usize>)> = walked.iter().map(|(h, _)| (*h, Vec::new())).collect();
+    for _ in 0..walked.len() {
+        for k in 0..around.len() {
+            let mut loops: Vec<usize> = Vec::new();
+            for (_, caller, at_call) in call_loops.iter().filter(|(callee, ..)| *callee == around[k].0) {
+                let outer = caller.and_then(|c| around.iter().find(|(f, _)| *f == c)).map(|(_, l)| l.clone()).unwrap_or_default();
+                for l in outer.into_iter().chain(at_call.iter().copied()) {
+                    if !loops.contains(&l) {
+                        loops.push(l);
+                    }
+                }
+            }
+            around[k].1 = loops;
+        }
+    }
+    for ((_, range), (_, outer)) in walked.iter().zip(&around) {
+        for s in &mut found[range.clone()] {
+            s.loops = outer.iter().copied().chain(s.loops.iter().copied()).collect();
+        }
     }
     // a function called from one place, where the lanes making the call are a site's taken
     // lanes, is entered by those lanes
