@@ -261,6 +261,20 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+type Function = naga::Handle<naga::Function>;
+
+/// A call a walked function makes.
+struct Call {
+    function: Function,
+    /// Byte offset of the call.
+    at: Option<usize>,
+    /// The site whose taken lanes are exactly the lanes making the call (see
+    /// [`FoundSite::derived_from`]).
+    guard: Option<usize>,
+    /// The loops around the call.
+    loops: Vec<usize>,
+}
+
 struct Walker<'a> {
     src: &'a str,
     masked: &'a [u8],
@@ -268,10 +282,8 @@ struct Walker<'a> {
     info: &'a naga::valid::FunctionInfo,
     name: String,
     sites: Vec<FoundSite>,
-    /// Functions called, with the byte offset of the call, the site whose taken lanes are
-    /// exactly the lanes making the call (see [`FoundSite::derived_from`]) and the loops
-    /// around the call.
-    calls: Vec<(naga::Handle<naga::Function>, Option<usize>, Option<usize>, Vec<usize>)>,
+    /// Functions called.
+    calls: Vec<Call>,
     /// Whether a barrier or workgroupUniformLoad was seen.
     synchronises: bool,
 }
@@ -495,7 +507,7 @@ impl Walker<'_> {
                 }
                 naga::Statement::Block(b) => self.block(b, loops, None, guard),
                 naga::Statement::Call { function, .. } => {
-                    self.calls.push((*function, span.to_range().map(|r| r.start), guard, loops.to_vec()))
+                    self.calls.push(Call { function: *function, at: span.to_range().map(|r| r.start), guard, loops: loops.to_vec() })
                 }
                 naga::Statement::ControlBarrier(_) | naga::Statement::MemoryBarrier(_) | naga::Statement::WorkGroupUniformLoad { .. } => {
                     self.synchronises = true
@@ -616,12 +628,11 @@ pub(crate) fn analyse_sized(
     };
     let (sites, calls, mut synchronises) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
     // each call with the site (numbered among all found) whose taken lanes make it
-    let mut guarded: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|&(h, _, g, _)| (h, g)).collect();
-    let mut pending: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|(h, at, ..)| (*h, *at)).collect();
+    let mut guarded: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|c| (c.function, c.guard)).collect();
+    let mut pending: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|c| (c.function, c.at)).collect();
     // each call with its caller (None: the entry point) and the loops around it, numbered
     // among all found; and each walked function's sites
-    let mut call_loops: Vec<(naga::Handle<naga::Function>, Option<naga::Handle<naga::Function>>, Vec<usize>)> =
-        calls.iter().map(|(h, _, _, loops)| (*h, None, loops.clone())).collect();
+    let mut call_loops: Vec<(Function, Option<Function>, Vec<usize>)> = calls.iter().map(|c| (c.function, None, c.loops.clone())).collect();
     let mut walked: Vec<(naga::Handle<naga::Function>, Range<usize>)> = Vec::new();
     append(&mut found, sites);
     let mut entries: Vec<(naga::Handle<naga::Function>, usize)> = Vec::new();
@@ -648,9 +659,9 @@ pub(crate) fn analyse_sized(
         if sites.first().is_some_and(|s| s.site.kind == SiteKind::Call) {
             entries.push((h, base));
         }
-        guarded.extend(calls.iter().map(|&(callee, _, g, _)| (callee, g.map(|g| g + base))));
-        call_loops.extend(calls.iter().map(|(callee, _, _, loops)| (*callee, Some(h), loops.iter().map(|l| l + base).collect())));
-        let calls: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|(callee, at, ..)| (*callee, *at)).collect();
+        guarded.extend(calls.iter().map(|c| (c.function, c.guard.map(|g| g + base))));
+        call_loops.extend(calls.iter().map(|c| (c.function, Some(h), c.loops.iter().map(|l| l + base).collect())));
+        let calls: Vec<(Function, Option<usize>)> = calls.iter().map(|c| (c.function, c.at)).collect();
         walked.push((h, base..base + sites.len()));
         append(&mut found, sites);
         callers.extend(calls.iter().filter_map(|&(h, at)| Some((h, at?))));
