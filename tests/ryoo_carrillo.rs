@@ -6,7 +6,7 @@ mod common;
 
 use simtlab::experiments::carrillo;
 use simtlab::harness::{Check, Protocol};
-use simtlab::kernels::matmul::{self, cpu, Prepared, RegtileConfig, Shape, Variant};
+use simtlab::kernels::matmul::{self, cpu, Compiler, Prepared, RegtileConfig, Shape, Variant};
 use simtlab::kernels::split::{self, BranchConfig, BranchPrepared, LoopConfig, LoopPrepared, MaskLayout};
 use simtlab::rng::Rng;
 
@@ -310,10 +310,35 @@ fn matmul_default_size_fits_the_adapter() {
     }
     assert_eq!(shape, Shape::square(matmul::CPU_ADAPTER_N));
     assert!(note.as_deref().is_some_and(|n| n.contains("`n=4096`")), "{note:?}");
-    let records = matmul::run_ladder(&gpu, &args, &Protocol { warmup: 0, samples: 1 }).unwrap();
+    let records = simtlab::experiments::run_ladder(&gpu, &args, &Protocol { warmup: 0, samples: 1 }).unwrap();
     assert!(records[0].check.passed && records[0].variant == "512x512x512", "{}", records[0].variant);
     assert!(records[0].extra["size_note"].as_str().is_some_and(|n| n.contains("CPU adapter")), "{}", records[0].extra);
     // an explicit size is kept
     let (shape, note) = matmul::Ladder { n: Some(96), ..args }.shape(&gpu);
     assert_eq!((shape, note), (Shape::square(96), None));
+}
+
+/// `bench matmul`'s ladder runs through the registry's `matmul-*` workloads: each kernel once
+/// per compiler, in order, with the register tiles it was given, every product checked.
+#[test]
+fn the_ladder_runs_each_kernel_once_per_compiler_with_its_tiles() {
+    let gpu = common::gpu();
+    let regtile = RegtileConfig { bk: 8, loops: true, ..Default::default() };
+    let ladder = matmul::Ladder {
+        variants: vec![Variant::Naive, Variant::Regtile],
+        n: Some(96),
+        regtile,
+        compilers: Compiler::parse_list("wgpu,naga").unwrap(),
+        seed: 5,
+        ..Default::default()
+    };
+    let records = simtlab::experiments::run_ladder(&gpu, &ladder, &Protocol { warmup: 0, samples: 1 }).unwrap();
+    let kernels: Vec<&str> = records.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(kernels, ["naive", "naive [naga]", "regtile-loops", "regtile-loops [naga]"]);
+    assert!(records.iter().all(|r| r.check.passed && r.variant == "96x96x96" && r.seed == 5), "{records:?}");
+    assert_eq!(records[2].params["regtile"]["bk"], 8);
+    // the lists' checks come before any run
+    let none = matmul::Ladder { compilers: Vec::new(), ..ladder };
+    let e = simtlab::experiments::run_ladder(&gpu, &none, &Protocol { warmup: 0, samples: 1 }).unwrap_err().to_string();
+    assert!(e.contains("compilers"), "{e}");
 }

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use output::{merge_dirs, missing_shards, read_info, read_outcomes, resumable, write_report, MergeInput, OutputDir, RunInfo};
+pub use ryoo::run_ladder;
 
 pub use crate::harness::Scale;
 

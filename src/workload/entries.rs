@@ -8,7 +8,7 @@ use crate::gpu::Bind;
 use crate::kernels::flowshop::bench::{bench_instance, BenchConfig, PoolsRecording};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
-use crate::kernels::matmul::{self, RegtileConfig, Shape, Variant};
+use crate::kernels::matmul::{self, Compiler, RegtileConfig, Shape, Variant};
 use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
 use crate::kernels::redirect::{self, RedirectConfig, RedirectKernel};
 use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout};
@@ -85,11 +85,20 @@ fn micro_loop(scale: Scale) -> MicroConfig {
     MicroConfig { pattern: Pattern::Loop, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() }
 }
 
-/// A square product of `n` and its seed.
+/// A product's shape and seed; the command line also sets `regtile`'s tiles and the compiler
+/// (left out of the parameters where they are the defaults, as the explorer keeps them).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct MatmulParams {
     pub shape: Shape,
     pub seed: u64,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub regtile: RegtileConfig,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub compiler: Compiler,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 /// Branched and split kernels over the else fractions of a decision mask.
@@ -476,8 +485,13 @@ fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
                     family: "matmul",
                     paper: RYOO,
                     summary: "C = A·B in f32, one rung of the optimization ladder, checked against the CPU product",
-                    config: |s| MatmulParams { shape: Shape::square(s.pick(64, 512, 4096)), seed: 1 },
-                    run: |gpu, c, p| matmul::bench(gpu, Variant::$v, c.shape, &RegtileConfig::default(), p, c.seed).map(|r| vec![r]),
+                    config: |s| MatmulParams {
+                        shape: Shape::square(s.pick(64, 512, 4096)),
+                        seed: 1,
+                        regtile: RegtileConfig::default(),
+                        compiler: Compiler::Wgpu,
+                    },
+                    run: |gpu, c, p| matmul::bench_compiled(gpu, Variant::$v, &c.compiler, c.shape, &c.regtile, p, c.seed).map(|r| vec![r]),
                     prepare: Some(|gpu, c| super::recordings::matmul(gpu, Variant::$v, c)),
                     shader: matmul::spec(Variant::$v, Shape::square(64), &RegtileConfig::default()).ok().map(|k| k.entry),
                     footprint: None,

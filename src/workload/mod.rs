@@ -26,6 +26,8 @@ mod recordings;
 pub use crate::gpu::{read_recording_async, run_recording_async, Recording};
 pub use crate::harness::Scale;
 pub use entries::BranchSweep;
+#[cfg(feature = "report")]
+pub(crate) use entries::MatmulParams;
 pub use params::{number_value, ParamKind, ParamSpec};
 
 use crate::divergence::Divergence;

@@ -8,7 +8,7 @@ use super::Recording;
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu};
 use crate::harness::Check;
-use crate::kernels::matmul::{self, RegtileConfig, Variant};
+use crate::kernels::matmul::{self, Variant};
 use crate::kernels::micro::{self, remapped, MicroConfig};
 use crate::kernels::reduction::{self, ReductionConfig, ReductionKernel};
 use crate::kernels::split::{self, BranchPrepared, MaskLayout};
@@ -41,7 +41,7 @@ pub(super) fn matmul(gpu: &Gpu, variant: Variant, p: &MatmulParams) -> Result<Bo
     let b = matmul::random_matrix(shape.k, shape.n, &mut rng);
     let rows = matmul::checked_rows(shape);
     let expected = matmul::cpu::matmul_rows(&a, &b, shape, &rows);
-    let prepared = matmul::Prepared::new(gpu, variant, shape, &a, &b, &RegtileConfig::default())?;
+    let prepared = matmul::Prepared::new(gpu, variant, shape, &a, &b, &p.regtile)?;
     Ok(Box::new(MatmulRecording { prepared, rows, expected, n: shape.n, tolerance: matmul::check_bounds(shape.k) }))
 }
 

@@ -11,10 +11,11 @@ use std::sync::Arc;
 /// What turns a kernel into the code the driver compiles. The driver's own compiler does the
 /// rest in every case; comparing these separates naga's SPIR-V from the driver
 /// (`benches/results/sgemm-spirv-h100.md`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Compiler {
     /// WGSL through wgpu (naga inside wgpu, with wgpu's checks): the default.
+    #[default]
     Wgpu,
     /// naga's SPIR-V written by simtlab with these options, passed through unchanged.
     Naga(NagaSpirvOptions),

@@ -706,8 +706,10 @@ impl Ladder {
     }
 }
 
-/// Runs the chosen kernels on one shape.
-pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec<Record>> {
+/// The ladder's checks before any kernel runs: kernels and compilers named, the shape valid and
+/// within the adapter, `regtile`'s tiles valid where it runs. Gives the shape and, where `n`
+/// was left to the adapter, why it is the one it is.
+pub fn check_ladder(gpu: &Gpu, ladder: &Ladder) -> Result<(Shape, Option<String>)> {
     if ladder.variants.is_empty() {
         return Err(Error::invalid(
             "variants",
@@ -723,26 +725,8 @@ pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec
     let (shape, size_note) = ladder.shape(gpu);
     shape.validate()?;
     shape.footprint().check(gpu)?;
-    let regtile = ladder.regtile;
     if ladder.variants.contains(&Variant::Regtile) {
-        regtile.validate()?;
+        ladder.regtile.validate()?;
     }
-    let progress = harness::Progress::new((ladder.variants.len() * ladder.compilers.len()) as u64, "matmul");
-    if let Some(note) = &size_note {
-        progress.println(note);
-    }
-    let mut records = Vec::new();
-    for &v in &ladder.variants {
-        for compiler in &ladder.compilers {
-            progress.message(v.name());
-            let mut r = bench_compiled(gpu, v, compiler, shape, &regtile, protocol, ladder.seed)?;
-            if let (Some(note), Some(extra)) = (&size_note, r.extra_as::<MatmulExtra>()) {
-                r.add_extra(MatmulExtra { size_note: Some(note.clone()), ..extra });
-            }
-            records.push(r);
-            progress.step("");
-        }
-    }
-    progress.finish();
-    Ok(records)
+    Ok((shape, size_note))
 }

@@ -121,7 +121,10 @@ pub fn run(gpu: &Gpu, c: &MatmulCli) -> Result<()> {
     if let Some(dir) = &c.args.save_spirv {
         save_spirv(gpu, &ladder, dir)?;
     }
-    let records = matmul::run_ladder(gpu, &ladder, &protocol)?;
+    let records = simtlab::experiments::run_ladder(gpu, &ladder, &protocol)?;
+    if let Some(note) = records.first().and_then(|r| r.extra_as::<matmul::MatmulExtra>()).and_then(|e| e.size_note) {
+        say!("{note}");
+    }
     let out = finish(&records, &c.output);
     say!("{}", ladder_table(&records));
     out
