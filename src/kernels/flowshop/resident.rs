@@ -113,7 +113,7 @@ impl Frontier {
     }
 
     /// Appends `other`, its record indices moved past this one's records.
-    fn append(&mut self, other: Frontier, stride: usize) {
+    pub(super) fn append(&mut self, other: Frontier, stride: usize) {
         let offset = (self.records.len() / stride) as u32;
         self.entries.extend(other.entries.chunks_exact(ENTRY_WORDS).flat_map(|e| [e[0] + offset, e[1], e[2]]));
         self.records.extend(other.records);
