@@ -317,6 +317,11 @@ fn sizes_and_options_the_resident_search_cannot_take_are_clear_errors() {
     assert!(err.contains("invalid checkpoint:") && err.contains("`search=resident`"), "{err}");
     let err = run(SolveOptions { checkpoint_every: Some(5.0), ..resident("ta001") });
     assert!(err.contains("invalid checkpoint_every:") && err.contains("`checkpoint`"), "{err}");
+    // the silence limit is for ranks, not devices
+    let err = run(SolveOptions { silence: Some(5.0), ..resident("ta001") });
+    assert!(err.contains("invalid silence:") && err.contains("MPI ranks"), "{err}");
+    let err = run(SolveOptions { silence: Some(0.0), ..resident("ta001") });
+    assert!(err.contains("invalid silence: 0 s"), "{err}");
 }
 
 #[test]
