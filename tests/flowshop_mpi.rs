@@ -1,13 +1,18 @@
 //! The resident flow-shop search over MPI ranks (feature `mpi`; Open MPI's `mpirun` on the
-//! PATH): with the optimum as `--ub`, 2 and 3 ranks count the one-device tree; a rank killed
-//! mid-run ends the run with an error and the last checkpoint resumes on another number of
-//! ranks to the same proof; bad rank counts and mismatched checkpoints are refused.
+//! PATH): with the optimum as `--ub`, 2 and 3 ranks count the one-device tree; each rank writes
+//! its own part of a checkpoint beside the manifest rank 0 writes; a rank killed mid-run ends
+//! the run with an error, a rank stopped mid-run ends it with an error naming it, and either
+//! way the last manifest resumes on the same or another number of ranks, or on one process,
+//! to the same proof; bad rank counts, mismatched checkpoints and missing or damaged parts
+//! are refused.
 #![cfg(feature = "mpi")]
 
 mod common;
 
 use common::cli::{assert_refused, simtlab, text};
-use std::process::{Command, Output, Stdio};
+use simtlab::kernels::flowshop::checkpoint::{Checkpoint, Manifest};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const TREE: [&str; 9] = ["flowshop", "solve", "ta014", "--search", "resident", "--ub", "1377", "--pool", "64"];
@@ -62,44 +67,155 @@ fn rank_process(parent: u32, rank: usize) -> Option<u32> {
     })
 }
 
+/// `mpirun -np RANKS` on the tree with a checkpoint to `file` every 0.2 s, and (once the first
+/// manifest is there) the process of its rank 1.
+fn run_until_a_manifest(ranks: usize, file: &str, extra: &[&str]) -> (Child, u32) {
+    let mut run = mpirun(ranks, &[&TREE[..], &["--checkpoint", file, "--checkpoint-every", "0.2", "--json"], extra].concat())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no checkpoint after 120 s");
+        if Path::new(file).exists() {
+            if let Some(pid) = rank_process(run.id(), 1) {
+                return (run, pid);
+            }
+        }
+        assert!(run.try_wait().unwrap().is_none(), "the run ended before a rank could be stopped");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The run's output once it ended, within `limit`.
+fn ended(mut run: Child, limit: Duration) -> Output {
+    let t0 = Instant::now();
+    while run.try_wait().unwrap().is_none() {
+        if t0.elapsed() > limit {
+            let _ = run.kill();
+            panic!("the run goes on {} s after a rank stopped answering", limit.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    run.wait_with_output().unwrap()
+}
+
+/// The manifest at `path` names one part per rank of `ranks`, each beside it, and together
+/// they hold the open nodes of the checkpoint read back.
+fn check_manifest(path: &Path, ranks: usize) -> Manifest {
+    let manifest = Manifest::read(path).unwrap();
+    assert_eq!((manifest.ranks, manifest.parts.len()), (ranks, ranks), "{manifest:?}");
+    let name = path.file_name().unwrap().to_str().unwrap();
+    for (rank, (part, file)) in manifest.parts.iter().zip(manifest.part_paths(path)).enumerate() {
+        assert_eq!(part.file, format!("{name}.e{}.r{rank}", manifest.epoch));
+        assert!(file.is_file(), "{} is missing", file.display());
+    }
+    let merged = Checkpoint::read(path).unwrap();
+    assert_eq!(merged.open_nodes() as u64, manifest.parts.iter().map(|p| p.nodes).sum::<u64>());
+    assert_eq!((merged.nodes_counted, merged.best), (manifest.header.nodes_counted, manifest.header.best));
+    manifest
+}
+
+fn resume_on(ranks: usize, file: &str) -> Output {
+    mpirun(ranks, &["flowshop", "solve", "ta014", "--search", "resident", "--resume", file, "--pool", "64", "--json"]).output().unwrap()
+}
+
 #[test]
 fn a_killed_rank_ends_the_run_and_its_checkpoint_resumes_to_the_same_proof() {
     let expected = one_device();
     let dir = common::scratch("mpi-killed");
     let path = dir.join("ta014.checkpoint");
     let file = path.to_str().unwrap();
-    let mut run = mpirun(2, &[&TREE[..], &["--checkpoint", file, "--checkpoint-every", "0.2", "--json"]].concat())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    let victim = loop {
-        assert!(t0.elapsed() < Duration::from_secs(120), "no checkpoint after 120 s");
-        if path.exists() {
-            if let Some(pid) = rank_process(run.id(), 1) {
-                break pid;
-            }
-        }
-        assert!(run.try_wait().unwrap().is_none(), "the run ended before a rank could be killed");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (run, victim) = run_until_a_manifest(2, file, &[]);
     Command::new("kill").args(["-9", &victim.to_string()]).status().unwrap();
     // the run ends (it does not wait for the dead rank) with an error
-    let t1 = Instant::now();
-    while run.try_wait().unwrap().is_none() {
-        assert!(t1.elapsed() < Duration::from_secs(90), "the run goes on after a rank was killed");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = run.wait_with_output().unwrap();
+    let out = ended(run, Duration::from_secs(90));
     assert!(!out.status.success(), "a run with a killed rank succeeded: {}", text(&out.stdout));
     let err = text(&out.stderr);
     assert!(err.contains("signal 9") || err.contains("Killed"), "the error does not say a rank was killed: {err}");
-    // its last checkpoint resumes on three ranks to the same proof and the same total count
-    let resumed = counts(
-        &mpirun(3, &["flowshop", "solve", "ta014", "--search", "resident", "--resume", file, "--pool", "64", "--json"]).output().unwrap(),
-    );
-    assert_eq!(resumed, expected);
+    // its last manifest names both ranks' parts, which resume on three ranks to the same
+    // proof and the same total count
+    check_manifest(&path, 2);
+    assert_eq!(counts(&resume_on(3, file)), expected);
+}
+
+#[test]
+fn a_stopped_rank_is_named_and_its_manifest_resumes_to_the_same_proof() {
+    let expected = one_device();
+    let dir = common::scratch("mpi-stopped");
+    let path = dir.join("ta014.checkpoint");
+    let file = path.to_str().unwrap();
+    let (run, victim) = run_until_a_manifest(2, file, &["--silence", "3"]);
+    Command::new("kill").args(["-STOP", &victim.to_string()]).status().unwrap();
+    let out = ended(run, Duration::from_secs(60));
+    // the stopped rank is ended with the others; if it is still there, it goes now
+    let _ = Command::new("kill").args(["-CONT", &victim.to_string()]).status();
+    let _ = Command::new("kill").args(["-9", &victim.to_string()]).stderr(Stdio::null()).status();
+    assert!(!out.status.success(), "a run with a stopped rank succeeded: {}", text(&out.stdout));
+    let err = text(&out.stderr);
+    // rank 0 finds it silent, or took nothing it sent it
+    let named = ["rank 1 sent nothing for 3 s", "rank 1 took none of the open nodes sent to it for 3 s"];
+    assert!(named.iter().any(|n| err.contains(n)) && err.contains("it died or hangs; resume from"), "{err}");
+    check_manifest(&path, 2);
+    assert_eq!(counts(&resume_on(2, file)), expected);
+}
+
+#[test]
+fn every_rank_writes_its_part_and_missing_or_damaged_parts_are_refused() {
+    let expected = one_device();
+    let dir = common::scratch("mpi-parts");
+    let path = dir.join("ta014.checkpoint");
+    let file = path.to_str().unwrap();
+    let stopped = mpirun(3, &with(&["--node-limit", "1000", "--checkpoint", file])).output().unwrap();
+    assert!(stopped.status.success(), "{}", text(&stopped.stderr));
+    let first = check_manifest(&path, 3);
+    // resumed on two ranks into the same file: the next epoch, and the first one's parts gone
+    let limit = (first.header.nodes_counted + 2000).to_string();
+    let stopped = mpirun(2, &with(&["--node-limit", &limit, "--resume", file, "--checkpoint", file])).output().unwrap();
+    assert!(stopped.status.success(), "{}", text(&stopped.stderr));
+    let manifest = check_manifest(&path, 2);
+    assert!(manifest.epoch > first.epoch && manifest.header.nodes_counted > first.header.nodes_counted, "{manifest:?}");
+    assert!(manifest.parts.iter().map(|p| p.nodes).sum::<u64>() > 0, "{manifest:?}");
+    let mut files: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    files.sort();
+    let mut kept: Vec<String> = manifest.parts.iter().map(|p| p.file.clone()).collect();
+    kept.extend(["ta014.checkpoint".into(), "ta014.checkpoint.lock".into()]);
+    kept.sort();
+    assert_eq!(files, kept);
+
+    // a manifest of another bound or instance is refused
+    let resume = |instance: &'static str, bound: &'static str| {
+        mpirun(2, &["flowshop", "solve", instance, "--search", "resident", "--resume", file, "--bound", bound]).output().unwrap()
+    };
+    assert_refused(&resume("ta014", "lb1"), "resume with the options it was written with");
+    assert_refused(&resume("ta011", "lb2"), "the checkpoint was written for the instance");
+
+    // a part damaged, replaced or missing is refused, naming it (on one process: the same reading)
+    let refused = |needles: &[&str]| {
+        let out = simtlab().args(["flowshop", "solve", "ta014", "--search", "resident", "--resume", file]).output().unwrap();
+        needles.iter().for_each(|needle| assert_refused(&out, needle));
+    };
+    let parts = manifest.part_paths(&path);
+    let good = std::fs::read(&parts[1]).unwrap();
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x10;
+    std::fs::write(&parts[1], &flipped).unwrap();
+    refused(&["--resume", "its part `parts[1]`", "hash does not match its content"]);
+    std::fs::write(&parts[1], &good[..good.len() - 9]).unwrap();
+    refused(&["its part `parts[1]`", "does not end with the hash the manifest gives it"]);
+    std::fs::write(&parts[1], &good).unwrap();
+    let zero = std::fs::read(&parts[0]).unwrap();
+    std::fs::remove_file(&parts[0]).unwrap();
+    refused(&["its part `parts[0]`", "cannot be read", "beside the manifest"]);
+    std::fs::write(&parts[0], &zero).unwrap();
+
+    // whole again, it resumes on one process with two devices to the same proof
+    let resumed = simtlab()
+        .args(["flowshop", "solve", "ta014", "--search", "resident", "--resume", file, "--pool", "64", "--devices", "2", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(counts(&resumed), expected);
 }
 
 #[test]

@@ -2,14 +2,15 @@
 //! exactly the host search's nodes and leaves; from the heuristic start it proves Taillard's
 //! best-known values; a search stopped by a node limit resumes from its checkpoint; damaged or
 //! mismatched checkpoints are refused; one, two and three logical devices count one tree and
-//! their checkpoints resume on another number of devices; a memory budget far
+//! their checkpoints resume on another number of devices, as do the manifest and part files
+//! MPI ranks write; a memory budget far
 //! below the frontier's size changes neither the tree nor the proof.
 
 mod common;
 
-use simtlab::kernels::flowshop::checkpoint::Checkpoint;
+use simtlab::kernels::flowshop::checkpoint::{write_part, Checkpoint, CheckpointFile, Manifest};
 use simtlab::kernels::flowshop::commands::{self, Search, SolveOptions};
-use simtlab::kernels::flowshop::resident::{node_stride, solve_resident, ResidentOptions};
+use simtlab::kernels::flowshop::resident::{node_stride, solve_resident, Frontier, ResidentOptions};
 use simtlab::kernels::flowshop::{
     makespan, solve_with, taillard, BoundData, Branching, CpuBounder, Instance, IteratedGreedy, LowerBound, SearchOptions, Solution, Stop,
 };
@@ -244,6 +245,64 @@ fn checkpoints_of_several_devices_resume_on_another_number_of_them() {
     assert_eq!(resumed.proven_lower_bound, Some(1377));
 }
 
+/// A checkpoint as MPI ranks write it (a part file per rank and the manifest) reads back as
+/// the same state and open nodes, resumes on two devices to the one-device tree, and is
+/// replaced whole by the single file a search over devices writes, its parts removed.
+#[test]
+fn a_manifest_of_part_files_resumes_on_devices_and_a_single_file_replaces_it() {
+    let gpus = [common::gpu(), common::gpu()];
+    let dir = common::scratch("resident-manifest");
+    let instance = taillard(14).unwrap();
+    let at_optimum = SearchOptions { pool_size: 64, ..options(LowerBound::Lb2, Branching::Bidirectional, Some(1377)) };
+    let expected = host(&instance, &at_optimum);
+    let single = dir.join("single");
+    let saving = ResidentOptions { checkpoint: Some(single.clone()), ..Default::default() };
+    resident(&[&gpus[0]], &instance, &SearchOptions { node_limit: Some(expected.nodes / 3), ..at_optimum.clone() }, &saving);
+    let checkpoint = Checkpoint::read(&single).unwrap();
+    assert!(checkpoint.open_nodes() > 3, "{} open", checkpoint.open_nodes());
+
+    // three ranks' parts of epoch 4, and the manifest naming them
+    let path = dir.join("ta014.checkpoint");
+    let open = Frontier { records: checkpoint.nodes.clone(), entries: checkpoint.entries.clone() };
+    let stride = node_stride(instance.jobs, instance.machines);
+    let parts: Vec<_> = open
+        .split(3, stride)
+        .iter()
+        .enumerate()
+        .map(|(rank, part)| write_part(&path, &instance, &at_optimum, 4, rank, part).unwrap())
+        .collect();
+    assert_eq!(parts.iter().map(|p| p.nodes).sum::<u64>(), checkpoint.open_nodes() as u64);
+    let header = Checkpoint { nodes: Vec::new(), entries: Vec::new(), ..checkpoint.clone() };
+    let manifest = Manifest { epoch: 4, ranks: 3, parts, header: header.clone() };
+    let file = CheckpointFile::claim(&path).unwrap();
+    file.write_manifest(&manifest).unwrap();
+    assert_eq!(Manifest::read(&path).unwrap(), manifest);
+    let merged = Checkpoint::read(&path).unwrap();
+    assert_eq!(Checkpoint { nodes: Vec::new(), entries: Vec::new(), ..merged.clone() }, header);
+    assert_eq!(merged.open_nodes(), checkpoint.open_nodes());
+    drop(file);
+    // a search that claims the path numbers its checkpoints above the manifest's
+    let file = CheckpointFile::claim(&path).unwrap();
+    assert_eq!(file.epoch(), 4);
+
+    let resumed =
+        resident(&[&gpus[0], &gpus[1]], &instance, &at_optimum, &ResidentOptions { resume: Some(merged.clone()), ..Default::default() });
+    assert_eq!((resumed.nodes, resumed.leaves), (expected.nodes, expected.leaves));
+    assert_eq!(resumed.proven_lower_bound, Some(1377));
+
+    // a part of another epoch in its place is refused, naming it
+    let paths = manifest.part_paths(&path);
+    let other = write_part(&path, &instance, &at_optimum, 5, 2, &open.split(3, stride)[2]).unwrap();
+    std::fs::copy(dir.join(&other.file), &paths[2]).unwrap();
+    let err = Checkpoint::read(&path).unwrap_err().to_string();
+    assert!(err.contains("its part `parts[2]`") && err.contains("the manifest gives it"), "{err}");
+
+    // the single file a search over devices writes replaces the manifest, and its parts go
+    file.write(&merged).unwrap();
+    assert!(paths.iter().all(|p| !p.exists()), "{paths:?}");
+    assert_eq!(Checkpoint::read(&path).unwrap().open_nodes(), checkpoint.open_nodes());
+}
+
 #[test]
 fn sizes_and_options_the_resident_search_cannot_take_are_clear_errors() {
     let gpu = common::gpu();
@@ -258,6 +317,11 @@ fn sizes_and_options_the_resident_search_cannot_take_are_clear_errors() {
     assert!(err.contains("invalid checkpoint:") && err.contains("`search=resident`"), "{err}");
     let err = run(SolveOptions { checkpoint_every: Some(5.0), ..resident("ta001") });
     assert!(err.contains("invalid checkpoint_every:") && err.contains("`checkpoint`"), "{err}");
+    // the silence limit is for ranks, not devices
+    let err = run(SolveOptions { silence: Some(5.0), ..resident("ta001") });
+    assert!(err.contains("invalid silence:") && err.contains("MPI ranks"), "{err}");
+    let err = run(SolveOptions { silence: Some(0.0), ..resident("ta001") });
+    assert!(err.contains("invalid silence: 0 s"), "{err}");
 }
 
 #[test]

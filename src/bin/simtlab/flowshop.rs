@@ -154,6 +154,10 @@ pub struct SolveArgs {
     /// full, rounds take fewer nodes.
     #[arg(long, value_name = "MIB")]
     pub memory: Option<u64>,
+    /// (--search resident under mpirun) Seconds after which a rank that sends nothing ends the
+    /// run with an error naming it [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    pub silence: Option<f64>,
 }
 
 impl BoundArgs {
@@ -186,6 +190,7 @@ impl SolveArgs {
             devices: self.devices,
             progress_every: None,
             memory_mib: self.memory,
+            silence: self.silence,
         }
     }
 }

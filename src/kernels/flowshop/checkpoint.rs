@@ -1,5 +1,6 @@
 //! A [`Checkpoint`] of a resident search: the open frontier, the incumbent and the counts, in
-//! one file that a later run resumes (`flowshop solve --resume FILE`).
+//! one file that a later run resumes (`flowshop solve --resume FILE`), or as a [`Manifest`] and
+//! one part file per MPI rank.
 //!
 //! File: the line `simtlab flowshop checkpoint 2`, a JSON header line (the instance's name,
 //! size and a hash of its processing times, the options a node count depends on, the incumbent
@@ -16,8 +17,19 @@
 //! own), and a search never calls a makespan optimal above a known schedule of the instance
 //! ([`super::commands::solve_loaded`]). What cannot be recomputed (that the frontier holds every
 //! open subtree) rests on the file being the one simtlab wrote.
+//!
+//! Over MPI ranks each rank writes its own open nodes to its part file, `FILE.e<epoch>.r<rank>`
+//! beside `FILE` ([`write_part`]: the line `simtlab flowshop checkpoint part 1`, a JSON header
+//! line naming the instance, bound, branching, epoch and rank, then its nodes and hash as
+//! above); rank 0 then writes `FILE` itself as a [`Manifest`] (the line `simtlab flowshop
+//! checkpoint manifest 1`, a JSON line with the header of a single file, the epoch, the rank
+//! count and per part its file name, open nodes and hash, then the hash of both lines). Each
+//! file is replaced atomically and the previous epoch's parts are removed only once the new
+//! manifest is in place, so the manifest always names a whole set of parts. [`Checkpoint::read`]
+//! reads either form: a manifest's parts are read, checked against it and merged.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use super::model::{Instance, LowerBound, Node};
 use super::resident::{entry_node, node_stride, Frontier, ENTRY_WORDS, PLACE_BACKWARD, PLACE_NONE};
@@ -27,6 +39,10 @@ use crate::error::{Error, Result};
 const MAGIC: &str = "simtlab flowshop checkpoint 2\n";
 /// Files written before open nodes had a compact form: every open node a full record.
 const MAGIC_FULL_NODES: &str = "simtlab flowshop checkpoint 1\n";
+/// A checkpoint over MPI ranks: the shared state and the part files.
+const MANIFEST_MAGIC: &str = "simtlab flowshop checkpoint manifest 1\n";
+/// One rank's open nodes at a checkpoint.
+const PART_MAGIC: &str = "simtlab flowshop checkpoint part 1\n";
 
 /// The state of a resident search between two submissions.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -80,6 +96,9 @@ pub struct Checkpoint {
 pub struct CheckpointFile {
     path: PathBuf,
     _lock: std::fs::File,
+    /// The epoch of the manifest at the path and its part files, removed once a checkpoint
+    /// replaces it.
+    current: Mutex<(u64, Vec<PathBuf>)>,
 }
 
 impl CheckpointFile {
@@ -101,7 +120,11 @@ impl CheckpointFile {
         let mut lock = path.as_os_str().to_owned();
         lock.push(".lock");
         match crate::harness::try_lock(Path::new(&lock)) {
-            Ok(Some(lock)) => Ok(CheckpointFile { path: path.to_path_buf(), _lock: lock }),
+            Ok(Some(lock)) => {
+                // a manifest already there (a run stopped, or the one resumed): its parts go once replaced
+                let current = Manifest::at(path).map_or((0, Vec::new()), |m| (m.epoch, m.part_paths(path)));
+                Ok(CheckpointFile { path: path.to_path_buf(), _lock: lock, current: Mutex::new(current) })
+            }
             Ok(None) => Err(refuse("is being written by another search; wait for it to end or give another file".into())),
             Err(e) => Err(refuse(format!("cannot be written ({e}); give a path in a writable directory"))),
         }
@@ -112,9 +135,35 @@ impl CheckpointFile {
         &self.path
     }
 
+    /// The epoch of the last manifest written to the path (0: none); the next one is above it,
+    /// so its part files never overwrite those the manifest in place names.
+    pub fn epoch(&self) -> u64 {
+        self.current.lock().map_or(0, |c| c.0)
+    }
+
     /// Replaces the file with `checkpoint` (atomically: a failure leaves the previous one).
     pub fn write(&self, checkpoint: &Checkpoint) -> Result<()> {
-        checkpoint.write(&self.path)
+        checkpoint.write(&self.path)?;
+        self.replaced(0, Vec::new());
+        Ok(())
+    }
+
+    /// Replaces the file with `manifest` (atomically), whose parts the ranks have written
+    /// beside it; then removes the parts of the manifest it replaces.
+    pub fn write_manifest(&self, manifest: &Manifest) -> Result<()> {
+        crate::harness::write_file(&self.path, &manifest.to_bytes()?)?;
+        self.replaced(manifest.epoch, manifest.part_paths(&self.path));
+        Ok(())
+    }
+
+    /// The file now holds the checkpoint of `epoch` with `parts`: the previous parts go.
+    fn replaced(&self, epoch: u64, parts: Vec<PathBuf>) {
+        let Ok(mut current) = self.current.lock() else { return };
+        for old in current.1.iter().filter(|old| !parts.contains(old)) {
+            // a part left behind takes room, nothing more: the manifest no longer names it
+            let _ = std::fs::remove_file(old);
+        }
+        *current = (epoch.max(current.0), parts);
     }
 }
 
@@ -124,6 +173,70 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 fn ptimes_hash(instance: &Instance) -> u64 {
     fnv1a(bytemuck::cast_slice(&instance.p))
+}
+
+/// `bytes` followed by their FNV-1a 64 hash (8 bytes, little-endian), as every checkpoint
+/// file ends.
+fn sealed(mut bytes: Vec<u8>) -> Vec<u8> {
+    let hash = fnv1a(&bytes);
+    bytes.extend_from_slice(&hash.to_le_bytes());
+    bytes
+}
+
+/// What follows the first of `magics` that `bytes` start with (its index too), once the hash
+/// at the end matches everything before it.
+fn unsealed<'b>(bytes: &'b [u8], magics: &[&str]) -> std::result::Result<(usize, &'b [u8]), String> {
+    let (body, hash) = bytes.len().checked_sub(8).map(|at| bytes.split_at(at)).ok_or("the file is too short")?;
+    let (which, rest) = magics
+        .iter()
+        .enumerate()
+        .find_map(|(i, magic)| body.strip_prefix(magic.as_bytes()).map(|rest| (i, rest)))
+        .ok_or("it does not start with the checkpoint line")?;
+    if fnv1a(body).to_le_bytes() != hash {
+        return Err("its hash does not match its content (the file is damaged or was cut short)".into());
+    }
+    Ok((which, rest))
+}
+
+/// The JSON line that starts `rest` and the bytes after it.
+fn header_line(rest: &[u8]) -> std::result::Result<(serde_json::Value, &[u8]), String> {
+    let line_end = rest.iter().position(|&b| b == b'\n').ok_or("no header line")?;
+    let header = serde_json::from_slice(&rest[..line_end]).map_err(|e| format!("its header does not parse: {e}"))?;
+    Ok((header, &rest[line_end + 1..]))
+}
+
+/// Little-endian u32 words.
+fn words_of(bytes: &[u8]) -> std::result::Result<Vec<u32>, String> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err("its node section is not whole words".into());
+    }
+    Ok(bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect())
+}
+
+/// `records` node records of `stride` words, then entries, as a frontier.
+fn frontier_of(mut words: Vec<u32>, records: usize, stride: usize) -> std::result::Result<Frontier, String> {
+    let record_words =
+        records.checked_mul(stride).filter(|&w| w <= words.len()).ok_or("it holds fewer node records than its header says")?;
+    let entries = words.split_off(record_words);
+    Ok(Frontier { records: words, entries })
+}
+
+/// The magic line, a JSON header line with `records` added, the node records of `stride` words
+/// and the entries, the hash.
+fn frontier_file(magic: &str, header: impl serde::Serialize, records: &[u32], entries: &[u32], stride: usize) -> Result<Vec<u8>> {
+    let invalid = |e: serde_json::Error| Error::invalid("checkpoint", e.to_string());
+    let mut header = serde_json::to_value(header).map_err(invalid)?;
+    header["records"] = (records.len() / stride.max(1)).into();
+    let header = serde_json::to_string(&header).map_err(invalid)?;
+    let words = records.len() + entries.len();
+    let mut bytes = Vec::with_capacity(magic.len() + header.len() + 1 + 4 * words + 8);
+    bytes.extend_from_slice(magic.as_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.push(b'\n');
+    for word in records.iter().chain(entries) {
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    Ok(sealed(bytes))
 }
 
 impl Checkpoint {
@@ -175,21 +288,7 @@ impl Checkpoint {
 
     /// The file's bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let invalid = |e: serde_json::Error| Error::invalid("checkpoint", e.to_string());
-        let mut header = serde_json::to_value(self).map_err(invalid)?;
-        header["records"] = (self.nodes.len() / node_stride(self.jobs, self.machines).max(1)).into();
-        let header = serde_json::to_string(&header).map_err(invalid)?;
-        let words = self.nodes.len() + self.entries.len();
-        let mut bytes = Vec::with_capacity(MAGIC.len() + header.len() + 1 + 4 * words + 8);
-        bytes.extend_from_slice(MAGIC.as_bytes());
-        bytes.extend_from_slice(header.as_bytes());
-        bytes.push(b'\n');
-        for word in self.nodes.iter().chain(&self.entries) {
-            bytes.extend_from_slice(&word.to_le_bytes());
-        }
-        let hash = fnv1a(&bytes);
-        bytes.extend_from_slice(&hash.to_le_bytes());
-        Ok(bytes)
+        frontier_file(MAGIC, self, &self.nodes, &self.entries, node_stride(self.jobs, self.machines))
     }
 
     /// Writes the file atomically (a crash leaves the previous checkpoint).
@@ -197,47 +296,38 @@ impl Checkpoint {
         crate::harness::write_file(path, &self.to_bytes()?)
     }
 
-    /// Reads and checks a checkpoint file.
+    /// Reads and checks a checkpoint file: a single file, or a [`Manifest`] whose parts are
+    /// read beside it, checked against it and merged.
     pub fn read(path: &Path) -> Result<Self> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        Self::from_bytes(&bytes)
+        let checkpoint = if bytes.starts_with(MANIFEST_MAGIC.as_bytes()) {
+            Manifest::from_bytes(&bytes).and_then(|manifest| manifest.merged(path))
+        } else {
+            Self::from_bytes(&bytes)
+        };
+        checkpoint
             .map_err(|message| Error::File { path: path.to_path_buf(), message: format!("not a usable flow-shop checkpoint: {message}") })
     }
 
     /// Parses and checks the bytes of a checkpoint file; the error says what is wrong.
     pub fn from_bytes(bytes: &[u8]) -> std::result::Result<Self, String> {
-        let body = bytes.len().checked_sub(8).map(|at| bytes.split_at(at)).ok_or("the file is too short")?;
-        let (rest, full_nodes) = match body.0.strip_prefix(MAGIC.as_bytes()) {
-            Some(rest) => (rest, false),
-            None => (body.0.strip_prefix(MAGIC_FULL_NODES.as_bytes()).ok_or("it does not start with the checkpoint line")?, true),
-        };
-        let stored = u64::from_le_bytes(body.1.try_into().map_err(|_| "no hash at the end")?);
-        if fnv1a(body.0) != stored {
-            return Err("its hash does not match its content (the file is damaged or was cut short)".into());
-        }
-        let line_end = rest.iter().position(|&b| b == b'\n').ok_or("no header line")?;
-        let header: serde_json::Value = serde_json::from_slice(&rest[..line_end]).map_err(|e| format!("its header does not parse: {e}"))?;
+        let (which, rest) = unsealed(bytes, &[MAGIC, MAGIC_FULL_NODES])?;
+        let (header, words) = header_line(rest)?;
         let mut checkpoint: Checkpoint = serde_json::from_value(header.clone()).map_err(|e| format!("its header does not parse: {e}"))?;
-        let words = &rest[line_end + 1..];
-        if !words.len().is_multiple_of(4) {
-            return Err("its node section is not whole words".into());
-        }
-        let mut words: Vec<u32> = words.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        let words = words_of(words)?;
         checkpoint.check_size()?;
         let stride = node_stride(checkpoint.jobs, checkpoint.machines);
-        if full_nodes {
+        let open = if which == 1 {
+            // version 1: every open node a full record
             if !words.len().is_multiple_of(stride) {
                 return Err(format!("its nodes are not whole records of {stride} words"));
             }
-            let open = Frontier::of_nodes(words, stride);
-            (checkpoint.nodes, checkpoint.entries) = (open.records, open.entries);
+            Frontier::of_nodes(words, stride)
         } else {
             let records = header["records"].as_u64().ok_or("its header does not say how many node records follow")? as usize;
-            let record_words =
-                records.checked_mul(stride).filter(|&w| w <= words.len()).ok_or("it holds fewer node records than its header says")?;
-            checkpoint.entries = words.split_off(record_words);
-            checkpoint.nodes = words;
-        }
+            frontier_of(words, records, stride)?
+        };
+        (checkpoint.nodes, checkpoint.entries) = (open.records, open.entries);
         checkpoint.check_nodes()?;
         Ok(checkpoint)
     }
@@ -383,6 +473,190 @@ impl Checkpoint {
             return Err(mismatch(field("upper_bound", ub(self.upper_bound)), field("upper_bound", ub(options.upper_bound))));
         }
         Ok(())
+    }
+}
+
+/// What a part file must share with its manifest.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct PartHeader {
+    instance: String,
+    jobs: usize,
+    machines: usize,
+    ptimes_hash: u64,
+    bound: LowerBound,
+    branching: Branching,
+    epoch: u64,
+    rank: usize,
+}
+
+/// A part file as its manifest names it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PartEntry {
+    /// Its file name, in the manifest's directory.
+    pub file: String,
+    /// Open nodes it holds.
+    pub nodes: u64,
+    /// The FNV-1a 64 hash its bytes end with (of everything before it).
+    pub hash: u64,
+}
+
+/// The file of rank `rank`'s part of checkpoint `epoch`: `FILE.e<epoch>.r<rank>` beside `FILE`.
+pub fn part_path(checkpoint: &Path, epoch: u64, rank: usize) -> PathBuf {
+    let mut name = checkpoint.as_os_str().to_owned();
+    name.push(format!(".e{epoch}.r{rank}"));
+    PathBuf::from(name)
+}
+
+/// Writes `open`, rank `rank`'s open nodes at checkpoint `epoch` of the search of `instance`
+/// under `options`, to its part file beside `checkpoint` (atomically); returns the entry the
+/// manifest gives it.
+pub fn write_part(
+    checkpoint: &Path,
+    instance: &Instance,
+    options: &SearchOptions,
+    epoch: u64,
+    rank: usize,
+    open: &Frontier,
+) -> Result<PartEntry> {
+    let header = PartHeader {
+        instance: instance.name.clone(),
+        jobs: instance.jobs,
+        machines: instance.machines,
+        ptimes_hash: ptimes_hash(instance),
+        bound: options.bound,
+        branching: options.branching,
+        epoch,
+        rank,
+    };
+    let bytes = frontier_file(PART_MAGIC, &header, &open.records, &open.entries, node_stride(instance.jobs, instance.machines))?;
+    let path = part_path(checkpoint, epoch, rank);
+    let file = path.file_name().and_then(|f| f.to_str()).map(String::from).ok_or_else(|| {
+        Error::invalid(
+            "checkpoint",
+            format!("{}: its file name is not UTF-8, which a manifest cannot name; give another path", checkpoint.display()),
+        )
+    })?;
+    crate::harness::write_file(&path, &bytes)?;
+    Ok(PartEntry { file, nodes: open.len() as u64, hash: stored_hash(&bytes) })
+}
+
+/// The hash a sealed file ends with (0 when it is too short to hold one).
+fn stored_hash(bytes: &[u8]) -> u64 {
+    bytes.len().checked_sub(8).and_then(|at| bytes[at..].try_into().ok()).map_or(0, u64::from_le_bytes)
+}
+
+/// A checkpoint over MPI ranks, at the checkpoint's path: the state of the search but its open
+/// nodes ([`Checkpoint`]'s header), and the part file of each rank that holds them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Manifest {
+    /// The checkpoint's number among those written to the path (its parts' names carry it).
+    pub epoch: u64,
+    /// Ranks that wrote it, one part each.
+    pub ranks: usize,
+    /// The parts, in rank order.
+    pub parts: Vec<PartEntry>,
+    /// The state shared by the parts (its `nodes` and `entries` are in the parts).
+    #[serde(flatten)]
+    pub header: Checkpoint,
+}
+
+impl Manifest {
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let header = serde_json::to_string(self).map_err(|e| Error::invalid("checkpoint", e.to_string()))?;
+        let mut bytes = Vec::with_capacity(MANIFEST_MAGIC.len() + header.len() + 1 + 8);
+        bytes.extend_from_slice(MANIFEST_MAGIC.as_bytes());
+        bytes.extend_from_slice(header.as_bytes());
+        bytes.push(b'\n');
+        Ok(sealed(bytes))
+    }
+
+    /// Parses and checks the bytes of a manifest (not its parts); the error says what is wrong.
+    pub fn from_bytes(bytes: &[u8]) -> std::result::Result<Self, String> {
+        let (_, rest) = unsealed(bytes, &[MANIFEST_MAGIC])?;
+        let (header, after) = header_line(rest)?;
+        if !after.is_empty() {
+            return Err("it holds more than its header line".into());
+        }
+        let manifest: Manifest = serde_json::from_value(header).map_err(|e| format!("its header does not parse: {e}"))?;
+        manifest.header.check_size()?;
+        if manifest.parts.len() != manifest.ranks {
+            return Err(format!("it names {} `parts` for {} `ranks`", manifest.parts.len(), manifest.ranks));
+        }
+        Ok(manifest)
+    }
+
+    /// Reads a manifest (not its parts).
+    pub fn read(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Self::from_bytes(&bytes)
+            .map_err(|message| Error::File { path: path.to_path_buf(), message: format!("not a usable checkpoint manifest: {message}") })
+    }
+
+    /// The manifest at `path`, when the file there is one (another file is not read further).
+    fn at(path: &Path) -> Option<Self> {
+        use std::io::Read;
+        let mut magic = vec![0; MANIFEST_MAGIC.len()];
+        std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).ok()?;
+        (magic == MANIFEST_MAGIC.as_bytes()).then(|| Self::read(path).ok()).flatten()
+    }
+
+    /// The paths of its parts, beside the manifest at `path`.
+    pub fn part_paths(&self, path: &Path) -> Vec<PathBuf> {
+        let dir = path.parent().unwrap_or(Path::new(""));
+        self.parts.iter().map(|part| dir.join(&part.file)).collect()
+    }
+
+    /// The checkpoint it and its parts hold, the manifest being at `path`: each part read,
+    /// checked against the manifest (hash, instance, options, epoch, rank, node count) and
+    /// against the instance's size, then merged.
+    fn merged(self, path: &Path) -> std::result::Result<Checkpoint, String> {
+        let header = &self.header;
+        let stride = node_stride(header.jobs, header.machines);
+        let mut open = Frontier::default();
+        for (rank, (entry, file)) in self.parts.iter().zip(self.part_paths(path)).enumerate() {
+            let part = format!("its part `parts[{rank}]` ({})", entry.file);
+            let bytes = std::fs::read(&file)
+                .map_err(|e| format!("{part} cannot be read ({e}); every rank's part file must lie beside the manifest"))?;
+            if stored_hash(&bytes) != entry.hash {
+                return Err(format!("{part} does not end with the hash the manifest gives it (it was replaced or cut short)"));
+            }
+            let (_, rest) = unsealed(&bytes, &[PART_MAGIC]).map_err(|why| format!("{part}: {why}"))?;
+            let (fields, words) = header_line(rest).map_err(|why| format!("{part}: {why}"))?;
+            let theirs: PartHeader =
+                serde_json::from_value(fields.clone()).map_err(|e| format!("{part}: its header does not parse: {e}"))?;
+            let ours = PartHeader {
+                instance: header.instance.clone(),
+                jobs: header.jobs,
+                machines: header.machines,
+                ptimes_hash: header.ptimes_hash,
+                bound: header.bound,
+                branching: header.branching,
+                epoch: self.epoch,
+                rank,
+            };
+            if theirs != ours {
+                let expected = serde_json::to_string(&ours).unwrap_or_default();
+                return Err(format!(
+                    "{part} was written for another checkpoint: its header says {fields}, this manifest's part is {expected}"
+                ));
+            }
+            let records =
+                fields["records"].as_u64().ok_or_else(|| format!("{part}: its header does not say how many node records follow"))?;
+            let frontier =
+                words_of(words).and_then(|words| frontier_of(words, records as usize, stride)).map_err(|why| format!("{part}: {why}"))?;
+            if frontier.len() as u64 != entry.nodes {
+                return Err(format!("{part} holds {} open nodes, the manifest says {}", frontier.len(), entry.nodes));
+            }
+            // each part's entries refer to its own records
+            let alone = Checkpoint { nodes: frontier.records, entries: frontier.entries, ..header.clone() };
+            alone.check_nodes().map_err(|why| format!("{part}: {why}"))?;
+            open.append(Frontier { records: alone.nodes, entries: alone.entries }, stride);
+        }
+        let mut checkpoint = self.header;
+        (checkpoint.nodes, checkpoint.entries) = (open.records, open.entries);
+        checkpoint.check_nodes()?;
+        Ok(checkpoint)
     }
 }
 

@@ -153,6 +153,10 @@ pub struct SolveOptions {
     /// adapter's buffer limits; see [`ResidentOptions::memory_budget`]).
     #[serde(default)]
     pub memory_mib: Option<u64>,
+    /// Resident search over MPI ranks: seconds after which a silent rank ends the run with an
+    /// error naming it (None: 60).
+    #[serde(default)]
+    pub silence: Option<f64>,
 }
 
 impl SolveOptions {
@@ -180,6 +184,7 @@ impl SolveOptions {
             devices: Devices::One,
             progress_every: None,
             memory_mib: None,
+            silence: None,
         }
     }
 }
@@ -269,6 +274,7 @@ impl SolveOptions {
                 (self.checkpoint_every.is_some(), "checkpoint_every"),
                 (self.resume.is_some(), "resume"),
                 (self.devices != Devices::One, "devices"),
+                (self.silence.is_some(), "silence"),
             ] {
                 if given {
                     return Err(Error::invalid(
@@ -303,6 +309,7 @@ impl SolveOptions {
         }
         self.search_options(None)?;
         self.checkpoint_every()?;
+        self.silence()?;
         Ok(())
     }
 
@@ -348,7 +355,20 @@ impl SolveOptions {
             .transpose()
     }
 
-    /// `checkpoint`, `checkpoint_every` and `resume` (the checkpoint read and checked).
+    /// `silence` as a duration.
+    fn silence(&self) -> Result<Option<Duration>> {
+        self.silence
+            .map(|s| {
+                Duration::try_from_secs_f64(s)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| Error::invalid("silence", format!("{s} s; use a number of seconds > 0")))
+            })
+            .transpose()
+    }
+
+    /// `checkpoint`, `checkpoint_every`, `resume` (the checkpoint read and checked: a single
+    /// file or a manifest with its parts), `memory_mib` and `silence`.
     pub fn resident_options(&self) -> Result<ResidentOptions> {
         let checkpoint_every = self.checkpoint_every()?;
         let resume = match &self.resume {
@@ -362,7 +382,7 @@ impl SolveOptions {
             None => None,
         };
         let memory_budget = self.memory_mib.map(|mib| mib.saturating_mul(1 << 20));
-        Ok(ResidentOptions { checkpoint: self.checkpoint.clone(), checkpoint_every, resume, memory_budget })
+        Ok(ResidentOptions { checkpoint: self.checkpoint.clone(), checkpoint_every, resume, memory_budget, silence: self.silence()? })
     }
 }
 
@@ -420,6 +440,12 @@ fn search(
     if args.search == Search::Resident {
         if gpus.is_empty() {
             return Err(Error::invalid("search", "`search=resident` runs on the GPU, and none was opened"));
+        }
+        if args.silence.is_some() {
+            return Err(Error::invalid(
+                "silence",
+                "it applies only to the search over MPI ranks (under mpirun); drop `silence` or run under mpirun",
+            ));
         }
         let solution = solve_resident(gpus, instance, &options, &args.resident_options()?, progress)?;
         return check_against_known(instance, solution, args.resume.is_some());

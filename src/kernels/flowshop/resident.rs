@@ -37,7 +37,10 @@ mod ranks;
 mod threads;
 
 #[cfg(feature = "mpi")]
-pub use ranks::{solve_resident_ranks, SILENCE};
+pub use ranks::solve_resident_ranks;
+
+/// Over MPI ranks, the default of [`ResidentOptions::silence`].
+pub const SILENCE: Duration = Duration::from_secs(60);
 
 /// Largest job count of the resident search (`MAX_JOBS` in `resident.wgsl`).
 pub const RESIDENT_MAX_JOBS: usize = 128;
@@ -113,7 +116,7 @@ impl Frontier {
     }
 
     /// Appends `other`, its record indices moved past this one's records.
-    fn append(&mut self, other: Frontier, stride: usize) {
+    pub(super) fn append(&mut self, other: Frontier, stride: usize) {
         let offset = (self.records.len() / stride) as u32;
         self.entries.extend(other.entries.chunks_exact(ENTRY_WORDS).flat_map(|e| [e[0] + offset, e[1], e[2]]));
         self.records.extend(other.records);
@@ -188,6 +191,9 @@ pub struct ResidentOptions {
     /// budget takes fewer nodes a round once it is full; it never ends the search, down to a
     /// floor of one depth-first dive (about n²/2 entries and n records), which it is raised to.
     pub memory_budget: Option<u64>,
+    /// Over MPI ranks: a rank silent this long has died or hangs, and the run ends with an
+    /// error naming it (None: [`SILENCE`], 60 s).
+    pub silence: Option<Duration>,
 }
 
 /// Status of one device after a submission.

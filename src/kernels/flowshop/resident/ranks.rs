@@ -14,40 +14,45 @@
 //! - **termination** by counting: rank 0 counts the gifts it asked for per rank, each rank
 //!   counts the gifts it loaded; the search is over when every rank reported itself dry
 //!   with as many gifts loaded as were asked for it (no nodes in flight);
-//! - **checkpoints**: rank 0 asks every rank for its part ([`Tag::Gather`]); each rank sends
-//!   it ([`Tag::Part`]: open nodes, counts, best leaf) and pauses until [`Tag::Resume`],
-//!   sending it again if a gift reaches it meanwhile; the checkpoint is whole once every part
-//!   is in and counts every gift asked for. Rank 0 writes it: one file in the usual format,
-//!   which resumes on any number of ranks or devices (the open nodes are dealt out again).
-//!   The search's end is such a gather too ([`Tag::Stop`]), then [`Tag::Done`] with the result.
+//! - **checkpoints**: rank 0 asks every rank for its part of checkpoint number `epoch`
+//!   ([`Tag::Gather`]); each rank pauses until [`Tag::Resume`], writes its open nodes to its
+//!   own part file (`FILE.e<epoch>.r<rank>`, [`super::super::checkpoint::write_part`]) and
+//!   confirms ([`Tag::Part`]: counts, best leaf, the part's node count and hash), writing and
+//!   confirming again if a gift reaches it meanwhile. The checkpoint is whole once every rank
+//!   has confirmed and counts every gift asked for; rank 0 then writes the manifest at `FILE`
+//!   ([`super::super::checkpoint::Manifest`]), and only then are the previous epoch's parts
+//!   removed. It resumes on any number of ranks or devices (the open nodes are dealt out
+//!   again). The search's end is such a gather too ([`Tag::Stop`]), then [`Tag::Done`] with
+//!   the result.
 //!
-//! Large messages ([`Tag::Nodes`], [`Tag::Part`]) go only to rank 0 during a gather, which
-//! only polls then, or to a dry rank, which sends nothing large but its part: no cycle of
-//! blocking sends can form. A rank that sends nothing for [`SILENCE`] (rank 0 for the others:
-//! nothing at all) ends the run with an error; a rank that dies ends it through mpirun, and the
-//! last checkpoint resumes.
+//! Large messages ([`Tag::Nodes`]) go only to a dry rank, which sends nothing large: no cycle
+//! of blocking sends can form. A rank that sends nothing for [`ResidentOptions::silence`]
+//! (rank 0 for the others: nothing at all), or takes none of the open nodes sent to it for as
+//! long, ends the run with an error naming it; a rank that dies ends it through mpirun; either
+//! way the last manifest resumes.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 use web_time::Instant;
 
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
+use mpi::request::StaticScope;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
 use super::{
     beginning, check_resident_options, node_stride, Checkpoint, CheckpointFile, Frontier, Part, ResidentDevice, ResidentOptions, Run,
+    SILENCE,
 };
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::kernels::flowshop::checkpoint::{part_path, write_part, Manifest, PartEntry};
 use crate::kernels::flowshop::model::Instance;
 use crate::kernels::flowshop::search::{Incumbent, Progress, SearchOptions, Solution, Stop};
 use crate::kernels::flowshop::BoundData;
 
 /// Each rank reports at least this often, and rank 0 beats at least this often.
 const BEAT: Duration = Duration::from_secs(1);
-/// A rank silent this long has died or hangs: the run ends with an error.
-pub const SILENCE: Duration = Duration::from_secs(60);
 /// How long a rank with nothing to do sleeps before it polls again.
 const NAP: Duration = Duration::from_millis(5);
 
@@ -63,11 +68,11 @@ enum Tag {
     Nodes,
     /// 0 → all: `[incumbent]`.
     Best,
-    /// 0 → all: the search ends: pause and send your part.
+    /// 0 → all: `[epoch (2 words)]`: the search ends: pause, write your part and confirm it.
     Stop,
-    /// 0 → all: a checkpoint: pause and send your part.
+    /// 0 → all: `[epoch (2 words)]`: a checkpoint: pause, write your part and confirm it.
     Gather,
-    /// rank → 0: its part (see [`encode_part`]).
+    /// rank → 0: its part's confirmation (see [`encode_part`]).
     Part,
     /// 0 → all: go on after a checkpoint.
     Resume,
@@ -109,9 +114,31 @@ fn decode_frontier(words: &[u32]) -> Result<Frontier> {
     Ok(Frontier { records: rest[..records].to_vec(), entries: rest[records..].to_vec() })
 }
 
-/// A part: `[gifts loaded, nodes (2), leaves (2), best, leaf makespan or MAX, leaf (jobs words if any), frontier]`.
-fn encode_part(part: &Part, received: u64, jobs: usize) -> Vec<u32> {
-    let mut words = vec![received as u32];
+/// What a rank's part file became: none written (no checkpoint file), its manifest entry, or
+/// why it could not be written.
+#[derive(Clone, Debug)]
+enum Written {
+    None,
+    /// Its open nodes and hash.
+    Part(u64, u64),
+    Failed(String),
+}
+
+/// A rank's confirmation of its part: its counts, incumbent and best leaf (no open nodes), the
+/// gifts it had loaded, and its part file.
+#[derive(Clone, Debug)]
+struct Confirmed {
+    part: Part,
+    loaded: u64,
+    written: Written,
+}
+
+/// A confirmation: `[gifts loaded, nodes (2), leaves (2), best, leaf makespan or MAX, leaf (jobs
+/// words if any), written (0 none, 1 part, 2 failed), then for a part its open nodes (2) and
+/// hash (2), for a failure its message (byte count, then bytes)]`.
+fn encode_part(confirmed: &Confirmed, jobs: usize) -> Vec<u32> {
+    let part = &confirmed.part;
+    let mut words = vec![confirmed.loaded as u32];
     words.extend(split_wide(part.counted.0));
     words.extend(split_wide(part.counted.1));
     words.push(part.best);
@@ -122,15 +149,26 @@ fn encode_part(part: &Part, received: u64, jobs: usize) -> Vec<u32> {
         }
         _ => words.push(u32::MAX),
     }
-    encode_frontier(&part.open, &mut words);
+    match &confirmed.written {
+        Written::None => words.push(0),
+        Written::Part(nodes, hash) => {
+            words.push(1);
+            words.extend(split_wide(*nodes));
+            words.extend(split_wide(*hash));
+        }
+        Written::Failed(why) => {
+            words.push(2);
+            words.extend(bytes_to_words(why.as_bytes()));
+        }
+    }
     words
 }
 
-fn decode_part(words: &[u32], jobs: usize) -> Result<(Part, u64)> {
+fn decode_part(words: &[u32], jobs: usize) -> Result<Confirmed> {
     if words.len() < 8 {
         return Err(garbled("a part"));
     }
-    let (received, counted, best) = (u64::from(words[0]), (wide(&words[1..3]), wide(&words[3..5])), words[5]);
+    let (loaded, counted, best) = (u64::from(words[0]), (wide(&words[1..3]), wide(&words[3..5])), words[5]);
     let (leaf, rest) = if words[6] == u32::MAX {
         (None, &words[7..])
     } else if words.len() > 7 + jobs {
@@ -138,7 +176,13 @@ fn decode_part(words: &[u32], jobs: usize) -> Result<(Part, u64)> {
     } else {
         return Err(garbled("a part"));
     };
-    Ok((Part { open: decode_frontier(rest)?, counted, best, leaf }, received))
+    let written = match rest {
+        [0] => Written::None,
+        [1, _, _, _, _] => Written::Part(wide(&rest[1..3]), wide(&rest[3..5])),
+        [2, message @ ..] => Written::Failed(String::from_utf8_lossy(&words_to_bytes(message)).into_owned()),
+        _ => return Err(garbled("a part")),
+    };
+    Ok(Confirmed { part: Part { open: Frontier::default(), counted, best, leaf }, loaded, written })
 }
 
 fn garbled(what: &str) -> Error {
@@ -223,7 +267,7 @@ pub fn solve_resident_ranks(
     }
     let device = device?;
     let run = Run { instance, options, begin: &begin, start, checkpoint: file.as_ref(), every: resident.checkpoint_every };
-    let mut me = RankLoop::new(world, device, &run, progress);
+    let mut me = RankLoop::new(world, device, &run, resident, progress);
     let (end, stopped, written) = me.search()?;
     let mut solution = run.solution(end, stopped, &data)?;
     solution.checkpoint_failure = written;
@@ -281,6 +325,8 @@ struct Coordinator {
     best: u32,
     incumbents: Vec<Incumbent>,
     gather: Option<Gather>,
+    /// The number of the last checkpoint asked for.
+    epoch: u64,
     /// The end's checkpoint, once the last gather is whole.
     end: Option<Checkpoint>,
     last_checkpoint: Instant,
@@ -292,15 +338,40 @@ struct Coordinator {
 
 /// A checkpoint being gathered.
 struct Gather {
-    /// Each rank's part and the gifts it had loaded, once it sent them.
-    parts: Vec<Option<(Part, u64)>>,
+    /// Its number: its parts' file names carry it.
+    epoch: u64,
+    /// Each rank's confirmation, once it sent it.
+    parts: Vec<Option<Confirmed>>,
     /// `Some(why it stopped)` when it is the end of the search.
     end: Option<Option<Stop>>,
 }
 
 impl Gather {
-    fn new(ranks: usize, end: Option<Option<Stop>>) -> Self {
-        Gather { parts: (0..ranks).map(|_| None).collect(), end }
+    fn new(ranks: usize, epoch: u64, end: Option<Option<Stop>>) -> Self {
+        Gather { epoch, parts: (0..ranks).map(|_| None).collect(), end }
+    }
+
+    /// The message that asks for it.
+    fn ask(&self) -> (Option<usize>, Tag, Vec<u32>) {
+        let tag = if self.end.is_some() { Tag::Stop } else { Tag::Gather };
+        (None, tag, split_wide(self.epoch).to_vec())
+    }
+
+    /// The manifest of the parts beside `file`, whose state is `header`, or why there is none.
+    fn manifest(&self, file: &std::path::Path, header: Checkpoint) -> std::result::Result<Manifest, String> {
+        let mut parts = Vec::with_capacity(self.parts.len());
+        for (rank, confirmed) in self.parts.iter().flatten().enumerate() {
+            let path = part_path(file, self.epoch, rank);
+            match &confirmed.written {
+                Written::Part(nodes, hash) => {
+                    let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                    parts.push(PartEntry { file: name, nodes: *nodes, hash: *hash });
+                }
+                Written::Failed(why) => return Err(format!("rank {rank} could not write its part {}: {why}", path.display())),
+                Written::None => return Err(format!("rank {rank} wrote no part: run every rank with the same `checkpoint`")),
+            }
+        }
+        Ok(Manifest { epoch: self.epoch, ranks: parts.len(), parts, header })
     }
 }
 
@@ -316,8 +387,12 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     inbox: VecDeque<(Tag, Vec<u32>)>,
     /// Gifts loaded.
     loaded: u64,
-    /// Waiting for the end of a gather (or the end of the search).
-    paused: bool,
+    /// Waiting for the end of the gather of this epoch (or the end of the search).
+    paused: Option<u64>,
+    /// Where this rank's part files go: beside the checkpoint's path.
+    checkpoint: Option<&'r std::path::Path>,
+    /// A rank silent this long ends the run.
+    silence: Duration,
     rounds: usize,
     gpu: Duration,
     last_status: Instant,
@@ -333,6 +408,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         world: &'w SimpleCommunicator,
         device: ResidentDevice<'g>,
         run: &'r Run<'r>,
+        resident: &'r ResidentOptions,
         progress: Option<&'p mut dyn FnMut(&Progress)>,
     ) -> Self {
         let (rank, size) = (world.rank() as usize, world.size() as usize);
@@ -346,6 +422,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             best: run.begin.best,
             incumbents: Vec::new(),
             gather: None,
+            epoch: run.checkpoint.map_or(0, CheckpointFile::epoch),
             end: None,
             last_checkpoint: now,
             last_beat: now,
@@ -362,7 +439,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             progress,
             inbox: VecDeque::new(),
             loaded: 0,
-            paused: false,
+            paused: None,
+            checkpoint: resident.checkpoint.as_deref(),
+            silence: resident.silence.unwrap_or(SILENCE),
             rounds: 1,
             gpu: Duration::ZERO,
             last_status: now,
@@ -379,6 +458,39 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             self.inbox.push_back((tag, words.to_vec()));
         } else {
             self.world.process_at_rank(to as i32).send_with_tag(words, tag as i32);
+        }
+    }
+
+    /// Sends `words` to `to` as [`Self::send`] does, for a message large enough to wait for its
+    /// receiver to take it: it waits at most the silence limit, and a receiver that takes
+    /// nothing for that long ends the run with an error naming it.
+    fn send_waiting(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
+        if to == self.rank {
+            self.inbox.push_back((tag, words));
+            return Ok(());
+        }
+        // the buffer outlives the request whatever happens to it: freed once the send is done
+        let buffer: *mut [u32] = Box::into_raw(words.into_boxed_slice());
+        // SAFETY: `buffer` comes from a live box that only the request reads until it is freed
+        let words: &'static [u32] = unsafe { &*buffer };
+        let mut request = self.world.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, words, tag as i32);
+        let since = Instant::now();
+        loop {
+            request = match request.test() {
+                Ok(_) => {
+                    // SAFETY: the send is complete, so MPI no longer reads `buffer`, and the
+                    // request that borrowed it is gone: the box is whole and unshared again
+                    drop(unsafe { Box::from_raw(buffer) });
+                    return Ok(());
+                }
+                Err(pending) if since.elapsed() > self.silence => {
+                    // MPI may still read the buffer: it stays (leaked) while the run ends
+                    std::mem::forget(pending);
+                    return Err(silent(to, "took none of the open nodes sent to it", self.run, self.silence));
+                }
+                Err(pending) => pending,
+            };
+            std::thread::sleep(Duration::from_micros(200));
         }
     }
 
@@ -414,10 +526,10 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             }
             if self.coordinator.is_some() {
                 self.coordinate()?;
-            } else if self.heard_root.elapsed() > SILENCE {
-                return Err(silent(0, self.run));
+            } else if self.heard_root.elapsed() > self.silence {
+                return Err(silent(0, "sent nothing", self.run, self.silence));
             }
-            if !self.paused && self.device.last.open > 0 {
+            if self.paused.is_none() && self.device.last.open > 0 {
                 self.gpu += self.device.batch(&mut self.rounds)?;
                 self.status(true);
             } else {
@@ -441,7 +553,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 let gift = self.device.give_half(room.0.min(room.1))?;
                 let mut words = Vec::new();
                 encode_frontier(&gift, &mut words);
-                self.send(to, Tag::Nodes, &words);
+                self.send_waiting(to, Tag::Nodes, words)?;
             }
             Tag::Nodes => {
                 let open = decode_frontier(&words)?;
@@ -451,8 +563,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                     let best = self.device.last.best;
                     self.device.load(&open, best, counted)?;
                 }
-                if self.paused {
-                    self.send_part()?;
+                if let Some(epoch) = self.paused {
+                    self.send_part(epoch)?;
                 }
                 self.status(false);
             }
@@ -461,10 +573,11 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 self.device.lower_best(best);
             }
             Tag::Stop | Tag::Gather => {
-                self.paused = true;
-                self.send_part()?;
+                let epoch = wide(words.get(..2).ok_or_else(|| garbled("a request for the part"))?);
+                self.paused = Some(epoch);
+                self.send_part(epoch)?;
             }
-            Tag::Resume => self.paused = false,
+            Tag::Resume => self.paused = None,
             Tag::Done => {
                 let stopped = stop_of(*words.first().ok_or_else(|| garbled("the end"))?);
                 let end = match self.coordinator.as_mut().and_then(|c| c.end.take()) {
@@ -520,10 +633,10 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
 
     /// What rank 0 sends now (to one rank, or to all with None).
     fn plan(&mut self, out: &mut Vec<(Option<usize>, Tag, Vec<u32>)>) -> Result<()> {
-        let (size, run, gpu) = (self.size, self.run, self.gpu);
+        let (size, run, gpu, silence) = (self.size, self.run, self.gpu, self.silence);
         let Some(c) = self.coordinator.as_mut() else { return Ok(()) };
-        if let Some(silent_rank) = (0..size).find(|&r| r != 0 && c.heard[r].elapsed() > SILENCE) {
-            return Err(silent(silent_rank, run));
+        if let Some(silent_rank) = (0..size).find(|&r| r != 0 && c.heard[r].elapsed() > silence) {
+            return Err(silent(silent_rank, "sent nothing", run, silence));
         }
         let (nodes, leaves, open) = c.counts.iter().fold((0, 0, 0), |(a, b, d), x| (a + x.0, b + x.1, d + x.2));
         if let Some(report) = self.progress.as_deref_mut() {
@@ -547,18 +660,22 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             c.last_beat = Instant::now();
             out.extend((1..size).map(|to| (Some(to), Tag::Beat, Vec::new())));
         }
-        if let Some(Gather { parts, end }) = &c.gather {
-            // whole once every part is in and counts every gift asked for its rank
-            let whole = parts.iter().enumerate().all(|(r, p)| p.as_ref().is_some_and(|(_, loaded)| *loaded == c.asked[r]));
+        if let Some(gather) = &c.gather {
+            // whole once every part is confirmed and counts every gift asked for its rank
+            let whole = gather.parts.iter().enumerate().all(|(r, p)| p.as_ref().is_some_and(|p| p.loaded == c.asked[r]));
             if !whole || c.end.is_some() {
                 return Ok(());
             }
-            let end = *end;
-            let parts: Vec<Part> = parts.iter().flatten().map(|(part, _)| part.clone()).collect();
+            let end = gather.end;
+            // the state without open nodes: those are in the parts
+            let parts: Vec<Part> = gather.parts.iter().flatten().map(|p| p.part.clone()).collect();
             let checkpoint = run.checkpoint_of(parts, run.seconds(gpu));
             if let Some(file) = run.checkpoint {
                 // a write that fails (a full disk for a while) does not end the search: the next one may work
-                c.checkpoint_failure = file.write(&checkpoint).err().map(|e| e.to_string());
+                c.checkpoint_failure = match gather.manifest(file.path(), checkpoint.clone()) {
+                    Ok(manifest) => file.write_manifest(&manifest).err().map(|e| e.to_string()),
+                    Err(why) => Some(why),
+                };
             }
             c.last_checkpoint = Instant::now();
             match end {
@@ -567,12 +684,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                     out.push((None, Tag::Resume, Vec::new()));
                 }
                 Some(stopped) => {
-                    // the others learn the result, not the open nodes
-                    let mut header = checkpoint.clone();
-                    header.nodes.clear();
-                    header.entries.clear();
                     let mut words = vec![stop_code(stopped)];
-                    words.extend(bytes_to_words(&header.to_bytes()?));
+                    words.extend(bytes_to_words(&checkpoint.to_bytes()?));
                     c.end = Some(checkpoint);
                     out.push((None, Tag::Done, words));
                 }
@@ -581,14 +694,13 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         }
         let finished = c.dry.iter().all(|&d| d) && c.asked == c.loaded;
         let stopped = run.options.stop_reason(run.start, nodes);
-        if finished || stopped.is_some() {
-            c.gather = Some(Gather::new(size, Some(if finished { None } else { stopped })));
-            out.push((None, Tag::Stop, Vec::new()));
-            return Ok(());
-        }
-        if run.checkpoint.is_some() && run.every.is_some_and(|every| c.last_checkpoint.elapsed() >= every) {
-            c.gather = Some(Gather::new(size, None));
-            out.push((None, Tag::Gather, Vec::new()));
+        let due = run.checkpoint.is_some() && run.every.is_some_and(|every| c.last_checkpoint.elapsed() >= every);
+        if finished || stopped.is_some() || due {
+            let end = (finished || stopped.is_some()).then_some(if finished { None } else { stopped });
+            c.epoch += 1;
+            let gather = Gather::new(size, c.epoch, end);
+            out.push(gather.ask());
+            c.gather = Some(gather);
             return Ok(());
         }
         // every dry rank not promised nodes yet: half of the fullest rank's
@@ -605,8 +717,20 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         Ok(())
     }
 
-    fn send_part(&mut self) -> Result<()> {
-        let words = encode_part(&self.device.part()?, self.loaded, self.run.instance.jobs);
+    /// Writes this rank's part of checkpoint `epoch` (where there is a checkpoint file) and
+    /// confirms it to rank 0.
+    fn send_part(&mut self, epoch: u64) -> Result<()> {
+        let Part { open, counted, best, leaf } = self.device.part()?;
+        let run = self.run;
+        let written = match self.checkpoint {
+            None => Written::None,
+            Some(file) => match write_part(file, run.instance, run.options, epoch, self.rank, &open) {
+                Ok(entry) => Written::Part(entry.nodes, entry.hash),
+                Err(e) => Written::Failed(e.to_string()),
+            },
+        };
+        let confirmed = Confirmed { part: Part { open: Frontier::default(), counted, best, leaf }, loaded: self.loaded, written };
+        let words = encode_part(&confirmed, run.instance.jobs);
         self.send(0, Tag::Part, &words);
         Ok(())
     }
@@ -627,11 +751,11 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     }
 }
 
-/// The error of a rank that sent nothing for [`SILENCE`].
-fn silent(rank: usize, run: &Run) -> Error {
+/// The error of a rank that did `what` (sent nothing, took nothing) for `silence`.
+fn silent(rank: usize, what: &str, run: &Run, silence: Duration) -> Error {
     let resume = match run.checkpoint {
         Some(file) => format!("resume from {} (on any number of ranks)", file.path().display()),
-        None => "run again with a checkpoint file (checkpoint) to be able to resume".into(),
+        None => "run again with a checkpoint file (`checkpoint`) to be able to resume".into(),
     };
-    Error::invalid("mpi", format!("rank {rank} sent nothing for {} s: it died or hangs; {resume}", SILENCE.as_secs()))
+    Error::invalid("mpi", format!("rank {rank} {what} for {} s: it died or hangs; {resume}", silence.as_secs_f64()))
 }
