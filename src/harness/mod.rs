@@ -182,20 +182,22 @@ impl Check {
         Check { passed: mismatches == 0, checked: cpu.len() as u64, mismatches, max_rel_error: max_rel, tolerance, first_mismatch: first }
     }
 
-    /// Turns a failed check into an error (for tests and strict runs).
+    /// Turns a failed check into [`Error::CheckFailed`] (for tests and strict runs): one
+    /// configuration, `what`, with its mismatches.
     pub fn into_result(self, what: &str) -> Result<Check> {
         if self.passed {
             Ok(self)
         } else {
-            Err(Error::invalid(
-                format!("{what} result"),
-                format!(
-                    "{} of {} elements differ from the CPU reference; first {}",
+            Err(Error::CheckFailed {
+                failed: 1,
+                total: 1,
+                first: format!(
+                    "{what}: {} of {} elements differ, first {}",
                     self.mismatches,
                     self.checked,
                     self.first_mismatch.as_deref().unwrap_or("?")
                 ),
-            ))
+            })
         }
     }
 }
@@ -363,6 +365,18 @@ mod tests {
         // 1 ms runs: well over 3 + 1 calls, and the samples are the last three
         assert!(calls > 20, "{calls} calls");
         assert_eq!(stats.samples, vec![(calls - 2) as f64, (calls - 1) as f64, calls as f64]);
+    }
+
+    #[test]
+    fn a_failed_check_is_a_check_failure_naming_what_and_its_first_mismatch() {
+        let check = Check::exact(&[1u32, 2, 7], &[1u32, 2, 3]);
+        let e = check.clone().into_result("scan").unwrap_err();
+        assert!(
+            matches!(&e, Error::CheckFailed { failed: 1, total: 1, first } if first.starts_with("scan: 1 of 3 elements differ")),
+            "{e}"
+        );
+        assert!(e.to_string().contains(check.first_mismatch.as_deref().unwrap()), "{e}");
+        assert!(Check::exact(&[4u32], &[4u32]).into_result("scan").is_ok());
     }
 
     #[test]
