@@ -166,15 +166,6 @@ fn layer(module: &str) -> Option<usize> {
     })
 }
 
-/// Imports of a layer above the importer's that are still there, as (file under `src/`,
-/// module it imports): each is a trait or type to move down. Nothing may be added.
-const UPWARD_LEFT: &[(&str, &str)] = &[
-    // a unit test there checks the remap index's binding against the shader registry
-    ("gpu/shader.rs", "remap"),
-    // the flow-shop pools' table
-    ("kernels/flowshop/bench.rs", "report"),
-];
-
 /// The top-level modules that `text` names as `crate::MODULE` (in `use crate::{a, b::c}` too),
 /// comments left out.
 fn crate_modules(text: &str) -> Vec<String> {
@@ -205,15 +196,8 @@ fn no_module_imports_a_layer_above_its_own() {
             }
         }
     }
-    let new: Vec<String> = found
-        .iter()
-        .filter(|(f, m)| !UPWARD_LEFT.contains(&(f.as_str(), m.as_str())))
-        .map(|(f, m)| format!("src/{f} imports crate::{m}, a layer above its own"))
-        .collect();
-    assert!(new.is_empty(), "{}", new.join("\n"));
-    let gone: Vec<String> =
-        UPWARD_LEFT.iter().filter(|(f, m)| !found.iter().any(|(g, n)| g == f && n == m)).map(|(f, m)| format!("src/{f} -> {m}")).collect();
-    assert!(gone.is_empty(), "no longer imported upward: take these out of UPWARD_LEFT: {gone:?}");
+    let upward: Vec<String> = found.iter().map(|(f, m)| format!("src/{f} imports crate::{m}, a layer above its own")).collect();
+    assert!(upward.is_empty(), "{}", upward.join("\n"));
 }
 
 /// The blocking wrappers still compiled for wasm32, as (file under `src/`, function): the

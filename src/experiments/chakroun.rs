@@ -8,7 +8,7 @@ use super::{params, point, run_workload, section, About, Experiment, Outcome, Po
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::harness::Record;
-use crate::kernels::flowshop::bench::{self, BenchConfig, BoundingExtra};
+use crate::kernels::flowshop::bench::{BenchConfig, BoundingExtra};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
@@ -82,7 +82,7 @@ impl Experiment for Table1 {
         let (walked, theirs) = dfs_over_bfs(&records, paper, true);
         let (record, _) = dfs_over_bfs(&records, paper, false);
         Section {
-            tables: vec![table1(&records, paper), bench::throughput_table(&records)],
+            tables: vec![table1(&records, paper), throughput_table(&records)],
             paper_tables: vec!["table1".into()],
             verdicts: vec![
                 Verdict::direction(
@@ -135,7 +135,7 @@ impl Experiment for Table2 {
         let (ours, theirs) = refactoring_gain(&records, paper);
         let paper_best = paper.claim("max_speedup_refactored_table").and_then(|c| c.value);
         Section {
-            tables: vec![table2(&records, paper), bench::throughput_table(&records)],
+            tables: vec![table2(&records, paper), throughput_table(&records)],
             paper_tables: vec!["table2".into()],
             verdicts: vec![
                 Verdict::direction(
@@ -176,7 +176,7 @@ pub struct BenchSummary {
 pub fn bench_summary(records: &[Record]) -> Result<BenchSummary> {
     let paper = PaperValues::of("chakroun")?;
     let refs: Vec<&Record> = records.iter().collect();
-    let tables = [table1(&refs, &paper), table2(&refs, &paper), bench::throughput_table(&refs)];
+    let tables = [table1(&refs, &paper), table2(&refs, &paper), throughput_table(&refs)];
     Ok(BenchSummary {
         tables: tables.into_iter().filter(|t| !t.rows.is_empty()).collect(),
         dfs_over_bfs: [dfs_over_bfs(&refs, &paper, false), dfs_over_bfs(&refs, &paper, true)],
@@ -368,4 +368,27 @@ fn refactoring_gain(records: &[&Record], paper: &PaperValues) -> (Option<f64>, O
 /// Largest speedup over one core among the GPU records (refactored kernel).
 fn best_speedup(records: &[&Record]) -> Option<f64> {
     records.iter().filter(|r| r.params["branchless"] == true).filter_map(|r| speedup(r)).reduce(f64::max)
+}
+
+/// Bounds per second: GPU kernels, one CPU core, all CPU cores, per instance and pool.
+fn throughput_table(records: &[&Record]) -> Table {
+    let mut table = Table::new(
+        "Bounds per second (GPU: upload + kernel + readback; CPU: bounding only)",
+        &["instance", "size", "pool", "variant", "min depth", "max depth", "median (ms)", "Mbounds/s", "branch eff.", "check"],
+    );
+    for r in records {
+        table.rows.push(vec![
+            Cell::text(param_str(r, "instance")),
+            Cell::text(param_str(r, "size")),
+            Cell::exact(r.params["pool_size"].as_f64().unwrap_or(0.0), 0),
+            Cell::text(&r.variant),
+            Cell::exact(r.params["min_depth"].as_f64().unwrap_or(0.0), 0),
+            Cell::exact(r.params["max_depth"].as_f64().unwrap_or(0.0), 0),
+            Cell::measured(r.stats.median * 1e3, 3),
+            r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
+            r.divergence.map_or(Cell::Missing, |d| Cell::measured(d.branch_efficiency, 3)),
+            Cell::check(r.check.passed),
+        ]);
+    }
+    table
 }

@@ -564,8 +564,6 @@ mod tests {
         assert_eq!(registry::lbm::stream_collide::MAIN.workgroup_size, "WG");
         let names: Vec<&str> = registry::lbm::stream_collide::FILE.bindings.iter().map(|b| b.name).collect();
         assert_eq!(names, ["f_in", "f_out", "flags", "params"]);
-        let remap: Vec<(u32, &str)> = registry::shared::remap::FILE.bindings.iter().map(|b| (b.binding, b.name)).collect();
-        assert_eq!(remap, [(crate::remap::REMAP_BINDING, "remap_index")]);
     }
 
     #[test]

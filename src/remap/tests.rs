@@ -385,3 +385,9 @@ fn regroup_kernels_validate() {
         }
     }
 }
+
+#[test]
+fn the_index_binding_is_the_one_the_shared_remap_wgsl_declares() {
+    let remap: Vec<(u32, &str)> = crate::gpu::shader::registry::shared::remap::FILE.bindings.iter().map(|b| (b.binding, b.name)).collect();
+    assert_eq!(remap, [(super::REMAP_BINDING, "remap_index")]);
+}

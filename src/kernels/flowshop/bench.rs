@@ -16,7 +16,6 @@ use super::{
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
-use crate::report::{Cell, Table};
 
 /// Records a real search's pools until `want` children are gathered, then prunes every
 /// child so the search ends quickly.
@@ -391,31 +390,4 @@ fn add_speedups(records: &mut [Record]) {
             r.add_extra(BoundingExtra { speedup_over_one_core: Some(cpu / r.stats.median.max(1e-12)), ..extra });
         }
     }
-}
-
-fn param_str(r: &Record, key: &str) -> String {
-    r.params[key].as_str().unwrap_or("").to_string()
-}
-
-/// Bounds per second: GPU kernels, one CPU core, all CPU cores, per instance and pool.
-pub fn throughput_table(records: &[&Record]) -> Table {
-    let mut table = Table::new(
-        "Bounds per second (GPU: upload + kernel + readback; CPU: bounding only)",
-        &["instance", "size", "pool", "variant", "min depth", "max depth", "median (ms)", "Mbounds/s", "branch eff.", "check"],
-    );
-    for r in records {
-        table.rows.push(vec![
-            Cell::text(param_str(r, "instance")),
-            Cell::text(param_str(r, "size")),
-            Cell::exact(r.params["pool_size"].as_f64().unwrap_or(0.0), 0),
-            Cell::text(&r.variant),
-            Cell::exact(r.params["min_depth"].as_f64().unwrap_or(0.0), 0),
-            Cell::exact(r.params["max_depth"].as_f64().unwrap_or(0.0), 0),
-            Cell::measured(r.stats.median * 1e3, 3),
-            r.throughput.as_ref().map_or(Cell::Missing, |t| Cell::measured(t.value, 3)),
-            r.divergence.map_or(Cell::Missing, |d| Cell::measured(d.branch_efficiency, 3)),
-            Cell::check(r.check.passed),
-        ]);
-    }
-    table
 }
