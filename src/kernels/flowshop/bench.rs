@@ -15,7 +15,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
-use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
+use crate::harness::{self, Check, Environment, Named, Protocol, Record, Throughput};
 use crate::report::{Cell, Table};
 
 /// Records a real search's pools until `want` children are gathered, then prunes every
@@ -97,13 +97,6 @@ pub fn parent_depths(pool: &Pool) -> Vec<usize> {
         .collect()
 }
 
-fn exploration_name(exploration: Exploration) -> &'static str {
-    match exploration {
-        Exploration::DepthFirst => "dfs",
-        Exploration::BreadthFirst => "bfs",
-    }
-}
-
 /// What to measure on one instance.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchConfig {
@@ -174,7 +167,7 @@ impl PoolInfo<'_> {
             "parents": self.pool.parent_count(),
             "min_depth": depths.iter().min(),
             "max_depth": depths.iter().max(),
-            "strategy": exploration_name(self.strategy),
+            "strategy": self.strategy.short_name(),
             "bound": self.config.bound,
             "device": device,
         });
@@ -312,7 +305,7 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> R
                     "gpu {}{} {}",
                     if branchless { "refactored" } else { "basic" },
                     if walk_prefix { " walk" } else { "" },
-                    exploration_name(strategy)
+                    strategy.short_name()
                 );
                 let params = info
                     .params("gpu", serde_json::json!({ "branchless": branchless, "mapping": config.mapping, "walk_prefix": walk_prefix }));
@@ -346,7 +339,7 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> R
                         Ok(wall(t0.elapsed().as_secs_f64()))
                     })?;
                     let check = exact(&format!("{} CPU {cores} threads", instance.name), &last, &expected)?;
-                    let variant = format!("cpu {cores} core{} {}", if cores == 1 { "" } else { "s" }, exploration_name(strategy));
+                    let variant = format!("cpu {cores} core{} {}", if cores == 1 { "" } else { "s" }, strategy.short_name());
                     let params = info.params("cpu", serde_json::json!({ "threads": cores }));
                     records.push(info.record(gpu, variant, params, stats, check));
                 }
