@@ -15,7 +15,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
-use crate::harness::{self, Check, Environment, Named, Protocol, Record, Throughput};
+use crate::harness::{self, Check, Environment, Named, Progress, Protocol, Record, Throughput};
 use crate::report::{Cell, Table};
 
 /// Records a real search's pools until `want` children are gathered, then prunes every
@@ -270,8 +270,9 @@ impl crate::gpu::Recording for PoolsRecording {
 }
 
 /// Runs `config` on one instance: per pool size and strategy, the GPU kernels (timed over
-/// `protocol`: upload, kernel and readback, the time a search pays per pool), then the CPU.
-pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> Result<Vec<Record>> {
+/// `protocol`: upload, kernel and readback, the time a search pays per pool), then the CPU;
+/// `progress` moves on one step per pool size and strategy.
+pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, progress: Option<&Progress>) -> Result<Vec<Record>> {
     config.validate()?;
     let instance = taillard_by_name(&config.instance)?;
     let data = BoundData::new(&instance);
@@ -284,6 +285,9 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> R
         let cpu_strategy =
             if config.strategies.contains(&Exploration::BreadthFirst) { Exploration::BreadthFirst } else { config.strategies[0] };
         for &strategy in &config.strategies {
+            if let Some(p) = progress {
+                p.message(format!("{} pool {size} {}", instance.name, strategy.short_name()));
+            }
             let pool = search_pool(&instance, strategy, size)?;
             let info = PoolInfo { instance: &instance, config, pool: &pool, requested: size, strategy };
             let expected = CpuBounder::new(&data, config.bound, 0).bound(&pool)?;
@@ -343,6 +347,9 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> R
                     let params = info.params("cpu", serde_json::json!({ "threads": cores }));
                     records.push(info.record(gpu, variant, params, stats, check));
                 }
+            }
+            if let Some(p) = progress {
+                p.step("");
             }
         }
     }
