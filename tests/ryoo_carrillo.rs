@@ -187,7 +187,7 @@ fn carrillo_sweep_records_pass_their_checks() {
     let gpu = common::gpu();
     let cfg = BranchConfig { n: 2048, light_rounds: 4, heavy_rounds: 1, seed: 5 };
     let protocol = Protocol { warmup: 0, samples: 1 };
-    let records = split::sweep(&gpu, &cfg, MaskLayout::Random, &[0.0, 0.1, 1.0], &protocol).unwrap();
+    let records = split::sweep(&gpu, &cfg, MaskLayout::Random, &[0.0, 0.1, 1.0], &protocol, None).unwrap();
     assert_eq!(records.len(), 6);
     assert!(records.iter().all(|r| r.check.passed), "{:?}", records.iter().map(|r| &r.check).collect::<Vec<_>>());
     assert!(records.iter().all(|r| r.divergence.is_some()));

@@ -187,3 +187,60 @@ fn the_ring_queue_runs_only_where_the_blocking_tier_may() {
     let err = queue::queue(&gpu, &rt, &cfg, true).expect_err("the ring needs tier 2");
     assert!(matches!(err, simtlab::Error::Unsupported { .. }) && err.to_string().contains("GL"), "{err}");
 }
+
+/// Collects the events of every sweep.
+struct Collect(std::sync::Mutex<Vec<(u64, simtlab::harness::progress::Event)>>);
+
+impl simtlab::harness::progress::Reporter for Collect {
+    fn report(&self, sweep: u64, event: simtlab::harness::progress::Event) {
+        self.0.lock().unwrap().push((sweep, event));
+    }
+}
+
+#[test]
+fn a_sweep_moves_its_progress_on_per_point_of_each_run() {
+    use simtlab::harness::progress::{set_reporter, Event};
+    let gpu = common::gpu();
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    let run = |name: &str, overrides: &[(&str, &str)]| {
+        let params = workload::with_overrides(workload::find(name).unwrap().params(Scale::Tiny), overrides).unwrap();
+        workload::Run { workload: name.into(), params, label: name.into() }
+    };
+    let runs = [
+        run("branch-split-linear", &[("else_fractions", "[0.0, 0.5, 1.0]")]),
+        run("micro-loop", &[]),
+        run("flowshop-bound-pools", &[("pool_sizes", "[64, 128]"), ("branchless", "[true]"), ("probe", "false")]),
+    ];
+    let collect = std::sync::Arc::new(Collect(Default::default()));
+    set_reporter(Some(collect.clone()));
+    let records = workload::run_all(&gpu, &runs, &protocol, "points of a sweep");
+    set_reporter(None);
+    assert!(records.unwrap().iter().all(|r| r.check.passed));
+    let events = collect.0.lock().unwrap().clone();
+    let sweep = events.iter().find(|(_, e)| matches!(e, Event::Start { what, .. } if what == "points of a sweep")).unwrap().0;
+    let events: Vec<Event> = events.into_iter().filter(|(s, _)| *s == sweep).map(|(_, e)| e).collect();
+    // three fractions, the micro run in one piece, two pool sizes of two orders each
+    assert_eq!(events[0], Event::Start { what: "points of a sweep".into(), total: 8 });
+    assert_eq!(events.last(), Some(&Event::Finish));
+    // each position the bar reaches, with what it said ran last
+    let mut shown = String::new();
+    let mut positions = Vec::new();
+    for e in &events {
+        match e {
+            Event::Message { text } => shown = text.clone(),
+            Event::Step { .. } => positions.push((positions.len() + 1, shown.clone())),
+            _ => {}
+        }
+    }
+    let want = [
+        "linear else 0.0%",
+        "linear else 50.0%",
+        "linear else 100.0%",
+        "micro-loop",
+        "ta021 pool 64 dfs",
+        "ta021 pool 64 bfs",
+        "ta021 pool 128 dfs",
+        "ta021 pool 128 bfs",
+    ];
+    assert_eq!(positions, want.iter().enumerate().map(|(i, w)| (i + 1, w.to_string())).collect::<Vec<_>>());
+}

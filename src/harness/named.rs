@@ -1,5 +1,7 @@
 //! One name table per enum: the names in JSON (records, saved runs, checkpoints), on the
-//! command line and in the explorer's editors all come from the enum's `named!` line.
+//! command line and in the explorer's editors all come from the enum's `named!` line. A value
+//! may have a short name besides (`dfs` for `depthfirst`): the one the command line offers,
+//! which JSON reads as well (serde writes the name).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -11,12 +13,23 @@ pub trait Named: Sized + Copy + PartialEq + 'static {
     /// The name of each value of [`VALUES`](Named::VALUES).
     const NAMES: &'static [&'static str];
 
+    /// The short names of the values that have one, `(short name, value)`: read as the
+    /// name is (serde writes the name).
+    const SHORT_NAMES: &'static [(&'static str, Self)] = &[];
+
     /// This value's name.
     fn name(self) -> &'static str;
 
-    /// The value called `name`, if any.
+    /// The name the command line offers this value by and messages call it: its short name
+    /// where it has one, else its name.
+    fn short_name(self) -> &'static str {
+        Self::SHORT_NAMES.iter().find(|a| a.1 == self).map_or(self.name(), |a| a.0)
+    }
+
+    /// The value called `name` or, failing that, the value whose short name it is, if any.
     fn from_name(name: &str) -> Option<Self> {
-        Self::NAMES.iter().position(|n| *n == name).map(|i| Self::VALUES[i])
+        let named = Self::NAMES.iter().position(|n| *n == name).map(|i| Self::VALUES[i]);
+        named.or_else(|| Self::SHORT_NAMES.iter().find(|a| a.0 == name).map(|a| a.1))
     }
 }
 
@@ -37,16 +50,19 @@ pub fn deserialize<'de, T: Named, D: serde::Deserializer<'de>>(deserializer: D) 
 }
 
 /// The name table of a fieldless enum: implements [`Named`], `Serialize` (the name) and
-/// `Deserialize` (from the name). A variant left out does not compile.
+/// `Deserialize` (from the name or the short name). A variant left out does not compile. A
+/// name after `|` is the value's short name ([`Named::short_name`]).
 ///
 /// ```text
 /// named!(Pattern { If => "if", Loop => "loop" });
+/// named!(Exploration { DepthFirst => "depthfirst" | "dfs", BreadthFirst => "breadthfirst" | "bfs" });
 /// ```
 macro_rules! named {
-    ($ty:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+    ($ty:ident { $($variant:ident => $name:literal $(| $short:literal)?),+ $(,)? }) => {
         impl $crate::harness::Named for $ty {
             const VALUES: &'static [Self] = &[$($ty::$variant),+];
             const NAMES: &'static [&'static str] = &[$($name),+];
+            const SHORT_NAMES: &'static [(&'static str, Self)] = &[$($(($short, $ty::$variant),)?)+];
             fn name(self) -> &'static str {
                 match self {
                     $($ty::$variant => $name),+

@@ -12,13 +12,12 @@ use super::cases::{bench, Case};
 use super::queue::{self, QueueConfig, QueueKind};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Progress, Protocol, Record};
+use crate::harness::{named, Named, Progress, Protocol, Record};
 use crate::pt::{Capability, PtOptions, Runtime, Tier};
 use serde::{Deserialize, Serialize};
 
 /// What a sweep runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bench {
     /// Use case 1: CPU-GPU synchronization.
     Sync,
@@ -32,25 +31,12 @@ pub enum Bench {
     Barrier,
     /// Queue throughput per queue kind.
     Queue,
-    /// Only the capability check (discovery, barrier, message passing); `probe` on the command line.
-    #[serde(alias = "probe")]
+    /// Only the capability check (discovery, barrier, message passing); `probe` for short (the
+    /// command line's name, and the messages of [`Sweep::validate`]: `bench=probe`).
     Capability,
 }
 
-impl Bench {
-    /// Its name in the messages of [`Sweep::validate`] (`bench=sync`); serde reads it too.
-    pub fn case_name(self) -> &'static str {
-        match self {
-            Bench::Sync => "sync",
-            Bench::Forest => "forest",
-            Bench::Prodcons => "prodcons",
-            Bench::Gsync => "gsync",
-            Bench::Barrier => "barrier",
-            Bench::Queue => "queue",
-            Bench::Capability => "probe",
-        }
-    }
-}
+named!(Bench { Sync => "sync", Forest => "forest", Prodcons => "prodcons", Gsync => "gsync", Barrier => "barrier", Queue => "queue", Capability => "capability" | "probe" });
 
 /// A sweep: the benchmark and its options, each named in errors by its field (`tier`, `fmas`,
 /// ...). [`Sweep::new`] gives every default.
@@ -204,7 +190,7 @@ impl Sweep {
 fn validate(sweep: &Sweep) -> Result<()> {
     use Bench::*;
     let case = sweep.bench;
-    let name = case.case_name();
+    let name = case.short_name();
     let uses: [(&str, bool, &[Bench]); 22] = [
         ("tier", !sweep.tier.is_empty(), &[Sync, Forest, Prodcons, Gsync]),
         ("fmas", !sweep.fmas.is_empty(), &[Sync, Forest, Prodcons, Gsync]),
@@ -231,7 +217,7 @@ fn validate(sweep: &Sweep) -> Result<()> {
     ];
     for (option, given, cases) in uses {
         if given && !cases.contains(&case) {
-            let to: Vec<&str> = cases.iter().map(|&c| c.case_name()).collect();
+            let to: Vec<&str> = cases.iter().map(|&c| c.short_name()).collect();
             return Err(Error::invalid(option, format!("`bench={name}` does not use it (it applies to `bench` {})", to.join(", "))));
         }
     }

@@ -48,7 +48,7 @@ use super::status::{AbortReason, Status};
 use super::{queue_words, Control, Tier, CONTROL_WORDS};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{files, preprocess_text, validate, ShaderSource};
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, TimingSource};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Step, TimingSource};
 use crate::harness::{Check, Record, Stats};
 use crate::profile::{contents_within, entry_bindings, BindingInfo, BindingSpec, Resource};
 use serde::Serialize;
@@ -408,6 +408,16 @@ impl PtLaunch {
     pub fn reset(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.control.ctl.buffer, 0, None);
         encoder.clear_buffer(&self.queue.buffer, 0, None);
+        self.mark_reset();
+    }
+
+    /// [`PtLaunch::reset`] as steps, for [`Gpu::run_once_async`] and the other runs of steps.
+    pub fn reset_steps(&self) -> [Step<'_>; 2] {
+        self.mark_reset();
+        [Step::clear(&self.control.ctl), Step::clear(&self.queue)]
+    }
+
+    fn mark_reset(&self) {
         if let Ok(mut at) = self.reset_at.lock() {
             *at = Some(Instant::now());
         }
@@ -425,24 +435,12 @@ impl PtLaunch {
     ) {
         self.reset(encoder);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("simtlab pt"), timestamp_writes: None });
-        self.dispatch(&mut pass, pipeline, groups, workgroups.unwrap_or(self.workgroups()), 1);
-    }
-
-    fn dispatch(
-        &self,
-        pass: &mut wgpu::ComputePass,
-        pipeline: &wgpu::ComputePipeline,
-        groups: &[(u32, &wgpu::BindGroup)],
-        w: [u32; 3],
-        times: u32,
-    ) {
         pass.set_pipeline(pipeline);
         for (g, b) in groups.iter().copied().chain(self.bind_group()) {
             pass.set_bind_group(g, Some(b), &[]);
         }
-        for _ in 0..times {
-            pass.dispatch_workgroups(w[0], w[1], w[2]);
-        }
+        let w = workgroups.unwrap_or(self.workgroups());
+        pass.dispatch_workgroups(w[0], w[1], w[2]);
     }
 
     /// The control words after the launch, decoded (waits for the GPU, bounded by its timeout).
@@ -707,73 +705,28 @@ pub async fn run_async(gpu: &Gpu, runtime: &Runtime, request: &PtRequest<'_>) ->
     let groups: Vec<(u32, wgpu::BindGroup)> = numbers
         .iter()
         .map(|&g| {
-            let entries: Vec<wgpu::BindGroupEntry> = bound
-                .iter()
-                .filter(|b| b.info.group == g)
-                .map(|b| wgpu::BindGroupEntry { binding: b.info.binding, resource: b.buffer.as_entire_binding() })
-                .collect();
-            let layout = kernel.pipeline.get_bind_group_layout(g);
-            gpu.checked_now(&format!("binding the buffers of group {g}"), || {
-                gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(&shader.entry),
-                    layout: &layout,
-                    entries: &entries,
-                })
-            })
-            .map(|bg| (g, bg))
+            let resources: Vec<(u32, wgpu::BindingResource)> =
+                bound.iter().filter(|b| b.info.group == g).map(|b| (b.info.binding, b.buffer.as_entire_binding())).collect();
+            kernel.bind_group(gpu, g, &resources).map(|bg| (g, bg))
         })
         .collect::<Result<_>>()?;
     let launch = runtime.prepare(gpu, &shader, &plan, &kernel.pipeline, request.queue)?;
-    let group_refs: Vec<(u32, &wgpu::BindGroup)> = groups.iter().map(|(g, b)| (*g, b)).collect();
+    let group_refs: Vec<(u32, &wgpu::BindGroup)> = groups.iter().map(|(g, b)| (*g, b)).chain(launch.bind_group()).collect();
+    // each run from the same inputs: the written buffers restored, the control words cleared
+    let restore: Vec<Step> =
+        bound.iter().filter_map(|b| b.pristine.as_ref().map(|from| Step::copy(from, &b.buffer, from.size()))).collect();
+    let dispatch = Step::dispatch_groups(&kernel, &group_refs, workgroups);
 
-    let queries = gpu.caps().timestamps.then(|| {
-        let set =
-            gpu.device().create_query_set(&wgpu::QuerySetDescriptor { label: Some("pt timing"), ty: wgpu::QueryType::Timestamp, count: 2 });
-        let resolve = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pt timestamps"),
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        (set, resolve)
-    });
     let mut samples = Vec::new();
     let mut source = TimingSource::DeviceTimestamps;
     let mut status = None;
     for _ in 0..request.samples {
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        for b in &bound {
-            if let Some(from) = &b.pristine {
-                encoder.copy_buffer_to_buffer(from, 0, &b.buffer, 0, from.size());
-            }
-        }
-        launch.reset(&mut encoder);
-        {
-            let timestamp_writes = queries.as_ref().map(|(set, _)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(0),
-                end_of_pass_write_index: Some(1),
-            });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("simtlab pt"), timestamp_writes });
-            launch.dispatch(&mut pass, &kernel.pipeline, &group_refs, workgroups, request.dispatches);
-        }
-        if let Some((set, resolve)) = &queries {
-            encoder.resolve_query_set(set, 0..2, resolve, 0);
-        }
-        let t0 = Instant::now();
-        let index = gpu.submit(encoder.finish(), &format!("running {}", launch.what))?;
-        gpu.settle(Some(index), &format!("running {}", launch.what)).await?;
-        let wall = t0.elapsed().as_secs_f64();
-        samples.push(match &queries {
-            Some((_, resolve)) => {
-                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&gpu.read_bytes_async(resolve, 16).await?[..16]);
-                ticks[1].saturating_sub(ticks[0]) as f64 * gpu.queue().get_timestamp_period() as f64 * 1e-9
-            }
-            None => {
-                source = TimingSource::WallClock;
-                wall
-            }
-        });
+        let mut steps = restore.clone();
+        steps.extend(launch.reset_steps());
+        steps.extend(std::iter::repeat_n(dispatch, request.dispatches as usize));
+        let timing = gpu.run_once_async(&steps, true).await?;
+        samples.push(timing.seconds);
+        source = timing.source;
         if plan.used != Tier::Multi {
             status = Some(launch.finish_async(gpu).await?);
         }

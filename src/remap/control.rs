@@ -27,10 +27,10 @@ use super::lam::LamPlan;
 use super::redirect::{gather, redirect_index, tile_index};
 use crate::divergence::{emulate_loops, emulate_paths, Divergence};
 use crate::error::{Error, Result};
+use crate::harness::{named, Named};
 
 /// How threads get their data.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// Let [`decide`] pick from the measurements.
     #[default]
@@ -42,7 +42,6 @@ pub enum Strategy {
     /// Host-moved data (layout transformation planned with LAM).
     Lam,
     /// Index array built on the GPU (histogram, scan, scatter).
-    #[serde(rename = "gpu")]
     GpuRegroup,
     /// Each workgroup sorts its own tile by class in workgroup memory before working
     /// (`shaders/shared/tile_sort.wgsl`): no index array, no extra dispatch.
@@ -52,39 +51,29 @@ pub enum Strategy {
     Defer,
 }
 
+named!(Strategy { Auto => "auto", None => "none", Redirect => "redirect", Lam => "lam", GpuRegroup => "gpu", Tile => "tile", Defer => "defer" });
+
 impl Strategy {
-    /// The accepted spellings, for error messages.
-    const NAMES: &'static str = "none|redirect|lam|gpu|tile|defer|auto";
+    /// The strategies a user's own shader is remapped with ([`super::remap_run`]): an index
+    /// read through the entry point's global id, or none. The others need a kernel written
+    /// for them (LAM's moved data, the tile sort, the deferred second dispatch).
+    pub const FOR_SHADERS: &'static [Strategy] = &[Strategy::Auto, Strategy::Redirect, Strategy::GpuRegroup, Strategy::None];
 }
 
 impl fmt::Display for Strategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Strategy::Auto => "auto",
-            Strategy::None => "none",
-            Strategy::Redirect => "redirect",
-            Strategy::Lam => "lam",
-            Strategy::GpuRegroup => "gpu",
-            Strategy::Tile => "tile",
-            Strategy::Defer => "defer",
-        })
+        f.write_str(self.name())
     }
 }
 
 impl FromStr for Strategy {
     type Err = Error;
 
+    /// A name of the table, in any case, surrounding spaces ignored.
     fn from_str(s: &str) -> Result<Strategy> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Strategy::Auto),
-            "none" => Ok(Strategy::None),
-            "redirect" => Ok(Strategy::Redirect),
-            "lam" => Ok(Strategy::Lam),
-            "gpu" => Ok(Strategy::GpuRegroup),
-            "tile" => Ok(Strategy::Tile),
-            "defer" => Ok(Strategy::Defer),
-            other => Err(Error::invalid("remap strategy", format!("'{other}'; use one of {}", Strategy::NAMES))),
-        }
+        let name = s.trim().to_ascii_lowercase();
+        Strategy::from_name(&name)
+            .ok_or_else(|| Error::invalid("remap strategy", format!("'{name}'; use one of {}", Strategy::NAMES.join("|"))))
     }
 }
 

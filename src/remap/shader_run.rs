@@ -16,6 +16,7 @@ use super::redirect::{redirect_index_of, TILE_ELEMENTS};
 use super::shader::{remap_shader, RemapShaderOptions, RemappedShader, INDEX_NAME};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferKind, Gpu, Timing};
+use crate::harness::Named;
 use crate::profile::{profile_async, BindingSpec, ProfileRequest, ProfileRun, ProfileStep, ShaderDispatch, Summary};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
@@ -166,10 +167,11 @@ pub async fn remap_run_async(
     if request.dispatches == 0 {
         return Err(Error::invalid("dispatches", "0: an index serves at least one dispatch"));
     }
-    if !matches!(request.strategy, Strategy::Auto | Strategy::None | Strategy::Redirect | Strategy::GpuRegroup) {
+    if !Strategy::FOR_SHADERS.contains(&request.strategy) {
+        let names: Vec<&str> = Strategy::FOR_SHADERS.iter().map(|s| s.name()).collect();
         return Err(Error::invalid(
             "strategy",
-            format!("'{}' needs a kernel written for it; a user's shader is remapped with auto, redirect, gpu or none", request.strategy),
+            format!("'{}' needs a kernel written for it; a user's shader is remapped with {}", request.strategy, names.join(", ")),
         ));
     }
     // refusals come before any GPU work

@@ -2,7 +2,7 @@
 //! the runner it calls. Tiny sizes run in seconds on a CPU adapter (the test suite runs them
 //! all); paper sizes are the papers' own, for a real GPU.
 
-use super::{Entry, Scale, Workload};
+use super::{Entry, Runner, Scale, Workload};
 use crate::gpu::shader::registry as shader;
 use crate::gpu::Bind;
 use crate::kernels::flowshop::bench::{bench_instance, BenchConfig, PoolsRecording};
@@ -46,7 +46,7 @@ where
         paper: ZHANG_S5,
         summary,
         config,
-        run: |gpu, c, p| redirect::bench::<K>(gpu, &c.config, c.variants, p),
+        run: Runner::Whole(|gpu, c, p| redirect::bench::<K>(gpu, &c.config, c.variants, p)),
         prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<K>::new(gpu, c.config.clone())?))),
         shader: Some(shader),
         footprint: Some(|c| c.config.validate().map(|_| c.config.footprint())),
@@ -123,12 +123,13 @@ fn run_branch(
     s: &BranchSweep,
     layout: MaskLayout,
     protocol: &crate::harness::Protocol,
+    progress: Option<&crate::harness::Progress>,
 ) -> crate::Result<Vec<crate::harness::Record>> {
     // an empty sweep would run nothing and report an empty table as a success
     if s.else_fractions.is_empty() {
         return Err(crate::Error::invalid("else_fractions", "empty: give at least one fraction in [0, 1]"));
     }
-    split::sweep(gpu, &s.config, layout, &s.else_fractions, protocol)
+    split::sweep(gpu, &s.config, layout, &s.else_fractions, protocol, progress)
 }
 
 /// The loop or if kernel ready to record: inputs from the seed, the CPU reference beside them.
@@ -242,7 +243,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_FIG1,
             summary: "a data-dependent loop: trip counts from a distribution (one long lane per group by default)",
             config: micro_loop,
-            run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
+            run: Runner::Whole(|gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r])),
             prepare: Some(micro_recording),
             shader: Some(shader::micro::data_loop::MAIN),
             footprint: None,
@@ -259,7 +260,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 n: s.pick(1 << 12, 1 << 16, 1 << 24),
                 ..Default::default()
             },
-            run: |gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r]),
+            run: Runner::Whole(|gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r])),
             prepare: Some(micro_recording),
             shader: Some(shader::micro::if_branch::MAIN),
             footprint: None,
@@ -286,7 +287,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_S5,
             summary: "f32 sum: interleaved, its index-array remap, sequential, fast and blocked kernels",
             config: |s| all_variants(reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None }),
-            run: |gpu, c, p| reduction::bench(gpu, &c.config, c.variants, p),
+            run: Runner::Whole(|gpu, c, p| reduction::bench(gpu, &c.config, c.variants, p)),
             prepare: Some(|gpu, c| super::recordings::reduction(gpu, &c.config)),
             shader: Some(shader::reduction::interleaved::MAIN),
             footprint: Some(|c| c.config.validate().map(|_| c.config.footprint())),
@@ -303,7 +304,10 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "branched vs split kernels, else lanes in one contiguous block",
             config: branch_sweep,
-            run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Linear, p),
+            run: Runner::Points(
+                |s| s.else_fractions.len() as u64,
+                |gpu, c, p, progress| run_branch(gpu, c, MaskLayout::Linear, p, progress),
+            ),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Linear)),
             shader: Some(shader::split::branch_split::BRANCHED),
             footprint: Some(|s| s.config.validate().map(|_| s.config.footprint())),
@@ -315,7 +319,10 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "branched vs split kernels, else lanes scattered at random",
             config: branch_sweep,
-            run: |gpu, c, p| run_branch(gpu, c, MaskLayout::Random, p),
+            run: Runner::Points(
+                |s| s.else_fractions.len() as u64,
+                |gpu, c, p, progress| run_branch(gpu, c, MaskLayout::Random, p, progress),
+            ),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Random)),
             shader: Some(shader::split::branch_split::BRANCHED),
             footprint: Some(|s| s.config.validate().map(|_| s.config.footprint())),
@@ -327,7 +334,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "a fused loop over two arrays vs one loop per array",
             config: |s| LoopConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
-            run: |gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from),
+            run: Runner::Whole(|gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from)),
             prepare: None,
             shader: Some(shader::split::loop_split::FUSED),
             footprint: Some(|c| c.validate().map(|_| c.footprint())),
@@ -341,7 +348,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "CPU-GPU synchronization: a consumer sized by readback or indirect dispatch vs persistent threads",
             config: |s| sync::SyncConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
-            run: |gpu, c, p| run_case(gpu, &sync::SyncCase::new(c.clone())?, p),
+            run: Runner::Whole(|gpu, c, p| run_case(gpu, &sync::SyncCase::new(c.clone())?, p)),
             prepare: None,
             shader: Some(shader::pt::sync::FUSED),
             footprint: None,
@@ -358,7 +365,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 fmas: s.pick(16, 100, 1000),
                 ..Default::default()
             },
-            run: |gpu, c, p| run_case(gpu, &forest::ForestCase::new(c.clone())?, p),
+            run: Runner::Whole(|gpu, c, p| run_case(gpu, &forest::ForestCase::new(c.clone())?, p)),
             prepare: None,
             shader: Some(shader::pt::forest::EXPAND_PT),
             footprint: None,
@@ -370,7 +377,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "producer-consumer locality: a global reduction or a two-stage workload",
             config: |s| prodcons::ProdConsConfig { n: s.pick(1 << 12, 1 << 18, 1 << 22), ..Default::default() },
-            run: |gpu, c, p| run_case(gpu, &prodcons::ProdConsCase::new(c.clone())?, p),
+            run: Runner::Whole(|gpu, c, p| run_case(gpu, &prodcons::ProdConsCase::new(c.clone())?, p)),
             prepare: None,
             shader: Some(shader::pt::prodcons::REDUCE_PT),
             footprint: None,
@@ -387,7 +394,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 fmas: s.pick(16, 100, 1000),
                 seed: 1,
             },
-            run: |gpu, c, p| run_case(gpu, &gsync::GsyncCase::new(c.clone())?, p),
+            run: Runner::Whole(|gpu, c, p| run_case(gpu, &gsync::GsyncCase::new(c.clone())?, p)),
             prepare: None,
             shader: Some(shader::pt::gsync::PHASES_PT),
             footprint: None,
@@ -399,7 +406,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "global barrier latency in one dispatch beside relaunching a kernel (0 workgroups: all co-resident)",
             config: |s| BarrierParams { workgroups: 0, iterations: s.pick(100, 200, 1000), kind: Default::default() },
-            run: run_barrier,
+            run: Runner::Whole(run_barrier),
             prepare: None,
             shader: Some(shader::pt::capability::BARRIER),
             footprint: None,
@@ -411,7 +418,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: one global head, one claim per item (every item exactly once)",
             config: |s| queue(pt_queue::QueueKind::Single, s),
-            run: run_queue,
+            run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             footprint: None,
@@ -423,7 +430,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: one global head, a chunk of items per claim",
             config: |s| queue(pt_queue::QueueKind::Chunked, s),
-            run: run_queue,
+            run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             footprint: None,
@@ -435,7 +442,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: distributed heads over item ranges with stealing",
             config: |s| queue(pt_queue::QueueKind::Distributed, s),
-            run: run_queue,
+            run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             footprint: None,
@@ -457,7 +464,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 cpu: false,
                 probe: true,
             },
-            run: bench_instance,
+            run: Runner::Points(|c| (c.pool_sizes.len() * c.strategies.len()) as u64, bench_instance),
             prepare: Some(|gpu, c| Ok(Box::new(PoolsRecording::new(gpu, c)?))),
             shader: Some(shader::flowshop::lb2::LB2),
             footprint: None,
@@ -491,7 +498,7 @@ fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
                         regtile: RegtileConfig::default(),
                         compiler: Compiler::Wgpu,
                     },
-                    run: |gpu, c, p| matmul::bench_compiled(gpu, Variant::$v, &c.compiler, c.shape, &c.regtile, p, c.seed).map(|r| vec![r]),
+                    run: Runner::Whole(|gpu, c, p| matmul::bench_compiled(gpu, Variant::$v, &c.compiler, c.shape, &c.regtile, p, c.seed).map(|r| vec![r])),
                     prepare: Some(|gpu, c| super::recordings::matmul(gpu, Variant::$v, c)),
                     shader: matmul::spec(Variant::$v, Shape::square(64), &RegtileConfig::default()).ok().map(|k| k.entry),
                     footprint: None,
@@ -514,7 +521,7 @@ fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
                     paper: ZHANG_S5,
                     summary: "the divergent loop remapped (thread-data remapping), remap cost beside kernel time",
                     config: micro_loop,
-                    run: |gpu, c, p| remapped::bench_remap(gpu, c, Strategy::$s, p).map(|r| vec![r]),
+                    run: Runner::Whole(|gpu, c, p| remapped::bench_remap(gpu, c, Strategy::$s, p).map(|r| vec![r])),
                     prepare: match Strategy::$s {
                         Strategy::Redirect | Strategy::Tile | Strategy::Defer => Some(|gpu, c| super::recordings::remap(gpu, c, Strategy::$s)),
                         _ => None,

@@ -51,7 +51,21 @@ pub trait Workload: Send + Sync {
     fn params(&self, scale: Scale) -> serde_json::Value;
     /// Runs with `params` (an object as [`Workload::params`] gives, with any values changed) and
     /// checks every result against the CPU reference (each record says whether it passed).
-    fn run(&self, gpu: &Gpu, params: &serde_json::Value, protocol: &Protocol) -> Result<Vec<Record>>;
+    fn run(&self, gpu: &Gpu, params: &serde_json::Value, protocol: &Protocol) -> Result<Vec<Record>> {
+        self.run_with_progress(gpu, params, protocol, None)
+    }
+    /// [`Workload::run`], moving `progress` on by [`Workload::progress_steps`] steps: one per
+    /// point of a run made of several (each of a split sweep's else-fractions, each pool of the
+    /// flow-shop bench), saying what each point runs; one at the end of any other run.
+    fn run_with_progress(
+        &self,
+        gpu: &Gpu,
+        params: &serde_json::Value,
+        protocol: &Protocol,
+        progress: Option<&Progress>,
+    ) -> Result<Vec<Record>>;
+    /// The steps [`Workload::run_with_progress`] moves its progress on by with `params`.
+    fn progress_steps(&self, params: &serde_json::Value) -> u64;
     /// The workload's GPU work prepared for recording into a caller's encoder (an app's frame),
     /// for the workloads that offer it; `None` for the others.
     fn prepare(&self, gpu: &Gpu, params: &serde_json::Value) -> Result<Option<Box<dyn Recording>>>;
@@ -150,7 +164,7 @@ pub(crate) struct Entry<C> {
     pub paper: &'static str,
     pub summary: &'static str,
     pub config: fn(Scale) -> C,
-    pub run: fn(&Gpu, &C, &Protocol) -> Result<Vec<Record>>,
+    pub run: Runner<C>,
     pub prepare: Option<Prepare<C>>,
     /// The main kernel (for occupancy).
     pub shader: Option<crate::gpu::shader::Entry>,
@@ -159,6 +173,17 @@ pub(crate) struct Entry<C> {
     /// Per-warp divergence for heat maps.
     pub warps: Option<Warps<C>>,
 }
+
+/// How a registry line runs its configuration.
+pub(crate) enum Runner<C> {
+    /// In one piece: one progress step when it is done.
+    Whole(fn(&Gpu, &C, &Protocol) -> Result<Vec<Record>>),
+    /// Point by point: how many points a configuration has, and the run.
+    Points(fn(&C) -> u64, RunPoints<C>),
+}
+
+/// A registry line's run that moves the progress on once per point.
+pub(crate) type RunPoints<C> = fn(&Gpu, &C, &Protocol, Option<&Progress>) -> Result<Vec<Record>>;
 
 /// How a registry line counts per-warp divergence.
 pub(crate) type Warps<C> = fn(&Gpu, C, Counting) -> WarpsFuture<'_>;
@@ -182,8 +207,30 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     fn params(&self, scale: Scale) -> serde_json::Value {
         serde_json::to_value((self.config)(scale)).unwrap_or_default()
     }
-    fn run(&self, gpu: &Gpu, params: &serde_json::Value, protocol: &Protocol) -> Result<Vec<Record>> {
-        (self.run)(gpu, &self.config(params)?, protocol)
+    fn run_with_progress(
+        &self,
+        gpu: &Gpu,
+        params: &serde_json::Value,
+        protocol: &Protocol,
+        progress: Option<&Progress>,
+    ) -> Result<Vec<Record>> {
+        let config = self.config(params)?;
+        match &self.run {
+            Runner::Whole(run) => {
+                let records = run(gpu, &config, protocol)?;
+                if let Some(p) = progress {
+                    p.step("");
+                }
+                Ok(records)
+            }
+            Runner::Points(_, run) => run(gpu, &config, protocol, progress),
+        }
+    }
+    fn progress_steps(&self, params: &serde_json::Value) -> u64 {
+        match (&self.run, self.config(params)) {
+            (Runner::Points(points, _), Ok(config)) => points(&config),
+            _ => 1,
+        }
     }
     fn prepare(&self, gpu: &Gpu, params: &serde_json::Value) -> Result<Option<Box<dyn Recording>>> {
         match self.prepare {
@@ -292,7 +339,8 @@ impl Run {
 
 /// Runs each of `runs` in order into one list of records, once every run's parameters are
 /// checked and, where its workload knows what it allocates, found to fit `gpu` and the host:
-/// a sweep that cannot run whole fails before its first run starts. `what` names the progress.
+/// a sweep that cannot run whole fails before its first run starts. `what` names the progress,
+/// which moves on per point of each run ([`Workload::run_with_progress`]).
 pub fn run_all(gpu: &Gpu, runs: &[Run], protocol: &Protocol, what: &str) -> Result<Vec<Record>> {
     let mut workloads = Vec::with_capacity(runs.len());
     for run in runs {
@@ -303,12 +351,12 @@ pub fn run_all(gpu: &Gpu, runs: &[Run], protocol: &Protocol, what: &str) -> Resu
         }
         workloads.push(workload);
     }
-    let progress = Progress::new(runs.len() as u64, what);
+    let steps = workloads.iter().zip(runs).map(|(w, run)| w.progress_steps(&run.params)).sum();
+    let progress = Progress::new(steps, what);
     let mut records = Vec::new();
     for (workload, run) in workloads.iter().zip(runs) {
         progress.message(run.label.clone());
-        records.append(&mut workload.run(gpu, &run.params, protocol)?);
-        progress.step("");
+        records.append(&mut workload.run_with_progress(gpu, &run.params, protocol, Some(&progress))?);
     }
     progress.finish();
     Ok(records)

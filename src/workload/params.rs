@@ -349,9 +349,8 @@ mod tests {
         }
     }
 
-    /// `T`'s name table is its JSON spelling both ways, and the options the explorer offers
-    /// for `field` in every workload that has it.
-    fn table_is_serde_and_editor_options<T: Named + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned>(field: &str) {
+    /// `T`'s name table is its JSON spelling both ways; its short names are read as well.
+    fn table_is_serde<T: Named + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned>(field: &str) {
         assert_eq!(T::VALUES.len(), T::NAMES.len(), "{field}");
         for (&value, &name) in T::VALUES.iter().zip(T::NAMES) {
             assert_eq!(value.name(), name);
@@ -359,6 +358,17 @@ mod tests {
             assert_eq!(serde_json::to_value(value).unwrap(), Value::from(name), "{field}");
             assert_eq!(serde_json::from_value::<T>(Value::from(name)).unwrap(), value, "{field}");
         }
+        for &(short, value) in T::SHORT_NAMES {
+            assert!(!T::NAMES.contains(&short), "{field}: {short} is a name and a short name");
+            assert_eq!(T::from_name(short), Some(value), "{field}");
+            assert_eq!(serde_json::from_value::<T>(Value::from(short)).unwrap(), value, "{field}");
+        }
+    }
+
+    /// [`table_is_serde`], and the options the explorer offers for `field` in every workload
+    /// that has it.
+    fn table_is_serde_and_editor_options<T: Named + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned>(field: &str) {
+        table_is_serde::<T>(field);
         let mut workloads = 0;
         for w in registry() {
             for spec in w.param_specs().into_iter().filter(|s| s.key.rsplit('.').next() == Some(field)) {
@@ -382,6 +392,21 @@ mod tests {
         table_is_serde_and_editor_options::<LowerBound>("bound");
         table_is_serde_and_editor_options::<ThreadMapping>("mapping");
         assert_eq!(CHOICES.len(), 10, "a choice without its enum's check above");
+        // the enums no workload parameter offers as a choice: named in sweeps, records and
+        // on the command line
+        use crate::kernels::flowshop::Exploration;
+        use crate::pt::sweep::Bench;
+        use crate::remap::Strategy;
+        table_is_serde::<Exploration>("exploration");
+        table_is_serde::<Bench>("bench");
+        table_is_serde::<Strategy>("strategy");
+        assert_eq!(Exploration::NAMES, ["depthfirst", "breadthfirst"]);
+        assert_eq!(Exploration::SHORT_NAMES, [("dfs", Exploration::DepthFirst), ("bfs", Exploration::BreadthFirst)]);
+        assert_eq!((Bench::Capability.name(), Bench::Capability.short_name()), ("capability", "probe"));
+        assert_eq!((Exploration::BreadthFirst.name(), Exploration::BreadthFirst.short_name()), ("breadthfirst", "bfs"));
+        assert_eq!(Bench::SHORT_NAMES, [("probe", Bench::Capability)]);
+        assert_eq!(Strategy::NAMES, ["auto", "none", "redirect", "lam", "gpu", "tile", "defer"]);
+        assert!(Strategy::SHORT_NAMES.is_empty());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::gpu_args::GpuArgs;
 use crate::output;
-use crate::value::{choice, named};
+use crate::value::choice;
 use crate::INTERRUPTED;
 use clap::{Args, Subcommand};
 use simtlab::gpu::GpuOptions;
@@ -16,8 +16,11 @@ use simtlab::kernels::flowshop::{taillard, Branching, Exploration, LowerBound, P
 use simtlab::{Error, Gpu, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// `--exploration`: [`Exploration`]'s short names.
-pub const EXPLORATIONS: &[&str] = &["dfs", "bfs"];
+/// `--exploration`: [`Exploration`]'s help lines.
+pub const EXPLORATIONS: &[(Exploration, &str)] = &[
+    (Exploration::DepthFirst, "Depth first: pools of the deepest nodes (a stack)"),
+    (Exploration::BreadthFirst, "Breadth first: pools of nodes of one or two consecutive levels (a queue)"),
+];
 /// `--branching`: [`Branching`]'s help lines.
 pub const BRANCHINGS: &[(Branching, &str)] = &[
     (Branching::Forward, "Children append a job to the prefix"),
@@ -106,7 +109,7 @@ pub struct SolveArgs {
     /// Open nodes expanded per iteration (each gives up to `jobs` children to bound).
     #[arg(long, default_value_t = 1024)]
     pub pool: usize,
-    #[arg(long, value_parser = named::<Exploration>(EXPLORATIONS), default_value = "dfs")]
+    #[arg(long, value_parser = choice::<Exploration>(EXPLORATIONS), default_value = "dfs")]
     pub exploration: Exploration,
     #[arg(long, value_parser = choice::<Branching>(BRANCHINGS), default_value = "bidirectional")]
     pub branching: Branching,

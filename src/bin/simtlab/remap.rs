@@ -10,12 +10,13 @@ use simtlab::remap::{remap_run, Calibration, RemapRequest, Strategy, INDEX_NAME}
 use simtlab::{Error, Gpu, Result};
 use std::path::PathBuf;
 
-/// `--strategy`: what a user's shader can be remapped with.
-pub const STRATEGIES: &[(&str, &str)] = &[
-    ("auto", "Remap where the model predicts a gain (index from the host or the GPU, as it prefers); run as written if remapping measures slower"),
-    ("redirect", "Always remap: an index built on the host from the keys"),
-    ("gpu", "Always remap: an index built on the GPU from the keys' classes (histogram, scan, scatter; at most 256 classes)"),
-    ("none", "Run as written (the keys and the prediction are still reported)"),
+/// `--strategy`: help lines of the strategies a user's shader is remapped with
+/// ([`Strategy::FOR_SHADERS`], the values it offers).
+pub const STRATEGIES: &[(Strategy, &str)] = &[
+    (Strategy::Auto, "Remap where the model predicts a gain (index from the host or the GPU, as it prefers); run as written if remapping measures slower"),
+    (Strategy::Redirect, "Always remap: an index built on the host from the keys"),
+    (Strategy::GpuRegroup, "Always remap: an index built on the GPU from the keys' classes (histogram, scan, scatter; at most 256 classes)"),
+    (Strategy::None, "Run as written (the keys and the prediction are still reported)"),
 ];
 
 /// Arguments of the `remap` subcommand.
@@ -34,7 +35,7 @@ pub struct RemapArgs {
     #[arg(long = "override", value_name = "NAME=VALUE")]
     pub overrides: Vec<String>,
     /// How to remap.
-    #[arg(long, default_value = "auto", value_parser = crate::value::described::<Strategy>(STRATEGIES))]
+    #[arg(long, default_value = "auto", value_parser = crate::value::choice_of(Strategy::FOR_SHADERS, STRATEGIES))]
     pub strategy: Strategy,
     /// Write the remapped WGSL (it reads its index at the group and binding its header names).
     #[arg(long, value_name = "FILE")]

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Timing, TimingSource};
-use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
+use crate::harness::{self, Check, Environment, Named, Progress, Protocol, Record, Throughput};
 
 /// Records a real search's pools until `want` children are gathered, then prunes every
 /// child so the search ends quickly.
@@ -96,13 +96,6 @@ pub fn parent_depths(pool: &Pool) -> Vec<usize> {
         .collect()
 }
 
-fn exploration_name(exploration: Exploration) -> &'static str {
-    match exploration {
-        Exploration::DepthFirst => "dfs",
-        Exploration::BreadthFirst => "bfs",
-    }
-}
-
 /// What to measure on one instance.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchConfig {
@@ -173,7 +166,7 @@ impl PoolInfo<'_> {
             "parents": self.pool.parent_count(),
             "min_depth": depths.iter().min(),
             "max_depth": depths.iter().max(),
-            "strategy": exploration_name(self.strategy),
+            "strategy": self.strategy.short_name(),
             "bound": self.config.bound,
             "device": device,
         });
@@ -276,8 +269,9 @@ impl crate::gpu::Recording for PoolsRecording {
 }
 
 /// Runs `config` on one instance: per pool size and strategy, the GPU kernels (timed over
-/// `protocol`: upload, kernel and readback, the time a search pays per pool), then the CPU.
-pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> Result<Vec<Record>> {
+/// `protocol`: upload, kernel and readback, the time a search pays per pool), then the CPU;
+/// `progress` moves on one step per pool size and strategy.
+pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, progress: Option<&Progress>) -> Result<Vec<Record>> {
     config.validate()?;
     let instance = taillard_by_name(&config.instance)?;
     let data = BoundData::new(&instance);
@@ -290,6 +284,9 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> R
         let cpu_strategy =
             if config.strategies.contains(&Exploration::BreadthFirst) { Exploration::BreadthFirst } else { config.strategies[0] };
         for &strategy in &config.strategies {
+            if let Some(p) = progress {
+                p.message(format!("{} pool {size} {}", instance.name, strategy.short_name()));
+            }
             let pool = search_pool(&instance, strategy, size)?;
             let info = PoolInfo { instance: &instance, config, pool: &pool, requested: size, strategy };
             let expected = CpuBounder::new(&data, config.bound, 0).bound(&pool)?;
@@ -311,7 +308,7 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> R
                     "gpu {}{} {}",
                     if branchless { "refactored" } else { "basic" },
                     if walk_prefix { " walk" } else { "" },
-                    exploration_name(strategy)
+                    strategy.short_name()
                 );
                 let params = info
                     .params("gpu", serde_json::json!({ "branchless": branchless, "mapping": config.mapping, "walk_prefix": walk_prefix }));
@@ -345,10 +342,13 @@ pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol) -> R
                         Ok(wall(t0.elapsed().as_secs_f64()))
                     })?;
                     let check = exact(&format!("{} CPU {cores} threads", instance.name), &last, &expected)?;
-                    let variant = format!("cpu {cores} core{} {}", if cores == 1 { "" } else { "s" }, exploration_name(strategy));
+                    let variant = format!("cpu {cores} core{} {}", if cores == 1 { "" } else { "s" }, strategy.short_name());
                     let params = info.params("cpu", serde_json::json!({ "threads": cores }));
                     records.push(info.record(gpu, variant, params, stats, check));
                 }
+            }
+            if let Some(p) = progress {
+                p.step("");
             }
         }
     }

@@ -40,21 +40,21 @@ impl Branching {
     }
 }
 
-/// Order in which open nodes are taken into pools. Serialized as `depthfirst` /
-/// `breadthfirst`; `dfs` / `bfs` (the command line's names) are read as well.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// Order in which open nodes are taken into pools. Named `depthfirst` / `breadthfirst` in
+/// JSON, `dfs` / `bfs` for short (the command line's names and the records' `strategy`),
+/// which JSON reads as well.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Exploration {
     /// Stack: pools of the deepest nodes (small memory). A parent's children are visited by
     /// increasing bound, then increasing machine idle time: this finds good incumbents fast
     /// (ta001 goes from NEH's 1286 to 1278 within a few thousand nodes with LB2).
     #[default]
-    #[serde(alias = "dfs")]
     DepthFirst,
     /// Queue: pools of nodes of one or two consecutive levels (the paper's reordering).
-    #[serde(alias = "bfs")]
     BreadthFirst,
 }
+
+named!(Exploration { DepthFirst => "depthfirst" | "dfs", BreadthFirst => "breadthfirst" | "bfs" });
 
 /// How [`solve`] and [`solve_with`] search.
 #[derive(Clone, Debug)]

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Protocol, Record};
+use crate::harness::{self, Check, Progress, Protocol, Record};
 use crate::harness::{named, Named};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -378,8 +378,15 @@ pub struct SplitExtra {
     pub split_else_divergence: Option<DivergenceSummary>,
 }
 
-/// The branch sweep over `fractions` of one layout.
-pub fn sweep(gpu: &Gpu, cfg: &BranchConfig, layout: MaskLayout, fractions: &[f64], protocol: &Protocol) -> Result<Vec<Record>> {
+/// The branch sweep over `fractions` of one layout; `progress` moves on one step per fraction.
+pub fn sweep(
+    gpu: &Gpu,
+    cfg: &BranchConfig,
+    layout: MaskLayout,
+    fractions: &[f64],
+    protocol: &Protocol,
+    progress: Option<&Progress>,
+) -> Result<Vec<Record>> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;
     cfg.check_loops(gpu)?;
@@ -391,7 +398,13 @@ pub fn sweep(gpu: &Gpu, cfg: &BranchConfig, layout: MaskLayout, fractions: &[f64
     };
     let mut records = Vec::new();
     for &f in fractions {
+        if let Some(p) = progress {
+            p.message(format!("{} else {:.1}%", layout.name(), f * 100.0));
+        }
         records.extend(bench_point(gpu, cfg, layout, f, &data, &plain, probed.as_ref(), protocol)?);
+        if let Some(p) = progress {
+            p.step("");
+        }
     }
     Ok(records)
 }

@@ -23,9 +23,6 @@ use crate::profile::{BindingSpec, ProfileStep, ShaderDispatch};
 use crate::remap::{remap_run_async, Calibration, RemapRequest, RemapRun, Strategy};
 use crate::ui::overlay::{ColorBy, HeatMap};
 
-/// The strategies a user's shader can be remapped with, as the panel offers them.
-pub const STRATEGIES: [Strategy; 4] = [Strategy::Auto, Strategy::Redirect, Strategy::GpuRegroup, Strategy::None];
-
 /// What one remap runs, owned by the worker: the tab's shader, entry, dispatch and bindings.
 #[derive(Clone, Debug)]
 pub struct RemapInput {
@@ -208,7 +205,7 @@ impl RemapPanel {
                 egui::ComboBox::from_id_salt("simtlab-remap-strategy")
                     .selected_text(self.strategy.to_string())
                     .show_ui(ui, |ui| {
-                        for s in STRATEGIES {
+                        for &s in Strategy::FOR_SHADERS {
                             ui.selectable_value(&mut self.strategy, s, s.to_string());
                         }
                     })

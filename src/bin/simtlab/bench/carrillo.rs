@@ -152,7 +152,7 @@ mod tests {
         let gpu = simtlab::Gpu::new(&Default::default()).unwrap();
         let cfg = split::BranchConfig { n: 2048, light_rounds: 4, heavy_rounds: 1, seed: 5 };
         let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
-        let records = split::sweep(&gpu, &cfg, MaskLayout::Random, &[0.0, 0.1, 1.0], &protocol).unwrap();
+        let records = split::sweep(&gpu, &cfg, MaskLayout::Random, &[0.0, 0.1, 1.0], &protocol, None).unwrap();
         let table = comparison_table(&records);
         let rows: Vec<&str> = table.lines().collect();
         assert_eq!(rows.len(), 4, "{table}");

@@ -3,7 +3,7 @@
 use crate::flowshop::{EXPLORATIONS, KERNELS, MAPPINGS};
 use crate::output::say;
 use crate::output::{finish, Output};
-use crate::value::{choice, named};
+use crate::value::choice;
 use clap::Args;
 use simtlab::experiments::chakroun::{self, BenchSummary};
 use simtlab::kernels::flowshop::bench::BenchConfig;
@@ -27,7 +27,7 @@ pub struct BenchArgs {
     #[arg(long, value_parser = choice::<LowerBound>(&[]), default_value = "lb2")]
     pub bound: LowerBound,
     /// Pool orders.
-    #[arg(long, value_parser = named::<Exploration>(EXPLORATIONS), value_delimiter = ',', default_value = "dfs,bfs")]
+    #[arg(long, value_parser = choice::<Exploration>(EXPLORATIONS), value_delimiter = ',', default_value = "dfs,bfs")]
     pub exploration: Vec<Exploration>,
     /// GPU kernel variants.
     #[arg(long, value_parser = choice::<KernelVariant>(KERNELS), value_delimiter = ',', default_value = "refactored,basic")]

@@ -2,7 +2,7 @@
 
 use crate::output::sayln;
 use crate::output::{finish, Output};
-use crate::value::{choice, described};
+use crate::value::choice;
 use clap::Args;
 use simtlab::harness::Record;
 use simtlab::pt::barrier::{BarrierArrival, BarrierExtra, BarrierFence};
@@ -22,14 +22,15 @@ pub struct PtBenchArgs {
     pub output: Output,
 }
 
-pub const CASES: &[(&str, &str)] = &[
-    ("sync", "Use case 1: CPU-GPU synchronization"),
-    ("forest", "Use case 2: load balancing, complete / tilted forest expansion"),
-    ("prodcons", "Use case 3: producer-consumer locality (reduce, two-stage)"),
-    ("gsync", "Use case 4: global synchronization"),
-    ("barrier", "Global barrier latency vs relaunch"),
-    ("queue", "Queue throughput per queue kind"),
-    ("probe", "Only the capability probe (discovery, barrier, message passing)"),
+/// Help lines of [`Bench`]'s values.
+pub const CASES: &[(Bench, &str)] = &[
+    (Bench::Sync, "Use case 1: CPU-GPU synchronization"),
+    (Bench::Forest, "Use case 2: load balancing, complete / tilted forest expansion"),
+    (Bench::Prodcons, "Use case 3: producer-consumer locality (reduce, two-stage)"),
+    (Bench::Gsync, "Use case 4: global synchronization"),
+    (Bench::Barrier, "Global barrier latency vs relaunch"),
+    (Bench::Queue, "Queue throughput per queue kind"),
+    (Bench::Capability, "Only the capability probe (discovery, barrier, message passing)"),
 ];
 
 /// Help lines of [`Work`]'s values.
@@ -66,7 +67,7 @@ pub const QUEUE_KINDS: &[(QueueKind, &str)] = &[
 /// the library's [`Sweep`], not in clap.
 #[derive(Args, Debug, Clone)]
 pub struct PtArgs {
-    #[arg(long, value_parser = described::<Bench>(CASES))]
+    #[arg(long, value_parser = choice::<Bench>(CASES))]
     pub case: Bench,
     /// sync, forest, prodcons, gsync: tiers to run (0 multi-dispatch, 1 non-blocking PT,
     /// 2 blocking PT); default every tier the case has.
@@ -266,7 +267,7 @@ mod tests {
         assert_eq!(parse("--case probe"), Sweep::new(Bench::Capability));
         // the library's messages name the command line's values
         for case in ["sync", "forest", "prodcons", "gsync", "barrier", "queue", "probe"] {
-            assert_eq!(parse(&format!("--case {case}")).bench.case_name(), case);
+            assert_eq!(parse(&format!("--case {case}")).bench.short_name(), case);
         }
     }
 
@@ -295,6 +296,7 @@ mod tests {
                 assert!(help.iter().any(|h| h.0 == v && !h.1.is_empty()), "{} has no help line", v.name());
             }
         }
+        every_value_has_help(CASES);
         every_value_has_help(WORKS);
         every_value_has_help(SHAPES);
         every_value_has_help(WORKLOADS);

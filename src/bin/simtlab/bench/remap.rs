@@ -26,7 +26,7 @@ pub struct RemapArgs {
     #[arg(long, default_value = "micro-loop")]
     pub kernel: String,
     /// Strategies to run (none, redirect, lam, gpu, tile, defer, auto); default all.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_parser = choice::<simtlab::remap::Strategy>(&[]), value_delimiter = ',')]
     pub strategy: Vec<simtlab::remap::Strategy>,
     #[arg(long, value_parser = choice::<Distribution>(DISTRIBUTIONS), default_value = "one-long")]
     pub distribution: Distribution,
