@@ -12,7 +12,8 @@
 #   bash benches/gpu_multi.sh "$OUT" "1 2 4"
 # Parts (third argument, default all): select, solve (the short fixed trees), tree (ta023 LB1,
 # UB = optimum, about 25 s on one H200: the speed-up figure), mpi (the same tree over 2 and 4
-# ranks), long (ta056 for 60 s on one GPU and 300 s on all), reproduce.
+# ranks), checkpoint (that tree over 2 ranks stopped at 10 s and resumed from its per-rank
+# checkpoint on 3), long (ta056 for 60 s on one GPU and 300 s on all), reproduce.
 #
 # The MPI runtime is not carried: the binary built here links Debian 12's Open MPI 4.1
 # (libmpi.so.40, from libopenmpi-dev), and the lent machines have Open MPI 4.1.6 installed
@@ -27,7 +28,7 @@
 # $OUT/multi.tar (the device returns few files; unpack with tar xf), and a line to
 # $OUT/summary.tsv.
 set -u
-OUTDIR="$1"; counts="${2:-1 2}"; parts=" ${3:-select solve tree mpi long reproduce} "
+OUTDIR="$1"; counts="${2:-1 2}"; parts=" ${3:-select solve tree mpi checkpoint long reproduce} "
 source .gpu/env.sh
 B=.gpu/simtlab
 out=$(mktemp -d)
@@ -45,7 +46,7 @@ printf "what\tdevices\tmakespan\toptimal\tnodes\tseconds\tnodes_per_s\n" > "$out
 # DEVICES "rN" runs it over N MPI ranks instead of N devices of one process
 solve() {
   local ta="$1" d="$2"; shift 2
-  local name="$ta-d$d$(echo "$*" | tr -d ' -')"
+  local name="$ta-d$d$(echo "$*" | tr -d ' /-')"
   local run=($B flowshop solve "$ta" --search resident --pool 65536 "$@" --json)
   case "$d" in
     r*) run=("${MPIRUN[@]}" -np "${d#r}" "${run[@]}") ;;
@@ -93,6 +94,16 @@ if [[ $parts == *" tree "* ]]; then
 fi
 if [[ $parts == *" mpi "* ]]; then
   for d in $counts; do [ "$d" -gt 1 ] && solve ta023 "r$d" --bound lb1 --ub 2326 --time-limit 200; done
+fi
+# per-rank checkpoints: the fixed tree over 2 ranks stopped after 10 s, leaving a manifest and
+# one part per rank, then resumed from it on 3 ranks: the total node count must be the tree's
+if [[ $parts == *" checkpoint "* ]]; then
+  rm -f "$out"/ckpt*
+  solve ta023 r2 --bound lb1 --ub 2326 --time-limit 10 --checkpoint "$out/ckpt" --checkpoint-every 4
+  ls -l "$out"/ckpt* > "$out/ckpt-files.txt" 2>&1
+  head -c 2000 "$out/ckpt" > "$out/ckpt-manifest-head.txt" 2>&1
+  solve ta023 r3 --bound lb1 --ub 2326 --time-limit 200 --resume "$out/ckpt"
+  pack
 fi
 # 50x20 for minutes: nodes/s on all GPUs against one GPU in the same call
 if [[ $parts == *" long "* ]]; then
