@@ -32,7 +32,7 @@ OUTDIR="$1"; counts="${2:-1 2}"; parts=" ${3:-select solve tree mpi checkpoint l
 source .gpu/env.sh
 B=.gpu/simtlab
 out=$(mktemp -d)
-pack() { (cd "$out" && tar cf "$OUTDIR/multi.tar" .); cp "$out/summary.tsv" "$OUTDIR/"; }
+pack() { (cd "$out" && tar cf "$OUTDIR/multi.tar" --exclude="ckpt.e*" .); cp "$out/summary.tsv" "$OUTDIR/"; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv > "$out/nvidia-smi.csv" 2>&1
 $B devices --json > "$out/devices.json" 2> "$out/devices.log"
