@@ -627,20 +627,16 @@ pub(crate) fn analyse_sized(
         (w.sites, w.calls, w.synchronises)
     };
     let (sites, calls, mut synchronises) = walk(&ep.function, info.get_entry_point(index), entry.to_string(), None);
-    // each call with the site (numbered among all found) whose taken lanes make it
-    let mut guarded: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|c| (c.function, c.guard)).collect();
-    let mut pending: Vec<(naga::Handle<naga::Function>, Option<usize>)> = calls.iter().map(|c| (c.function, c.at)).collect();
-    // each call with its caller (None: the entry point) and the loops around it, numbered
-    // among all found; and each walked function's sites
-    let mut call_loops: Vec<(Function, Option<Function>, Vec<usize>)> = calls.iter().map(|c| (c.function, None, c.loops.clone())).collect();
-    let mut walked: Vec<(naga::Handle<naga::Function>, Range<usize>)> = Vec::new();
+    // every call, with its caller (None: the entry point), its guard and the loops around it
+    // numbered among all sites found; and each walked function's sites
+    let mut pending: Vec<Function> = calls.iter().map(|c| c.function).collect();
+    let mut all_calls: Vec<(Option<Function>, Call)> = calls.into_iter().map(|c| (None, c)).collect();
+    let mut walked: Vec<(Function, Range<usize>)> = Vec::new();
     append(&mut found, sites);
-    let mut entries: Vec<(naga::Handle<naga::Function>, usize)> = Vec::new();
-    let mut callers: Vec<(naga::Handle<naga::Function>, usize)> = pending.iter().filter_map(|&(h, at)| Some((h, at?))).collect();
-    let mut every_call = pending.clone();
+    let mut entries: Vec<(Function, usize)> = Vec::new();
     let mut visited = Vec::new();
     let mut functions = Vec::new();
-    while let Some((h, _)) = pending.pop() {
+    while let Some(h) = pending.pop() {
         if visited.contains(&h) {
             continue;
         }
@@ -659,25 +655,24 @@ pub(crate) fn analyse_sized(
         if sites.first().is_some_and(|s| s.site.kind == SiteKind::Call) {
             entries.push((h, base));
         }
-        guarded.extend(calls.iter().map(|c| (c.function, c.guard.map(|g| g + base))));
-        call_loops.extend(calls.iter().map(|c| (c.function, Some(h), c.loops.iter().map(|l| l + base).collect())));
-        let calls: Vec<(Function, Option<usize>)> = calls.iter().map(|c| (c.function, c.at)).collect();
+        pending.extend(calls.iter().map(|c| c.function));
+        all_calls.extend(calls.into_iter().map(|c| {
+            let (guard, loops) = (c.guard.map(|g| g + base), c.loops.iter().map(|l| l + base).collect());
+            (Some(h), Call { guard, loops, ..c })
+        }));
         walked.push((h, base..base + sites.len()));
         append(&mut found, sites);
-        callers.extend(calls.iter().filter_map(|&(h, at)| Some((h, at?))));
-        every_call.extend(calls.iter().copied());
-        pending.extend(calls);
     }
     // a function's sites are nested in the loops around its calls (and around its callers'),
     // so that emulation matches a site's evaluations within one call, not across calls; WGSL
     // has no recursion, so as many passes as functions settle it
-    let mut around: Vec<(naga::Handle<naga::Function>, Vec<usize>)> = walked.iter().map(|(h, _)| (*h, Vec::new())).collect();
+    let mut around: Vec<(Function, Vec<usize>)> = walked.iter().map(|(h, _)| (*h, Vec::new())).collect();
     for _ in 0..walked.len() {
         for k in 0..around.len() {
             let mut loops: Vec<usize> = Vec::new();
-            for (_, caller, at_call) in call_loops.iter().filter(|(callee, ..)| *callee == around[k].0) {
+            for (caller, call) in all_calls.iter().filter(|(_, c)| c.function == around[k].0) {
                 let outer = caller.and_then(|c| around.iter().find(|(f, _)| *f == c)).map(|(_, l)| l.clone()).unwrap_or_default();
-                for l in outer.into_iter().chain(at_call.iter().copied()) {
+                for l in outer.into_iter().chain(call.loops.iter().copied()) {
                     if !loops.contains(&l) {
                         loops.push(l);
                     }
@@ -694,15 +689,16 @@ pub(crate) fn analyse_sized(
     // a function called from one place, where the lanes making the call are a site's taken
     // lanes, is entered by those lanes
     for &(h, k) in &entries {
-        if let [(_, guard)] = guarded.iter().filter(|(c, _)| *c == h).collect::<Vec<_>>()[..] {
-            found[k].derived_from = *guard;
+        if let [(_, call)] = all_calls.iter().filter(|(_, c)| c.function == h).collect::<Vec<_>>()[..] {
+            found[k].derived_from = call.guard;
         }
     }
     for s in found.iter_mut().filter(|s| s.site.kind == SiteKind::Call) {
         let Some(h) = module.functions.iter().find(|(_, f)| f.name.as_deref() == Some(s.site.function.as_str())).map(|(h, _)| h) else {
             continue;
         };
-        let mut lines: Vec<u32> = callers.iter().filter(|(c, _)| *c == h).map(|&(_, at)| line_column(src, at).0).collect();
+        let mut lines: Vec<u32> =
+            all_calls.iter().filter(|(_, c)| c.function == h).filter_map(|(_, c)| c.at).map(|at| line_column(src, at).0).collect();
         lines.sort_unstable();
         lines.dedup();
         s.site.callers = lines;
@@ -730,11 +726,11 @@ pub(crate) fn analyse_sized(
     let params_empty = masked[open + 1..close].iter().all(u8::is_ascii_whitespace);
     let mut returns = Vec::new();
     entry_returns(&masked, &ep.function.body, &mut returns);
-    let calls = every_call
+    let calls = all_calls
         .iter()
-        .map(|&(h, at)| {
-            let name = module.functions[h].name.clone().unwrap_or_default();
-            let at = at.filter(|&at| !name.is_empty() && masked[at..].starts_with(name.as_bytes()));
+        .map(|(_, c)| {
+            let name = module.functions[c.function].name.clone().unwrap_or_default();
+            let at = c.at.filter(|&at| !name.is_empty() && masked[at..].starts_with(name.as_bytes()));
             (name, at)
         })
         .collect();
