@@ -452,14 +452,14 @@ impl Prepared {
         gpu.run_once_async(&steps, true).await
     }
 
-    /// The final contents of resource `i`: a buffer's bytes, a texture's texels (rows tightly
-    /// packed).
     /// The first `bytes` of the probe's records, as words.
     async fn read_records(&self, gpu: &Gpu, bytes: u64) -> Result<Vec<u32>> {
         let records = self.records.as_ref().ok_or_else(|| Error::invalid("probe records", "the instrumented run has no records buffer"))?;
         Ok(bytemuck::pod_collect_to_vec(&gpu.read_bytes_async(records, bytes).await?))
     }
 
+    /// The final contents of resource `i`: a buffer's bytes, a texture's texels (rows tightly
+    /// packed).
     async fn read(&self, gpu: &Gpu, i: usize) -> Result<Vec<u8>> {
         match &self.bound[i] {
             Bound::Buffer { buffer, .. } => gpu.read_bytes_async(buffer, buffer.size()).await,
