@@ -41,7 +41,7 @@ pub(super) fn matmul(gpu: &Gpu, variant: Variant, p: &MatmulParams) -> Result<Bo
     let b = matmul::random_matrix(shape.k, shape.n, &mut rng);
     let rows = matmul::checked_rows(shape);
     let expected = matmul::cpu::matmul_rows(&a, &b, shape, &rows);
-    let prepared = matmul::Prepared::new(gpu, variant, shape, &a, &b, &p.regtile)?;
+    let prepared = matmul::Prepared::compiled(gpu, variant, &p.compiler, shape, &a, &b, &p.regtile)?;
     Ok(Box::new(MatmulRecording { prepared, rows, expected, n: shape.n, tolerance: matmul::check_bounds(shape.k) }))
 }
 
