@@ -68,8 +68,8 @@ fn rank_process(parent: u32, rank: usize) -> Option<u32> {
 }
 
 /// `mpirun -np RANKS` on the tree with a checkpoint to `file` every 0.2 s, and (once the first
-/// manifest is there) the process of its rank 1.
-fn run_until_a_manifest(ranks: usize, file: &str, extra: &[&str]) -> (Child, u32) {
+/// manifest is there) the process of its rank `victim`.
+fn run_until_a_manifest(ranks: usize, file: &str, extra: &[&str], victim: usize) -> (Child, u32) {
     let mut run = mpirun(ranks, &[&TREE[..], &["--checkpoint", file, "--checkpoint-every", "0.2", "--json"], extra].concat())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -79,7 +79,7 @@ fn run_until_a_manifest(ranks: usize, file: &str, extra: &[&str]) -> (Child, u32
     loop {
         assert!(t0.elapsed() < Duration::from_secs(120), "no checkpoint after 120 s");
         if Path::new(file).exists() {
-            if let Some(pid) = rank_process(run.id(), 1) {
+            if let Some(pid) = rank_process(run.id(), victim) {
                 return (run, pid);
             }
         }
@@ -127,7 +127,7 @@ fn a_killed_rank_ends_the_run_and_its_checkpoint_resumes_to_the_same_proof() {
     let dir = common::scratch("mpi-killed");
     let path = dir.join("ta014.checkpoint");
     let file = path.to_str().unwrap();
-    let (run, victim) = run_until_a_manifest(2, file, &[]);
+    let (run, victim) = run_until_a_manifest(2, file, &[], 1);
     Command::new("kill").args(["-9", &victim.to_string()]).status().unwrap();
     // the run ends (it does not wait for the dead rank) with an error
     let out = ended(run, Duration::from_secs(90));
@@ -140,25 +140,38 @@ fn a_killed_rank_ends_the_run_and_its_checkpoint_resumes_to_the_same_proof() {
     assert_eq!(counts(&resume_on(3, file)), expected);
 }
 
-#[test]
-fn a_stopped_rank_is_named_and_its_manifest_resumes_to_the_same_proof() {
+/// Stops rank `victim` of a run over `ranks` once its first manifest is written: the run ends
+/// within a minute with an error that names the rank by one of `named` (with `--silence 3`),
+/// and the manifest resumes to the one-device proof.
+fn a_stopped_rank_is_named(ranks: usize, victim: usize, scratch: &str, named: &[&str]) {
     let expected = one_device();
-    let dir = common::scratch("mpi-stopped");
+    let dir = common::scratch(scratch);
     let path = dir.join("ta014.checkpoint");
     let file = path.to_str().unwrap();
-    let (run, victim) = run_until_a_manifest(2, file, &["--silence", "3"]);
-    Command::new("kill").args(["-STOP", &victim.to_string()]).status().unwrap();
+    let (run, pid) = run_until_a_manifest(ranks, file, &["--silence", "3"], victim);
+    Command::new("kill").args(["-STOP", &pid.to_string()]).status().unwrap();
     let out = ended(run, Duration::from_secs(60));
     // the stopped rank is ended with the others; if it is still there, it goes now
-    let _ = Command::new("kill").args(["-CONT", &victim.to_string()]).status();
-    let _ = Command::new("kill").args(["-9", &victim.to_string()]).stderr(Stdio::null()).status();
+    let _ = Command::new("kill").args(["-CONT", &pid.to_string()]).status();
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).stderr(Stdio::null()).status();
     assert!(!out.status.success(), "a run with a stopped rank succeeded: {}", text(&out.stdout));
     let err = text(&out.stderr);
-    // rank 0 finds it silent, or took nothing it sent it
-    let named = ["rank 1 sent nothing for 3 s", "rank 1 took none of the open nodes sent to it for 3 s"];
     assert!(named.iter().any(|n| err.contains(n)) && err.contains("it died or hangs; resume from"), "{err}");
-    check_manifest(&path, 2);
-    assert_eq!(counts(&resume_on(2, file)), expected);
+    check_manifest(&path, ranks);
+    assert_eq!(counts(&resume_on(ranks, file)), expected);
+}
+
+#[test]
+fn a_stopped_rank_is_named_and_its_manifest_resumes_to_the_same_proof() {
+    // rank 0 finds it silent, or took nothing it sent it
+    a_stopped_rank_is_named(2, 1, "mpi-stopped", &["rank 1 sent nothing for 3 s", "rank 1 took no open nodes sent to it for 3 s"]);
+}
+
+#[test]
+fn a_stopped_rank_0_is_named_by_the_others() {
+    // the others find rank 0 silent, or stop waiting for it to take what they send (their
+    // statuses, open nodes or confirmations): none of them waits on it for ever
+    a_stopped_rank_is_named(3, 0, "mpi-stopped-root", &["rank 0 sent nothing for 3 s", "rank 0 took no "]);
 }
 
 #[test]

@@ -17,8 +17,9 @@
 //! - **checkpoints**: rank 0 asks every rank for its part of checkpoint number `epoch`
 //!   ([`Tag::Gather`]); each rank pauses until [`Tag::Resume`], writes its open nodes to its
 //!   own part file (`FILE.e<epoch>.r<rank>`, [`super::super::checkpoint::write_part`]) and
-//!   confirms ([`Tag::Part`]: counts, best leaf, the part's node count and hash), writing and
-//!   confirming again if a gift reaches it meanwhile. The checkpoint is whole once every rank
+//!   confirms ([`Tag::Part`]: the epoch, counts, best leaf, the part's node count and hash),
+//!   writing and confirming again if a gift reaches it meanwhile (rank 0 keeps only the
+//!   confirmations of the epoch it gathers). The checkpoint is whole once every rank
 //!   has confirmed and counts every gift asked for; rank 0 then writes the manifest at `FILE`
 //!   ([`super::super::checkpoint::Manifest`]), and only then are the previous epoch's parts
 //!   removed. It resumes on any number of ranks or devices (the open nodes are dealt out
@@ -26,10 +27,10 @@
 //!   the result.
 //!
 //! Large messages ([`Tag::Nodes`]) go only to a dry rank, which sends nothing large: no cycle
-//! of blocking sends can form. A rank that sends nothing for [`ResidentOptions::silence`]
-//! (rank 0 for the others: nothing at all), or takes none of the open nodes sent to it for as
-//! long, ends the run with an error naming it; a rank that dies ends it through mpirun; either
-//! way the last manifest resumes.
+//! of waiting sends can form. Every send waits at most [`ResidentOptions::silence`] for MPI to
+//! take it. A rank that sends nothing for that long (rank 0 for the others: nothing at all),
+//! or takes nothing sent to it for as long, ends the run with an error naming it; a rank that
+//! dies ends it through mpirun; either way the last manifest resumes.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -89,6 +90,23 @@ impl Tag {
         use Tag::*;
         [Status, Give, Nodes, Best, Stop, Gather, Part, Resume, Done, Beat, Start].into_iter().find(|t| *t as i32 == value)
     }
+
+    /// What the message is, in words.
+    fn what(self) -> &'static str {
+        match self {
+            Tag::Status => "status",
+            Tag::Give => "request for nodes",
+            Tag::Nodes => "open nodes",
+            Tag::Best => "incumbent",
+            Tag::Stop => "end of the search",
+            Tag::Gather => "request for a checkpoint",
+            Tag::Part => "checkpoint part",
+            Tag::Resume => "resume",
+            Tag::Done => "end",
+            Tag::Beat => "heartbeat",
+            Tag::Start => "start",
+        }
+    }
 }
 
 fn wide(words: &[u32]) -> u64 {
@@ -128,17 +146,20 @@ enum Written {
 /// gifts it had loaded, and its part file.
 #[derive(Clone, Debug)]
 struct Confirmed {
+    /// The checkpoint it belongs to.
+    epoch: u64,
     part: Part,
     loaded: u64,
     written: Written,
 }
 
-/// A confirmation: `[gifts loaded, nodes (2), leaves (2), best, leaf makespan or MAX, leaf (jobs
+/// A confirmation: `[epoch (2), gifts loaded, nodes (2), leaves (2), best, leaf makespan or MAX, leaf (jobs
 /// words if any), written (0 none, 1 part, 2 failed), then for a part its open nodes (2) and
 /// hash (2), for a failure its message (byte count, then bytes)]`.
 fn encode_part(confirmed: &Confirmed, jobs: usize) -> Vec<u32> {
     let part = &confirmed.part;
-    let mut words = vec![confirmed.loaded as u32];
+    let mut words = split_wide(confirmed.epoch).to_vec();
+    words.push(confirmed.loaded as u32);
     words.extend(split_wide(part.counted.0));
     words.extend(split_wide(part.counted.1));
     words.push(part.best);
@@ -165,9 +186,10 @@ fn encode_part(confirmed: &Confirmed, jobs: usize) -> Vec<u32> {
 }
 
 fn decode_part(words: &[u32], jobs: usize) -> Result<Confirmed> {
-    if words.len() < 8 {
+    if words.len() < 10 {
         return Err(garbled("a part"));
     }
+    let (epoch, words) = (wide(&words[..2]), &words[2..]);
     let (loaded, counted, best) = (u64::from(words[0]), (wide(&words[1..3]), wide(&words[3..5])), words[5]);
     let (leaf, rest) = if words[6] == u32::MAX {
         (None, &words[7..])
@@ -182,7 +204,7 @@ fn decode_part(words: &[u32], jobs: usize) -> Result<Confirmed> {
         [2, message @ ..] => Written::Failed(String::from_utf8_lossy(&words_to_bytes(message)).into_owned()),
         _ => return Err(garbled("a part")),
     };
-    Ok(Confirmed { part: Part { open: Frontier::default(), counted, best, leaf }, loaded, written })
+    Ok(Confirmed { epoch, part: Part { open: Frontier::default(), counted, best, leaf }, loaded, written })
 }
 
 fn garbled(what: &str) -> Error {
@@ -452,19 +474,10 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         }
     }
 
-    /// Sends `words` to `to` (to itself through the inbox).
-    fn send(&mut self, to: usize, tag: Tag, words: &[u32]) {
-        if to == self.rank {
-            self.inbox.push_back((tag, words.to_vec()));
-        } else {
-            self.world.process_at_rank(to as i32).send_with_tag(words, tag as i32);
-        }
-    }
-
-    /// Sends `words` to `to` as [`Self::send`] does, for a message large enough to wait for its
-    /// receiver to take it: it waits at most the silence limit, and a receiver that takes
-    /// nothing for that long ends the run with an error naming it.
-    fn send_waiting(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
+    /// Sends `words` to `to` (to itself through the inbox), waiting at most the silence limit
+    /// for MPI to take them: a receiver that takes nothing for that long (stopped, or dead
+    /// with its buffers full) ends the run with an error naming it instead of a hang.
+    fn send(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
         if to == self.rank {
             self.inbox.push_back((tag, words));
             return Ok(());
@@ -486,18 +499,29 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 Err(pending) if since.elapsed() > self.silence => {
                     // MPI may still read the buffer: it stays (leaked) while the run ends
                     std::mem::forget(pending);
-                    return Err(silent(to, "took none of the open nodes sent to it", self.run, self.silence));
+                    return Err(self.silent(to, &format!("took no {} sent to it", tag.what())));
                 }
                 Err(pending) => pending,
             };
-            std::thread::sleep(Duration::from_micros(200));
+            std::thread::sleep(Duration::from_micros(50));
         }
     }
 
-    fn send_all(&mut self, tag: Tag, words: &[u32]) {
+    fn send_all(&mut self, tag: Tag, words: &[u32]) -> Result<()> {
         for to in 0..self.size {
-            self.send(to, tag, words);
+            self.send(to, tag, words.to_vec())?;
         }
+        Ok(())
+    }
+
+    /// The error of rank `rank` that did `what` (sent nothing, took nothing) for the silence
+    /// limit, saying where to resume from (every rank knows the checkpoint's path).
+    fn silent(&self, rank: usize, what: &str) -> Error {
+        let resume = match self.checkpoint {
+            Some(path) => format!("resume from {} (on any number of ranks)", path.display()),
+            None => "run again with a checkpoint file (`checkpoint`) to be able to resume".into(),
+        };
+        Error::invalid("mpi", format!("rank {rank} {what} for {} s: it died or hangs; {resume}", self.silence.as_secs_f64()))
     }
 
     /// The next message for this rank, if one is there.
@@ -527,13 +551,13 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             if self.coordinator.is_some() {
                 self.coordinate()?;
             } else if self.heard_root.elapsed() > self.silence {
-                return Err(silent(0, "sent nothing", self.run, self.silence));
+                return Err(self.silent(0, "sent nothing"));
             }
             if self.paused.is_none() && self.device.last.open > 0 {
                 self.gpu += self.device.batch(&mut self.rounds)?;
-                self.status(true);
+                self.status(true)?;
             } else {
-                self.status(false);
+                self.status(false)?;
                 std::thread::sleep(NAP);
             }
         }
@@ -553,7 +577,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 let gift = self.device.give_half(room.0.min(room.1))?;
                 let mut words = Vec::new();
                 encode_frontier(&gift, &mut words);
-                self.send_waiting(to, Tag::Nodes, words)?;
+                self.send(to, Tag::Nodes, words)?;
             }
             Tag::Nodes => {
                 let open = decode_frontier(&words)?;
@@ -566,7 +590,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 if let Some(epoch) = self.paused {
                     self.send_part(epoch)?;
                 }
-                self.status(false);
+                self.status(false)?;
             }
             Tag::Best => {
                 let best = *words.first().ok_or_else(|| garbled("an incumbent"))?;
@@ -607,10 +631,15 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                         let seconds = run.begin.seconds + run.start.elapsed().as_secs_f64();
                         let nodes = c.counts.iter().map(|c| c.0).sum();
                         c.incumbents.push(Incumbent { seconds, nodes, makespan: best });
-                        self.send_all(Tag::Best, &[best]);
+                        self.send_all(Tag::Best, &[best])?;
                     }
-                } else if let Some(Gather { parts, .. }) = c.gather.as_mut() {
-                    parts[from] = Some(decode_part(&words, jobs)?);
+                } else if let Some(gather) = c.gather.as_mut() {
+                    // a confirmation of an earlier checkpoint (sent again after a late gift)
+                    // says nothing of this one
+                    let confirmed = decode_part(&words, jobs)?;
+                    if confirmed.epoch == gather.epoch {
+                        gather.parts[from] = Some(confirmed);
+                    }
                 }
             }
             Tag::Start => return Err(garbled("a second start")),
@@ -624,8 +653,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         self.plan(&mut out)?;
         for (to, tag, words) in out {
             match to {
-                Some(to) => self.send(to, tag, &words),
-                None => self.send_all(tag, &words),
+                Some(to) => self.send(to, tag, words)?,
+                None => self.send_all(tag, &words)?,
             }
         }
         Ok(())
@@ -634,10 +663,11 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// What rank 0 sends now (to one rank, or to all with None).
     fn plan(&mut self, out: &mut Vec<(Option<usize>, Tag, Vec<u32>)>) -> Result<()> {
         let (size, run, gpu, silence) = (self.size, self.run, self.gpu, self.silence);
-        let Some(c) = self.coordinator.as_mut() else { return Ok(()) };
+        let Some(c) = self.coordinator.as_ref() else { return Ok(()) };
         if let Some(silent_rank) = (0..size).find(|&r| r != 0 && c.heard[r].elapsed() > silence) {
-            return Err(silent(silent_rank, "sent nothing", run, silence));
+            return Err(self.silent(silent_rank, "sent nothing"));
         }
+        let Some(c) = self.coordinator.as_mut() else { return Ok(()) };
         let (nodes, leaves, open) = c.counts.iter().fold((0, 0, 0), |(a, b, d), x| (a + x.0, b + x.1, d + x.2));
         if let Some(report) = self.progress.as_deref_mut() {
             if c.last_report.elapsed() >= run.options.progress_interval && nodes > c.reported {
@@ -729,14 +759,13 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 Err(e) => Written::Failed(e.to_string()),
             },
         };
-        let confirmed = Confirmed { part: Part { open: Frontier::default(), counted, best, leaf }, loaded: self.loaded, written };
+        let confirmed = Confirmed { epoch, part: Part { open: Frontier::default(), counted, best, leaf }, loaded: self.loaded, written };
         let words = encode_part(&confirmed, run.instance.jobs);
-        self.send(0, Tag::Part, &words);
-        Ok(())
+        self.send(0, Tag::Part, words)
     }
 
     /// Sends the status to rank 0 when it changed (`fresh`: after a batch) or a beat passed.
-    fn status(&mut self, fresh: bool) {
+    fn status(&mut self, fresh: bool) -> Result<()> {
         let last = self.device.last;
         let dry = last.open == 0;
         let mut words = Vec::with_capacity(8);
@@ -745,17 +774,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         words.extend([last.open, last.best, self.loaded as u32, dry as u32]);
         if fresh || self.last_sent.as_ref() != Some(&words) || self.last_status.elapsed() >= BEAT {
             self.last_status = Instant::now();
-            self.send(0, Tag::Status, &words);
+            self.send(0, Tag::Status, words.clone())?;
             self.last_sent = Some(words);
         }
+        Ok(())
     }
-}
-
-/// The error of a rank that did `what` (sent nothing, took nothing) for `silence`.
-fn silent(rank: usize, what: &str, run: &Run, silence: Duration) -> Error {
-    let resume = match run.checkpoint {
-        Some(file) => format!("resume from {} (on any number of ranks)", file.path().display()),
-        None => "run again with a checkpoint file (`checkpoint`) to be able to resume".into(),
-    };
-    Error::invalid("mpi", format!("rank {rank} {what} for {} s: it died or hangs; {resume}", silence.as_secs_f64()))
 }
