@@ -628,6 +628,7 @@ pub async fn profile_async(
         probed_times = vec![probed.run(gpu, request.shader.workgroups).await?];
         words = probed.read_records(gpu, inputs.records_bytes).await?;
     }
+    step(2, "comparing the outputs and decoding the counts".into())?;
     let Inputs { instrumented, bindings, data, module, info, .. } = inputs;
     let mut outputs = Vec::new();
     let mut outputs_identical = true;
@@ -640,7 +641,6 @@ pub async fn profile_async(
             outputs.push((b.clone(), bytes.clone()));
         }
     }
-    step(2, "reading the counts".into())?;
     let counts = decode(&instrumented, &words, request.shader.workgroups, width)?;
     for k in 1..request.samples {
         step(2 + k, format!("timed run {} of {}", k + 1, request.samples))?;
