@@ -161,6 +161,14 @@ impl Tier {
         Tier::ALL.get(n as usize).copied()
     }
 
+    /// The tiers numbered `numbers` (the `tier` field of sweeps and registry runs), each checked.
+    pub fn numbered(numbers: &[u8]) -> Result<Vec<Tier>> {
+        numbers
+            .iter()
+            .map(|&t| Tier::from_number(t).ok_or_else(|| crate::Error::invalid("tier", format!("{t} (give tier 0, 1 or 2)"))))
+            .collect()
+    }
+
     /// Short name: `multi-dispatch`, `non-blocking` or `blocking`.
     pub fn name(self) -> &'static str {
         match self {
