@@ -433,3 +433,122 @@ fn bench_pt_prints_a_fallback_once_on_stdout_without_duplicate_rows() {
     assert_eq!(rows.len(), 1, "{stdout}");
     assert!(rows[0].contains("relaunch (tier 0)") && rows[0].trim_end().ends_with("ok"), "{stdout}");
 }
+
+/// `simtlab bench pt` and Gupta's points run a sweep as registry runs: one `pt-*` run per
+/// configuration, with the sweep's tiers and runtime options among its parameters.
+#[test]
+fn a_pt_sweep_maps_to_registry_runs_with_its_tiers_and_options() {
+    use serde_json::json;
+    use simtlab::experiments::pt_sweep_runs;
+    use simtlab::pt::sweep::{Bench, Sweep};
+    let names = |runs: &[simtlab::workload::Run]| runs.iter().map(|r| r.workload.clone()).collect::<Vec<_>>();
+
+    let sweep = Sweep {
+        tier: vec![0, 1],
+        launch: Some(3),
+        spin_cap: 5000,
+        grace: Some(40),
+        n: vec![2048, 4096],
+        fmas: vec![9],
+        seed: Some(6),
+        ..Sweep::new(Bench::Sync)
+    };
+    let runs = pt_sweep_runs(&sweep, 1 << 12, true).unwrap();
+    assert_eq!(names(&runs), ["pt-sync", "pt-sync"]);
+    let sync = |n: u32| json!({ "n": n, "emit": 0.5, "fmas": 9, "work": "ci", "stride": 4099, "seed": 6, "tier": [0, 1], "spin_cap": 5000, "grace": 40, "launch": 3 });
+    assert_eq!((&runs[0].params, &runs[1].params), (&sync(2048), &sync(4096)));
+
+    // at the defaults the parameters are the registry's own keys, nothing added
+    let runs = pt_sweep_runs(&Sweep { syncs: vec![5], blocks: vec![8], ..Sweep::new(Bench::Gsync) }, 1 << 12, true).unwrap();
+    assert_eq!(names(&runs), ["pt-gsync"]);
+    assert_eq!(runs[0].params, json!({ "blocks": 8, "syncs": 5, "fmas": 1000, "seed": 1 }));
+    let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    let registry = simtlab::workload::find("pt-gsync").unwrap().params(simtlab::workload::Scale::Tiny);
+    assert_eq!(keys(&runs[0].params), keys(&registry));
+
+    // prodcons: the reduction once, the two-stage workload per pass
+    let runs = pt_sweep_runs(&Sweep { n: vec![65536], ..Sweep::new(Bench::Prodcons) }, 1 << 12, true).unwrap();
+    let passes: Vec<_> = runs.iter().map(|r| (r.params["workload"].clone(), r.params["pass"].clone())).collect();
+    assert_eq!(
+        passes,
+        [
+            (json!("reduce"), json!(0)),
+            (json!("two-stage"), json!(0)),
+            (json!("two-stage"), json!(32)),
+            (json!("two-stage"), json!(128)),
+            (json!("two-stage"), json!(256))
+        ]
+    );
+    assert!(names(&runs).iter().all(|n| n == "pt-prodcons"));
+
+    // barrier: one run per workgroup count and kind, the discovered count as 0
+    let runs = pt_sweep_runs(
+        &Sweep { workgroups: vec![4, 8], arrival: vec![BarrierArrival::Tree, BarrierArrival::Flat], ..Sweep::new(Bench::Barrier) },
+        1,
+        true,
+    )
+    .unwrap();
+    let barrier = |w: u32, arrival: &str| json!({ "workgroups": w, "iterations": 1000, "kind": { "arrival": arrival, "fence": "device" } });
+    let params: Vec<_> = runs.iter().map(|r| r.params.clone()).collect();
+    assert_eq!(params, [barrier(4, "tree"), barrier(4, "flat"), barrier(8, "tree"), barrier(8, "flat")]);
+    let runs = pt_sweep_runs(&Sweep { spin_cap: 99, ..Sweep::new(Bench::Barrier) }, 1, true).unwrap();
+    assert_eq!((runs[0].params["workgroups"].as_u64(), runs[0].params["spin_cap"].as_u64()), (Some(0), Some(99)));
+
+    // queue: every kind at the adapter's default size; the ring only where the blocking tier
+    // may run, unless asked for by name
+    let queue = Sweep::new(Bench::Queue);
+    assert_eq!(
+        names(&pt_sweep_runs(&queue, 1 << 14, true).unwrap()),
+        ["pt-queue-single", "pt-queue-chunked", "pt-queue-distributed", "pt-queue-ring"]
+    );
+    let runs = pt_sweep_runs(&queue, 1 << 14, false).unwrap();
+    assert_eq!(names(&runs), ["pt-queue-single", "pt-queue-chunked", "pt-queue-distributed"]);
+    assert!(runs.iter().all(|r| r.params["n"] == 1 << 14 && r.params.get("launch").is_none()), "{runs:?}");
+    let ring = Sweep { kind: vec![QueueKind::Ring], rounds: Some(8), launch: Some(2), ..Sweep::new(Bench::Queue) };
+    let runs = pt_sweep_runs(&ring, 1 << 14, false).unwrap();
+    assert_eq!(names(&runs), ["pt-queue-ring"]);
+    assert_eq!((runs[0].params["rounds"].as_u64(), runs[0].params["launch"].as_u64()), (Some(8), Some(2)));
+    let runs =
+        pt_sweep_runs(&Sweep { n: vec![100, 200], workgroups: vec![1, 2], kind: vec![QueueKind::Chunked], ..queue }, 1, true).unwrap();
+    let sizes: Vec<_> = runs.iter().map(|r| (r.params["workgroups"].as_u64(), r.params["n"].as_u64())).collect();
+    assert_eq!(sizes, [(Some(1), Some(100)), (Some(1), Some(200)), (Some(2), Some(100)), (Some(2), Some(200))]);
+
+    // only the capability check: nothing to run; an invalid sweep: no runs
+    assert!(pt_sweep_runs(&Sweep::new(Bench::Capability), 1, true).unwrap().is_empty());
+    assert!(pt_sweep_runs(&Sweep { tier: vec![3], ..Sweep::new(Bench::Sync) }, 1, true).is_err());
+}
+
+/// The sweep's tiers and launch reach the records: only the tiers asked for run, and the
+/// persistent kernel launches the workgroups the sweep sets.
+#[test]
+fn a_pt_sweep_runs_only_its_tiers_with_its_launch() {
+    use simtlab::pt::sweep::{Bench, Sweep};
+    let _serial = serial();
+    let gpu = common::gpu();
+    let protocol = Protocol { warmup: 0, samples: 1 };
+    let sweep = Sweep { n: vec![2048], tier: vec![0], ..Sweep::new(Bench::Sync) };
+    let out = simtlab::experiments::run_pt_sweep(&gpu, &sweep, &protocol).unwrap();
+    let variants: Vec<&str> = out.records.iter().map(|r| r.variant.as_str()).collect();
+    assert_eq!(variants, ["readback (tier 0)", "indirect (tier 0)"]);
+    assert!(out.records.iter().all(|r| r.check.passed && r.params["n"] == 2048), "{:?}", out.records);
+
+    let sweep = Sweep { n: vec![2048, 3000], tier: vec![1], launch: Some(3), seed: Some(4), ..Sweep::new(Bench::Sync) };
+    let out = simtlab::experiments::run_pt_sweep(&gpu, &sweep, &protocol).unwrap();
+    let rows: Vec<_> =
+        out.records.iter().map(|r| (r.variant.as_str(), r.params["n"].as_u64(), r.seed, r.extra["launch"].as_u64())).collect();
+    assert_eq!(rows, [("persistent (tier 1)", Some(2048), 4, Some(3)), ("persistent (tier 1)", Some(3000), 4, Some(3))]);
+    assert!(out.records.iter().all(|r| r.check.passed), "{:?}", out.records);
+    assert!(out.capability.discovered >= 1, "{:?}", out.capability);
+
+    // a registry run refuses a tier that does not exist, naming the field
+    let w = simtlab::workload::find("pt-sync").unwrap();
+    let params = w.params(simtlab::workload::Scale::Tiny);
+    let mut bad = params.clone();
+    bad["tier"] = serde_json::json!([3]);
+    let e = w.run(&gpu, &bad, &protocol).unwrap_err().to_string();
+    assert!(e.contains("tier") && e.contains("0, 1 or 2"), "{e}");
+    bad = params;
+    bad["spin_cap"] = serde_json::json!(0);
+    let e = w.run(&gpu, &bad, &protocol).unwrap_err().to_string();
+    assert!(e.contains("spin_cap"), "{e}");
+}

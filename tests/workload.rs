@@ -186,6 +186,11 @@ fn the_ring_queue_runs_only_where_the_blocking_tier_may() {
     let cfg = QueueConfig { kind: QueueKind::Ring, rounds: 4, workgroups: Some(4), ..Default::default() };
     let err = queue::queue(&gpu, &rt, &cfg, true).expect_err("the ring needs tier 2");
     assert!(matches!(err, simtlab::Error::Unsupported { .. }) && err.to_string().contains("GL"), "{err}");
+    // the registry's ring, asked for by name, says the same
+    let ring = workload::find("pt-queue-ring").unwrap();
+    let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
+    let err = ring.run(&gpu, &ring.params(Scale::Tiny), &protocol).expect_err("the ring needs tier 2");
+    assert!(matches!(err, simtlab::Error::Unsupported { .. }) && err.to_string().contains("GL"), "{err}");
 }
 
 /// Collects the events of every sweep.

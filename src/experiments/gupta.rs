@@ -1,11 +1,59 @@
 //! Gupta et al.: the four persistent-threads use cases, PT vs nonPT.
 
 use super::{ConfigSweep, Experiment, Outcome, Scale};
-use crate::harness::Record;
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::harness::{Named, Protocol, Record};
 use crate::pt::cases::forest::Shape;
-use crate::pt::sweep::{self, Bench, Sweep};
-use crate::pt::TierVerdict;
+use crate::pt::queue;
+use crate::pt::sweep::{Bench, Configuration, Sweep, SweepOutput};
+use crate::pt::{Runtime, TierVerdict};
 use crate::report::{PaperValues, Verdict};
+use crate::workload::{self, BarrierParams, PtCaseParams, PtQueueParams, PtRuntimeParams, Run};
+use serde::Serialize;
+
+/// The registry runs of a persistent-threads sweep: one run of a `pt-*` workload per
+/// configuration ([`Sweep::configurations`], checked by [`Sweep::validate`]), each with the
+/// sweep's tiers and runtime options (`spin_cap`, `grace`, `launch`). `queue_items` and
+/// `ring_allowed` are the adapter's facts [`Sweep::configurations`] takes.
+pub fn pt_sweep_runs(sweep: &Sweep, queue_items: u32, ring_allowed: bool) -> Result<Vec<Run>> {
+    let runtime = PtRuntimeParams { spin_cap: sweep.spin_cap, grace: sweep.grace, launch: sweep.launch };
+    sweep
+        .configurations(queue_items, ring_allowed)?
+        .into_iter()
+        .map(|c| match c {
+            Configuration::Sync(c) => case_run("pt-sync", c, sweep, &runtime),
+            Configuration::Forest(c) => case_run("pt-forest", c, sweep, &runtime),
+            Configuration::Prodcons(c) => case_run("pt-prodcons", c, sweep, &runtime),
+            Configuration::Gsync(c) => case_run("pt-gsync", c, sweep, &runtime),
+            Configuration::Barrier { workgroups, kind, iterations } => {
+                let params = BarrierParams { workgroups: workgroups.unwrap_or(0), iterations, kind, runtime: runtime.clone() };
+                Run::new("pt-barrier", &params)
+            }
+            Configuration::Queue(config) => {
+                Run::new(&format!("pt-queue-{}", config.kind.name()), &PtQueueParams { config, runtime: runtime.clone() })
+            }
+        })
+        .collect()
+}
+
+/// A run of the use case workload `name` on `config`, with the sweep's tiers and `runtime`.
+fn case_run<C: Serialize>(name: &str, config: C, sweep: &Sweep, runtime: &PtRuntimeParams) -> Result<Run> {
+    Run::new(name, &PtCaseParams { config, tier: sweep.tier.clone(), runtime: runtime.clone() })
+}
+
+/// Runs a persistent-threads sweep (what `simtlab bench pt` runs, and each of Gupta's points):
+/// checks it, assesses the adapter's capability with the sweep's options before anything runs,
+/// then runs [`pt_sweep_runs`] through [`workload::run_all`], every run checked before the
+/// first starts.
+pub fn run_pt_sweep(gpu: &Gpu, sweep: &Sweep, protocol: &Protocol) -> Result<SweepOutput> {
+    sweep.validate()?;
+    let rt = Runtime::new(sweep.options());
+    let capability = rt.capability(gpu)?;
+    let runs = pt_sweep_runs(sweep, queue::default_queue_items(gpu), queue::ring_allowed(gpu, &rt)?)?;
+    let records = if runs.is_empty() { Vec::new() } else { workload::run_all(gpu, &runs, protocol, "pt")? };
+    Ok(SweepOutput { capability, records })
+}
 
 /// Median of the fastest record whose variant says `tier N` for N in `tiers`.
 fn best(records: &[&Record], case: &str, tiers: &[u8]) -> Option<f64> {
@@ -100,7 +148,7 @@ pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
         id: "gupta-use-cases",
         title: "The four use cases, nonPT (tier 0) vs PT (tier 1 non-blocking, tier 2 blocking)",
         points: sweeps,
-        run: |gpu, s, protocol| Ok(sweep::run(gpu, s, protocol)?.records),
+        run: |gpu, s, protocol| Ok(run_pt_sweep(gpu, s, protocol)?.records),
         verdicts,
         figure: None,
         paper_tables: &[],

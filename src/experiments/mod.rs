@@ -18,6 +18,7 @@ use crate::report::Section;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub use gupta::{pt_sweep_runs, run_pt_sweep};
 pub use output::{merge_dirs, missing_shards, read_info, read_outcomes, resumable, write_report, MergeInput, OutputDir, RunInfo};
 pub use ryoo::run_ladder;
 

@@ -47,6 +47,25 @@ impl Default for PtOptions {
     }
 }
 
+impl PtOptions {
+    /// Errors on an option no run can use, naming it: `spin_cap` 0, a `grace` of 0 or above
+    /// `spin_cap`, a `launch` of 0 workgroups.
+    pub fn validate(&self) -> Result<()> {
+        if self.launch == Some(0) {
+            return Err(Error::invalid("launch", "0 workgroups (use 1 or more)"));
+        }
+        if self.spin_cap == 0 {
+            return Err(Error::invalid("spin_cap", "0 polls (use 1 or more)"));
+        }
+        if let Some(g) = self.grace {
+            if g == 0 || g > self.spin_cap {
+                return Err(Error::invalid("grace", format!("{g} polls (use 1..={}, at most `spin_cap`)", self.spin_cap)));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The tier a run uses and why.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Plan {

@@ -18,7 +18,8 @@
 //!   formulations over the tiers, each checked against its CPU reference ([`cases::cpu`]);
 //! - [`barrier`]: global barrier latency against relaunch;
 //! - [`queue`]: queue throughput per queue kind;
-//! - [`sweep`]: a sweep over any of them (what `simtlab bench pt` runs), checked before it runs;
+//! - [`sweep`]: a sweep over any of them (what `simtlab bench pt` runs), checked before it runs
+//!   and expanded into its configurations, each one run of a `pt-*` registry workload;
 //! - [`user`]: the same for a user's own kernel: the public WGSL module ([`user::module`]: global
 //!   barrier, participant index and count, queue claims, the stop test) at a group the kernel
 //!   does not use, the tier it needs, and [`Runtime::plan_shader`] / [`Runtime::prepare`] to
@@ -159,6 +160,14 @@ impl Tier {
     /// The tier numbered `n`; None above 2.
     pub fn from_number(n: u8) -> Option<Tier> {
         Tier::ALL.get(n as usize).copied()
+    }
+
+    /// The tiers numbered `numbers` (the `tier` field of sweeps and registry runs), each checked.
+    pub fn numbered(numbers: &[u8]) -> Result<Vec<Tier>> {
+        numbers
+            .iter()
+            .map(|&t| Tier::from_number(t).ok_or_else(|| crate::Error::invalid("tier", format!("{t} (give tier 0, 1 or 2)"))))
+            .collect()
     }
 
     /// Short name: `multi-dispatch`, `non-blocking` or `blocking`.

@@ -1,19 +1,19 @@
 //! The sweep `simtlab bench pt` runs: one use case or benchmark of [`crate::pt`] over lists of
-//! options ([`Sweep`]), checked before anything runs ([`Sweep::validate`]) and run into records
-//! ([`run`]). List-valued fields are swept (cartesian product); an empty list or `None` takes
-//! the default, and a field the chosen benchmark does not use is an error.
+//! options ([`Sweep`]), checked before anything runs ([`Sweep::validate`]) and expanded into the
+//! configurations it measures ([`Sweep::configurations`], each one run of a `pt-*` registry
+//! workload: `experiments::run_pt_sweep` runs them). List-valued fields are swept (cartesian
+//! product); an empty list or `None` takes the default, and a field the chosen benchmark does
+//! not use is an error.
 
-use super::barrier::{self, BarrierArrival, BarrierFence};
+use super::barrier::{BarrierArrival, BarrierFence, BarrierKind};
 use super::cases::forest::{ForestCase, ForestConfig, Shape};
 use super::cases::gsync::{GsyncCase, GsyncConfig};
 use super::cases::prodcons::{ProdConsCase, ProdConsConfig, Workload};
 use super::cases::sync::{SyncCase, SyncConfig, Work};
-use super::cases::{bench, Case};
 use super::queue::{self, QueueConfig, QueueKind};
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
-use crate::harness::{named, Named, Progress, Protocol, Record};
-use crate::pt::{Capability, PtOptions, Runtime, Tier};
+use crate::harness::{named, Named, Record};
+use crate::pt::{Capability, PtOptions, Tier};
 use serde::{Deserialize, Serialize};
 
 /// What a sweep runs.
@@ -151,7 +151,7 @@ fn tiers(sweep: &Sweep) -> Result<Vec<Tier>> {
     if sweep.tier.is_empty() {
         return Ok(Tier::ALL.to_vec());
     }
-    sweep.tier.iter().map(|&t| Tier::from_number(t).ok_or_else(|| Error::invalid("tier", format!("{t} (give tier 0, 1 or 2)")))).collect()
+    Tier::numbered(&sweep.tier)
 }
 
 /// The tiers the benchmark of `sweep` has (for prodcons: any of the chosen workloads).
@@ -184,6 +184,11 @@ impl Sweep {
     /// when the run is built.
     pub fn validate(&self) -> Result<()> {
         validate(self)
+    }
+
+    /// The persistent-threads runtime's options the sweep sets (`spin_cap`, `grace`, `launch`).
+    pub fn options(&self) -> PtOptions {
+        PtOptions { spin_cap: self.spin_cap, grace: self.grace, launch: self.launch, ..Default::default() }
     }
 }
 
@@ -238,22 +243,10 @@ fn validate(sweep: &Sweep) -> Result<()> {
         }
     }
     let persistent = case == Queue || tiers.iter().any(|&t| t != Tier::Multi);
-    if let Some(l) = sweep.launch {
-        if !persistent {
-            return Err(Error::invalid("launch", "tier 0 launches no persistent kernel (it applies to `tier` 1 and 2)"));
-        }
-        if l == 0 {
-            return Err(Error::invalid("launch", "0 workgroups (use 1 or more)"));
-        }
+    if sweep.launch.is_some() && !persistent {
+        return Err(Error::invalid("launch", "tier 0 launches no persistent kernel (it applies to `tier` 1 and 2)"));
     }
-    if sweep.spin_cap == 0 {
-        return Err(Error::invalid("spin_cap", "0 polls (use 1 or more)"));
-    }
-    if let Some(g) = sweep.grace {
-        if g == 0 || g > sweep.spin_cap {
-            return Err(Error::invalid("grace", format!("{g} polls (use 1..={}, at most `spin_cap`)", sweep.spin_cap)));
-        }
-    }
+    sweep.options().validate()?;
     if sweep.workgroups.contains(&0) {
         return Err(Error::invalid("workgroups", "0 (use 1 or more)"));
     }
@@ -346,104 +339,113 @@ fn queue_config(sweep: &Sweep, kind: QueueKind, n: u32, workgroups: Option<u32>)
     }
 }
 
-/// Runs `sweep` (after [`Sweep::validate`]): assesses the adapter's capability first (one line
-/// about it on stderr), then measures every configuration with `protocol`.
-pub fn run(gpu: &Gpu, sweep: &Sweep, protocol: &Protocol) -> Result<SweepOutput> {
-    validate(sweep)?;
-    let tiers = tiers(sweep)?;
-    let seed = sweep.seed.unwrap_or(1);
-    let mut cases: Vec<Box<dyn Case>> = Vec::new();
-    match sweep.bench {
-        Bench::Sync => {
-            for &work in &or(&sweep.work, &[Work::Ci]) {
-                for &fmas in &or(&sweep.fmas, &[64]) {
-                    for &n in &or(&sweep.n, &[1 << 20]) {
-                        let cfg = SyncConfig { n, emit: sweep.emit.unwrap_or(0.5), fmas, work, seed, ..Default::default() };
-                        cases.push(Box::new(SyncCase::new(cfg)?));
-                    }
-                }
-            }
-        }
-        Bench::Forest => {
-            for &shape in &or(&sweep.shape, &[Shape::Tilted]) {
-                for &items in &or(&sweep.items, &[128]) {
-                    for &depth in &or(&sweep.depth, &[50]) {
-                        for &fmas in &or(&sweep.fmas, &[1000]) {
-                            let cfg = ForestConfig { shape, items, depth, fmas, capacity: sweep.capacity, seed };
-                            cases.push(Box::new(ForestCase::new(cfg)?));
+/// One configuration a sweep measures: one run of a `pt-*` registry workload.
+#[derive(Clone, Debug)]
+pub enum Configuration {
+    /// Use case 1 at every tier the sweep asks for.
+    Sync(SyncConfig),
+    /// Use case 2 at every tier the sweep asks for.
+    Forest(ForestConfig),
+    /// Use case 3 at every tier the sweep asks for.
+    Prodcons(ProdConsConfig),
+    /// Use case 4 at every tier the sweep asks for.
+    Gsync(GsyncConfig),
+    /// Barrier latency at one workgroup count (`None`: as many as are co-resident).
+    Barrier {
+        /// Workgroups launched.
+        workgroups: Option<u32>,
+        /// How they arrive.
+        kind: BarrierKind,
+        /// Barriers per launch.
+        iterations: u32,
+    },
+    /// One queue launch.
+    Queue(QueueConfig),
+}
+
+impl Sweep {
+    /// The configurations the sweep measures, in order, after [`Sweep::validate`]. A queue
+    /// sweep's default `n` is `queue_items` ([`queue::default_queue_items`] of the adapter);
+    /// its default kinds take the ring only where `ring_allowed` (the capability check allows
+    /// the blocking tier, [`queue::ring_allowed`]): asked for by name, the ring's run fails
+    /// with the reason. None for [`Bench::Capability`].
+    pub fn configurations(&self, queue_items: u32, ring_allowed: bool) -> Result<Vec<Configuration>> {
+        validate(self)?;
+        let seed = self.seed.unwrap_or(1);
+        let mut out = Vec::new();
+        match self.bench {
+            Bench::Sync => {
+                for &work in &or(&self.work, &[Work::Ci]) {
+                    for &fmas in &or(&self.fmas, &[64]) {
+                        for &n in &or(&self.n, &[1 << 20]) {
+                            let cfg = SyncConfig { n, emit: self.emit.unwrap_or(0.5), fmas, work, seed, ..Default::default() };
+                            out.push(Configuration::Sync(cfg));
                         }
                     }
                 }
             }
-        }
-        Bench::Prodcons => {
-            for &workload in &or(&sweep.workload, &DEFAULT_WORKLOADS) {
-                for &n in &or(&sweep.n, &[1 << 22]) {
-                    let passes = if workload == Workload::Reduce { vec![0] } else { or(&sweep.pass, &[0, 32, 128, 256]) };
-                    for &pass in &passes {
-                        for &fmas in &or(&sweep.fmas, &[100]) {
-                            let cfg = ProdConsConfig { workload, n, fmas, pass, seed, ..Default::default() };
-                            cases.push(Box::new(ProdConsCase::new(cfg)?));
+            Bench::Forest => {
+                for &shape in &or(&self.shape, &[Shape::Tilted]) {
+                    for &items in &or(&self.items, &[128]) {
+                        for &depth in &or(&self.depth, &[50]) {
+                            for &fmas in &or(&self.fmas, &[1000]) {
+                                out.push(Configuration::Forest(ForestConfig { shape, items, depth, fmas, capacity: self.capacity, seed }));
+                            }
                         }
                     }
                 }
             }
-        }
-        Bench::Gsync => {
-            for &blocks in &or(&sweep.blocks, &[1024]) {
-                for &syncs in &or(&sweep.syncs, &[100]) {
-                    for &fmas in &or(&sweep.fmas, &[1000]) {
-                        cases.push(Box::new(GsyncCase::new(GsyncConfig { blocks, syncs, fmas, seed })?));
+            Bench::Prodcons => {
+                for &workload in &or(&self.workload, &DEFAULT_WORKLOADS) {
+                    for &n in &or(&self.n, &[1 << 22]) {
+                        let passes = if workload == Workload::Reduce { vec![0] } else { or(&self.pass, &[0, 32, 128, 256]) };
+                        for &pass in &passes {
+                            for &fmas in &or(&self.fmas, &[100]) {
+                                out.push(Configuration::Prodcons(ProdConsConfig { workload, n, fmas, pass, seed, ..Default::default() }));
+                            }
+                        }
                     }
                 }
             }
-        }
-        Bench::Barrier | Bench::Queue | Bench::Capability => {}
-    }
-    let rt = Runtime::new(PtOptions { spin_cap: sweep.spin_cap, grace: sweep.grace, launch: sweep.launch, ..Default::default() });
-    let cap = rt.capability(gpu)?;
-    match sweep.bench {
-        Bench::Capability => return Ok(SweepOutput { capability: cap, records: Vec::new() }),
-        Bench::Barrier => {
-            let w = if sweep.workgroups.is_empty() { vec![cap.discovered.max(1)] } else { sweep.workgroups.clone() };
-            let arrivals = or(&sweep.arrival, &[BarrierArrival::Flat]);
-            let fences = or(&sweep.fence, &[BarrierFence::Device]);
-            let kinds: Vec<barrier::BarrierKind> =
-                arrivals.iter().flat_map(|&arrival| fences.iter().map(move |&fence| barrier::BarrierKind { arrival, fence })).collect();
-            let records = barrier::bench_barrier(gpu, &rt, &w, &kinds, sweep.iterations.unwrap_or(1000), protocol)?;
-            return Ok(SweepOutput { capability: cap, records });
-        }
-        Bench::Queue => {
-            let mut records = Vec::new();
-            let workgroups: Vec<Option<u32>> = sweep.workgroups.iter().map(|&w| Some(w)).collect();
-            for &kind in &or(&sweep.kind, &DEFAULT_KINDS) {
-                // by default the ring runs only where the blocking tier may (the capability
-                // says why not); asked for by name, it fails with that reason
-                if kind == QueueKind::Ring && sweep.kind.is_empty() && !queue::ring_allowed(gpu, &rt)? {
-                    continue;
-                }
-                for &w in &or(&workgroups, &[None]) {
-                    for &n in &or(&sweep.n, &[queue::default_queue_items(gpu) as usize]) {
-                        let n = u32::try_from(n).map_err(|_| Error::invalid("n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;
-                        records.push(queue::bench_queue(gpu, &rt, &queue_config(sweep, kind, n, w), protocol)?);
+            Bench::Gsync => {
+                for &blocks in &or(&self.blocks, &[1024]) {
+                    for &syncs in &or(&self.syncs, &[100]) {
+                        for &fmas in &or(&self.fmas, &[1000]) {
+                            out.push(Configuration::Gsync(GsyncConfig { blocks, syncs, fmas, seed }));
+                        }
                     }
                 }
             }
-            return Ok(SweepOutput { capability: cap, records });
+            Bench::Barrier => {
+                let workgroups: Vec<Option<u32>> = self.workgroups.iter().map(|&w| Some(w)).collect();
+                for &workgroups in &or(&workgroups, &[None]) {
+                    for &arrival in &or(&self.arrival, &[BarrierArrival::Flat]) {
+                        for &fence in &or(&self.fence, &[BarrierFence::Device]) {
+                            let kind = BarrierKind { arrival, fence };
+                            out.push(Configuration::Barrier { workgroups, kind, iterations: self.iterations.unwrap_or(1000) });
+                        }
+                    }
+                }
+            }
+            Bench::Queue => {
+                let workgroups: Vec<Option<u32>> = self.workgroups.iter().map(|&w| Some(w)).collect();
+                for &kind in &or(&self.kind, &DEFAULT_KINDS) {
+                    if kind == QueueKind::Ring && self.kind.is_empty() && !ring_allowed {
+                        continue;
+                    }
+                    for &w in &or(&workgroups, &[None]) {
+                        for &n in &or(&self.n, &[queue_items as usize]) {
+                            let n =
+                                u32::try_from(n).map_err(|_| Error::invalid("n", format!("{n} (use 1..={})", queue::MAX_QUEUE_ITEMS)))?;
+                            out.push(Configuration::Queue(queue_config(self, kind, n, w)));
+                        }
+                    }
+                }
+            }
+            Bench::Capability => {}
         }
-        _ => {}
+        Ok(out)
     }
-    let progress = Progress::new(cases.len() as u64, "pt");
-    let mut records = Vec::new();
-    for case in &cases {
-        progress.message(case.name().to_string());
-        let wanted: Vec<Tier> = tiers.iter().copied().filter(|t| case.supported().contains(t)).collect();
-        let wanted = if wanted.is_empty() { tiers.clone() } else { wanted };
-        records.extend(bench(gpu, &rt, case.as_ref(), &wanted, protocol)?);
-        progress.step("");
-    }
-    progress.finish();
-    Ok(SweepOutput { capability: cap, records })
 }
 
 #[cfg(test)]

@@ -201,10 +201,74 @@ async fn micro_warp_map(
     Ok(super::WarpMap { layout: layout.into(), source, divergence })
 }
 
-/// A persistent-threads case on every tier it has (each may fall back, and says so).
-fn run_case(gpu: &crate::Gpu, case: &dyn pt::Case, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
-    let rt = crate::pt::Runtime::new(Default::default());
-    pt::bench(gpu, &rt, case, case.supported(), protocol)
+/// The persistent-threads runtime's options a sweep sets ([`crate::pt::PtOptions`]: `spin_cap`,
+/// `grace`, `launch`), each left out of the parameters at its default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct PtRuntimeParams {
+    #[serde(skip_serializing_if = "is_default_spin_cap")]
+    pub spin_cap: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grace: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch: Option<u32>,
+}
+
+impl Default for PtRuntimeParams {
+    fn default() -> Self {
+        PtRuntimeParams { spin_cap: crate::pt::launch::DEFAULT_SPIN_CAP, grace: None, launch: None }
+    }
+}
+
+fn is_default_spin_cap(spin_cap: &u32) -> bool {
+    *spin_cap == crate::pt::launch::DEFAULT_SPIN_CAP
+}
+
+impl PtRuntimeParams {
+    /// A runtime with these options, each checked.
+    fn runtime(&self) -> crate::Result<crate::pt::Runtime> {
+        let options = crate::pt::PtOptions { spin_cap: self.spin_cap, grace: self.grace, launch: self.launch, ..Default::default() };
+        options.validate()?;
+        Ok(crate::pt::Runtime::new(options))
+    }
+}
+
+/// A persistent-threads case's configuration, the tiers to run (`tier`: 0, 1, 2; every tier the
+/// case has when empty) and the runtime's options; `tier` is left out of the parameters while empty.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct PtCaseParams<C> {
+    #[serde(flatten)]
+    pub config: C,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tier: Vec<u8>,
+    #[serde(flatten)]
+    pub runtime: PtRuntimeParams,
+}
+
+/// `config` on every tier with the default runtime.
+fn pt_case<C>(config: C) -> PtCaseParams<C> {
+    PtCaseParams { config, tier: Vec::new(), runtime: PtRuntimeParams::default() }
+}
+
+/// A persistent-threads case (built by `new` from the configuration) at the tiers `c.tier` asks
+/// for, lower ones first; each may fall back, and says so. A tier the case lacks runs as the
+/// one below it that it has, unless the case has some of the tiers asked for.
+fn run_case<C: Clone, K: pt::Case>(
+    gpu: &crate::Gpu,
+    c: &PtCaseParams<C>,
+    new: fn(C) -> crate::Result<K>,
+    protocol: &crate::harness::Protocol,
+) -> crate::Result<Vec<crate::harness::Record>> {
+    let rt = c.runtime.runtime()?;
+    let asked = crate::pt::Tier::numbered(&c.tier)?;
+    let case = new(c.config.clone())?;
+    let has: Vec<crate::pt::Tier> = asked.iter().copied().filter(|t| case.supported().contains(t)).collect();
+    let tiers = match (asked.is_empty(), has.is_empty()) {
+        (true, _) => case.supported().to_vec(),
+        (false, true) => asked,
+        (false, false) => has,
+    };
+    pt::bench(gpu, &rt, &case, &tiers, protocol)
 }
 
 /// Global barrier latency at one workgroup count (0: as many as are co-resident).
@@ -213,25 +277,35 @@ pub(crate) struct BarrierParams {
     pub workgroups: u32,
     pub iterations: u32,
     pub kind: pt_barrier::BarrierKind,
+    #[serde(flatten)]
+    pub runtime: PtRuntimeParams,
 }
 
 fn run_barrier(gpu: &crate::Gpu, b: &BarrierParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
-    let rt = crate::pt::Runtime::new(Default::default());
+    if b.runtime.launch.is_some() {
+        return Err(crate::Error::invalid("launch", "the barrier launches `workgroups` (0: as many as are co-resident)"));
+    }
+    let rt = b.runtime.runtime()?;
     let workgroups = if b.workgroups == 0 { rt.capability(gpu)?.discovered.max(1) } else { b.workgroups };
     pt_barrier::bench_barrier(gpu, &rt, &[workgroups], &[b.kind], b.iterations, protocol)
 }
 
-fn queue(kind: pt_queue::QueueKind, scale: Scale) -> pt_queue::QueueConfig {
-    pt_queue::QueueConfig { kind, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() }
+/// One queue launch and the runtime's options (`launch` sizes it where `workgroups` is not given).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct PtQueueParams {
+    #[serde(flatten)]
+    pub config: pt_queue::QueueConfig,
+    #[serde(flatten)]
+    pub runtime: PtRuntimeParams,
 }
 
-fn run_queue(
-    gpu: &crate::Gpu,
-    q: &pt_queue::QueueConfig,
-    protocol: &crate::harness::Protocol,
-) -> crate::Result<Vec<crate::harness::Record>> {
-    let rt = crate::pt::Runtime::new(Default::default());
-    pt_queue::bench_queue(gpu, &rt, q, protocol).map(|r| vec![r])
+fn queue(kind: pt_queue::QueueKind, scale: Scale) -> PtQueueParams {
+    let config = pt_queue::QueueConfig { kind, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() };
+    PtQueueParams { config, runtime: PtRuntimeParams::default() }
+}
+
+fn run_queue(gpu: &crate::Gpu, q: &PtQueueParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+    pt_queue::bench_queue(gpu, &q.runtime.runtime()?, &q.config, protocol).map(|r| vec![r])
 }
 
 /// Every workload, in family order.
@@ -347,8 +421,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "CPU-GPU synchronization: a consumer sized by readback or indirect dispatch vs persistent threads",
-            config: |s| sync::SyncConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
-            run: Runner::Whole(|gpu, c, p| run_case(gpu, &sync::SyncCase::new(c.clone())?, p)),
+            config: |s| pt_case(sync::SyncConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() }),
+            run: Runner::Whole(|gpu, c, p| run_case(gpu, c, sync::SyncCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::sync::FUSED),
             footprint: None,
@@ -359,13 +433,15 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "load balancing: tilted or complete forest expansion, level kernels vs a persistent queue",
-            config: |s| forest::ForestConfig {
-                items: s.pick(16, 64, 128),
-                depth: s.pick(8, 20, 50),
-                fmas: s.pick(16, 100, 1000),
-                ..Default::default()
+            config: |s| {
+                pt_case(forest::ForestConfig {
+                    items: s.pick(16, 64, 128),
+                    depth: s.pick(8, 20, 50),
+                    fmas: s.pick(16, 100, 1000),
+                    ..Default::default()
+                })
             },
-            run: Runner::Whole(|gpu, c, p| run_case(gpu, &forest::ForestCase::new(c.clone())?, p)),
+            run: Runner::Whole(|gpu, c, p| run_case(gpu, c, forest::ForestCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::forest::EXPAND_PT),
             footprint: None,
@@ -376,8 +452,8 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "producer-consumer locality: a global reduction or a two-stage workload",
-            config: |s| prodcons::ProdConsConfig { n: s.pick(1 << 12, 1 << 18, 1 << 22), ..Default::default() },
-            run: Runner::Whole(|gpu, c, p| run_case(gpu, &prodcons::ProdConsCase::new(c.clone())?, p)),
+            config: |s| pt_case(prodcons::ProdConsConfig { n: s.pick(1 << 12, 1 << 18, 1 << 22), ..Default::default() }),
+            run: Runner::Whole(|gpu, c, p| run_case(gpu, c, prodcons::ProdConsCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::prodcons::REDUCE_PT),
             footprint: None,
@@ -388,13 +464,15 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "global synchronization: kernel relaunch vs an in-dispatch global barrier",
-            config: |s| gsync::GsyncConfig {
-                blocks: s.pick(16, 256, 1024),
-                syncs: s.pick(4, 20, 100),
-                fmas: s.pick(16, 100, 1000),
-                seed: 1,
+            config: |s| {
+                pt_case(gsync::GsyncConfig {
+                    blocks: s.pick(16, 256, 1024),
+                    syncs: s.pick(4, 20, 100),
+                    fmas: s.pick(16, 100, 1000),
+                    seed: 1,
+                })
             },
-            run: Runner::Whole(|gpu, c, p| run_case(gpu, &gsync::GsyncCase::new(c.clone())?, p)),
+            run: Runner::Whole(|gpu, c, p| run_case(gpu, c, gsync::GsyncCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::gsync::PHASES_PT),
             footprint: None,
@@ -405,7 +483,12 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             family: "pt",
             paper: GUPTA,
             summary: "global barrier latency in one dispatch beside relaunching a kernel (0 workgroups: all co-resident)",
-            config: |s| BarrierParams { workgroups: 0, iterations: s.pick(100, 200, 1000), kind: Default::default() },
+            config: |s| BarrierParams {
+                workgroups: 0,
+                iterations: s.pick(100, 200, 1000),
+                kind: Default::default(),
+                runtime: PtRuntimeParams::default(),
+            },
             run: Runner::Whole(run_barrier),
             prepare: None,
             shader: Some(shader::pt::capability::BARRIER),
@@ -419,7 +502,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "work-queue throughput: one global head, one claim per item (every item exactly once)",
             config: |s| queue(pt_queue::QueueKind::Single, s),
             run: Runner::Whole(run_queue),
-            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             footprint: None,
             warps: None,
@@ -431,7 +514,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "work-queue throughput: one global head, a chunk of items per claim",
             config: |s| queue(pt_queue::QueueKind::Chunked, s),
             run: Runner::Whole(run_queue),
-            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             footprint: None,
             warps: None,
@@ -443,8 +526,20 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             summary: "work-queue throughput: distributed heads over item ranges with stealing",
             config: |s| queue(pt_queue::QueueKind::Distributed, s),
             run: Runner::Whole(run_queue),
-            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
+            footprint: None,
+            warps: None,
+        }),
+        boxed(Entry {
+            name: "pt-queue-ring",
+            family: "pt",
+            paper: GUPTA,
+            summary: "work-queue throughput: a bounded ring, one push and one pop per item (blocking tier, where allowed)",
+            config: |s| queue(pt_queue::QueueKind::Ring, s),
+            run: Runner::Whole(run_queue),
+            prepare: None,
+            shader: Some(shader::pt::queue::RING),
             footprint: None,
             warps: None,
         }),

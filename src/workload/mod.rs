@@ -27,7 +27,7 @@ pub use crate::gpu::{read_recording_async, run_recording_async, Recording};
 pub use crate::harness::Scale;
 pub use entries::BranchSweep;
 #[cfg(feature = "report")]
-pub(crate) use entries::MatmulParams;
+pub(crate) use entries::{BarrierParams, MatmulParams, PtCaseParams, PtQueueParams, PtRuntimeParams};
 pub use params::{number_value, ParamKind, ParamSpec};
 
 use crate::divergence::Divergence;

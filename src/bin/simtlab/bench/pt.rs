@@ -10,7 +10,7 @@ use simtlab::pt::cases::forest::Shape;
 use simtlab::pt::cases::prodcons::Workload;
 use simtlab::pt::cases::sync::Work;
 use simtlab::pt::queue::QueueKind;
-use simtlab::pt::sweep::{self, Bench, Sweep};
+use simtlab::pt::sweep::{Bench, Sweep};
 use simtlab::pt::TierVerdict;
 use simtlab::{Gpu, Result};
 
@@ -187,7 +187,7 @@ impl PtArgs {
 pub fn run(gpu: &Gpu, a: &PtBenchArgs) -> Result<()> {
     let protocol = a.output.protocol();
     let sweep = a.pt.sweep();
-    let out = sweep::run(gpu, &sweep, &protocol)?;
+    let out = simtlab::experiments::run_pt_sweep(gpu, &sweep, &protocol)?;
     let cap = &out.capability;
     eprintln!(
         "pt probe on {}: {} co-resident workgroups of 256 (of {} launched, {:.1} us); blocking tier {}",
