@@ -552,3 +552,36 @@ fn a_pt_sweep_runs_only_its_tiers_with_its_launch() {
     let e = w.run(&gpu, &bad, &protocol).unwrap_err().to_string();
     assert!(e.contains("spin_cap"), "{e}");
 }
+
+#[test]
+fn every_pt_registry_entry_checks_its_parameters_before_running() {
+    use simtlab::workload::{find, Scale};
+    // (entry, parameter, a value no run can use, a word of the error) — checked without a GPU,
+    // so that a sweep refuses its bad point before its first run
+    let cases = [
+        ("pt-forest", "depth", serde_json::json!(2000), "1..=1000"),
+        ("pt-forest", "items", serde_json::json!(0), "1 or more"),
+        ("pt-sync", "emit", serde_json::json!(1.5), "0..=1"),
+        ("pt-sync", "tier", serde_json::json!([3]), "0, 1 or 2"),
+        ("pt-prodcons", "pass", serde_json::json!(300), "0..=256"),
+        ("pt-gsync", "blocks", serde_json::json!(0), "1..="),
+        ("pt-gsync", "launch", serde_json::json!(0), "1 or more"),
+        ("pt-barrier", "iterations", serde_json::json!(0), "1 or more"),
+        ("pt-barrier", "launch", serde_json::json!(4), "workgroups"),
+        ("pt-queue-chunked", "chunk", serde_json::json!(0), "1..="),
+        ("pt-queue-single", "spin_cap", serde_json::json!(0), "1 or more"),
+    ];
+    for (name, field, value, says) in cases {
+        let w = find(name).unwrap();
+        let good = w.params(Scale::Tiny);
+        assert!(w.footprint(&good).is_ok(), "{name}: {:?}", w.footprint(&good));
+        let mut bad = good;
+        bad[field] = value.clone();
+        match w.footprint(&bad) {
+            Err(simtlab::Error::Invalid { what, message }) => {
+                assert!(what == field && message.contains(says), "{name} {field}={value}: {what}: {message}")
+            }
+            other => panic!("{name} {field}={value}: expected an invalid {field}, got {other:?}"),
+        }
+    }
+}

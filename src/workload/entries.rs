@@ -5,6 +5,7 @@
 use super::{Entry, Runner, Scale, Workload};
 use crate::gpu::shader::registry as shader;
 use crate::gpu::Bind;
+use crate::harness::Footprint;
 use crate::kernels::flowshop::bench::{bench_instance, BenchConfig, PoolsRecording};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
@@ -49,7 +50,7 @@ where
         run: Runner::Whole(|gpu, c, p| redirect::bench::<K>(gpu, &c.config, c.variants, p)),
         prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<K>::new(gpu, c.config.clone())?))),
         shader: Some(shader),
-        footprint: Some(|c| c.config.validate().map(|_| c.config.footprint())),
+        footprint: Some(|c| c.config.validate().map(|_| Some(c.config.footprint()))),
         warps: None,
     })
 }
@@ -225,11 +226,16 @@ fn is_default_spin_cap(spin_cap: &u32) -> bool {
 }
 
 impl PtRuntimeParams {
-    /// A runtime with these options, each checked.
-    fn runtime(&self) -> crate::Result<crate::pt::Runtime> {
+    /// The runtime's options, each checked.
+    fn options(&self) -> crate::Result<crate::pt::PtOptions> {
         let options = crate::pt::PtOptions { spin_cap: self.spin_cap, grace: self.grace, launch: self.launch, ..Default::default() };
         options.validate()?;
-        Ok(crate::pt::Runtime::new(options))
+        Ok(options)
+    }
+
+    /// A runtime with these options, each checked.
+    fn runtime(&self) -> crate::Result<crate::pt::Runtime> {
+        Ok(crate::pt::Runtime::new(self.options()?))
     }
 }
 
@@ -248,6 +254,18 @@ pub(crate) struct PtCaseParams<C> {
 /// `config` on every tier with the default runtime.
 fn pt_case<C>(config: C) -> PtCaseParams<C> {
     PtCaseParams { config, tier: Vec::new(), runtime: PtRuntimeParams::default() }
+}
+
+impl<C> PtCaseParams<C> {
+    /// Every parameter checked before anything runs (the tiers, the runtime's options, and the
+    /// configuration by the case's own `check`), so that a sweep refuses a bad point before
+    /// its first run; a case knows no footprint before it runs.
+    fn checked<T>(&self, check: fn(&C) -> crate::Result<T>) -> crate::Result<Option<Footprint>> {
+        crate::pt::Tier::numbered(&self.tier)?;
+        self.runtime.options()?;
+        check(&self.config)?;
+        Ok(None)
+    }
 }
 
 /// A persistent-threads case (built by `new` from the configuration) at the tiers `c.tier` asks
@@ -281,10 +299,22 @@ pub(crate) struct BarrierParams {
     pub runtime: PtRuntimeParams,
 }
 
-fn run_barrier(gpu: &crate::Gpu, b: &BarrierParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
-    if b.runtime.launch.is_some() {
-        return Err(crate::Error::invalid("launch", "the barrier launches `workgroups` (0: as many as are co-resident)"));
+impl BarrierParams {
+    /// Every parameter checked before anything runs.
+    fn checked(&self) -> crate::Result<Option<Footprint>> {
+        if self.runtime.launch.is_some() {
+            return Err(crate::Error::invalid("launch", "the barrier launches `workgroups` (0: as many as are co-resident)"));
+        }
+        if self.iterations == 0 {
+            return Err(crate::Error::invalid("iterations", "0 barriers (use 1 or more)"));
+        }
+        self.runtime.options()?;
+        Ok(None)
     }
+}
+
+fn run_barrier(gpu: &crate::Gpu, b: &BarrierParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
+    b.checked()?;
     let rt = b.runtime.runtime()?;
     let workgroups = if b.workgroups == 0 { rt.capability(gpu)?.discovered.max(1) } else { b.workgroups };
     pt_barrier::bench_barrier(gpu, &rt, &[workgroups], &[b.kind], b.iterations, protocol)
@@ -302,6 +332,15 @@ pub(crate) struct PtQueueParams {
 fn queue(kind: pt_queue::QueueKind, scale: Scale) -> PtQueueParams {
     let config = pt_queue::QueueConfig { kind, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() };
     PtQueueParams { config, runtime: PtRuntimeParams::default() }
+}
+
+impl PtQueueParams {
+    /// Every parameter checked before anything runs.
+    fn checked(&self) -> crate::Result<Option<Footprint>> {
+        self.config.validate()?;
+        self.runtime.options()?;
+        Ok(None)
+    }
 }
 
 fn run_queue(gpu: &crate::Gpu, q: &PtQueueParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
@@ -364,7 +403,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(|gpu, c, p| reduction::bench(gpu, &c.config, c.variants, p)),
             prepare: Some(|gpu, c| super::recordings::reduction(gpu, &c.config)),
             shader: Some(shader::reduction::interleaved::MAIN),
-            footprint: Some(|c| c.config.validate().map(|_| c.config.footprint())),
+            footprint: Some(|c| c.config.validate().map(|_| Some(c.config.footprint()))),
             warps: None,
         }),
         redirect_entry::<blackscholes::BlackScholes>(
@@ -384,7 +423,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             ),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Linear)),
             shader: Some(shader::split::branch_split::BRANCHED),
-            footprint: Some(|s| s.config.validate().map(|_| s.config.footprint())),
+            footprint: Some(|s| s.config.validate().map(|_| Some(s.config.footprint()))),
             warps: None,
         }),
         boxed(Entry {
@@ -399,7 +438,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             ),
             prepare: Some(|gpu, c| super::recordings::branch(gpu, c, MaskLayout::Random)),
             shader: Some(shader::split::branch_split::BRANCHED),
-            footprint: Some(|s| s.config.validate().map(|_| s.config.footprint())),
+            footprint: Some(|s| s.config.validate().map(|_| Some(s.config.footprint()))),
             warps: None,
         }),
         boxed(Entry {
@@ -411,7 +450,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(|gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from)),
             prepare: None,
             shader: Some(shader::split::loop_split::FUSED),
-            footprint: Some(|c| c.validate().map(|_| c.footprint())),
+            footprint: Some(|c| c.validate().map(|_| Some(c.footprint()))),
             warps: None,
         }),
     ];
@@ -425,7 +464,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(|gpu, c, p| run_case(gpu, c, sync::SyncCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::sync::FUSED),
-            footprint: None,
+            footprint: Some(|c| c.checked(sync::SyncConfig::validate)),
             warps: None,
         }),
         boxed(Entry {
@@ -444,7 +483,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(|gpu, c, p| run_case(gpu, c, forest::ForestCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::forest::EXPAND_PT),
-            footprint: None,
+            footprint: Some(|c| c.checked(forest::ForestConfig::validate)),
             warps: None,
         }),
         boxed(Entry {
@@ -456,7 +495,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(|gpu, c, p| run_case(gpu, c, prodcons::ProdConsCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::prodcons::REDUCE_PT),
-            footprint: None,
+            footprint: Some(|c| c.checked(prodcons::ProdConsConfig::validate)),
             warps: None,
         }),
         boxed(Entry {
@@ -475,7 +514,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(|gpu, c, p| run_case(gpu, c, gsync::GsyncCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::gsync::PHASES_PT),
-            footprint: None,
+            footprint: Some(|c| c.checked(gsync::GsyncConfig::validate)),
             warps: None,
         }),
         boxed(Entry {
@@ -492,7 +531,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(run_barrier),
             prepare: None,
             shader: Some(shader::pt::capability::BARRIER),
-            footprint: None,
+            footprint: Some(BarrierParams::checked),
             warps: None,
         }),
         boxed(Entry {
@@ -504,7 +543,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
-            footprint: None,
+            footprint: Some(PtQueueParams::checked),
             warps: None,
         }),
         boxed(Entry {
@@ -516,7 +555,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
-            footprint: None,
+            footprint: Some(PtQueueParams::checked),
             warps: None,
         }),
         boxed(Entry {
@@ -528,7 +567,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
-            footprint: None,
+            footprint: Some(PtQueueParams::checked),
             warps: None,
         }),
         boxed(Entry {
@@ -540,7 +579,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             run: Runner::Whole(run_queue),
             prepare: None,
             shader: Some(shader::pt::queue::RING),
-            footprint: None,
+            footprint: Some(PtQueueParams::checked),
             warps: None,
         }),
         boxed(Entry {

@@ -168,8 +168,9 @@ pub(crate) struct Entry<C> {
     pub prepare: Option<Prepare<C>>,
     /// The main kernel (for occupancy).
     pub shader: Option<crate::gpu::shader::Entry>,
-    /// The configuration's ranges checked and what a run allocates.
-    pub footprint: Option<fn(&C) -> Result<Footprint>>,
+    /// The configuration's ranges checked before anything runs, and what a run allocates
+    /// where that is known before it runs.
+    pub footprint: Option<Precheck<C>>,
     /// Per-warp divergence for heat maps.
     pub warps: Option<Warps<C>>,
 }
@@ -190,6 +191,10 @@ pub(crate) type Warps<C> = fn(&Gpu, C, Counting) -> WarpsFuture<'_>;
 
 /// How a registry line prepares its [`Recording`].
 pub(crate) type Prepare<C> = fn(&Gpu, &C) -> Result<Box<dyn Recording>>;
+
+/// An entry's check of its configuration before anything runs: the footprint where it is
+/// known then.
+pub(crate) type Precheck<C> = fn(&C) -> Result<Option<Footprint>>;
 
 impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     fn name(&self) -> &'static str {
@@ -246,7 +251,7 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     }
     fn footprint(&self, params: &serde_json::Value) -> Result<Option<Footprint>> {
         let config = self.config(params)?;
-        self.footprint.map(|f| f(&config)).transpose()
+        self.footprint.map_or(Ok(None), |f| f(&config))
     }
     fn shader(&self) -> Option<crate::gpu::shader::Entry> {
         self.shader

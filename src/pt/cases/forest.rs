@@ -71,26 +71,10 @@ impl ForestCase {
     /// The tiers this case has.
     pub const TIERS: &'static [Tier] = &[Tier::Multi, Tier::NonBlocking, Tier::Blocking];
 
-    /// Checks `cfg`: at least one item, depth 1..=1000, and every level's width below 2^22
-    /// ([`crate::Error::Limit`] otherwise).
+    /// Checks `cfg` ([`ForestConfig::validate`]).
     pub fn new(cfg: ForestConfig) -> Result<ForestCase> {
-        if cfg.items == 0 {
-            return Err(Error::invalid("items", "0 (use 1 or more initial items)"));
-        }
-        if cfg.depth == 0 || cfg.depth > 1000 {
-            return Err(Error::invalid("depth", format!("{} (use 1..=1000)", cfg.depth)));
-        }
-        let tilted = cfg.shape == Shape::Tilted;
-        let width = (0..cfg.depth).map(|l| cpu::forest_level_size(cfg.items, l, tilted)).max().unwrap_or(1);
-        if width > K_LIMIT || (!tilted && cfg.depth > 23) {
-            return Err(Error::Limit {
-                what: format!("forest level width ({} items, depth {})", cfg.items, cfg.depth),
-                requested: width,
-                limit: K_LIMIT,
-                hint: "items are packed as level << 22 | k: use fewer items or a smaller depth".into(),
-            });
-        }
-        Ok(ForestCase { cfg, width: width as u32 })
+        let width = cfg.validate()?;
+        Ok(ForestCase { cfg, width })
     }
 
     fn tilted(&self) -> bool {
@@ -105,6 +89,31 @@ impl ForestCase {
     fn capacity(&self, retry: u32) -> u32 {
         let base = self.cfg.capacity.unwrap_or(2 * self.width).max(1) as u64;
         (base << (2 * retry)).min(u32::MAX as u64 / 2) as u32
+    }
+}
+
+impl ForestConfig {
+    /// Errors on a value the case cannot run, naming it: at least one item, depth 1..=1000,
+    /// and every level's width below 2^22 ([`crate::Error::Limit`] otherwise). Gives the
+    /// widest level's width.
+    pub fn validate(&self) -> Result<u32> {
+        if self.items == 0 {
+            return Err(Error::invalid("items", "0 (use 1 or more initial items)"));
+        }
+        if self.depth == 0 || self.depth > 1000 {
+            return Err(Error::invalid("depth", format!("{} (use 1..=1000)", self.depth)));
+        }
+        let tilted = self.shape == Shape::Tilted;
+        let width = (0..self.depth).map(|l| cpu::forest_level_size(self.items, l, tilted)).max().unwrap_or(1);
+        if width > K_LIMIT || (!tilted && self.depth > 23) {
+            return Err(Error::Limit {
+                what: format!("forest level width ({} items, depth {})", self.items, self.depth),
+                requested: width,
+                limit: K_LIMIT,
+                hint: "items are packed as level << 22 | k: use fewer items or a smaller depth".into(),
+            });
+        }
+        Ok(width as u32)
     }
 }
 

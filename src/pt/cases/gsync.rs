@@ -29,6 +29,21 @@ impl Default for GsyncConfig {
     }
 }
 
+impl GsyncConfig {
+    /// Errors on a value the case cannot run, naming it: `blocks` 1..=2^23 - 1, `syncs` below
+    /// 2^32 - 1.
+    pub fn validate(&self) -> Result<()> {
+        check_n("blocks", self.blocks as usize, (u32::MAX / 512) as usize)?;
+        if self.syncs == u32::MAX {
+            return Err(crate::Error::invalid(
+                "syncs",
+                format!("{} (use 0..={}: the work runs in syncs + 1 phases)", self.syncs, u32::MAX - 1),
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -55,13 +70,7 @@ impl GsyncCase {
 
     /// Checks `cfg` (blocks in range, `syncs` below `u32::MAX`) and generates the inputs.
     pub fn new(cfg: GsyncConfig) -> Result<GsyncCase> {
-        check_n("blocks", cfg.blocks as usize, (u32::MAX / 512) as usize)?;
-        if cfg.syncs == u32::MAX {
-            return Err(crate::Error::invalid(
-                "syncs",
-                format!("{} (use 0..={}: the work runs in syncs + 1 phases)", cfg.syncs, u32::MAX - 1),
-            ));
-        }
+        cfg.validate()?;
         let init = Rng::new(cfg.seed).vec_u32(cfg.blocks as usize * 256);
         Ok(GsyncCase { cfg, init })
     }

@@ -45,6 +45,17 @@ impl Default for ProdConsConfig {
     }
 }
 
+impl ProdConsConfig {
+    /// Errors on a value the case cannot run, naming it: `n` 1..=2^31 - 1, `pass` 0..=256.
+    pub fn validate(&self) -> Result<()> {
+        check_n("n", self.n, u32::MAX as usize / 2)?;
+        if self.pass > 256 {
+            return Err(crate::Error::invalid("pass", format!("{} (items per 256: use 0..=256)", self.pass)));
+        }
+        Ok(())
+    }
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -77,10 +88,7 @@ impl ProdConsCase {
 
     /// Checks `cfg` (`n` in range, `pass` at most 256) and generates the inputs.
     pub fn new(cfg: ProdConsConfig) -> Result<ProdConsCase> {
-        check_n("n", cfg.n, u32::MAX as usize / 2)?;
-        if cfg.pass > 256 {
-            return Err(crate::Error::invalid("pass", format!("{} (items per 256: use 0..=256)", cfg.pass)));
-        }
+        cfg.validate()?;
         let input = Rng::new(cfg.seed).vec_u32(cfg.n);
         Ok(ProdConsCase { cfg, input })
     }

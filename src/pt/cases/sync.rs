@@ -45,6 +45,17 @@ impl Default for SyncConfig {
     }
 }
 
+impl SyncConfig {
+    /// Errors on a value the case cannot run, naming it: `n` 1..=2^31 - 1, `emit` 0..=1.
+    pub fn validate(&self) -> Result<()> {
+        check_n("n", self.n, u32::MAX as usize / 2)?;
+        if !(0.0..=1.0).contains(&self.emit) {
+            return Err(Error::invalid("emit", format!("{} (use 0..=1)", self.emit)));
+        }
+        Ok(())
+    }
+}
+
 const DATA_WORDS: usize = 1 << 16;
 
 #[repr(C)]
@@ -75,10 +86,7 @@ impl SyncCase {
 
     /// Checks `cfg` (`n` in range, `emit` in 0..=1) and generates the inputs.
     pub fn new(cfg: SyncConfig) -> Result<SyncCase> {
-        check_n("n", cfg.n, u32::MAX as usize / 2)?;
-        if !(0.0..=1.0).contains(&cfg.emit) {
-            return Err(Error::invalid("emit", format!("{} (use 0..=1)", cfg.emit)));
-        }
+        cfg.validate()?;
         let mut rng = Rng::new(cfg.seed);
         let input = rng.vec_u32(cfg.n);
         let data = rng.vec_u32(DATA_WORDS);
