@@ -210,7 +210,6 @@ const BLOCKING_ON_WASM: &[(&str, &str)] = &[
     ("gpu/buffer.rs", "finish"),
     ("gpu/buffer.rs", "read"),
     ("gpu/buffer.rs", "read_bytes"),
-    ("gpu/spirv.rs", "kernel_from_spirv"),
     ("gpu/timing.rs", "run"),
     ("gpu/timing.rs", "run_once"),
     ("kernels/micro/mod.rs", "dispatch"),
