@@ -3,7 +3,9 @@
 use super::{ConfigSweep, Experiment, Outcome, Scale};
 use crate::harness::Record;
 use crate::pt::cases::forest::Shape;
-use crate::pt::sweep::{self, Bench, Sweep};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::pt::sweep;
+use crate::pt::sweep::{Bench, Sweep};
 use crate::pt::TierVerdict;
 use crate::report::{PaperValues, Verdict};
 
@@ -100,6 +102,7 @@ pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
         id: "gupta-use-cases",
         title: "The four use cases, nonPT (tier 0) vs PT (tier 1 non-blocking, tier 2 blocking)",
         points: sweeps,
+        #[cfg(not(target_arch = "wasm32"))]
         run: |gpu, s, protocol| Ok(sweep::run(gpu, s, protocol)?.records),
         verdicts,
         figure: None,

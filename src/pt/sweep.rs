@@ -3,17 +3,33 @@
 //! ([`run`]). List-valued fields are swept (cartesian product); an empty list or `None` takes
 //! the default, and a field the chosen benchmark does not use is an error.
 
-use super::barrier::{self, BarrierArrival, BarrierFence};
-use super::cases::forest::{ForestCase, ForestConfig, Shape};
-use super::cases::gsync::{GsyncCase, GsyncConfig};
-use super::cases::prodcons::{ProdConsCase, ProdConsConfig, Workload};
-use super::cases::sync::{SyncCase, SyncConfig, Work};
+#[cfg(not(target_arch = "wasm32"))]
+use super::barrier;
+use super::barrier::{BarrierArrival, BarrierFence};
+#[cfg(not(target_arch = "wasm32"))]
+use super::cases::forest::ForestConfig;
+use super::cases::forest::{ForestCase, Shape};
+use super::cases::gsync::GsyncCase;
+#[cfg(not(target_arch = "wasm32"))]
+use super::cases::gsync::GsyncConfig;
+#[cfg(not(target_arch = "wasm32"))]
+use super::cases::prodcons::ProdConsConfig;
+use super::cases::prodcons::{ProdConsCase, Workload};
+#[cfg(not(target_arch = "wasm32"))]
+use super::cases::sync::SyncConfig;
+use super::cases::sync::{SyncCase, Work};
+#[cfg(not(target_arch = "wasm32"))]
 use super::cases::{bench, Case};
 use super::queue::{self, QueueConfig, QueueKind};
 use crate::error::{Error, Result};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::Gpu;
-use crate::harness::{named, Named, Progress, Protocol, Record};
-use crate::pt::{Capability, PtOptions, Runtime, Tier};
+use crate::harness::{named, Named, Record};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::harness::{Progress, Protocol};
+use crate::pt::{Capability, Tier};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::pt::{PtOptions, Runtime};
 use serde::{Deserialize, Serialize};
 
 /// What a sweep runs.
@@ -348,6 +364,7 @@ fn queue_config(sweep: &Sweep, kind: QueueKind, n: u32, workgroups: Option<u32>)
 
 /// Runs `sweep` (after [`Sweep::validate`]): assesses the adapter's capability first (one line
 /// about it on stderr), then measures every configuration with `protocol`.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run(gpu: &Gpu, sweep: &Sweep, protocol: &Protocol) -> Result<SweepOutput> {
     validate(sweep)?;
     let tiers = tiers(sweep)?;

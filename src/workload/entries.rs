@@ -2,18 +2,28 @@
 //! the runner it calls. Tiny sizes run in seconds on a CPU adapter (the test suite runs them
 //! all); paper sizes are the papers' own, for a real GPU.
 
-use super::{Entry, Runner, Scale, Workload};
+#[cfg(not(target_arch = "wasm32"))]
+use super::Runner;
+use super::{Entry, Scale, Workload};
 use crate::gpu::shader::registry as shader;
 use crate::gpu::Bind;
-use crate::kernels::flowshop::bench::{bench_instance, BenchConfig, PoolsRecording};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::kernels::flowshop::bench::bench_instance;
+use crate::kernels::flowshop::bench::{BenchConfig, PoolsRecording};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, Compiler, RegtileConfig, Shape, Variant};
-use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::kernels::micro::remapped;
+use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use crate::kernels::redirect::{self, RedirectConfig, RedirectKernel};
-use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::kernels::split;
+use crate::kernels::split::{BranchConfig, LoopConfig, MaskLayout};
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
-use crate::pt::cases::{self as pt, forest, gsync, prodcons, sync};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::pt::cases as pt;
+use crate::pt::cases::{forest, gsync, prodcons, sync};
 use crate::pt::{barrier as pt_barrier, queue as pt_queue};
 use crate::remap::Strategy;
 use crate::remap::Variants;
@@ -46,6 +56,7 @@ where
         paper: ZHANG_S5,
         summary,
         config,
+        #[cfg(not(target_arch = "wasm32"))]
         run: Runner::Whole(|gpu, c, p| redirect::bench::<K>(gpu, &c.config, c.variants, p)),
         prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<K>::new(gpu, c.config.clone())?))),
         shader: Some(shader),
@@ -118,6 +129,7 @@ fn branch_sweep(scale: Scale) -> BranchSweep {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run_branch(
     gpu: &crate::Gpu,
     s: &BranchSweep,
@@ -202,6 +214,7 @@ async fn micro_warp_map(
 }
 
 /// A persistent-threads case on every tier it has (each may fall back, and says so).
+#[cfg(not(target_arch = "wasm32"))]
 fn run_case(gpu: &crate::Gpu, case: &dyn pt::Case, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
     let rt = crate::pt::Runtime::new(Default::default());
     pt::bench(gpu, &rt, case, case.supported(), protocol)
@@ -215,6 +228,7 @@ pub(crate) struct BarrierParams {
     pub kind: pt_barrier::BarrierKind,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run_barrier(gpu: &crate::Gpu, b: &BarrierParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
     let rt = crate::pt::Runtime::new(Default::default());
     let workgroups = if b.workgroups == 0 { rt.capability(gpu)?.discovered.max(1) } else { b.workgroups };
@@ -225,6 +239,7 @@ fn queue(kind: pt_queue::QueueKind, scale: Scale) -> pt_queue::QueueConfig {
     pt_queue::QueueConfig { kind, n: scale.pick(1 << 12, 1 << 16, 1 << 24), ..Default::default() }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run_queue(
     gpu: &crate::Gpu,
     q: &pt_queue::QueueConfig,
@@ -243,6 +258,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_FIG1,
             summary: "a data-dependent loop: trip counts from a distribution (one long lane per group by default)",
             config: micro_loop,
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r])),
             prepare: Some(micro_recording),
             shader: Some(shader::micro::data_loop::MAIN),
@@ -260,6 +276,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 n: s.pick(1 << 12, 1 << 16, 1 << 24),
                 ..Default::default()
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r])),
             prepare: Some(micro_recording),
             shader: Some(shader::micro::if_branch::MAIN),
@@ -287,6 +304,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_S5,
             summary: "f32 sum: interleaved, its index-array remap, sequential, fast and blocked kernels",
             config: |s| all_variants(reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None }),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| reduction::bench(gpu, &c.config, c.variants, p)),
             prepare: Some(|gpu, c| super::recordings::reduction(gpu, &c.config)),
             shader: Some(shader::reduction::interleaved::MAIN),
@@ -304,6 +322,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "branched vs split kernels, else lanes in one contiguous block",
             config: branch_sweep,
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Points(
                 |s| s.else_fractions.len() as u64,
                 |gpu, c, p, progress| run_branch(gpu, c, MaskLayout::Linear, p, progress),
@@ -319,6 +338,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "branched vs split kernels, else lanes scattered at random",
             config: branch_sweep,
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Points(
                 |s| s.else_fractions.len() as u64,
                 |gpu, c, p, progress| run_branch(gpu, c, MaskLayout::Random, p, progress),
@@ -334,6 +354,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "a fused loop over two arrays vs one loop per array",
             config: |s| LoopConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from)),
             prepare: None,
             shader: Some(shader::split::loop_split::FUSED),
@@ -348,6 +369,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "CPU-GPU synchronization: a consumer sized by readback or indirect dispatch vs persistent threads",
             config: |s| sync::SyncConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| run_case(gpu, &sync::SyncCase::new(c.clone())?, p)),
             prepare: None,
             shader: Some(shader::pt::sync::FUSED),
@@ -365,6 +387,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 fmas: s.pick(16, 100, 1000),
                 ..Default::default()
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| run_case(gpu, &forest::ForestCase::new(c.clone())?, p)),
             prepare: None,
             shader: Some(shader::pt::forest::EXPAND_PT),
@@ -377,6 +400,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "producer-consumer locality: a global reduction or a two-stage workload",
             config: |s| prodcons::ProdConsConfig { n: s.pick(1 << 12, 1 << 18, 1 << 22), ..Default::default() },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| run_case(gpu, &prodcons::ProdConsCase::new(c.clone())?, p)),
             prepare: None,
             shader: Some(shader::pt::prodcons::REDUCE_PT),
@@ -394,6 +418,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 fmas: s.pick(16, 100, 1000),
                 seed: 1,
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| run_case(gpu, &gsync::GsyncCase::new(c.clone())?, p)),
             prepare: None,
             shader: Some(shader::pt::gsync::PHASES_PT),
@@ -406,6 +431,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "global barrier latency in one dispatch beside relaunching a kernel (0 workgroups: all co-resident)",
             config: |s| BarrierParams { workgroups: 0, iterations: s.pick(100, 200, 1000), kind: Default::default() },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_barrier),
             prepare: None,
             shader: Some(shader::pt::capability::BARRIER),
@@ -418,6 +444,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: one global head, one claim per item (every item exactly once)",
             config: |s| queue(pt_queue::QueueKind::Single, s),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
@@ -430,6 +457,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: one global head, a chunk of items per claim",
             config: |s| queue(pt_queue::QueueKind::Chunked, s),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
@@ -442,6 +470,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: distributed heads over item ranges with stealing",
             config: |s| queue(pt_queue::QueueKind::Distributed, s),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, c)?))),
             shader: Some(shader::pt::queue::CLAIMS),
@@ -464,6 +493,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 cpu: false,
                 probe: true,
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Points(|c| (c.pool_sizes.len() * c.strategies.len()) as u64, bench_instance),
             prepare: Some(|gpu, c| Ok(Box::new(PoolsRecording::new(gpu, c)?))),
             shader: Some(shader::flowshop::lb2::LB2),
@@ -498,6 +528,7 @@ fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
                         regtile: RegtileConfig::default(),
                         compiler: Compiler::Wgpu,
                     },
+                    #[cfg(not(target_arch = "wasm32"))]
                     run: Runner::Whole(|gpu, c, p| matmul::bench_compiled(gpu, Variant::$v, &c.compiler, c.shape, &c.regtile, p, c.seed).map(|r| vec![r])),
                     prepare: Some(|gpu, c| super::recordings::matmul(gpu, Variant::$v, c)),
                     shader: matmul::spec(Variant::$v, Shape::square(64), &RegtileConfig::default()).ok().map(|k| k.entry),
@@ -521,6 +552,7 @@ fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
                     paper: ZHANG_S5,
                     summary: "the divergent loop remapped (thread-data remapping), remap cost beside kernel time",
                     config: micro_loop,
+                    #[cfg(not(target_arch = "wasm32"))]
                     run: Runner::Whole(|gpu, c, p| remapped::bench_remap(gpu, c, Strategy::$s, p).map(|r| vec![r])),
                     prepare: match Strategy::$s {
                         Strategy::Redirect | Strategy::Tile | Strategy::Defer => Some(|gpu, c| super::recordings::remap(gpu, c, Strategy::$s)),

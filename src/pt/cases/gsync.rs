@@ -1,13 +1,20 @@
 //! Use case 4, global synchronization: kernel relaunch vs an in-dispatch global barrier
 //! (`shaders/pt/gsync.wgsl`).
 
-use super::{check_n, cpu, Case, Prepared};
+#[cfg(not(target_arch = "wasm32"))]
+use super::Prepared;
+use super::{check_n, cpu, Case};
 use crate::error::Result;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::shader::registry;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::pt::{Control, Plan, Runtime, Status, Tier};
+use crate::pt::Tier;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::pt::{Control, Plan, Runtime, Status};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::Arc;
 
 /// Parameters of the global-synchronization case.
@@ -81,6 +88,7 @@ impl GsyncCase {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct GsyncRun {
     tier: Tier,
     kernel: Arc<Kernel>,
@@ -94,6 +102,7 @@ struct GsyncRun {
     _params: GpuBuffer<Params>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Prepared for GsyncRun {
     fn once(&self, gpu: &Gpu) -> Result<Timing> {
         let mut steps = vec![Step::copy(&self.init, &self.a, self.a.bytes()), self.control.reset()];
@@ -132,6 +141,7 @@ impl Case for GsyncCase {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, _variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
         let tier = plan.used;
         let blocking = tier == Tier::Blocking;

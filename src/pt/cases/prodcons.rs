@@ -1,14 +1,21 @@
 //! Use case 3, producer-consumer locality: global sum reduction and the two-stage synthetic
 //! workload (`shaders/pt/prodcons.wgsl`).
 
-use super::{check_n, cpu, Case, Prepared};
+#[cfg(not(target_arch = "wasm32"))]
+use super::Prepared;
+use super::{check_n, cpu, Case};
 use crate::error::Result;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::shader::{registry, Entry};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::named;
-use crate::pt::{Control, Plan, Runtime, Status, Tier};
+use crate::pt::Tier;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::pt::{Control, Plan, Runtime, Status};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::Arc;
 
 /// Which producer-consumer workload runs.
@@ -85,6 +92,7 @@ impl ProdConsCase {
         Ok(ProdConsCase { cfg, input })
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn params(&self, n: usize, final_in_kernel: bool, parts: u32) -> Params {
         Params {
             n: n as u32,
@@ -100,12 +108,14 @@ impl ProdConsCase {
 }
 
 /// One dispatch of a prepared run.
+#[cfg(not(target_arch = "wasm32"))]
 struct Launch {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
     grid: Option<[u32; 3]>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct ProdConsRun {
     launches: Vec<Launch>,
     clears: Vec<wgpu::Buffer>,
@@ -118,6 +128,7 @@ struct ProdConsRun {
     _params: Vec<GpuBuffer<Params>>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Prepared for ProdConsRun {
     fn once(&self, gpu: &Gpu) -> Result<Timing> {
         let mut steps: Vec<Step> = self.clears.iter().map(|b| Step::clear(b)).collect();
@@ -165,6 +176,7 @@ impl Case for ProdConsCase {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
         let n = self.cfg.n;
         let tier = plan.used;

@@ -1,14 +1,22 @@
 //! Use case 1, CPU-GPU synchronization (`shaders/pt/sync.wgsl`).
 
-use super::{check_n, cpu, wall, Case, Prepared};
+use super::{check_n, cpu, Case};
+#[cfg(not(target_arch = "wasm32"))]
+use super::{wall, Prepared};
 use crate::error::{Error, Result};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::shader::registry;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::named;
-use crate::pt::{Control, Plan, Runtime, Status, Tier};
+use crate::pt::Tier;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::pt::{Control, Plan, Runtime, Status};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
 use web_time::Instant;
 
 /// What the consumer does per item.
@@ -97,6 +105,7 @@ impl SyncCase {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct SyncRun {
     variant: &'static str,
     produce: Arc<Kernel>,
@@ -115,6 +124,7 @@ struct SyncRun {
     _params: GpuBuffer<Params>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Prepared for SyncRun {
     fn once(&self, gpu: &Gpu) -> Result<Timing> {
         let grid = gpu.grid(self.n as u64, 256)?;
@@ -177,6 +187,7 @@ impl Case for SyncCase {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
         let variant: &'static str = self.variants(plan.used).iter().find(|v| **v == variant).copied().unwrap_or("readback");
         let produce = gpu.kernel(registry::pt::sync::PRODUCE, &[])?;
