@@ -1,23 +1,21 @@
 //! Carrillo et al.: occupancy of the branched and split kernels on G80 and the model's speedup,
 //! and the branch- and loop-splitting sweeps ([`run_sweep`], also `simtlab bench carrillo`).
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::{model_record, params};
 use super::{point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
 use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Gpu;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::Protocol;
 use crate::harness::{Named, Record};
 use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout, SplitSweep};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::occupancy::{calculate, find_arch, Launch};
 use crate::occupancy::{carrillo_worst_case, Branch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::workload;
 use crate::workload::{BranchSweep, Run};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{model_record, params},
+    crate::gpu::Gpu,
+    crate::harness::Protocol,
+    crate::occupancy::{calculate, find_arch, Launch},
+    crate::workload,
+};
 
 pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(SplitOccupancy)]

@@ -4,21 +4,19 @@
 //! instances; every GPU bound is checked against the CPU. The tables and the means behind the
 //! verdicts also serve `simtlab bench flowshop` ([`bench_summary`]).
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::{params, run_workload};
 use super::{point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Gpu;
 use crate::harness::Record;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::kernels::flowshop::bench::BenchConfig;
 use crate::kernels::flowshop::bench::BoundingExtra;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::kernels::flowshop::gpu::ThreadMapping;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{params, run_workload},
+    crate::gpu::Gpu,
+    crate::kernels::flowshop::bench::BenchConfig,
+    crate::kernels::flowshop::gpu::ThreadMapping,
+    crate::kernels::flowshop::{Exploration, LowerBound},
+};
 
 pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(Table1), Box::new(Table2)]

@@ -12,21 +12,21 @@ mod ryoo;
 pub mod zhang;
 
 use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Gpu;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::Progress;
 use crate::harness::Record;
 use crate::report::Section;
 use serde::{Deserialize, Serialize};
-#[cfg(not(target_arch = "wasm32"))]
-use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use output::{merge_dirs, missing_shards, read_info, read_outcomes, resumable, write_report, MergeInput, OutputDir, RunInfo};
 #[cfg(not(target_arch = "wasm32"))]
 pub use ryoo::run_ladder;
 
 pub use crate::harness::Scale;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::gpu::Gpu,
+    crate::harness::Progress,
+    std::sync::atomic::{AtomicBool, Ordering},
+};
 
 /// One point of an experiment's sweep.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

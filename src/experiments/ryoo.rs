@@ -1,23 +1,19 @@
 //! Ryoo et al., PPoPP'08: the G80 occupancy of the matmul versions (Figure 4 / section 4).
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::{model_record, params};
 use super::{point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::error::Result;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Gpu;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::Protocol;
 use crate::harness::Record;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::kernels::matmul::{self, MatmulExtra};
 use crate::kernels::matmul::{Ladder, Variant};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::occupancy::{calculate, find_arch, Launch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
 #[cfg(not(target_arch = "wasm32"))]
-use crate::workload::{self, MatmulParams, Run};
+use {
+    super::{model_record, params},
+    crate::error::Result,
+    crate::gpu::Gpu,
+    crate::harness::Protocol,
+    crate::kernels::matmul::{self, MatmulExtra},
+    crate::occupancy::{calculate, find_arch, Launch},
+    crate::workload::{self, MatmulParams, Run},
+};
 
 pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(MatmulOccupancy)]

@@ -2,22 +2,20 @@
 //! section 5 (3D-LBM, GAFORT, MarchingCubes, Reduction, BlackScholes), each run without and
 //! with thread-data remapping; [`run_benchmarks`] is also `simtlab bench zhang`.
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::{params, run_workload};
 use super::{point, section, About, Experiment, Outcome, Point, Scale};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Gpu;
 use crate::harness::{named, Named, Protocol, Record};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::kernels::micro;
 use crate::kernels::micro::{Distribution, MicroConfig, Pattern};
 use crate::remap::{DivergenceExtra, Variants, ORIGINAL};
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::workload::{self, Run, Workload};
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{params, run_workload},
+    crate::error::{Error, Result},
+    crate::gpu::Gpu,
+    crate::kernels::micro,
+    crate::workload::{self, Run, Workload},
+};
 
 /// The five benchmarks of section 5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,24 +7,23 @@
 //! the same way for all of them (timing, check, GPU probe, emulation at width 32, records),
 //! and [`Recorded`] offers any of them for recording into a caller's encoder.
 
-#[cfg(not(target_arch = "wasm32"))]
-use crate::divergence::{self, DivergenceReport, EMULATION_WIDTH};
 use crate::divergence::{Divergence, ProbeRecords};
 use crate::error::Result;
 use crate::gpu::shader::Entry;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Timing;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::Footprint;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::{self, Protocol, Record};
 use crate::harness::{Check, Throughput};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::remap::{self, VariantRun, Variants};
 use crate::remap::{RunOptions, REMAP_BINDING};
 use crate::rng::Rng;
 use serde::Serialize;
 use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::divergence::{self, DivergenceReport, EMULATION_WIDTH},
+    crate::gpu::Timing,
+    crate::harness::{self, Protocol, Record},
+    crate::remap::{self, VariantRun, Variants},
+};
 
 /// A kernel's inputs uploaded and its kernels bound: the timed work as steps, the buffers
 /// its check reads, and the probe's counts.

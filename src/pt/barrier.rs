@@ -2,19 +2,17 @@
 //! against relaunching an empty kernel once per barrier (`shaders/pt/capability.wgsl`, the
 //! kernels of the capability check, and `shaders/shared/pt_barrier.wgsl`).
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::{record, Runtime, Tier};
 use super::{Capability, Status};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::shader::registry;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{BufferKind, Gpu, Step};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::{self, Check, Protocol, Record, Throughput};
 use crate::harness::{named, Named};
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{record, Runtime, Tier},
+    crate::error::{Error, Result},
+    crate::gpu::shader::registry,
+    crate::gpu::{BufferKind, Gpu, Step},
+    crate::harness::{self, Check, Protocol, Record, Throughput},
+};
 
 /// How a workgroup arrives at the global barrier (`pt_barrier` in shaders/shared/pt_barrier.wgsl).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,34 +3,28 @@
 //! ([`run`]). List-valued fields are swept (cartesian product); an empty list or `None` takes
 //! the default, and a field the chosen benchmark does not use is an error.
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::barrier;
 use super::barrier::{BarrierArrival, BarrierFence};
-#[cfg(not(target_arch = "wasm32"))]
-use super::cases::forest::ForestConfig;
 use super::cases::forest::{ForestCase, Shape};
 use super::cases::gsync::GsyncCase;
-#[cfg(not(target_arch = "wasm32"))]
-use super::cases::gsync::GsyncConfig;
-#[cfg(not(target_arch = "wasm32"))]
-use super::cases::prodcons::ProdConsConfig;
 use super::cases::prodcons::{ProdConsCase, Workload};
-#[cfg(not(target_arch = "wasm32"))]
-use super::cases::sync::SyncConfig;
 use super::cases::sync::{SyncCase, Work};
-#[cfg(not(target_arch = "wasm32"))]
-use super::cases::{bench, Case};
 use super::queue::{self, QueueConfig, QueueKind};
 use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Gpu;
 use crate::harness::{named, Named, Record};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::{Progress, Protocol};
 use crate::pt::{Capability, Tier};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::pt::{PtOptions, Runtime};
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::barrier,
+    super::cases::forest::ForestConfig,
+    super::cases::gsync::GsyncConfig,
+    super::cases::prodcons::ProdConsConfig,
+    super::cases::sync::SyncConfig,
+    super::cases::{bench, Case},
+    crate::gpu::Gpu,
+    crate::harness::{Progress, Protocol},
+    crate::pt::{PtOptions, Runtime},
+};
 
 /// What a sweep runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,32 +2,27 @@
 //! the runner it calls. Tiny sizes run in seconds on a CPU adapter (the test suite runs them
 //! all); paper sizes are the papers' own, for a real GPU.
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::Runner;
 use super::{Entry, Scale, Workload};
 use crate::gpu::shader::registry as shader;
 use crate::gpu::Bind;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::kernels::flowshop::bench::bench_instance;
 use crate::kernels::flowshop::bench::{BenchConfig, PoolsRecording};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, Compiler, RegtileConfig, Shape, Variant};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::kernels::micro::remapped;
 use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use crate::kernels::redirect::{self, RedirectConfig, RedirectKernel};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::kernels::split;
 use crate::kernels::split::{BranchConfig, LoopConfig, MaskLayout};
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::pt::cases as pt;
 use crate::pt::cases::{forest, gsync, prodcons, sync};
 use crate::pt::{barrier as pt_barrier, queue as pt_queue};
 use crate::remap::Strategy;
 use crate::remap::Variants;
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::Runner, crate::kernels::flowshop::bench::bench_instance, crate::kernels::micro::remapped, crate::kernels::split,
+    crate::pt::cases as pt,
+};
 
 const ZHANG_FIG1: &str = "Zhang et al., ICS'10, Figure 1";
 const ZHANG_S5: &str = "Zhang et al., ICS'10, section 5";

@@ -6,23 +6,22 @@
 //! GPU result is compared with the CPU bounds of the same pool; a mismatch is an error.
 
 use serde::{Deserialize, Serialize};
-#[cfg(not(target_arch = "wasm32"))]
-use web_time::Instant;
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::gpu::GpuBounder;
 use super::gpu::{GpuBoundOptions, PoolKernel, ThreadMapping};
 use super::{
     solve_with, taillard_by_name, BoundData, Bounder, Branching, CpuBounder, Exploration, Instance, IteratedGreedy, LowerBound, Pool,
     SearchOptions,
 };
 use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Timing;
 use crate::gpu::{Gpu, TimingSource};
 use crate::harness::Check;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::harness::{self, Environment, Named, Progress, Protocol, Record, Throughput};
+use {
+    super::gpu::GpuBounder,
+    crate::gpu::Timing,
+    crate::harness::{self, Environment, Named, Progress, Protocol, Record, Throughput},
+    web_time::Instant,
+};
 
 /// Records a real search's pools until `want` children are gathered, then prunes every
 /// child so the search ends quickly.

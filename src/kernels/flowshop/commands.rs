@@ -11,21 +11,20 @@ use std::time::Duration;
 
 use super::checkpoint::Checkpoint;
 use super::gpu::ThreadMapping;
-#[cfg(not(target_arch = "wasm32"))]
-use super::gpu::{GpuBoundOptions, GpuBounder};
-#[cfg(not(target_arch = "wasm32"))]
-use super::resident::solve_resident;
 use super::resident::ResidentOptions;
 use super::{
     cpu, read_instance, taillard_by_name, BoundData, Branching, Exploration, Instance, IteratedGreedy, LowerBound, Node, SearchOptions,
     Solution,
 };
-#[cfg(not(target_arch = "wasm32"))]
-use super::{solve_with, CpuBounder, Progress};
 use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{Gpu, GpuOptions};
 use crate::harness::named;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::gpu::{GpuBoundOptions, GpuBounder},
+    super::resident::solve_resident,
+    super::{solve_with, CpuBounder, Progress},
+    crate::gpu::{Gpu, GpuOptions},
+};
 
 /// `flowshop bound`: the bounds of one node.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

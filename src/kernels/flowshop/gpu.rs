@@ -10,16 +10,16 @@ use crate::gpu::shader::{registry, Entry};
 use std::sync::Arc;
 
 use super::{BoundData, LowerBound, Pool, WORKGROUP_SIZE};
-#[cfg(not(target_arch = "wasm32"))]
-use super::{Bounder, Started};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::divergence::Divergence;
 use crate::divergence::{ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{PendingRead, Timing};
 use crate::harness::{named, Named};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{Bounder, Started},
+    crate::divergence::Divergence,
+    crate::gpu::{PendingRead, Timing},
+};
 
 /// Sites counted by the probe in each kernel (`PROBE_SITES` in the WGSL files).
 pub fn probe_sites(bound: LowerBound) -> usize {

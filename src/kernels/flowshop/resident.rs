@@ -19,30 +19,23 @@
 //! is below the incumbent" does not depend on the order, so the resident search counts the
 //! same nodes and leaves as the host search.
 
-#[cfg(not(target_arch = "wasm32"))]
-use std::sync::Arc;
 use std::time::Duration;
-#[cfg(not(target_arch = "wasm32"))]
-use web_time::Instant;
 
 use super::checkpoint::Checkpoint;
-#[cfg(not(target_arch = "wasm32"))]
-use super::checkpoint::CheckpointFile;
-#[cfg(not(target_arch = "wasm32"))]
-use super::gpu::ThreadMapping;
-#[cfg(not(target_arch = "wasm32"))]
-use super::heuristic;
-#[cfg(not(target_arch = "wasm32"))]
-use super::model::{Instance, LowerBound, GPU_MAX_MACHINES, WORKGROUP_SIZE};
-#[cfg(not(target_arch = "wasm32"))]
-use super::search::{check_schedule, Branching, Exploration, FrontierUse, Progress, SearchOptions, Solution};
 use super::BoundData;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::shader::registry;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step};
+use {
+    super::checkpoint::CheckpointFile,
+    super::gpu::ThreadMapping,
+    super::heuristic,
+    super::model::{Instance, LowerBound, GPU_MAX_MACHINES, WORKGROUP_SIZE},
+    super::search::{check_schedule, Branching, Exploration, FrontierUse, Progress, SearchOptions, Solution},
+    crate::error::{Error, Result},
+    crate::gpu::shader::registry,
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step},
+    std::sync::Arc,
+    web_time::Instant,
+};
 
 #[cfg(feature = "mpi")]
 mod ranks;

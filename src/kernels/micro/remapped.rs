@@ -1,25 +1,22 @@
 //! The loop pattern under each remapping strategy (Zhang §3-4, and on-GPU regrouping): the same
 //! outputs as the unmapped kernel, with the remap cost measured beside the kernel time.
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::{emulate, generate, reference, Pattern};
 use super::{MicroConfig, MicroInput, Prepared, RunOptions, TileSort};
 use crate::divergence::DivergenceSummary;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::error::Error;
 use crate::error::Result;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::BufferKind;
 use crate::gpu::Gpu;
 use crate::harness::Record;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::{self, Check, Environment, Protocol, Throughput};
 use crate::remap::{self, Bucketing, Calibration, Classes, Decision, Lesson, Strategy};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::remap::{CostModel, GpuRegroup, LamPlan, Pipeline, Profile};
 use serde::{Deserialize, Serialize};
 #[cfg(not(target_arch = "wasm32"))]
-use web_time::Instant;
+use {
+    super::{emulate, generate, reference, Pattern},
+    crate::error::Error,
+    crate::gpu::BufferKind,
+    crate::harness::{self, Check, Environment, Protocol, Throughput},
+    crate::remap::{CostModel, GpuRegroup, LamPlan, Pipeline, Profile},
+    web_time::Instant,
+};
 
 /// Classes of trip counts (the paper uses 10).
 pub const CLASSES: usize = 10;

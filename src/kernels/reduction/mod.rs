@@ -10,23 +10,22 @@
 pub mod cpu;
 
 use crate::divergence::{self, Divergence, ProbeRecords};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::divergence::{DivergenceReport, ProbeLayout, EMULATION_WIDTH};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{registry, Entry};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Timing;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::Check;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::{self, Protocol, Record, Throughput};
 use crate::remap;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::remap::{VariantRun, Variants};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::divergence::{DivergenceReport, ProbeLayout, EMULATION_WIDTH},
+    crate::gpu::Timing,
+    crate::harness::{self, Protocol, Record, Throughput},
+    crate::remap::{VariantRun, Variants},
+};
 
 /// Invocations per workgroup of every reduction kernel.
 pub const WORKGROUP_SIZE: u32 = 256;

@@ -1,21 +1,19 @@
 //! Use case 2, load balancing / irregular parallelism: forest expansion
 //! (`shaders/pt/forest.wgsl`).
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::Prepared;
 use super::{cpu, Case};
 use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::shader::registry;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::named;
 use crate::pt::Tier;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::pt::{self, queue_word, Control, Plan, Runtime, Status};
 use serde::{Deserialize, Serialize};
 #[cfg(not(target_arch = "wasm32"))]
-use std::sync::Arc;
+use {
+    super::Prepared,
+    crate::gpu::shader::registry,
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing},
+    crate::pt::{self, queue_word, Control, Plan, Runtime, Status},
+    std::sync::Arc,
+};
 
 /// How the forest grows from level to level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

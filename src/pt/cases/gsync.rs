@@ -1,21 +1,19 @@
 //! Use case 4, global synchronization: kernel relaunch vs an in-dispatch global barrier
 //! (`shaders/pt/gsync.wgsl`).
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::Prepared;
 use super::{check_n, cpu, Case};
 use crate::error::Result;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::shader::registry;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::pt::Tier;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::pt::{Control, Plan, Runtime, Status};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 #[cfg(not(target_arch = "wasm32"))]
-use std::sync::Arc;
+use {
+    super::Prepared,
+    crate::gpu::shader::registry,
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing},
+    crate::pt::{Control, Plan, Runtime, Status},
+    std::sync::Arc,
+};
 
 /// Parameters of the global-synchronization case.
 #[derive(Clone, Debug, Serialize, Deserialize)]

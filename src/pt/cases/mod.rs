@@ -17,16 +17,15 @@ pub mod prodcons;
 pub mod sync;
 
 use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{Gpu, Timing, TimingSource};
 use crate::harness::Stats;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::pt::AbortReason;
 use crate::pt::{Plan, Runtime, Status, Tier, TierVerdict};
 #[cfg(not(target_arch = "wasm32"))]
-use web_time::Instant;
+use {
+    crate::gpu::{Gpu, Timing, TimingSource},
+    crate::harness::{self, Check, Environment, Protocol, Record, Throughput},
+    crate::pt::AbortReason,
+    web_time::Instant,
+};
 
 /// Invocations per workgroup of the case kernels (`@workgroup_size(256)` in `shaders/pt/`;
 /// the one-invocation indirect-argument writers excepted).

@@ -1,22 +1,20 @@
 //! Use case 3, producer-consumer locality: global sum reduction and the two-stage synthetic
 //! workload (`shaders/pt/prodcons.wgsl`).
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::Prepared;
 use super::{check_n, cpu, Case};
 use crate::error::Result;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::shader::{registry, Entry};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::named;
 use crate::pt::Tier;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::pt::{Control, Plan, Runtime, Status};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 #[cfg(not(target_arch = "wasm32"))]
-use std::sync::Arc;
+use {
+    super::Prepared,
+    crate::gpu::shader::{registry, Entry},
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing},
+    crate::pt::{Control, Plan, Runtime, Status},
+    std::sync::Arc,
+};
 
 /// Which producer-consumer workload runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,23 +1,20 @@
 //! Use case 1, CPU-GPU synchronization (`shaders/pt/sync.wgsl`).
 
 use super::{check_n, cpu, Case};
-#[cfg(not(target_arch = "wasm32"))]
-use super::{wall, Prepared};
 use crate::error::{Error, Result};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::shader::registry;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::named;
 use crate::pt::Tier;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::pt::{Control, Plan, Runtime, Status};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 #[cfg(not(target_arch = "wasm32"))]
-use std::sync::Arc;
-#[cfg(not(target_arch = "wasm32"))]
-use web_time::Instant;
+use {
+    super::{wall, Prepared},
+    crate::gpu::shader::registry,
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing},
+    crate::pt::{Control, Plan, Runtime, Status},
+    std::sync::Arc,
+    web_time::Instant,
+};
 
 /// What the consumer does per item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
