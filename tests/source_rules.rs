@@ -200,23 +200,6 @@ fn no_module_imports_a_layer_above_its_own() {
     assert!(upward.is_empty(), "{}", upward.join("\n"));
 }
 
-/// The blocking wrappers still compiled for wasm32, as (file under `src/`, function): the
-/// kernels' own blocking paths (their benches, the pt cases, the flow-shop search) call them
-/// and are compiled for the page too. There the wasm32 `block_on` answers a future ready at
-/// once and panics on any other. This list may only shrink: every other blocking call of the
-/// library is native-only (`cfg(not(target_arch = "wasm32"))`), so a page that calls it fails
-/// to compile instead of failing in the browser.
-const BLOCKING_ON_WASM: &[(&str, &str)] = &[
-    ("gpu/buffer.rs", "finish"),
-    ("gpu/buffer.rs", "read"),
-    ("gpu/buffer.rs", "read_bytes"),
-    ("gpu/spirv.rs", "kernel_from_spirv"),
-    ("gpu/timing.rs", "run"),
-    ("gpu/timing.rs", "run_once"),
-    ("kernels/micro/mod.rs", "dispatch"),
-    ("kernels/micro/mod.rs", "divergence"),
-];
-
 const NATIVE_ONLY: &str = "cfg(not(target_arch = \"wasm32\"))";
 
 /// The name of the function a line declares (`pub async fn x<T>(` gives `x`), if it does.
@@ -252,19 +235,21 @@ fn block_on_calls() -> Vec<(String, String, bool)> {
     out
 }
 
+/// No blocking call is compiled for wasm32: there the browser answers the GPU only after
+/// control returns to the page's event loop, so a call that waits could only fail in the page.
+/// Native-only, a page that calls one fails to compile instead.
 #[test]
-fn blocking_calls_are_native_only_but_the_listed_ones() {
+fn blocking_calls_are_native_only() {
     let calls = block_on_calls();
     assert!(
         calls.iter().any(|(file, f, native)| file == "gpu/mod.rs" && f == "new" && *native),
         "Gpu::new not found native-only: {calls:?}"
     );
-    let mut on_wasm: Vec<(&str, &str)> =
-        calls.iter().filter(|(_, _, native)| !native).map(|(file, f, _)| (file.as_str(), f.as_str())).collect();
-    on_wasm.sort();
-    assert_eq!(
-        on_wasm, BLOCKING_ON_WASM,
-        "a blocking call compiled for wasm32 fails only in the page: mark its function {NATIVE_ONLY} (or, when one of the listed ones became native-only, take it off BLOCKING_ON_WASM)"
+    let on_wasm: Vec<String> = calls.iter().filter(|(_, _, native)| !native).map(|(file, f, _)| format!("src/{file}: {f}")).collect();
+    assert!(
+        on_wasm.is_empty(),
+        "a blocking call compiled for wasm32 fails only in the page: mark its function {NATIVE_ONLY}:\n{}",
+        on_wasm.join("\n")
     );
 }
 

@@ -13,7 +13,9 @@ mod probe;
 
 pub use emulate::{emulate_loops, emulate_loops_with_idle_lanes, emulate_paths};
 pub use join::{join_sites, join_warps};
-pub use probe::{read_probe, ProbeLayout, ProbeRecords, PROBE_BINDING};
+#[cfg(not(target_arch = "wasm32"))]
+pub use probe::read_probe;
+pub use probe::{ProbeLayout, ProbeRecords, PROBE_BINDING};
 
 use serde::{Deserialize, Serialize};
 

@@ -86,12 +86,14 @@ impl ProbeRecords {
     }
 
     /// Reads and decodes the records.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read(&self, gpu: &Gpu) -> Result<Divergence> {
         Ok(self.layout.decode(&gpu.read(&self.buffer)?))
     }
 }
 
 /// Reads the probe of a prepared run (None when it ran without one).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn read_probe(gpu: &Gpu, probe: &Option<ProbeRecords>) -> Result<Option<Divergence>> {
     probe.as_ref().map(|p| p.read(gpu)).transpose()
 }

@@ -1,14 +1,21 @@
 //! Carrillo et al.: occupancy of the branched and split kernels on G80 and the model's speedup,
 //! and the branch- and loop-splitting sweeps ([`run_sweep`], also `simtlab bench carrillo`).
 
-use super::{model_record, params, point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
+use super::{point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
-use crate::harness::{Named, Protocol, Record};
+use crate::harness::{Named, Record};
 use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout, SplitSweep};
-use crate::occupancy::{calculate, carrillo_worst_case, find_arch, Branch, Launch};
+use crate::occupancy::{carrillo_worst_case, Branch};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
-use crate::workload::{self, BranchSweep, Run};
+use crate::workload::{BranchSweep, Run};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{model_record, params},
+    crate::gpu::Gpu,
+    crate::harness::Protocol,
+    crate::occupancy::{calculate, find_arch, Launch},
+    crate::workload,
+};
 
 pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(SplitOccupancy)]
@@ -44,6 +51,7 @@ impl Experiment for SplitOccupancy {
             })
             .collect()
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let k: KernelRegs = params(p)?;
         let occ = calculate(find_arch("cc1.0")?, Launch::new(256, k.registers, 0))?;
@@ -143,6 +151,7 @@ pub fn sweep_runs(sweep: &SplitSweep) -> Result<Vec<Run>> {
 
 /// Runs a splitting sweep through the registry; every option is checked, and both
 /// benchmarks' memory, before anything runs.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_sweep(gpu: &Gpu, sweep: &SplitSweep, protocol: &Protocol) -> Result<Vec<Record>> {
     workload::run_all(gpu, &sweep_runs(sweep)?, protocol, "carrillo")
 }
@@ -210,6 +219,7 @@ pub(crate) fn sweeps() -> Vec<Box<dyn Experiment>> {
         id: "carrillo-branch-split",
         title: "Figures 7-10: branched vs split kernels over the else fraction, linear and random masks; loop splitting",
         points: sweep_points,
+        #[cfg(not(target_arch = "wasm32"))]
         run: run_sweep,
         verdicts: sweep_verdicts,
         figure: Some(sweep_figure),

@@ -4,14 +4,19 @@
 //! instances; every GPU bound is checked against the CPU. The tables and the means behind the
 //! verdicts also serve `simtlab bench flowshop` ([`bench_summary`]).
 
-use super::{params, point, run_workload, section, About, Experiment, Outcome, Point, Scale};
+use super::{point, section, About, Experiment, Outcome, Point, Scale};
 use crate::error::Result;
-use crate::gpu::Gpu;
 use crate::harness::Record;
-use crate::kernels::flowshop::bench::{BenchConfig, BoundingExtra};
-use crate::kernels::flowshop::gpu::ThreadMapping;
-use crate::kernels::flowshop::{Exploration, LowerBound};
+use crate::kernels::flowshop::bench::BoundingExtra;
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{params, run_workload},
+    crate::gpu::Gpu,
+    crate::kernels::flowshop::bench::BenchConfig,
+    crate::kernels::flowshop::gpu::ThreadMapping,
+    crate::kernels::flowshop::{Exploration, LowerBound},
+};
 
 pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(Table1), Box::new(Table2)]
@@ -44,6 +49,7 @@ fn points(id: &str, scale: Scale) -> Vec<Point> {
         .collect()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run_point(gpu: &Gpu, p: &Point, table2: bool) -> Result<Vec<Record>> {
     let ip: InstancePoint = params(p)?;
     let config = BenchConfig {
@@ -74,6 +80,7 @@ impl Experiment for Table1 {
     fn points(&self, scale: Scale) -> Vec<Point> {
         points(self.id(), scale)
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         run_point(gpu, p, false)
     }
@@ -127,6 +134,7 @@ impl Experiment for Table2 {
     fn points(&self, scale: Scale) -> Vec<Point> {
         points(self.id(), scale)
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         run_point(gpu, p, true)
     }

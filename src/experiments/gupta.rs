@@ -1,17 +1,24 @@
 //! Gupta et al.: the four persistent-threads use cases, PT vs nonPT.
 
 use super::{ConfigSweep, Experiment, Outcome, Scale};
-use crate::error::Result;
-use crate::gpu::Gpu;
-use crate::harness::{Named, Protocol, Record};
+use crate::harness::Record;
 use crate::pt::cases::forest::Shape;
-use crate::pt::queue;
-use crate::pt::sweep::{Bench, Configuration, Sweep, SweepOutput};
-use crate::pt::{Runtime, TierVerdict};
+use crate::pt::sweep::{Bench, Sweep};
+use crate::pt::TierVerdict;
 use crate::report::{PaperValues, Verdict};
-use crate::workload::{self, BarrierParams, PtCaseParams, PtQueueParams, PtRuntimeParams, Run};
-use serde::Serialize;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::error::Result,
+    crate::gpu::Gpu,
+    crate::harness::{Named, Protocol},
+    crate::pt::queue,
+    crate::pt::sweep::{Configuration, SweepOutput},
+    crate::pt::Runtime,
+    crate::workload::{self, BarrierParams, PtCaseParams, PtQueueParams, PtRuntimeParams, Run},
+    serde::Serialize,
+};
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The registry runs of a persistent-threads sweep: one run of a `pt-*` workload per
 /// configuration ([`Sweep::configurations`], checked by [`Sweep::validate`]), each with the
 /// sweep's tiers and runtime options (`spin_cap`, `grace`, `launch`). `queue_items` and
@@ -37,11 +44,13 @@ pub fn pt_sweep_runs(sweep: &Sweep, queue_items: u32, ring_allowed: bool) -> Res
         .collect()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// A run of the use case workload `name` on `config`, with the sweep's tiers and `runtime`.
 fn case_run<C: Serialize>(name: &str, config: C, sweep: &Sweep, runtime: &PtRuntimeParams) -> Result<Run> {
     Run::new(name, &PtCaseParams { config, tier: sweep.tier.clone(), runtime: runtime.clone() })
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Runs a persistent-threads sweep (what `simtlab bench pt` runs, and each of Gupta's points):
 /// checks it, assesses the adapter's capability with the sweep's options before anything runs,
 /// then runs [`pt_sweep_runs`] through [`workload::run_all`], every run checked before the
@@ -148,6 +157,7 @@ pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
         id: "gupta-use-cases",
         title: "The four use cases, nonPT (tier 0) vs PT (tier 1 non-blocking, tier 2 blocking)",
         points: sweeps,
+        #[cfg(not(target_arch = "wasm32"))]
         run: |gpu, s, protocol| Ok(run_pt_sweep(gpu, s, protocol)?.records),
         verdicts,
         figure: None,

@@ -12,17 +12,23 @@ mod ryoo;
 pub mod zhang;
 
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
-use crate::harness::{Progress, Record};
+use crate::harness::Record;
 use crate::report::Section;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicBool, Ordering};
 
+#[cfg(not(target_arch = "wasm32"))]
 pub use gupta::{pt_sweep_runs, run_pt_sweep};
 pub use output::{merge_dirs, missing_shards, read_info, read_outcomes, resumable, write_report, MergeInput, OutputDir, RunInfo};
+#[cfg(not(target_arch = "wasm32"))]
 pub use ryoo::run_ladder;
 
 pub use crate::harness::Scale;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::gpu::Gpu,
+    crate::harness::Progress,
+    std::sync::atomic::{AtomicBool, Ordering},
+};
 
 /// One point of an experiment's sweep.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -79,6 +85,7 @@ pub trait Experiment: Sync {
     /// The sweep points at `scale`, in report order; keys are unique within the experiment.
     fn points(&self, scale: Scale) -> Vec<Point>;
     /// Runs one point on `gpu`, each record checked against the CPU reference.
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, point: &Point) -> Result<Vec<Record>>;
     /// Tables, figures and verdicts from the outcomes of this experiment's points.
     fn render(&self, outcomes: &[&Outcome], paper: &crate::report::PaperValues) -> Section;
@@ -143,6 +150,7 @@ impl Shard {
 }
 
 /// Runs this shard's points of `experiments`, surviving failures (each is recorded).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run(gpu: &Gpu, experiments: &[Box<dyn Experiment>], scale: Scale, shard: Shard) -> Vec<Outcome> {
     let never = AtomicBool::new(false);
     let (out, _) = run_points(gpu, experiments, scale, shard, Vec::new(), &never, |_| Ok(()))
@@ -166,6 +174,7 @@ pub enum Ended {
 /// sweep order, calling `after_point` with all outcomes so far after each one (to write them).
 /// Stops between points once `cancel` is set. Failures of a point are recorded, not returned;
 /// the error returned is `after_point`'s.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_points(
     gpu: &Gpu,
     experiments: &[Box<dyn Experiment>],
@@ -253,12 +262,14 @@ pub(crate) fn point(experiment: &str, key: impl Into<String>, params: serde_json
 }
 
 /// Runs the registry's workload `name` with `config` as its parameters.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn run_workload<C: Serialize>(gpu: &Gpu, name: &str, config: &C, protocol: &crate::harness::Protocol) -> Result<Vec<Record>> {
     let params = serde_json::to_value(config).map_err(|e| Error::invalid("experiment point", format!("{name}: {e}")))?;
     crate::workload::find(name)?.run(gpu, &params, protocol)
 }
 
 /// Decodes a point's parameters into the runner's config type.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn params<T: serde::de::DeserializeOwned>(point: &Point) -> Result<T> {
     serde_json::from_value(point.params.clone())
         .map_err(|e| Error::invalid("experiment point", format!("{} {}: {e}", point.experiment, point.key)))
@@ -318,6 +329,7 @@ pub(crate) struct ModelExtra {
 
 /// A record for an analytical result (`extra.model`) checked against the paper's published
 /// value (`extra.paper`), exactly.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn model_record(gpu: &Gpu, family: &str, kernel: &str, variant: &str, params: serde_json::Value, extra: ModelExtra) -> Record {
     let (ours, paper) = (extra.model, extra.paper);
     let t0 = web_time::Instant::now();
@@ -356,6 +368,7 @@ pub(crate) struct ConfigSweep<C> {
     pub title: &'static str,
     /// (options, configuration) of each point at a scale.
     pub points: fn(Scale) -> Vec<(&'static str, C)>,
+    #[cfg(not(target_arch = "wasm32"))]
     pub run: fn(&Gpu, &C, &crate::harness::Protocol) -> Result<Vec<Record>>,
     pub verdicts: fn(&[&Record], &crate::report::PaperValues) -> Vec<crate::report::Verdict>,
     pub figure: Option<fn(&[&Record]) -> crate::report::Figure>,
@@ -385,6 +398,7 @@ impl<C: Serialize + serde::de::DeserializeOwned> Experiment for ConfigSweep<C> {
             })
             .collect()
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let cp: ConfigPoint<C> = params(p)?;
         (self.run)(gpu, &cp.config, &cp.scale.protocol())

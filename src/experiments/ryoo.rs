@@ -1,13 +1,19 @@
 //! Ryoo et al., PPoPP'08: the G80 occupancy of the matmul versions (Figure 4 / section 4).
 
-use super::{model_record, params, point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
-use crate::error::Result;
-use crate::gpu::Gpu;
-use crate::harness::{Protocol, Record};
-use crate::kernels::matmul::{self, Ladder, MatmulExtra, Variant};
-use crate::occupancy::{calculate, find_arch, Launch};
+use super::{point, section, About, Experiment, ModelExtra, Outcome, Point, Scale};
+use crate::harness::Record;
+use crate::kernels::matmul::{Ladder, Variant};
 use crate::report::{Cell, PaperValues, Section, Table, Verdict};
-use crate::workload::{self, MatmulParams, Run};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{model_record, params},
+    crate::error::Result,
+    crate::gpu::Gpu,
+    crate::harness::Protocol,
+    crate::kernels::matmul::{self, MatmulExtra},
+    crate::occupancy::{calculate, find_arch, Launch},
+    crate::workload::{self, MatmulParams, Run},
+};
 
 pub(crate) fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![Box::new(MatmulOccupancy)]
@@ -49,6 +55,7 @@ impl Experiment for MatmulOccupancy {
             })
             .collect()
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let v: Version = params(p)?;
         let occ = calculate(find_arch("cc1.0")?, Launch::new(256, v.registers, 0))?;
@@ -105,6 +112,7 @@ impl Experiment for MatmulOccupancy {
 /// Each kernel of `ladder` once per compiler, in that order, as runs of the registry's
 /// `matmul-*` workloads (checked whole before the first starts); where `n` was left to the
 /// adapter, each record says why it is the one it is.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_ladder(gpu: &Gpu, ladder: &Ladder, protocol: &Protocol) -> Result<Vec<Record>> {
     let (shape, size_note) = matmul::check_ladder(gpu, ladder)?;
     let mut runs = Vec::new();
@@ -185,6 +193,7 @@ pub(crate) fn ladder() -> Vec<Box<dyn Experiment>> {
         id: "ryoo-fig4-matmul",
         title: "Figure 4: the matmul optimization ladder (GFLOPS), plus a modern register-tiled kernel",
         points: ladder_points,
+        #[cfg(not(target_arch = "wasm32"))]
         run: run_ladder,
         verdicts: ladder_verdicts,
         figure: Some(ladder_figure),

@@ -2,15 +2,20 @@
 //! section 5 (3D-LBM, GAFORT, MarchingCubes, Reduction, BlackScholes), each run without and
 //! with thread-data remapping; [`run_benchmarks`] is also `simtlab bench zhang`.
 
-use super::{params, point, run_workload, section, About, Experiment, Outcome, Point, Scale};
-use crate::error::{Error, Result};
-use crate::gpu::Gpu;
+use super::{point, section, About, Experiment, Outcome, Point, Scale};
 use crate::harness::{named, Named, Protocol, Record};
-use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
+use crate::kernels::micro::{Distribution, MicroConfig, Pattern};
 use crate::remap::{DivergenceExtra, Variants, ORIGINAL};
 use crate::report::{Cell, Figure, PaperValues, Section, Series, Table, Verdict};
-use crate::workload::{self, Run, Workload};
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{params, run_workload},
+    crate::error::{Error, Result},
+    crate::gpu::Gpu,
+    crate::kernels::micro,
+    crate::workload::{self, Run, Workload},
+};
 
 /// The five benchmarks of section 5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,6 +72,7 @@ impl Default for BenchmarkSweep {
 
 impl Benchmark {
     /// The registry workload that runs it and the parameter its sizes set (`None` for all).
+    #[cfg(not(target_arch = "wasm32"))]
     fn workload(self) -> Option<(&'static str, &'static str)> {
         match self {
             Benchmark::Lbm => Some(("lbm", "edge")),
@@ -80,6 +86,7 @@ impl Benchmark {
 }
 
 /// The registry runs `sweep` asks for: each benchmark at each size.
+#[cfg(not(target_arch = "wasm32"))]
 fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Run>> {
     let chosen: Vec<Benchmark> = match sweep.benchmark {
         Benchmark::All => vec![Benchmark::Lbm, Benchmark::Gafort, Benchmark::Mcubes, Benchmark::Reduction, Benchmark::Blackscholes],
@@ -109,6 +116,7 @@ fn jobs(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Run>> {
 
 /// The parameters of `workload` at size `n` (the parameter `size`), with the sweep's seed and
 /// variants and, for the reduction, the `fast` kernel's first-pass workgroups `groups`.
+#[cfg(not(target_arch = "wasm32"))]
 fn job_params(workload: &dyn Workload, size: &str, n: usize, sweep: &BenchmarkSweep, groups: Option<usize>) -> serde_json::Value {
     let mut params = workload.params(Scale::Tiny);
     params[size] = n.into();
@@ -140,6 +148,7 @@ pub fn default_sizes(benchmark: Benchmark, cpu_adapter: bool) -> &'static [usize
 
 /// Runs the chosen benchmarks and returns their records; every size is checked against the
 /// adapter's and the host's memory before any runs, so a size that cannot run fails at once.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_benchmarks(gpu: &Gpu, sweep: &BenchmarkSweep) -> Result<Vec<Record>> {
     workload::run_all(gpu, &jobs(gpu, sweep)?, &sweep.protocol, "zhang")
 }
@@ -225,6 +234,7 @@ impl Experiment for RemapTable {
             .map(|&n| point(self.id, format!("n{n}-{scale:?}"), serde_json::to_value(TablePoint { n, scale }).unwrap_or_default()))
             .collect()
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let tp: TablePoint = params(p)?;
         let sweep = BenchmarkSweep {
@@ -349,6 +359,7 @@ impl Experiment for LoopLayouts {
         }
         v
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let lp: MicroPoint = params(p)?;
         run_workload(gpu, "micro-loop", &lp.config, &lp.scale.protocol())
@@ -433,6 +444,7 @@ impl Experiment for IfProbability {
         }
         v
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, p: &Point) -> Result<Vec<Record>> {
         let lp: MicroPoint = params(p)?;
         let mut rec = run_workload(gpu, "micro-if", &lp.config, &lp.scale.protocol())?

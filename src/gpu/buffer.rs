@@ -128,6 +128,7 @@ impl Gpu {
 
     /// Copies the whole buffer back to the host (blocking; see [`Gpu::read_async`]).
     #[track_caller]
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read<T: bytemuck::Pod>(&self, buffer: &GpuBuffer<T>) -> Result<Vec<T>> {
         super::block_on(self.read_async(buffer))
     }
@@ -142,6 +143,7 @@ impl Gpu {
     /// Copies the first `bytes` (multiple of 4) of `buffer` to the host (blocking; see
     /// [`Gpu::read_bytes_async`]).
     #[track_caller]
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_bytes(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
         super::block_on(self.read_bytes_async(buffer, bytes))
     }
@@ -316,6 +318,7 @@ impl PendingRead {
     /// Waits (at most the GPU's timeout) for the work and returns the bytes read back
     /// (blocking; see [`PendingRead::finish_async`]).
     #[track_caller]
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn finish(self, gpu: &Gpu) -> Result<Vec<u8>> {
         super::block_on(self.finish_async(gpu))
     }

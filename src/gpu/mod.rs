@@ -165,22 +165,6 @@ pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
     pollster::block_on(future)
 }
 
-/// The browser cannot wait: its GPU answers only after control returns to the page's event
-/// loop. The blocking calls a page could reach do not exist on wasm32 (`Gpu::new`, `profile`,
-/// `Workload::warps`, ...: calling one fails to compile); this serves only the few still
-/// compiled there because the kernels' own blocking paths use them (`Gpu::run`, `Gpu::read`,
-/// ..., listed in tests/source_rules.rs). A future ready at once works; any other is a
-/// programming error named here (instead of the runtime's "condvar wait not supported").
-#[cfg(target_arch = "wasm32")]
-#[track_caller]
-pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    use futures::FutureExt;
-    match std::pin::pin!(future).now_or_never() {
-        Some(output) => output,
-        None => panic!("a blocking simtlab call cannot wait in the browser; call its _async form"),
-    }
-}
-
 /// All adapters of the chosen backends, best first (blocking; see [`adapters_async`]).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn adapters(options: &GpuOptions) -> Result<Vec<wgpu::Adapter>> {

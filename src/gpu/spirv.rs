@@ -253,10 +253,12 @@ pub(crate) fn naga_spirv_validated(
 }
 
 impl Gpu {
-    /// A compute kernel from SPIR-V passed to the driver as it is (blocking; see
-    /// [`Gpu::kernel_from_spirv_async`]).
+    /// A compute kernel from SPIR-V passed to the driver as it is. Never waits: native
+    /// backends report a driver error at once; in the browser it surfaces where the kernel is
+    /// used, and [`Gpu::kernel_from_spirv_async`] reports it here.
     pub fn kernel_from_spirv(&self, module: &SpirvModule, entry: &str, bindings: &[wgpu::BufferBindingType]) -> Result<Kernel> {
-        super::block_on(self.kernel_from_spirv_async(module, entry, bindings))
+        let (what, create) = self.spirv_kernel(module, entry, bindings)?;
+        self.checked_now(&what, create)
     }
 
     /// A compute kernel from SPIR-V passed to the driver as it is. `bindings[i]` is the type of
@@ -264,6 +266,18 @@ impl Gpu {
     /// Errors when the adapter lacks `PASSTHROUGH_SHADERS`, when the module has no compute
     /// entry point `entry` with a literal workgroup size, or when the driver rejects it.
     pub async fn kernel_from_spirv_async(&self, module: &SpirvModule, entry: &str, bindings: &[wgpu::BufferBindingType]) -> Result<Kernel> {
+        let (what, create) = self.spirv_kernel(module, entry, bindings)?;
+        self.checked(&what, create).await
+    }
+
+    /// What creating the kernel of [`Gpu::kernel_from_spirv_async`] is called in errors, and
+    /// the creation itself, once the adapter and the module are found fit for it.
+    fn spirv_kernel<'a>(
+        &'a self,
+        module: &'a SpirvModule,
+        entry: &'a str,
+        bindings: &[wgpu::BufferBindingType],
+    ) -> Result<(String, impl FnOnce() -> Kernel + 'a)> {
         if !self.caps.spirv_passthrough {
             return Err(Error::Unsupported {
                 what: "SPIR-V passthrough (PASSTHROUGH_SHADERS)".into(),
@@ -290,42 +304,41 @@ impl Gpu {
             })
             .collect();
         let what = format!("creating the pipeline {name} from SPIR-V on {}", self.adapter_name());
-        let (layout, pipeline) = self
-            .checked(&what, || {
-                let layout =
-                    self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&name), entries: &layout_entries });
-                let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        let groups = (0..bindings.len() as u32).collect();
+        let create = move || {
+            let layout =
+                self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&name), entries: &layout_entries });
+            let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&name),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let entry_points = [wgpu::PassthroughShaderEntryPoint {
+                name: entry.into(),
+                workgroup_size: (workgroup_size[0], workgroup_size[1], workgroup_size[2]),
+            }];
+            // SAFETY: the driver gets these words unchecked; they come from naga's writer or
+            // from a compiler the caller named, the kernel runs only on buffers of the
+            // declared binding types, and its results are checked against a CPU reference.
+            let shader = unsafe {
+                self.device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
                     label: Some(&name),
-                    bind_group_layouts: &[Some(&layout)],
-                    immediate_size: 0,
-                });
-                let entry_points = [wgpu::PassthroughShaderEntryPoint {
-                    name: entry.into(),
-                    workgroup_size: (workgroup_size[0], workgroup_size[1], workgroup_size[2]),
-                }];
-                // SAFETY: the driver gets these words unchecked; they come from naga's writer or
-                // from a compiler the caller named, the kernel runs only on buffers of the
-                // declared binding types, and its results are checked against a CPU reference.
-                let shader = unsafe {
-                    self.device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
-                        label: Some(&name),
-                        entry_points: entry_points.as_slice().into(),
-                        spirv: Some(module.words.as_slice().into()),
-                        ..Default::default()
-                    })
-                };
-                let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&name),
-                    layout: Some(&pipeline_layout),
-                    module: &shader,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                (layout, pipeline)
-            })
-            .await?;
-        Ok(Kernel::with_group0(name, pipeline, layout, (0..bindings.len() as u32).collect(), workgroup_size))
+                    entry_points: entry_points.as_slice().into(),
+                    spirv: Some(module.words.as_slice().into()),
+                    ..Default::default()
+                })
+            };
+            let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&name),
+                layout: Some(&pipeline_layout),
+                module: &shader,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            Kernel::with_group0(name, pipeline, layout, groups, workgroup_size)
+        };
+        Ok((what, create))
     }
 }
 

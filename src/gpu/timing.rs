@@ -155,6 +155,7 @@ impl Gpu {
     /// Records and submits `steps`, waits for them (bounded by the timeout) and times them
     /// (blocking; see [`Gpu::run_async`]).
     #[track_caller]
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run(&self, steps: &[Step], timed: bool) -> Result<Timing> {
         super::block_on(self.run_async(steps, timed))
     }
@@ -177,6 +178,7 @@ impl Gpu {
     /// [`Gpu::set_min_timed_seconds`] says: for work whose results are used (a search's
     /// pool), where repeating it would only add time (blocking; see [`Gpu::run_once_async`]).
     #[track_caller]
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run_once(&self, steps: &[Step], timed: bool) -> Result<Timing> {
         super::block_on(self.run_once_async(steps, timed))
     }

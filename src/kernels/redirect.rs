@@ -7,16 +7,23 @@
 //! the same way for all of them (timing, check, GPU probe, emulation at width 32, records),
 //! and [`Recorded`] offers any of them for recording into a caller's encoder.
 
-use crate::divergence::{self, Divergence, DivergenceReport, ProbeRecords, EMULATION_WIDTH};
+use crate::divergence::{Divergence, ProbeRecords};
 use crate::error::Result;
 use crate::gpu::shader::Entry;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::Footprint;
-use crate::harness::{self, Check, Protocol, Record, Throughput};
-use crate::remap::{self, RunOptions, VariantRun, Variants, REMAP_BINDING};
+use crate::harness::{Check, Throughput};
+use crate::remap::{RunOptions, REMAP_BINDING};
 use crate::rng::Rng;
 use serde::Serialize;
 use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::divergence::{self, DivergenceReport, EMULATION_WIDTH},
+    crate::gpu::Timing,
+    crate::harness::{self, Protocol, Record},
+    crate::remap::{self, VariantRun, Variants},
+};
 
 /// A kernel's inputs uploaded and its kernels bound: the timed work as steps, the buffers
 /// its check reads, and the probe's counts.
@@ -26,8 +33,10 @@ pub trait PreparedRun {
     /// The buffers the check reads, in its order, each with the bytes to read (a multiple of 4).
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)>;
     /// The GPU probe's counts after a run prepared with the probe (`None` without it).
+    #[cfg(not(target_arch = "wasm32"))]
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>>;
     /// Runs the steps once, timed.
+    #[cfg(not(target_arch = "wasm32"))]
     fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run(&self.steps(), true)
     }
@@ -88,6 +97,7 @@ pub trait RedirectKernel {
     fn throughput(cfg: &Self::Config, median_seconds: f64) -> Throughput;
     /// The family's own figures for `extra`, measured on a prepared run where needed (none by
     /// default).
+    #[cfg(not(target_arch = "wasm32"))]
     fn extra(
         _gpu: &Gpu,
         _cfg: &Self::Config,
@@ -107,6 +117,7 @@ pub struct BoundKernel {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
     grid: [u32; 3],
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "read back by the native divergence"))]
     probe: Option<ProbeRecords>,
     _remap: Option<GpuBuffer<u32>>,
 }
@@ -144,12 +155,14 @@ impl BoundKernel {
     }
 
     /// The probe's counts after a run ([`PreparedRun::divergence`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         divergence::read_probe(gpu, &self.probe)
     }
 }
 
 /// Reads every output of `run` (blocking).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn read_outputs(gpu: &Gpu, run: &impl PreparedRun) -> Result<Vec<Vec<u8>>> {
     run.outputs().into_iter().map(|(buffer, bytes)| gpu.read_bytes(buffer, bytes)).collect()
 }
@@ -163,6 +176,7 @@ pub fn output_as<T: bytemuck::Pod>(outputs: &[Vec<u8>], i: usize) -> Vec<T> {
 /// `org` and, when `which` includes it, `redirect`: each timed, checked against the CPU
 /// reference, its divergence from the GPU probe (where the adapter has subgroups) and
 /// emulated at width 32.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
     cfg.check_fits(gpu)?;
     let input = K::generate(cfg)?;

@@ -2,13 +2,17 @@
 //! against relaunching an empty kernel once per barrier (`shaders/pt/capability.wgsl`, the
 //! kernels of the capability check, and `shaders/shared/pt_barrier.wgsl`).
 
-use super::{record, Capability, Runtime, Status, Tier};
-use crate::error::{Error, Result};
-use crate::gpu::shader::registry;
-use crate::gpu::{BufferKind, Gpu, Step};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
+use super::{Capability, Status};
 use crate::harness::{named, Named};
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{record, Runtime, Tier},
+    crate::error::{Error, Result},
+    crate::gpu::shader::registry,
+    crate::gpu::{BufferKind, Gpu, Step},
+    crate::harness::{self, Check, Protocol, Record, Throughput},
+};
 
 /// How a workgroup arrives at the global barrier (`pt_barrier` in shaders/shared/pt_barrier.wgsl).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,6 +27,7 @@ pub enum BarrierFence {
 named!(BarrierFence { Device => "device", None => "none" });
 
 impl BarrierFence {
+    #[cfg(not(target_arch = "wasm32"))]
     fn define(self) -> Option<&'static str> {
         (self == BarrierFence::None).then_some("PT_BARRIER_NO_FENCE")
     }
@@ -41,6 +46,7 @@ pub enum BarrierArrival {
 named!(BarrierArrival { Flat => "flat", Tree => "tree" });
 
 impl BarrierArrival {
+    #[cfg(not(target_arch = "wasm32"))]
     fn define(self) -> Option<&'static str> {
         (self == BarrierArrival::Tree).then_some("PT_BARRIER_TREE")
     }
@@ -56,6 +62,7 @@ pub struct BarrierKind {
 }
 
 impl BarrierKind {
+    #[cfg(not(target_arch = "wasm32"))]
     fn defines(self) -> Vec<&'static str> {
         self.arrival.define().into_iter().chain(self.fence.define()).collect()
     }
@@ -89,9 +96,11 @@ pub struct BarrierRun {
 /// Launches `workgroups` workgroups running `iters` global barriers with the message-passing
 /// check. With discovery (the default) the participants are the co-resident ones; with
 /// `rt.options.assume_resident` every launched workgroup participates (test-only).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32, kind: BarrierKind) -> Result<BarrierRun> {
     let config = rt.config(gpu, Tier::Blocking, workgroups);
-    let (r, status, timing) = super::capability::run_check(gpu, registry::pt::capability::BARRIER, &kind.defines(), iters, config, true)?;
+    let (r, status, timing) =
+        crate::gpu::block_on(super::capability::run_check(gpu, registry::pt::capability::BARRIER, &kind.defines(), iters, config, true))?;
     Ok(BarrierRun {
         launched: workgroups,
         participants: r[0],
@@ -104,6 +113,7 @@ pub fn barrier(gpu: &Gpu, rt: &Runtime, workgroups: u32, iters: u32, kind: Barri
 }
 
 /// Time of `count` back-to-back dispatches of an empty kernel over `workgroups` workgroups.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn relaunch(gpu: &Gpu, workgroups: u32, count: u32) -> Result<f64> {
     let kernel = gpu.kernel(registry::pt::capability::RELAUNCH, &[])?;
     let result = gpu.buffer_zeroed::<u32>("relaunch result", 4, BufferKind::Storage)?;
@@ -127,6 +137,7 @@ pub struct BarrierExtra {
 
 /// Barrier latency at each workgroup count: (time of `iters` barriers - time of 0) / iters,
 /// beside the per-dispatch time of relaunching an empty kernel.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench_barrier(
     gpu: &Gpu,
     rt: &Runtime,

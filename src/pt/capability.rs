@@ -57,7 +57,7 @@ struct CheckParams {
 /// over `launch` workgroups and `iters` barriers: the result words (participants, stale
 /// messages, barriers completed), the decoded status and the run's timing (device timestamps
 /// where `timed` and available).
-pub(super) fn run_check(
+pub(super) async fn run_check(
     gpu: &Gpu,
     entry: Entry,
     defines: &[&str],
@@ -75,14 +75,20 @@ pub(super) fn run_check(
     let mut slots: Vec<(u32, &dyn Bind)> = vec![(slot::RESULT, &result), (slot::MESSAGES, &messages), (slot::PARAMS, &params)];
     slots.extend(control.slots());
     let bind = kernel.bind_at(gpu, &slots)?;
-    let timing = gpu.run(&[control.reset(), Step::dispatch(&kernel, &bind, [launch, 1, 1])], timed)?;
-    let r = gpu.read(&result)?;
-    Ok(([r[0], r[1], r[2]], control.status(gpu)?, timing))
+    let timing = gpu.run_async(&[control.reset(), Step::dispatch(&kernel, &bind, [launch, 1, 1])], timed).await?;
+    let r = gpu.read_async(&result).await?;
+    Ok(([r[0], r[1], r[2]], control.status_async(gpu).await?, timing))
+}
+
+/// Checks what `gpu` can do (blocking; see [`assess_async`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
+    crate::gpu::block_on(assess_async(gpu, options, grace))
 }
 
 /// Checks what `gpu` can do. Errors only when the check cannot be set up; a failing capability
 /// is a `Capability` with `blocking_ok == false` and a reason.
-pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
+pub async fn assess_async(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> {
     let max = gpu.caps().max_compute_workgroups_per_dimension;
     let launch = options.discovery_launch.clamp(1, max);
     let config = PtConfig { spin_cap: options.spin_cap.max(1), grace, flags: 0, launched: launch, capacity: 0, heads: 1, chunk: 1, pad: 0 };
@@ -122,7 +128,7 @@ pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> 
         e => Err(e),
     };
 
-    match run_check(gpu, registry::pt::capability::DISCOVER, &[], 0, config, false) {
+    match run_check(gpu, registry::pt::capability::DISCOVER, &[], 0, config, false).await {
         Ok((r, status, timing)) => {
             cap.discovered = status.discovered;
             cap.late = status.late;
@@ -145,7 +151,7 @@ pub fn assess(gpu: &Gpu, options: &PtOptions, grace: u32) -> Result<Capability> 
     let launch = cap.discovered;
     let config = PtConfig { launched: launch, ..config };
     let iterations = cap.barrier_iterations;
-    match run_check(gpu, registry::pt::capability::BARRIER, &[], iterations, config, false) {
+    match run_check(gpu, registry::pt::capability::BARRIER, &[], iterations, config, false).await {
         Ok((r, status, timing)) => {
             cap.barrier_participants = r[0];
             cap.stale_messages = r[1];

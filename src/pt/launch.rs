@@ -2,7 +2,7 @@
 //! assessed [`Capability`]; [`Runtime::plan`] picks the tier a run may use and how many
 //! workgroups a persistent kernel launches; [`Plan`] records every fallback for the results.
 
-use super::capability::{assess, Capability};
+use super::capability::{assess_async, Capability};
 use super::status::Status;
 use super::{PtConfig, Tier, FLAG_ALL_PARTICIPATE};
 use crate::error::{Error, Result};
@@ -173,14 +173,20 @@ impl Runtime {
         self.options.grace.unwrap_or(if gpu.info().device_type == wgpu::DeviceType::Cpu { 2048 } else { 32 })
     }
 
-    /// The adapter's capability (runs [`assess`] on first call).
+    /// The adapter's capability (runs [`super::assess`] on first call; blocking, see
+    /// [`Runtime::capability_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn capability(&self, gpu: &Gpu) -> Result<Capability> {
-        let mut slot = self.capability.lock().map_err(|_| Error::gpu("pt runtime", "capability lock poisoned"))?;
-        if let Some(c) = slot.as_ref() {
-            return Ok(c.clone());
+        crate::gpu::block_on(self.capability_async(gpu))
+    }
+
+    /// The adapter's capability (awaits [`super::assess_async`] until one is kept).
+    pub async fn capability_async(&self, gpu: &Gpu) -> Result<Capability> {
+        if let Some(c) = self.assessed() {
+            return Ok(c);
         }
-        let c = assess(gpu, &self.options, self.grace(gpu))?;
-        *slot = Some(c.clone());
+        let c = assess_async(gpu, &self.options, self.grace(gpu)).await?;
+        *self.capability.lock().map_err(|_| Error::gpu("pt runtime", "capability lock poisoned"))? = Some(c.clone());
         Ok(c)
     }
 
@@ -206,6 +212,7 @@ impl Runtime {
 
     /// Chooses the tier for a case that supports `supported`: the highest supported tier not
     /// above `requested`; the blocking tier only when the capability check passed on this adapter.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn plan(&self, gpu: &Gpu, requested: Tier, supported: &[Tier]) -> Result<Plan> {
         let mut supported = supported.to_vec();
         supported.sort();
@@ -233,6 +240,7 @@ impl Runtime {
 
     /// Workgroups a persistent kernel of `tier` launches: the override, else the discovered
     /// co-resident count (maximal launch); 0 for tier 0.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn launch(&self, gpu: &Gpu, tier: Tier) -> Result<u32> {
         if tier == Tier::Multi {
             return Ok(0);

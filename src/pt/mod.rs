@@ -35,12 +35,15 @@ pub mod status;
 pub mod sweep;
 pub mod user;
 
-pub use capability::{assess, Capability};
+#[cfg(not(target_arch = "wasm32"))]
+pub use capability::assess;
+pub use capability::{assess_async, Capability};
 pub use launch::{tier_that_ran, Plan, PtOptions, Runtime, TierVerdict};
 pub use status::{AbortReason, Status};
 
 use crate::error::Result;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Step};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::harness::{self, Check, Environment, Record, Stats, Throughput};
 use serde::{Deserialize, Serialize};
 
@@ -216,13 +219,21 @@ impl Control {
         Step::clear(&self.ctl)
     }
 
-    /// Reads and decodes the control words after a launch.
+    /// Reads and decodes the control words after a launch (blocking; see
+    /// [`Control::status_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn status(&self, gpu: &Gpu) -> Result<Status> {
-        Ok(Status::decode(&gpu.read(&self.ctl)?, &self.config))
+        crate::gpu::block_on(self.status_async(gpu))
+    }
+
+    /// Reads and decodes the control words after a launch.
+    pub async fn status_async(&self, gpu: &Gpu) -> Result<Status> {
+        Ok(Status::decode(&gpu.read_async(&self.ctl).await?, &self.config))
     }
 }
 
 /// A record of the `pt` family for a benchmark without random inputs (barrier, queue).
+#[cfg(not(target_arch = "wasm32"))]
 #[allow(clippy::too_many_arguments, reason = "one argument per record field that differs")]
 pub(crate) fn record(
     gpu: &Gpu,

@@ -2,12 +2,16 @@
 //! (claims, tier 1) and the bounded ring (push + pop, tier 2) (`shaders/pt/queue.wgsl` over
 //! `shaders/shared/pt_queue.wgsl`).
 
-use super::{record, Control, Runtime, Status, Tier, FLAG_ALL_PARTICIPATE};
+#[cfg(not(target_arch = "wasm32"))]
+use super::record;
+use super::{Control, Runtime, Status, Tier, FLAG_ALL_PARTICIPATE};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{Bind, BufferKind, Gpu, Step};
 use crate::harness::named;
-use crate::harness::{self, Check, Protocol, Record, Throughput};
+use crate::harness::Check;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::harness::{self, Protocol, Record, Throughput};
 use crate::pt;
 use serde::{Deserialize, Serialize};
 
@@ -137,13 +141,10 @@ struct Launch {
 }
 
 impl Launch {
-    /// Binds the kernel of `cfg.kind` for `launched` workgroups; with `check`, every item's
-    /// claim count is kept.
+    /// Binds the kernel of `cfg.kind` for `launched` workgroups (the ring only where the caller
+    /// found it may run); with `check`, every item's claim count is kept.
     fn new(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, launched: u32, check: bool) -> Result<Launch> {
         let ring = cfg.kind == QueueKind::Ring;
-        if ring {
-            require_blocking(gpu, rt)?;
-        }
         let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
         let items = if ring { launched.checked_mul(cfg.rounds).ok_or_else(|| Error::invalid("rounds", "too many items"))? } else { cfg.n };
         let kernel = gpu.kernel(if ring { registry::pt::queue::RING } else { registry::pt::queue::CLAIMS }, &[])?;
@@ -189,10 +190,12 @@ impl Launch {
 /// Whether the ring (tier 2: its pops wait on other workgroups' pushes) may run here: where
 /// the capability check allows the blocking tier, as [`Runtime::plan`] demands of every
 /// blocking case, or where the caller vouches for co-residency (`assume_resident`).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn ring_allowed(gpu: &Gpu, rt: &Runtime) -> Result<bool> {
     Ok(rt.options.assume_resident || rt.capability(gpu)?.blocking_ok)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn require_blocking(gpu: &Gpu, rt: &Runtime) -> Result<()> {
     if ring_allowed(gpu, rt)? {
         return Ok(());
@@ -206,9 +209,13 @@ fn require_blocking(gpu: &Gpu, rt: &Runtime) -> Result<()> {
 }
 
 /// Runs the queue kernel once.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<QueueRun> {
     cfg.validate()?;
     let ring = cfg.kind == QueueKind::Ring;
+    if ring {
+        require_blocking(gpu, rt)?;
+    }
     let tier = if ring { Tier::Blocking } else { Tier::NonBlocking };
     let launched = match cfg.workgroups {
         Some(w) if w > gpu.caps().max_compute_workgroups_per_dimension => {
@@ -278,6 +285,7 @@ impl crate::gpu::Recording for QueueRecording {
 
 /// The error of an aborted queue run; a run the driver's loop limit cut short says so and
 /// names the size that fits, never reports its missing items as wrong results.
+#[cfg(not(target_arch = "wasm32"))]
 fn queue_error(gpu: &Gpu, cfg: &QueueConfig, status: &Status, seconds: f64) -> Error {
     let what = format!("{:?} queue on {}", cfg.kind, gpu.adapter_name());
     match (status.abort, gpu.loop_iteration_limit()) {
@@ -292,6 +300,7 @@ fn queue_error(gpu: &Gpu, cfg: &QueueConfig, status: &Status, seconds: f64) -> E
 }
 
 /// Queue throughput: claims/s and items/s, with one checked run (every item exactly once).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench_queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, protocol: &Protocol) -> Result<Record> {
     let checked = queue(gpu, rt, cfg, true)?;
     if checked.status.aborted() {

@@ -280,16 +280,23 @@ impl Default for QueueOptions {
 }
 
 impl Runtime {
+    /// The tier `shader` runs at on `gpu` and how many workgroups it launches (blocking; see
+    /// [`Runtime::plan_shader_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn plan_shader(&self, gpu: &Gpu, shader: &PtShader) -> Result<Plan> {
+        crate::gpu::block_on(self.plan_shader_async(gpu, shader))
+    }
+
     /// The tier `shader` runs at on `gpu` and how many workgroups it launches. A kernel that
     /// waits is refused (an [`Error::Unsupported`] saying what to do) where the adapter's
     /// capability check failed.
-    pub fn plan_shader(&self, gpu: &Gpu, shader: &PtShader) -> Result<Plan> {
+    pub async fn plan_shader_async(&self, gpu: &Gpu, shader: &PtShader) -> Result<Plan> {
         let mut plan =
             Plan { requested: shader.needs, used: shader.needs, fallbacks: Vec::new(), launch: 0, supported: vec![shader.needs] };
         if shader.needs == Tier::Multi {
             return Ok(plan);
         }
-        let capability = self.capability(gpu)?;
+        let capability = self.capability_async(gpu).await?;
         if shader.needs == Tier::Blocking && !capability.blocking_ok && !self.options.assume_resident {
             return Err(refusal(shader, &capability));
         }
@@ -636,13 +643,13 @@ pub fn run(gpu: &Gpu, runtime: &Runtime, request: &PtRequest) -> Result<PtRun> {
     crate::gpu::block_on(run_async(gpu, runtime, request))
 }
 
-/// [`run`] as a future (the runtime's capability check still blocks on its first use).
+/// [`run`] as a future.
 pub async fn run_async(gpu: &Gpu, runtime: &Runtime, request: &PtRequest<'_>) -> Result<PtRun> {
     if request.samples == 0 || request.dispatches == 0 {
         return Err(Error::invalid("run", "samples and dispatches must each be at least 1"));
     }
     let shader = shader(request.file, request.wgsl, request.entry, gpu.device().limits().max_bind_groups)?;
-    let plan = runtime.plan_shader(gpu, &shader)?;
+    let plan = runtime.plan_shader_async(gpu, &shader).await?;
     let workgroups = match (request.workgroups, plan.used) {
         (Some(w), _) => w,
         (None, Tier::Multi) => {

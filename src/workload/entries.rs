@@ -2,23 +2,28 @@
 //! the runner it calls. Tiny sizes run in seconds on a CPU adapter (the test suite runs them
 //! all); paper sizes are the papers' own, for a real GPU.
 
-use super::{Entry, Runner, Scale, Workload};
+use super::{Entry, Scale, Workload};
 use crate::gpu::shader::registry as shader;
 use crate::gpu::Bind;
 use crate::harness::Footprint;
-use crate::kernels::flowshop::bench::{bench_instance, BenchConfig, PoolsRecording};
+use crate::kernels::flowshop::bench::{BenchConfig, PoolsRecording};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, Compiler, RegtileConfig, Shape, Variant};
-use crate::kernels::micro::{self, remapped, Distribution, MicroConfig, Pattern};
+use crate::kernels::micro::{self, Distribution, MicroConfig, Pattern};
 use crate::kernels::redirect::{self, RedirectConfig, RedirectKernel};
-use crate::kernels::split::{self, BranchConfig, LoopConfig, MaskLayout};
+use crate::kernels::split::{BranchConfig, LoopConfig, MaskLayout};
 use crate::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
-use crate::pt::cases::{self as pt, forest, gsync, prodcons, sync};
+use crate::pt::cases::{forest, gsync, prodcons, sync};
 use crate::pt::{barrier as pt_barrier, queue as pt_queue};
 use crate::remap::Strategy;
 use crate::remap::Variants;
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::Runner, crate::kernels::flowshop::bench::bench_instance, crate::kernels::micro::remapped, crate::kernels::split,
+    crate::pt::cases as pt,
+};
 
 const ZHANG_FIG1: &str = "Zhang et al., ICS'10, Figure 1";
 const ZHANG_S5: &str = "Zhang et al., ICS'10, section 5";
@@ -47,6 +52,7 @@ where
         paper: ZHANG_S5,
         summary,
         config,
+        #[cfg(not(target_arch = "wasm32"))]
         run: Runner::Whole(|gpu, c, p| redirect::bench::<K>(gpu, &c.config, c.variants, p)),
         prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<K>::new(gpu, c.config.clone())?))),
         shader: Some(shader),
@@ -119,6 +125,7 @@ fn branch_sweep(scale: Scale) -> BranchSweep {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run_branch(
     gpu: &crate::Gpu,
     s: &BranchSweep,
@@ -234,6 +241,7 @@ impl PtRuntimeParams {
     }
 
     /// A runtime with these options, each checked.
+    #[cfg(not(target_arch = "wasm32"))]
     fn runtime(&self) -> crate::Result<crate::pt::Runtime> {
         Ok(crate::pt::Runtime::new(self.options()?))
     }
@@ -271,6 +279,7 @@ impl<C> PtCaseParams<C> {
 /// A persistent-threads case (built by `new` from the configuration) at the tiers `c.tier` asks
 /// for, lower ones first; each may fall back, and says so. A tier the case lacks runs as the
 /// one below it that it has, unless the case has some of the tiers asked for.
+#[cfg(not(target_arch = "wasm32"))]
 fn run_case<C: Clone, K: pt::Case>(
     gpu: &crate::Gpu,
     c: &PtCaseParams<C>,
@@ -313,6 +322,7 @@ impl BarrierParams {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run_barrier(gpu: &crate::Gpu, b: &BarrierParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
     b.checked()?;
     let rt = b.runtime.runtime()?;
@@ -343,6 +353,7 @@ impl PtQueueParams {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run_queue(gpu: &crate::Gpu, q: &PtQueueParams, protocol: &crate::harness::Protocol) -> crate::Result<Vec<crate::harness::Record>> {
     pt_queue::bench_queue(gpu, &q.runtime.runtime()?, &q.config, protocol).map(|r| vec![r])
 }
@@ -356,6 +367,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_FIG1,
             summary: "a data-dependent loop: trip counts from a distribution (one long lane per group by default)",
             config: micro_loop,
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r])),
             prepare: Some(micro_recording),
             shader: Some(shader::micro::data_loop::MAIN),
@@ -373,6 +385,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 n: s.pick(1 << 12, 1 << 16, 1 << 24),
                 ..Default::default()
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| micro::bench(gpu, c, p).map(|r| vec![r])),
             prepare: Some(micro_recording),
             shader: Some(shader::micro::if_branch::MAIN),
@@ -400,6 +413,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: ZHANG_S5,
             summary: "f32 sum: interleaved, its index-array remap, sequential, fast and blocked kernels",
             config: |s| all_variants(reduction::ReductionConfig { n: s.pick(1 << 12, 1 << 18, 1 << 24), seed: 1, fast_groups: None }),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| reduction::bench(gpu, &c.config, c.variants, p)),
             prepare: Some(|gpu, c| super::recordings::reduction(gpu, &c.config)),
             shader: Some(shader::reduction::interleaved::MAIN),
@@ -417,6 +431,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "branched vs split kernels, else lanes in one contiguous block",
             config: branch_sweep,
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Points(
                 |s| s.else_fractions.len() as u64,
                 |gpu, c, p, progress| run_branch(gpu, c, MaskLayout::Linear, p, progress),
@@ -432,6 +447,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "branched vs split kernels, else lanes scattered at random",
             config: branch_sweep,
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Points(
                 |s| s.else_fractions.len() as u64,
                 |gpu, c, p, progress| run_branch(gpu, c, MaskLayout::Random, p, progress),
@@ -447,6 +463,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: CARRILLO,
             summary: "a fused loop over two arrays vs one loop per array",
             config: |s| LoopConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| split::bench_loops(gpu, c, p).map(Vec::from)),
             prepare: None,
             shader: Some(shader::split::loop_split::FUSED),
@@ -461,6 +478,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "CPU-GPU synchronization: a consumer sized by readback or indirect dispatch vs persistent threads",
             config: |s| pt_case(sync::SyncConfig { n: s.pick(1 << 12, 1 << 16, 1 << 20), ..Default::default() }),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| run_case(gpu, c, sync::SyncCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::sync::FUSED),
@@ -480,6 +498,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                     ..Default::default()
                 })
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| run_case(gpu, c, forest::ForestCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::forest::EXPAND_PT),
@@ -492,6 +511,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "producer-consumer locality: a global reduction or a two-stage workload",
             config: |s| pt_case(prodcons::ProdConsConfig { n: s.pick(1 << 12, 1 << 18, 1 << 22), ..Default::default() }),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| run_case(gpu, c, prodcons::ProdConsCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::prodcons::REDUCE_PT),
@@ -511,6 +531,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                     seed: 1,
                 })
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(|gpu, c, p| run_case(gpu, c, gsync::GsyncCase::new, p)),
             prepare: None,
             shader: Some(shader::pt::gsync::PHASES_PT),
@@ -528,6 +549,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 kind: Default::default(),
                 runtime: PtRuntimeParams::default(),
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_barrier),
             prepare: None,
             shader: Some(shader::pt::capability::BARRIER),
@@ -540,6 +562,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: one global head, one claim per item (every item exactly once)",
             config: |s| queue(pt_queue::QueueKind::Single, s),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
@@ -552,6 +575,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: one global head, a chunk of items per claim",
             config: |s| queue(pt_queue::QueueKind::Chunked, s),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
@@ -564,6 +588,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: distributed heads over item ranges with stealing",
             config: |s| queue(pt_queue::QueueKind::Distributed, s),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
             prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
@@ -576,6 +601,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             paper: GUPTA,
             summary: "work-queue throughput: a bounded ring, one push and one pop per item (blocking tier, where allowed)",
             config: |s| queue(pt_queue::QueueKind::Ring, s),
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
             prepare: None,
             shader: Some(shader::pt::queue::RING),
@@ -598,6 +624,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
                 cpu: false,
                 probe: true,
             },
+            #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Points(|c| (c.pool_sizes.len() * c.strategies.len()) as u64, bench_instance),
             prepare: Some(|gpu, c| Ok(Box::new(PoolsRecording::new(gpu, c)?))),
             shader: Some(shader::flowshop::lb2::LB2),
@@ -632,6 +659,7 @@ fn matmul_entry(variant: Variant) -> Box<dyn Workload> {
                         regtile: RegtileConfig::default(),
                         compiler: Compiler::Wgpu,
                     },
+                    #[cfg(not(target_arch = "wasm32"))]
                     run: Runner::Whole(|gpu, c, p| matmul::bench_compiled(gpu, Variant::$v, &c.compiler, c.shape, &c.regtile, p, c.seed).map(|r| vec![r])),
                     prepare: Some(|gpu, c| super::recordings::matmul(gpu, Variant::$v, c)),
                     shader: matmul::spec(Variant::$v, Shape::square(64), &RegtileConfig::default()).ok().map(|k| k.entry),
@@ -655,6 +683,7 @@ fn remap_entry(strategy: Strategy) -> Box<dyn Workload> {
                     paper: ZHANG_S5,
                     summary: "the divergent loop remapped (thread-data remapping), remap cost beside kernel time",
                     config: micro_loop,
+                    #[cfg(not(target_arch = "wasm32"))]
                     run: Runner::Whole(|gpu, c, p| remapped::bench_remap(gpu, c, Strategy::$s, p).map(|r| vec![r])),
                     prepare: match Strategy::$s {
                         Strategy::Redirect | Strategy::Tile | Strategy::Defer => Some(|gpu, c| super::recordings::remap(gpu, c, Strategy::$s)),

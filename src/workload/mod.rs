@@ -26,14 +26,16 @@ mod recordings;
 pub use crate::gpu::{read_recording_async, run_recording_async, Recording};
 pub use crate::harness::Scale;
 pub use entries::BranchSweep;
-#[cfg(feature = "report")]
+#[cfg(all(feature = "report", not(target_arch = "wasm32")))]
 pub(crate) use entries::{BarrierParams, MatmulParams, PtCaseParams, PtQueueParams, PtRuntimeParams};
 pub use params::{number_value, ParamKind, ParamSpec};
 
 use crate::divergence::Divergence;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::harness::{Footprint, Progress, Protocol, Record};
+use crate::harness::{Footprint, Record};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::harness::{Progress, Protocol};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -51,12 +53,14 @@ pub trait Workload: Send + Sync {
     fn params(&self, scale: Scale) -> serde_json::Value;
     /// Runs with `params` (an object as [`Workload::params`] gives, with any values changed) and
     /// checks every result against the CPU reference (each record says whether it passed).
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(&self, gpu: &Gpu, params: &serde_json::Value, protocol: &Protocol) -> Result<Vec<Record>> {
         self.run_with_progress(gpu, params, protocol, None)
     }
     /// [`Workload::run`], moving `progress` on by [`Workload::progress_steps`] steps: one per
     /// point of a run made of several (each of a split sweep's else-fractions, each pool of the
     /// flow-shop bench), saying what each point runs; one at the end of any other run.
+    #[cfg(not(target_arch = "wasm32"))]
     fn run_with_progress(
         &self,
         gpu: &Gpu,
@@ -65,6 +69,7 @@ pub trait Workload: Send + Sync {
         progress: Option<&Progress>,
     ) -> Result<Vec<Record>>;
     /// The steps [`Workload::run_with_progress`] moves its progress on by with `params`.
+    #[cfg(not(target_arch = "wasm32"))]
     fn progress_steps(&self, params: &serde_json::Value) -> u64;
     /// The workload's GPU work prepared for recording into a caller's encoder (an app's frame),
     /// for the workloads that offer it; `None` for the others.
@@ -164,6 +169,7 @@ pub(crate) struct Entry<C> {
     pub paper: &'static str,
     pub summary: &'static str,
     pub config: fn(Scale) -> C,
+    #[cfg(not(target_arch = "wasm32"))]
     pub run: Runner<C>,
     pub prepare: Option<Prepare<C>>,
     /// The main kernel (for occupancy).
@@ -176,6 +182,7 @@ pub(crate) struct Entry<C> {
 }
 
 /// How a registry line runs its configuration.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) enum Runner<C> {
     /// In one piece: one progress step when it is done.
     Whole(fn(&Gpu, &C, &Protocol) -> Result<Vec<Record>>),
@@ -184,6 +191,7 @@ pub(crate) enum Runner<C> {
 }
 
 /// A registry line's run that moves the progress on once per point.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) type RunPoints<C> = fn(&Gpu, &C, &Protocol, Option<&Progress>) -> Result<Vec<Record>>;
 
 /// How a registry line counts per-warp divergence.
@@ -212,6 +220,7 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     fn params(&self, scale: Scale) -> serde_json::Value {
         serde_json::to_value((self.config)(scale)).unwrap_or_default()
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn run_with_progress(
         &self,
         gpu: &Gpu,
@@ -231,6 +240,7 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
             Runner::Points(_, run) => run(gpu, &config, protocol, progress),
         }
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn progress_steps(&self, params: &serde_json::Value) -> u64 {
         match (&self.run, self.config(params)) {
             (Runner::Points(points, _), Ok(config)) => points(&config),
@@ -346,6 +356,7 @@ impl Run {
 /// checked and, where its workload knows what it allocates, found to fit `gpu` and the host:
 /// a sweep that cannot run whole fails before its first run starts. `what` names the progress,
 /// which moves on per point of each run ([`Workload::run_with_progress`]).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_all(gpu: &Gpu, runs: &[Run], protocol: &Protocol, what: &str) -> Result<Vec<Record>> {
     let mut workloads = Vec::with_capacity(runs.len());
     for run in runs {

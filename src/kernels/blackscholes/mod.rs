@@ -190,6 +190,7 @@ impl Prepared {
     }
 
     /// (call, put) of the last dispatch.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn results(&self, gpu: &Gpu) -> Result<(Vec<f32>, Vec<f32>)> {
         Ok((gpu.read(&self.call)?, gpu.read(&self.put)?))
     }
@@ -202,6 +203,7 @@ impl PreparedRun for Prepared {
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         vec![(&self.call.buffer, self.call.bytes()), (&self.put.buffer, self.put.bytes())]
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         self.run.divergence(gpu)
     }

@@ -6,16 +6,22 @@
 //! GPU result is compared with the CPU bounds of the same pool; a mismatch is an error.
 
 use serde::{Deserialize, Serialize};
-use web_time::Instant;
 
-use super::gpu::{GpuBoundOptions, GpuBounder, PoolKernel, ThreadMapping};
+use super::gpu::{GpuBoundOptions, PoolKernel, ThreadMapping};
 use super::{
     solve_with, taillard_by_name, BoundData, Bounder, Branching, CpuBounder, Exploration, Instance, IteratedGreedy, LowerBound, Pool,
     SearchOptions,
 };
 use crate::error::{Error, Result};
-use crate::gpu::{Gpu, Timing, TimingSource};
-use crate::harness::{self, Check, Environment, Named, Progress, Protocol, Record, Throughput};
+use crate::gpu::{Gpu, TimingSource};
+use crate::harness::Check;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::gpu::GpuBounder,
+    crate::gpu::Timing,
+    crate::harness::{self, Environment, Named, Progress, Protocol, Record, Throughput},
+    web_time::Instant,
+};
 
 /// Records a real search's pools until `want` children are gathered, then prunes every
 /// child so the search ends quickly.
@@ -141,10 +147,12 @@ impl BenchConfig {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn wall(seconds: f64) -> Timing {
     Timing { seconds, source: TimingSource::WallClock, wall_seconds: seconds }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct PoolInfo<'a> {
     instance: &'a Instance,
     config: &'a BenchConfig,
@@ -153,6 +161,7 @@ struct PoolInfo<'a> {
     strategy: Exploration,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl PoolInfo<'_> {
     fn params(&self, device: &str, extra: serde_json::Value) -> serde_json::Value {
         let depths = parent_depths(self.pool);
@@ -197,6 +206,7 @@ impl PoolInfo<'_> {
 
 /// Refuses pool sizes whose buffers could exceed the device's storage binding before any
 /// host memory is spent building them: a pool may hold one parent record per child.
+#[cfg(not(target_arch = "wasm32"))]
 fn check_pool_sizes(gpu: &Gpu, data: &BoundData, sizes: &[usize]) -> Result<()> {
     let per_child = 4 * (super::resident::node_stride(data.jobs, data.machines) as u64 + 4);
     let limit = (gpu.caps().max_storage_buffer_binding_size / per_child).min(u64::from(u32::MAX) - 1);
@@ -212,6 +222,7 @@ fn check_pool_sizes(gpu: &Gpu, data: &BoundData, sizes: &[usize]) -> Result<()> 
 }
 
 /// Fails loudly when the GPU bounds differ from the CPU's.
+#[cfg(not(target_arch = "wasm32"))]
 fn exact(what: &str, got: &[u32], expected: &[u32]) -> Result<Check> {
     Check::exact(got, expected).into_result(what)
 }
@@ -271,6 +282,7 @@ impl crate::gpu::Recording for PoolsRecording {
 /// Runs `config` on one instance: per pool size and strategy, the GPU kernels (timed over
 /// `protocol`: upload, kernel and readback, the time a search pays per pool), then the CPU;
 /// `progress` moves on one step per pool size and strategy.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench_instance(gpu: &Gpu, config: &BenchConfig, protocol: &Protocol, progress: Option<&Progress>) -> Result<Vec<Record>> {
     config.validate()?;
     let instance = taillard_by_name(&config.instance)?;
@@ -375,6 +387,7 @@ pub struct BoundingExtra {
 }
 
 /// `extra.speedup_over_one_core` on GPU records whose pool size has a one-core CPU record.
+#[cfg(not(target_arch = "wasm32"))]
 fn add_speedups(records: &mut [Record]) {
     let one_core: Vec<(u64, String, f64)> = records
         .iter()

@@ -10,17 +10,21 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::checkpoint::Checkpoint;
-use super::gpu::{GpuBoundOptions, GpuBounder, ThreadMapping};
-use super::resident::{solve_resident, ResidentOptions};
+use super::gpu::ThreadMapping;
+use super::resident::ResidentOptions;
 use super::{
-    cpu, read_instance, solve_with, taillard_by_name, BoundData, Branching, CpuBounder, Exploration, Instance, IteratedGreedy, LowerBound,
-    Node, Progress, SearchOptions, Solution,
+    cpu, read_instance, taillard_by_name, BoundData, Branching, Exploration, Instance, IteratedGreedy, LowerBound, Node, SearchOptions,
+    Solution,
 };
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::GpuOptions;
 use crate::harness::named;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::gpu::{GpuBoundOptions, GpuBounder},
+    super::resident::solve_resident,
+    super::{solve_with, CpuBounder, Progress},
+    crate::gpu::{Gpu, GpuOptions},
+};
 
 /// `flowshop bound`: the bounds of one node.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -393,6 +397,7 @@ fn not_for_device(field: &str, device: &str) -> Error {
 
 /// Runs the search of `args`; `gpu` is required for `Device::Gpu`. The search stops early,
 /// with what it found so far, once `interrupted` is set.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn solve_instance(
     args: &SolveOptions,
     gpu: Option<&Gpu>,
@@ -404,6 +409,7 @@ pub fn solve_instance(
 
 /// As [`solve_instance`] on any number of GPUs: the resident search spreads over all of
 /// them, the host search uses the first.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn solve_instance_on(
     args: &SolveOptions,
     gpus: &[&Gpu],
@@ -417,6 +423,7 @@ pub fn solve_instance_on(
 
 /// As [`solve_instance_on`] on an instance already loaded (or generated): `args.instance`
 /// is not read.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn solve_loaded(
     args: &SolveOptions,
     instance: &Instance,
@@ -429,6 +436,7 @@ pub fn solve_loaded(
 }
 
 /// [`solve_loaded`] on options already validated.
+#[cfg(not(target_arch = "wasm32"))]
 fn search(
     args: &SolveOptions,
     instance: &Instance,
@@ -477,6 +485,7 @@ fn search(
 /// `solution` unless it claims a proof that a known schedule of `instance` (Taillard's table,
 /// the file's header) refutes: no schedule below a value above that schedule's makespan.
 /// Only a damaged or forged checkpoint (`resumed`), or a fault, leads there.
+#[cfg(not(target_arch = "wasm32"))]
 fn check_against_known(instance: &Instance, solution: Solution, resumed: bool) -> Result<Solution> {
     let known = instance.upper_bound;
     match solution.proven_lower_bound {
@@ -505,12 +514,14 @@ pub fn job_list(jobs: &[usize]) -> String {
 
 /// `flowshop solve` on `gpu` (required for `Device::Gpu`). Stops early with what it found so
 /// far once `interrupted` is set.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn solve(args: &SolveOptions, gpu: Option<&Gpu>, interrupted: Option<&AtomicBool>) -> Result<SolveReport> {
     solve_on(args, gpu.as_slice(), interrupted, None)
 }
 
 /// As [`solve`] on any number of GPUs (the resident search spreads over all of them), with
 /// `progress` called about every [`SolveOptions::progress_every`] seconds.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn solve_on(
     args: &SolveOptions,
     gpus: &[&Gpu],
@@ -544,6 +555,7 @@ pub fn solve_opening(
 }
 
 /// [`solve_on`] on options already validated.
+#[cfg(not(target_arch = "wasm32"))]
 fn report_on(
     args: &SolveOptions,
     gpus: &[&Gpu],
@@ -561,6 +573,7 @@ fn report_on(
 }
 
 impl SolveReport {
+    #[cfg(not(target_arch = "wasm32"))]
     fn new(args: &SolveOptions, instance: Instance, device: String, solution: Solution) -> Self {
         SolveReport {
             best_known: (instance.upper_bound != 0).then_some(instance.upper_bound),

@@ -9,11 +9,17 @@
 use crate::gpu::shader::{registry, Entry};
 use std::sync::Arc;
 
-use super::{BoundData, Bounder, LowerBound, Pool, Started, WORKGROUP_SIZE};
-use crate::divergence::{Divergence, ProbeLayout, PROBE_BINDING};
+use super::{BoundData, LowerBound, Pool, WORKGROUP_SIZE};
+use crate::divergence::{ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step, Timing};
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::{named, Named};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{Bounder, Started},
+    crate::divergence::Divergence,
+    crate::gpu::{PendingRead, Timing},
+};
 
 /// Sites counted by the probe in each kernel (`PROBE_SITES` in the WGSL files).
 pub fn probe_sites(bound: LowerBound) -> usize {
@@ -134,6 +140,7 @@ pub(crate) struct PoolKernel {
 }
 
 /// Bounds pools on the GPU. Implements [`Bounder`], so it drops into [`super::solve_with`].
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug)]
 pub struct GpuBounder<'g> {
     gpu: &'g Gpu,
@@ -148,6 +155,7 @@ pub struct GpuBounder<'g> {
     kernel_seconds: f64,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl<'g> GpuBounder<'g> {
     /// Uploads the instance data and compiles the kernel. Fails for more than
     /// [`super::GPU_MAX_MACHINES`] machines, for buffers beyond the device's limits, and for
@@ -188,6 +196,7 @@ impl<'g> GpuBounder<'g> {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Bounder for GpuBounder<'_> {
     fn bound(&mut self, pool: &Pool) -> Result<Vec<u32>> {
         self.bound_pruning_at(pool, 0)
@@ -230,12 +239,14 @@ impl Bounder for GpuBounder<'_> {
 }
 
 /// A pool started on the GPU whose bounds are not read yet.
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug)]
 struct PendingBounds {
     read: PendingRead,
     count: usize,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl GpuBounder<'_> {
     /// Bounds `pool`; with `prune_at` > 0, LB2 threads stop at the first machine pair whose
     /// bound reaches it.

@@ -19,21 +19,27 @@
 //! is below the incumbent" does not depend on the order, so the resident search counts the
 //! same nodes and leaves as the host search.
 
-use std::sync::Arc;
 use std::time::Duration;
-use web_time::Instant;
 
-use super::checkpoint::{Checkpoint, CheckpointFile};
-use super::gpu::ThreadMapping;
-use super::model::{Instance, LowerBound, GPU_MAX_MACHINES, WORKGROUP_SIZE};
-use super::search::{check_schedule, Branching, Exploration, FrontierUse, Progress, SearchOptions, Solution};
-use super::{heuristic, BoundData};
-use crate::error::{Error, Result};
-use crate::gpu::shader::registry;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step};
+use super::checkpoint::Checkpoint;
+use super::BoundData;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::checkpoint::CheckpointFile,
+    super::gpu::ThreadMapping,
+    super::heuristic,
+    super::model::{Instance, LowerBound, GPU_MAX_MACHINES, WORKGROUP_SIZE},
+    super::search::{check_schedule, Branching, Exploration, FrontierUse, Progress, SearchOptions, Solution},
+    crate::error::{Error, Result},
+    crate::gpu::shader::registry,
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PendingRead, Step},
+    std::sync::Arc,
+    web_time::Instant,
+};
 
 #[cfg(feature = "mpi")]
 mod ranks;
+#[cfg(not(target_arch = "wasm32"))]
 mod threads;
 
 #[cfg(feature = "mpi")]
@@ -46,6 +52,7 @@ pub const SILENCE: Duration = Duration::from_secs(60);
 pub const RESIDENT_MAX_JOBS: usize = 128;
 
 /// resident_masks runs a workgroup per node, in rows of this many (resident.wgsl's MASK_ROW).
+#[cfg(not(target_arch = "wasm32"))]
 const MASK_ROW: u32 = 32768;
 
 /// `resident_order` halves the prune counts once one reaches this (resident.wgsl's HITS_LIMIT).
@@ -53,9 +60,11 @@ const MASK_ROW: u32 = 32768;
 const HITS_LIMIT: u32 = 1 << 30;
 
 /// Machine pairs of at most [`GPU_MAX_MACHINES`] machines (lb2.wgsl's `MAX_PAIRS`).
+#[cfg(not(target_arch = "wasm32"))]
 const MAX_PAIRS: usize = GPU_MAX_MACHINES * (GPU_MAX_MACHINES - 1) / 2;
 
 /// Words of the status buffer (`state` in `resident.wgsl`).
+#[cfg(not(target_arch = "wasm32"))]
 mod word {
     pub(crate) const COUNT: usize = 0;
     pub(crate) const BEST: usize = 1;
@@ -79,6 +88,7 @@ pub const PLACE_NONE: u32 = u32::MAX;
 pub const DEFAULT_MEMORY_BUDGET: u64 = 2 << 30;
 
 /// Frames the frame stack holds beyond one per job (a loaded frontier's and spares).
+#[cfg(not(target_arch = "wasm32"))]
 const SPARE_FRAMES: usize = 4;
 
 /// Open nodes in compact form: node records and the entries that refer to them (entry `i` is
@@ -197,6 +207,7 @@ pub struct ResidentOptions {
 }
 
 /// Status of one device after a submission.
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Clone, Copy, Debug, Default)]
 struct Status {
     /// Open entries of this device (above the floor).
@@ -210,6 +221,7 @@ struct Status {
     leaves: u64,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Status {
     fn from_words(w: &[u32]) -> Self {
         let wide = |at: usize| u64::from(w[at]) | (u64::from(w[at + 1]) << 32);
@@ -228,6 +240,7 @@ impl Status {
 /// The entry and record capacities of a memory budget: a third of it for entries, the rest
 /// for records (the records of the frames a deep search holds outweigh its entries), each
 /// within one buffer and no less than one depth-first dive needs.
+#[cfg(not(target_arch = "wasm32"))]
 fn capacities(budget: u64, words_limit: usize, jobs: usize, stride: usize) -> (usize, usize) {
     let words = (budget / 4) as usize;
     // a depth-first dive (resident_plan's reserve) above the root
@@ -239,6 +252,7 @@ fn capacities(budget: u64, words_limit: usize, jobs: usize, stride: usize) -> (u
 }
 
 /// The search state and kernels on one GPU.
+#[cfg(not(target_arch = "wasm32"))]
 struct ResidentDevice<'g> {
     gpu: &'g Gpu,
     node_stride: usize,
@@ -280,11 +294,13 @@ struct ResidentDevice<'g> {
 /// LB2's passes in the resident search: `lb2_screen`, then `lb2_listed` and `lb2_rest`, each
 /// sized by the one-thread kernel before it; `order`, once per submission, sorts the pairs
 /// by how often each pruned (absent: the host's order throughout).
+#[cfg(not(target_arch = "wasm32"))]
 struct Screen {
     passes: [(Arc<Kernel>, wgpu::BindGroup); 5],
     order: Option<(Arc<Kernel>, wgpu::BindGroup)>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl<'g> ResidentDevice<'g> {
     /// Buffers and kernels for `data`; [`check_resident_size`] has accepted the size.
     fn new(gpu: &'g Gpu, data: &BoundData, bound: LowerBound, branching: Branching, pool: usize, budget: Option<u64>) -> Result<Self> {
@@ -690,6 +706,7 @@ impl<'g> ResidentDevice<'g> {
 
 /// Refuses sizes the resident kernels cannot run: more than [`RESIDENT_MAX_JOBS`] jobs, pools
 /// beyond the dispatch limits, and loops llvmpipe would cut short.
+#[cfg(not(target_arch = "wasm32"))]
 fn check_resident_size(gpu: &Gpu, data: &BoundData, bound: LowerBound, pool: usize) -> Result<()> {
     let (n, m) = (data.jobs, data.machines);
     if n > RESIDENT_MAX_JOBS {
@@ -728,6 +745,7 @@ fn check_resident_size(gpu: &Gpu, data: &BoundData, bound: LowerBound, pool: usi
 /// a device that runs dry takes open nodes from another, see `threads`). Honours the bound,
 /// branching, limits, interrupt flag and progress interval of `options`; `exploration` must
 /// be depth-first and `pool_size` is the number of nodes one round branches per device.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn solve_resident(
     gpus: &[&Gpu],
     instance: &Instance,
@@ -781,6 +799,7 @@ pub fn solve_resident(
 
 /// Refuses what the resident search cannot run: exploration other than depth-first, sizes the
 /// kernels cannot take on any of `gpus`.
+#[cfg(not(target_arch = "wasm32"))]
 fn check_resident_options(gpus: &[&Gpu], data: &BoundData, options: &SearchOptions) -> Result<()> {
     if options.exploration != Exploration::DepthFirst {
         return Err(Error::invalid(
@@ -797,6 +816,7 @@ fn check_resident_options(gpus: &[&Gpu], data: &BoundData, options: &SearchOptio
 
 /// The start of a search: the heuristic's schedule and the root, or the checkpoint resumed
 /// (checked against `instance` and `options`). Its `best` is the value a schedule must beat.
+#[cfg(not(target_arch = "wasm32"))]
 fn beginning(instance: &Instance, options: &SearchOptions, resident: &ResidentOptions, start: Instant) -> Result<Checkpoint> {
     if let Some(checkpoint) = &resident.resume {
         return Ok(checkpoint.check_against(instance, options)?.clone());
@@ -820,6 +840,7 @@ fn beginning(instance: &Instance, options: &SearchOptions, resident: &ResidentOp
 
 /// One search as every device's driver sees it: what it solves, how it started, where its
 /// checkpoints go.
+#[cfg(not(target_arch = "wasm32"))]
 struct Run<'r> {
     instance: &'r Instance,
     options: &'r SearchOptions<'r>,
@@ -830,6 +851,7 @@ struct Run<'r> {
     every: Option<Duration>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Run<'_> {
     /// The checkpoint of the search made of every device's `parts` (taken at one quiescent
     /// point): their open nodes, counts, and the best incumbent with its schedule.
@@ -882,6 +904,7 @@ impl Run<'_> {
 }
 
 /// A device's share of the search at a quiescent point.
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Clone, Debug)]
 struct Part {
     open: Frontier,
@@ -893,6 +916,7 @@ struct Part {
     leaf: Option<(u32, Vec<usize>)>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Part {
     /// Open nodes on their way to a device: no counts, no incumbent.
     fn of_open(open: Frontier) -> Self {

@@ -14,7 +14,9 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{Check, Protocol, Throughput};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::harness::Protocol;
+use crate::harness::{Check, Throughput};
 use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use serde::{Deserialize, Serialize};
@@ -158,6 +160,7 @@ impl RedirectKernel for Gafort {
     fn throughput(cfg: &GaConfig, median_seconds: f64) -> Throughput {
         Throughput { value: cfg.children as f64 / median_seconds * 1e-6, unit: "M children/s".into() }
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn extra(_: &Gpu, _: &GaConfig, _: &GaInput, expected: &Self::Expected, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
         Ok(serde_json::json!({ "best_fitness": expected.1.iter().copied().max().unwrap_or(0) }))
     }
@@ -207,6 +210,7 @@ impl Prepared {
     }
 
     /// (children genes gene-major, child fitness).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn results(&self, gpu: &Gpu) -> Result<(Vec<u32>, Vec<u32>)> {
         Ok((gpu.read(&self.children)?, gpu.read(&self.fitness)?))
     }
@@ -219,6 +223,7 @@ impl PreparedRun for Prepared {
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         vec![(&self.children.buffer, self.children.bytes()), (&self.fitness.buffer, self.fitness.bytes())]
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         self.run.divergence(gpu)
     }

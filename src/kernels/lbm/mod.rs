@@ -10,7 +10,9 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{Check, Protocol, Throughput};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::harness::Protocol;
+use crate::harness::{Check, Throughput};
 use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use serde::{Deserialize, Serialize};
@@ -167,6 +169,7 @@ impl RedirectKernel for Lbm {
     fn throughput(cfg: &LbmConfig, median_seconds: f64) -> Throughput {
         Throughput { value: cfg.cells() as f64 / median_seconds * 1e-6, unit: "MLUPS".into() }
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn extra(_: &Gpu, _: &LbmConfig, input: &LbmInput, _: &Vec<f64>, _: &Prepared, _: &Protocol) -> Result<serde_json::Value> {
         Ok(serde_json::json!({ "fluid_cells": input.flags.iter().filter(|&&f| f != 0).count() }))
     }
@@ -217,6 +220,7 @@ impl Prepared {
     }
 
     /// The distributions after the step, `f[q * n + c]`.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn results(&self, gpu: &Gpu) -> Result<Vec<f32>> {
         gpu.read(&self.f_out)
     }
@@ -230,6 +234,7 @@ impl PreparedRun for Prepared {
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         vec![(&self.f_out.buffer, self.f_out.bytes())]
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         self.run.divergence(gpu)
     }

@@ -33,8 +33,11 @@ pub use compiler::Compiler;
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess, validate};
 use crate::gpu::shader::{registry, Entry};
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::gpu::Timing;
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -522,14 +525,17 @@ impl Prepared {
         vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
     }
 
-    /// Runs the kernel once and times it.
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&self.steps(), true)
-    }
-
     /// C's buffer (M×N f32, row-major), for reading back after recorded steps.
     pub fn c_buffer(&self) -> &GpuBuffer<f32> {
         &self.c
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Prepared {
+    /// Runs the kernel once and times it.
+    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&self.steps(), true)
     }
 
     /// Zeroes C (so a check cannot pass on stale values).
@@ -561,12 +567,14 @@ pub fn checked_rows(shape: Shape) -> Vec<usize> {
 /// Times `variant` on random A, B of `shape`, checks C against the f64 CPU reference (every
 /// row up to [`FULL_CHECK_MACS`], else 64 evenly spaced rows and the last), and reports GFLOPS
 /// and the kernel's resources.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench(gpu: &Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig, protocol: &Protocol, seed: u64) -> Result<Record> {
     bench_compiled(gpu, variant, &Compiler::Wgpu, shape, regtile, protocol, seed)
 }
 
 /// As [`bench()`], with the kernel built by `compiler`; the record's kernel is named
 /// `variant [compiler]` unless the compiler is wgpu (`regtile-loops` for regtile's loop form).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench_compiled(
     gpu: &Gpu,
     variant: Variant,

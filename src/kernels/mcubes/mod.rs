@@ -12,9 +12,13 @@ pub use tables::Tables;
 use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{registry, Entry};
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::gpu::Timing;
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Protocol, Throughput};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::harness::{self, Protocol};
+use crate::harness::{Check, Throughput};
 use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use serde::{Deserialize, Serialize};
@@ -187,6 +191,7 @@ impl RedirectKernel for MarchingCubes {
     fn throughput(cfg: &McConfig, median_seconds: f64) -> Throughput {
         Throughput { value: cfg.voxels() as f64 / median_seconds * 1e-6, unit: "M voxels/s".into() }
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn extra(
         gpu: &Gpu,
         _: &McConfig,
@@ -203,9 +208,12 @@ impl RedirectKernel for MarchingCubes {
 /// Uploaded volume with classification and scan done; the generate pass bound.
 #[derive(Debug)]
 pub struct Prepared {
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "read by the native pipeline timing"))]
     classify: (Arc<Kernel>, wgpu::BindGroup),
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "read by the native pipeline timing"))]
     scan: [(Arc<Kernel>, wgpu::BindGroup, [u32; 3]); 3],
     generate: BoundKernel,
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "read by the native pipeline timing"))]
     grid: [u32; 3],
     cube_index: GpuBuffer<u32>,
     counts: GpuBuffer<u32>,
@@ -308,6 +316,14 @@ impl Prepared {
         })
     }
 
+    /// Vertices generated (3 per triangle).
+    pub fn total_vertices(&self) -> u32 {
+        self.total
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Prepared {
     /// The whole pipeline: classify, scan and generate.
     pub fn dispatch_pipeline(&self, gpu: &Gpu) -> Result<Timing> {
         let mut steps = vec![
@@ -317,11 +333,6 @@ impl Prepared {
         steps.extend(self.scan.iter().map(|(k, b, g)| Step::dispatch(k, b, *g)));
         steps.push(self.generate.step());
         gpu.run(&steps, true)
-    }
-
-    /// Vertices generated (3 per triangle).
-    pub fn total_vertices(&self) -> u32 {
-        self.total
     }
 
     /// (cube index, vertex count, offset) per voxel from the GPU.
@@ -350,6 +361,7 @@ impl PreparedRun for Prepared {
             (&self.vertices.buffer, 12 * self.total as u64),
         ]
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         self.generate.divergence(gpu)
     }

@@ -9,8 +9,10 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Protocol, Record};
-use crate::harness::{named, Named};
+use crate::harness::named;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::harness::{self, Check, Named, Protocol, Record};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::remap::DivergenceExtra;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -356,6 +358,7 @@ struct DeferredPass {
     bind: wgpu::BindGroup,
     grid: [u32; 3],
     /// count, done, last count, then the deferred elements (`deferred` in data_loop.wgsl).
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "read back by the native deferred_count"))]
     queue: GpuBuffer<u32>,
 }
 
@@ -500,6 +503,7 @@ impl Prepared {
 
     /// Runs [`Prepared::steps`] in one submission and times them (blocking; see
     /// [`Prepared::dispatch_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
         crate::gpu::block_on(self.dispatch_async(gpu))
     }
@@ -521,6 +525,7 @@ impl Prepared {
     }
 
     /// Loops the last run deferred to its second pass (None without deferral).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn deferred_count(&self, gpu: &Gpu) -> Result<Option<u32>> {
         match &self.deferred {
             Some(d) => Ok(Some(gpu.read_bytes(&d.queue.buffer, 12).map(|b| u32::from_le_bytes([b[8], b[9], b[10], b[11]]))?)),
@@ -529,6 +534,7 @@ impl Prepared {
     }
 
     /// One result word per thread, as the last run left them.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn results(&self, gpu: &Gpu) -> Result<Vec<u32>> {
         gpu.read(&self.results)
     }
@@ -540,6 +546,7 @@ impl Prepared {
 
     /// The probe's counters from the last dispatch (None when not probing; blocking, see
     /// [`Prepared::divergence_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
         crate::gpu::block_on(self.divergence_async(gpu))
     }
@@ -556,6 +563,7 @@ impl Prepared {
 
 /// Times the configuration, checks it against the CPU reference, and measures divergence
 /// (GPU probe in a separate run so it does not perturb timing; host emulation without subgroups).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench(gpu: &Gpu, cfg: &MicroConfig, protocol: &Protocol) -> Result<Record> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;

@@ -1,14 +1,22 @@
 //! The loop pattern under each remapping strategy (Zhang §3-4, and on-GPU regrouping): the same
 //! outputs as the unmapped kernel, with the remap cost measured beside the kernel time.
 
-use super::{emulate, generate, reference, MicroConfig, MicroInput, Pattern, Prepared, RunOptions, TileSort};
+use super::{MicroConfig, MicroInput, Prepared, RunOptions, TileSort};
 use crate::divergence::DivergenceSummary;
-use crate::error::{Error, Result};
-use crate::gpu::{BufferKind, Gpu};
-use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
-use crate::remap::{self, Bucketing, Calibration, Classes, CostModel, Decision, GpuRegroup, LamPlan, Lesson, Pipeline, Profile, Strategy};
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::harness::Record;
+use crate::remap::{self, Bucketing, Calibration, Classes, Decision, Lesson, Strategy};
 use serde::{Deserialize, Serialize};
-use web_time::Instant;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{emulate, generate, reference, Pattern},
+    crate::error::Error,
+    crate::gpu::BufferKind,
+    crate::harness::{self, Check, Environment, Protocol, Throughput},
+    crate::remap::{CostModel, GpuRegroup, LamPlan, Pipeline, Profile},
+    web_time::Instant,
+};
 
 /// Classes of trip counts (the paper uses 10).
 pub const CLASSES: usize = 10;
@@ -60,6 +68,7 @@ pub struct PipelinedFigures {
     pub workers: usize,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn probe(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, options: RunOptions) -> Result<Option<DivergenceSummary>> {
     if gpu.caps().subgroup_size.is_none() {
         return Ok(None);
@@ -75,6 +84,7 @@ fn classify(trips: &[u32]) -> Result<Classes> {
 
 /// Runs the loop pattern of `cfg` with `strategy` (Auto decides from emulated divergence and
 /// the cost model) and checks the outputs against the CPU reference.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench_remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy, protocol: &Protocol) -> Result<Record> {
     if cfg.pattern != Pattern::Loop {
         return Err(Error::invalid("kernel", "remapping benchmarks use the loop pattern (micro-loop)"));
@@ -267,6 +277,7 @@ pub fn prepare_remapped(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, strate
     Prepared::new(gpu, cfg, input, options).map(Some)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn measure_gpu_regroup(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Result<f64> {
     let (lo, hi) = min_max(&input.primary);
     let trips = gpu.buffer("trips for regroup", &input.primary, BufferKind::Storage)?;
@@ -275,6 +286,7 @@ fn measure_gpu_regroup(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput) -> Resu
 }
 
 /// Fastest device time of three runs.
+#[cfg(not(target_arch = "wasm32"))]
 fn best_of_three(mut run: impl FnMut() -> Result<crate::gpu::Timing>) -> Result<f64> {
     let mut best = f64::INFINITY;
     for _ in 0..3 {
@@ -288,6 +300,7 @@ fn best_of_three(mut run: impl FnMut() -> Result<crate::gpu::Timing>) -> Result<
 /// against the plain run, best of three each. The tile sort per element; deferral per element
 /// with nothing deferred (its barriers and second dispatch) and per deferred loop (everything
 /// deferred: queueing it and reading it back).
+#[cfg(not(target_arch = "wasm32"))]
 fn measure_in_kernel_costs(gpu: &Gpu, cfg: &MicroConfig, input: &MicroInput, tile: TileSort, costs: &mut CostModel) -> Result<()> {
     let flat = MicroInput { primary: vec![tile.lo; cfg.n], seeds: input.seeds.clone() };
     let seconds = |options: RunOptions| -> Result<f64> {
@@ -327,6 +340,7 @@ fn min_max(v: &[u32]) -> (u32, u32) {
 /// The pipeline of §4.1: `chunks` chunks; host workers compute the redirect index of chunk
 /// i+Δ while the GPU runs chunk i. Returns the record (wall clock of the whole stream, outputs
 /// checked) and the pipeline report (timeline, depth reached).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench_pipelined(
     gpu: &Gpu,
     cfg: &MicroConfig,

@@ -9,16 +9,23 @@
 
 pub mod cpu;
 
-use crate::divergence::{self, Divergence, DivergenceReport, ProbeLayout, ProbeRecords, EMULATION_WIDTH};
+use crate::divergence::{self, Divergence, ProbeRecords};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{registry, Entry};
-use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Protocol, Record, Throughput};
-use crate::remap::{self, VariantRun, Variants};
+use crate::harness::Check;
+use crate::remap;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::divergence::{DivergenceReport, ProbeLayout, EMULATION_WIDTH},
+    crate::gpu::Timing,
+    crate::harness::{self, Protocol, Record, Throughput},
+    crate::remap::{VariantRun, Variants},
+};
 
 /// Invocations per workgroup of every reduction kernel.
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -189,6 +196,7 @@ struct Pass {
 pub struct Prepared {
     passes: Vec<Pass>,
     result: GpuBuffer<f32>,
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "read back by the native divergence"))]
     probe: Option<ProbeRecords>,
     _keep: Vec<GpuBuffer<f32>>,
     _keep_other: Vec<Box<dyn crate::gpu::Bind>>,
@@ -317,14 +325,17 @@ impl Prepared {
         self.passes.iter().map(|p| Step::dispatch(&p.kernel, &p.bind, p.grid)).collect()
     }
 
-    /// Runs every pass in one submission and times them.
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&self.steps(), true)
-    }
-
     /// The buffer whose first value is the sum, for reading back after recorded steps.
     pub fn result_buffer(&self) -> &GpuBuffer<f32> {
         &self.result
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Prepared {
+    /// Runs every pass in one submission and times them.
+    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&self.steps(), true)
     }
 
     /// The sum of the last dispatch.
@@ -343,6 +354,7 @@ impl Prepared {
 /// one storage binding of the adapter (8 sites × 4 words per subgroup: at subgroup width 8,
 /// 16 bytes per element, 4× the input). The chunks' probes join in order, as one run over the
 /// whole grid would have counted them. Returns the divergence and the number of chunks.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn probe_first_pass(
     gpu: &Gpu,
     kernel: ReductionKernel,
@@ -357,6 +369,7 @@ pub fn probe_first_pass(
 }
 
 /// [`probe_first_pass`] with at most `chunk_groups` workgroups per chunk.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn probe_in_chunks(
     gpu: &Gpu,
     kernel: ReductionKernel,
@@ -389,6 +402,7 @@ pub fn check(gpu_sum: f32, cpu_sum: f64) -> Check {
 
 /// org (interleaved), redirect (interleaved + newIDArray) and, with `Variants::All`,
 /// sequential and fast; GB/s = 4n bytes / median time.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench(gpu: &Gpu, cfg: &ReductionConfig, which: Variants, protocol: &Protocol) -> Result<Vec<Record>> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;

@@ -16,10 +16,13 @@ pub mod cpu;
 use crate::divergence::{self, Divergence, DivergenceSummary, ProbeLayout, PROBE_BINDING};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::gpu::Timing;
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
-use crate::harness::{self, Check, Progress, Protocol, Record};
-use crate::harness::{named, Named};
+use crate::harness::named;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::harness::{self, Check, Named, Progress, Protocol, Record};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -153,6 +156,7 @@ pub struct BranchDivergence {
 
 #[derive(Debug)]
 struct Probe {
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "decodes the native divergence"))]
     layout: ProbeLayout,
     buffers: [GpuBuffer<u32>; 3],
 }
@@ -165,6 +169,7 @@ pub struct BranchPrepared {
     mask: GpuBuffer<u32>,
     results_branched: GpuBuffer<u32>,
     results_split: GpuBuffer<u32>,
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "read back by the native divergence"))]
     probe: Option<Probe>,
     grid: [u32; 3],
     n: usize,
@@ -250,6 +255,14 @@ impl BranchPrepared {
         vec![Step::dispatch(&self.kernels[1], &self.binds[1], self.grid), Step::dispatch(&self.kernels[2], &self.binds[2], self.grid)]
     }
 
+    /// The branched kernel's and the split pair's result buffers (one word per element).
+    pub fn result_buffers(&self) -> [&GpuBuffer<u32>; 2] {
+        [&self.results_branched, &self.results_split]
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl BranchPrepared {
     /// Figure 6(a): the single branched kernel.
     pub fn run_branched(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run(&self.branched_steps(), true)
@@ -259,11 +272,6 @@ impl BranchPrepared {
     /// of the second.
     pub fn run_split(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run(&self.split_steps(), true)
-    }
-
-    /// The branched kernel's and the split pair's result buffers (one word per element).
-    pub fn result_buffers(&self) -> [&GpuBuffer<u32>; 2] {
-        [&self.results_branched, &self.results_split]
     }
 
     /// Zeroes both result buffers (so a check cannot pass on stale values).
@@ -299,6 +307,7 @@ pub fn emulate(mask: &[u32], width: u32) -> Result<Divergence> {
 /// One point of the sweep: times the branched and the split version on `mask`, checks both
 /// against the CPU reference and each other, and returns the two records (branched, split).
 /// `probed` (when given) measures divergence in separate runs.
+#[cfg(not(target_arch = "wasm32"))]
 #[allow(clippy::too_many_arguments, reason = "the sweep's loop state, passed through once per point")]
 pub fn bench_point(
     gpu: &Gpu,
@@ -379,6 +388,7 @@ pub struct SplitExtra {
 }
 
 /// The branch sweep over `fractions` of one layout; `progress` moves on one step per fraction.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn sweep(
     gpu: &Gpu,
     cfg: &BranchConfig,
@@ -463,6 +473,7 @@ impl LoopConfig {
 }
 
 /// The fused and the split loop kernels bound to the same inputs (separate outputs).
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug)]
 pub struct LoopPrepared {
     fused: Arc<Kernel>,
@@ -476,6 +487,7 @@ pub struct LoopPrepared {
     _params: GpuBuffer<registry::split::loop_split::Params>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl LoopPrepared {
     /// Uploads the four arrays (`n × len` words each) and binds the fused and split kernels; Err when `cfg` is invalid, an array has the wrong length or a buffer exceeds the device's limits.
     pub fn new(gpu: &Gpu, cfg: &LoopConfig, inputs: &[Vec<u32>; 4]) -> Result<LoopPrepared> {
@@ -502,27 +514,32 @@ impl LoopPrepared {
     }
 
     /// Figure 5(a).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run_fused(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run(&[Step::dispatch(&self.fused, &self.bind_fused, self.grid)], true)
     }
 
     /// Figure 5(b).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run_split(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run(&[Step::dispatch(&self.split, &self.bind_split, self.grid)], true)
     }
 
     /// What the fused kernel last wrote, one word per thread.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn results_fused(&self, gpu: &Gpu) -> Result<Vec<u32>> {
         gpu.read(&self.results_fused)
     }
 
     /// What the split kernels last wrote, one word per thread.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn results_split(&self, gpu: &Gpu) -> Result<Vec<u32>> {
         gpu.read(&self.results_split)
     }
 }
 
 /// Times loop-fused against loop-split and checks both against the CPU reference.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench_loops(gpu: &Gpu, cfg: &LoopConfig, protocol: &Protocol) -> Result<[Record; 2]> {
     cfg.validate()?;
     cfg.footprint().check(gpu)?;

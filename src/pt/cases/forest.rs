@@ -1,14 +1,19 @@
 //! Use case 2, load balancing / irregular parallelism: forest expansion
 //! (`shaders/pt/forest.wgsl`).
 
-use super::{cpu, Case, Prepared};
+use super::{cpu, Case};
 use crate::error::{Error, Result};
-use crate::gpu::shader::registry;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::named;
-use crate::pt::{self, queue_word, Control, Plan, Runtime, Status, Tier};
+use crate::pt::Tier;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::Prepared,
+    crate::gpu::shader::registry,
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing},
+    crate::pt::{self, queue_word, Control, Plan, Runtime, Status},
+    std::sync::Arc,
+};
 
 /// How the forest grows from level to level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +69,7 @@ struct Params {
 pub struct ForestCase {
     /// Its parameters.
     pub cfg: ForestConfig,
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "sizes the kernels of the native preparation"))]
     width: u32,
 }
 
@@ -86,6 +92,7 @@ impl ForestCase {
         (0..self.cfg.depth).map(|l| cpu::forest_level_size(self.cfg.items, l, self.tilted())).sum()
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn capacity(&self, retry: u32) -> u32 {
         let base = self.cfg.capacity.unwrap_or(2 * self.width).max(1) as u64;
         (base << (2 * retry)).min(u32::MAX as u64 / 2) as u32
@@ -117,6 +124,7 @@ impl ForestConfig {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct ForestRun {
     tier: Tier,
     args_kernel: Arc<Kernel>,
@@ -137,6 +145,7 @@ struct ForestRun {
     _params: GpuBuffer<Params>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Prepared for ForestRun {
     fn once(&self, gpu: &Gpu) -> Result<Timing> {
         let mut steps = vec![Step::clear(&self.sums), self.control.reset()];
@@ -192,6 +201,7 @@ impl Case for ForestCase {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, _variant: &str, retry: u32) -> Result<Box<dyn Prepared + 'a>> {
         let tier = plan.used;
         let args_kernel = gpu.kernel(registry::pt::forest::LEVEL_ARGS, &[])?;

@@ -1,14 +1,19 @@
 //! Use case 4, global synchronization: kernel relaunch vs an in-dispatch global barrier
 //! (`shaders/pt/gsync.wgsl`).
 
-use super::{check_n, cpu, Case, Prepared};
+use super::{check_n, cpu, Case};
 use crate::error::Result;
-use crate::gpu::shader::registry;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
-use crate::pt::{Control, Plan, Runtime, Status, Tier};
+use crate::pt::Tier;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::Prepared,
+    crate::gpu::shader::registry,
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing},
+    crate::pt::{Control, Plan, Runtime, Status},
+    std::sync::Arc,
+};
 
 /// Parameters of the global-synchronization case.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -90,6 +95,7 @@ impl GsyncCase {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct GsyncRun {
     tier: Tier,
     kernel: Arc<Kernel>,
@@ -103,6 +109,7 @@ struct GsyncRun {
     _params: GpuBuffer<Params>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Prepared for GsyncRun {
     fn once(&self, gpu: &Gpu) -> Result<Timing> {
         let mut steps = vec![Step::copy(&self.init, &self.a, self.a.bytes()), self.control.reset()];
@@ -141,6 +148,7 @@ impl Case for GsyncCase {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, _variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
         let tier = plan.used;
         let blocking = tier == Tier::Blocking;

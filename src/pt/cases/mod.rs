@@ -17,10 +17,15 @@ pub mod prodcons;
 pub mod sync;
 
 use crate::error::{Error, Result};
-use crate::gpu::{Gpu, Timing, TimingSource};
-use crate::harness::{self, Check, Environment, Protocol, Record, Stats, Throughput};
-use crate::pt::{AbortReason, Plan, Runtime, Status, Tier, TierVerdict};
-use web_time::Instant;
+use crate::harness::Stats;
+use crate::pt::{Plan, Runtime, Status, Tier, TierVerdict};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::gpu::{Gpu, Timing, TimingSource},
+    crate::harness::{self, Check, Environment, Protocol, Record, Throughput},
+    crate::pt::AbortReason,
+    web_time::Instant,
+};
 
 /// Invocations per workgroup of the case kernels (`@workgroup_size(256)` in `shaders/pt/`;
 /// the one-invocation indirect-argument writers excepted).
@@ -30,6 +35,7 @@ pub const WORKGROUP_SIZE: u32 = 256;
 pub const MAX_RETRIES: u32 = 6;
 
 /// One formulation of a case (a tier and a variant), with its buffers, ready to run repeatedly.
+#[cfg(not(target_arch = "wasm32"))]
 pub trait Prepared {
     /// Runs once (resetting its own buffers first) and times it.
     fn once(&self, gpu: &Gpu) -> Result<Timing>;
@@ -48,6 +54,7 @@ pub trait Case {
     /// Variant names of a tier, the default first.
     fn variants(&self, tier: Tier) -> &'static [&'static str];
     /// Builds `variant` of `plan.used`; `retry` counts queue-overflow retries so far.
+    #[cfg(not(target_arch = "wasm32"))]
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, retry: u32) -> Result<Box<dyn Prepared + 'a>>;
     /// The expected output, from the CPU reference ([`cpu`]).
     fn reference(&self) -> Vec<u32>;
@@ -85,6 +92,7 @@ impl Outcome {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn aborted(status: &Option<Status>) -> Option<&Status> {
     status.as_ref().filter(|s| s.aborted())
 }
@@ -93,6 +101,7 @@ fn aborted(status: &Option<Status>) -> Option<&Status> {
 /// tier when the capability check fails or a blocking kernel aborts (in the checked run or in a timed one),
 /// and retrying with a larger queue on overflow. With a protocol, times it after the first
 /// (checked) run.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn execute(
     gpu: &Gpu,
     rt: &Runtime,
@@ -160,6 +169,7 @@ pub fn execute(
 }
 
 /// Runs a case and checks it against its reference (exact).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_checked(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tier: Tier, variant: Option<&str>) -> Result<(Outcome, Check)> {
     let out = execute(gpu, rt, case, tier, variant, None)?;
     let check = Check::exact(&out.output, &case.reference());
@@ -167,6 +177,7 @@ pub fn run_checked(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tier: Tier, variant
 }
 
 /// The record's label: "variant (tier N)".
+#[cfg(not(target_arch = "wasm32"))]
 fn label(variant: &str, tier: Tier) -> String {
     format!("{variant} (tier {})", tier.number())
 }
@@ -175,6 +186,7 @@ fn label(variant: &str, tier: Tier) -> String {
 /// per formulation that ran. A tier that fell back onto a formulation this sweep already
 /// measured adds no second row: its fallback is noted on that record instead (`fallbacks`, and
 /// the failed tier in `failed_tiers`), so the results of the tiers that passed are kept.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bench(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tiers: &[Tier], protocol: &Protocol) -> Result<Vec<Record>> {
     let expected = case.reference();
     let mut records: Vec<Record> = Vec::new();
@@ -214,6 +226,7 @@ pub fn bench(gpu: &Gpu, rt: &Runtime, case: &dyn Case, tiers: &[Tier], protocol:
 }
 
 /// Notes on `record` that a run requested at `plan.requested` fell back onto it.
+#[cfg(not(target_arch = "wasm32"))]
 fn note_fallback(record: &mut Record, plan: &Plan) {
     let Some(mut verdict) = record.extra_as::<TierVerdict>() else { return };
     verdict.fallbacks.extend(plan.fallbacks.iter().cloned());
@@ -222,6 +235,7 @@ fn note_fallback(record: &mut Record, plan: &Plan) {
 }
 
 /// A wall-clock timing (for formulations with a host readback in the middle).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn wall(seconds: f64) -> Timing {
     Timing { seconds, source: TimingSource::WallClock, wall_seconds: seconds }
 }

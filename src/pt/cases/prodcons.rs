@@ -1,15 +1,20 @@
 //! Use case 3, producer-consumer locality: global sum reduction and the two-stage synthetic
 //! workload (`shaders/pt/prodcons.wgsl`).
 
-use super::{check_n, cpu, Case, Prepared};
+use super::{check_n, cpu, Case};
 use crate::error::Result;
-use crate::gpu::shader::{registry, Entry};
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::named;
-use crate::pt::{Control, Plan, Runtime, Status, Tier};
+use crate::pt::Tier;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::Prepared,
+    crate::gpu::shader::{registry, Entry},
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing},
+    crate::pt::{Control, Plan, Runtime, Status},
+    std::sync::Arc,
+};
 
 /// Which producer-consumer workload runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +98,7 @@ impl ProdConsCase {
         Ok(ProdConsCase { cfg, input })
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn params(&self, n: usize, final_in_kernel: bool, parts: u32) -> Params {
         Params {
             n: n as u32,
@@ -108,12 +114,14 @@ impl ProdConsCase {
 }
 
 /// One dispatch of a prepared run.
+#[cfg(not(target_arch = "wasm32"))]
 struct Launch {
     kernel: Arc<Kernel>,
     bind: wgpu::BindGroup,
     grid: Option<[u32; 3]>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct ProdConsRun {
     launches: Vec<Launch>,
     clears: Vec<wgpu::Buffer>,
@@ -126,6 +134,7 @@ struct ProdConsRun {
     _params: Vec<GpuBuffer<Params>>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Prepared for ProdConsRun {
     fn once(&self, gpu: &Gpu) -> Result<Timing> {
         let mut steps: Vec<Step> = self.clears.iter().map(|b| Step::clear(b)).collect();
@@ -173,6 +182,7 @@ impl Case for ProdConsCase {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
         let n = self.cfg.n;
         let tier = plan.used;

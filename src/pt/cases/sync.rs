@@ -1,15 +1,20 @@
 //! Use case 1, CPU-GPU synchronization (`shaders/pt/sync.wgsl`).
 
-use super::{check_n, cpu, wall, Case, Prepared};
+use super::{check_n, cpu, Case};
 use crate::error::{Error, Result};
-use crate::gpu::shader::registry;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::named;
-use crate::pt::{Control, Plan, Runtime, Status, Tier};
+use crate::pt::Tier;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
-use web_time::Instant;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::{wall, Prepared},
+    crate::gpu::shader::registry,
+    crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing},
+    crate::pt::{Control, Plan, Runtime, Status},
+    std::sync::Arc,
+    web_time::Instant,
+};
 
 /// What the consumer does per item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +110,7 @@ impl SyncCase {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 struct SyncRun {
     variant: &'static str,
     produce: Arc<Kernel>,
@@ -123,6 +129,7 @@ struct SyncRun {
     _params: GpuBuffer<Params>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Prepared for SyncRun {
     fn once(&self, gpu: &Gpu) -> Result<Timing> {
         let grid = gpu.grid(self.n as u64, 256)?;
@@ -185,6 +192,7 @@ impl Case for SyncCase {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn prepare<'a>(&'a self, gpu: &Gpu, rt: &Runtime, plan: &Plan, variant: &str, _retry: u32) -> Result<Box<dyn Prepared + 'a>> {
         let variant: &'static str = self.variants(plan.used).iter().find(|v| **v == variant).copied().unwrap_or("readback");
         let produce = gpu.kernel(registry::pt::sync::PRODUCE, &[])?;

@@ -47,13 +47,6 @@ fn open_cached(slot: &GpuSlot, options: &GpuOptions) -> Result<Arc<Gpu>> {
     Ok(gpu)
 }
 
-/// The page has no worker threads, so the runs that open a GPU here never start there (their
-/// spawn fails and the view says so); opening one would need [`Gpu::new_async`].
-#[cfg(target_arch = "wasm32")]
-fn open_cached(_slot: &GpuSlot, _options: &GpuOptions) -> Result<Arc<Gpu>> {
-    Err(Error::invalid("adapter", "a browser page cannot open a GPU on a worker thread; run the flow-shop search in the desktop explorer"))
-}
-
 /// Which instance to solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InstanceChoice {
@@ -125,7 +118,9 @@ pub struct FlowshopRun {
 }
 
 enum Message {
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "sent by the native search only"))]
     Status(String),
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "sent by the native search only"))]
     Progress(Progress),
     Finished(Box<Result<(Instance, Solution)>>),
 }
@@ -559,6 +554,7 @@ impl FlowshopView {
 }
 
 /// A search on the worker thread.
+#[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "a page has no thread to search on: only the native search reads it"))]
 struct Worker {
     args: SolveOptions,
     instance: Instance,
@@ -568,6 +564,7 @@ struct Worker {
 }
 
 impl Worker {
+    #[cfg(not(target_arch = "wasm32"))]
     fn run(self, tx: &Sender<Message>, ctx: &egui::Context) -> Result<(Instance, Solution)> {
         let send = |m: Message| {
             let _ = tx.send(m);
@@ -586,6 +583,13 @@ impl Worker {
         let gpus: Vec<&Gpu> = gpu.as_deref().into_iter().collect();
         let solution = commands::solve_loaded(&self.args, &self.instance, &gpus, Some(&self.cancel), Some(&mut report))?;
         Ok((self.instance, solution))
+    }
+
+    /// The page has no worker threads, so the search never starts there (its spawn fails and
+    /// the view says so), and it could not wait on the GPU between rounds if it did.
+    #[cfg(target_arch = "wasm32")]
+    fn run(self, _tx: &Sender<Message>, _ctx: &egui::Context) -> Result<(Instance, Solution)> {
+        Err(Error::invalid("flow-shop search", super::browser::FLOWSHOP))
     }
 }
 

@@ -7,10 +7,12 @@ use std::sync::mpsc::{channel, Receiver, TryRecvError};
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot};
 
-use super::{open_cached, GpuSlot};
+use super::GpuSlot;
 use crate::gpu::GpuOptions;
 use crate::harness::Record;
-use crate::workload::{self, Scale};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::workload;
+use crate::workload::Scale;
 
 /// The registry entry the panel runs.
 pub const POOLS_WORKLOAD: &str = "flowshop-bound-pools";
@@ -64,6 +66,21 @@ pub struct PoolsPanel {
     error: Option<String>,
 }
 
+/// The records of [`POOLS_WORKLOAD`] at `scale` (the pool run's thread).
+#[cfg(not(target_arch = "wasm32"))]
+fn measure(slot: &GpuSlot, options: &GpuOptions, scale: Scale) -> crate::error::Result<Vec<Record>> {
+    let gpu = super::open_cached(slot, options)?;
+    let entry = workload::find(POOLS_WORKLOAD)?;
+    entry.run(&gpu, &entry.params(scale), &scale.protocol())
+}
+
+/// The page has no worker threads, so the pool run never starts there (its spawn fails and
+/// the panel says so), and it could not wait on the GPU between pools if it did.
+#[cfg(target_arch = "wasm32")]
+fn measure(_slot: &GpuSlot, _options: &GpuOptions, _scale: Scale) -> crate::error::Result<Vec<Record>> {
+    Err(crate::error::Error::invalid("pool run", super::super::browser::FLOWSHOP))
+}
+
 impl PoolsPanel {
     pub(super) fn new() -> Self {
         PoolsPanel { scale: Scale::Tiny, records: Vec::new(), running: None, error: None }
@@ -77,12 +94,7 @@ impl PoolsPanel {
         let (tx, rx) = channel();
         let (options, slot, ctx, scale) = (gpu_options.clone(), slot.clone(), ctx.clone(), self.scale);
         let spawned = std::thread::Builder::new().name("simtlab-flowshop-pools".into()).spawn(move || {
-            let run = || {
-                let gpu = open_cached(&slot, &options)?;
-                let entry = workload::find(POOLS_WORKLOAD)?;
-                entry.run(&gpu, &entry.params(scale), &scale.protocol())
-            };
-            let _ = tx.send(run());
+            let _ = tx.send(measure(&slot, &options, scale));
             ctx.request_repaint();
         });
         match spawned {
