@@ -3,6 +3,7 @@
 mod common;
 
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared, RunOptions};
+use simtlab::kernels::PreparedRun;
 
 fn probe_vs_emulation(cfg: &MicroConfig) {
     let Some((gpu, width)) = common::gpu_with_subgroups() else { return };

@@ -8,6 +8,7 @@ use simtlab::experiments::carrillo;
 use simtlab::harness::{Check, Protocol};
 use simtlab::kernels::matmul::{self, cpu, Compiler, Prepared, RegtileConfig, Shape, Variant};
 use simtlab::kernels::split::{self, BranchConfig, BranchPrepared, LoopConfig, LoopPrepared, MaskLayout};
+use simtlab::kernels::PreparedRun;
 use simtlab::rng::Rng;
 
 fn matmul_matches_cpu(gpu: &simtlab::Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig, seed: u64) {

@@ -5,7 +5,8 @@
 //! redirection index, prepared run, check, emulation, throughput), in its impl of the trait and
 //! nowhere else; [`bench()`] does the rest
 //! the same way for all of them (timing, check, GPU probe, emulation at width 32, records),
-//! and [`Recorded`] offers any of them for recording into a caller's encoder.
+//! and [`recorded`] offers any of them for recording into a caller's encoder. Every family's
+//! prepared run implements [`PreparedRun`], and [`Checked`] records any of them with its check.
 
 use crate::divergence::{Divergence, ProbeRecords};
 use crate::error::Result;
@@ -224,34 +225,54 @@ pub fn bench<K: RedirectKernel>(gpu: &Gpu, cfg: &K::Config, which: Variants, pro
     Ok(records)
 }
 
-/// A [`RedirectKernel`]'s original variant prepared for recording into a caller's encoder
-/// (a [`crate::gpu::Recording`], as the registry prepares it).
-#[derive(Debug)]
-pub struct Recorded<K: RedirectKernel> {
-    run: K::Run,
-    cfg: K::Config,
-    expected: K::Expected,
+/// A [`RedirectKernel`]'s original variant prepared for recording into a caller's encoder (as
+/// the registry prepares it): the inputs generated, the reference computed, the run prepared
+/// (no probe, no remap).
+pub fn recorded<K: RedirectKernel>(gpu: &Gpu, cfg: K::Config) -> Result<Checked<K::Run>>
+where
+    K::Config: 'static,
+    K::Expected: 'static,
+{
+    cfg.check_fits(gpu)?;
+    let input = K::generate(&cfg)?;
+    let expected = K::reference(&cfg, &input);
+    let run = K::prepare(gpu, &cfg, &input, RunOptions::default())?;
+    Ok(Checked::new(run, move |outputs| K::check(&cfg, &expected, outputs)))
 }
 
-impl<K: RedirectKernel> Recorded<K> {
-    /// Generates the inputs, computes the reference and prepares the run (no probe, no remap).
-    pub fn new(gpu: &Gpu, cfg: K::Config) -> Result<Self> {
-        cfg.check_fits(gpu)?;
-        let input = K::generate(&cfg)?;
-        let expected = K::reference(&cfg, &input);
-        let run = K::prepare(gpu, &cfg, &input, RunOptions::default())?;
-        Ok(Recorded { run, cfg, expected })
+/// Any family's prepared run beside the check of what it writes against the CPU reference:
+/// the one [`crate::gpu::Recording`] of the kernel families, recorded from
+/// [`PreparedRun::steps`] and read back from [`PreparedRun::outputs`].
+pub struct Checked<P> {
+    prepared: P,
+    check: Box<CheckOutputs>,
+}
+
+/// Compares the bytes read back from a prepared run's outputs with the reference.
+type CheckOutputs = dyn Fn(&[Vec<u8>]) -> Check;
+
+impl<P: PreparedRun> Checked<P> {
+    /// `prepared`, whose outputs (read back in [`PreparedRun::outputs`]' order) `check` compares
+    /// with the reference.
+    pub fn new(prepared: P, check: impl Fn(&[Vec<u8>]) -> Check + 'static) -> Self {
+        Checked { prepared, check: Box::new(check) }
     }
 }
 
-impl<K: RedirectKernel> crate::gpu::Recording for Recorded<K> {
+impl<P: std::fmt::Debug> std::fmt::Debug for Checked<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checked").field("prepared", &self.prepared).finish_non_exhaustive()
+    }
+}
+
+impl<P: PreparedRun> crate::gpu::Recording for Checked<P> {
     fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
-        gpu.record_into(encoder, &self.run.steps());
+        gpu.record_into(encoder, &self.prepared.steps());
     }
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
-        self.run.outputs()
+        self.prepared.outputs()
     }
     fn check(&self, outputs: &[Vec<u8>]) -> Check {
-        K::check(&self.cfg, &self.expected, outputs)
+        (self.check)(outputs)
     }
 }

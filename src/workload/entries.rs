@@ -4,7 +4,6 @@
 
 use super::{Entry, Scale, Workload};
 use crate::gpu::shader::registry as shader;
-use crate::gpu::Bind;
 use crate::harness::Footprint;
 use crate::kernels::flowshop::bench::{BenchConfig, PoolsRecording};
 use crate::kernels::flowshop::gpu::ThreadMapping;
@@ -54,7 +53,7 @@ where
         config,
         #[cfg(not(target_arch = "wasm32"))]
         run: Runner::Whole(|gpu, c, p| redirect::bench::<K>(gpu, &c.config, c.variants, p)),
-        prepare: Some(|gpu, c| Ok(Box::new(redirect::Recorded::<K>::new(gpu, c.config.clone())?))),
+        prepare: Some(|gpu, c| Ok(Box::new(redirect::recorded::<K>(gpu, c.config.clone())?))),
         shader: Some(shader),
         footprint: Some(|c| c.config.validate().map(|_| Some(c.config.footprint()))),
         warps: None,
@@ -141,30 +140,11 @@ fn run_branch(
 }
 
 /// The loop or if kernel ready to record: inputs from the seed, the CPU reference beside them.
-pub(super) struct MicroRecording {
-    pub(super) prepared: micro::Prepared,
-    pub(super) expected: Vec<u32>,
-}
-
 fn micro_recording(gpu: &crate::Gpu, cfg: &MicroConfig) -> crate::Result<Box<dyn super::Recording>> {
     let input = micro::generate(cfg)?;
     let expected = micro::reference(cfg, &input);
     let prepared = micro::Prepared::new(gpu, cfg, &input, Default::default())?;
-    Ok(Box::new(MicroRecording { prepared, expected }))
-}
-
-impl super::Recording for MicroRecording {
-    fn record(&self, gpu: &crate::Gpu, encoder: &mut wgpu::CommandEncoder) {
-        gpu.record_into(encoder, &self.prepared.steps());
-    }
-    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
-        let results = self.prepared.results_buffer();
-        vec![(results.wgpu_buffer(), results.bytes())]
-    }
-    fn check(&self, outputs: &[Vec<u8>]) -> crate::harness::Check {
-        let values: Vec<u32> = outputs.iter().flat_map(|bytes| bytemuck::pod_collect_to_vec::<u8, u32>(bytes)).collect();
-        crate::harness::Check::exact(&values, &self.expected)
-    }
+    Ok(super::recordings::micro_checked(prepared, expected))
 }
 
 /// Per-warp divergence of the loop or if kernel: as laid out and, for the loop, with threads

@@ -3,7 +3,7 @@
 //! beside them. An app records them into its own encoder, and a browser page runs them through
 //! [`super::run_recording_async`], where the blocking runners cannot wait.
 
-use super::entries::{BranchSweep, MatmulParams, MicroRecording};
+use super::entries::{BranchSweep, MatmulParams};
 use super::Recording;
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu};
@@ -12,6 +12,7 @@ use crate::kernels::matmul::{self, Variant};
 use crate::kernels::micro::{self, remapped, MicroConfig};
 use crate::kernels::reduction::{self, ReductionConfig, ReductionKernel};
 use crate::kernels::split::{self, BranchPrepared, MaskLayout};
+use crate::kernels::Checked;
 use crate::remap::Strategy;
 use crate::rng::Rng;
 
@@ -25,14 +26,6 @@ fn words(bytes: &[u8]) -> Vec<u32> {
 
 /// One rung of the matmul ladder on A and B from the seed; the check compares the rows
 /// [`matmul::checked_rows`] picks with the f64 CPU product.
-struct MatmulRecording {
-    prepared: matmul::Prepared,
-    rows: Vec<usize>,
-    expected: Vec<f32>,
-    n: usize,
-    tolerance: (f64, f64),
-}
-
 pub(super) fn matmul(gpu: &Gpu, variant: Variant, p: &MatmulParams) -> Result<Box<dyn Recording>> {
     let shape = p.shape;
     shape.validate()?;
@@ -42,53 +35,33 @@ pub(super) fn matmul(gpu: &Gpu, variant: Variant, p: &MatmulParams) -> Result<Bo
     let rows = matmul::checked_rows(shape);
     let expected = matmul::cpu::matmul_rows(&a, &b, shape, &rows);
     let prepared = matmul::Prepared::compiled(gpu, variant, &p.compiler, shape, &a, &b, &p.regtile)?;
-    Ok(Box::new(MatmulRecording { prepared, rows, expected, n: shape.n, tolerance: matmul::check_bounds(shape.k) }))
-}
-
-impl Recording for MatmulRecording {
-    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
-        gpu.record_into(encoder, &self.prepared.steps());
-    }
-    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
-        let c = self.prepared.c_buffer();
-        vec![(c.wgpu_buffer(), c.bytes())]
-    }
-    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+    let (n, tolerance) = (shape.n, matmul::check_bounds(shape.k));
+    Ok(Box::new(Checked::new(prepared, move |outputs| {
         let c = outputs.first().map(|b| floats(b)).unwrap_or_default();
-        let got: Vec<f32> =
-            self.rows.iter().flat_map(|&r| c.get(r * self.n..(r + 1) * self.n).unwrap_or_default().iter().copied()).collect();
-        Check::relative(&got, &self.expected, self.tolerance.0, self.tolerance.1)
-    }
+        let got: Vec<f32> = rows.iter().flat_map(|&r| c.get(r * n..(r + 1) * n).unwrap_or_default().iter().copied()).collect();
+        Check::relative(&got, &expected, tolerance.0, tolerance.1)
+    })))
 }
 
 /// The interleaved tree reduction (the paper's original) on the seed's input.
-struct ReductionRecording {
-    prepared: reduction::Prepared,
-    expected: f64,
-}
-
 pub(super) fn reduction(gpu: &Gpu, cfg: &ReductionConfig) -> Result<Box<dyn Recording>> {
     cfg.validate()?;
     let input = reduction::generate(cfg)?;
     let expected = reduction::cpu::sum(&input);
     let prepared = reduction::Prepared::new(gpu, ReductionKernel::Interleaved, cfg, &input, false, None)?;
-    Ok(Box::new(ReductionRecording { prepared, expected }))
+    Ok(Box::new(Checked::new(prepared, move |outputs| match outputs.first().and_then(|b| floats(b).first().copied()) {
+        Some(sum) => reduction::check(sum, expected),
+        None => Check::relative(&[], &[expected as f32], 0.0, 0.0),
+    })))
 }
 
-impl Recording for ReductionRecording {
-    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
-        gpu.record_into(encoder, &self.prepared.steps());
-    }
-    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
-        let sum = self.prepared.result_buffer();
-        vec![(sum.wgpu_buffer(), 4)]
-    }
-    fn check(&self, outputs: &[Vec<u8>]) -> Check {
-        match outputs.first().and_then(|b| floats(b).first().copied()) {
-            Some(sum) => reduction::check(sum, self.expected),
-            None => Check::relative(&[], &[self.expected as f32], 0.0, 0.0),
-        }
-    }
+/// The loop or if kernel as prepared, checked exactly against `expected`: its results do not
+/// depend on the order of work.
+pub(super) fn micro_checked(prepared: micro::Prepared, expected: Vec<u32>) -> Box<dyn Recording> {
+    Box::new(Checked::new(prepared, move |outputs| {
+        let values: Vec<u32> = outputs.iter().flat_map(|b| words(b)).collect();
+        Check::exact(&values, &expected)
+    }))
 }
 
 /// The branched kernel and the split pair on the decision mask of the sweep's middle else
@@ -133,7 +106,7 @@ pub(super) fn remap(gpu: &Gpu, cfg: &MicroConfig, strategy: Strategy) -> Result<
     let input = micro::generate(cfg)?;
     let expected = micro::reference(cfg, &input);
     match remapped::prepare_remapped(gpu, cfg, &input, strategy)? {
-        Some(prepared) => Ok(Box::new(MicroRecording { prepared, expected })),
+        Some(prepared) => Ok(micro_checked(prepared, expected)),
         None => Err(Error::invalid("strategy", format!("{strategy:?} remaps with a GPU round trip or on the host: use Workload::run"))),
     }
 }

@@ -30,15 +30,16 @@ pub mod cpu;
 
 pub use compiler::Compiler;
 
+#[cfg(not(target_arch = "wasm32"))]
+use crate::divergence::Divergence;
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess, validate};
 use crate::gpu::shader::{registry, Entry};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::gpu::Timing;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
+use crate::kernels::redirect::PreparedRun;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -520,24 +521,30 @@ impl Prepared {
         })
     }
 
-    /// The kernel's dispatch, for [`Gpu::run`] or a caller's encoder ([`Gpu::record_into`]).
-    pub fn steps(&self) -> Vec<Step<'_>> {
-        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
-    }
-
     /// C's buffer (M×N f32, row-major), for reading back after recorded steps.
     pub fn c_buffer(&self) -> &GpuBuffer<f32> {
         &self.c
     }
 }
 
+impl PreparedRun for Prepared {
+    /// The kernel's dispatch.
+    fn steps(&self) -> Vec<Step<'_>> {
+        vec![Step::dispatch(&self.kernel, &self.bind, self.grid)]
+    }
+    /// C (M×N f32, row-major).
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![(self.c.wgpu_buffer(), self.c.bytes())]
+    }
+    /// None: the matmul kernels have no probe sites.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn divergence(&self, _gpu: &Gpu) -> Result<Option<Divergence>> {
+        Ok(None)
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 impl Prepared {
-    /// Runs the kernel once and times it.
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&self.steps(), true)
-    }
-
     /// Zeroes C (so a check cannot pass on stale values).
     pub fn clear(&self, gpu: &Gpu) -> Result<()> {
         gpu.run(&[Step::clear(&self.c)], false).map(|_| ())

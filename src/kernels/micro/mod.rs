@@ -12,6 +12,7 @@ use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::named;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::harness::{self, Check, Named, Protocol, Record};
+use crate::kernels::redirect::PreparedRun;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::remap::DivergenceExtra;
 use crate::rng::Rng;
@@ -501,27 +502,10 @@ impl Prepared {
         Ok(Prepared { kernel, bind, results, probe, grid, deferred, _inputs: inputs })
     }
 
-    /// Runs [`Prepared::steps`] in one submission and times them (blocking; see
-    /// [`Prepared::dispatch_async`]).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        crate::gpu::block_on(self.dispatch_async(gpu))
-    }
-
     /// Runs [`Prepared::steps`] in one submission and times them, awaiting the GPU (the path a
     /// browser page takes).
     pub async fn dispatch_async(&self, gpu: &Gpu) -> Result<Timing> {
         gpu.run_async(&self.steps(), true).await
-    }
-
-    /// The kernel's work, to combine with other steps in one submission: its dispatch, or for
-    /// a deferring run both passes.
-    pub fn steps(&self) -> Vec<Step<'_>> {
-        let first = Step::dispatch(&self.kernel, &self.bind, self.grid);
-        match &self.deferred {
-            Some(d) => vec![first, Step::dispatch(&d.kernel, &d.bind, d.grid)],
-            None => vec![first],
-        }
     }
 
     /// Loops the last run deferred to its second pass (None without deferral).
@@ -544,13 +528,6 @@ impl Prepared {
         &self.results
     }
 
-    /// The probe's counters from the last dispatch (None when not probing; blocking, see
-    /// [`Prepared::divergence_async`]).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        crate::gpu::block_on(self.divergence_async(gpu))
-    }
-
     /// The probe's counters from the last dispatch, read back without blocking (None when not
     /// probing).
     pub async fn divergence_async(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
@@ -558,6 +535,26 @@ impl Prepared {
             Some((buffer, layout)) => Ok(Some(layout.decode(&gpu.read_async(buffer).await?))),
             None => Ok(None),
         }
+    }
+}
+
+impl PreparedRun for Prepared {
+    /// The kernel's work: its dispatch, or for a deferring run both passes.
+    fn steps(&self) -> Vec<Step<'_>> {
+        let first = Step::dispatch(&self.kernel, &self.bind, self.grid);
+        match &self.deferred {
+            Some(d) => vec![first, Step::dispatch(&d.kernel, &d.bind, d.grid)],
+            None => vec![first],
+        }
+    }
+    /// One result word per thread.
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![(&self.results.buffer, self.results.bytes())]
+    }
+    /// Blocks on [`Prepared::divergence_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        crate::gpu::block_on(self.divergence_async(gpu))
     }
 }
 

@@ -14,6 +14,7 @@ use {
     crate::error::Error,
     crate::gpu::BufferKind,
     crate::harness::{self, Check, Environment, Protocol, Throughput},
+    crate::kernels::PreparedRun,
     crate::remap::{CostModel, GpuRegroup, LamPlan, Pipeline, Profile},
     web_time::Instant,
 };

@@ -15,6 +15,7 @@ use crate::gpu::shader::{registry, Entry};
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::Check;
+use crate::kernels::redirect::PreparedRun;
 use crate::remap;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -22,7 +23,6 @@ use std::sync::Arc;
 #[cfg(not(target_arch = "wasm32"))]
 use {
     crate::divergence::{DivergenceReport, ProbeLayout, EMULATION_WIDTH},
-    crate::gpu::Timing,
     crate::harness::{self, Protocol, Record, Throughput},
     crate::remap::{VariantRun, Variants},
 };
@@ -320,32 +320,33 @@ impl Prepared {
         Ok(Prepared { passes, result, probe: None, _keep: vec![src, partials], _keep_other: vec![Box::new(p1), Box::new(p2)] })
     }
 
-    /// Every pass, for [`Gpu::run`] or a caller's encoder ([`Gpu::record_into`]).
-    pub fn steps(&self) -> Vec<Step<'_>> {
-        self.passes.iter().map(|p| Step::dispatch(&p.kernel, &p.bind, p.grid)).collect()
-    }
-
     /// The buffer whose first value is the sum, for reading back after recorded steps.
     pub fn result_buffer(&self) -> &GpuBuffer<f32> {
         &self.result
     }
 }
 
+impl PreparedRun for Prepared {
+    /// Every pass.
+    fn steps(&self) -> Vec<Step<'_>> {
+        self.passes.iter().map(|p| Step::dispatch(&p.kernel, &p.bind, p.grid)).collect()
+    }
+    /// The sum, the first value of its buffer.
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![(&self.result.buffer, 4)]
+    }
+    /// The probe of the first pass (None when not probing or for `fast`).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        divergence::read_probe(gpu, &self.probe)
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 impl Prepared {
-    /// Runs every pass in one submission and times them.
-    pub fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&self.steps(), true)
-    }
-
     /// The sum of the last dispatch.
     pub fn result(&self, gpu: &Gpu) -> Result<f32> {
         gpu.read(&self.result)?.first().copied().ok_or_else(|| Error::gpu("reduction", "empty result"))
-    }
-
-    /// The probe of the first pass (None when not probing or for `fast`).
-    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
-        divergence::read_probe(gpu, &self.probe)
     }
 }
 
