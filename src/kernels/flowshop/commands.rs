@@ -346,29 +346,27 @@ impl SolveOptions {
     }
 }
 
+/// The option `field`, given in seconds, as a duration above zero.
+fn seconds(field: &str, value: Option<f64>) -> Result<Option<Duration>> {
+    value
+        .map(|s| {
+            Duration::try_from_secs_f64(s)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| Error::invalid(field, format!("{s} s; use a number of seconds > 0")))
+        })
+        .transpose()
+}
+
 impl SolveOptions {
     /// `checkpoint_every` as a duration.
     fn checkpoint_every(&self) -> Result<Option<Duration>> {
-        self.checkpoint_every
-            .map(|s| {
-                Duration::try_from_secs_f64(s)
-                    .ok()
-                    .filter(|d| !d.is_zero())
-                    .ok_or_else(|| Error::invalid("checkpoint_every", format!("{s} s; use a number of seconds > 0")))
-            })
-            .transpose()
+        seconds("checkpoint_every", self.checkpoint_every)
     }
 
     /// `silence` as a duration.
     fn silence(&self) -> Result<Option<Duration>> {
-        self.silence
-            .map(|s| {
-                Duration::try_from_secs_f64(s)
-                    .ok()
-                    .filter(|d| !d.is_zero())
-                    .ok_or_else(|| Error::invalid("silence", format!("{s} s; use a number of seconds > 0")))
-            })
-            .transpose()
+        seconds("silence", self.silence)
     }
 
     /// `checkpoint`, `checkpoint_every`, `resume` (the checkpoint read and checked: a single
