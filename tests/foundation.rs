@@ -3,9 +3,9 @@
 mod common;
 
 use simtlab::gpu::shader::registry;
+use simtlab::gpu::PreparedRun;
 use simtlab::gpu::{BufferKind, GpuOptions, Step};
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared, RunOptions};
-use simtlab::kernels::PreparedRun;
 use simtlab::{Error, Gpu};
 
 #[test]

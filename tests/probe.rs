@@ -2,8 +2,8 @@
 
 mod common;
 
+use simtlab::gpu::PreparedRun;
 use simtlab::kernels::micro::{self, Distribution, MicroConfig, Pattern, Prepared, RunOptions};
-use simtlab::kernels::PreparedRun;
 
 fn probe_vs_emulation(cfg: &MicroConfig) {
     let Some((gpu, width)) = common::gpu_with_subgroups() else { return };

@@ -69,6 +69,20 @@ fn capability_check_discovers_co_resident_workgroups_and_allows_the_blocking_tie
     assert_eq!(rt.launch(&gpu, Tier::Blocking).unwrap(), cap.discovered);
 }
 
+/// Runtimes with the same check settings share the one check kept on the `Gpu` (its measured
+/// seconds are the same to the bit); other settings get a check of their own.
+#[test]
+fn one_capability_check_per_device_and_settings() {
+    let _serial = serial();
+    let gpu = common::gpu();
+    let first = runtime().capability(&gpu).unwrap();
+    let again = runtime().capability(&gpu).unwrap();
+    assert_eq!(first, again);
+    assert!(first.discovery_seconds > 0.0, "{first:?}");
+    let other = Runtime::new(PtOptions { spin_cap: first.spin_cap / 2, ..Default::default() }).capability(&gpu).unwrap();
+    assert_eq!(other.spin_cap, first.spin_cap / 2, "a check with its own spin cap: {other:?}");
+}
+
 /// A barrier record carries its relaunch time, the kernel's status and the capability probe,
 /// read back typed.
 #[test]

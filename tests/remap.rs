@@ -3,10 +3,10 @@
 
 mod common;
 
+use simtlab::gpu::PreparedRun;
 use simtlab::gpu::{BufferKind, Step};
 use simtlab::kernels::micro::remapped::{bench_pipelined, bench_remap, PipelinedFigures, RemapFigures};
 use simtlab::kernels::micro::{Distribution, MicroConfig, Prepared, RunOptions};
-use simtlab::kernels::PreparedRun;
 use simtlab::remap::{self, GpuRegroup, Strategy};
 
 #[test]

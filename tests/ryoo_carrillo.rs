@@ -5,10 +5,10 @@
 mod common;
 
 use simtlab::experiments::carrillo;
+use simtlab::gpu::PreparedRun;
 use simtlab::harness::{Check, Protocol};
 use simtlab::kernels::matmul::{self, cpu, Compiler, Prepared, RegtileConfig, Shape, Variant};
 use simtlab::kernels::split::{self, BranchConfig, BranchPrepared, LoopConfig, LoopPrepared, MaskLayout};
-use simtlab::kernels::PreparedRun;
 use simtlab::rng::Rng;
 
 fn matmul_matches_cpu(gpu: &simtlab::Gpu, variant: Variant, shape: Shape, regtile: &RegtileConfig, seed: u64) {
@@ -170,7 +170,9 @@ fn branch_probe_matches_emulation() {
         let expected = split::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
         assert_eq!(run.results_branched(&gpu).unwrap(), expected);
         assert_eq!(run.results_split(&gpu).unwrap(), expected);
-        let d = run.divergence(&gpu).unwrap().unwrap();
+        let d = run.divergences(&gpu).unwrap().unwrap();
+        // the prepared-run contract's counts are the branched kernel's
+        assert_eq!(PreparedRun::divergence(&run, &gpu).unwrap(), Some(d.branched.clone()));
         let emulated = split::emulate(&mask, width).unwrap();
         assert_eq!(d.branched.divergent_warps, emulated.divergent_warps, "{layout:?} {f}");
         assert_eq!(d.branched.sites, emulated.sites, "{layout:?} {f}");

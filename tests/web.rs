@@ -6,7 +6,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use simtlab::gpu::shader::{preprocess, preprocess_text, registry, validate};
-use simtlab::kernels::PreparedRun;
+use simtlab::gpu::PreparedRun;
 use simtlab::workload::{self, Scale};
 use simtlab::{Gpu, GpuOptions};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};

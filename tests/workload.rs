@@ -158,11 +158,11 @@ fn an_empty_sweep_and_a_wrong_type_are_refused_in_the_workloads_terms() {
     let gpu = common::gpu();
     let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
     let split = workload::find("branch-split-random").unwrap();
-    let empty = workload::with_overrides(split.params(Scale::Tiny), &[("else_fractions", "[]")]).unwrap();
+    let empty = workload::with_overrides(&*split, split.params(Scale::Tiny), &[("else_fractions", "[]")]).unwrap();
     let err = split.run(&gpu, &empty, &protocol).expect_err("an empty sweep would print an empty table and succeed");
     assert!(err.to_string().contains("else_fractions") && err.to_string().contains("empty"), "{err}");
     let matmul = workload::find("matmul-naive").unwrap();
-    let wrong = workload::with_overrides(matmul.params(Scale::Tiny), &[("seed", "x")]).unwrap();
+    let wrong = workload::with_overrides(&*matmul, matmul.params(Scale::Tiny), &[("seed", "x")]).unwrap();
     let err = matmul.check_params(&wrong).unwrap_err().to_string();
     assert!(err.contains("seed") && err.contains("shape") && !err.contains("paper"), "{err}");
 }
@@ -208,7 +208,8 @@ fn a_sweep_moves_its_progress_on_per_point_of_each_run() {
     let gpu = common::gpu();
     let protocol = simtlab::harness::Protocol { warmup: 0, samples: 1 };
     let run = |name: &str, overrides: &[(&str, &str)]| {
-        let params = workload::with_overrides(workload::find(name).unwrap().params(Scale::Tiny), overrides).unwrap();
+        let w = workload::find(name).unwrap();
+        let params = workload::with_overrides(&*w, w.params(Scale::Tiny), overrides).unwrap();
         workload::Run { workload: name.into(), params, label: name.into() }
     };
     let runs = [

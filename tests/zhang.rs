@@ -7,12 +7,13 @@ mod common;
 
 use simtlab::divergence::Divergence;
 use simtlab::experiments::zhang::{self, Benchmark, BenchmarkSweep};
+use simtlab::gpu::PreparedRun;
 use simtlab::harness::Protocol;
 use simtlab::kernels::blackscholes::BlackScholes;
 use simtlab::kernels::gafort::Gafort;
 use simtlab::kernels::lbm::Lbm;
 use simtlab::kernels::mcubes::MarchingCubes;
-use simtlab::kernels::redirect::{read_outputs, PreparedRun, RedirectKernel};
+use simtlab::kernels::redirect::{read_outputs, RedirectKernel};
 use simtlab::kernels::{blackscholes, gafort, lbm, mcubes, reduction};
 use simtlab::remap::{RunOptions, Variants};
 use simtlab::Gpu;

@@ -17,7 +17,7 @@ mod web;
 pub use buffer::{Bind, BufferKind, GpuBuffer, PendingRead, RecordedRead};
 pub use capabilities::Capabilities;
 pub use driver_stats::{DriverStatistic, DriverStatistics, PipelineExecutable};
-pub use recording::{read_recording_async, run_recording_async, Recording};
+pub use recording::{read_recording_async, run_recording_async, Checked, PreparedRun, Recording};
 pub use shader::{Kernel, KernelGroup, ShaderSource};
 pub use timing::{BindGroups, Step, Timing, TimingSource};
 
@@ -112,6 +112,8 @@ pub struct Gpu {
     abandoned: std::sync::atomic::AtomicBool,
     /// Once set, every later submission fails with [`Error::Cancelled`] (see [`Gpu::set_cancel`]).
     cancel: std::sync::RwLock<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
+    /// Measurements of this device that every later run shares, by key (see [`Gpu::remember`]).
+    remembered: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -323,6 +325,7 @@ impl Gpu {
             pipelines: Default::default(),
             abandoned: Default::default(),
             cancel: Default::default(),
+            remembered: Default::default(),
         };
         gpu.caps.subgroup_size = capabilities::measure_subgroup_size(&gpu).await?;
         Ok(gpu)
@@ -419,6 +422,20 @@ impl Gpu {
     /// One line naming the adapter for records and logs.
     pub fn adapter_name(&self) -> String {
         format!("{} ({:?})", adapter_label(&self.info), self.info.backend)
+    }
+
+    /// Keeps `value` under `key` for as long as this `Gpu` lives, so that a measurement of the
+    /// device (the persistent-threads capability check) is made once and every later run on it
+    /// agrees with it; a later value under the same key replaces it.
+    pub fn remember<T: Send + Sync + 'static>(&self, key: &str, value: T) {
+        if let Ok(mut kept) = self.remembered.lock() {
+            kept.insert(key.to_string(), std::sync::Arc::new(value));
+        }
+    }
+
+    /// The value [`Gpu::remember`] kept under `key`, if it is a `T`.
+    pub fn remembered<T: Clone + 'static>(&self, key: &str) -> Option<T> {
+        self.remembered.lock().ok()?.get(key)?.downcast_ref::<T>().cloned()
     }
 
     /// Loop iterations one invocation may run in total before the driver silently cuts its

@@ -1,10 +1,14 @@
 //! Work recorded into a caller's encoder and checked after readback: what every registry
 //! workload prepares (`workload::Workload::prepare`) and what the kernel families implement.
-//! It lives here, beneath them, since it needs only the GPU and a [`Check`].
+//! It lives here, beneath them, since it needs only the GPU and a [`Check`]; so does the one
+//! contract of a kernel's prepared run ([`PreparedRun`]) and its recording with a check
+//! ([`Checked`]), which every kernel family and the persistent-threads queue implement.
 
-use super::Gpu;
+use super::{Gpu, Step};
 use crate::error::Result;
 use crate::harness::Check;
+#[cfg(not(target_arch = "wasm32"))]
+use {super::Timing, crate::divergence::Divergence};
 
 /// A workload's inputs uploaded and its kernels bound, recorded into the caller's encoder as
 /// often as wanted: nothing here submits or waits.
@@ -16,6 +20,60 @@ pub trait Recording {
     /// Checks the bytes read back from [`Recording::outputs`], in their order, against the
     /// CPU reference.
     fn check(&self, outputs: &[Vec<u8>]) -> Check;
+}
+
+/// A kernel's inputs uploaded and its kernels bound: the timed work as steps, the buffers
+/// its check reads, and the probe's counts.
+pub trait PreparedRun {
+    /// The timed GPU work, to run or to record into a caller's encoder.
+    fn steps(&self) -> Vec<Step<'_>>;
+    /// The buffers the check reads, in its order, each with the bytes to read (a multiple of 4).
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)>;
+    /// The GPU probe's counts after a run prepared with the probe (`None` without it).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>>;
+    /// Runs the steps once, timed.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
+        gpu.run(&self.steps(), true)
+    }
+}
+
+/// Any family's prepared run beside the check of what it writes against the CPU reference:
+/// the one [`Recording`] of the kernel families, recorded from
+/// [`PreparedRun::steps`] and read back from [`PreparedRun::outputs`].
+pub struct Checked<P> {
+    prepared: P,
+    check: Box<CheckOutputs>,
+}
+
+/// Compares the bytes read back from a prepared run's outputs with the reference.
+type CheckOutputs = dyn Fn(&[Vec<u8>]) -> Check;
+
+impl<P: PreparedRun> Checked<P> {
+    /// `prepared`, whose outputs (read back in [`PreparedRun::outputs`]' order) `check` compares
+    /// with the reference.
+    pub fn new(prepared: P, check: impl Fn(&[Vec<u8>]) -> Check + 'static) -> Self {
+        Checked { prepared, check: Box::new(check) }
+    }
+}
+
+impl<P: std::fmt::Debug> std::fmt::Debug for Checked<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checked").field("prepared", &self.prepared).finish_non_exhaustive()
+    }
+}
+
+impl<P: PreparedRun> Recording for Checked<P> {
+    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        gpu.record_into(encoder, &self.prepared.steps());
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        self.prepared.outputs()
+    }
+    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+        (self.check)(outputs)
+    }
 }
 
 /// Records `recording` and the readback of its outputs into one encoder, submits it, and checks

@@ -12,8 +12,6 @@ pub mod redirect;
 pub mod reduction;
 pub mod split;
 
-pub use redirect::{Checked, PreparedRun};
-
 /// Splits `0..n` into one contiguous range per available core and runs `f` on each range on
 /// its own thread; results come back in order. CPU references use it for large inputs. With
 /// one core (or none known, as in the browser, which has no threads) `f` runs on the caller's.

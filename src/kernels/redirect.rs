@@ -6,12 +6,13 @@
 //! nowhere else; [`bench()`] does the rest
 //! the same way for all of them (timing, check, GPU probe, emulation at width 32, records),
 //! and [`recorded`] offers any of them for recording into a caller's encoder. Every family's
-//! prepared run implements [`PreparedRun`], and [`Checked`] records any of them with its check.
+//! prepared run implements [`crate::gpu::PreparedRun`], and [`crate::gpu::Checked`] records any
+//! of them with its check.
 
 use crate::divergence::{Divergence, ProbeRecords};
 use crate::error::Result;
 use crate::gpu::shader::Entry;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
+use crate::gpu::{Bind, BufferKind, Checked, Gpu, GpuBuffer, Kernel, PreparedRun, Step};
 use crate::harness::footprint::Footprint;
 use crate::harness::{Check, Throughput};
 use crate::remap::{RunOptions, REMAP_BINDING};
@@ -21,27 +22,9 @@ use std::sync::Arc;
 #[cfg(not(target_arch = "wasm32"))]
 use {
     crate::divergence::{self, DivergenceReport, EMULATION_WIDTH},
-    crate::gpu::Timing,
     crate::harness::{self, Protocol, Record},
     crate::remap::{self, VariantRun, Variants},
 };
-
-/// A kernel's inputs uploaded and its kernels bound: the timed work as steps, the buffers
-/// its check reads, and the probe's counts.
-pub trait PreparedRun {
-    /// The timed GPU work, to run or to record into a caller's encoder.
-    fn steps(&self) -> Vec<Step<'_>>;
-    /// The buffers the check reads, in its order, each with the bytes to read (a multiple of 4).
-    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)>;
-    /// The GPU probe's counts after a run prepared with the probe (`None` without it).
-    #[cfg(not(target_arch = "wasm32"))]
-    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>>;
-    /// Runs the steps once, timed.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn dispatch(&self, gpu: &Gpu) -> Result<Timing> {
-        gpu.run(&self.steps(), true)
-    }
-}
 
 /// A family's typed configuration: checked, sized and seeded the same way in every family.
 pub trait RedirectConfig: Serialize {
@@ -238,41 +221,4 @@ where
     let expected = K::reference(&cfg, &input);
     let run = K::prepare(gpu, &cfg, &input, RunOptions::default())?;
     Ok(Checked::new(run, move |outputs| K::check(&cfg, &expected, outputs)))
-}
-
-/// Any family's prepared run beside the check of what it writes against the CPU reference:
-/// the one [`crate::gpu::Recording`] of the kernel families, recorded from
-/// [`PreparedRun::steps`] and read back from [`PreparedRun::outputs`].
-pub struct Checked<P> {
-    prepared: P,
-    check: Box<CheckOutputs>,
-}
-
-/// Compares the bytes read back from a prepared run's outputs with the reference.
-type CheckOutputs = dyn Fn(&[Vec<u8>]) -> Check;
-
-impl<P: PreparedRun> Checked<P> {
-    /// `prepared`, whose outputs (read back in [`PreparedRun::outputs`]' order) `check` compares
-    /// with the reference.
-    pub fn new(prepared: P, check: impl Fn(&[Vec<u8>]) -> Check + 'static) -> Self {
-        Checked { prepared, check: Box::new(check) }
-    }
-}
-
-impl<P: std::fmt::Debug> std::fmt::Debug for Checked<P> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Checked").field("prepared", &self.prepared).finish_non_exhaustive()
-    }
-}
-
-impl<P: PreparedRun> crate::gpu::Recording for Checked<P> {
-    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
-        gpu.record_into(encoder, &self.prepared.steps());
-    }
-    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
-        self.prepared.outputs()
-    }
-    fn check(&self, outputs: &[Vec<u8>]) -> Check {
-        (self.check)(outputs)
-    }
 }

@@ -180,12 +180,28 @@ impl Runtime {
         crate::gpu::block_on(self.capability_async(gpu))
     }
 
-    /// The adapter's capability (awaits [`super::assess_async`] until one is kept).
+    /// The adapter's capability: the one this runtime or another with the same check settings
+    /// kept on `gpu`, else it awaits [`super::assess_async`] and keeps the result on `gpu`.
     pub async fn capability_async(&self, gpu: &Gpu) -> Result<Capability> {
         if let Some(c) = self.assessed() {
             return Ok(c);
         }
-        let c = assess_async(gpu, &self.options, self.grace(gpu)).await?;
+        // One check per device and check settings: the runs of a sweep (each with its own
+        // runtime) then launch the same workgroup count and fall back alike.
+        let grace = self.grace(gpu);
+        let o = &self.options;
+        let key = format!(
+            "pt capability: spin cap {}, grace {grace}, launch {}, barriers {}",
+            o.spin_cap, o.discovery_launch, o.capability_iterations
+        );
+        let c = match gpu.remembered::<Capability>(&key) {
+            Some(c) => c,
+            None => {
+                let c = assess_async(gpu, o, grace).await?;
+                gpu.remember(&key, c.clone());
+                c
+            }
+        };
         *self.capability.lock().map_err(|_| Error::gpu("pt runtime", "capability lock poisoned"))? = Some(c.clone());
         Ok(c)
     }

@@ -7,7 +7,7 @@ use super::record;
 use super::{Control, Runtime, Status, Tier, FLAG_ALL_PARTICIPATE};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
-use crate::gpu::{Bind, BufferKind, Gpu, Step};
+use crate::gpu::{Bind, BufferKind, Checked, Gpu, PreparedRun, Step};
 use crate::harness::named;
 use crate::harness::Check;
 #[cfg(not(target_arch = "wasm32"))]
@@ -247,16 +247,16 @@ pub fn queue(gpu: &Gpu, rt: &Runtime, cfg: &QueueConfig, check: bool) -> Result<
 pub const RECORDED_WORKGROUPS: u32 = 64;
 
 /// A claims queue (single, chunked or distributed) prepared for recording into a caller's
-/// encoder; the check is that every item was claimed exactly once.
+/// encoder ([`recorded`] adds the check).
 #[derive(Debug)]
-pub struct QueueRecording {
+pub struct PreparedQueue {
     launch: Launch,
 }
 
-impl QueueRecording {
+impl PreparedQueue {
     /// Binds the kernel for `cfg.workgroups` workgroups (default [`RECORDED_WORKGROUPS`]);
     /// the ring, which waits on other workgroups, is refused: it needs the capability check.
-    pub fn new(gpu: &Gpu, cfg: &QueueConfig) -> Result<QueueRecording> {
+    pub fn new(gpu: &Gpu, cfg: &QueueConfig) -> Result<PreparedQueue> {
         cfg.validate()?;
         if cfg.kind == QueueKind::Ring {
             return Err(Error::Unsupported {
@@ -266,21 +266,32 @@ impl QueueRecording {
             });
         }
         let launched = cfg.workgroups.unwrap_or(RECORDED_WORKGROUPS).min(gpu.caps().max_compute_workgroups_per_dimension);
-        Ok(QueueRecording { launch: Launch::new(gpu, &Runtime::new(Default::default()), cfg, launched, true)? })
+        Ok(PreparedQueue { launch: Launch::new(gpu, &Runtime::new(Default::default()), cfg, launched, true)? })
     }
 }
 
-impl crate::gpu::Recording for QueueRecording {
-    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
-        gpu.record_into(encoder, &self.launch.steps());
+impl PreparedRun for PreparedQueue {
+    fn steps(&self) -> Vec<Step<'_>> {
+        self.launch.steps().to_vec()
     }
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         vec![(self.launch.counts.wgpu_buffer(), 4 * self.launch.items as u64)]
     }
-    fn check(&self, outputs: &[Vec<u8>]) -> Check {
-        let counts: Vec<u32> = outputs.first().map(|b| bytemuck::pod_collect_to_vec(b)).unwrap_or_default();
-        Check::exact(&counts, &vec![1u32; self.launch.items as usize])
+    /// The queue has no probe: no counts.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn divergence(&self, _gpu: &Gpu) -> Result<Option<crate::divergence::Divergence>> {
+        Ok(None)
     }
+}
+
+/// [`PreparedQueue`] for `cfg` with its check: every item claimed exactly once.
+pub fn recorded(gpu: &Gpu, cfg: &QueueConfig) -> Result<Checked<PreparedQueue>> {
+    let prepared = PreparedQueue::new(gpu, cfg)?;
+    let once = vec![1u32; prepared.launch.items as usize];
+    Ok(Checked::new(prepared, move |outputs| {
+        let counts: Vec<u32> = outputs.first().map(|b| bytemuck::pod_collect_to_vec(b)).unwrap_or_default();
+        Check::exact(&counts, &once)
+    }))
 }
 
 /// The error of an aborted queue run; a run the driver's loop limit cut short says so and

@@ -5,7 +5,7 @@
 use super::{Entry, Scale, Workload};
 use crate::gpu::shader::registry as shader;
 use crate::harness::Footprint;
-use crate::kernels::flowshop::bench::{BenchConfig, PoolsRecording};
+use crate::kernels::flowshop::bench::{self as flowshop_bench, BenchConfig};
 use crate::kernels::flowshop::gpu::ThreadMapping;
 use crate::kernels::flowshop::{Exploration, LowerBound};
 use crate::kernels::matmul::{self, Compiler, RegtileConfig, Shape, Variant};
@@ -544,7 +544,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| queue(pt_queue::QueueKind::Single, s),
             #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
-            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::recorded(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             footprint: Some(PtQueueParams::checked),
             warps: None,
@@ -557,7 +557,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| queue(pt_queue::QueueKind::Chunked, s),
             #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
-            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::recorded(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             footprint: Some(PtQueueParams::checked),
             warps: None,
@@ -570,7 +570,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             config: |s| queue(pt_queue::QueueKind::Distributed, s),
             #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Whole(run_queue),
-            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::QueueRecording::new(gpu, &c.config)?))),
+            prepare: Some(|gpu, c| Ok(Box::new(pt_queue::recorded(gpu, &c.config)?))),
             shader: Some(shader::pt::queue::CLAIMS),
             footprint: Some(PtQueueParams::checked),
             warps: None,
@@ -606,7 +606,7 @@ pub(super) fn all() -> Vec<Box<dyn Workload>> {
             },
             #[cfg(not(target_arch = "wasm32"))]
             run: Runner::Points(|c| (c.pool_sizes.len() * c.strategies.len()) as u64, bench_instance),
-            prepare: Some(|gpu, c| Ok(Box::new(PoolsRecording::new(gpu, c)?))),
+            prepare: Some(|gpu, c| Ok(Box::new(flowshop_bench::recorded(gpu, c)?))),
             shader: Some(shader::flowshop::lb2::LB2),
             footprint: None,
             warps: None,

@@ -13,7 +13,7 @@
 //! use simtlab::workload::{self, Scale};
 //! let gpu = simtlab::Gpu::new(&Default::default())?;
 //! let loop_ = workload::find("micro-loop")?;
-//! let params = workload::with_overrides(loop_.params(Scale::Tiny), &[("distribution", "sorted")])?;
+//! let params = workload::with_overrides(&*loop_, loop_.params(Scale::Tiny), &[("distribution", "sorted")])?;
 //! let records = loop_.run(&gpu, &params, &Scale::Tiny.protocol())?;
 //! assert!(records.iter().all(|r| r.check.passed));
 //! # Ok::<(), simtlab::Error>(())
@@ -77,6 +77,9 @@ pub trait Workload: Send + Sync {
     /// Whether [`Workload::prepare`] gives a [`Recording`]: the one way a workload runs where
     /// nothing may wait between its GPU steps (a browser page, an app's frame).
     fn can_prepare(&self) -> bool;
+    /// Whether the configuration reads `name`, shown in [`Workload::params`] or left out while
+    /// it has its default.
+    fn reads_param(&self, name: &str) -> bool;
     /// Whether `params` make a valid configuration (the error says what is wrong), without running.
     fn check_params(&self, params: &serde_json::Value) -> Result<()>;
     /// What a run with `params` allocates on the device and the host, for the workloads that
@@ -256,6 +259,17 @@ impl<C: Serialize + DeserializeOwned> Workload for Entry<C> {
     fn can_prepare(&self) -> bool {
         self.prepare.is_some()
     }
+    fn reads_param(&self, name: &str) -> bool {
+        let mut params = self.params(Scale::Tiny);
+        let Some(object) = params.as_object_mut() else { return false };
+        if object.contains_key(name) {
+            return true;
+        }
+        // A configuration ignores a key it does not read and refuses a value of the wrong type
+        // for one it does; no parameter is a free string, so a string stands for the wrong type.
+        object.insert(name.into(), serde_json::Value::String("\u{0}".into()));
+        self.config(&params).is_err()
+    }
     fn check_params(&self, params: &serde_json::Value) -> Result<()> {
         self.config(params).map(drop)
     }
@@ -378,20 +392,17 @@ pub fn run_all(gpu: &Gpu, runs: &[Run], protocol: &Protocol, what: &str) -> Resu
     Ok(records)
 }
 
-/// `params` with `overrides` (`name`, `value`) applied: a value is read as JSON when it parses
-/// (numbers, booleans, `null`, lists), else as a string. A name the workload does not have is an
-/// error that lists the ones it has.
-pub fn with_overrides(mut params: serde_json::Value, overrides: &[(&str, &str)]) -> Result<serde_json::Value> {
-    let object = params
-        .as_object_mut()
-        .ok_or_else(|| Error::InvalidParameter { workload: String::new(), message: "this workload takes no parameters".into() })?;
+/// `params` of `workload` with `overrides` (`name`, `value`) applied: a value is read as JSON
+/// when it parses (numbers, booleans, `null`, lists), else as a string. A name may be one the
+/// parameters leave out while it has its default (a persistent-threads entry's `tier`); a name
+/// the workload does not read is an error that lists the ones `params` shows.
+pub fn with_overrides(workload: &dyn Workload, mut params: serde_json::Value, overrides: &[(&str, &str)]) -> Result<serde_json::Value> {
+    let refused = |message: String| Error::InvalidParameter { workload: workload.name().into(), message };
+    let object = params.as_object_mut().ok_or_else(|| refused("this workload takes no parameters".into()))?;
     for &(name, value) in overrides {
-        if !object.contains_key(name) {
+        if !object.contains_key(name) && !workload.reads_param(name) {
             let known: Vec<&str> = object.keys().map(String::as_str).collect();
-            return Err(Error::InvalidParameter {
-                workload: String::new(),
-                message: format!("no parameter '{name}'; use one of {}", known.join(", ")),
-            });
+            return Err(refused(format!("no parameter '{name}'; use one of {}", known.join(", "))));
         }
         let parsed = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
         object.insert(name.to_string(), parsed);
@@ -434,12 +445,29 @@ mod tests {
     #[test]
     fn overrides_replace_values_and_refuse_unknown_names() {
         let w = find("micro-loop").unwrap();
-        let p = with_overrides(w.params(Scale::Tiny), &[("n", "100"), ("distribution", "sorted")]).unwrap();
+        let p = with_overrides(&*w, w.params(Scale::Tiny), &[("n", "100"), ("distribution", "sorted")]).unwrap();
         assert_eq!(p["n"], 100);
         assert_eq!(p["distribution"], "sorted");
-        let err = with_overrides(w.params(Scale::Tiny), &[("nn", "1")]).unwrap_err().to_string();
+        let err = with_overrides(&*w, w.params(Scale::Tiny), &[("nn", "1")]).unwrap_err().to_string();
         assert!(err.contains("'nn'") && err.contains("distribution"), "{err}");
         assert!(parse_override("n").is_err() && parse_override("=3").is_err());
+        // names left out of the parameters while at their defaults, at a default value or not
+        for (name, hidden) in [
+            ("pt-sync", &[("tier", "[0]"), ("tier", "[]"), ("spin_cap", "1000"), ("grace", "64"), ("launch", "2")][..]),
+            ("matmul-naive", &[("compiler", "wgpu")]),
+            ("reduction", &[("fast_groups", "64")]),
+            ("lbm", &[("variants", "none")]),
+        ] {
+            let w = find(name).unwrap();
+            for &(key, value) in hidden {
+                assert!(!w.params(Scale::Tiny).as_object().unwrap().contains_key(key), "{name}: {key} is shown");
+                let p = with_overrides(&*w, w.params(Scale::Tiny), &[(key, value)]).unwrap_or_else(|e| panic!("{name} {key}: {e}"));
+                assert_eq!(p[key], serde_json::from_str::<serde_json::Value>(value).unwrap_or_else(|_| value.into()));
+                w.check_params(&p).unwrap_or_else(|e| panic!("{name} {key}={value}: {e}"));
+            }
+            let err = with_overrides(&*w, w.params(Scale::Tiny), &[("tiers", "[0]")]).unwrap_err().to_string();
+            assert!(err.contains("no parameter 'tiers'") && err.contains(name), "{err}");
+        }
         assert_eq!(parse_override("n = 5").unwrap(), ("n", "5"));
     }
 }

@@ -6,13 +6,13 @@
 use super::entries::{BranchSweep, MatmulParams};
 use super::Recording;
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, Gpu};
+use crate::gpu::Checked;
+use crate::gpu::Gpu;
 use crate::harness::Check;
 use crate::kernels::matmul::{self, Variant};
 use crate::kernels::micro::{self, remapped, MicroConfig};
 use crate::kernels::reduction::{self, ReductionConfig, ReductionKernel};
 use crate::kernels::split::{self, BranchPrepared, MaskLayout};
-use crate::kernels::Checked;
 use crate::remap::Strategy;
 use crate::rng::Rng;
 
@@ -66,11 +66,6 @@ pub(super) fn micro_checked(prepared: micro::Prepared, expected: Vec<u32>) -> Bo
 
 /// The branched kernel and the split pair on the decision mask of the sweep's middle else
 /// fraction, both checked against the CPU reference.
-struct BranchRecording {
-    prepared: BranchPrepared,
-    expected: Vec<u32>,
-}
-
 pub(super) fn branch(gpu: &Gpu, s: &BranchSweep, layout: MaskLayout) -> Result<Box<dyn Recording>> {
     let Some(&else_fraction) = s.else_fractions.get(s.else_fractions.len() / 2) else {
         return Err(Error::invalid("else_fractions", "empty: give at least one fraction in [0, 1]"));
@@ -81,22 +76,12 @@ pub(super) fn branch(gpu: &Gpu, s: &BranchSweep, layout: MaskLayout) -> Result<B
     let prepared = BranchPrepared::new(gpu, cfg, &data, false)?;
     prepared.set_mask(gpu, &mask)?;
     let expected = split::cpu::branch(&mask, &data, cfg.light_rounds, cfg.heavy_rounds);
-    Ok(Box::new(BranchRecording { prepared, expected }))
-}
-
-impl Recording for BranchRecording {
-    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
-        gpu.record_into(encoder, &self.prepared.branched_steps());
-        gpu.record_into(encoder, &self.prepared.split_steps());
-    }
-    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
-        self.prepared.result_buffers().into_iter().map(|b| (b.wgpu_buffer(), b.bytes())).collect()
-    }
-    fn check(&self, outputs: &[Vec<u8>]) -> Check {
+    // both kernels write the same results: the branched one's, then the pair's
+    let both: Vec<u32> = expected.iter().chain(&expected).copied().collect();
+    Ok(Box::new(Checked::new(prepared, move |outputs| {
         let got: Vec<u32> = outputs.iter().flat_map(|b| words(b)).collect();
-        let expected: Vec<u32> = self.expected.iter().chain(&self.expected).copied().collect();
-        Check::exact(&got, &expected)
-    }
+        Check::exact(&got, &both)
+    })))
 }
 
 /// The divergent loop remapped by `strategy` (redirect, tile sort or deferral: the ones

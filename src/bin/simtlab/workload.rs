@@ -28,10 +28,7 @@ pub fn run(gpu_args: &BenchGpuArgs, name: &str, params: &[String], scale: &str, 
     };
     let w = workload::find(name)?;
     let overrides = params.iter().map(|p| workload::parse_override(p)).collect::<Result<Vec<_>>>()?;
-    let values = workload::with_overrides(w.params(scale), &overrides).map_err(|e| match e {
-        Error::InvalidParameter { message, .. } => Error::InvalidParameter { workload: name.into(), message },
-        other => other,
-    })?;
+    let values = workload::with_overrides(&*w, w.params(scale), &overrides)?;
     let gpu = open_gpu(gpu_args)?;
     let records = w.run(&gpu, &values, &output.protocol())?;
     finish(&records, output)

@@ -7,10 +7,11 @@ pub mod cpu;
 use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
+use crate::gpu::PreparedRun;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::{Check, Throughput};
-use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
+use crate::kernels::redirect::{output_as, BoundKernel, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use serde::{Deserialize, Serialize};
 

@@ -13,7 +13,7 @@ use super::{
     SearchOptions,
 };
 use crate::error::{Error, Result};
-use crate::gpu::{Gpu, TimingSource};
+use crate::gpu::{Checked, Gpu, PreparedRun, Step, TimingSource};
 use crate::harness::Check;
 #[cfg(not(target_arch = "wasm32"))]
 use {
@@ -228,14 +228,14 @@ fn exact(what: &str, got: &[u32], expected: &[u32]) -> Result<Check> {
 }
 
 /// Every GPU kernel of `config` on every pool it builds (probe off), prepared for recording
-/// into a caller's encoder; the check compares every bound with the CPU's on the same pool.
+/// into a caller's encoder ([`recorded`] adds the check).
 #[derive(Debug)]
-pub struct PoolsRecording {
+pub struct PreparedPools {
     /// Per kernel and pool: the kernel holding the pool, its grid, and the CPU's bounds.
     runs: Vec<(PoolKernel, [u32; 3], Vec<u32>)>,
 }
 
-impl PoolsRecording {
+impl PreparedPools {
     /// Builds the pools from the search of `config.instance` and uploads each to its kernels.
     pub fn new(gpu: &Gpu, config: &BenchConfig) -> Result<Self> {
         config.validate()?;
@@ -259,24 +259,33 @@ impl PoolsRecording {
                 }
             }
         }
-        Ok(PoolsRecording { runs })
+        Ok(PreparedPools { runs })
     }
 }
 
-impl crate::gpu::Recording for PoolsRecording {
-    fn record(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+impl PreparedRun for PreparedPools {
+    fn steps(&self) -> Vec<Step<'_>> {
         // a kernel without a bind group bound nothing: its zeros fail the check
-        let steps: Vec<_> = self.runs.iter().filter_map(|(kernel, grid, _)| kernel.dispatch(*grid).ok()).collect();
-        gpu.record_into(encoder, &steps);
+        self.runs.iter().filter_map(|(kernel, grid, _)| kernel.dispatch(*grid).ok()).collect()
     }
     fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
         self.runs.iter().map(|(kernel, _, expected)| (kernel.bounds(), 4 * expected.len() as u64)).collect()
     }
-    fn check(&self, outputs: &[Vec<u8>]) -> Check {
-        let got: Vec<u32> = outputs.iter().flat_map(|b| bytemuck::pod_collect_to_vec::<u8, u32>(b)).collect();
-        let expected: Vec<u32> = self.runs.iter().flat_map(|(_, _, e)| e.iter().copied()).collect();
-        Check::exact(&got, &expected)
+    /// Prepared without the probe: no counts.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn divergence(&self, _gpu: &Gpu) -> Result<Option<crate::divergence::Divergence>> {
+        Ok(None)
     }
+}
+
+/// [`PreparedPools`] of `config` with its check: every bound equals the CPU's on the same pool.
+pub fn recorded(gpu: &Gpu, config: &BenchConfig) -> Result<Checked<PreparedPools>> {
+    let pools = PreparedPools::new(gpu, config)?;
+    let expected: Vec<u32> = pools.runs.iter().flat_map(|(_, _, e)| e.iter().copied()).collect();
+    Ok(Checked::new(pools, move |outputs| {
+        let got: Vec<u32> = outputs.iter().flat_map(|b| bytemuck::pod_collect_to_vec::<u8, u32>(b)).collect();
+        Check::exact(&got, &expected)
+    }))
 }
 
 /// Runs `config` on one instance: per pool size and strategy, the GPU kernels (timed over

@@ -35,11 +35,11 @@ use crate::divergence::Divergence;
 use crate::error::{Error, Result};
 use crate::gpu::shader::{preprocess, validate};
 use crate::gpu::shader::{registry, Entry};
+use crate::gpu::PreparedRun;
 use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
 use crate::harness::footprint::{bytes, Footprint};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::harness::{self, Check, Environment, Protocol, Record, Throughput};
-use crate::kernels::redirect::PreparedRun;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

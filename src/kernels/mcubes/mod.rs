@@ -12,6 +12,7 @@ pub use tables::Tables;
 use crate::divergence::{self, Divergence};
 use crate::error::{Error, Result};
 use crate::gpu::shader::{registry, Entry};
+use crate::gpu::PreparedRun;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::Timing;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step};
@@ -19,7 +20,7 @@ use crate::harness::footprint::{bytes, Footprint};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::harness::{self, Protocol};
 use crate::harness::{Check, Throughput};
-use crate::kernels::redirect::{output_as, BoundKernel, PreparedRun, RedirectConfig, RedirectKernel};
+use crate::kernels::redirect::{output_as, BoundKernel, RedirectConfig, RedirectKernel};
 use crate::remap::{self, RunOptions};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -7,12 +7,12 @@ pub mod remapped;
 use crate::divergence::{self, Divergence, ProbeLayout};
 use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
+use crate::gpu::PreparedRun;
 use crate::gpu::{BufferKind, Gpu, GpuBuffer, Kernel, Step, Timing};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::named;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::harness::{self, Check, Named, Protocol, Record};
-use crate::kernels::redirect::PreparedRun;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::remap::DivergenceExtra;
 use crate::rng::Rng;

@@ -13,8 +13,8 @@ use {
     super::{emulate, generate, reference, Pattern},
     crate::error::Error,
     crate::gpu::BufferKind,
+    crate::gpu::PreparedRun,
     crate::harness::{self, Check, Environment, Protocol, Throughput},
-    crate::kernels::PreparedRun,
     crate::remap::{CostModel, GpuRegroup, LamPlan, Pipeline, Profile},
     web_time::Instant,
 };

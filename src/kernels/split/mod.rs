@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::gpu::shader::registry;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::gpu::Timing;
-use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, Step};
+use crate::gpu::{Bind, BufferKind, Gpu, GpuBuffer, Kernel, PreparedRun, Step};
 use crate::harness::footprint::{bytes, Footprint};
 use crate::harness::named;
 #[cfg(not(target_arch = "wasm32"))]
@@ -254,10 +254,23 @@ impl BranchPrepared {
     pub fn split_steps(&self) -> Vec<Step<'_>> {
         vec![Step::dispatch(&self.kernels[1], &self.binds[1], self.grid), Step::dispatch(&self.kernels[2], &self.binds[2], self.grid)]
     }
+}
 
-    /// The branched kernel's and the split pair's result buffers (one word per element).
-    pub fn result_buffers(&self) -> [&GpuBuffer<u32>; 2] {
-        [&self.results_branched, &self.results_split]
+/// The branched kernel then the split pair, as one run whose check reads both results. Its
+/// probe's counts are the branched kernel's, the divergence splitting removes (the pair's
+/// too: [`BranchPrepared::divergences`]).
+impl PreparedRun for BranchPrepared {
+    fn steps(&self) -> Vec<Step<'_>> {
+        let mut steps = self.branched_steps();
+        steps.extend(self.split_steps());
+        steps
+    }
+    fn outputs(&self) -> Vec<(&wgpu::Buffer, u64)> {
+        [&self.results_branched, &self.results_split].into_iter().map(|b| (b.wgpu_buffer(), b.bytes())).collect()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    fn divergence(&self, gpu: &Gpu) -> Result<Option<Divergence>> {
+        Ok(self.divergences(gpu)?.map(|d| d.branched))
     }
 }
 
@@ -290,7 +303,7 @@ impl BranchPrepared {
     }
 
     /// Probe counters of the last run of each kernel (None when not probing).
-    pub fn divergence(&self, gpu: &Gpu) -> Result<Option<BranchDivergence>> {
+    pub fn divergences(&self, gpu: &Gpu) -> Result<Option<BranchDivergence>> {
         let Some(p) = &self.probe else { return Ok(None) };
         let d = |i: usize| -> Result<Divergence> { Ok(p.layout.decode(&gpu.read(&p.buffers[i])?)) };
         Ok(Some(BranchDivergence { branched: d(0)?, split_if: d(1)?, split_else: d(2)? }))
@@ -343,7 +356,7 @@ pub fn bench_point(
             p.set_mask(gpu, &mask)?;
             p.run_branched(gpu)?;
             p.run_split(gpu)?;
-            let d = p.divergence(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?;
+            let d = p.divergences(gpu)?.ok_or_else(|| Error::gpu("probing", "no probe records"))?;
             ([Some(d.branched), Some(d.split_if), Some(d.split_else)], "gpu-probe")
         }
         None => ([Some(emulate(&mask, 32)?), None, None], "host-emulation (width 32)"),
