@@ -3,7 +3,8 @@
 //! wgpu reaches (Vulkan, Metal, DX12, GL).
 //!
 //! - [`gpu`]: the GPU context ([`gpu::Gpu::new`] standalone, [`gpu::Gpu::from_device`] embedded),
-//!   shader loading and timing.
+//!   shader loading and timing; [`Recording`], work recorded into an app's encoder and checked,
+//!   and the one contract of a prepared kernel run beneath it ([`PreparedRun`], [`Checked`]).
 //! - [`harness`]: the benchmark protocol and result records.
 //! - [`divergence`]: SIMT efficiency, branch efficiency and divergence ratio, from the GPU
 //!   probe or from host emulation at any width.
@@ -79,7 +80,7 @@
 //! [`Remapper`] regroups the work of a divergent kernel so that lanes of a subgroup agree.
 
 pub mod divergence;
-pub mod error;
+mod error;
 #[cfg(feature = "report")]
 pub mod experiments;
 pub mod gpu;
@@ -96,7 +97,7 @@ pub mod ui;
 pub mod workload;
 
 pub use error::{Error, Result};
-pub use gpu::{Gpu, GpuOptions, Kernel, Recording, Step};
+pub use gpu::{Checked, Gpu, GpuOptions, Kernel, PreparedRun, Recording, Step};
 pub use harness::{Check, Record};
 pub use profile::{ProfileRequest, Profiler};
 pub use remap::Remapper;

@@ -85,7 +85,7 @@ impl Footprint {
     }
 
     /// The host part of [`Footprint::check`] against `limit` bytes.
-    pub fn check_host_within(&self, limit: u64) -> Result<()> {
+    fn check_host_within(&self, limit: u64) -> Result<()> {
         if self.host > limit {
             return Err(Error::Limit {
                 what: format!("{}: host memory (bytes)", self.setting),

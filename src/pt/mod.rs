@@ -161,7 +161,7 @@ impl Tier {
     }
 
     /// The tier numbered `n`; None above 2.
-    pub fn from_number(n: u8) -> Option<Tier> {
+    fn from_number(n: u8) -> Option<Tier> {
         Tier::ALL.get(n as usize).copied()
     }
 

@@ -419,7 +419,7 @@ impl PtLaunch {
     }
 
     /// [`PtLaunch::reset`] as steps, for [`Gpu::run_once_async`] and the other runs of steps.
-    pub fn reset_steps(&self) -> [Step<'_>; 2] {
+    fn reset_steps(&self) -> [Step<'_>; 2] {
         self.mark_reset();
         [Step::clear(&self.control.ctl), Step::clear(&self.queue)]
     }

@@ -28,7 +28,7 @@
 //! println!("{}", lessons[0]); // gpu: predicted …, measured …, model now …
 //! let next = decide_calibrated(Strategy::Auto, &profile, &costs, &calibration)?;
 //! assert_eq!(next.strategy, Strategy::Redirect);
-//! # Ok::<(), simtlab::error::Error>(())
+//! # Ok::<(), simtlab::Error>(())
 //! ```
 
 use std::fmt;

@@ -53,7 +53,7 @@
 //! assert_eq!(plan.moved(), 2);
 //! // The redirect index sorts by class (ascending trip count for loops).
 //! assert_eq!(gather(&trips, &redirect_index(&classes))?, vec![1, 1, 1, 1, 9, 9, 9, 9]);
-//! # Ok::<(), simtlab::error::Error>(())
+//! # Ok::<(), simtlab::Error>(())
 //! ```
 
 mod calibration;

@@ -244,7 +244,7 @@ impl Explorer {
 
     /// Selects adapter `index` and the occupancy preset that matches its name (or the default,
     /// saying so).
-    pub fn select_adapter(&mut self, index: usize) {
+    fn select_adapter(&mut self, index: usize) {
         self.adapter = index.min(self.adapters.len().saturating_sub(1));
         let info = self.adapters.get(self.adapter).map(|a| a.adapter.get_info());
         let name = info.as_ref().map_or_else(String::new, gpu::adapter_label);
@@ -397,7 +397,7 @@ impl Explorer {
     /// Whether divergence comes from the GPU probe on the selected adapter (then the emulated
     /// width does not apply). A browser's adapter does not list subgroups: its device, once a
     /// run has opened it, says whether it has them.
-    pub fn probe_applies(&self) -> bool {
+    fn probe_applies(&self) -> bool {
         let opened_with_subgroups =
             |a: &AdapterEntry| a.gpu.lock().ok().is_some_and(|g| g.as_ref().is_some_and(|g| g.caps().subgroup_size.is_some()));
         self.prefer_probe
@@ -457,7 +457,7 @@ impl Explorer {
     }
 
     /// Starts the current settings on the worker; `ctx` is asked to repaint as results come in.
-    pub fn start_run(&mut self, ctx: &egui::Context) {
+    fn start_run(&mut self, ctx: &egui::Context) {
         if self.running.is_some() {
             return;
         }

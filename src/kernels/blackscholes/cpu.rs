@@ -3,7 +3,7 @@
 use crate::kernels::parallel_ranges;
 
 /// The polynomial cumulative normal distribution the kernel uses (Abramowitz-Stegun 26.2.17).
-pub fn cnd(d: f64) -> f64 {
+fn cnd(d: f64) -> f64 {
     let k = 1.0 / (1.0 + 0.2316419 * d.abs());
     let poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))));
     let c = 0.398_942_280_401_432_7 * (-0.5 * d * d).exp() * poly;

@@ -593,7 +593,7 @@ pub const LOGICAL_DEVICES_PER_ADAPTER: usize = 8;
 
 /// Opens the adapters of `devices` (with `gpu_options.adapter`, only those named like it).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> {
+fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> {
     let count = match devices {
         Devices::One => return Ok(vec![Gpu::new(gpu_options)?]),
         Devices::Count(0) => return Err(Error::invalid("devices", "0 devices; use all or a count of at least 1")),

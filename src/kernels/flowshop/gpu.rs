@@ -22,7 +22,7 @@ use {
 };
 
 /// Sites counted by the probe in each kernel (`PROBE_SITES` in the WGSL files).
-pub fn probe_sites(bound: LowerBound) -> usize {
+fn probe_sites(bound: LowerBound) -> usize {
     match bound {
         LowerBound::Lb1 => 6,
         LowerBound::Lb2 => 4,

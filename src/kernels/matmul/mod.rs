@@ -168,12 +168,12 @@ impl Shape {
     }
 
     /// Floating-point operations of one product, 2·M·N·K (multiply and add counted apart).
-    pub fn flops(&self) -> f64 {
+    fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
     /// K and N multiples of 4: the vec4 path of `regtile`.
-    pub fn vec4_aligned(&self) -> bool {
+    fn vec4_aligned(&self) -> bool {
         self.k.is_multiple_of(4) && self.n.is_multiple_of(4)
     }
 }
@@ -254,12 +254,12 @@ impl RegtileConfig {
     }
 
     /// Rows of C per workgroup tile, wg_y · tm.
-    pub fn bm(&self) -> u32 {
+    fn bm(&self) -> u32 {
         self.wg_y * self.tm
     }
 
     /// Columns of C per workgroup tile, wg_x · tn.
-    pub fn bn(&self) -> u32 {
+    fn bn(&self) -> u32 {
         self.wg_x * self.tn
     }
 
@@ -296,7 +296,7 @@ impl RegtileConfig {
 
     /// The subgroup block actually used: (warp_x, warp_y) when they divide the workgroup,
     /// else row order (wg_x, 1).
-    pub fn warp_block(&self) -> (u32, u32) {
+    fn warp_block(&self) -> (u32, u32) {
         let ok = self.warp_x > 0 && self.warp_y > 0 && self.wg_x.is_multiple_of(self.warp_x) && self.wg_y.is_multiple_of(self.warp_y);
         if ok {
             (self.warp_x, self.warp_y)
@@ -519,11 +519,6 @@ impl Prepared {
             grid: [groups_x as u32, groups_y as u32, 1],
             _inputs: vec![Box::new(a), Box::new(b), Box::new(params)],
         })
-    }
-
-    /// C's buffer (M×N f32, row-major), for reading back after recorded steps.
-    pub fn c_buffer(&self) -> &GpuBuffer<f32> {
-        &self.c
     }
 }
 

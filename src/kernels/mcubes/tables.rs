@@ -60,7 +60,8 @@ impl Tables {
     }
 
     /// Bitmask of the edges configuration `cube` uses (Bourke's edge table, derived).
-    pub fn edge_mask(&self, cube: u32) -> u32 {
+    #[cfg(test)]
+    fn edge_mask(&self, cube: u32) -> u32 {
         self.edges(cube).iter().fold(0, |m, &e| m | 1 << e)
     }
 

@@ -170,7 +170,7 @@ pub struct MicroInput {
 }
 
 /// Trip counts for the loop pattern.
-pub fn loop_trips(cfg: &MicroConfig, rng: &mut Rng) -> Vec<u32> {
+fn loop_trips(cfg: &MicroConfig, rng: &mut Rng) -> Vec<u32> {
     let (n, g) = (cfg.n, cfg.group as usize);
     match cfg.distribution {
         Distribution::Uniform => vec![cfg.short + (cfg.long - cfg.short) / g as u32; n],

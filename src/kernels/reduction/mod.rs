@@ -119,7 +119,7 @@ impl ReductionConfig {
     }
 
     /// Workgroups of the first `blocked` pass: one per block of 256 × 8 vec4.
-    pub fn blocked_groups(&self) -> usize {
+    fn blocked_groups(&self) -> usize {
         self.n.div_ceil(4).div_ceil(WORKGROUP_SIZE as usize * BLOCKED_VEC4_PER_THREAD)
     }
 
@@ -318,11 +318,6 @@ impl Prepared {
         let b2 = k.bind_at(gpu, &[(slot::INPUT, &partials), (slot::OUTPUT, &result), (slot::PARAMS, &p2)])?;
         let passes = vec![Pass { kernel: first, bind: b1, grid }, Pass { kernel: k, bind: b2, grid: [1, 1, 1] }];
         Ok(Prepared { passes, result, probe: None, _keep: vec![src, partials], _keep_other: vec![Box::new(p1), Box::new(p2)] })
-    }
-
-    /// The buffer whose first value is the sum, for reading back after recorded steps.
-    pub fn result_buffer(&self) -> &GpuBuffer<f32> {
-        &self.result
     }
 }
 

@@ -246,12 +246,12 @@ impl BranchPrepared {
     }
 
     /// The branched kernel's dispatch, for a caller's encoder ([`Gpu::record_into`]).
-    pub fn branched_steps(&self) -> Vec<Step<'_>> {
+    fn branched_steps(&self) -> Vec<Step<'_>> {
         vec![Step::dispatch(&self.kernels[0], &self.binds[0], self.grid)]
     }
 
     /// The split pair's two dispatches, for a caller's encoder ([`Gpu::record_into`]).
-    pub fn split_steps(&self) -> Vec<Step<'_>> {
+    fn split_steps(&self) -> Vec<Step<'_>> {
         vec![Step::dispatch(&self.kernels[1], &self.binds[1], self.grid), Step::dispatch(&self.kernels[2], &self.binds[2], self.grid)]
     }
 }
@@ -322,7 +322,7 @@ pub fn emulate(mask: &[u32], width: u32) -> Result<Divergence> {
 /// `probed` (when given) measures divergence in separate runs.
 #[cfg(not(target_arch = "wasm32"))]
 #[allow(clippy::too_many_arguments, reason = "the sweep's loop state, passed through once per point")]
-pub fn bench_point(
+fn bench_point(
     gpu: &Gpu,
     cfg: &BranchConfig,
     layout: MaskLayout,

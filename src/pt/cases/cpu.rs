@@ -9,7 +9,7 @@ pub const MUL: u32 = 1_664_525;
 pub const ADD: u32 = 1_013_904_223;
 
 /// `count` multiply-adds x = x * mul + add (mod 2^32) (`pt_mads` in pt_work.wgsl).
-pub fn mads(x0: u32, count: u32, mul: u32, add: u32) -> u32 {
+fn mads(x0: u32, count: u32, mul: u32, add: u32) -> u32 {
     let mut x = x0;
     for _ in 0..count {
         x = x.wrapping_mul(mul).wrapping_add(add);
@@ -66,7 +66,7 @@ pub fn forest_level_size(n0: u32, level: u32, tilted: bool) -> u64 {
 }
 
 /// The workgroup checksum of item (level, k): Σ over 256 lanes of mads(seed, fmas).
-pub fn forest_item(level: u32, k: u32, fmas: u32) -> u32 {
+fn forest_item(level: u32, k: u32, fmas: u32) -> u32 {
     (0..256u32).fold(0u32, |acc, lane| {
         let seed = hash(hash(hash(level) ^ k).wrapping_add(lane));
         acc.wrapping_add(mads(seed, fmas, MUL, ADD))

@@ -546,11 +546,6 @@ impl FlowshopView {
             CollapsingHeader::new("DFS vs BFS pool divergence").default_open(true).show(ui, |ui| self.pools.ui(ui, &options, &slot));
         });
     }
-
-    /// Starts the pool divergence measurement on a background thread.
-    pub fn start_pools(&mut self, ctx: &egui::Context) {
-        self.pools.start(&self.gpu_options, &self.gpu, ctx);
-    }
 }
 
 /// A search on the worker thread.

@@ -56,7 +56,7 @@ pub fn of(workload: &str) -> Option<PaperRef> {
 
 /// Zhang §1's loop scenario at W = 32: a warp runs as long as its longest lane, so with one
 /// long lane per group of 32 the lanes are busy (31·short + long) / (32·long) of the time.
-pub fn zhang_loop_model(p: &Value) -> Option<f64> {
+fn zhang_loop_model(p: &Value) -> Option<f64> {
     let (short, long) = (p["short"].as_f64()?, p["long"].as_f64()?.max(1.0));
     match p["distribution"].as_str()? {
         "uniform" | "sorted" => Some(1.0),
@@ -72,7 +72,7 @@ pub fn zhang_loop_model(p: &Value) -> Option<f64> {
 
 /// The `if` scenario at W = 32: with random values each lane takes the path with probability
 /// p, so a warp holds both paths with probability 1 − p³² − (1 − p)³².
-pub fn zhang_if_model(p: &Value) -> Option<f64> {
+fn zhang_if_model(p: &Value) -> Option<f64> {
     let prob = p["probability"].as_f64()?;
     match p["distribution"].as_str()? {
         "random" => Some(1.0 - prob.powi(32) - (1.0 - prob).powi(32)),

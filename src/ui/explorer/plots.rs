@@ -192,7 +192,7 @@ impl Measured {
 
     /// True when the two ranges of samples overlap: a difference between them is within the
     /// noise of the measurement.
-    pub fn overlaps(&self, other: &Measured) -> bool {
+    fn overlaps(&self, other: &Measured) -> bool {
         self.low <= other.high && other.low <= self.high
     }
 }
@@ -247,7 +247,7 @@ impl Panel {
     }
 
     /// A short name for ids and file names.
-    pub fn slug(&self) -> String {
+    fn slug(&self) -> String {
         match self.metric {
             Metric::TimeMs => "time".into(),
             Metric::SimtEfficiency => "simt-efficiency".into(),
@@ -281,7 +281,7 @@ pub fn panels(run: &Run) -> Vec<Panel> {
 }
 
 /// What the whiskers of `run`'s timed plots span: `whiskers: fastest to slowest of 3 samples`.
-pub fn spread_note(run: &Run) -> String {
+fn spread_note(run: &Run) -> String {
     let counts: Vec<usize> = run.records().map(|r| r.stats.samples.len().max(1)).collect();
     let (lo, hi) = (counts.iter().copied().min().unwrap_or(0), counts.iter().copied().max().unwrap_or(0));
     let n = if lo == hi { format!("{lo}") } else { format!("{lo} to {hi}") };
@@ -323,7 +323,7 @@ pub fn x_axis(run: &Run, spec: Option<&ParamSpec>) -> (XAxis, Vec<f64>) {
 
 /// The series name of a record: its kernel and variant, without the part a within-record
 /// sweep varies (Carrillo's `else=25.0%`).
-pub fn series_name(r: &Record) -> String {
+fn series_name(r: &Record) -> String {
     let variant = r.variant.split(" else=").next().unwrap_or(&r.variant);
     format!("{} {}", r.kernel, variant).trim().to_string()
 }
@@ -390,7 +390,7 @@ pub fn series(run: &Run, xs: &[f64], panel: &Panel) -> Vec<SeriesPoints> {
 }
 
 /// Every series name of `run`, in order of first appearance (the legend's order and colours).
-pub fn series_names(run: &Run) -> Vec<String> {
+fn series_names(run: &Run) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for n in names_by_point(run).into_iter().flatten() {
         if !names.contains(&n) {

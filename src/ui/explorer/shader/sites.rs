@@ -27,7 +27,7 @@ impl SiteOrder {
     }
 
     /// Indices of `rows` in this order.
-    pub fn arrange(self, rows: &[SiteRow]) -> Vec<usize> {
+    fn arrange(self, rows: &[SiteRow]) -> Vec<usize> {
         let mut order: Vec<usize> = (0..rows.len()).collect();
         match self {
             SiteOrder::Source => {}
