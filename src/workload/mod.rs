@@ -468,6 +468,9 @@ mod tests {
             let err = with_overrides(&*w, w.params(Scale::Tiny), &[("tiers", "[0]")]).unwrap_err().to_string();
             assert!(err.contains("no parameter 'tiers'") && err.contains(name), "{err}");
         }
+        // a struct left out while default is read too
+        let regtile = find("matmul-regtile").unwrap();
+        assert!(regtile.reads_param("regtile") && !regtile.reads_param("regtiles"));
         assert_eq!(parse_override("n = 5").unwrap(), ("n", "5"));
     }
 }

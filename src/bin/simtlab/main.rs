@@ -108,7 +108,8 @@ enum Command {
     Run {
         /// The workload's name (`simtlab list`).
         workload: String,
-        /// Parameter values (repeatable): name=value, e.g. --param n=4096.
+        /// Parameter values (repeatable): name=value, e.g. --param n=4096; also the options left
+        /// out of `simtlab list` while default, e.g. --param 'tier=[0]' on a pt-* workload.
         #[arg(long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
         /// Parameter values to start from: tiny (seconds on a CPU), quick, or paper (the papers' sizes).
