@@ -26,19 +26,19 @@
 //!   launch it on the app's device (what `simtlab pt` runs).
 
 pub mod barrier;
-pub mod capability;
+pub(crate) mod capability;
 pub mod cases;
 pub mod graph;
-pub mod launch;
+pub(crate) mod launch;
 pub mod queue;
-pub mod status;
+pub(crate) mod status;
 pub mod sweep;
 pub mod user;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use capability::assess;
 pub use capability::{assess_async, Capability};
-pub use launch::{tier_that_ran, Plan, PtOptions, Runtime, TierVerdict};
+pub use launch::{tier_that_ran, Plan, PtOptions, Runtime, TierVerdict, DEFAULT_SPIN_CAP};
 pub use status::{AbortReason, Status};
 
 use crate::error::Result;

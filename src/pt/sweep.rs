@@ -91,7 +91,7 @@ pub struct Sweep {
     /// Tiers 1 and 2 of sync, forest, prodcons, gsync, and queue: persistent kernels launch this
     /// many workgroups instead of the discovered count.
     pub launch: Option<u32>,
-    /// Bound of every wait loop, in polls (default [`crate::pt::launch::DEFAULT_SPIN_CAP`]).
+    /// Bound of every wait loop, in polls (default [`crate::pt::DEFAULT_SPIN_CAP`]).
     pub spin_cap: u32,
     /// Discovery grace period in polls, at most `spin_cap` (default: 32 on GPUs, 2048 on CPU adapters).
     pub grace: Option<u32>,

@@ -204,12 +204,12 @@ pub(crate) struct PtRuntimeParams {
 
 impl Default for PtRuntimeParams {
     fn default() -> Self {
-        PtRuntimeParams { spin_cap: crate::pt::launch::DEFAULT_SPIN_CAP, grace: None, launch: None }
+        PtRuntimeParams { spin_cap: crate::pt::DEFAULT_SPIN_CAP, grace: None, launch: None }
     }
 }
 
 fn is_default_spin_cap(spin_cap: &u32) -> bool {
-    *spin_cap == crate::pt::launch::DEFAULT_SPIN_CAP
+    *spin_cap == crate::pt::DEFAULT_SPIN_CAP
 }
 
 impl PtRuntimeParams {

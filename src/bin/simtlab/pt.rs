@@ -29,7 +29,7 @@ pub struct PtArgs {
     #[arg(long, default_value_t = user::DEFAULT_CAPACITY, value_parser = clap::value_parser!(u32).range(1..))]
     pub capacity: u32,
     /// Most polls one wait may take before the kernel stops with an error.
-    #[arg(long, default_value_t = simtlab::pt::launch::DEFAULT_SPIN_CAP, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = simtlab::pt::DEFAULT_SPIN_CAP, value_parser = clap::value_parser!(u32).range(1..))]
     pub spin_cap: u32,
     /// A kernel computing the same with one dispatch per phase instead of global barriers, run
     /// after the first from the same --bind contents and checked against the same --expect.

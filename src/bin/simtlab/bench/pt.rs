@@ -139,7 +139,7 @@ pub struct PtArgs {
     #[arg(long)]
     pub launch: Option<u32>,
     /// Bound of every wait loop, in polls.
-    #[arg(long, default_value_t = simtlab::pt::launch::DEFAULT_SPIN_CAP)]
+    #[arg(long, default_value_t = simtlab::pt::DEFAULT_SPIN_CAP)]
     pub spin_cap: u32,
     /// Discovery grace period in polls, at most --spin-cap (default: 32 on GPUs, 2048 on CPU adapters).
     #[arg(long)]
