@@ -11,7 +11,7 @@ mod common;
 
 use common::cli::{assert_refused, simtlab, text};
 use simtlab::kernels::flowshop::checkpoint::{Checkpoint, Manifest};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -117,6 +117,11 @@ fn check_manifest(path: &Path, ranks: usize) -> Manifest {
     manifest
 }
 
+/// The checkpoint path of a test, in its own empty scratch folder.
+fn checkpoint_in(scratch: &str) -> PathBuf {
+    common::scratch(scratch).join("ta014.checkpoint")
+}
+
 fn resume_on(ranks: usize, file: &str) -> Output {
     mpirun(ranks, &["flowshop", "solve", "ta014", "--search", "resident", "--resume", file, "--pool", "64", "--json"]).output().unwrap()
 }
@@ -124,8 +129,7 @@ fn resume_on(ranks: usize, file: &str) -> Output {
 #[test]
 fn a_killed_rank_ends_the_run_and_its_checkpoint_resumes_to_the_same_proof() {
     let expected = one_device();
-    let dir = common::scratch("mpi-killed");
-    let path = dir.join("ta014.checkpoint");
+    let path = checkpoint_in("mpi-killed");
     let file = path.to_str().unwrap();
     let (run, victim) = run_until_a_manifest(2, file, &[], 1);
     Command::new("kill").args(["-9", &victim.to_string()]).status().unwrap();
@@ -145,8 +149,7 @@ fn a_killed_rank_ends_the_run_and_its_checkpoint_resumes_to_the_same_proof() {
 /// and the manifest resumes to the one-device proof.
 fn a_stopped_rank_is_named(ranks: usize, victim: usize, scratch: &str, named: &[&str]) {
     let expected = one_device();
-    let dir = common::scratch(scratch);
-    let path = dir.join("ta014.checkpoint");
+    let path = checkpoint_in(scratch);
     let file = path.to_str().unwrap();
     let (run, pid) = run_until_a_manifest(ranks, file, &["--silence", "3"], victim);
     Command::new("kill").args(["-STOP", &pid.to_string()]).status().unwrap();
@@ -177,8 +180,7 @@ fn a_stopped_rank_0_is_named_by_the_others() {
 #[test]
 fn every_rank_writes_its_part_and_missing_or_damaged_parts_are_refused() {
     let expected = one_device();
-    let dir = common::scratch("mpi-parts");
-    let path = dir.join("ta014.checkpoint");
+    let path = checkpoint_in("mpi-parts");
     let file = path.to_str().unwrap();
     let stopped = mpirun(3, &with(&["--node-limit", "1000", "--checkpoint", file])).output().unwrap();
     assert!(stopped.status.success(), "{}", text(&stopped.stderr));
@@ -190,7 +192,8 @@ fn every_rank_writes_its_part_and_missing_or_damaged_parts_are_refused() {
     let manifest = check_manifest(&path, 2);
     assert!(manifest.epoch > first.epoch && manifest.header.nodes_counted > first.header.nodes_counted, "{manifest:?}");
     assert!(manifest.parts.iter().map(|p| p.nodes).sum::<u64>() > 0, "{manifest:?}");
-    let mut files: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut files: Vec<String> =
+        std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     files.sort();
     let mut kept: Vec<String> = manifest.parts.iter().map(|p| p.file.clone()).collect();
     kept.extend(["ta014.checkpoint".into(), "ta014.checkpoint.lock".into()]);
@@ -238,8 +241,7 @@ fn bad_rank_counts_and_mismatched_checkpoints_are_refused() {
     // more ranks on a host than its adapters take
     assert_refused(&mpirun(9, &with(&[])).output().unwrap(), "MPI ranks on one host");
     // a checkpoint of another bound, of another instance
-    let dir = common::scratch("mpi-mismatch");
-    let path = dir.join("ta014.checkpoint");
+    let path = checkpoint_in("mpi-mismatch");
     let file = path.to_str().unwrap();
     let stopped = simtlab().args(with(&["--node-limit", "2000", "--checkpoint", file])).output().unwrap();
     assert!(stopped.status.success(), "{}", text(&stopped.stderr));

@@ -1,8 +1,8 @@
-//! Work recorded into a caller's encoder and checked after readback: what every registry
-//! workload prepares (`workload::Workload::prepare`) and what the kernel families implement.
-//! It lives here, beneath them, since it needs only the GPU and a [`Check`]; so does the one
-//! contract of a kernel's prepared run ([`PreparedRun`]) and its recording with a check
-//! ([`Checked`]), which every kernel family and the persistent-threads queue implement.
+//! Work recorded into a caller's encoder and checked after readback ([`Recording`]: what every
+//! registry workload prepares, `workload::Workload::prepare`), and beneath it the one contract
+//! of a kernel's prepared run ([`PreparedRun`]), which every kernel family and the
+//! persistent-threads queue implement and [`Checked`] records with its check. Both live here,
+//! beneath the kernels, since they need only the GPU, a [`Check`] and the probe's counts.
 
 use super::{Gpu, Step};
 use crate::error::Result;
@@ -39,8 +39,8 @@ pub trait PreparedRun {
     }
 }
 
-/// Any family's prepared run beside the check of what it writes against the CPU reference:
-/// the one [`Recording`] of the kernel families, recorded from
+/// Any prepared run beside the check of what it writes against the CPU reference: the one
+/// [`Recording`] of the kernel families and the persistent-threads queue, recorded from
 /// [`PreparedRun::steps`] and read back from [`PreparedRun::outputs`].
 pub struct Checked<P> {
     prepared: P,
