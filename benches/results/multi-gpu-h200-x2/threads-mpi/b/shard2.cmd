@@ -1,0 +1,1 @@
+.gpu/simtlab reproduce --quick --shard 2/2 --adapter #1
