@@ -6,8 +6,7 @@
 use super::entries::{BranchSweep, MatmulParams};
 use super::Recording;
 use crate::error::{Error, Result};
-use crate::gpu::Checked;
-use crate::gpu::Gpu;
+use crate::gpu::{Checked, Gpu};
 use crate::harness::Check;
 use crate::kernels::matmul::{self, Variant};
 use crate::kernels::micro::{self, remapped, MicroConfig};

@@ -245,12 +245,12 @@ impl BranchPrepared {
         gpu.write(&self.mask, mask)
     }
 
-    /// The branched kernel's dispatch, for a caller's encoder ([`Gpu::record_into`]).
+    /// The branched kernel's dispatch.
     fn branched_steps(&self) -> Vec<Step<'_>> {
         vec![Step::dispatch(&self.kernels[0], &self.binds[0], self.grid)]
     }
 
-    /// The split pair's two dispatches, for a caller's encoder ([`Gpu::record_into`]).
+    /// The split pair's two dispatches.
     fn split_steps(&self) -> Vec<Step<'_>> {
         vec![Step::dispatch(&self.kernels[1], &self.binds[1], self.grid), Step::dispatch(&self.kernels[2], &self.binds[2], self.grid)]
     }
