@@ -206,6 +206,16 @@ fn one_two_and_three_logical_devices_count_the_same_tree() {
         let got = resident(&on, &instance, &at_optimum, &ResidentOptions::default());
         assert_eq!((got.nodes, got.leaves), (expected.nodes, expected.leaves), "{count} device(s)");
         assert_eq!(got.proven_lower_bound, Some(1377), "{count} device(s)");
+        // the root starts on the first device: every other one worked only on nodes it was
+        // given, and every node given was loaded once the search finished
+        assert_eq!(got.devices.len(), count);
+        let given: u64 = got.devices.iter().map(|d| d.nodes_given).sum();
+        let loaded: u64 = got.devices.iter().map(|d| d.nodes_loaded).sum();
+        assert_eq!(given, loaded, "{count} device(s): {:?}", got.devices);
+        for (i, d) in got.devices.iter().enumerate().skip(1) {
+            assert!(d.gifts_loaded > 0 && d.nodes_loaded > 0 && d.batches > 0, "device {i} of {count} did no work: {:?}", got.devices);
+        }
+        assert!(got.devices.iter().all(|d| d.busy_seconds > 0.0 && d.busy_seconds <= got.seconds), "{:?}", got.devices);
     }
     let from_neh = SearchOptions {
         heuristic: IteratedGreedy { iterations: Some(0), ..Default::default() },

@@ -174,13 +174,25 @@ impl Gpu {
     /// the host can work while the GPU runs, then [`PendingRead::finish`] waits and reads.
     pub fn submit_read(
         &self,
-        mut encoder: wgpu::CommandEncoder,
+        encoder: wgpu::CommandEncoder,
         buffer: &wgpu::Buffer,
         staging: &wgpu::Buffer,
         bytes: u64,
     ) -> Result<PendingRead> {
+        self.submit_read_at(encoder, buffer, 0, staging, bytes)
+    }
+
+    /// As [`Gpu::submit_read`], of the `bytes` of `buffer` from byte `offset` (a multiple of 4).
+    pub fn submit_read_at(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<PendingRead> {
         let commands = self.checked_now("recording work and its readback", || {
-            encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, bytes);
+            encoder.copy_buffer_to_buffer(buffer, offset, staging, 0, bytes);
             encoder.finish()
         })?;
         let submission = self.submit(commands, "submitting work and its readback")?;
@@ -327,10 +339,22 @@ impl PendingRead {
     /// future drives the device itself (bounded by the GPU's timeout); in the browser the
     /// mapping completes on its own.
     pub async fn finish_async(self, gpu: &Gpu) -> Result<Vec<u8>> {
+        self.finish_with_async(gpu, <[u8]>::to_vec).await
+    }
+
+    /// As [`PendingRead::finish`], handing the bytes to `read` where they lie instead of
+    /// copying them out (for reads of many megabytes, where the copies cost more than the
+    /// transfer).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn finish_with<T>(self, gpu: &Gpu, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
+        super::block_on(self.finish_with_async(gpu, read))
+    }
+
+    async fn finish_with_async<T>(self, gpu: &Gpu, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
         gpu.settle(self.submission.clone(), "reading a buffer back").await?;
         let mapped = self.mapped.await.map_err(|_| Error::gpu("mapping a readback buffer", "the mapping was dropped"))?;
         mapped.map_err(|e| Error::gpu("mapping a readback buffer", e))?;
-        mapped_bytes(&self.staging, self.bytes)
+        with_mapped(&self.staging, self.bytes, read)
     }
 
     /// The bytes once the GPU has finished the work and the copy, `None` before. Never blocks:
@@ -349,9 +373,16 @@ impl PendingRead {
 }
 
 fn mapped_bytes(staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
-    let data = staging.get_mapped_range(..bytes).map_err(|e| Error::gpu("reading a mapped buffer", e))?.to_vec();
+    with_mapped(staging, bytes, <[u8]>::to_vec)
+}
+
+/// `read` of the first `bytes` of the mapped `staging`, which is unmapped after.
+fn with_mapped<T>(staging: &wgpu::Buffer, bytes: u64, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
+    let view = staging.get_mapped_range(..bytes).map_err(|e| Error::gpu("reading a mapped buffer", e))?;
+    let out = read(&view);
+    drop(view);
     staging.unmap();
-    Ok(data)
+    Ok(out)
 }
 
 /// A copy of a buffer into a mappable one, recorded into the caller's encoder

@@ -12,7 +12,7 @@ use simtlab::kernels::flowshop::commands::{
     self, Device, Devices, KernelVariant, NodeBoundOptions, NodeBounds, Search, SolveOptions, SolveReport,
 };
 use simtlab::kernels::flowshop::gpu::ThreadMapping;
-use simtlab::kernels::flowshop::{taillard, Branching, Exploration, LowerBound, Progress};
+use simtlab::kernels::flowshop::{taillard, Branching, DeviceUse, Exploration, LowerBound, Progress};
 use simtlab::{Error, Gpu, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -376,8 +376,10 @@ fn solve_text(report: &SolveReport, ub: Option<u32>) -> String {
     } else {
         format!("start schedule (0-based, makespan {}): {}", s.start_makespan, commands::job_list(&s.start_permutation))
     };
+    // over several devices, how evenly the work spread
+    let devices: String = if s.devices.len() > 1 { s.devices.iter().enumerate().map(device_line).collect() } else { String::new() };
     format!(
-        "{} ({}x{}), {} on {}: {result}; best known: {}; start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\n{schedule}\n",
+        "{} ({}x{}), {} on {}: {result}; best known: {}; start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\n{devices}{schedule}\n",
         report.instance,
         report.jobs,
         report.machines,
@@ -389,6 +391,14 @@ fn solve_text(report: &SolveReport, ub: Option<u32>) -> String {
         s.nodes,
         s.leaves,
         s.seconds,
+    )
+}
+
+/// One device's share of a resident search over several, a line.
+fn device_line((i, d): (usize, &DeviceUse)) -> String {
+    format!(
+        "device {i}: {} batches, {:.2} s busy, {:.2} s waiting, {:.2} s moving nodes; gave {} nodes in {} gifts, loaded {} in {}\n",
+        d.batches, d.busy_seconds, d.waiting_seconds, d.moving_seconds, d.nodes_given, d.gifts_given, d.nodes_loaded, d.gifts_loaded
     )
 }
 

@@ -69,7 +69,9 @@ pub use data::{BoundData, KernelParams};
 pub use heuristic::{neh, IteratedGreedy};
 pub use model::{Direction, Instance, LowerBound, Node, GPU_MAX_MACHINES, LB1_WGSL, LB2_WGSL, MAX_JOBS, MAX_MACHINES, WORKGROUP_SIZE};
 pub use pool::{Bounder, Pool, Started, BACKWARD_CHILD, UNKNOWN_PREFIX};
-pub use search::{solve, solve_with, Branching, Exploration, FrontierUse, Incumbent, Progress, SearchOptions, Solution, Stop, MAX_POOL};
+pub use search::{
+    solve, solve_with, Branching, DeviceUse, Exploration, FrontierUse, Incumbent, Progress, SearchOptions, Solution, Stop, MAX_POOL,
+};
 pub use taillard::{read_instance, read_instances, taillard, taillard_by_name, taillard_entry};
 
 use model::check_size;

@@ -83,6 +83,35 @@ pub const PLACE_BACKWARD: u32 = 0x8000_0000;
 /// An entry's place: the entry is its record itself.
 pub const PLACE_NONE: u32 = u32::MAX;
 
+/// How long one submission of rounds lasts on a device searching alone: short enough for
+/// limits and progress, long enough that the host's share between submissions is small.
+#[cfg(not(target_arch = "wasm32"))]
+const BATCH_ALONE: Duration = Duration::from_millis(200);
+
+/// How long one submission lasts on a device that shares the search: a device runs dry
+/// within a submission and waits for another's to end before it is given open nodes, so
+/// these are ten times shorter (on H200s, a device waited a quarter of a 20x20 search with
+/// the submissions of one searching alone).
+#[cfg(not(target_arch = "wasm32"))]
+const BATCH_SHARED: Duration = Duration::from_millis(20);
+
+/// A device with fewer open nodes than this many pools is given more before it runs dry: the
+/// nodes wait on the host until it does, so it need not wait for another device's submission.
+#[cfg(not(target_arch = "wasm32"))]
+const HUNGRY_POOLS: u64 = 4;
+
+/// Whether a device (or rank) with `open` open nodes gives half of them to one with `theirs`
+/// (`dry`: none left and none on their way): any two for a dry one; for one with fewer than
+/// [`HUNGRY_POOLS`] pools, when the giver has at least twice that many and two pools.
+#[cfg(not(target_arch = "wasm32"))]
+fn gives(open: u64, theirs: u64, dry: bool, pool: u64) -> bool {
+    if dry {
+        open >= 2
+    } else {
+        theirs < HUNGRY_POOLS * pool && open >= 2 * theirs.max(pool)
+    }
+}
+
 /// The memory the stack and the record store take by default: 2 GiB, or less where the
 /// adapter's buffers are smaller.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 2 << 30;
@@ -620,18 +649,20 @@ impl<'g> ResidentDevice<'g> {
         Ok(status)
     }
 
-    /// Reads `words` words of `buffer` from word `first`.
-    fn read_words(&self, buffer: &GpuBuffer<u32>, first: usize, words: usize) -> Result<Vec<u32>> {
+    /// `read` of `words` words of `buffer` from word `first`, where the readback lies.
+    fn read_with<T>(&self, buffer: &GpuBuffer<u32>, first: usize, words: usize, read: impl FnOnce(&[u32]) -> T) -> Result<T> {
         if words == 0 {
-            return Ok(Vec::new());
+            return Ok(read(&[]));
         }
         let (offset, bytes) = (4 * first as u64, 4 * words as u64);
-        let part = self.gpu.buffer_zeroed::<u32>("resident part", words, BufferKind::Storage)?;
-        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&buffer.buffer, offset, &part.buffer, 0, bytes);
+        let encoder = self.gpu.device().create_command_encoder(&Default::default());
         let staging = self.gpu.readback_buffer("resident part readback", bytes);
-        let raw = self.gpu.submit_read(encoder, &part.buffer, &staging, bytes)?.finish(self.gpu)?;
-        Ok(bytemuck::pod_collect_to_vec(&raw))
+        self.gpu.submit_read_at(encoder, &buffer.buffer, offset, &staging, bytes)?.finish_with(self.gpu, |bytes| {
+            match bytemuck::try_cast_slice(bytes) {
+                Ok(words) => read(words),
+                Err(_) => read(&bytemuck::pod_collect_to_vec(bytes)),
+            }
+        })
     }
 
     /// The open nodes `from..to` above the floor (stack order, bottom first), with the records
@@ -641,10 +672,10 @@ impl<'g> ResidentDevice<'g> {
             return Ok(Frontier::default());
         }
         let base = self.last.floor as usize;
-        let entries = self.read_words(&self.stack, ENTRY_WORDS * (base + from), ENTRY_WORDS * (to - from))?;
+        let entries = self.read_with(&self.stack, ENTRY_WORDS * (base + from), ENTRY_WORDS * (to - from), <[u32]>::to_vec)?;
         let (low, high) = entries.chunks_exact(ENTRY_WORDS).fold((u32::MAX, 0), |(l, h), e| (l.min(e[0]), h.max(e[0])));
-        let span = self.read_words(&self.store, low as usize * self.node_stride, (high - low + 1) as usize * self.node_stride)?;
-        Ok(compact(&span, low, entries.chunks_exact(ENTRY_WORDS), self.node_stride))
+        let (first, words) = (low as usize * self.node_stride, (high - low + 1) as usize * self.node_stride);
+        self.read_with(&self.store, first, words, |span| compact(span, low, entries.chunks_exact(ENTRY_WORDS), self.node_stride))
     }
 
     /// Moves half the open nodes out, bottom of the stack first (the largest subtrees), at
@@ -658,17 +689,16 @@ impl<'g> ResidentDevice<'g> {
         Ok(open)
     }
 
-    /// One submission of `rounds` rounds and its status; `rounds` adapts to about a fifth of
-    /// a second per submission (short enough for limits, progress and stealing). Returns the
-    /// time it took.
-    fn batch(&mut self, rounds: &mut usize) -> Result<Duration> {
+    /// One submission of `rounds` rounds and its status; `rounds` adapts to between half and
+    /// twice `target` per submission. Returns the time it took.
+    fn batch(&mut self, rounds: &mut usize, target: Duration) -> Result<Duration> {
         let started = Instant::now();
         let read = self.submit(*rounds)?;
         self.take(read)?;
         let took = started.elapsed();
-        if took < Duration::from_millis(100) {
+        if took < target / 2 {
             *rounds = (*rounds * 2).min(1 << 12);
-        } else if took > Duration::from_millis(400) {
+        } else if took > target * 2 {
             *rounds = (*rounds / 2).max(1);
         }
         Ok(took)
@@ -794,6 +824,7 @@ pub fn solve_resident(
     solution.kernel_seconds = outcome.kernel_seconds;
     solution.incumbents = outcome.incumbents;
     solution.frontier = Some(frontier);
+    solution.devices = outcome.devices;
     Ok(solution)
 }
 
@@ -894,6 +925,7 @@ impl Run<'_> {
             checkpoint_failure: None,
             incumbents: Vec::new(),
             frontier: None,
+            devices: Vec::new(),
         })
     }
 

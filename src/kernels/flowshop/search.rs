@@ -220,6 +220,9 @@ pub struct Solution {
     /// The resident search: what its open nodes took at most and could take.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frontier: Option<FrontierUse>,
+    /// The resident search in one process: how each device spent the run, in device order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceUse>,
 }
 
 /// An improvement of the incumbent during a search.
@@ -231,6 +234,28 @@ pub struct Incumbent {
     pub nodes: u64,
     /// The new incumbent's makespan.
     pub makespan: u32,
+}
+
+/// How one device spent a resident search over several: its batches, its waits for open
+/// nodes, and the open nodes it gave and took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DeviceUse {
+    /// Submissions of rounds.
+    pub batches: u64,
+    /// Seconds in them, from submission to status read.
+    pub busy_seconds: f64,
+    /// Seconds it waited with no open node, or for a checkpoint to be gathered.
+    pub waiting_seconds: f64,
+    /// Seconds it spent reading open nodes for another device or loading them.
+    pub moving_seconds: f64,
+    /// Times it gave open nodes to another device.
+    pub gifts_given: u64,
+    /// Open nodes it gave.
+    pub nodes_given: u64,
+    /// Times it loaded open nodes another device gave.
+    pub gifts_loaded: u64,
+    /// Open nodes it loaded.
+    pub nodes_loaded: u64,
 }
 
 /// The memory of a resident search's open nodes, over all its devices.
@@ -527,6 +552,7 @@ pub fn solve_with(
         checkpoint_failure: None,
         incumbents: Vec::new(),
         frontier: None,
+        devices: Vec::new(),
     })
 }
 

@@ -5,10 +5,13 @@
 //! on its GPU. Rank 0 also coordinates, from the status each rank sends after every batch
 //! (and at least once a [`BEAT`] while it waits):
 //!
-//! - **stealing**: a rank that ran dry is promised nodes: rank 0 tells the rank that reported
-//!   the most open nodes to give it half of them ([`Tag::Give`]); the donor reads them from the
-//!   bottom of its stack and sends them to the dry rank ([`Tag::Nodes`], a serialized
-//!   [`Frontier`]), always, empty if it has none left by then;
+//! - **stealing**: a rank is promised nodes before it runs dry: once it reports few open
+//!   nodes (see `resident::gives`), rank 0 tells the rank that reported the most, if that is
+//!   twice as many and two pools (two nodes for a rank already dry), to give it half of them
+//!   ([`Tag::Give`]); the donor reads them from the bottom of its stack and sends them
+//!   ([`Tag::Nodes`], a serialized [`Frontier`]), always, empty if it has none left by then.
+//!   A rank that still has open nodes keeps the gift on the host (its parcel) and loads it
+//!   the moment it runs dry, without waiting for another round of messages;
 //! - **the incumbent**: each status carries the rank's incumbent; rank 0 sends every
 //!   improvement of the minimum to all ([`Tag::Best`]);
 //! - **termination** by counting: rank 0 counts the gifts it asked for per rank, each rank
@@ -26,8 +29,9 @@
 //!   again). The search's end is such a gather too ([`Tag::Stop`]), then [`Tag::Done`] with
 //!   the result.
 //!
-//! Large messages ([`Tag::Nodes`]) go only to a dry rank, which sends nothing large: no cycle
-//! of waiting sends can form. Every send waits at most [`ResidentOptions::silence`] for MPI to
+//! Large messages ([`Tag::Nodes`]) go only to a rank with no gift on its way to it from a
+//! rank with none on its way to itself, and a rank is promised nodes only once every gift it
+//! was asked to make has arrived: no cycle of waiting sends can form. Every send waits at most [`ResidentOptions::silence`] for MPI to
 //! take it. A rank that sends nothing for that long (rank 0 for the others: nothing at all),
 //! or takes nothing sent to it for as long, ends the run with an error naming it; a rank that
 //! dies ends it through mpirun; either way the last manifest resumes.
@@ -42,8 +46,8 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
 use super::{
-    beginning, check_resident_options, node_stride, Checkpoint, CheckpointFile, Frontier, Part, ResidentDevice, ResidentOptions, Run,
-    SILENCE,
+    beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Part, ResidentDevice, ResidentOptions,
+    Run, BATCH_ALONE, BATCH_SHARED, SILENCE,
 };
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -61,7 +65,7 @@ const NAP: Duration = Duration::from_millis(5);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
 enum Tag {
-    /// rank → 0: `[nodes (2 words), leaves (2), open, best, gifts loaded, dry]`.
+    /// rank → 0: `[nodes (2 words), leaves (2), open, best, gifts received, dry, holds a parcel]`.
     Status = 1,
     /// 0 → donor: `[rank]`: give it half your open nodes.
     Give,
@@ -339,9 +343,15 @@ struct Coordinator {
     /// Per rank: (nodes, leaves, open) at its last status.
     counts: Vec<(u64, u64, u64)>,
     dry: Vec<bool>,
-    /// Per rank: gifts asked for it, and loaded by it as it last said.
+    /// Per rank: it holds a gift it has not loaded yet (its parcel).
+    holding: Vec<bool>,
+    /// Per rank: gifts asked for it, and received by it as it last said.
     asked: Vec<u64>,
     loaded: Vec<u64>,
+    /// Per rank: the rank last asked to give it nodes.
+    donor: Vec<usize>,
+    /// Nodes one round takes.
+    pool: u64,
     heard: Vec<Instant>,
     /// The incumbent sent to all.
     best: u32,
@@ -407,8 +417,10 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     progress: Option<&'p mut dyn FnMut(&Progress)>,
     /// Messages rank 0 sends itself.
     inbox: VecDeque<(Tag, Vec<u32>)>,
-    /// Gifts loaded.
+    /// Gifts received.
     loaded: u64,
+    /// Open nodes given to this rank while it still had some: loaded once it runs dry.
+    parcel: Option<Frontier>,
     /// Waiting for the end of the gather of this epoch (or the end of the search).
     paused: Option<u64>,
     /// Where this rank's part files go: beside the checkpoint's path.
@@ -438,8 +450,11 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let coordinator = (rank == 0).then(|| Coordinator {
             counts: vec![(0, 0, 1); size],
             dry: vec![false; size],
+            holding: vec![false; size],
             asked: vec![0; size],
             loaded: vec![0; size],
+            donor: vec![0; size],
+            pool: run.options.pool_size as u64,
             heard: vec![now; size],
             best: run.begin.best,
             incumbents: Vec::new(),
@@ -461,6 +476,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             progress,
             inbox: VecDeque::new(),
             loaded: 0,
+            parcel: None,
             paused: None,
             checkpoint: resident.checkpoint.as_deref(),
             silence: resident.silence.unwrap_or(SILENCE),
@@ -553,8 +569,10 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             } else if self.heard_root.elapsed() > self.silence {
                 return Err(self.silent(0, "sent nothing"));
             }
+            self.load_parcel()?;
             if self.paused.is_none() && self.device.last.open > 0 {
-                self.gpu += self.device.batch(&mut self.rounds)?;
+                let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
+                self.gpu += self.device.batch(&mut self.rounds, target)?;
                 self.status(true)?;
             } else {
                 self.status(false)?;
@@ -572,9 +590,13 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         match tag {
             Tag::Give => {
                 let to = *words.first().ok_or_else(|| garbled("a request for nodes"))? as usize;
-                // as much as this rank could load itself (ranks run on like GPUs)
+                // a parcel not loaded yet goes on whole; else as much as this rank could load
+                // itself (ranks run on like GPUs)
                 let room = self.device.room();
-                let gift = self.device.give_half(room.0.min(room.1))?;
+                let gift = match self.parcel.take() {
+                    Some(parcel) => parcel,
+                    None => self.device.give_half(room.0.min(room.1))?,
+                };
                 let mut words = Vec::new();
                 encode_frontier(&gift, &mut words);
                 self.send(to, Tag::Nodes, words)?;
@@ -583,9 +605,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 let open = decode_frontier(&words)?;
                 self.loaded += 1;
                 if !open.is_empty() {
-                    let counted = (self.device.last.nodes, self.device.last.leaves);
-                    let best = self.device.last.best;
-                    self.device.load(&open, best, counted)?;
+                    // rank 0 promises nodes only to a rank without a parcel
+                    self.parcel = Some(open);
+                    self.load_parcel()?;
                 }
                 if let Some(epoch) = self.paused {
                     self.send_part(epoch)?;
@@ -619,12 +641,13 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 };
                 c.heard[from] = Instant::now();
                 if tag == Tag::Status {
-                    if words.len() < 8 {
+                    if words.len() < 9 {
                         return Err(garbled("a status"));
                     }
                     c.counts[from] = (wide(&words[0..2]), wide(&words[2..4]), u64::from(words[4]));
                     c.loaded[from] = u64::from(words[6]);
                     c.dry[from] = words[7] != 0;
+                    c.holding[from] = words[8] != 0;
                     let best = words[5];
                     if best < c.best {
                         c.best = best;
@@ -733,15 +756,23 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             c.gather = Some(gather);
             return Ok(());
         }
-        // every dry rank not promised nodes yet: half of the fullest rank's
+        // every hungry rank not promised nodes yet and not giving: half of the fullest rank's,
+        // from one not promised nodes itself (no two ranks send each other nodes at once)
+        let receiving = |c: &Coordinator, r: usize| c.asked[r] > c.loaded[r];
         for to in 0..size {
-            if c.dry[to] && c.asked[to] == c.loaded[to] {
-                let donor = (0..size).filter(|&r| !c.dry[r]).max_by_key(|&r| c.counts[r].2).filter(|&r| c.counts[r].2 >= 2);
-                if let Some(donor) = donor {
-                    c.asked[to] += 1;
-                    c.counts[donor].2 -= c.counts[donor].2 / 2;
-                    out.push((Some(donor), Tag::Give, vec![to as u32]));
-                }
+            let giving = (0..size).any(|r| receiving(c, r) && c.donor[r] == to);
+            if c.holding[to] || receiving(c, to) || giving {
+                continue;
+            }
+            let donor = (0..size)
+                .filter(|&r| r != to && !c.dry[r] && !receiving(c, r))
+                .max_by_key(|&r| c.counts[r].2)
+                .filter(|&r| gives(c.counts[r].2, c.counts[to].2, c.dry[to], c.pool));
+            if let Some(donor) = donor {
+                c.asked[to] += 1;
+                c.donor[to] = donor;
+                c.counts[donor].2 -= c.counts[donor].2 / 2;
+                out.push((Some(donor), Tag::Give, vec![to as u32]));
             }
         }
         Ok(())
@@ -750,7 +781,10 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// Writes this rank's part of checkpoint `epoch` (where there is a checkpoint file) and
     /// confirms it to rank 0.
     fn send_part(&mut self, epoch: u64) -> Result<()> {
-        let Part { open, counted, best, leaf } = self.device.part()?;
+        let Part { mut open, counted, best, leaf } = self.device.part()?;
+        if let Some(parcel) = &self.parcel {
+            open.append(parcel.clone(), node_stride(self.run.instance.jobs, self.run.instance.machines));
+        }
         let run = self.run;
         let written = match self.checkpoint {
             None => Written::None,
@@ -764,14 +798,29 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         self.send(0, Tag::Part, words)
     }
 
+    /// Loads the parcel once the device has run dry (not while a checkpoint is gathered: the
+    /// part sent holds it already).
+    fn load_parcel(&mut self) -> Result<()> {
+        if self.device.last.open > 0 || self.paused.is_some() {
+            return Ok(());
+        }
+        if let Some(open) = self.parcel.take() {
+            let counted = (self.device.last.nodes, self.device.last.leaves);
+            let best = self.device.last.best;
+            self.device.load(&open, best, counted)?;
+        }
+        Ok(())
+    }
+
     /// Sends the status to rank 0 when it changed (`fresh`: after a batch) or a beat passed.
     fn status(&mut self, fresh: bool) -> Result<()> {
         let last = self.device.last;
-        let dry = last.open == 0;
-        let mut words = Vec::with_capacity(8);
+        let held = self.parcel.as_ref().map_or(0, Frontier::len) as u32;
+        let dry = last.open == 0 && self.parcel.is_none();
+        let mut words = Vec::with_capacity(9);
         words.extend(split_wide(last.nodes));
         words.extend(split_wide(last.leaves));
-        words.extend([last.open, last.best, self.loaded as u32, dry as u32]);
+        words.extend([last.open + held, last.best, self.loaded as u32, dry as u32, self.parcel.is_some() as u32]);
         if fresh || self.last_sent.as_ref() != Some(&words) || self.last_status.elapsed() >= BEAT {
             self.last_status = Instant::now();
             self.send(0, Tag::Status, words.clone())?;

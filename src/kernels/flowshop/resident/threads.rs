@@ -3,14 +3,18 @@
 //!
 //! The threads meet on a [`Board`] (one lock, taken once a batch) and share the incumbent
 //! through an atomic minimum that each thread folds its status into after a batch and writes
-//! back to its device before the next. A device that runs dry says so on the board; the next
-//! device to read a status with two open nodes or more promises it half of them, reads them
-//! from the bottom of its stack (the largest subtrees) and leaves them on the board, where the
-//! dry device loads them. The search is over when every device is dry, none is promised open
-//! nodes and none lies on the board. A checkpoint is gathered at a quiescent point: each
-//! thread, at its next visit to the board, adds its part (open nodes, counts, best leaf) and
-//! waits until the last one has; nodes on their way to a device are in the checkpoint too.
-//! Every wait is bounded and gives way to a stop, a finished search or a failed device.
+//! back to its device before the next. Open nodes move before a device runs dry: a device
+//! whose last status held few open nodes (fewer than [`super::HUNGRY_POOLS`] rounds' pools) is
+//! hungry, and the next device to read a status with twice as many (and two pools) promises it
+//! half of them (any two nodes do for a device already dry), reads them from the bottom of its
+//! stack (the largest subtrees) and leaves them on the board. The hungry device loads them as soon as it
+//! runs dry, so it does not wait for another device's batch to end; a device that runs dry
+//! first takes nodes left for one still working. The search is over when every device is dry,
+//! none is promised open nodes and none lies on the board. A checkpoint is gathered at a
+//! quiescent point: each thread, at its next visit to the board, adds its part (open nodes,
+//! counts, best leaf) and waits until the last one has; nodes on the board are in the
+//! checkpoint too. Every wait is bounded and gives way to a stop, a finished search or a
+//! failed device.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -18,9 +22,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use web_time::Instant;
 
-use super::{Frontier, Part, ResidentDevice, Run};
+use super::{gives, Frontier, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_SHARED};
 use crate::error::{Error, Result};
-use crate::kernels::flowshop::search::{root_bound, Incumbent, Progress, Stop};
+use crate::kernels::flowshop::search::{root_bound, DeviceUse, Incumbent, Progress, Stop};
 use crate::kernels::flowshop::BoundData;
 
 /// How long a waiting thread sleeps before it looks at the board again (a wake-up comes sooner).
@@ -43,6 +47,8 @@ pub(super) struct Outcome {
     pub kernel_seconds: BTreeMap<String, f64>,
     /// Why the last periodic checkpoint could not be written, when it could not.
     pub checkpoint_failure: Option<String>,
+    /// How each device spent the search.
+    pub devices: Vec<DeviceUse>,
 }
 
 /// The state the device threads share.
@@ -50,6 +56,8 @@ pub(super) struct Outcome {
 struct Board {
     /// Per device: out of open nodes, waiting for some.
     dry: Vec<bool>,
+    /// Nodes one round takes.
+    pool: u64,
     /// Per device: another device is reading open nodes for it.
     promised: Vec<bool>,
     /// Per device: open nodes given to it, not loaded yet.
@@ -115,6 +123,7 @@ pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Op
     let shared = Shared {
         board: Mutex::new(Board {
             dry: vec![false; count],
+            pool: run.options.pool_size as u64,
             promised: vec![false; count],
             given: (0..count).map(|_| None).collect(),
             counts: devices.iter().map(|d| (d.last.nodes, d.last.leaves, u64::from(d.last.open))).collect(),
@@ -143,8 +152,17 @@ pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Op
                 scope.spawn({
                     let shared = &shared;
                     move || {
-                        let mut driver =
-                            Driver { index: i, device, shared, run, rounds: 1, gpu: Duration::ZERO, kernel_seconds: BTreeMap::new() };
+                        let mut driver = Driver {
+                            index: i,
+                            device,
+                            shared,
+                            run,
+                            rounds: 1,
+                            target: if count > 1 { BATCH_SHARED } else { BATCH_ALONE },
+                            gpu: Duration::ZERO,
+                            kernel_seconds: BTreeMap::new(),
+                            usage: DeviceUse::default(),
+                        };
                         let result = driver.drive();
                         let mut board = shared.lock();
                         if let Err(e) = result {
@@ -155,7 +173,7 @@ pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Op
                             board.stopped = Some(Stop::Interrupted);
                         }
                         shared.wake.notify_all();
-                        (driver.gpu, driver.kernel_seconds)
+                        (driver.gpu, driver.kernel_seconds, driver.usage)
                     }
                 })
             })
@@ -217,9 +235,10 @@ pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Op
         threads.into_iter().map(|t| t.join()).collect::<Vec<_>>()
     });
     for (i, joined) in driven.into_iter().enumerate() {
-        let (gpu, kernel_seconds) =
+        let (gpu, kernel_seconds, usage) =
             joined.map_err(|_| Error::invalid("devices", format!("the thread of device {i} failed; run the search again")))?;
         outcome.gpu_seconds = outcome.gpu_seconds.max(gpu);
+        outcome.devices.push(usage);
         if i == 0 {
             outcome.kernel_seconds = kernel_seconds;
         }
@@ -257,9 +276,12 @@ struct Driver<'d, 'g, 'r> {
     run: &'d Run<'r>,
     /// Rounds per submission.
     rounds: usize,
+    /// How long a submission should last.
+    target: Duration,
     /// Time in batches.
     gpu: Duration,
     kernel_seconds: BTreeMap<String, f64>,
+    usage: DeviceUse,
 }
 
 impl Driver<'_, '_, '_> {
@@ -268,20 +290,30 @@ impl Driver<'_, '_, '_> {
         // timed per kernel (Solution::kernel_seconds) on the first device
         let profile_every: Option<usize> =
             std::env::var("SIMTLAB_RESIDENT_PROFILE").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0 && self.index == 0);
-        let mut batches = 0usize;
         loop {
-            match self.next_step()? {
+            let step = self.next_step()?;
+            let started = Instant::now();
+            match step {
                 Step::Leave => return Ok(()),
                 Step::Wait => {
                     let board = self.shared.lock();
                     drop(self.shared.nap(board));
+                    self.usage.waiting_seconds += started.elapsed().as_secs_f64();
                 }
                 Step::Load(open) => {
                     let counted = (self.device.last.nodes, self.device.last.leaves);
                     self.device.load(&open, self.shared.best.load(Ordering::Relaxed), counted)?;
+                    self.usage.gifts_loaded += 1;
+                    self.usage.nodes_loaded += open.len() as u64;
+                    self.usage.moving_seconds += started.elapsed().as_secs_f64();
                 }
                 Step::Give(to) => {
                     let given = self.give(to);
+                    if let Ok(open) = &given {
+                        self.usage.gifts_given += 1;
+                        self.usage.nodes_given += open.len() as u64;
+                    }
+                    self.usage.moving_seconds += started.elapsed().as_secs_f64();
                     let mut board = self.shared.lock();
                     board.promised[to] = false;
                     match given {
@@ -293,10 +325,9 @@ impl Driver<'_, '_, '_> {
                     self.shared.wake.notify_all();
                 }
                 Step::Batch => {
-                    if profile_every.is_some_and(|every| batches.is_multiple_of(every)) {
+                    if profile_every.is_some_and(|every| (self.usage.batches as usize).is_multiple_of(every)) {
                         self.device.profile_round(&mut self.kernel_seconds)?;
                     }
-                    batches += 1;
                     self.batch()?;
                 }
             }
@@ -334,7 +365,12 @@ impl Driver<'_, '_, '_> {
             return Ok(Step::Wait);
         }
         if last.open == 0 {
-            if let Some(open) = board.given[i].take() {
+            // nodes left for this device, or else for one still working that this one can hold
+            let room = board.rooms[i].0.min(board.rooms[i].1);
+            let parcel = std::iter::once(i)
+                .chain((0..board.dry.len()).filter(|&j| j != i && !board.dry[j]))
+                .find(|&j| board.given[j].as_ref().is_some_and(|open| j == i || open.len() <= room));
+            if let Some(open) = parcel.and_then(|j| board.given[j].take()) {
                 board.dry[i] = false;
                 return Ok(Step::Load(open));
             }
@@ -346,14 +382,21 @@ impl Driver<'_, '_, '_> {
             }
             return Ok(Step::Wait);
         }
-        let hungry = (0..board.dry.len()).find(|&j| board.dry[j] && !board.promised[j] && board.given[j].is_none());
+        let open = u64::from(last.open);
+        let hungry = (0..board.dry.len()).find(|&j| {
+            j != i
+                && !board.promised[j]
+                && board.given[j].is_none()
+                && board.rooms[j].0 > 0
+                && gives(open, board.counts[j].2, board.dry[j], board.pool)
+        });
         match hungry {
-            Some(to) if last.open >= 2 && board.rooms[to].0 > 0 => {
+            Some(to) => {
                 board.promised[to] = true;
                 // the rooms travel with the promise: the donor sizes its gift by them
                 Ok(Step::Give(to))
             }
-            _ => Ok(Step::Batch),
+            None => Ok(Step::Batch),
         }
     }
 
@@ -365,7 +408,10 @@ impl Driver<'_, '_, '_> {
 
     /// One submission of `rounds` rounds, its status read, the incumbent shared both ways.
     fn batch(&mut self) -> Result<()> {
-        self.gpu += self.device.batch(&mut self.rounds)?;
+        let took = self.device.batch(&mut self.rounds, self.target)?;
+        self.gpu += took;
+        self.usage.batches += 1;
+        self.usage.busy_seconds += took.as_secs_f64();
         let status = self.device.last;
         self.shared.gpu_nanos.fetch_max(self.gpu.as_nanos() as u64, Ordering::Relaxed);
         self.shared.batches.fetch_add(1, Ordering::Relaxed);
