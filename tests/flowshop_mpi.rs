@@ -50,8 +50,17 @@ fn two_and_three_ranks_count_the_one_device_tree() {
     let expected = one_device();
     assert_eq!((expected.2, expected.3), (1377, true));
     for ranks in [2, 3] {
-        let got = counts(&mpirun(ranks, &with(&["--json"])).output().unwrap());
-        assert_eq!(got, expected, "{ranks} ranks");
+        let out = mpirun(ranks, &with(&["--json"])).output().unwrap();
+        assert_eq!(counts(&out), expected, "{ranks} ranks");
+        // every rank says how it spent the search: each ran batches, and every open node given
+        // was received (the search finished with none on its way)
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let devices = json["devices"].as_array().unwrap_or_else(|| panic!("no devices: {json}"));
+        assert_eq!(devices.len(), ranks, "{json}");
+        let sum = |key: &str| devices.iter().map(|d| d[key].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(sum("nodes_given"), sum("nodes_loaded"), "{ranks} ranks: {json}");
+        assert!(sum("gifts_loaded") >= ranks as u64 - 1, "{ranks} ranks: {json}");
+        assert!(devices.iter().all(|d| d["batches"].as_u64().unwrap() > 0 && d["busy_seconds"].as_f64().unwrap() > 0.0), "{json}");
     }
 }
 

@@ -167,7 +167,10 @@ impl Frontier {
 /// holds the records from number `first` on.
 fn compact<'e>(records: &[u32], first: u32, entries: impl IntoIterator<Item = &'e [u32]>, stride: usize) -> Frontier {
     let mut renumbered = vec![u32::MAX; records.len() / stride];
-    let mut open = Frontier::default();
+    // reserved whole: growing by doubling copied tens of megabytes per move
+    let entries = entries.into_iter();
+    let mut open =
+        Frontier { records: Vec::with_capacity(records.len()), entries: Vec::with_capacity(ENTRY_WORDS * entries.size_hint().0) };
     for entry in entries {
         let at = (entry[0] - first) as usize;
         if renumbered[at] == u32::MAX {

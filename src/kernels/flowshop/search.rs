@@ -220,7 +220,7 @@ pub struct Solution {
     /// The resident search: what its open nodes took at most and could take.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frontier: Option<FrontierUse>,
-    /// The resident search in one process: how each device spent the run, in device order.
+    /// The resident search: how each device (each MPI rank) spent the run, in device (rank) order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceUse>,
 }
@@ -252,9 +252,10 @@ pub struct DeviceUse {
     pub gifts_given: u64,
     /// Open nodes it gave.
     pub nodes_given: u64,
-    /// Times it loaded open nodes another device gave.
+    /// Times it took open nodes another device gave (to load them, or over MPI to pass them
+    /// on whole when asked to give before it had run dry).
     pub gifts_loaded: u64,
-    /// Open nodes it loaded.
+    /// Open nodes it took.
     pub nodes_loaded: u64,
 }
 

@@ -29,19 +29,20 @@
 //!   again). The search's end is such a gather too ([`Tag::Stop`]), then [`Tag::Done`] with
 //!   the result.
 //!
-//! Large messages ([`Tag::Nodes`]) go only to a rank with no gift on its way to it from a
-//! rank with none on its way to itself, and a rank is promised nodes only once every gift it
-//! was asked to make has arrived: no cycle of waiting sends can form. Every send waits at most [`ResidentOptions::silence`] for MPI to
-//! take it. A rank that sends nothing for that long (rank 0 for the others: nothing at all),
-//! or takes nothing sent to it for as long, ends the run with an error naming it; a rank that
-//! dies ends it through mpirun; either way the last manifest resumes.
+//! No send waits: a rank posts it and goes on with its batches (a donor's GPU does not idle
+//! while the receiver finishes its own batch), and checks its posted sends once a loop. A
+//! send MPI has not taken after [`ResidentOptions::silence`] ends the run with an error naming
+//! the receiver, as does a rank that sends nothing for that long (rank 0 for the others:
+//! nothing at all); a rank that dies ends it through mpirun; either way the last manifest
+//! resumes. Nodes go only to a rank with no gift on its way to it from a rank with none on
+//! its way to itself, so that no two ranks trade nodes at once.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 use web_time::Instant;
 
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
-use mpi::request::StaticScope;
+use mpi::request::{Request, StaticScope};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
@@ -53,7 +54,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::kernels::flowshop::checkpoint::{part_path, write_part, Manifest, PartEntry};
 use crate::kernels::flowshop::model::Instance;
-use crate::kernels::flowshop::search::{Incumbent, Progress, SearchOptions, Solution, Stop};
+use crate::kernels::flowshop::search::{DeviceUse, Incumbent, Progress, SearchOptions, Solution, Stop};
 use crate::kernels::flowshop::BoundData;
 
 /// Each rank reports at least this often, and rank 0 beats at least this often.
@@ -147,7 +148,7 @@ enum Written {
 }
 
 /// A rank's confirmation of its part: its counts, incumbent and best leaf (no open nodes), the
-/// gifts it had loaded, and its part file.
+/// gifts it had received, and its part file; and how it spent the search so far.
 #[derive(Clone, Debug)]
 struct Confirmed {
     /// The checkpoint it belongs to.
@@ -155,14 +156,40 @@ struct Confirmed {
     part: Part,
     loaded: u64,
     written: Written,
+    usage: DeviceUse,
 }
 
-/// A confirmation: `[epoch (2), gifts loaded, nodes (2), leaves (2), best, leaf makespan or MAX, leaf (jobs
-/// words if any), written (0 none, 1 part, 2 failed), then for a part its open nodes (2) and
-/// hash (2), for a failure its message (byte count, then bytes)]`.
+/// Words of a [`DeviceUse`] in a confirmation.
+const USAGE_WORDS: usize = 16;
+
+fn encode_usage(usage: &DeviceUse) -> Vec<u32> {
+    let seconds = [usage.busy_seconds, usage.waiting_seconds, usage.moving_seconds].map(f64::to_bits);
+    let counts = [usage.batches, usage.gifts_given, usage.nodes_given, usage.gifts_loaded, usage.nodes_loaded];
+    seconds.into_iter().chain(counts).flat_map(split_wide).collect()
+}
+
+fn decode_usage(words: &[u32]) -> DeviceUse {
+    let value = |i: usize| wide(&words[2 * i..2 * i + 2]);
+    DeviceUse {
+        busy_seconds: f64::from_bits(value(0)),
+        waiting_seconds: f64::from_bits(value(1)),
+        moving_seconds: f64::from_bits(value(2)),
+        batches: value(3),
+        gifts_given: value(4),
+        nodes_given: value(5),
+        gifts_loaded: value(6),
+        nodes_loaded: value(7),
+    }
+}
+
+/// A confirmation: `[epoch (2), usage (USAGE_WORDS), gifts received, nodes (2), leaves (2),
+/// best, leaf makespan or MAX, leaf (jobs words if any), written (0 none, 1 part, 2 failed),
+/// then for a part its open nodes (2) and hash (2), for a failure its message (byte count,
+/// then bytes)]`.
 fn encode_part(confirmed: &Confirmed, jobs: usize) -> Vec<u32> {
     let part = &confirmed.part;
     let mut words = split_wide(confirmed.epoch).to_vec();
+    words.extend(encode_usage(&confirmed.usage));
     words.push(confirmed.loaded as u32);
     words.extend(split_wide(part.counted.0));
     words.extend(split_wide(part.counted.1));
@@ -190,10 +217,10 @@ fn encode_part(confirmed: &Confirmed, jobs: usize) -> Vec<u32> {
 }
 
 fn decode_part(words: &[u32], jobs: usize) -> Result<Confirmed> {
-    if words.len() < 10 {
+    if words.len() < 10 + USAGE_WORDS {
         return Err(garbled("a part"));
     }
-    let (epoch, words) = (wide(&words[..2]), &words[2..]);
+    let (epoch, usage, words) = (wide(&words[..2]), decode_usage(&words[2..2 + USAGE_WORDS]), &words[2 + USAGE_WORDS..]);
     let (loaded, counted, best) = (u64::from(words[0]), (wide(&words[1..3]), wide(&words[3..5])), words[5]);
     let (leaf, rest) = if words[6] == u32::MAX {
         (None, &words[7..])
@@ -208,7 +235,7 @@ fn decode_part(words: &[u32], jobs: usize) -> Result<Confirmed> {
         [2, message @ ..] => Written::Failed(String::from_utf8_lossy(&words_to_bytes(message)).into_owned()),
         _ => return Err(garbled("a part")),
     };
-    Ok(Confirmed { epoch, part: Part { open: Frontier::default(), counted, best, leaf }, loaded, written })
+    Ok(Confirmed { epoch, part: Part { open: Frontier::default(), counted, best, leaf }, loaded, written, usage })
 }
 
 fn garbled(what: &str) -> Error {
@@ -299,6 +326,8 @@ pub fn solve_resident_ranks(
     solution.checkpoint_failure = written;
     if let Some(coordinator) = me.coordinator {
         solution.incumbents = coordinator.incumbents;
+        // every rank's usage as it confirmed its part of the end
+        solution.devices = coordinator.gather.map(|g| g.parts.into_iter().flatten().map(|p| p.usage).collect()).unwrap_or_default();
     }
     Ok(solution)
 }
@@ -407,6 +436,28 @@ impl Gather {
     }
 }
 
+/// A send MPI has not finished: its request and the buffer the request reads.
+struct Outgoing {
+    /// None once the send is done.
+    request: Option<Request<'static, [u32], StaticScope>>,
+    buffer: *mut [u32],
+    to: usize,
+    tag: Tag,
+    since: Instant,
+}
+
+impl Drop for Outgoing {
+    fn drop(&mut self) {
+        match self.request.take() {
+            // MPI may still read the buffer: both stay (leaked) while the run ends
+            Some(request) => std::mem::forget(request),
+            // SAFETY: the send is done, so MPI no longer reads `buffer`, and the request that
+            // borrowed it is gone: the box is whole and unshared again
+            None => drop(unsafe { Box::from_raw(self.buffer) }),
+        }
+    }
+}
+
 /// One rank's loop.
 struct RankLoop<'w, 'g, 'r, 'p> {
     world: &'w SimpleCommunicator,
@@ -417,10 +468,14 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     progress: Option<&'p mut dyn FnMut(&Progress)>,
     /// Messages rank 0 sends itself.
     inbox: VecDeque<(Tag, Vec<u32>)>,
+    /// Sends posted, not finished yet.
+    outgoing: Vec<Outgoing>,
     /// Gifts received.
     loaded: u64,
     /// Open nodes given to this rank while it still had some: loaded once it runs dry.
     parcel: Option<Frontier>,
+    /// How this rank spent the search so far.
+    usage: DeviceUse,
     /// Waiting for the end of the gather of this epoch (or the end of the search).
     paused: Option<u64>,
     /// Where this rank's part files go: beside the checkpoint's path.
@@ -475,8 +530,10 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             run,
             progress,
             inbox: VecDeque::new(),
+            outgoing: Vec::new(),
             loaded: 0,
             parcel: None,
+            usage: DeviceUse::default(),
             paused: None,
             checkpoint: resident.checkpoint.as_deref(),
             silence: resident.silence.unwrap_or(SILENCE),
@@ -490,9 +547,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         }
     }
 
-    /// Sends `words` to `to` (to itself through the inbox), waiting at most the silence limit
-    /// for MPI to take them: a receiver that takes nothing for that long (stopped, or dead
-    /// with its buffers full) ends the run with an error naming it instead of a hang.
+    /// Posts `words` to `to` (to itself through the inbox); [`RankLoop::check_sends`] sees
+    /// it finished.
     fn send(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
         if to == self.rank {
             self.inbox.push_back((tag, words));
@@ -502,25 +558,34 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let buffer: *mut [u32] = Box::into_raw(words.into_boxed_slice());
         // SAFETY: `buffer` comes from a live box that only the request reads until it is freed
         let words: &'static [u32] = unsafe { &*buffer };
-        let mut request = self.world.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, words, tag as i32);
-        let since = Instant::now();
-        loop {
-            request = match request.test() {
-                Ok(_) => {
-                    // SAFETY: the send is complete, so MPI no longer reads `buffer`, and the
-                    // request that borrowed it is gone: the box is whole and unshared again
-                    drop(unsafe { Box::from_raw(buffer) });
-                    return Ok(());
-                }
-                Err(pending) if since.elapsed() > self.silence => {
-                    // MPI may still read the buffer: it stays (leaked) while the run ends
-                    std::mem::forget(pending);
-                    return Err(self.silent(to, &format!("took no {} sent to it", tag.what())));
-                }
-                Err(pending) => pending,
-            };
+        let request = self.world.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, words, tag as i32);
+        self.outgoing.push(Outgoing { request: Some(request), buffer, to, tag, since: Instant::now() });
+        self.check_sends()
+    }
+
+    /// Frees the sends MPI has finished; one it has not taken for the silence limit (its
+    /// receiver stopped, or died with its buffers full) ends the run with an error naming it.
+    fn check_sends(&mut self) -> Result<()> {
+        self.outgoing.retain_mut(|out| match out.request.take().map(Request::test) {
+            Some(Err(pending)) => {
+                out.request = Some(pending);
+                true
+            }
+            _ => false,
+        });
+        match self.outgoing.iter().find(|out| out.since.elapsed() > self.silence) {
+            Some(late) => Err(self.silent(late.to, &format!("took no {} sent to it", late.tag.what()))),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until MPI has taken every send posted (each at most the silence limit).
+    fn finish_sends(&mut self) -> Result<()> {
+        while !self.outgoing.is_empty() {
+            self.check_sends()?;
             std::thread::sleep(Duration::from_micros(50));
         }
+        Ok(())
     }
 
     fn send_all(&mut self, tag: Tag, words: &[u32]) -> Result<()> {
@@ -561,9 +626,11 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 self.handle(from, tag, words)?;
             }
             if let Some((end, stopped)) = self.done.take() {
+                self.finish_sends()?;
                 let failure = self.coordinator.as_mut().and_then(|c| c.checkpoint_failure.take());
                 return Ok((end, stopped, failure));
             }
+            self.check_sends()?;
             if self.coordinator.is_some() {
                 self.coordinate()?;
             } else if self.heard_root.elapsed() > self.silence {
@@ -572,11 +639,15 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             self.load_parcel()?;
             if self.paused.is_none() && self.device.last.open > 0 {
                 let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
-                self.gpu += self.device.batch(&mut self.rounds, target)?;
+                let took = self.device.batch(&mut self.rounds, target)?;
+                self.gpu += took;
+                self.usage.batches += 1;
+                self.usage.busy_seconds += took.as_secs_f64();
                 self.status(true)?;
             } else {
                 self.status(false)?;
                 std::thread::sleep(NAP);
+                self.usage.waiting_seconds += NAP.as_secs_f64();
             }
         }
     }
@@ -592,6 +663,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 let to = *words.first().ok_or_else(|| garbled("a request for nodes"))? as usize;
                 // a parcel not loaded yet goes on whole; else as much as this rank could load
                 // itself (ranks run on like GPUs)
+                let started = Instant::now();
                 let room = self.device.room();
                 let gift = match self.parcel.take() {
                     Some(parcel) => parcel,
@@ -600,11 +672,19 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 let mut words = Vec::new();
                 encode_frontier(&gift, &mut words);
                 self.send(to, Tag::Nodes, words)?;
+                self.usage.gifts_given += 1;
+                self.usage.nodes_given += gift.len() as u64;
+                self.usage.moving_seconds += started.elapsed().as_secs_f64();
             }
             Tag::Nodes => {
+                let started = Instant::now();
                 let open = decode_frontier(&words)?;
                 self.loaded += 1;
+                self.usage.moving_seconds += started.elapsed().as_secs_f64();
                 if !open.is_empty() {
+                    // counted as it comes: a parcel may go on whole to another rank
+                    self.usage.gifts_loaded += 1;
+                    self.usage.nodes_loaded += open.len() as u64;
                     // rank 0 promises nodes only to a rank without a parcel
                     self.parcel = Some(open);
                     self.load_parcel()?;
@@ -793,7 +873,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 Err(e) => Written::Failed(e.to_string()),
             },
         };
-        let confirmed = Confirmed { epoch, part: Part { open: Frontier::default(), counted, best, leaf }, loaded: self.loaded, written };
+        let part = Part { open: Frontier::default(), counted, best, leaf };
+        let confirmed = Confirmed { epoch, part, loaded: self.loaded, written, usage: self.usage };
         let words = encode_part(&confirmed, run.instance.jobs);
         self.send(0, Tag::Part, words)
     }
@@ -805,9 +886,11 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             return Ok(());
         }
         if let Some(open) = self.parcel.take() {
+            let started = Instant::now();
             let counted = (self.device.last.nodes, self.device.last.leaves);
             let best = self.device.last.best;
             self.device.load(&open, best, counted)?;
+            self.usage.moving_seconds += started.elapsed().as_secs_f64();
         }
         Ok(())
     }
