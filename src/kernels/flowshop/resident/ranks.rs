@@ -29,20 +29,21 @@
 //!   again). The search's end is such a gather too ([`Tag::Stop`]), then [`Tag::Done`] with
 //!   the result.
 //!
-//! No send waits: a rank posts it and goes on with its batches (a donor's GPU does not idle
-//! while the receiver finishes its own batch), and checks its posted sends once a loop. A
-//! send MPI has not taken after [`ResidentOptions::silence`] ends the run with an error naming
-//! the receiver, as does a rank that sends nothing for that long (rank 0 for the others:
-//! nothing at all); a rank that dies ends it through mpirun; either way the last manifest
-//! resumes. Nodes go only to a rank with no gift on its way to it from a rank with none on
-//! its way to itself, so that no two ranks trade nodes at once.
+//! Large messages ([`Tag::Nodes`]) go only to a rank with no gift on its way to it from a
+//! rank with none on its way to itself, and a rank is promised nodes only once every gift it
+//! was asked to make has arrived: no cycle of waiting sends can form. Every send waits (MPI
+//! moves a large message only while its sender calls it) at most
+//! [`ResidentOptions::silence`] for MPI to take it. A rank that sends nothing for that long
+//! (rank 0 for the others: nothing at all), or takes nothing sent to it for as long, ends the
+//! run with an error naming it; a rank that dies ends it through mpirun; either way the last
+//! manifest resumes.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 use web_time::Instant;
 
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
-use mpi::request::{Request, StaticScope};
+use mpi::request::StaticScope;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
@@ -436,28 +437,6 @@ impl Gather {
     }
 }
 
-/// A send MPI has not finished: its request and the buffer the request reads.
-struct Outgoing {
-    /// None once the send is done.
-    request: Option<Request<'static, [u32], StaticScope>>,
-    buffer: *mut [u32],
-    to: usize,
-    tag: Tag,
-    since: Instant,
-}
-
-impl Drop for Outgoing {
-    fn drop(&mut self) {
-        match self.request.take() {
-            // MPI may still read the buffer: both stay (leaked) while the run ends
-            Some(request) => std::mem::forget(request),
-            // SAFETY: the send is done, so MPI no longer reads `buffer`, and the request that
-            // borrowed it is gone: the box is whole and unshared again
-            None => drop(unsafe { Box::from_raw(self.buffer) }),
-        }
-    }
-}
-
 /// One rank's loop.
 struct RankLoop<'w, 'g, 'r, 'p> {
     world: &'w SimpleCommunicator,
@@ -468,8 +447,6 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     progress: Option<&'p mut dyn FnMut(&Progress)>,
     /// Messages rank 0 sends itself.
     inbox: VecDeque<(Tag, Vec<u32>)>,
-    /// Sends posted, not finished yet.
-    outgoing: Vec<Outgoing>,
     /// Gifts received.
     loaded: u64,
     /// Open nodes given to this rank while it still had some: loaded once it runs dry.
@@ -530,7 +507,6 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             run,
             progress,
             inbox: VecDeque::new(),
-            outgoing: Vec::new(),
             loaded: 0,
             parcel: None,
             usage: DeviceUse::default(),
@@ -547,8 +523,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         }
     }
 
-    /// Posts `words` to `to` (to itself through the inbox); [`RankLoop::check_sends`] sees
-    /// it finished.
+    /// Sends `words` to `to` (to itself through the inbox), waiting at most the silence limit
+    /// for MPI to take them: a receiver that takes nothing for that long (stopped, or dead
+    /// with its buffers full) ends the run with an error naming it instead of a hang.
     fn send(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
         if to == self.rank {
             self.inbox.push_back((tag, words));
@@ -558,34 +535,25 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let buffer: *mut [u32] = Box::into_raw(words.into_boxed_slice());
         // SAFETY: `buffer` comes from a live box that only the request reads until it is freed
         let words: &'static [u32] = unsafe { &*buffer };
-        let request = self.world.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, words, tag as i32);
-        self.outgoing.push(Outgoing { request: Some(request), buffer, to, tag, since: Instant::now() });
-        self.check_sends()
-    }
-
-    /// Frees the sends MPI has finished; one it has not taken for the silence limit (its
-    /// receiver stopped, or died with its buffers full) ends the run with an error naming it.
-    fn check_sends(&mut self) -> Result<()> {
-        self.outgoing.retain_mut(|out| match out.request.take().map(Request::test) {
-            Some(Err(pending)) => {
-                out.request = Some(pending);
-                true
-            }
-            _ => false,
-        });
-        match self.outgoing.iter().find(|out| out.since.elapsed() > self.silence) {
-            Some(late) => Err(self.silent(late.to, &format!("took no {} sent to it", late.tag.what()))),
-            None => Ok(()),
-        }
-    }
-
-    /// Waits until MPI has taken every send posted (each at most the silence limit).
-    fn finish_sends(&mut self) -> Result<()> {
-        while !self.outgoing.is_empty() {
-            self.check_sends()?;
+        let mut request = self.world.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, words, tag as i32);
+        let since = Instant::now();
+        loop {
+            request = match request.test() {
+                Ok(_) => {
+                    // SAFETY: the send is complete, so MPI no longer reads `buffer`, and the
+                    // request that borrowed it is gone: the box is whole and unshared again
+                    drop(unsafe { Box::from_raw(buffer) });
+                    return Ok(());
+                }
+                Err(pending) if since.elapsed() > self.silence => {
+                    // MPI may still read the buffer: it stays (leaked) while the run ends
+                    std::mem::forget(pending);
+                    return Err(self.silent(to, &format!("took no {} sent to it", tag.what())));
+                }
+                Err(pending) => pending,
+            };
             std::thread::sleep(Duration::from_micros(50));
         }
-        Ok(())
     }
 
     fn send_all(&mut self, tag: Tag, words: &[u32]) -> Result<()> {
@@ -626,11 +594,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 self.handle(from, tag, words)?;
             }
             if let Some((end, stopped)) = self.done.take() {
-                self.finish_sends()?;
                 let failure = self.coordinator.as_mut().and_then(|c| c.checkpoint_failure.take());
                 return Ok((end, stopped, failure));
             }
-            self.check_sends()?;
             if self.coordinator.is_some() {
                 self.coordinate()?;
             } else if self.heard_root.elapsed() > self.silence {
