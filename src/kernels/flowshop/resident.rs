@@ -635,7 +635,13 @@ impl<'g> ResidentDevice<'g> {
 
     /// The status of a [`ResidentDevice::submit`], once its rounds are done.
     fn take(&mut self, read: PendingRead) -> Result<Status> {
-        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&read.finish(self.gpu)?);
+        let bytes = read.finish(self.gpu)?;
+        self.take_bytes(&bytes)
+    }
+
+    /// The status read back as `bytes`, checked and kept as the last.
+    fn take_bytes(&mut self, bytes: &[u8]) -> Result<Status> {
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(bytes);
         let status = Status::from_words(&words);
         if status.full {
             return Err(Error::Limit {
@@ -700,11 +706,7 @@ impl<'g> ResidentDevice<'g> {
         let read = self.submit(*rounds)?;
         self.take(read)?;
         let took = started.elapsed();
-        if took < target / 2 {
-            *rounds = (*rounds * 2).min(1 << 12);
-        } else if took > target * 2 {
-            *rounds = (*rounds / 2).max(1);
-        }
+        adapt(rounds, took, target);
         Ok(took)
     }
 
@@ -735,6 +737,17 @@ impl<'g> ResidentDevice<'g> {
             .filter(|slot| slot[0] != u32::MAX)
             .min_by_key(|slot| slot[0])
             .map(|slot| (slot[0], slot[1..].iter().map(|&j| j as usize).collect())))
+    }
+}
+
+/// Doubles or halves `rounds` when a submission of them `took` less than half or more than
+/// twice `target`.
+#[cfg(not(target_arch = "wasm32"))]
+fn adapt(rounds: &mut usize, took: Duration, target: Duration) {
+    if took < target / 2 {
+        *rounds = (*rounds * 2).min(1 << 12);
+    } else if took > target * 2 {
+        *rounds = (*rounds / 2).max(1);
     }
 }
 

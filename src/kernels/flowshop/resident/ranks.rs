@@ -48,8 +48,8 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
 use super::{
-    beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Part, ResidentDevice, ResidentOptions,
-    Run, BATCH_ALONE, BATCH_SHARED, SILENCE,
+    adapt, beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Part, ResidentDevice,
+    ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, SILENCE,
 };
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -446,7 +446,9 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     run: &'r Run<'r>,
     progress: Option<&'p mut dyn FnMut(&Progress)>,
     /// Messages rank 0 sends itself.
-    inbox: VecDeque<(Tag, Vec<u32>)>,
+    /// Messages rank 0 sends itself, and those taken during a batch that wait for its end:
+    /// (sender, tag, words).
+    inbox: VecDeque<(usize, Tag, Vec<u32>)>,
     /// Gifts received.
     loaded: u64,
     /// Open nodes given to this rank while it still had some: loaded once it runs dry.
@@ -528,7 +530,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// with its buffers full) ends the run with an error naming it instead of a hang.
     fn send(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
         if to == self.rank {
-            self.inbox.push_back((tag, words));
+            self.inbox.push_back((to, tag, words));
             return Ok(());
         }
         // the buffer outlives the request whatever happens to it: freed once the send is done
@@ -575,9 +577,14 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
 
     /// The next message for this rank, if one is there.
     fn receive(&mut self) -> Result<Option<(usize, Tag, Vec<u32>)>> {
-        if let Some((tag, words)) = self.inbox.pop_front() {
-            return Ok(Some((self.rank, tag, words)));
+        match self.inbox.pop_front() {
+            Some(message) => Ok(Some(message)),
+            None => self.probe(),
         }
+    }
+
+    /// The next message MPI has for this rank, if one is there.
+    fn probe(&mut self) -> Result<Option<(usize, Tag, Vec<u32>)>> {
         let Some(probed) = self.world.any_process().immediate_matched_probe() else {
             return Ok(None);
         };
@@ -585,6 +592,41 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let from = status.source_rank() as usize;
         let tag = Tag::of(status.tag()).ok_or_else(|| garbled("a message"))?;
         Ok(Some((from, tag, words)))
+    }
+
+    /// One batch; while its rounds run, the rank takes what is sent to it (so a sender waits
+    /// on no batch) and rank 0 coordinates. What touches the device waits for the batch's end.
+    fn batch(&mut self) -> Result<Duration> {
+        let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
+        let started = Instant::now();
+        let mut read = self.device.submit(self.rounds)?;
+        let bytes = loop {
+            if let Some(bytes) = read.try_finish(self.device.gpu)? {
+                break bytes;
+            }
+            let timeout = self.device.gpu.timeout();
+            if started.elapsed() > timeout {
+                return Err(Error::Timeout {
+                    what: "a batch of the resident search".into(),
+                    seconds: timeout.as_secs_f64(),
+                    hint: "the device hangs or is far slower than expected; resume from the last checkpoint with a smaller pool".into(),
+                });
+            }
+            while let Some((from, tag, words)) = self.probe()? {
+                match tag {
+                    Tag::Status | Tag::Part | Tag::Beat => self.handle(from, tag, words)?,
+                    _ => self.inbox.push_back((from, tag, words)),
+                }
+            }
+            if self.coordinator.is_some() {
+                self.coordinate()?;
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        };
+        self.device.take_bytes(&bytes)?;
+        let took = started.elapsed();
+        adapt(&mut self.rounds, took, target);
+        Ok(took)
     }
 
     /// Runs until rank 0 says the search is done: (the end, why it stopped, a checkpoint failure).
@@ -604,8 +646,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             }
             self.load_parcel()?;
             if self.paused.is_none() && self.device.last.open > 0 {
-                let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
-                let took = self.device.batch(&mut self.rounds, target)?;
+                let took = self.batch()?;
                 self.gpu += took;
                 self.usage.batches += 1;
                 self.usage.busy_seconds += took.as_secs_f64();
