@@ -301,7 +301,7 @@ fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted:
     let solved = commands::solve_opening(args, gpu_options, &mut opened, Some(interrupted), Some(&mut report));
     lines.finish();
     let solved = solved?;
-    let text = if json { output::json_text(&solved)? } else { solve_text(&solved, args.ub) };
+    let text = if json { output::json_text(&solved)? } else { solve_text(&solved, args.ub, "device") };
     Ok((text, solved.solution.checkpoint_failure.clone()))
 }
 
@@ -321,7 +321,7 @@ fn solve_ranks(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interr
     lines.finish();
     match solved {
         Ok(solved) if rank == 0 => {
-            let text = if json { output::json_text(&solved)? } else { solve_text(&solved, args.ub) };
+            let text = if json { output::json_text(&solved)? } else { solve_text(&solved, args.ub, "rank") };
             Ok((text, solved.solution.checkpoint_failure.clone()))
         }
         Ok(_) => Ok((String::new(), None)),
@@ -358,8 +358,9 @@ fn progress_line(p: &Progress, json: bool, bounder: &str) -> String {
 }
 
 /// The result of `flowshop solve` in words: what was found and proven (`ub`: `--ub`; None when
-/// not given, as when a resumed search takes its checkpoint's), then the schedule.
-fn solve_text(report: &SolveReport, ub: Option<u32>) -> String {
+/// not given, as when a resumed search takes its checkpoint's), how each `unit` (device, or
+/// MPI rank) spent the search when there were several, then the schedule.
+fn solve_text(report: &SolveReport, ub: Option<u32>, unit: &str) -> String {
     let s = &report.solution;
     let ub_text = ub.map_or("the upper bound".into(), |ub| format!("--ub {ub}"));
     let result = match (s.makespan, s.stopped, s.proven_lower_bound) {
@@ -377,7 +378,8 @@ fn solve_text(report: &SolveReport, ub: Option<u32>) -> String {
         format!("start schedule (0-based, makespan {}): {}", s.start_makespan, commands::job_list(&s.start_permutation))
     };
     // over several devices, how evenly the work spread
-    let devices: String = if s.devices.len() > 1 { s.devices.iter().enumerate().map(device_line).collect() } else { String::new() };
+    let devices: String =
+        if s.devices.len() > 1 { s.devices.iter().enumerate().map(|(i, d)| device_line(unit, i, d)).collect() } else { String::new() };
     format!(
         "{} ({}x{}), {} on {}: {result}; best known: {}; start {} ({:.2} s); {} nodes, {} leaves, {:.3} s\n{devices}{schedule}\n",
         report.instance,
@@ -394,10 +396,10 @@ fn solve_text(report: &SolveReport, ub: Option<u32>) -> String {
     )
 }
 
-/// One device's share of a resident search over several, a line.
-fn device_line((i, d): (usize, &DeviceUse)) -> String {
+/// How device (or rank) `i` spent a resident search over several, a line.
+fn device_line(unit: &str, i: usize, d: &DeviceUse) -> String {
     format!(
-        "device {i}: {} batches, {:.2} s busy, {:.2} s waiting, {:.2} s moving nodes; gave {} nodes in {} gifts, loaded {} in {}\n",
+        "{unit} {i}: {} batches, {:.2} s busy, {:.2} s waiting, {:.2} s moving nodes; gave {} nodes in {} gifts, loaded {} in {}\n",
         d.batches, d.busy_seconds, d.waiting_seconds, d.moving_seconds, d.nodes_given, d.gifts_given, d.nodes_loaded, d.gifts_loaded
     )
 }
@@ -518,6 +520,24 @@ mod tests {
         assert!(text.contains("(search stopped: interrupted; not proven optimal)"), "{text}");
         let ta001 = run_parsed(&["solve", "ta001", "--device", "cpu"]).unwrap();
         assert!(ta001.contains("best known: 1278") && ta001.contains("(optimal)"), "{ta001}");
+    }
+
+    /// Over several devices the text says how each spent the search, and the nodes one gave
+    /// are the nodes the other loaded.
+    #[test]
+    fn a_search_over_devices_says_how_each_spent_it() {
+        let text = run_parsed(&["solve", "ta014", "--search", "resident", "--pool", "64", "--ub", "1377", "--devices", "2"]).unwrap();
+        assert!(text.contains("makespan 1377 (optimal)"), "{text}");
+        let numbers = |unit: &str| -> Vec<u64> {
+            let line = text.lines().find(|l| l.starts_with(unit)).unwrap_or_else(|| panic!("no '{unit}' line: {text}"));
+            line.split(|c: char| !c.is_ascii_digit()).filter(|w| !w.is_empty()).filter_map(|w| w.parse().ok()).collect()
+        };
+        // "device I: B batches, … s busy, … ; gave N nodes in G gifts, loaded N in G"
+        let (first, second) = (numbers("device 0:"), numbers("device 1:"));
+        let gave = |d: &[u64]| d[d.len() - 4];
+        let loaded = |d: &[u64]| d[d.len() - 2];
+        assert_eq!((gave(&first), gave(&second)), (loaded(&second), loaded(&first)), "{text}");
+        assert!(loaded(&second) > 0 && second[1] > 0, "device 1 did no work: {text}");
     }
 
     #[test]
