@@ -383,13 +383,16 @@ impl Driver<'_, '_, '_> {
             return Ok(Step::Wait);
         }
         let open = u64::from(last.open);
-        let hungry = (0..board.dry.len()).find(|&j| {
+        let wants = |j: usize| {
             j != i
                 && !board.promised[j]
                 && board.given[j].is_none()
                 && board.rooms[j].0 > 0
                 && gives(open, board.counts[j].2, board.dry[j], board.pool)
-        });
+        };
+        // a device already waiting comes first
+        let devices = 0..board.dry.len();
+        let hungry = devices.clone().filter(|&j| board.dry[j]).find(|&j| wants(j)).or_else(|| devices.clone().find(|&j| wants(j)));
         match hungry {
             Some(to) => {
                 board.promised[to] = true;
