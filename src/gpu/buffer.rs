@@ -357,6 +357,27 @@ impl PendingRead {
         with_mapped(&self.staging, self.bytes, read)
     }
 
+    /// As [`PendingRead::finish`], calling `meanwhile` about every 100 µs until the work is
+    /// done (for a caller with its own traffic to serve while the GPU runs), within the same
+    /// bound: past the GPU's timeout the work is abandoned as [`Gpu::wait`] does.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn finish_polling(mut self, gpu: &Gpu, mut meanwhile: impl FnMut() -> Result<()>) -> Result<Vec<u8>> {
+        const WHAT: &str = "reading a buffer back";
+        gpu.check_not_abandoned(WHAT)?;
+        let deadline = web_time::Instant::now() + gpu.timeout;
+        loop {
+            if let Some(bytes) = self.try_finish(gpu)? {
+                return Ok(bytes);
+            }
+            if web_time::Instant::now() >= deadline {
+                gpu.abandon_pending_work();
+                return Err(gpu.timeout_error(WHAT));
+            }
+            meanwhile()?;
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+    }
+
     /// The bytes once the GPU has finished the work and the copy, `None` before. Never blocks:
     /// a frame loop calls it once per frame until it gives the bytes.
     pub fn try_finish(&mut self, gpu: &Gpu) -> Result<Option<Vec<u8>>> {

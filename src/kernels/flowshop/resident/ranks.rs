@@ -445,7 +445,6 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     device: ResidentDevice<'g>,
     run: &'r Run<'r>,
     progress: Option<&'p mut dyn FnMut(&Progress)>,
-    /// Messages rank 0 sends itself.
     /// Messages rank 0 sends itself, and those taken during a batch that wait for its end:
     /// (sender, tag, words).
     inbox: VecDeque<(usize, Tag, Vec<u32>)>,
@@ -599,34 +598,27 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     fn batch(&mut self) -> Result<Duration> {
         let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
         let started = Instant::now();
-        let mut read = self.device.submit(self.rounds)?;
-        let bytes = loop {
-            if let Some(bytes) = read.try_finish(self.device.gpu)? {
-                break bytes;
-            }
-            let timeout = self.device.gpu.timeout();
-            if started.elapsed() > timeout {
-                return Err(Error::Timeout {
-                    what: "a batch of the resident search".into(),
-                    seconds: timeout.as_secs_f64(),
-                    hint: "the device hangs or is far slower than expected; resume from the last checkpoint with a smaller pool".into(),
-                });
-            }
-            while let Some((from, tag, words)) = self.probe()? {
-                match tag {
-                    Tag::Status | Tag::Part | Tag::Beat => self.handle(from, tag, words)?,
-                    _ => self.inbox.push_back((from, tag, words)),
-                }
-            }
-            if self.coordinator.is_some() {
-                self.coordinate()?;
-            }
-            std::thread::sleep(Duration::from_micros(100));
-        };
+        let gpu = self.device.gpu;
+        let bytes = self.device.submit(self.rounds)?.finish_polling(gpu, || self.serve())?;
         self.device.take_bytes(&bytes)?;
         let took = started.elapsed();
         adapt(&mut self.rounds, took, target);
         Ok(took)
+    }
+
+    /// While a batch runs: takes the messages that came, handling those for rank 0's books
+    /// and keeping the rest for the batch's end, and lets rank 0 coordinate.
+    fn serve(&mut self) -> Result<()> {
+        while let Some((from, tag, words)) = self.probe()? {
+            match tag {
+                Tag::Status | Tag::Part | Tag::Beat => self.handle(from, tag, words)?,
+                _ => self.inbox.push_back((from, tag, words)),
+            }
+        }
+        if self.coordinator.is_some() {
+            self.coordinate()?;
+        }
+        Ok(())
     }
 
     /// Runs until rank 0 says the search is done: (the end, why it stopped, a checkpoint failure).
@@ -649,7 +641,6 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 let took = self.batch()?;
                 self.gpu += took;
                 self.usage.batches += 1;
-                self.usage.busy_seconds += took.as_secs_f64();
                 self.status(true)?;
             } else {
                 self.status(false)?;
@@ -881,7 +872,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             },
         };
         let part = Part { open: Frontier::default(), counted, best, leaf };
-        let confirmed = Confirmed { epoch, part, loaded: self.loaded, written, usage: self.usage };
+        let usage = DeviceUse { busy_seconds: self.gpu.as_secs_f64(), ..self.usage };
+        let confirmed = Confirmed { epoch, part, loaded: self.loaded, written, usage };
         let words = encode_part(&confirmed, run.instance.jobs);
         self.send(0, Tag::Part, words)
     }

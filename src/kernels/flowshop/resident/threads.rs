@@ -7,9 +7,9 @@
 //! whose last status held few open nodes (fewer than [`super::HUNGRY_POOLS`] rounds' pools) is
 //! hungry, and the next device to read a status with twice as many (and two pools) promises it
 //! half of them (any two nodes do for a device already dry), reads them from the bottom of its
-//! stack (the largest subtrees) and leaves them on the board. The hungry device loads them as soon as it
-//! runs dry, so it does not wait for another device's batch to end; a device that runs dry
-//! first takes nodes left for one still working. The search is over when every device is dry,
+//! stack (the largest subtrees) and leaves them on the board. The hungry device loads them as
+//! soon as it runs dry, so it does not wait for another device's batch to end; a device that
+//! runs dry first takes nodes left for one still working. The search is over when every device is dry,
 //! none is promised open nodes and none lies on the board. A checkpoint is gathered at a
 //! quiescent point: each thread, at its next visit to the board, adds its part (open nodes,
 //! counts, best leaf) and waits until the last one has; nodes on the board are in the
@@ -173,7 +173,8 @@ pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Op
                             board.stopped = Some(Stop::Interrupted);
                         }
                         shared.wake.notify_all();
-                        (driver.gpu, driver.kernel_seconds, driver.usage)
+                        let usage = DeviceUse { busy_seconds: driver.gpu.as_secs_f64(), ..driver.usage };
+                        (driver.gpu, driver.kernel_seconds, usage)
                     }
                 })
             })
@@ -411,10 +412,8 @@ impl Driver<'_, '_, '_> {
 
     /// One submission of `rounds` rounds, its status read, the incumbent shared both ways.
     fn batch(&mut self) -> Result<()> {
-        let took = self.device.batch(&mut self.rounds, self.target)?;
-        self.gpu += took;
+        self.gpu += self.device.batch(&mut self.rounds, self.target)?;
         self.usage.batches += 1;
-        self.usage.busy_seconds += took.as_secs_f64();
         let status = self.device.last;
         self.shared.gpu_nanos.fetch_max(self.gpu.as_nanos() as u64, Ordering::Relaxed);
         self.shared.batches.fetch_add(1, Ordering::Relaxed);
