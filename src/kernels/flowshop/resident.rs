@@ -659,51 +659,57 @@ impl<'g> ResidentDevice<'g> {
         Ok(status)
     }
 
-    /// `read` of `words` words of `buffer` from word `first`, where the readback lies.
-    fn read_with<T>(&self, buffer: &GpuBuffer<u32>, first: usize, words: usize, read: impl FnOnce(&[u32]) -> T) -> Result<T> {
+    /// Submits a copy of `words` words of `buffer` from word `first` into a new readback
+    /// (none when `words` is 0); [`finish_read`] reads it.
+    fn start_read(&self, buffer: &GpuBuffer<u32>, first: usize, words: usize) -> Result<Option<PendingRead>> {
         if words == 0 {
-            return Ok(read(&[]));
+            return Ok(None);
         }
         let (offset, bytes) = (4 * first as u64, 4 * words as u64);
         let encoder = self.gpu.device().create_command_encoder(&Default::default());
-        let staging = self.gpu.readback_buffer("resident part readback", bytes);
-        self.gpu.submit_read_at(encoder, &buffer.buffer, offset, &staging, bytes)?.finish_with(self.gpu, |bytes| {
-            match bytemuck::try_cast_slice(bytes) {
-                Ok(words) => read(words),
-                Err(_) => read(&bytemuck::pod_collect_to_vec(bytes)),
-            }
-        })
+        let staging = self.gpu.readback_buffer("resident open nodes readback", bytes);
+        self.gpu.submit_read_at(encoder, &buffer.buffer, offset, &staging, bytes).map(Some)
     }
 
-    /// The open nodes `from..to` above the floor (stack order, bottom first), with the records
-    /// they refer to and no others.
-    fn read_open(&self, from: usize, to: usize) -> Result<Frontier> {
+    /// The open nodes `from..to` above the floor (stack order, bottom first) on their way out:
+    /// their entries read, the copy of the records they refer to submitted.
+    fn start_open(&self, from: usize, to: usize) -> Result<Gift> {
+        let stride = self.node_stride;
         if from >= to {
-            return Ok(Frontier::default());
+            return Ok(Gift { entries: Vec::new(), low: 0, records: None, stride });
         }
         let base = self.last.floor as usize;
-        let entries = self.read_with(&self.stack, ENTRY_WORDS * (base + from), ENTRY_WORDS * (to - from), <[u32]>::to_vec)?;
+        let read = self.start_read(&self.stack, ENTRY_WORDS * (base + from), ENTRY_WORDS * (to - from))?;
+        let entries = finish_read(self.gpu, read, <[u32]>::to_vec)?;
         let (low, high) = entries.chunks_exact(ENTRY_WORDS).fold((u32::MAX, 0), |(l, h), e| (l.min(e[0]), h.max(e[0])));
-        let (first, words) = (low as usize * self.node_stride, (high - low + 1) as usize * self.node_stride);
-        self.read_with(&self.store, first, words, |span| compact(span, low, entries.chunks_exact(ENTRY_WORDS), self.node_stride))
+        let records = self.start_read(&self.store, low as usize * stride, (high - low + 1) as usize * stride)?;
+        Ok(Gift { entries, low, records, stride })
+    }
+
+    /// The open nodes `from..to` above the floor, with the records they refer to and no others.
+    fn read_open(&self, from: usize, to: usize) -> Result<Frontier> {
+        self.start_open(from, to)?.finish(self.gpu)
     }
 
     /// Moves half the open nodes out, bottom of the stack first (the largest subtrees), at
-    /// most `most`; this device keeps the rest above a raised floor.
-    fn give_half(&mut self, most: usize) -> Result<Frontier> {
+    /// most `most`; this device keeps the rest above a raised floor. The records' copy runs
+    /// ahead of the next submission: the host reads them ([`Gift::finish`]) while it runs.
+    fn give_half(&mut self, most: usize) -> Result<Gift> {
         let moved = (self.last.open as usize / 2).min(most);
-        let open = self.read_open(0, moved)?;
+        let gift = self.start_open(0, moved)?;
         self.last.floor += moved as u32;
         self.set_word(word::FLOOR, self.last.floor);
         self.last.open -= moved as u32;
-        Ok(open)
+        Ok(gift)
     }
 
-    /// One submission of `rounds` rounds and its status; `rounds` adapts to between half and
-    /// twice `target` per submission. Returns the time it took.
-    fn batch(&mut self, rounds: &mut usize, target: Duration) -> Result<Duration> {
+    /// One submission of `rounds` rounds and its status, `meanwhile` run while the rounds
+    /// run; `rounds` adapts to between half and twice `target` per submission. Returns the
+    /// time it took.
+    fn batch(&mut self, rounds: &mut usize, target: Duration, meanwhile: impl FnOnce(&Gpu)) -> Result<Duration> {
         let started = Instant::now();
         let read = self.submit(*rounds)?;
+        meanwhile(self.gpu);
         self.take(read)?;
         let took = started.elapsed();
         adapt(rounds, took, target);
@@ -737,6 +743,38 @@ impl<'g> ResidentDevice<'g> {
             .filter(|slot| slot[0] != u32::MAX)
             .min_by_key(|slot| slot[0])
             .map(|slot| (slot[0], slot[1..].iter().map(|&j| j as usize).collect())))
+    }
+}
+
+/// Open nodes leaving a device ([`ResidentDevice::give_half`]): their entries, and the copy
+/// of the records they refer to, from record `low` on.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Debug)]
+struct Gift {
+    entries: Vec<u32>,
+    low: u32,
+    records: Option<PendingRead>,
+    stride: usize,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Gift {
+    /// The open nodes, with the records they refer to and no others, once the copy is done.
+    fn finish(self, gpu: &Gpu) -> Result<Frontier> {
+        let Gift { entries, low, records, stride } = self;
+        finish_read(gpu, records, |span| compact(span, low, entries.chunks_exact(ENTRY_WORDS), stride))
+    }
+}
+
+/// `read` of the words a [`ResidentDevice::start_read`] copied, where the readback lies.
+#[cfg(not(target_arch = "wasm32"))]
+fn finish_read<T>(gpu: &Gpu, pending: Option<PendingRead>, read: impl FnOnce(&[u32]) -> T) -> Result<T> {
+    match pending {
+        None => Ok(read(&[])),
+        Some(pending) => pending.finish_with(gpu, |bytes| match bytemuck::try_cast_slice(bytes) {
+            Ok(words) => read(words),
+            Err(_) => read(&bytemuck::pod_collect_to_vec(bytes)),
+        }),
     }
 }
 

@@ -8,10 +8,12 @@
 //! - **stealing**: a rank is promised nodes before it runs dry: once it reports few open
 //!   nodes (see `resident::gives`), rank 0 tells the rank that reported the most, if that is
 //!   twice as many and two pools (two nodes for a rank already dry), to give it half of them
-//!   ([`Tag::Give`]); the donor reads them from the bottom of its stack and sends them
-//!   ([`Tag::Nodes`], a serialized [`Frontier`]), always, empty if it has none left by then.
-//!   A rank that still has open nodes keeps the gift on the host (its parcel) and loads it
-//!   the moment it runs dry, without waiting for another round of messages;
+//!   ([`Tag::Give`]); the donor reads them from the bottom of its stack (their records while
+//!   its next batch runs) and sends them ([`Tag::Nodes`], a serialized [`Frontier`]), always,
+//!   empty if it has none left by then. A rank that still has open nodes keeps the gift on
+//!   the host (its parcel) and loads it the moment it runs dry, without waiting for another
+//!   round of messages. Statuses count a parcel apart from the device's open nodes: rank 0
+//!   picks donors by the latter, so a parcel is not sent back and forth;
 //! - **the incumbent**: each status carries the rank's incumbent; rank 0 sends every
 //!   improvement of the minimum to all ([`Tag::Best`]);
 //! - **termination** by counting: rank 0 counts the gifts it asked for per rank, each rank
@@ -48,7 +50,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
 use super::{
-    adapt, beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Part, ResidentDevice,
+    adapt, beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
     ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, SILENCE,
 };
 use crate::error::{Error, Result};
@@ -67,7 +69,7 @@ const NAP: Duration = Duration::from_millis(5);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
 enum Tag {
-    /// rank → 0: `[nodes (2 words), leaves (2), open, best, gifts received, dry, holds a parcel]`.
+    /// rank → 0: `[nodes (2 words), leaves (2), open on the device, best, gifts received, dry, open in its parcel]`.
     Status = 1,
     /// 0 → donor: `[rank]`: give it half your open nodes.
     Give,
@@ -370,11 +372,11 @@ fn broadcast_start(world: &SimpleCommunicator, begin: Option<&Checkpoint>) -> Re
 
 /// What rank 0 knows of every rank.
 struct Coordinator {
-    /// Per rank: (nodes, leaves, open) at its last status.
+    /// Per rank: (nodes, leaves, open on its device) at its last status.
     counts: Vec<(u64, u64, u64)>,
     dry: Vec<bool>,
-    /// Per rank: it holds a gift it has not loaded yet (its parcel).
-    holding: Vec<bool>,
+    /// Per rank: the open nodes of a gift it holds and has not loaded yet (its parcel).
+    held: Vec<u64>,
     /// Per rank: gifts asked for it, and received by it as it last said.
     asked: Vec<u64>,
     loaded: Vec<u64>,
@@ -452,6 +454,9 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     loaded: u64,
     /// Open nodes given to this rank while it still had some: loaded once it runs dry.
     parcel: Option<Frontier>,
+    /// Open nodes on their way out of the device: (to whom, the gift), sent once their
+    /// records are read, while the next batch runs.
+    gifts: Vec<(usize, Gift)>,
     /// How this rank spent the search so far.
     usage: DeviceUse,
     /// Waiting for the end of the gather of this epoch (or the end of the search).
@@ -483,7 +488,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let coordinator = (rank == 0).then(|| Coordinator {
             counts: vec![(0, 0, 1); size],
             dry: vec![false; size],
-            holding: vec![false; size],
+            held: vec![0; size],
             asked: vec![0; size],
             loaded: vec![0; size],
             donor: vec![0; size],
@@ -510,6 +515,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             inbox: VecDeque::new(),
             loaded: 0,
             parcel: None,
+            gifts: Vec::new(),
             usage: DeviceUse::default(),
             paused: None,
             checkpoint: resident.checkpoint.as_deref(),
@@ -599,7 +605,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
         let started = Instant::now();
         let gpu = self.device.gpu;
-        let bytes = self.device.submit(self.rounds)?.finish_polling(gpu, || self.serve())?;
+        let read = self.device.submit(self.rounds)?;
+        self.send_gifts()?;
+        let bytes = read.finish_polling(gpu, || self.serve())?;
         self.device.take_bytes(&bytes)?;
         let took = started.elapsed();
         adapt(&mut self.rounds, took, target);
@@ -643,6 +651,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 self.usage.batches += 1;
                 self.status(true)?;
             } else {
+                let started = Instant::now();
+                self.send_gifts()?;
+                self.usage.moving_seconds += started.elapsed().as_secs_f64();
                 self.status(false)?;
                 std::thread::sleep(NAP);
                 self.usage.waiting_seconds += NAP.as_secs_f64();
@@ -659,19 +670,17 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         match tag {
             Tag::Give => {
                 let to = *words.first().ok_or_else(|| garbled("a request for nodes"))? as usize;
-                // a parcel not loaded yet goes on whole; else as much as this rank could load
-                // itself (ranks run on like GPUs)
                 let started = Instant::now();
-                let room = self.device.room();
-                let gift = match self.parcel.take() {
-                    Some(parcel) => parcel,
-                    None => self.device.give_half(room.0.min(room.1))?,
-                };
-                let mut words = Vec::new();
-                encode_frontier(&gift, &mut words);
-                self.send(to, Tag::Nodes, words)?;
-                self.usage.gifts_given += 1;
-                self.usage.nodes_given += gift.len() as u64;
+                if self.device.last.open < 2 && self.parcel.is_some() {
+                    // too few on the device: the parcel goes on whole
+                    let parcel = self.parcel.take().unwrap_or_default();
+                    self.send_nodes(to, &parcel)?;
+                } else {
+                    // as much as this rank could load itself (ranks run on like GPUs)
+                    let room = self.device.room();
+                    let gift = self.device.give_half(room.0.min(room.1))?;
+                    self.gifts.push((to, gift));
+                }
                 self.usage.moving_seconds += started.elapsed().as_secs_f64();
             }
             Tag::Nodes => {
@@ -725,7 +734,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                     c.counts[from] = (wide(&words[0..2]), wide(&words[2..4]), u64::from(words[4]));
                     c.loaded[from] = u64::from(words[6]);
                     c.dry[from] = words[7] != 0;
-                    c.holding[from] = words[8] != 0;
+                    c.held[from] = u64::from(words[8]);
                     let best = words[5];
                     if best < c.best {
                         c.best = best;
@@ -770,6 +779,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         }
         let Some(c) = self.coordinator.as_mut() else { return Ok(()) };
         let (nodes, leaves, open) = c.counts.iter().fold((0, 0, 0), |(a, b, d), x| (a + x.0, b + x.1, d + x.2));
+        let open = open + c.held.iter().sum::<u64>();
         if let Some(report) = self.progress.as_deref_mut() {
             if c.last_report.elapsed() >= run.options.progress_interval && nodes > c.reported {
                 (c.last_report, c.reported) = (Instant::now(), nodes);
@@ -839,7 +849,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let receiving = |c: &Coordinator, r: usize| c.asked[r] > c.loaded[r];
         for to in 0..size {
             let giving = (0..size).any(|r| receiving(c, r) && c.donor[r] == to);
-            if c.holding[to] || receiving(c, to) || giving {
+            if c.held[to] > 0 || receiving(c, to) || giving {
                 continue;
             }
             let donor = (0..size)
@@ -853,6 +863,25 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 out.push((Some(donor), Tag::Give, vec![to as u32]));
             }
         }
+        Ok(())
+    }
+
+    /// Sends the gifts on their way out, once their records are read.
+    fn send_gifts(&mut self) -> Result<()> {
+        for (to, gift) in std::mem::take(&mut self.gifts) {
+            let open = gift.finish(self.device.gpu)?;
+            self.send_nodes(to, &open)?;
+        }
+        Ok(())
+    }
+
+    /// Sends open nodes to rank `to` (always: an empty gift says there were none).
+    fn send_nodes(&mut self, to: usize, open: &Frontier) -> Result<()> {
+        let mut words = Vec::new();
+        encode_frontier(open, &mut words);
+        self.send(to, Tag::Nodes, words)?;
+        self.usage.gifts_given += 1;
+        self.usage.nodes_given += open.len() as u64;
         Ok(())
     }
 
@@ -902,7 +931,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let mut words = Vec::with_capacity(9);
         words.extend(split_wide(last.nodes));
         words.extend(split_wide(last.leaves));
-        words.extend([last.open + held, last.best, self.loaded as u32, dry as u32, self.parcel.is_some() as u32]);
+        words.extend([last.open, last.best, self.loaded as u32, dry as u32, held]);
         if fresh || self.last_sent.as_ref() != Some(&words) || self.last_status.elapsed() >= BEAT {
             self.last_status = Instant::now();
             self.send(0, Tag::Status, words.clone())?;

@@ -7,7 +7,8 @@
 //! whose last status held few open nodes (fewer than [`super::HUNGRY_POOLS`] rounds' pools) is
 //! hungry, and the next device to read a status with twice as many (and two pools) promises it
 //! half of them (any two nodes do for a device already dry), reads them from the bottom of its
-//! stack (the largest subtrees) and leaves them on the board. The hungry device loads them as
+//! stack (the largest subtrees; their records while its next batch runs) and leaves them on
+//! the board. The hungry device loads them as
 //! soon as it runs dry, so it does not wait for another device's batch to end; a device that
 //! runs dry first takes nodes left for one still working. The search is over when every device is dry,
 //! none is promised open nodes and none lies on the board. A checkpoint is gathered at a
@@ -22,7 +23,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use web_time::Instant;
 
-use super::{gives, Frontier, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_SHARED};
+use super::{gives, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_SHARED};
 use crate::error::{Error, Result};
 use crate::kernels::flowshop::search::{root_bound, DeviceUse, Incumbent, Progress, Stop};
 use crate::kernels::flowshop::BoundData;
@@ -309,27 +310,24 @@ impl Driver<'_, '_, '_> {
                     self.usage.moving_seconds += started.elapsed().as_secs_f64();
                 }
                 Step::Give(to) => {
-                    let given = self.give(to);
-                    if let Ok(open) = &given {
-                        self.usage.gifts_given += 1;
-                        self.usage.nodes_given += open.len() as u64;
-                    }
+                    // the records' copy runs ahead of the next batch; they reach the board while it runs
+                    let gift = self.give(to);
                     self.usage.moving_seconds += started.elapsed().as_secs_f64();
-                    let mut board = self.shared.lock();
-                    board.promised[to] = false;
-                    match given {
-                        Ok(open) => board.given[to] = Some(open),
+                    match gift {
+                        Ok(gift) => self.batch(Some((to, gift)))?,
                         Err(e) => {
+                            let mut board = self.shared.lock();
+                            board.promised[to] = false;
                             board.failed.get_or_insert(e);
+                            self.shared.wake.notify_all();
                         }
                     }
-                    self.shared.wake.notify_all();
                 }
                 Step::Batch => {
                     if profile_every.is_some_and(|every| (self.usage.batches as usize).is_multiple_of(every)) {
                         self.device.profile_round(&mut self.kernel_seconds)?;
                     }
-                    self.batch()?;
+                    self.batch(None)?;
                 }
             }
         }
@@ -404,15 +402,33 @@ impl Driver<'_, '_, '_> {
         }
     }
 
-    /// Half the open nodes for device `to`, as many as it can load.
-    fn give(&mut self, to: usize) -> Result<Frontier> {
+    /// Half the open nodes for device `to`, as many as it can load, on their way out.
+    fn give(&mut self, to: usize) -> Result<Gift> {
         let room = self.shared.lock().rooms[to];
         self.device.give_half(room.0.min(room.1))
     }
 
-    /// One submission of `rounds` rounds, its status read, the incumbent shared both ways.
-    fn batch(&mut self) -> Result<()> {
-        self.gpu += self.device.batch(&mut self.rounds, self.target)?;
+    /// One submission of `rounds` rounds, its status read, the incumbent shared both ways;
+    /// while the rounds run, a `gift`'s records are read and it is left on the board.
+    fn batch(&mut self, gift: Option<(usize, Gift)>) -> Result<()> {
+        let (shared, usage) = (self.shared, &mut self.usage);
+        self.gpu += self.device.batch(&mut self.rounds, self.target, |gpu| {
+            let Some((to, gift)) = gift else { return };
+            let given = gift.finish(gpu);
+            let mut board = shared.lock();
+            board.promised[to] = false;
+            match given {
+                Ok(open) => {
+                    usage.gifts_given += 1;
+                    usage.nodes_given += open.len() as u64;
+                    board.given[to] = Some(open);
+                }
+                Err(e) => {
+                    board.failed.get_or_insert(e);
+                }
+            }
+            shared.wake.notify_all();
+        })?;
         self.usage.batches += 1;
         let status = self.device.last;
         self.shared.gpu_nanos.fetch_max(self.gpu.as_nanos() as u64, Ordering::Relaxed);
