@@ -320,7 +320,10 @@ struct ResidentDevice<'g> {
     results: GpuBuffer<u32>,
     binds: [wgpu::BindGroup; 4],
     bound_bind: wgpu::BindGroup,
-    staging: wgpu::Buffer,
+    /// Two readbacks of the status, used in turn: a submission may be queued behind another.
+    staging: [wgpu::Buffer; 2],
+    /// The readback the next submission uses.
+    turn: usize,
     last: Status,
 }
 
@@ -514,7 +517,8 @@ impl<'g> ResidentDevice<'g> {
             results,
             binds: search_binds,
             bound_bind,
-            staging: gpu.readback_buffer("resident status", 4 * word::ALL as u64),
+            staging: [0, 1].map(|_| gpu.readback_buffer("resident status", 4 * word::ALL as u64)),
+            turn: 0,
             last: Status::default(),
         })
     }
@@ -560,21 +564,22 @@ impl<'g> ResidentDevice<'g> {
         (self.capacity.saturating_sub(dive), self.store_capacity.saturating_sub(self.frame_capacity - 1))
     }
 
-    /// Writes one status word (the device is idle between submissions).
+    /// Writes one status word; the write lands after the submissions made before it.
     fn set_word(&self, index: usize, value: u32) {
         self.gpu.queue().write_buffer(&self.state.buffer, 4 * index as u64, bytemuck::bytes_of(&value));
     }
 
     /// Submits `rounds` rounds in one submission, with the copy of the status that
     /// [`ResidentDevice::take`] reads; nothing waits, so every device works at once.
-    fn submit(&self, rounds: usize) -> Result<PendingRead> {
+    fn submit(&mut self, rounds: usize) -> Result<PendingRead> {
         let round = self.round_steps();
         let mut steps: Vec<Step> = self.order_step().into_iter().collect();
         for _ in 0..rounds {
             steps.extend(round.iter().map(|(_, step)| *step));
         }
         let encoder = self.gpu.encode(&steps);
-        self.gpu.submit_read(encoder, &self.state.buffer, &self.staging, 4 * word::ALL as u64)
+        self.turn = 1 - self.turn;
+        self.gpu.submit_read(encoder, &self.state.buffer, &self.staging[self.turn], 4 * word::ALL as u64)
     }
 
     /// `resident_order`, run once per submission where the pair order is learned.
@@ -701,19 +706,6 @@ impl<'g> ResidentDevice<'g> {
         self.set_word(word::FLOOR, self.last.floor);
         self.last.open -= moved as u32;
         Ok(gift)
-    }
-
-    /// One submission of `rounds` rounds and its status, `meanwhile` run while the rounds
-    /// run; `rounds` adapts to between half and twice `target` per submission. Returns the
-    /// time it took.
-    fn batch(&mut self, rounds: &mut usize, target: Duration, meanwhile: impl FnOnce(&Gpu)) -> Result<Duration> {
-        let started = Instant::now();
-        let read = self.submit(*rounds)?;
-        meanwhile(self.gpu);
-        self.take(read)?;
-        let took = started.elapsed();
-        adapt(rounds, took, target);
-        Ok(took)
     }
 
     /// Lowers the incumbent to `best` where that is lower (between submissions).

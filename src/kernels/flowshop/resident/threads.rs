@@ -23,8 +23,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use web_time::Instant;
 
-use super::{gives, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_SHARED};
+use super::{adapt, gives, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_SHARED};
 use crate::error::{Error, Result};
+use crate::gpu::PendingRead;
 use crate::kernels::flowshop::search::{root_bound, DeviceUse, Incumbent, Progress, Stop};
 use crate::kernels::flowshop::BoundData;
 
@@ -161,6 +162,8 @@ pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Op
                             rounds: 1,
                             target: if count > 1 { BATCH_SHARED } else { BATCH_ALONE },
                             gpu: Duration::ZERO,
+                            ahead: None,
+                            last_end: Instant::now(),
                             kernel_seconds: BTreeMap::new(),
                             usage: DeviceUse::default(),
                         };
@@ -282,6 +285,12 @@ struct Driver<'d, 'g, 'r> {
     target: Duration,
     /// Time in batches.
     gpu: Duration,
+    /// A batch queued behind the one waited for, so that the device does not idle while the
+    /// host reads a status and decides; taken ([`Driver::drain`]) before anything that needs
+    /// the device still.
+    ahead: Option<PendingRead>,
+    /// When the last status was read: a batch queued behind it started then.
+    last_end: Instant,
     kernel_seconds: BTreeMap<String, f64>,
     usage: DeviceUse,
 }
@@ -296,7 +305,7 @@ impl Driver<'_, '_, '_> {
             let step = self.next_step()?;
             let started = Instant::now();
             match step {
-                Step::Leave => return Ok(()),
+                Step::Leave => return self.drain(),
                 Step::Wait => {
                     let board = self.shared.lock();
                     drop(self.shared.nap(board));
@@ -311,6 +320,8 @@ impl Driver<'_, '_, '_> {
                 }
                 Step::Give(to) => {
                     // the records' copy runs ahead of the next batch; they reach the board while it runs
+                    self.drain()?;
+                    let started = Instant::now();
                     let gift = self.give(to);
                     self.usage.moving_seconds += started.elapsed().as_secs_f64();
                     match gift {
@@ -335,6 +346,10 @@ impl Driver<'_, '_, '_> {
 
     /// One visit to the board: counts in, then what to do next.
     fn next_step(&mut self) -> Result<Step> {
+        if self.device.last.open == 0 {
+            // a batch queued behind one that ran dry changes nothing, but its status must be read
+            self.drain()?;
+        }
         let i = self.index;
         let last = self.device.last;
         let mut board = self.shared.lock();
@@ -355,6 +370,7 @@ impl Driver<'_, '_, '_> {
                 return Ok(Step::Wait);
             }
             drop(board);
+            self.drain()?;
             let part = self.device.part()?;
             let mut board = self.shared.lock();
             if let Some(parts) = board.gather.as_mut() {
@@ -408,27 +424,52 @@ impl Driver<'_, '_, '_> {
         self.device.give_half(room.0.min(room.1))
     }
 
-    /// One submission of `rounds` rounds, its status read, the incumbent shared both ways;
-    /// while the rounds run, a `gift`'s records are read and it is left on the board.
+    /// One submission of `rounds` rounds (queued behind the last), its status read, the
+    /// incumbent shared both ways; the next submission is queued before the status is waited
+    /// for, and while the rounds run a `gift`'s records are read and it is left on the board.
     fn batch(&mut self, gift: Option<(usize, Gift)>) -> Result<()> {
-        let (shared, usage) = (self.shared, &mut self.usage);
-        self.gpu += self.device.batch(&mut self.rounds, self.target, |gpu| {
-            let Some((to, gift)) = gift else { return };
-            let given = gift.finish(gpu);
-            let mut board = shared.lock();
+        let (current, started) = match self.ahead.take() {
+            Some(queued) => (queued, self.last_end),
+            None => (self.device.submit(self.rounds)?, Instant::now()),
+        };
+        // not under a node limit: the search stops within a batch of it
+        if self.run.options.node_limit.is_none() {
+            self.ahead = Some(self.device.submit(self.rounds)?);
+        }
+        if let Some((to, gift)) = gift {
+            let given = gift.finish(self.device.gpu);
+            let mut board = self.shared.lock();
             board.promised[to] = false;
             match given {
                 Ok(open) => {
-                    usage.gifts_given += 1;
-                    usage.nodes_given += open.len() as u64;
+                    self.usage.gifts_given += 1;
+                    self.usage.nodes_given += open.len() as u64;
                     board.given[to] = Some(open);
                 }
                 Err(e) => {
                     board.failed.get_or_insert(e);
                 }
             }
-            shared.wake.notify_all();
-        })?;
+            self.shared.wake.notify_all();
+        }
+        self.took(current, started)
+    }
+
+    /// Reads the status of the batch queued ahead, if there is one: the device is still after.
+    fn drain(&mut self) -> Result<()> {
+        match self.ahead.take() {
+            Some(queued) => self.took(queued, self.last_end),
+            None => Ok(()),
+        }
+    }
+
+    /// The status of a batch that started at `started`, the incumbent shared both ways.
+    fn took(&mut self, read: PendingRead, started: Instant) -> Result<()> {
+        self.device.take(read)?;
+        self.last_end = Instant::now();
+        let took = self.last_end - started;
+        adapt(&mut self.rounds, took, self.target);
+        self.gpu += took;
         self.usage.batches += 1;
         let status = self.device.last;
         self.shared.gpu_nanos.fetch_max(self.gpu.as_nanos() as u64, Ordering::Relaxed);
