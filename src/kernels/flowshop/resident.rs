@@ -90,11 +90,12 @@ const BATCH_ALONE: Duration = Duration::from_millis(200);
 
 /// How long one submission lasts on a device that shares the search: a device runs dry
 /// within a submission and waits for another's to end before it is given open nodes, so
-/// these are twenty times shorter (on two H200s, a device waited a quarter of a 20x20 search
-/// with the submissions of one searching alone; 10, 20 and 40 ms are within the noise of
-/// each other, `benches/results/multi-gpu-h200-x2.md`).
+/// these are forty times shorter (on two H200s, a device waited a quarter of a 20x20 search
+/// with the submissions of one searching alone). The next submission is queued before a
+/// status is read, so short ones cost no idle device: 5 ms came out ahead of 10 ms,
+/// `benches/results/multi-gpu-h200-x2.md`.
 #[cfg(not(target_arch = "wasm32"))]
-const BATCH_SHARED: Duration = Duration::from_millis(10);
+const BATCH_SHARED: Duration = Duration::from_millis(5);
 
 /// A device with fewer open nodes than this many pools is given more before it runs dry: the
 /// nodes wait on the host until it does, so it need not wait for another device's submission.

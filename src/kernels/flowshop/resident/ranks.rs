@@ -54,7 +54,7 @@ use super::{
     ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, SILENCE,
 };
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, PendingRead};
 use crate::kernels::flowshop::checkpoint::{part_path, write_part, Manifest, PartEntry};
 use crate::kernels::flowshop::model::Instance;
 use crate::kernels::flowshop::search::{DeviceUse, Incumbent, Progress, SearchOptions, Solution, Stop};
@@ -457,6 +457,10 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     /// Open nodes on their way out of the device: (to whom, the gift), sent once their
     /// records are read, while the next batch runs.
     gifts: Vec<(usize, Gift)>,
+    /// A batch queued behind the one waited for.
+    ahead: Option<PendingRead>,
+    /// When the last status was read: a batch queued behind it started then.
+    last_end: Instant,
     /// How this rank spent the search so far.
     usage: DeviceUse,
     /// Waiting for the end of the gather of this epoch (or the end of the search).
@@ -516,6 +520,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             loaded: 0,
             parcel: None,
             gifts: Vec::new(),
+            ahead: None,
+            last_end: now,
             usage: DeviceUse::default(),
             paused: None,
             checkpoint: resident.checkpoint.as_deref(),
@@ -599,19 +605,45 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         Ok(Some((from, tag, words)))
     }
 
-    /// One batch; while its rounds run, the rank takes what is sent to it (so a sender waits
-    /// on no batch) and rank 0 coordinates. What touches the device waits for the batch's end.
-    fn batch(&mut self) -> Result<Duration> {
-        let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
-        let started = Instant::now();
-        let gpu = self.device.gpu;
-        let read = self.device.submit(self.rounds)?;
+    /// One batch (queued behind the last), with the next queued before its status is waited
+    /// for, so the device does not idle while the host reads a status and decides; while its
+    /// rounds run, the rank sends its gifts and takes what is sent to it (so a sender waits on
+    /// no batch) and rank 0 coordinates. What touches the device first takes the queued batch's
+    /// status ([`RankLoop::drain`]).
+    fn batch(&mut self) -> Result<()> {
+        let (current, started) = match self.ahead.take() {
+            Some(queued) => (queued, self.last_end),
+            None => (self.device.submit(self.rounds)?, Instant::now()),
+        };
+        // not under a node limit: the search stops within a batch of it
+        if self.run.options.node_limit.is_none() {
+            self.ahead = Some(self.device.submit(self.rounds)?);
+        }
         self.send_gifts()?;
+        self.took(current, started)
+    }
+
+    /// Reads the status of the batch queued ahead, if there is one: the device is still after.
+    fn drain(&mut self) -> Result<()> {
+        match self.ahead.take() {
+            Some(queued) => self.took(queued, self.last_end),
+            None => Ok(()),
+        }
+    }
+
+    /// The status of a batch that started at `started`, sent to rank 0; meanwhile the rank
+    /// serves messages.
+    fn took(&mut self, read: PendingRead, started: Instant) -> Result<()> {
+        let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
+        let gpu = self.device.gpu;
         let bytes = read.finish_polling(gpu, || self.serve())?;
         self.device.take_bytes(&bytes)?;
-        let took = started.elapsed();
+        self.last_end = Instant::now();
+        let took = self.last_end - started;
         adapt(&mut self.rounds, took, target);
-        Ok(took)
+        self.gpu += took;
+        self.usage.batches += 1;
+        self.status(true)
     }
 
     /// While a batch runs: takes the messages that came, handling those for rank 0's books
@@ -646,11 +678,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             }
             self.load_parcel()?;
             if self.paused.is_none() && self.device.last.open > 0 {
-                let took = self.batch()?;
-                self.gpu += took;
-                self.usage.batches += 1;
-                self.status(true)?;
+                self.batch()?;
             } else {
+                self.drain()?;
                 let started = Instant::now();
                 self.send_gifts()?;
                 self.usage.moving_seconds += started.elapsed().as_secs_f64();
@@ -670,6 +700,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         match tag {
             Tag::Give => {
                 let to = *words.first().ok_or_else(|| garbled("a request for nodes"))? as usize;
+                // the device still first: the gift comes from the bottom of its stack
+                self.drain()?;
                 let started = Instant::now();
                 if self.device.last.open < 2 && self.parcel.is_some() {
                     // too few on the device: the parcel goes on whole
@@ -888,6 +920,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// Writes this rank's part of checkpoint `epoch` (where there is a checkpoint file) and
     /// confirms it to rank 0.
     fn send_part(&mut self, epoch: u64) -> Result<()> {
+        self.drain()?;
         let Part { mut open, counted, best, leaf } = self.device.part()?;
         if let Some(parcel) = &self.parcel {
             open.append(parcel.clone(), node_stride(self.run.instance.jobs, self.run.instance.machines));
@@ -910,6 +943,10 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// Loads the parcel once the device has run dry (not while a checkpoint is gathered: the
     /// part sent holds it already).
     fn load_parcel(&mut self) -> Result<()> {
+        if self.device.last.open == 0 && self.parcel.is_some() {
+            // a batch queued behind one that ran dry changes nothing, but its status must be read
+            self.drain()?;
+        }
         if self.device.last.open > 0 || self.paused.is_some() {
             return Ok(());
         }
