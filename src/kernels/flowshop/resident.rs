@@ -841,10 +841,22 @@ pub fn solve_resident(
     let checkpoint_file = resident.checkpoint.as_deref().map(CheckpointFile::claim).transpose()?;
     let mut begin = beginning(instance, options, resident, start)?;
     let open = begin.take_open();
-    let mut devices = gpus
-        .iter()
-        .map(|gpu| ResidentDevice::new(gpu, &data, options.bound, options.branching, options.pool_size, resident.memory_budget))
-        .collect::<Result<Vec<_>>>()?;
+    // each device's buffers and kernels made on its own thread: the devices start together
+    let mut devices = std::thread::scope(|scope| {
+        let making: Vec<_> = gpus
+            .iter()
+            .map(|gpu| {
+                let data = &data;
+                scope.spawn(move || {
+                    ResidentDevice::new(gpu, data, options.bound, options.branching, options.pool_size, resident.memory_budget)
+                })
+            })
+            .collect();
+        making
+            .into_iter()
+            .map(|thread| thread.join().unwrap_or_else(|_| Err(Error::invalid("devices", "a device's setup failed; run the search again"))))
+            .collect::<Result<Vec<_>>>()
+    })?;
     // the open nodes dealt out over the devices; the first carries the counts so far
     for (i, (device, part)) in devices.iter_mut().zip(open.split(gpus.len(), node_stride(data.jobs, data.machines))).enumerate() {
         let counted = if i == 0 { (begin.nodes_counted, begin.leaves_counted) } else { (0, 0) };
