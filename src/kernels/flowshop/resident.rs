@@ -97,6 +97,17 @@ const BATCH_ALONE: Duration = Duration::from_millis(200);
 #[cfg(not(target_arch = "wasm32"))]
 const BATCH_SHARED: Duration = Duration::from_millis(5);
 
+/// How long one submission lasts on a device that shares the search while every device holds
+/// [`CALM_POOLS`] pools of open nodes: none will need any soon, and a round of a large
+/// instance costs more than a 5 ms submission holds well (a 50x20 search on two H200s ran 6 %
+/// faster with 50 ms than with 5 ms submissions, `benches/results/multi-gpu-h200-x2.md`).
+#[cfg(not(target_arch = "wasm32"))]
+const BATCH_CALM: Duration = Duration::from_millis(50);
+
+/// Open nodes, in pools, above which a device sharing the search is calm (see [`BATCH_CALM`]).
+#[cfg(not(target_arch = "wasm32"))]
+const CALM_POOLS: u64 = 4 * HUNGRY_POOLS;
+
 /// A device with fewer open nodes than this many pools is given more before it runs dry: the
 /// nodes wait on the host until it does, so it need not wait for another device's submission.
 #[cfg(not(target_arch = "wasm32"))]

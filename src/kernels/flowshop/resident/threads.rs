@@ -23,7 +23,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use web_time::Instant;
 
-use super::{adapt, gives, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_SHARED};
+use super::{adapt, gives, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_CALM, BATCH_SHARED, CALM_POOLS};
 use crate::error::{Error, Result};
 use crate::gpu::PendingRead;
 use crate::kernels::flowshop::search::{root_bound, DeviceUse, Incumbent, Progress, Stop};
@@ -414,7 +414,17 @@ impl Driver<'_, '_, '_> {
                 // the rooms travel with the promise: the donor sizes its gift by them
                 Ok(Step::Give(to))
             }
-            None => Ok(Step::Batch),
+            None => {
+                // short submissions only while open nodes may have to move soon
+                let calm = board.counts.iter().all(|c| c.2 >= CALM_POOLS * board.pool);
+                let target = if calm { BATCH_CALM } else { BATCH_SHARED };
+                if board.dry.len() > 1 && target != self.target {
+                    // rounds scaled at once: halving per submission would leave long ones for several
+                    self.rounds = (self.rounds as u128 * target.as_micros() / self.target.as_micros()).max(1) as usize;
+                    self.target = target;
+                }
+                Ok(Step::Batch)
+            }
         }
     }
 
