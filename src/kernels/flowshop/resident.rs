@@ -336,6 +336,11 @@ struct ResidentDevice<'g> {
     staging: [wgpu::Buffer; 2],
     /// The readback the next submission uses.
     turn: usize,
+    /// A batch queued behind the one waited for, so that the device does not idle while the
+    /// host reads a status and decides ([`ResidentDevice::submit_queued`]).
+    ahead: Option<PendingRead>,
+    /// When the last status was read: a batch queued behind it started then.
+    last_end: Instant,
     last: Status,
 }
 
@@ -531,6 +536,8 @@ impl<'g> ResidentDevice<'g> {
             bound_bind,
             staging: [0, 1].map(|_| gpu.readback_buffer("resident status", 4 * word::ALL as u64)),
             turn: 0,
+            ahead: None,
+            last_end: Instant::now(),
             last: Status::default(),
         })
     }
@@ -594,6 +601,33 @@ impl<'g> ResidentDevice<'g> {
         self.gpu.submit_read(encoder, &self.state.buffer, &self.staging[self.turn], 4 * word::ALL as u64)
     }
 
+    /// The next batch of `rounds` rounds (queued already, or submitted now) and, with `queue`,
+    /// one more submitted behind it: (the batch's status read, when it started). Not queued
+    /// under a node limit, where the search stops within a batch of it.
+    fn submit_queued(&mut self, rounds: usize, queue: bool) -> Result<(PendingRead, Instant)> {
+        let current = match self.ahead.take() {
+            Some(queued) => (queued, self.last_end),
+            None => (self.submit(rounds)?, Instant::now()),
+        };
+        if queue {
+            self.ahead = Some(self.submit(rounds)?);
+        }
+        Ok(current)
+    }
+
+    /// The batch queued ahead, if there is one: (its status read, when it started). Taken
+    /// before anything that needs the device still.
+    fn queued(&mut self) -> Option<(PendingRead, Instant)> {
+        self.ahead.take().map(|queued| (queued, self.last_end))
+    }
+
+    /// The status of a batch that started at `started`, read back as `bytes`: how long it took.
+    fn took(&mut self, bytes: &[u8], started: Instant) -> Result<Duration> {
+        self.take_bytes(bytes)?;
+        self.last_end = Instant::now();
+        Ok(self.last_end - started)
+    }
+
     /// `resident_order`, run once per submission where the pair order is learned.
     fn order_step(&self) -> Option<Step<'_>> {
         let (order, order_bind) = self.screen.as_ref()?.order.as_ref()?;
@@ -651,6 +685,7 @@ impl<'g> ResidentDevice<'g> {
     }
 
     /// The status of a [`ResidentDevice::submit`], once its rounds are done.
+    #[cfg(test)]
     fn take(&mut self, read: PendingRead) -> Result<Status> {
         let bytes = read.finish(self.gpu)?;
         self.take_bytes(&bytes)

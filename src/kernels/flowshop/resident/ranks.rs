@@ -457,10 +457,6 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     /// Open nodes on their way out of the device: (to whom, the gift), sent once their
     /// records are read, while the next batch runs.
     gifts: Vec<(usize, Gift)>,
-    /// A batch queued behind the one waited for.
-    ahead: Option<PendingRead>,
-    /// When the last status was read: a batch queued behind it started then.
-    last_end: Instant,
     /// How this rank spent the search so far.
     usage: DeviceUse,
     /// Waiting for the end of the gather of this epoch (or the end of the search).
@@ -520,8 +516,6 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             loaded: 0,
             parcel: None,
             gifts: Vec::new(),
-            ahead: None,
-            last_end: now,
             usage: DeviceUse::default(),
             paused: None,
             checkpoint: resident.checkpoint.as_deref(),
@@ -611,22 +605,15 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// no batch) and rank 0 coordinates. What touches the device first takes the queued batch's
     /// status ([`RankLoop::drain`]).
     fn batch(&mut self) -> Result<()> {
-        let (current, started) = match self.ahead.take() {
-            Some(queued) => (queued, self.last_end),
-            None => (self.device.submit(self.rounds)?, Instant::now()),
-        };
-        // not under a node limit: the search stops within a batch of it
-        if self.run.options.node_limit.is_none() {
-            self.ahead = Some(self.device.submit(self.rounds)?);
-        }
+        let (current, started) = self.device.submit_queued(self.rounds, self.run.options.node_limit.is_none())?;
         self.send_gifts()?;
         self.took(current, started)
     }
 
     /// Reads the status of the batch queued ahead, if there is one: the device is still after.
     fn drain(&mut self) -> Result<()> {
-        match self.ahead.take() {
-            Some(queued) => self.took(queued, self.last_end),
+        match self.device.queued() {
+            Some((queued, started)) => self.took(queued, started),
             None => Ok(()),
         }
     }
@@ -637,9 +624,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
         let gpu = self.device.gpu;
         let bytes = read.finish_polling(gpu, || self.serve())?;
-        self.device.take_bytes(&bytes)?;
-        self.last_end = Instant::now();
-        let took = self.last_end - started;
+        let took = self.device.took(&bytes, started)?;
         adapt(&mut self.rounds, took, target);
         self.gpu += took;
         self.usage.batches += 1;

@@ -162,8 +162,6 @@ pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Op
                             rounds: 1,
                             target: if count > 1 { BATCH_SHARED } else { BATCH_ALONE },
                             gpu: Duration::ZERO,
-                            ahead: None,
-                            last_end: Instant::now(),
                             kernel_seconds: BTreeMap::new(),
                             usage: DeviceUse::default(),
                         };
@@ -285,12 +283,6 @@ struct Driver<'d, 'g, 'r> {
     target: Duration,
     /// Time in batches.
     gpu: Duration,
-    /// A batch queued behind the one waited for, so that the device does not idle while the
-    /// host reads a status and decides; taken ([`Driver::drain`]) before anything that needs
-    /// the device still.
-    ahead: Option<PendingRead>,
-    /// When the last status was read: a batch queued behind it started then.
-    last_end: Instant,
     kernel_seconds: BTreeMap<String, f64>,
     usage: DeviceUse,
 }
@@ -438,14 +430,7 @@ impl Driver<'_, '_, '_> {
     /// incumbent shared both ways; the next submission is queued before the status is waited
     /// for, and while the rounds run a `gift`'s records are read and it is left on the board.
     fn batch(&mut self, gift: Option<(usize, Gift)>) -> Result<()> {
-        let (current, started) = match self.ahead.take() {
-            Some(queued) => (queued, self.last_end),
-            None => (self.device.submit(self.rounds)?, Instant::now()),
-        };
-        // not under a node limit: the search stops within a batch of it
-        if self.run.options.node_limit.is_none() {
-            self.ahead = Some(self.device.submit(self.rounds)?);
-        }
+        let (current, started) = self.device.submit_queued(self.rounds, self.run.options.node_limit.is_none())?;
         if let Some((to, gift)) = gift {
             let given = gift.finish(self.device.gpu);
             let mut board = self.shared.lock();
@@ -467,17 +452,16 @@ impl Driver<'_, '_, '_> {
 
     /// Reads the status of the batch queued ahead, if there is one: the device is still after.
     fn drain(&mut self) -> Result<()> {
-        match self.ahead.take() {
-            Some(queued) => self.took(queued, self.last_end),
+        match self.device.queued() {
+            Some((queued, started)) => self.took(queued, started),
             None => Ok(()),
         }
     }
 
     /// The status of a batch that started at `started`, the incumbent shared both ways.
     fn took(&mut self, read: PendingRead, started: Instant) -> Result<()> {
-        self.device.take(read)?;
-        self.last_end = Instant::now();
-        let took = self.last_end - started;
+        let bytes = read.finish(self.device.gpu)?;
+        let took = self.device.took(&bytes, started)?;
         adapt(&mut self.rounds, took, self.target);
         self.gpu += took;
         self.usage.batches += 1;
