@@ -62,8 +62,9 @@ use crate::kernels::flowshop::BoundData;
 
 /// Each rank reports at least this often, and rank 0 beats at least this often.
 const BEAT: Duration = Duration::from_secs(1);
-/// How long a rank with nothing to do sleeps before it polls again.
-const NAP: Duration = Duration::from_millis(5);
+/// How long a rank with nothing to do sleeps before it polls again: well within a submission
+/// ([`BATCH_SHARED`]), since a dry rank waits on it for open nodes, and rank 0 on it to hand them out.
+const NAP: Duration = Duration::from_micros(200);
 
 /// The messages between ranks (MPI tags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -670,8 +671,9 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 self.send_gifts()?;
                 self.usage.moving_seconds += started.elapsed().as_secs_f64();
                 self.status(false)?;
+                let napped = Instant::now();
                 std::thread::sleep(NAP);
-                self.usage.waiting_seconds += NAP.as_secs_f64();
+                self.usage.waiting_seconds += napped.elapsed().as_secs_f64();
             }
         }
     }
