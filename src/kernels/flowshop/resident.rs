@@ -341,6 +341,10 @@ struct ResidentDevice<'g> {
     ahead: Option<PendingRead>,
     /// When the last status was read: a batch queued behind it started then.
     last_end: Instant,
+    /// Rounds per submission, adapted to `target`.
+    rounds: usize,
+    /// How long a submission should last.
+    target: Duration,
     last: Status,
 }
 
@@ -538,6 +542,8 @@ impl<'g> ResidentDevice<'g> {
             turn: 0,
             ahead: None,
             last_end: Instant::now(),
+            rounds: 1,
+            target: BATCH_ALONE,
             last: Status::default(),
         })
     }
@@ -601,16 +607,25 @@ impl<'g> ResidentDevice<'g> {
         self.gpu.submit_read(encoder, &self.state.buffer, &self.staging[self.turn], 4 * word::ALL as u64)
     }
 
-    /// The next batch of `rounds` rounds (queued already, or submitted now) and, with `queue`,
-    /// one more submitted behind it: (the batch's status read, when it started). Not queued
-    /// under a node limit, where the search stops within a batch of it.
-    fn submit_queued(&mut self, rounds: usize, queue: bool) -> Result<(PendingRead, Instant)> {
+    /// Sets how long a submission should last, scaling the rounds at once (adapting by
+    /// halves would leave several submissions of the old length).
+    fn set_target(&mut self, target: Duration) {
+        if target != self.target {
+            self.rounds = (self.rounds as u128 * target.as_micros() / self.target.as_micros().max(1)).max(1) as usize;
+            self.target = target;
+        }
+    }
+
+    /// The next batch (queued already, or submitted now) and, with `queue`, one more submitted
+    /// behind it: (the batch's status read, when it started). Not queued under a node limit,
+    /// where the search stops within a batch of it.
+    fn submit_queued(&mut self, queue: bool) -> Result<(PendingRead, Instant)> {
         let current = match self.ahead.take() {
             Some(queued) => (queued, self.last_end),
-            None => (self.submit(rounds)?, Instant::now()),
+            None => (self.submit(self.rounds)?, Instant::now()),
         };
         if queue {
-            self.ahead = Some(self.submit(rounds)?);
+            self.ahead = Some(self.submit(self.rounds)?);
         }
         Ok(current)
     }
@@ -621,11 +636,14 @@ impl<'g> ResidentDevice<'g> {
         self.ahead.take().map(|queued| (queued, self.last_end))
     }
 
-    /// The status of a batch that started at `started`, read back as `bytes`: how long it took.
+    /// The status of a batch that started at `started`, read back as `bytes`: how long it
+    /// took (the rounds adapt to it).
     fn took(&mut self, bytes: &[u8], started: Instant) -> Result<Duration> {
         self.take_bytes(bytes)?;
         self.last_end = Instant::now();
-        Ok(self.last_end - started)
+        let took = self.last_end - started;
+        adapt(&mut self.rounds, took, self.target);
+        Ok(took)
     }
 
     /// `resident_order`, run once per submission where the pair order is learned.

@@ -50,7 +50,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
 use super::{
-    adapt, beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
+    beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
     ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, SILENCE,
 };
 use crate::error::{Error, Result};
@@ -466,7 +466,6 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     checkpoint: Option<&'r std::path::Path>,
     /// A rank silent this long ends the run.
     silence: Duration,
-    rounds: usize,
     gpu: Duration,
     last_status: Instant,
     last_sent: Option<Vec<u32>>,
@@ -479,12 +478,13 @@ struct RankLoop<'w, 'g, 'r, 'p> {
 impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     fn new(
         world: &'w SimpleCommunicator,
-        device: ResidentDevice<'g>,
+        mut device: ResidentDevice<'g>,
         run: &'r Run<'r>,
         resident: &'r ResidentOptions,
         progress: Option<&'p mut dyn FnMut(&Progress)>,
     ) -> Self {
         let (rank, size) = (world.rank() as usize, world.size() as usize);
+        device.set_target(if size > 1 { BATCH_SHARED } else { BATCH_ALONE });
         let now = Instant::now();
         let coordinator = (rank == 0).then(|| Coordinator {
             counts: vec![(0, 0, 1); size],
@@ -521,7 +521,6 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             paused: None,
             checkpoint: resident.checkpoint.as_deref(),
             silence: resident.silence.unwrap_or(SILENCE),
-            rounds: 1,
             gpu: Duration::ZERO,
             last_status: now,
             last_sent: None,
@@ -606,27 +605,23 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// no batch) and rank 0 coordinates. What touches the device first takes the queued batch's
     /// status ([`RankLoop::drain`]).
     fn batch(&mut self) -> Result<()> {
-        let (current, started) = self.device.submit_queued(self.rounds, self.run.options.node_limit.is_none())?;
+        let (current, started) = self.device.submit_queued(self.run.options.node_limit.is_none())?;
         self.send_gifts()?;
         self.took(current, started)
     }
 
     /// Reads the status of the batch queued ahead, if there is one: the device is still after.
     fn drain(&mut self) -> Result<()> {
-        match self.device.queued() {
-            Some((queued, started)) => self.took(queued, started),
-            None => Ok(()),
-        }
+        let queued = self.device.queued();
+        queued.map_or(Ok(()), |(read, started)| self.took(read, started))
     }
 
     /// The status of a batch that started at `started`, sent to rank 0; meanwhile the rank
     /// serves messages.
     fn took(&mut self, read: PendingRead, started: Instant) -> Result<()> {
-        let target = if self.size > 1 { BATCH_SHARED } else { BATCH_ALONE };
         let gpu = self.device.gpu;
         let bytes = read.finish_polling(gpu, || self.serve())?;
         let took = self.device.took(&bytes, started)?;
-        adapt(&mut self.rounds, took, target);
         self.gpu += took;
         self.usage.batches += 1;
         self.status(true)

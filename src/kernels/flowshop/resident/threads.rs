@@ -23,7 +23,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use web_time::Instant;
 
-use super::{adapt, gives, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_CALM, BATCH_SHARED, CALM_POOLS};
+use super::{gives, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_CALM, BATCH_SHARED, CALM_POOLS};
 use crate::error::{Error, Result};
 use crate::gpu::PendingRead;
 use crate::kernels::flowshop::search::{root_bound, DeviceUse, Incumbent, Progress, Stop};
@@ -154,13 +154,12 @@ pub(super) fn search(devices: &mut [ResidentDevice], run: &Run, mut progress: Op
                 scope.spawn({
                     let shared = &shared;
                     move || {
+                        device.set_target(if count > 1 { BATCH_SHARED } else { BATCH_ALONE });
                         let mut driver = Driver {
                             index: i,
                             device,
                             shared,
                             run,
-                            rounds: 1,
-                            target: if count > 1 { BATCH_SHARED } else { BATCH_ALONE },
                             gpu: Duration::ZERO,
                             kernel_seconds: BTreeMap::new(),
                             usage: DeviceUse::default(),
@@ -277,10 +276,6 @@ struct Driver<'d, 'g, 'r> {
     device: &'d mut ResidentDevice<'g>,
     shared: &'d Shared,
     run: &'d Run<'r>,
-    /// Rounds per submission.
-    rounds: usize,
-    /// How long a submission should last.
-    target: Duration,
     /// Time in batches.
     gpu: Duration,
     kernel_seconds: BTreeMap<String, f64>,
@@ -409,11 +404,8 @@ impl Driver<'_, '_, '_> {
             None => {
                 // short submissions only while open nodes may have to move soon
                 let calm = board.counts.iter().all(|c| c.2 >= CALM_POOLS * board.pool);
-                let target = if calm { BATCH_CALM } else { BATCH_SHARED };
-                if board.dry.len() > 1 && target != self.target {
-                    // rounds scaled at once: halving per submission would leave long ones for several
-                    self.rounds = (self.rounds as u128 * target.as_micros() / self.target.as_micros()).max(1) as usize;
-                    self.target = target;
+                if board.dry.len() > 1 {
+                    self.device.set_target(if calm { BATCH_CALM } else { BATCH_SHARED });
                 }
                 Ok(Step::Batch)
             }
@@ -430,7 +422,7 @@ impl Driver<'_, '_, '_> {
     /// incumbent shared both ways; the next submission is queued before the status is waited
     /// for, and while the rounds run a `gift`'s records are read and it is left on the board.
     fn batch(&mut self, gift: Option<(usize, Gift)>) -> Result<()> {
-        let (current, started) = self.device.submit_queued(self.rounds, self.run.options.node_limit.is_none())?;
+        let (current, started) = self.device.submit_queued(self.run.options.node_limit.is_none())?;
         if let Some((to, gift)) = gift {
             let given = gift.finish(self.device.gpu);
             let mut board = self.shared.lock();
@@ -452,17 +444,14 @@ impl Driver<'_, '_, '_> {
 
     /// Reads the status of the batch queued ahead, if there is one: the device is still after.
     fn drain(&mut self) -> Result<()> {
-        match self.device.queued() {
-            Some((queued, started)) => self.took(queued, started),
-            None => Ok(()),
-        }
+        let queued = self.device.queued();
+        queued.map_or(Ok(()), |(read, started)| self.took(read, started))
     }
 
     /// The status of a batch that started at `started`, the incumbent shared both ways.
     fn took(&mut self, read: PendingRead, started: Instant) -> Result<()> {
         let bytes = read.finish(self.device.gpu)?;
         let took = self.device.took(&bytes, started)?;
-        adapt(&mut self.rounds, took, self.target);
         self.gpu += took;
         self.usage.batches += 1;
         let status = self.device.last;
