@@ -595,7 +595,7 @@ impl<'g> ResidentDevice<'g> {
     }
 
     /// Submits `rounds` rounds in one submission, with the copy of the status that
-    /// [`ResidentDevice::take`] reads; nothing waits, so every device works at once.
+    /// [`ResidentDevice::took`] reads; nothing waits, so every device works at once.
     fn submit(&mut self, rounds: usize) -> Result<PendingRead> {
         let round = self.round_steps();
         let mut steps: Vec<Step> = self.order_step().into_iter().collect();

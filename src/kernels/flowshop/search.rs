@@ -242,7 +242,8 @@ pub struct Incumbent {
 pub struct DeviceUse {
     /// Submissions of rounds.
     pub batches: u64,
-    /// Seconds in them, from submission to status read.
+    /// Seconds in them, each from its start (its submission, or the end of the one it was
+    /// queued behind) to its status read.
     pub busy_seconds: f64,
     /// Seconds it waited with no open node, or for a checkpoint to be gathered.
     pub waiting_seconds: f64,
@@ -253,7 +254,7 @@ pub struct DeviceUse {
     /// Open nodes it gave.
     pub nodes_given: u64,
     /// Times it took open nodes another device gave (to load them, or over MPI to pass them
-    /// on whole when asked to give before it had run dry).
+    /// on whole when asked to give with fewer than two open nodes left on its device).
     pub gifts_loaded: u64,
     /// Open nodes it took.
     pub nodes_loaded: u64,

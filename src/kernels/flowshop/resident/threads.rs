@@ -309,17 +309,10 @@ impl Driver<'_, '_, '_> {
                     // the records' copy runs ahead of the next batch; they reach the board while it runs
                     self.drain()?;
                     let started = Instant::now();
-                    let gift = self.give(to);
+                    // a failure ends the search (the thread's end records it), promise and all
+                    let gift = self.give(to)?;
                     self.usage.moving_seconds += started.elapsed().as_secs_f64();
-                    match gift {
-                        Ok(gift) => self.batch(Some((to, gift)))?,
-                        Err(e) => {
-                            let mut board = self.shared.lock();
-                            board.promised[to] = false;
-                            board.failed.get_or_insert(e);
-                            self.shared.wake.notify_all();
-                        }
-                    }
+                    self.batch(Some((to, gift)))?;
                 }
                 Step::Batch => {
                     if profile_every.is_some_and(|every| (self.usage.batches as usize).is_multiple_of(every)) {
@@ -418,9 +411,9 @@ impl Driver<'_, '_, '_> {
         self.device.give_half(room.0.min(room.1))
     }
 
-    /// One submission of `rounds` rounds (queued behind the last), its status read, the
-    /// incumbent shared both ways; the next submission is queued before the status is waited
-    /// for, and while the rounds run a `gift`'s records are read and it is left on the board.
+    /// One batch (queued behind the last), its status read, the incumbent shared both ways;
+    /// the next batch is queued before the status is waited for, and while the rounds run a
+    /// `gift`'s records are read and it is left on the board.
     fn batch(&mut self, gift: Option<(usize, Gift)>) -> Result<()> {
         let (current, started) = self.device.submit_queued(self.run.options.node_limit.is_none())?;
         if let Some((to, gift)) = gift {
