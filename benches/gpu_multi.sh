@@ -23,6 +23,10 @@
 # do, with PATH=.gpu/mpi/usr/bin:$PATH, LD_LIBRARY_PATH=.gpu/mpi/usr/lib/x86_64-linux-gnu/openmpi/lib:...
 # and OPAL_PREFIX=.gpu/mpi/usr so that Open MPI finds its components there. mpirun runs as root
 # there (--allow-run-as-root) and passes the Vulkan loader's environment to the ranks (-x).
+# The lent machines' environment sets OMPI_MCA_btl_vader_single_copy_mechanism=none, so a gift
+# between ranks of one host crossed in 32 KB pieces (17 ms for 10 MB); their containers allow
+# process_vm_readv (Seccomp: 0), so the ranks run with CMA, one copy (2 ranks: 12.7 s against
+# 13.0-13.8 s, multi-gpu-h200-x2.md).
 #
 # Every run writes its JSON, log and command line as soon as it ends, packed into
 # $OUT/multi.tar (the device returns few files; unpack with tar xf), and a line to
@@ -38,7 +42,9 @@ nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv > "$out
 $B devices --json > "$out/devices.json" 2> "$out/devices.log"
 $B devices > "$out/devices.txt" 2>&1
 ldd $B > "$out/ldd.txt" 2>&1
-MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x VK_ICD_FILENAMES -x VK_DRIVER_FILES -x WGPU_BACKEND)
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism cma
+        -x LD_LIBRARY_PATH -x VK_ICD_FILENAMES -x VK_DRIVER_FILES -x WGPU_BACKEND)
+grep -i seccomp /proc/self/status > "$out/seccomp.txt" 2>&1
 mpirun --version > "$out/mpirun-version.txt" 2>&1
 printf "what\tdevices\tmakespan\toptimal\tnodes\tseconds\tnodes_per_s\n" > "$out/summary.tsv"
 

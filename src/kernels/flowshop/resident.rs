@@ -106,12 +106,14 @@ const BATCH_CALM: Duration = Duration::from_millis(50);
 
 /// Open nodes, in pools, above which a device sharing the search is calm (see [`BATCH_CALM`]).
 #[cfg(not(target_arch = "wasm32"))]
-const CALM_POOLS: u64 = 4 * HUNGRY_POOLS;
+const CALM_POOLS: u64 = 16;
 
 /// A device with fewer open nodes than this many pools is given more before it runs dry: the
 /// nodes wait on the host until it does, so it need not wait for another device's submission.
+/// Each move idles both devices for 1–2 ms: 2 pools made half as many moves as 4 and ran as
+/// fast or faster (`benches/results/multi-gpu-h200-x2.md`).
 #[cfg(not(target_arch = "wasm32"))]
-const HUNGRY_POOLS: u64 = 4;
+const HUNGRY_POOLS: u64 = 2;
 
 /// Whether a device (or rank) with `open` open nodes gives half of them to one with `theirs`
 /// (`dry`: none left and none on their way): any two for a dry one; for one with fewer than
@@ -642,7 +644,7 @@ impl<'g> ResidentDevice<'g> {
         self.take_bytes(bytes)?;
         self.last_end = Instant::now();
         let took = self.last_end - started;
-        adapt(&mut self.rounds, took, self.target);
+        adapt(&mut self.rounds, took, self.target, self.last.open as usize >= self.pool);
         Ok(took)
     }
 
@@ -836,10 +838,13 @@ fn finish_read<T>(gpu: &Gpu, pending: Option<PendingRead>, read: impl FnOnce(&[u
 }
 
 /// Doubles or halves `rounds` when a submission of them `took` less than half or more than
-/// twice `target`.
+/// twice `target`; doubles only when it ended with a `full` pool of open nodes. A submission
+/// that ran short of nodes was quick for want of work, not because rounds are cheap: rounds
+/// doubled over a device's dry statuses made its next submissions, once it was given nodes,
+/// six times too long, and every other device waited on them for its own gifts.
 #[cfg(not(target_arch = "wasm32"))]
-fn adapt(rounds: &mut usize, took: Duration, target: Duration) {
-    if took < target / 2 {
+fn adapt(rounds: &mut usize, took: Duration, target: Duration, full: bool) {
+    if took < target / 2 && full {
         *rounds = (*rounds * 2).min(1 << 12);
     } else if took > target * 2 {
         *rounds = (*rounds / 2).max(1);
@@ -1085,6 +1090,27 @@ mod tests {
     use super::*;
     use crate::gpu::GpuOptions;
     use crate::kernels::flowshop::taillard;
+
+    /// Rounds double after a quick submission that ended with a full pool, never after one
+    /// that ran short of open nodes, and halve after a slow one either way.
+    #[test]
+    fn rounds_grow_only_while_the_pools_are_full() {
+        let (target, quick, slow) = (Duration::from_millis(5), Duration::from_millis(1), Duration::from_millis(11));
+        let mut rounds = 16;
+        adapt(&mut rounds, quick, target, true);
+        assert_eq!(rounds, 32);
+        adapt(&mut rounds, quick, target, false);
+        assert_eq!(rounds, 32, "a dry submission is quick for want of work");
+        adapt(&mut rounds, Duration::from_millis(5), target, true);
+        assert_eq!(rounds, 32, "on target");
+        adapt(&mut rounds, slow, target, false);
+        assert_eq!(rounds, 16);
+        adapt(&mut rounds, slow, target, true);
+        assert_eq!(rounds, 8);
+        let mut one = 1;
+        adapt(&mut one, slow, target, true);
+        assert_eq!(one, 1, "never below one round");
+    }
 
     /// `resident_order` sorts the pairs by how often each pruned a child: the search counts
     /// prunes per pair, and one more sort orders the pairs by the counts, most first (ties by

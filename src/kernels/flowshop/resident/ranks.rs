@@ -66,6 +66,9 @@ const BEAT: Duration = Duration::from_secs(1);
 /// ([`BATCH_SHARED`]), since a dry rank waits on it for open nodes, and rank 0 on it to hand them out.
 const NAP: Duration = Duration::from_micros(200);
 
+/// How long a send asks MPI again at once, before it pauses between asks.
+const PRESS: Duration = Duration::from_millis(100);
+
 /// The messages between ranks (MPI tags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
@@ -559,7 +562,13 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 }
                 Err(pending) => pending,
             };
-            std::thread::sleep(Duration::from_micros(50));
+            // MPI moves a large message in pieces, each while its sender calls it: at first
+            // ask again at once (a gift of 10 MB took 17 ms with 50 µs between the calls)
+            if since.elapsed() < PRESS {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(50));
+            }
         }
     }
 
