@@ -181,10 +181,11 @@ impl Frontier {
 /// holds the records from number `first` on.
 fn compact<'e>(records: &[u32], first: u32, entries: impl IntoIterator<Item = &'e [u32]>, stride: usize) -> Frontier {
     let mut renumbered = vec![u32::MAX; records.len() / stride];
-    // reserved whole: growing by doubling copied tens of megabytes per move
+    // reserved whole: growing by doubling copied tens of megabytes per move; the records with
+    // room for the entries and a word behind them, which is how a gift crosses MPI
     let entries = entries.into_iter();
-    let mut open =
-        Frontier { records: Vec::with_capacity(records.len()), entries: Vec::with_capacity(ENTRY_WORDS * entries.size_hint().0) };
+    let count = ENTRY_WORDS * entries.size_hint().0;
+    let mut open = Frontier { records: Vec::with_capacity(records.len() + count + 1), entries: Vec::with_capacity(count) };
     for entry in entries {
         let at = (entry[0] - first) as usize;
         if renumbered[at] == u32::MAX {

@@ -129,19 +129,25 @@ fn split_wide(value: u64) -> [u32; 2] {
     [value as u32, (value >> 32) as u32]
 }
 
-fn encode_frontier(open: &Frontier, words: &mut Vec<u32>) {
-    words.push(open.records.len() as u32);
-    words.extend_from_slice(&open.records);
-    words.extend_from_slice(&open.entries);
+/// Open nodes as one message: `[records, entries, the records' word count]`; the records'
+/// vector becomes the message, so only the entries are copied (a gift is tens of megabytes).
+fn encode_frontier(open: Frontier) -> Vec<u32> {
+    let Frontier { records: mut words, entries } = open;
+    let records = words.len() as u32;
+    words.reserve_exact(entries.len() + 1);
+    words.extend_from_slice(&entries);
+    words.push(records);
+    words
 }
 
-fn decode_frontier(words: &[u32]) -> Result<Frontier> {
-    let records = *words.first().ok_or_else(|| garbled("open nodes"))? as usize;
-    let rest = &words[1..];
-    if records > rest.len() || !(rest.len() - records).is_multiple_of(super::ENTRY_WORDS) {
+/// The open nodes of an [`encode_frontier`] message; only the entries are copied.
+fn decode_frontier(mut words: Vec<u32>) -> Result<Frontier> {
+    let records = words.pop().ok_or_else(|| garbled("open nodes"))? as usize;
+    if records > words.len() || !(words.len() - records).is_multiple_of(super::ENTRY_WORDS) {
         return Err(garbled("open nodes"));
     }
-    Ok(Frontier { records: rest[..records].to_vec(), entries: rest[records..].to_vec() })
+    let entries = words.split_off(records);
+    Ok(Frontier { records: words, entries })
 }
 
 /// What a rank's part file became: none written (no checkpoint file), its manifest entry, or
@@ -533,18 +539,25 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         }
     }
 
-    /// Sends `words` to `to` (to itself through the inbox), waiting at most the silence limit
-    /// for MPI to take them: a receiver that takes nothing for that long (stopped, or dead
-    /// with its buffers full) ends the run with an error naming it instead of a hang.
+    /// Sends `words` to `to` (to itself through the inbox, but rank 0's own status counts at
+    /// once), waiting at most the silence limit for MPI to take them: a receiver that takes
+    /// nothing for that long (stopped, or dead with its buffers full) ends the run with an
+    /// error naming it instead of a hang.
     fn send(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
         if to == self.rank {
+            // through the inbox, rank 0 read its own status only after its next batch, and
+            // picked donors and the hungry by its count of a batch before
+            if tag == Tag::Status {
+                return self.handle(to, tag, words);
+            }
             self.inbox.push_back((to, tag, words));
             return Ok(());
         }
         // the buffer outlives the request whatever happens to it: freed once the send is done
-        let buffer: *mut [u32] = Box::into_raw(words.into_boxed_slice());
+        // (the vector as it is: a boxed slice would copy one with spare room)
+        let buffer: *mut Vec<u32> = Box::into_raw(Box::new(words));
         // SAFETY: `buffer` comes from a live box that only the request reads until it is freed
-        let words: &'static [u32] = unsafe { &*buffer };
+        let words: &'static [u32] = unsafe { (*buffer).as_slice() };
         let mut request = self.world.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, words, tag as i32);
         let since = Instant::now();
         loop {
@@ -697,7 +710,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 if self.device.last.open < 2 && self.parcel.is_some() {
                     // too few on the device: the parcel goes on whole
                     let parcel = self.parcel.take().unwrap_or_default();
-                    self.send_nodes(to, &parcel)?;
+                    self.send_nodes(to, parcel)?;
                 } else {
                     // as much as this rank could load itself (ranks run on like GPUs)
                     let room = self.device.room();
@@ -708,7 +721,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             }
             Tag::Nodes => {
                 let started = Instant::now();
-                let open = decode_frontier(&words)?;
+                let open = decode_frontier(words)?;
                 self.loaded += 1;
                 self.usage.moving_seconds += started.elapsed().as_secs_f64();
                 if !open.is_empty() {
@@ -893,18 +906,17 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     fn send_gifts(&mut self) -> Result<()> {
         for (to, gift) in std::mem::take(&mut self.gifts) {
             let open = gift.finish(self.device.gpu)?;
-            self.send_nodes(to, &open)?;
+            self.send_nodes(to, open)?;
         }
         Ok(())
     }
 
     /// Sends open nodes to rank `to` (always: an empty gift says there were none).
-    fn send_nodes(&mut self, to: usize, open: &Frontier) -> Result<()> {
-        let mut words = Vec::new();
-        encode_frontier(open, &mut words);
-        self.send(to, Tag::Nodes, words)?;
+    fn send_nodes(&mut self, to: usize, open: Frontier) -> Result<()> {
+        let nodes = open.len() as u64;
+        self.send(to, Tag::Nodes, encode_frontier(open))?;
         self.usage.gifts_given += 1;
-        self.usage.nodes_given += open.len() as u64;
+        self.usage.nodes_given += nodes;
         Ok(())
     }
 
@@ -966,5 +978,28 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             self.last_sent = Some(words);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gift crosses as one message and comes back whole; a count that does not fit is refused.
+    #[test]
+    fn open_nodes_cross_as_one_message() {
+        let open = Frontier { records: (1..=12).collect(), entries: vec![0, 5, 2301, 2, 7, 2299] };
+        let words = encode_frontier(open.clone());
+        assert_eq!(words.len(), 12 + 6 + 1);
+        let back = decode_frontier(words.clone()).unwrap();
+        assert_eq!((back.records, back.entries), (open.records, open.entries));
+        let mut garbled = words.clone();
+        *garbled.last_mut().unwrap() = 19;
+        assert!(decode_frontier(garbled.clone()).is_err(), "more records than words");
+        *garbled.last_mut().unwrap() = 13;
+        assert!(decode_frontier(garbled).is_err(), "entries of 3 words each");
+        assert!(decode_frontier(Vec::new()).is_err());
+        let none = decode_frontier(encode_frontier(Frontier::default())).unwrap();
+        assert!(none.is_empty());
     }
 }
