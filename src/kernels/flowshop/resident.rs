@@ -645,7 +645,9 @@ impl<'g> ResidentDevice<'g> {
         self.take_bytes(bytes)?;
         self.last_end = Instant::now();
         let took = self.last_end - started;
-        adapt(&mut self.rounds, took, self.target, self.last.open as usize >= self.pool);
+        // a device searching alone is never given nodes: its rounds may grow on any quick one
+        let grow = self.last.open as usize >= self.pool || self.target == BATCH_ALONE;
+        adapt(&mut self.rounds, took, self.target, grow);
         Ok(took)
     }
 
@@ -839,13 +841,14 @@ fn finish_read<T>(gpu: &Gpu, pending: Option<PendingRead>, read: impl FnOnce(&[u
 }
 
 /// Doubles or halves `rounds` when a submission of them `took` less than half or more than
-/// twice `target`; doubles only when it ended with a `full` pool of open nodes. A submission
-/// that ran short of nodes was quick for want of work, not because rounds are cheap: rounds
-/// doubled over a device's dry statuses made its next submissions, once it was given nodes,
-/// six times too long, and every other device waited on them for its own gifts.
+/// twice `target`; doubles only when it may `grow`. A device that shares the search grows
+/// only after a submission that ended with a full pool of open nodes: one that ran short was
+/// quick for want of work, not because rounds are cheap, and rounds doubled over a device's
+/// dry statuses made its next submissions, once it was given nodes, six times too long, while
+/// every other device waited on them for its own gifts.
 #[cfg(not(target_arch = "wasm32"))]
-fn adapt(rounds: &mut usize, took: Duration, target: Duration, full: bool) {
-    if took < target / 2 && full {
+fn adapt(rounds: &mut usize, took: Duration, target: Duration, grow: bool) {
+    if took < target / 2 && grow {
         *rounds = (*rounds * 2).min(1 << 12);
     } else if took > target * 2 {
         *rounds = (*rounds / 2).max(1);
