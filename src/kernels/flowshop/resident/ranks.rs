@@ -13,7 +13,10 @@
 //!   empty if it has none left by then. A rank that still has open nodes keeps the gift on
 //!   the host (its parcel) and loads it the moment it runs dry, without waiting for another
 //!   round of messages. Statuses count a parcel apart from the device's open nodes: rank 0
-//!   picks donors by the latter, so a parcel is not sent back and forth;
+//!   picks donors by the latter, so a parcel is not sent back and forth, except that a rank
+//!   already dry is given another's parcel first (`[rank, 1]`): it lies on the host, so its
+//!   holder sends it at once, even mid-batch, where a gift from a device waits for the
+//!   device's batches (near a search's end, ranks otherwise idled on gifts while parcels waited);
 //! - **the incumbent**: each status carries the rank's incumbent; rank 0 sends every
 //!   improvement of the minimum to all ([`Tag::Best`]);
 //! - **termination** by counting: rank 0 counts the gifts it asked for per rank, each rank
@@ -75,7 +78,8 @@ const PRESS: Duration = Duration::from_millis(100);
 enum Tag {
     /// rank → 0: `[nodes (2 words), leaves (2), open on the device, best, gifts received, dry, open in its parcel]`.
     Status = 1,
-    /// 0 → donor: `[rank]`: give it half your open nodes.
+    /// 0 → donor: `[rank, pass]`: give it half your open nodes, or with `pass` 1 your
+    /// parcel (a rank that is dry, while the donor holds nodes it has not loaded yet).
     Give,
     /// donor → rank: a serialized [`Frontier`].
     Nodes,
@@ -410,6 +414,77 @@ struct Coordinator {
     checkpoint_failure: Option<String>,
 }
 
+impl Coordinator {
+    fn new(ranks: usize, pool: u64, best: u32, epoch: u64) -> Self {
+        let now = Instant::now();
+        Coordinator {
+            counts: vec![(0, 0, 1); ranks],
+            dry: vec![false; ranks],
+            held: vec![0; ranks],
+            asked: vec![0; ranks],
+            loaded: vec![0; ranks],
+            donor: vec![0; ranks],
+            pool,
+            heard: vec![now; ranks],
+            best,
+            incumbents: Vec::new(),
+            gather: None,
+            epoch,
+            end: None,
+            last_checkpoint: now,
+            last_beat: now,
+            last_report: now,
+            reported: 0,
+            checkpoint_failure: None,
+        }
+    }
+
+    /// Nodes on their way to rank `r`: gifts asked for it that it has not received.
+    fn receiving(&self, r: usize) -> bool {
+        self.asked[r] > self.loaded[r]
+    }
+
+    /// The gifts to ask for now, as (donor, its [`Tag::Give`] words), counted as asked: for
+    /// every hungry rank not promised nodes yet and not giving, another's parcel if it is dry,
+    /// else half of the fullest rank's open nodes, from one not promised nodes itself (no two
+    /// ranks send each other nodes at once).
+    fn promise(&mut self) -> Vec<(usize, Vec<u32>)> {
+        let ranks = self.dry.len();
+        let mut gives_now = Vec::new();
+        for to in 0..ranks {
+            let giving = (0..ranks).any(|r| self.receiving(r) && self.donor[r] == to);
+            if self.held[to] > 0 || self.receiving(to) || giving {
+                continue;
+            }
+            // a parcel lies on its holder's host already: it goes at once, with no batch to wait for
+            let holder =
+                (0..ranks).filter(|&r| r != to && self.dry[to] && self.held[r] > 0 && !self.receiving(r)).max_by_key(|&r| self.held[r]);
+            let donor = || {
+                (0..ranks)
+                    .filter(|&r| r != to && !self.dry[r] && !self.receiving(r))
+                    .max_by_key(|&r| self.counts[r].2)
+                    .filter(|&r| gives(self.counts[r].2, self.counts[to].2, self.dry[to], self.pool))
+            };
+            let (donor, pass) = match holder {
+                Some(holder) => (holder, true),
+                None => match donor() {
+                    Some(donor) => (donor, false),
+                    None => continue,
+                },
+            };
+            self.asked[to] += 1;
+            self.donor[to] = donor;
+            if pass {
+                self.held[donor] = 0;
+            } else {
+                self.counts[donor].2 -= self.counts[donor].2 / 2;
+            }
+            gives_now.push((donor, vec![to as u32, pass as u32]));
+        }
+        gives_now
+    }
+}
+
 /// A checkpoint being gathered.
 struct Gather {
     /// Its number: its parts' file names carry it.
@@ -495,26 +570,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let (rank, size) = (world.rank() as usize, world.size() as usize);
         device.set_target(if size > 1 { BATCH_SHARED } else { BATCH_ALONE });
         let now = Instant::now();
-        let coordinator = (rank == 0).then(|| Coordinator {
-            counts: vec![(0, 0, 1); size],
-            dry: vec![false; size],
-            held: vec![0; size],
-            asked: vec![0; size],
-            loaded: vec![0; size],
-            donor: vec![0; size],
-            pool: run.options.pool_size as u64,
-            heard: vec![now; size],
-            best: run.begin.best,
-            incumbents: Vec::new(),
-            gather: None,
-            epoch: run.checkpoint.map_or(0, CheckpointFile::epoch),
-            end: None,
-            last_checkpoint: now,
-            last_beat: now,
-            last_report: now,
-            reported: 0,
-            checkpoint_failure: None,
-        });
+        let epoch = run.checkpoint.map_or(0, CheckpointFile::epoch);
+        let coordinator = (rank == 0).then(|| Coordinator::new(size, run.options.pool_size as u64, run.begin.best, epoch));
         RankLoop {
             world,
             rank,
@@ -547,7 +604,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         if to == self.rank {
             // through the inbox, rank 0 read its own status only after its next batch, and
             // picked donors and the hungry by its count of a batch before
-            if tag == Tag::Status {
+            if tag == Tag::Status || (tag == Tag::Give && self.passes(&words)) {
                 return self.handle(to, tag, words);
             }
             self.inbox.push_back((to, tag, words));
@@ -655,6 +712,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         while let Some((from, tag, words)) = self.probe()? {
             match tag {
                 Tag::Status | Tag::Part | Tag::Beat => self.handle(from, tag, words)?,
+                Tag::Give if self.passes(&words) => self.handle(from, tag, words)?,
                 _ => self.inbox.push_back((from, tag, words)),
             }
         }
@@ -695,6 +753,12 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         }
     }
 
+    /// Whether a request for nodes asks for this rank's parcel while it holds one (one it
+    /// loaded meanwhile is given from the device instead, after its batch).
+    fn passes(&self, give: &[u32]) -> bool {
+        give.get(1) == Some(&1) && self.parcel.is_some()
+    }
+
     /// One message.
     fn handle(&mut self, from: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
         if from == 0 {
@@ -704,6 +768,14 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         match tag {
             Tag::Give => {
                 let to = *words.first().ok_or_else(|| garbled("a request for nodes"))? as usize;
+                if self.passes(&words) {
+                    // the parcel lies on the host: it goes on at once, whatever the device is doing
+                    let started = Instant::now();
+                    let parcel = self.parcel.take().unwrap_or_default();
+                    self.send_nodes(to, parcel)?;
+                    self.usage.moving_seconds += started.elapsed().as_secs_f64();
+                    return Ok(());
+                }
                 // the device still first: the gift comes from the bottom of its stack
                 self.drain()?;
                 let started = Instant::now();
@@ -880,25 +952,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             c.gather = Some(gather);
             return Ok(());
         }
-        // every hungry rank not promised nodes yet and not giving: half of the fullest rank's,
-        // from one not promised nodes itself (no two ranks send each other nodes at once)
-        let receiving = |c: &Coordinator, r: usize| c.asked[r] > c.loaded[r];
-        for to in 0..size {
-            let giving = (0..size).any(|r| receiving(c, r) && c.donor[r] == to);
-            if c.held[to] > 0 || receiving(c, to) || giving {
-                continue;
-            }
-            let donor = (0..size)
-                .filter(|&r| r != to && !c.dry[r] && !receiving(c, r))
-                .max_by_key(|&r| c.counts[r].2)
-                .filter(|&r| gives(c.counts[r].2, c.counts[to].2, c.dry[to], c.pool));
-            if let Some(donor) = donor {
-                c.asked[to] += 1;
-                c.donor[to] = donor;
-                c.counts[donor].2 -= c.counts[donor].2 / 2;
-                out.push((Some(donor), Tag::Give, vec![to as u32]));
-            }
-        }
+        out.extend(c.promise().into_iter().map(|(donor, give)| (Some(donor), Tag::Give, give)));
         Ok(())
     }
 
@@ -984,6 +1038,33 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dry rank is given another's parcel first, and by one message only; a rank that is
+    /// only hungry is given half of the fullest device's open nodes; no rank gives while
+    /// nodes are on their way to it.
+    #[test]
+    fn a_dry_rank_takes_a_parcel_before_a_device_gives() {
+        let pool = 100;
+        let mut c = Coordinator::new(3, pool, 2500, 0);
+        c.counts = vec![(0, 0, 5000), (0, 0, 150), (0, 0, 0)];
+        (c.dry, c.held) = (vec![false, false, true], vec![0, 800, 0]);
+        assert_eq!(c.promise(), vec![(1, vec![2, 1])], "rank 2 is dry: rank 1's parcel, not rank 0's device");
+        assert_eq!((c.asked.clone(), c.held[1], c.counts[0].2), (vec![0, 0, 1], 0, 5000));
+        assert!(c.promise().is_empty(), "rank 1 gives and rank 2 waits for its parcel: nothing more");
+        // the parcel arrived and was loaded; rank 1 now dry and rank 2 hungry
+        c.loaded[2] = 1;
+        c.counts = vec![(0, 0, 5000), (0, 0, 0), (0, 0, 120)];
+        (c.dry, c.held) = (vec![false, true, false], vec![0, 0, 0]);
+        assert_eq!(c.promise(), vec![(0, vec![1, 0]), (0, vec![2, 0])], "half of rank 0's device for each");
+        assert_eq!(c.counts[0].2, 1250, "rank 0 counted as giving half twice");
+        // nodes on their way to rank 0: it may not give; a rank with a parcel is not hungry
+        let mut c = Coordinator::new(2, pool, 2500, 0);
+        c.counts = vec![(0, 0, 5000), (0, 0, 10)];
+        (c.asked, c.held) = (vec![1, 0], vec![0, 0]);
+        assert!(c.promise().is_empty(), "rank 0 is receiving");
+        (c.loaded, c.held) = (vec![1, 0], vec![0, 30]);
+        assert!(c.promise().is_empty(), "rank 1 holds a parcel");
+    }
 
     /// A gift crosses as one message and comes back whole; a count that does not fit is refused.
     #[test]
