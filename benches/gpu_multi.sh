@@ -13,7 +13,8 @@
 # Parts (third argument, default all): select, solve (the short fixed trees), tree (ta023 LB1,
 # UB = optimum, about 25 s on one H200: the speed-up figure), mpi (the same tree over 2 and 4
 # ranks; with REPEAT=K in the environment, tree and mpi run K times, interleaved), checkpoint (that tree over 2 ranks stopped at 10 s and resumed from its per-rank
-# checkpoint on 3), long (ta056 for 60 s on one GPU and 300 s on all), reproduce.
+# checkpoint on 3), long (ta056 for 60 s on one GPU and 300 s on all), long-mpi (ta056 for 300 s
+# on as many MPI ranks), reproduce. LONG=S in the environment runs the long parts S seconds.
 #
 # The MPI runtime is not carried: the binary built here links Debian 12's Open MPI 4.1
 # (libmpi.so.40, from libopenmpi-dev), and the lent machines have Open MPI 4.1.6 installed
@@ -76,7 +77,7 @@ PY
 
 # every timed run, one GPU included, after the driver has compiled the kernels of both bounds
 # once: the first run on a machine spends 0.2-0.3 s more in its setup
-if [[ $parts == *" solve "* || $parts == *" tree "* || $parts == *" mpi "* || $parts == *" long "* ]]; then
+if [[ $parts =~ \ (solve|tree|mpi|long|long-mpi)\  ]]; then
   for bound in lb1 lb2; do $B flowshop solve ta021 --search resident --pool 65536 --bound $bound --time-limit 2 > /dev/null 2>&1; done
 fi
 
@@ -125,8 +126,11 @@ if [[ $parts == *" checkpoint "* ]]; then
 fi
 # 50x20 for minutes: nodes/s on all GPUs against one GPU in the same call
 if [[ $parts == *" long "* ]]; then
-  solve ta056 1 --time-limit 60
-  solve ta056 "$max" --time-limit 300
+  solve ta056 1 --time-limit "$(( ${LONG:-300} < 60 ? ${LONG:-300} : 60 ))"
+  solve ta056 "$max" --time-limit "${LONG:-300}"
+fi
+if [[ $parts == *" long-mpi "* ]]; then
+  solve ta056 "r$max" --time-limit "${LONG:-300}"
 fi
 [[ $parts == *" reproduce "* ]] || exit 0
 
