@@ -8,13 +8,17 @@
 #
 # Stage first, with the MPI feature so that the same binary runs under mpirun:
 #   cargo build --release --features mpi && ../shared/gpu/prepare.sh target/release/simtlab
-# then one call (carry [".gpu"]) runs the whole campaign of the multi-GPU issue on nvidia-h200-x4:
-#   bash benches/gpu_multi.sh "$OUT" "1 2 4"
+# then, on nvidia-h200-x4 (carry [".gpu"]), two calls of at most 600 s run the whole campaign of
+# the multi-GPU issue; the first holds every figure it asks of one call (about 500 s on H200s:
+# tree and mpi 65 s, long 360 s, reproduce 70 s), the second the rest (about 450 s):
+#   bash benches/gpu_multi.sh "$OUT" "1 2 4" "tree mpi long reproduce"
+#   bash benches/gpu_multi.sh "$OUT" "1 2 4" "select solve checkpoint long-mpi"
 # Parts (third argument, default all): select, solve (the short fixed trees), tree (ta023 LB1,
 # UB = optimum, about 25 s on one H200: the speed-up figure), mpi (the same tree over 2 and 4
-# ranks; with REPEAT=K in the environment, tree and mpi run K times, interleaved), checkpoint (that tree over 2 ranks stopped at 10 s and resumed from its per-rank
-# checkpoint on 3), long (ta056 for 60 s on one GPU and 300 s on all), long-mpi (ta056 for 300 s
-# on as many MPI ranks), reproduce. LONG=S in the environment runs the long parts S seconds.
+# ranks; with REPEAT=K in the environment, tree and mpi run K times, interleaved), checkpoint
+# (that tree over 2 ranks stopped at 10 s and resumed from its per-rank checkpoint on 3), long
+# (ta056 for 60 s on one GPU and 300 s on all), long-mpi (ta056 for 300 s on as many MPI ranks),
+# reproduce. LONG=S in the environment runs the long parts S seconds.
 #
 # The MPI runtime is not carried: the binary built here links Debian 12's Open MPI 4.1
 # (libmpi.so.40, from libopenmpi-dev), and the lent machines have Open MPI 4.1.6 installed
