@@ -275,12 +275,8 @@ fn a_manifest_of_part_files_resumes_on_devices_and_a_single_file_replaces_it() {
     let path = dir.join("ta014.checkpoint");
     let open = Frontier { records: checkpoint.nodes.clone(), entries: checkpoint.entries.clone() };
     let stride = node_stride(instance.jobs, instance.machines);
-    let parts: Vec<_> = open
-        .split(3, stride)
-        .iter()
-        .enumerate()
-        .map(|(rank, part)| write_part(&path, &instance, &at_optimum, 4, rank, part).unwrap())
-        .collect();
+    let parts: Vec<_> =
+        open.split(3, stride).iter().enumerate().map(|(rank, part)| write_part(&path, &checkpoint, 4, rank, part).unwrap()).collect();
     assert_eq!(parts.iter().map(|p| p.nodes).sum::<u64>(), checkpoint.open_nodes() as u64);
     let header = Checkpoint { nodes: Vec::new(), entries: Vec::new(), ..checkpoint.clone() };
     let manifest = Manifest { epoch: 4, ranks: 3, parts, header: header.clone() };
@@ -302,7 +298,7 @@ fn a_manifest_of_part_files_resumes_on_devices_and_a_single_file_replaces_it() {
 
     // a part of another epoch in its place is refused, naming it
     let paths = manifest.part_paths(&path);
-    let other = write_part(&path, &instance, &at_optimum, 5, 2, &open.split(3, stride)[2]).unwrap();
+    let other = write_part(&path, &checkpoint, 5, 2, &open.split(3, stride)[2]).unwrap();
     std::fs::copy(dir.join(&other.file), &paths[2]).unwrap();
     let err = Checkpoint::read(&path).unwrap_err().to_string();
     assert!(err.contains("its part `parts[2]`") && err.contains("the manifest gives it"), "{err}");

@@ -489,6 +489,22 @@ struct PartHeader {
     rank: usize,
 }
 
+impl PartHeader {
+    /// The header of rank `rank`'s part of checkpoint `epoch` of the search `search` states.
+    fn of(search: &Checkpoint, epoch: u64, rank: usize) -> Self {
+        PartHeader {
+            instance: search.instance.clone(),
+            jobs: search.jobs,
+            machines: search.machines,
+            ptimes_hash: search.ptimes_hash,
+            bound: search.bound,
+            branching: search.branching,
+            epoch,
+            rank,
+        }
+    }
+}
+
 /// A part file as its manifest names it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartEntry {
@@ -507,28 +523,12 @@ pub fn part_path(checkpoint: &Path, epoch: u64, rank: usize) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Writes `open`, rank `rank`'s open nodes at checkpoint `epoch` of the search of `instance`
-/// under `options`, to its part file beside `checkpoint` (atomically); returns the entry the
-/// manifest gives it.
-pub fn write_part(
-    checkpoint: &Path,
-    instance: &Instance,
-    options: &SearchOptions,
-    epoch: u64,
-    rank: usize,
-    open: &Frontier,
-) -> Result<PartEntry> {
-    let header = PartHeader {
-        instance: instance.name.clone(),
-        jobs: instance.jobs,
-        machines: instance.machines,
-        ptimes_hash: ptimes_hash(instance),
-        bound: options.bound,
-        branching: options.branching,
-        epoch,
-        rank,
-    };
-    let bytes = frontier_file(PART_MAGIC, &header, &open.records, &open.entries, node_stride(instance.jobs, instance.machines))?;
+/// Writes `open`, rank `rank`'s open nodes at checkpoint `epoch` of the search that `search`
+/// is a state of (its instance, bound and branching name the part), to its part file beside
+/// `checkpoint` (atomically); returns the entry the manifest gives it.
+pub fn write_part(checkpoint: &Path, search: &Checkpoint, epoch: u64, rank: usize, open: &Frontier) -> Result<PartEntry> {
+    let header = PartHeader::of(search, epoch, rank);
+    let bytes = frontier_file(PART_MAGIC, &header, &open.records, &open.entries, node_stride(search.jobs, search.machines))?;
     let path = part_path(checkpoint, epoch, rank);
     let file = path.file_name().and_then(|f| f.to_str()).map(String::from).ok_or_else(|| {
         Error::invalid(
@@ -625,16 +625,7 @@ impl Manifest {
             let (fields, words) = header_line(rest).map_err(|why| format!("{part}: {why}"))?;
             let theirs: PartHeader =
                 serde_json::from_value(fields.clone()).map_err(|e| format!("{part}: its header does not parse: {e}"))?;
-            let ours = PartHeader {
-                instance: header.instance.clone(),
-                jobs: header.jobs,
-                machines: header.machines,
-                ptimes_hash: header.ptimes_hash,
-                bound: header.bound,
-                branching: header.branching,
-                epoch: self.epoch,
-                rank,
-            };
+            let ours = PartHeader::of(header, self.epoch, rank);
             if theirs != ours {
                 let expected = serde_json::to_string(&ours).unwrap_or_default();
                 return Err(format!(

@@ -985,7 +985,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         let run = self.run;
         let written = match self.checkpoint {
             None => Written::None,
-            Some(file) => match write_part(file, run.instance, run.options, epoch, self.rank, &open) {
+            Some(file) => match write_part(file, run.begin, epoch, self.rank, &open) {
                 Ok(entry) => Written::Part(entry.nodes, entry.hash),
                 Err(e) => Written::Failed(e.to_string()),
             },
