@@ -603,7 +603,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     fn send(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
         if to == self.rank {
             // through the inbox, rank 0 read its own status only after its next batch, and
-            // picked donors and the hungry by its count of a batch before
+            // picked donors and the hungry by its count of a batch before; a parcel it is asked
+            // to pass goes at once, as another rank's would
             if tag == Tag::Status || (tag == Tag::Give && self.passes(&words)) {
                 return self.handle(to, tag, words);
             }
@@ -768,19 +769,15 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         match tag {
             Tag::Give => {
                 let to = *words.first().ok_or_else(|| garbled("a request for nodes"))? as usize;
-                if self.passes(&words) {
-                    // the parcel lies on the host: it goes on at once, whatever the device is doing
-                    let started = Instant::now();
-                    let parcel = self.parcel.take().unwrap_or_default();
-                    self.send_nodes(to, parcel)?;
-                    self.usage.moving_seconds += started.elapsed().as_secs_f64();
-                    return Ok(());
+                // a parcel asked for lies on the host: it goes on at once, whatever the device
+                // is doing; else the device first, the gift coming from the bottom of its stack
+                let pass = self.passes(&words);
+                if !pass {
+                    self.drain()?;
                 }
-                // the device still first: the gift comes from the bottom of its stack
-                self.drain()?;
                 let started = Instant::now();
-                if self.device.last.open < 2 && self.parcel.is_some() {
-                    // too few on the device: the parcel goes on whole
+                if pass || (self.device.last.open < 2 && self.parcel.is_some()) {
+                    // asked for, or too few on the device: the parcel goes on whole
                     let parcel = self.parcel.take().unwrap_or_default();
                     self.send_nodes(to, parcel)?;
                 } else {
