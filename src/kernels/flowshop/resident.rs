@@ -840,19 +840,24 @@ fn finish_read<T>(gpu: &Gpu, pending: Option<PendingRead>, read: impl FnOnce(&[u
     }
 }
 
-/// Doubles or halves `rounds` when a submission of them `took` less than half or more than
-/// twice `target`; doubles only when it may `grow`. A device that shares the search grows
-/// only after a submission that ended with a full pool of open nodes: one that ran short was
-/// quick for want of work, not because rounds are cheap, and rounds doubled over a device's
-/// dry statuses made its next submissions, once it was given nodes, six times too long, while
-/// every other device waited on them for its own gifts.
+/// Scales `rounds` by how far a submission of them that `took` so long missed `target`: by at
+/// most half or twice at once, and not while within a quarter of it (rounds are whole, and a
+/// submission's length varies with the nodes its rounds meet). Doubling or halving only beyond
+/// twice or half of the target left submissions of a shared search at 8 ms on a 5 ms target:
+/// a device asked for nodes waits out the one queued. Scaled rounds halved the waiting of two
+/// devices in one process and cut that of two MPI ranks by a third (on two H200,
+/// `benches/results/multi-gpu-h200-x2.md`). Grows only when it may `grow`:
+/// a device that shares the search grows only after a submission that ended with a full pool
+/// of open nodes: one that ran short was quick for want of work, not because rounds are cheap,
+/// and rounds grown over a device's dry statuses made its next submissions, once it was given
+/// nodes, six times too long, while every other device waited on them for its own gifts.
 #[cfg(not(target_arch = "wasm32"))]
 fn adapt(rounds: &mut usize, took: Duration, target: Duration, grow: bool) {
-    if took < target / 2 && grow {
-        *rounds = (*rounds * 2).min(1 << 12);
-    } else if took > target * 2 {
-        *rounds = (*rounds / 2).max(1);
+    let scale = (target.as_secs_f64() / took.as_secs_f64().max(1e-6)).clamp(0.5, 2.0);
+    if (0.8..=1.25).contains(&scale) || (scale > 1.0 && !grow) {
+        return;
     }
+    *rounds = ((*rounds as f64 * scale).round() as usize).clamp(1, 1 << 12);
 }
 
 /// Refuses sizes the resident kernels cannot run: more than [`RESIDENT_MAX_JOBS`] jobs, pools
@@ -1095,25 +1100,32 @@ mod tests {
     use crate::gpu::GpuOptions;
     use crate::kernels::flowshop::taillard;
 
-    /// Rounds double after a quick submission that ended with a full pool, never after one
-    /// that ran short of open nodes, and halve after a slow one either way.
+    /// Rounds follow the target in proportion, at most twice or half at once, not within a
+    /// quarter of it; they grow only after a submission that ended with a full pool.
     #[test]
-    fn rounds_grow_only_while_the_pools_are_full() {
-        let (target, quick, slow) = (Duration::from_millis(5), Duration::from_millis(1), Duration::from_millis(11));
+    fn rounds_follow_the_target_and_grow_only_while_the_pools_are_full() {
+        let ms = Duration::from_millis;
+        let target = ms(5);
         let mut rounds = 16;
-        adapt(&mut rounds, quick, target, true);
-        assert_eq!(rounds, 32);
-        adapt(&mut rounds, quick, target, false);
+        adapt(&mut rounds, ms(1), target, true);
+        assert_eq!(rounds, 32, "five times too quick: twice the rounds at most");
+        adapt(&mut rounds, ms(1), target, false);
         assert_eq!(rounds, 32, "a dry submission is quick for want of work");
-        adapt(&mut rounds, Duration::from_millis(5), target, true);
-        assert_eq!(rounds, 32, "on target");
-        adapt(&mut rounds, slow, target, false);
-        assert_eq!(rounds, 16);
-        adapt(&mut rounds, slow, target, true);
-        assert_eq!(rounds, 8);
+        adapt(&mut rounds, ms(8), target, true);
+        assert_eq!(rounds, 20, "8 ms: rounds scaled by 5/8");
+        adapt(&mut rounds, ms(4), target, true);
+        adapt(&mut rounds, Duration::from_micros(5900), target, false);
+        assert_eq!(rounds, 20, "within a quarter of the target either way");
+        adapt(&mut rounds, ms(3), target, false);
+        assert_eq!(rounds, 20, "quicker, but not full");
+        adapt(&mut rounds, ms(40), target, true);
+        assert_eq!(rounds, 10, "eight times too slow: half the rounds at most");
         let mut one = 1;
-        adapt(&mut one, slow, target, true);
+        adapt(&mut one, ms(11), target, true);
         assert_eq!(one, 1, "never below one round");
+        let mut most = 1 << 12;
+        adapt(&mut most, ms(1), target, true);
+        assert_eq!(most, 1 << 12, "never above 4096 rounds");
     }
 
     /// `resident_order` sorts the pairs by how often each pruned a child: the search counts
