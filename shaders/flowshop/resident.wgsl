@@ -117,6 +117,7 @@ const USED: u32 = 12u;      // node records this round's frame holds
 const FRAMES: u32 = 13u;    // frames on the frame stack
 const FLOOR: u32 = 14u;     // entries below it belong to another device
 const OPEN_FRAME: u32 = 15u; // 1: the top frame's record count is this round's USED
+const OFFER: u32 = 16u;     // an incumbent from the host: each round lowers BEST to it
 
 const PLACE_BACKWARD: u32 = 0x80000000u;
 const PLACE_NONE: u32 = 0xffffffffu;
@@ -142,6 +143,9 @@ fn add_counter(low: u32, amount: u32) {
 
 @compute @workgroup_size(1)
 fn resident_plan() {
+    // the host offers an incumbent rather than writing BEST: a better one this device found
+    // in a batch queued ahead of the offer stays
+    atomicMin(&state[BEST], atomicLoad(&state[OFFER]));
     // the last round's frame holds the records its branch stored
     var top = atomicLoad(&state[FRAMES]);
     if (atomicLoad(&state[OPEN_FRAME]) == 1u && top > 0u) {

@@ -73,7 +73,8 @@ mod word {
     pub(crate) const LEAVES: usize = 10;
     pub(crate) const FRAMES: usize = 13;
     pub(crate) const FLOOR: usize = 14;
-    pub(crate) const ALL: usize = 16;
+    pub(crate) const OFFER: usize = 16;
+    pub(crate) const ALL: usize = 17;
 }
 
 /// Words of an open entry: `[record, place, bound]` (resident.wgsl's stack).
@@ -575,7 +576,7 @@ impl<'g> ResidentDevice<'g> {
         self.gpu.write(&self.frames, &[0, 0, records as u32])?;
         let mut state = [0u32; word::ALL];
         state[word::COUNT] = count as u32;
-        state[word::BEST] = best;
+        (state[word::BEST], state[word::OFFER]) = (best, best);
         state[word::FRAMES] = 1;
         (state[word::NODES], state[word::NODES + 1]) = (counted.0 as u32, (counted.0 >> 32) as u32);
         (state[word::LEAVES], state[word::LEAVES + 1]) = (counted.1 as u32, (counted.1 >> 32) as u32);
@@ -778,10 +779,12 @@ impl<'g> ResidentDevice<'g> {
         Ok(gift)
     }
 
-    /// Lowers the incumbent to `best` where that is lower (between submissions).
+    /// Lowers the incumbent to `best` where that is lower (between submissions): offered, the
+    /// next round takes the lower of it and the device's own, which a batch queued ahead may
+    /// have lowered meanwhile (a plain write landing after that batch raised it back).
     fn lower_best(&mut self, best: u32) {
         if best < self.last.best {
-            self.set_word(word::BEST, best);
+            self.set_word(word::OFFER, best);
             self.last.best = best;
         }
     }
@@ -1126,6 +1129,35 @@ mod tests {
         let mut most = 1 << 12;
         adapt(&mut most, ms(1), target, true);
         assert_eq!(most, 1 << 12, "never above 4096 rounds");
+    }
+
+    /// An incumbent the host offers lowers the device's at the next round, and never raises
+    /// one the device found meanwhile (in a batch queued ahead of the offer).
+    #[test]
+    fn an_offered_incumbent_never_raises_the_devices_own() {
+        let gpu = Gpu::new(&GpuOptions::default()).unwrap();
+        let instance = taillard(1).unwrap();
+        let data = BoundData::new(&instance);
+        let n = data.jobs;
+        let mut device = ResidentDevice::new(&gpu, &data, LowerBound::Lb1, Branching::Forward, 256, None).unwrap();
+        let mut root = vec![0, n as u32, 0];
+        root.extend(0..n as u32);
+        root.extend(data.min_heads.iter().chain(&data.min_tails));
+        let start = instance.upper_bound + 500;
+        device.load(&Frontier::of_nodes(root, node_stride(n, data.machines)), start, (0, 0)).unwrap();
+        let round = |device: &mut ResidentDevice| {
+            let read = device.submit(1).unwrap();
+            device.take(read).unwrap().best
+        };
+        assert_eq!(round(&mut device), start, "a round from the root reaches no leaf");
+        // the device finds start - 300 while the host, a batch behind, still knows start
+        let (found, offered) = (start - 300, start - 100);
+        device.set_word(word::BEST, found);
+        device.lower_best(offered);
+        assert_eq!(round(&mut device), found, "the offer raised the device's own incumbent");
+        device.lower_best(found - 50);
+        assert_eq!(round(&mut device), found - 50, "a lower offer is taken");
+        assert!(device.last.nodes > 0 && device.last.open > 0, "the rounds branched nothing");
     }
 
     /// `resident_order` sorts the pairs by how often each pruned a child: the search counts
