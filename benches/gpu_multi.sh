@@ -35,7 +35,8 @@
 #
 # Every run writes its JSON, log and command line as soon as it ends, packed into
 # $OUT/multi.tar (the device returns few files; unpack with tar xf), and a line to
-# $OUT/summary.tsv.
+# $OUT/summary.tsv. `python3 benches/multi_table.py DIR [DIR ...]` on the unpacked directories
+# prints the tables (markdown) and which of the targets the runs meet or miss.
 set -u
 OUTDIR="$1"; counts="${2:-1 2}"; parts=" ${3:-select solve tree mpi checkpoint long reproduce} "
 source .gpu/env.sh
