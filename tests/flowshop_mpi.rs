@@ -46,10 +46,10 @@ fn one_device() -> (u64, u64, u64, bool) {
 }
 
 #[test]
-fn two_and_three_ranks_count_the_one_device_tree() {
+fn two_three_and_four_ranks_count_the_one_device_tree() {
     let expected = one_device();
     assert_eq!((expected.2, expected.3), (1377, true));
-    for ranks in [2, 3] {
+    for ranks in [2, 3, 4] {
         let out = mpirun(ranks, &with(&["--json"])).output().unwrap();
         assert_eq!(counts(&out), expected, "{ranks} ranks");
         // every rank says how it spent the search: each ran batches, and every open node given
