@@ -1,7 +1,7 @@
 //! The resident flow-shop search (everything on the GPU): with the optimum as `--ub` it counts
 //! exactly the host search's nodes and leaves; from the heuristic start it proves Taillard's
 //! best-known values; a search stopped by a node limit resumes from its checkpoint; damaged or
-//! mismatched checkpoints are refused; one, two and three logical devices count one tree and
+//! mismatched checkpoints are refused; one to four logical devices count one tree and
 //! their checkpoints resume on another number of devices, as do the manifest and part files
 //! MPI ranks write; a memory budget far
 //! below the frontier's size changes neither the tree nor the proof.
@@ -196,12 +196,12 @@ fn damaged_or_mismatched_checkpoints_are_refused() {
 }
 
 #[test]
-fn one_two_and_three_logical_devices_count_the_same_tree() {
-    let gpus = [common::gpu(), common::gpu(), common::gpu()];
+fn one_to_four_logical_devices_count_the_same_tree() {
+    let gpus = [common::gpu(), common::gpu(), common::gpu(), common::gpu()];
     let instance = taillard(14).unwrap();
     let at_optimum = SearchOptions { pool_size: 256, ..options(LowerBound::Lb2, Branching::Bidirectional, Some(1377)) };
     let expected = host(&instance, &at_optimum);
-    for count in 1..=3 {
+    for count in 1..=4 {
         let on: Vec<&Gpu> = gpus.iter().take(count).collect();
         let got = resident(&on, &instance, &at_optimum, &ResidentOptions::default());
         assert_eq!((got.nodes, got.leaves), (expected.nodes, expected.leaves), "{count} device(s)");
