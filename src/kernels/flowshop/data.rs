@@ -83,6 +83,16 @@ impl BoundData {
         data
     }
 
+    /// The root's node record, `[front, back, bound, perm, heads, tails]`: nothing scheduled,
+    /// the identity permutation, the heads and tails of an empty prefix and suffix.
+    pub fn root_record(&self) -> Vec<u32> {
+        let n = self.jobs as u32;
+        let mut record = vec![0, n, 0];
+        record.extend(0..n);
+        record.extend(self.min_heads.iter().chain(&self.min_tails));
+        record
+    }
+
     /// Reorders the pairs (with their lags and Johnson orders) by decreasing LB2 term at
     /// the root, so that a bound cut off at an incumbent (Bounder::bound_below) meets the
     /// strongest pairs first.

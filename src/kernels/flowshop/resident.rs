@@ -1001,10 +1001,7 @@ fn beginning(instance: &Instance, options: &SearchOptions, resident: &ResidentOp
     let (value, perm) = heuristic::iterated_greedy(n, m, &data.ptimes, &options.heuristic, &stop);
     check_schedule(&data, &perm, value, "start heuristic")?;
     let best = options.upper_bound.map_or(value, |ub| ub.min(value));
-    let mut root = vec![0, n as u32, 0];
-    root.extend(0..n as u32);
-    root.extend(data.min_heads.iter().chain(&data.min_tails));
-    let root = Frontier::of_nodes(root, node_stride(n, m));
+    let root = Frontier::of_nodes(data.root_record(), node_stride(n, m));
     let start_schedule = (value, perm, start.elapsed().as_secs_f64());
     let schedule = (value == best).then(|| start_schedule.1.clone());
     Ok(Checkpoint::new(instance, options, best, schedule, start_schedule, (0.0, 0.0), (0, 0), root))
@@ -1140,11 +1137,8 @@ mod tests {
         let data = BoundData::new(&instance);
         let n = data.jobs;
         let mut device = ResidentDevice::new(&gpu, &data, LowerBound::Lb1, Branching::Forward, 256, None).unwrap();
-        let mut root = vec![0, n as u32, 0];
-        root.extend(0..n as u32);
-        root.extend(data.min_heads.iter().chain(&data.min_tails));
         let start = instance.upper_bound + 500;
-        device.load(&Frontier::of_nodes(root, node_stride(n, data.machines)), start, (0, 0)).unwrap();
+        device.load(&Frontier::of_nodes(data.root_record(), node_stride(n, data.machines)), start, (0, 0)).unwrap();
         let round = |device: &mut ResidentDevice| {
             let read = device.submit(1).unwrap();
             device.take(read).unwrap().best
@@ -1170,10 +1164,7 @@ mod tests {
         let data = BoundData::new(&instance);
         let (n, q) = (data.jobs, data.pair_count());
         let mut device = ResidentDevice::new(&gpu, &data, LowerBound::Lb2, Branching::Bidirectional, 256, None).unwrap();
-        let mut root = vec![0, n as u32, 0];
-        root.extend(0..n as u32);
-        root.extend(data.min_heads.iter().chain(&data.min_tails));
-        device.load(&Frontier::of_nodes(root, node_stride(n, data.machines)), instance.upper_bound, (0, 0)).unwrap();
+        device.load(&Frontier::of_nodes(data.root_record(), node_stride(n, data.machines)), instance.upper_bound, (0, 0)).unwrap();
         for _ in 0..3 {
             let read = device.submit(4).unwrap();
             device.take(read).unwrap();

@@ -368,9 +368,7 @@ pub fn solve_with(
 
     let mut open = OpenNodes::new(n, m);
     let stride = open.stride;
-    let mut record: Vec<u32> = vec![0, n as u32, 0];
-    record.extend(0..n as u32);
-    record.extend(data.min_heads.iter().chain(&data.min_tails));
+    let mut record = data.root_record();
     open.push(&record);
 
     let directions = options.branching.directions();
