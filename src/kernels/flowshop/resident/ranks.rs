@@ -7,7 +7,7 @@
 //!
 //! - **stealing**: a rank is promised nodes before it runs dry: once it reports few open
 //!   nodes (see `resident::gives`), rank 0 tells the rank that reported the most, if that is
-//!   twice as many and two pools (two nodes for a rank already dry), to give it half of them
+//!   twice as many and two pools (a rank already dry too), to give it half of them
 //!   ([`Tag::Give`]); the donor reads them from the bottom of its stack (their records while
 //!   its next batch runs) and sends them ([`Tag::Nodes`], a serialized [`Frontier`]), always,
 //!   empty if it has none left by then. A rank that still has open nodes keeps the gift on
@@ -36,12 +36,12 @@
 //!
 //! Large messages ([`Tag::Nodes`]) go only to a rank with no gift on its way to it from a
 //! rank with none on its way to itself, and a rank is promised nodes only once every gift it
-//! was asked to make has arrived: no cycle of waiting sends can form. Every send waits (MPI
-//! moves a large message only while its sender calls it) at most
-//! [`ResidentOptions::silence`] for MPI to take it. A rank that sends nothing for that long
-//! (rank 0 for the others: nothing at all), or takes nothing sent to it for as long, ends the
-//! run with an error naming it; a rank that dies ends it through mpirun; either way the last
-//! manifest resumes.
+//! was asked to make has arrived. A send is posted and the rank goes on ([`Outbox`]): MPI
+//! moves a large message only while its sender calls it, which the rank does between its
+//! other work, and at its end it waits until every send of its own is taken. A rank that
+//! sends nothing for [`ResidentOptions::silence`] (rank 0 for the others: nothing at all), or
+//! leaves a send of another's untaken for as long, ends the run with an error naming it; a
+//! rank that dies ends it through mpirun; either way the last manifest resumes.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -463,7 +463,7 @@ impl Coordinator {
                 (0..ranks)
                     .filter(|&r| r != to && !self.dry[r] && !self.receiving(r))
                     .max_by_key(|&r| self.counts[r].2)
-                    .filter(|&r| gives(self.counts[r].2, self.counts[to].2, self.dry[to], self.pool))
+                    .filter(|&r| gives(self.counts[r].2, self.counts[to].2, self.pool))
             };
             let (donor, pass) = match holder {
                 Some(holder) => (holder, true),
@@ -524,6 +524,76 @@ impl Gather {
     }
 }
 
+/// A send under way: its words stay where MPI reads them until it is done.
+struct Sending {
+    to: usize,
+    tag: Tag,
+    /// Freed once the send is done (the vector as it is: a boxed slice would copy one with
+    /// spare room).
+    buffer: *mut Vec<u32>,
+    request: Option<mpi::request::Request<'static, [u32], StaticScope>>,
+    since: Instant,
+}
+
+/// A rank's sends under way. A donor that waited for its gift's send to end (about 5 ms for
+/// ten megabytes) left its device without a queued batch: posted, a rank's batches took 11.36 s
+/// against 11.46 s of the same tree (on two H200, `benches/results/multi-gpu-h200-x2.md`).
+#[derive(Default)]
+struct Outbox {
+    pending: Vec<Sending>,
+}
+
+impl Outbox {
+    /// Starts sending `words` to `to`.
+    fn post(&mut self, world: &SimpleCommunicator, to: usize, tag: Tag, words: Vec<u32>) {
+        let buffer: *mut Vec<u32> = Box::into_raw(Box::new(words));
+        // SAFETY: `buffer` comes from a live box that only the request reads until it is freed
+        // (in `progress` once it is done, or never, in `drop`)
+        let words: &'static [u32] = unsafe { (*buffer).as_slice() };
+        let request = world.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, words, tag as i32);
+        self.pending.push(Sending { to, tag, buffer, request: Some(request), since: Instant::now() });
+    }
+
+    /// Asks MPI once about every send under way, freeing those done: `Err((to, tag))` for one
+    /// that `to` has not taken for `silence`.
+    fn progress(&mut self, silence: Duration) -> std::result::Result<(), (usize, Tag)> {
+        let mut failed = None;
+        self.pending.retain_mut(|sending| {
+            let Some(request) = sending.request.take() else { return false };
+            match request.test() {
+                Ok(_) => {
+                    // SAFETY: the send is complete, so MPI no longer reads `buffer`, and the
+                    // request that borrowed it is gone: the box is whole and unshared again
+                    drop(unsafe { Box::from_raw(sending.buffer) });
+                    false
+                }
+                Err(pending) => {
+                    if sending.since.elapsed() > silence {
+                        failed.get_or_insert((sending.to, sending.tag));
+                    }
+                    sending.request = Some(pending);
+                    true
+                }
+            }
+        });
+        failed.map_or(Ok(()), Err)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+}
+
+impl Drop for Outbox {
+    /// A run that ends with sends under way (an error) leaves them: MPI may still read their
+    /// buffers, which stay (leaked) while the process ends.
+    fn drop(&mut self) {
+        for sending in &mut self.pending {
+            std::mem::forget(sending.request.take());
+        }
+    }
+}
+
 /// One rank's loop.
 struct RankLoop<'w, 'g, 'r, 'p> {
     world: &'w SimpleCommunicator,
@@ -535,6 +605,8 @@ struct RankLoop<'w, 'g, 'r, 'p> {
     /// Messages rank 0 sends itself, and those taken during a batch that wait for its end:
     /// (sender, tag, words).
     inbox: VecDeque<(usize, Tag, Vec<u32>)>,
+    /// Sends under way.
+    outbox: Outbox,
     /// Gifts received.
     loaded: u64,
     /// Open nodes given to this rank while it still had some: loaded once it runs dry.
@@ -580,6 +652,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             run,
             progress,
             inbox: VecDeque::new(),
+            outbox: Outbox::default(),
             loaded: 0,
             parcel: None,
             gifts: Vec::new(),
@@ -597,9 +670,8 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     }
 
     /// Sends `words` to `to` (to itself through the inbox, but rank 0's own status counts at
-    /// once), waiting at most the silence limit for MPI to take them: a receiver that takes
-    /// nothing for that long (stopped, or dead with its buffers full) ends the run with an
-    /// error naming it instead of a hang.
+    /// once). The send is posted and the rank goes on: [`RankLoop::progress`] moves it while the
+    /// rank serves.
     fn send(&mut self, to: usize, tag: Tag, words: Vec<u32>) -> Result<()> {
         if to == self.rank {
             // through the inbox, rank 0 read its own status only after its next batch, and
@@ -611,28 +683,28 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             self.inbox.push_back((to, tag, words));
             return Ok(());
         }
-        // the buffer outlives the request whatever happens to it: freed once the send is done
-        // (the vector as it is: a boxed slice would copy one with spare room)
-        let buffer: *mut Vec<u32> = Box::into_raw(Box::new(words));
-        // SAFETY: `buffer` comes from a live box that only the request reads until it is freed
-        let words: &'static [u32] = unsafe { (*buffer).as_slice() };
-        let mut request = self.world.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, words, tag as i32);
+        self.outbox.post(self.world, to, tag, words);
+        self.progress()
+    }
+
+    /// Moves the sends under way; a receiver that takes nothing for the silence limit
+    /// (stopped, or dead with its buffers full) ends the run with an error naming it instead of
+    /// a hang.
+    fn progress(&mut self) -> Result<()> {
+        match self.outbox.progress(self.silence) {
+            Ok(()) => Ok(()),
+            Err((to, tag)) => Err(self.silent(to, &format!("took no {} sent to it", tag.what()))),
+        }
+    }
+
+    /// Waits until every send under way has been taken (at most the silence limit).
+    fn flush(&mut self) -> Result<()> {
         let since = Instant::now();
         loop {
-            request = match request.test() {
-                Ok(_) => {
-                    // SAFETY: the send is complete, so MPI no longer reads `buffer`, and the
-                    // request that borrowed it is gone: the box is whole and unshared again
-                    drop(unsafe { Box::from_raw(buffer) });
-                    return Ok(());
-                }
-                Err(pending) if since.elapsed() > self.silence => {
-                    // MPI may still read the buffer: it stays (leaked) while the run ends
-                    std::mem::forget(pending);
-                    return Err(self.silent(to, &format!("took no {} sent to it", tag.what())));
-                }
-                Err(pending) => pending,
-            };
+            self.progress()?;
+            if self.outbox.is_empty() {
+                return Ok(());
+            }
             // MPI moves a large message in pieces, each while its sender calls it: at first
             // ask again at once (a gift of 10 MB took 17 ms with 50 µs between the calls)
             if since.elapsed() < PRESS {
@@ -710,6 +782,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// While a batch runs: takes the messages that came, handling those for rank 0's books
     /// and keeping the rest for the batch's end, and lets rank 0 coordinate.
     fn serve(&mut self) -> Result<()> {
+        self.progress()?;
         while let Some((from, tag, words)) = self.probe()? {
             match tag {
                 Tag::Status | Tag::Part | Tag::Beat => self.handle(from, tag, words)?,
@@ -726,10 +799,13 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
     /// Runs until rank 0 says the search is done: (the end, why it stopped, a checkpoint failure).
     fn search(&mut self) -> Result<(Checkpoint, Option<Stop>, Option<String>)> {
         loop {
+            self.progress()?;
             while let Some((from, tag, words)) = self.receive()? {
                 self.handle(from, tag, words)?;
             }
             if let Some((end, stopped)) = self.done.take() {
+                // every message of this rank's taken before it leaves
+                self.flush()?;
                 let failure = self.coordinator.as_mut().and_then(|c| c.checkpoint_failure.take());
                 return Ok((end, stopped, failure));
             }

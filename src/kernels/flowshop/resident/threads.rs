@@ -6,7 +6,7 @@
 //! back to its device before the next. Open nodes move before a device runs dry: a device
 //! whose last status held few open nodes (fewer than [`super::HUNGRY_POOLS`] rounds' pools) is
 //! hungry, and the next device to read a status with twice as many (and two pools) promises it
-//! half of them (any two nodes do for a device already dry), reads them from the bottom of its
+//! half of them (two pools are needed for a device already dry too), reads them from the bottom of its
 //! stack (the largest subtrees; their records while its next batch runs) and leaves them on
 //! the board. The hungry device loads them as
 //! soon as it runs dry, so it does not wait for another device's batch to end; a device that
@@ -379,11 +379,7 @@ impl Driver<'_, '_, '_> {
         }
         let open = u64::from(last.open);
         let wants = |j: usize| {
-            j != i
-                && !board.promised[j]
-                && board.given[j].is_none()
-                && board.rooms[j].0 > 0
-                && gives(open, board.counts[j].2, board.dry[j], board.pool)
+            j != i && !board.promised[j] && board.given[j].is_none() && board.rooms[j].0 > 0 && gives(open, board.counts[j].2, board.pool)
         };
         // a device already waiting comes first
         let devices = 0..board.dry.len();
