@@ -7,7 +7,7 @@
 //!
 //! - **stealing**: a rank is promised nodes before it runs dry: once it reports few open
 //!   nodes (see `resident::gives`), rank 0 tells the rank that reported the most, if that is
-//!   twice as many and two pools (a rank already dry too), to give it half of them
+//!   twice as many and two pools (for a rank already dry too), to give it half of them
 //!   ([`Tag::Give`]); the donor reads them from the bottom of its stack (their records while
 //!   its next batch runs) and sends them ([`Tag::Nodes`], a serialized [`Frontier`]), always,
 //!   empty if it has none left by then. A rank that still has open nodes keeps the gift on
@@ -40,8 +40,8 @@
 //! moves a large message only while its sender calls it, which the rank does between its
 //! other work, and at its end it waits until every send of its own is taken. A rank that
 //! sends nothing for [`ResidentOptions::silence`] (rank 0 for the others: nothing at all), or
-//! leaves a send of another's untaken for as long, ends the run with an error naming it; a
-//! rank that dies ends it through mpirun; either way the last manifest resumes.
+//! takes nothing sent to it for as long, ends the run with an error naming it; a rank that
+//! dies ends it through mpirun; either way the last manifest resumes.
 
 use std::collections::VecDeque;
 use std::time::Duration;

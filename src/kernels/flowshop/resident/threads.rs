@@ -4,18 +4,17 @@
 //! The threads meet on a [`Board`] (one lock, taken once a batch) and share the incumbent
 //! through an atomic minimum that each thread folds its status into after a batch and writes
 //! back to its device before the next. Open nodes move before a device runs dry: a device
-//! whose last status held few open nodes (fewer than [`super::HUNGRY_POOLS`] rounds' pools) is
-//! hungry, and the next device to read a status with twice as many (and two pools) promises it
-//! half of them (two pools are needed for a device already dry too), reads them from the bottom of its
-//! stack (the largest subtrees; their records while its next batch runs) and leaves them on
-//! the board. The hungry device loads them as
-//! soon as it runs dry, so it does not wait for another device's batch to end; a device that
-//! runs dry first takes nodes left for one still working. The search is over when every device is dry,
-//! none is promised open nodes and none lies on the board. A checkpoint is gathered at a
-//! quiescent point: each thread, at its next visit to the board, adds its part (open nodes,
-//! counts, best leaf) and waits until the last one has; nodes on the board are in the
-//! checkpoint too. Every wait is bounded and gives way to a stop, a finished search or a
-//! failed device.
+//! whose last status held few open nodes (fewer than [`super::HUNGRY_POOLS`] rounds' pools, or
+//! none) is hungry, and the next device to read a status with twice as many and two pools
+//! promises it half of them, reads them from the bottom of its stack (the largest subtrees;
+//! their records while its next batch runs) and leaves them on the board. The hungry device
+//! loads them as soon as it runs dry, so it does not wait for another device's batch to end;
+//! a device that runs dry first takes nodes left for one still working. The search is over
+//! when every device is dry, none is promised open nodes and none lies on the board. A
+//! checkpoint is gathered at a quiescent point: each thread, at its next visit to the board,
+//! adds its part (open nodes, counts, best leaf) and waits until the last one has; nodes on
+//! the board are in the checkpoint too. Every wait is bounded and gives way to a stop, a
+//! finished search or a failed device.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
