@@ -116,7 +116,28 @@ const CALM_POOLS: u64 = 16;
 #[cfg(not(target_arch = "wasm32"))]
 const HUNGRY_POOLS: u64 = 2;
 
-/// Whether a device (or rank) with `open` open nodes gives half of them to one with `theirs`
+/// How long the submissions of devices that share a search last, by the fewest open nodes
+/// (and nodes given, not loaded yet) any of them holds: [`BATCH_CALM`] from [`CALM_POOLS`]
+/// pools on, else [`BATCH_SHARED`]. One rule for the threads of one process and for ranks.
+#[cfg(not(target_arch = "wasm32"))]
+fn tempo(fewest: u64, pool: u64) -> Duration {
+    if fewest >= CALM_POOLS * pool {
+        BATCH_CALM
+    } else {
+        BATCH_SHARED
+    }
+}
+
+/// The most open nodes a gift moves, in pools: the bottom of the giver's stack, its shallowest
+/// nodes and so its largest subtrees. A pool of them keeps the taker busy for long, and a small
+/// gift is read, sent and loaded quickly: on two H200, gifts of half the giver's open nodes
+/// made 40–55 moves per device and 2 MPI ranks took 12.06–12.10 s, gifts of one pool 5–13
+/// moves and 11.34–11.35 s (2 GPUs of one process 11.67–11.73 s against 11.31–11.33 s;
+/// two pools and four fell in between; `benches/results/multi-gpu-h200-x2.md`).
+#[cfg(not(target_arch = "wasm32"))]
+const GIFT_POOLS: usize = 1;
+
+/// Whether a device (or rank) with `open` open nodes gives some to one with `theirs`
 /// (fewer than [`HUNGRY_POOLS`] pools, or none): when it has at least twice theirs and two
 /// pools. Two pools for a dry one too: a move takes 15–25 ms, while a giver with fewer ends
 /// them within a few rounds. Given any two nodes, a dry device kept a search's end a
@@ -766,11 +787,12 @@ impl<'g> ResidentDevice<'g> {
         self.start_open(from, to)?.finish(self.gpu)
     }
 
-    /// Moves half the open nodes out, bottom of the stack first (the largest subtrees), at
-    /// most `most`; this device keeps the rest above a raised floor. The records' copy runs
-    /// ahead of the next submission: the host reads them ([`Gift::finish`]) while it runs.
-    fn give_half(&mut self, most: usize) -> Result<Gift> {
-        let moved = (self.last.open as usize / 2).min(most);
+    /// Moves open nodes out from the bottom of the stack (the largest subtrees): half of them,
+    /// at most [`GIFT_POOLS`] pools and at most `most`; this device keeps the rest above a
+    /// raised floor. The records' copy runs ahead of the next submission: the host reads them
+    /// ([`Gift::finish`]) while it runs.
+    fn give_bottom(&mut self, most: usize) -> Result<Gift> {
+        let moved = (self.last.open as usize / 2).min(GIFT_POOLS * self.pool).min(most);
         let gift = self.start_open(0, moved)?;
         self.last.floor += moved as u32;
         self.set_word(word::FLOOR, self.last.floor);
@@ -810,7 +832,7 @@ impl<'g> ResidentDevice<'g> {
     }
 }
 
-/// Open nodes leaving a device ([`ResidentDevice::give_half`]): their entries, and the copy
+/// Open nodes leaving a device ([`ResidentDevice::give_bottom`]): their entries, and the copy
 /// of the records they refer to, from record `low` on.
 #[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug)]
@@ -1138,6 +1160,41 @@ mod tests {
         assert!(gives(300, 150, pool), "hungry, and the giver has twice as many");
         assert!(!gives(299, 150, pool), "the giver has less than twice as many");
         assert!(!gives(10_000, 200, pool), "two pools are not hungry");
+    }
+
+    /// Devices that share a search submit long batches only while every one holds 16 pools.
+    #[test]
+    fn submissions_are_long_only_while_every_device_holds_sixteen_pools() {
+        assert_eq!(tempo(1600, 100), BATCH_CALM);
+        assert_eq!(tempo(1599, 100), BATCH_SHARED);
+        assert_eq!(tempo(0, 100), BATCH_SHARED);
+    }
+
+    /// A gift is the bottom of the giver's stack: half its open nodes, one pool at most, and
+    /// no more than the taker's room; the giver keeps the rest, above the raised floor.
+    #[test]
+    fn a_gift_is_the_bottom_pool_at_most() {
+        let gpu = Gpu::new(&GpuOptions::default()).unwrap();
+        let instance = taillard(1).unwrap();
+        let data = BoundData::new(&instance);
+        let stride = node_stride(data.jobs, data.machines);
+        let pool = 64;
+        let mut device = ResidentDevice::new(&gpu, &data, LowerBound::Lb1, Branching::Forward, pool, None).unwrap();
+        // 300 nodes told apart by their bound word
+        let records: Vec<u32> =
+            (0..300u32).flat_map(|i| data.root_record().into_iter().enumerate().map(move |(w, v)| if w == 2 { i } else { v })).collect();
+        device.load(&Frontier::of_nodes(records, stride), instance.upper_bound, (0, 0)).unwrap();
+        let gift = device.give_bottom(usize::MAX).unwrap().finish(&gpu).unwrap();
+        let bounds: Vec<u32> = gift.entries.chunks_exact(ENTRY_WORDS).map(|e| e[2]).collect();
+        assert_eq!(bounds, (0..64).collect::<Vec<u32>>(), "the bottom pool, in order");
+        assert_eq!((device.last.open, device.last.floor), (236, 64));
+        let kept = device.read_open(0, device.last.open as usize).unwrap();
+        assert_eq!(kept.entries[2], 64, "the giver keeps the nodes above the gift");
+        assert_eq!(device.give_bottom(10).unwrap().finish(&gpu).unwrap().len(), 10, "the taker's room");
+        let mut few = ResidentDevice::new(&gpu, &data, LowerBound::Lb1, Branching::Forward, pool, None).unwrap();
+        let records: Vec<u32> = (0..90).flat_map(|_| data.root_record()).collect();
+        few.load(&Frontier::of_nodes(records, stride), instance.upper_bound, (0, 0)).unwrap();
+        assert_eq!(few.give_bottom(usize::MAX).unwrap().finish(&gpu).unwrap().len(), 45, "half, under a pool");
     }
 
     /// An incumbent the host offers lowers the device's at the next round, and never raises

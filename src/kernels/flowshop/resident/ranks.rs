@@ -7,8 +7,9 @@
 //!
 //! - **stealing**: a rank is promised nodes before it runs dry: once it reports few open
 //!   nodes (see `resident::gives`), rank 0 tells the rank that reported the most, if that is
-//!   twice as many and two pools (for a rank already dry too), to give it half of them
-//!   ([`Tag::Give`]); the donor reads them from the bottom of its stack (their records while
+//!   twice as many and two pools (for a rank already dry too), to give it some: half of
+//!   them, one pool at most (`resident::GIFT_POOLS`, [`Tag::Give`]); the donor reads them
+//!   from the bottom of its stack (their records while
 //!   its next batch runs) and sends them ([`Tag::Nodes`], a serialized [`Frontier`]), always,
 //!   empty if it has none left by then. A rank that still has open nodes keeps the gift on
 //!   the host (its parcel) and loads it the moment it runs dry, without waiting for another
@@ -53,8 +54,8 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
 use super::{
-    beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
-    ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, SILENCE,
+    beginning, check_resident_options, gives, node_stride, tempo, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
+    ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, GIFT_POOLS, SILENCE,
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, PendingRead};
@@ -78,7 +79,7 @@ const PRESS: Duration = Duration::from_millis(100);
 enum Tag {
     /// rank → 0: `[nodes (2 words), leaves (2), open on the device, best, gifts received, dry, open in its parcel]`.
     Status = 1,
-    /// 0 → donor: `[rank, pass]`: give it half your open nodes, or with `pass` 1 your
+    /// 0 → donor: `[rank, pass]`: give it open nodes from your device, or with `pass` 1 your
     /// parcel (a rank that is dry, while the donor holds nodes it has not loaded yet).
     Give,
     /// donor → rank: a serialized [`Frontier`].
@@ -99,12 +100,14 @@ enum Tag {
     Beat,
     /// 0 → all: the start, or why there is none: `[0, checkpoint bytes as words]` or `[1, message]`.
     Start,
+    /// 0 → all: `[microseconds]`: how long a submission should last now.
+    Tempo,
 }
 
 impl Tag {
     fn of(value: i32) -> Option<Tag> {
         use Tag::*;
-        [Status, Give, Nodes, Best, Stop, Gather, Part, Resume, Done, Beat, Start].into_iter().find(|t| *t as i32 == value)
+        [Status, Give, Nodes, Best, Stop, Gather, Part, Resume, Done, Beat, Start, Tempo].into_iter().find(|t| *t as i32 == value)
     }
 
     /// What the message is, in words.
@@ -121,6 +124,7 @@ impl Tag {
             Tag::Done => "end",
             Tag::Beat => "heartbeat",
             Tag::Start => "start",
+            Tag::Tempo => "tempo",
         }
     }
 }
@@ -398,6 +402,8 @@ struct Coordinator {
     donor: Vec<usize>,
     /// Nodes one round takes.
     pool: u64,
+    /// The submission length last sent to all.
+    tempo: Duration,
     heard: Vec<Instant>,
     /// The incumbent sent to all.
     best: u32,
@@ -425,6 +431,7 @@ impl Coordinator {
             loaded: vec![0; ranks],
             donor: vec![0; ranks],
             pool,
+            tempo: BATCH_SHARED,
             heard: vec![now; ranks],
             best,
             incumbents: Vec::new(),
@@ -446,7 +453,7 @@ impl Coordinator {
 
     /// The gifts to ask for now, as (donor, its [`Tag::Give`] words), counted as asked: for
     /// every hungry rank not promised nodes yet and not giving, another's parcel if it is dry,
-    /// else half of the fullest rank's open nodes, from one not promised nodes itself (no two
+    /// else a gift from the fullest rank's device, from one not promised nodes itself (no two
     /// ranks send each other nodes at once).
     fn promise(&mut self) -> Vec<(usize, Vec<u32>)> {
         let ranks = self.dry.len();
@@ -477,7 +484,7 @@ impl Coordinator {
             if pass {
                 self.held[donor] = 0;
             } else {
-                self.counts[donor].2 -= self.counts[donor].2 / 2;
+                self.counts[donor].2 -= (self.counts[donor].2 / 2).min(GIFT_POOLS as u64 * self.pool);
             }
             gives_now.push((donor, vec![to as u32, pass as u32]));
         }
@@ -677,7 +684,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             // through the inbox, rank 0 read its own status only after its next batch, and
             // picked donors and the hungry by its count of a batch before; a parcel it is asked
             // to pass goes at once, as another rank's would
-            if tag == Tag::Status || (tag == Tag::Give && self.passes(&words)) {
+            if matches!(tag, Tag::Status | Tag::Tempo) || (tag == Tag::Give && self.passes(&words)) {
                 return self.handle(to, tag, words);
             }
             self.inbox.push_back((to, tag, words));
@@ -785,7 +792,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         self.progress()?;
         while let Some((from, tag, words)) = self.probe()? {
             match tag {
-                Tag::Status | Tag::Part | Tag::Beat => self.handle(from, tag, words)?,
+                Tag::Status | Tag::Part | Tag::Beat | Tag::Tempo => self.handle(from, tag, words)?,
                 Tag::Give if self.passes(&words) => self.handle(from, tag, words)?,
                 _ => self.inbox.push_back((from, tag, words)),
             }
@@ -859,7 +866,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 } else {
                     // as much as this rank could load itself (ranks run on like GPUs)
                     let room = self.device.room();
-                    let gift = self.device.give_half(room.0.min(room.1))?;
+                    let gift = self.device.give_bottom(room.0.min(room.1))?;
                     self.gifts.push((to, gift));
                 }
                 self.usage.moving_seconds += started.elapsed().as_secs_f64();
@@ -902,6 +909,10 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 self.done = Some((end, stopped));
             }
             Tag::Beat => {}
+            Tag::Tempo => {
+                let micros = *words.first().ok_or_else(|| garbled("a tempo"))?;
+                self.device.set_target(Duration::from_micros(u64::from(micros)));
+            }
             Tag::Status | Tag::Part => {
                 let run = self.run;
                 let Some(c) = self.coordinator.as_mut() else {
@@ -1026,6 +1037,14 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             return Ok(());
         }
         out.extend(c.promise().into_iter().map(|(donor, give)| (Some(donor), Tag::Give, give)));
+        if size > 1 {
+            let fewest = (0..size).map(|r| c.counts[r].2 + c.held[r]).min().unwrap_or(0);
+            let tempo = tempo(fewest, c.pool);
+            if tempo != c.tempo {
+                c.tempo = tempo;
+                out.push((None, Tag::Tempo, vec![tempo.as_micros() as u32]));
+            }
+        }
         Ok(())
     }
 
@@ -1113,7 +1132,7 @@ mod tests {
     use super::*;
 
     /// A dry rank is given another's parcel first, and by one message only; a rank that is
-    /// only hungry is given half of the fullest device's open nodes; no rank gives while
+    /// only hungry is given from the fullest device, a pool at most; no rank gives while
     /// nodes are on their way to it.
     #[test]
     fn a_dry_rank_takes_a_parcel_before_a_device_gives() {
@@ -1128,8 +1147,16 @@ mod tests {
         c.loaded[2] = 1;
         c.counts = vec![(0, 0, 5000), (0, 0, 0), (0, 0, 120)];
         (c.dry, c.held) = (vec![false, true, false], vec![0, 0, 0]);
-        assert_eq!(c.promise(), vec![(0, vec![1, 0]), (0, vec![2, 0])], "half of rank 0's device for each");
-        assert_eq!(c.counts[0].2, 1250, "rank 0 counted as giving half twice");
+        assert_eq!(c.promise(), vec![(0, vec![1, 0]), (0, vec![2, 0])], "rank 0's device gives to each");
+        assert_eq!(c.counts[0].2, 4800, "rank 0 counted as giving a pool twice");
+        // a dry rank waits for a giver with two pools, then takes a pool
+        let mut c = Coordinator::new(2, pool, 2500, 0);
+        c.counts = vec![(0, 0, 150), (0, 0, 0)];
+        c.dry = vec![false, true];
+        assert!(c.promise().is_empty(), "rank 0 is short of two pools");
+        c.counts[0].2 = 260;
+        assert_eq!(c.promise(), vec![(0, vec![1, 0])]);
+        assert_eq!(c.counts[0].2, 160, "rank 0 counted as giving a pool");
         // nodes on their way to rank 0: it may not give; a rank with a parcel is not hungry
         let mut c = Coordinator::new(2, pool, 2500, 0);
         c.counts = vec![(0, 0, 5000), (0, 0, 10)];

@@ -6,7 +6,8 @@
 //! back to its device before the next. Open nodes move before a device runs dry: a device
 //! whose last status held few open nodes (fewer than [`super::HUNGRY_POOLS`] rounds' pools, or
 //! none) is hungry, and the next device to read a status with twice as many and two pools
-//! promises it half of them, reads them from the bottom of its stack (the largest subtrees;
+//! promises it some (half, one pool at most: [`super::GIFT_POOLS`]), reads them from the
+//! bottom of its stack (the largest subtrees;
 //! their records while its next batch runs) and leaves them on the board. The hungry device
 //! loads them as soon as it runs dry, so it does not wait for another device's batch to end;
 //! a device that runs dry first takes nodes left for one still working. The search is over
@@ -22,7 +23,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use web_time::Instant;
 
-use super::{gives, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_CALM, BATCH_SHARED, CALM_POOLS};
+use super::{gives, tempo, Frontier, Gift, Part, ResidentDevice, Run, BATCH_ALONE, BATCH_SHARED};
 use crate::error::{Error, Result};
 use crate::gpu::PendingRead;
 use crate::kernels::flowshop::search::{root_bound, DeviceUse, Incumbent, Progress, Stop};
@@ -261,7 +262,7 @@ enum Step {
     Batch,
     /// Load the open nodes another device gave.
     Load(Frontier),
-    /// Read half the open nodes for device `.0`.
+    /// Read open nodes for device `.0`.
     Give(usize),
     /// Wait: dry, or a checkpoint is being gathered.
     Wait,
@@ -391,19 +392,20 @@ impl Driver<'_, '_, '_> {
             }
             None => {
                 // short submissions only while open nodes may have to move soon
-                let calm = board.counts.iter().all(|c| c.2 >= CALM_POOLS * board.pool);
+                let fewest =
+                    board.counts.iter().zip(&board.given).map(|(c, g)| c.2 + g.as_ref().map_or(0, |g| g.len() as u64)).min().unwrap_or(0);
                 if board.dry.len() > 1 {
-                    self.device.set_target(if calm { BATCH_CALM } else { BATCH_SHARED });
+                    self.device.set_target(tempo(fewest, board.pool));
                 }
                 Ok(Step::Batch)
             }
         }
     }
 
-    /// Half the open nodes for device `to`, as many as it can load, on their way out.
+    /// Open nodes for device `to` (as many as it can load), on their way out.
     fn give(&mut self, to: usize) -> Result<Gift> {
         let room = self.shared.lock().rooms[to];
-        self.device.give_half(room.0.min(room.1))
+        self.device.give_bottom(room.0.min(room.1))
     }
 
     /// One batch (queued behind the last), its status read, the incumbent shared both ways;
