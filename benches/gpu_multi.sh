@@ -18,7 +18,8 @@
 # ranks; with REPEAT=K in the environment, tree and mpi run K times, interleaved), checkpoint
 # (that tree over 2 ranks stopped at 10 s and resumed from its per-rank checkpoint on 3), long
 # (ta056 for 60 s on one GPU and 300 s on all), long-mpi (ta056 for 300 s on as many MPI ranks),
-# reproduce. LONG=S in the environment runs the long parts S seconds.
+# reproduce. LONG=S in the environment runs the long parts S seconds; SIMTLAB_BIN=PATH runs
+# another build instead of .gpu/simtlab (an earlier one, staged beside it, as a baseline).
 #
 # The MPI runtime is not carried: the binary built here links Debian 12's Open MPI 4.1
 # (libmpi.so.40, from libopenmpi-dev), and the lent machines have Open MPI 4.1.6 installed
@@ -40,7 +41,7 @@
 set -u
 OUTDIR="$1"; counts="${2:-1 2}"; parts=" ${3:-select solve tree mpi checkpoint long reproduce} "
 source .gpu/env.sh
-B=.gpu/simtlab
+B=${SIMTLAB_BIN:-.gpu/simtlab}
 out=$(mktemp -d)
 pack() { (cd "$out" && tar cf "$OUTDIR/multi.tar" --exclude="ckpt.e*" .); cp "$out/summary.tsv" "$OUTDIR/"; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
