@@ -116,9 +116,11 @@ const CALM_POOLS: u64 = 16;
 #[cfg(not(target_arch = "wasm32"))]
 const HUNGRY_POOLS: u64 = 2;
 
-/// How long the submissions of devices that share a search last, by the fewest open nodes
-/// (and nodes given, not loaded yet) any of them holds: [`BATCH_CALM`] from [`CALM_POOLS`]
-/// pools on, else [`BATCH_SHARED`]. One rule for the threads of one process and for ranks.
+/// How long the submissions of the devices of one process that share a search last, by the
+/// fewest open nodes (and nodes given, not loaded yet) any of them holds: [`BATCH_CALM`] from
+/// [`CALM_POOLS`] pools on, else [`BATCH_SHARED`]. MPI ranks keep [`BATCH_SHARED`]: with this
+/// rule, 2 ranks on two H200 searched ta056 (50x20) at 32.3–34.5 M nodes/s in three runs,
+/// against 34.2–35.4 M/s in three without (`benches/results/multi-gpu-h200-x2.md`).
 #[cfg(not(target_arch = "wasm32"))]
 fn tempo(fewest: u64, pool: u64) -> Duration {
     if fewest >= CALM_POOLS * pool {

@@ -54,7 +54,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
 use super::{
-    beginning, check_resident_options, gives, node_stride, tempo, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
+    beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
     ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, GIFT_POOLS, SILENCE,
 };
 use crate::error::{Error, Result};
@@ -100,14 +100,12 @@ enum Tag {
     Beat,
     /// 0 → all: the start, or why there is none: `[0, checkpoint bytes as words]` or `[1, message]`.
     Start,
-    /// 0 → all: `[microseconds]`: how long a submission should last now.
-    Tempo,
 }
 
 impl Tag {
     fn of(value: i32) -> Option<Tag> {
         use Tag::*;
-        [Status, Give, Nodes, Best, Stop, Gather, Part, Resume, Done, Beat, Start, Tempo].into_iter().find(|t| *t as i32 == value)
+        [Status, Give, Nodes, Best, Stop, Gather, Part, Resume, Done, Beat, Start].into_iter().find(|t| *t as i32 == value)
     }
 
     /// What the message is, in words.
@@ -124,7 +122,6 @@ impl Tag {
             Tag::Done => "end",
             Tag::Beat => "heartbeat",
             Tag::Start => "start",
-            Tag::Tempo => "tempo",
         }
     }
 }
@@ -402,8 +399,6 @@ struct Coordinator {
     donor: Vec<usize>,
     /// Nodes one round takes.
     pool: u64,
-    /// The submission length last sent to all.
-    tempo: Duration,
     heard: Vec<Instant>,
     /// The incumbent sent to all.
     best: u32,
@@ -431,7 +426,6 @@ impl Coordinator {
             loaded: vec![0; ranks],
             donor: vec![0; ranks],
             pool,
-            tempo: BATCH_SHARED,
             heard: vec![now; ranks],
             best,
             incumbents: Vec::new(),
@@ -684,7 +678,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             // through the inbox, rank 0 read its own status only after its next batch, and
             // picked donors and the hungry by its count of a batch before; a parcel it is asked
             // to pass goes at once, as another rank's would
-            if matches!(tag, Tag::Status | Tag::Tempo) || (tag == Tag::Give && self.passes(&words)) {
+            if tag == Tag::Status || (tag == Tag::Give && self.passes(&words)) {
                 return self.handle(to, tag, words);
             }
             self.inbox.push_back((to, tag, words));
@@ -792,7 +786,7 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
         self.progress()?;
         while let Some((from, tag, words)) = self.probe()? {
             match tag {
-                Tag::Status | Tag::Part | Tag::Beat | Tag::Tempo => self.handle(from, tag, words)?,
+                Tag::Status | Tag::Part | Tag::Beat => self.handle(from, tag, words)?,
                 Tag::Give if self.passes(&words) => self.handle(from, tag, words)?,
                 _ => self.inbox.push_back((from, tag, words)),
             }
@@ -909,10 +903,6 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
                 self.done = Some((end, stopped));
             }
             Tag::Beat => {}
-            Tag::Tempo => {
-                let micros = *words.first().ok_or_else(|| garbled("a tempo"))?;
-                self.device.set_target(Duration::from_micros(u64::from(micros)));
-            }
             Tag::Status | Tag::Part => {
                 let run = self.run;
                 let Some(c) = self.coordinator.as_mut() else {
@@ -1037,14 +1027,6 @@ impl<'w, 'g, 'r, 'p> RankLoop<'w, 'g, 'r, 'p> {
             return Ok(());
         }
         out.extend(c.promise().into_iter().map(|(donor, give)| (Some(donor), Tag::Give, give)));
-        if size > 1 {
-            let fewest = (0..size).map(|r| c.counts[r].2 + c.held[r]).min().unwrap_or(0);
-            let tempo = tempo(fewest, c.pool);
-            if tempo != c.tempo {
-                c.tempo = tempo;
-                out.push((None, Tag::Tempo, vec![tempo.as_micros() as u32]));
-            }
-        }
         Ok(())
     }
 
