@@ -120,7 +120,7 @@ const HUNGRY_POOLS: u64 = 2;
 /// fewest open nodes (and nodes given, not loaded yet) any of them holds: [`BATCH_CALM`] from
 /// [`CALM_POOLS`] pools on, else [`BATCH_SHARED`]. MPI ranks keep [`BATCH_SHARED`]: with this
 /// rule, 2 ranks on two H200 searched ta056 (50x20) at 32.3–34.5 M nodes/s in three runs,
-/// against 34.2–35.4 M/s in three without (`benches/results/multi-gpu-h200-x2.md`).
+/// without it at 34.8–35.3 M/s in two (`benches/results/multi-gpu-h200-x2.md`).
 #[cfg(not(target_arch = "wasm32"))]
 fn tempo(fewest: u64, pool: u64) -> Duration {
     if fewest >= CALM_POOLS * pool {
@@ -132,10 +132,10 @@ fn tempo(fewest: u64, pool: u64) -> Duration {
 
 /// The most open nodes a gift moves, in pools: the bottom of the giver's stack, its shallowest
 /// nodes and so its largest subtrees. A pool of them keeps the taker busy for long, and a small
-/// gift is read, sent and loaded quickly: on two H200, gifts of half the giver's open nodes
-/// made 40–55 moves per device and 2 MPI ranks took 12.06–12.10 s, gifts of one pool 5–13
-/// moves and 11.34–11.35 s (2 GPUs of one process 11.67–11.73 s against 11.31–11.33 s;
-/// two pools and four fell in between; `benches/results/multi-gpu-h200-x2.md`).
+/// gift is read, sent and loaded quickly: on two H200, with gifts of half the giver's open
+/// nodes a device loaded 49–56 and 2 MPI ranks took 12.06–12.10 s, with gifts of one pool 5–13
+/// and 11.34–11.35 s (2 GPUs of one process 11.67–11.73 s against 11.31–11.33 s; two pools
+/// and four fell in between; `benches/results/multi-gpu-h200-x2.md`).
 #[cfg(not(target_arch = "wasm32"))]
 const GIFT_POOLS: usize = 1;
 
