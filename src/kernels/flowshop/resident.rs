@@ -137,7 +137,14 @@ fn tempo(fewest: u64, pool: u64) -> Duration {
 /// and 11.34–11.35 s (2 GPUs of one process 11.67–11.73 s against 11.31–11.33 s; two pools
 /// and four fell in between; `benches/results/multi-gpu-h200-x2.md`).
 #[cfg(not(target_arch = "wasm32"))]
-const GIFT_POOLS: usize = 1;
+const GIFT_POOLS: u64 = 1;
+
+/// The open nodes a gift from a device with `open` of them moves (before the taker's room):
+/// half, at most [`GIFT_POOLS`] pools.
+#[cfg(not(target_arch = "wasm32"))]
+fn gift_size(open: u64, pool: u64) -> u64 {
+    (open / 2).min(GIFT_POOLS * pool)
+}
 
 /// Whether a device (or rank) with `open` open nodes gives some to one with `theirs`
 /// (fewer than [`HUNGRY_POOLS`] pools, or none): when it has at least twice theirs and two
@@ -789,12 +796,12 @@ impl<'g> ResidentDevice<'g> {
         self.start_open(from, to)?.finish(self.gpu)
     }
 
-    /// Moves open nodes out from the bottom of the stack (the largest subtrees): half of them,
-    /// at most [`GIFT_POOLS`] pools and at most `most`; this device keeps the rest above a
-    /// raised floor. The records' copy runs ahead of the next submission: the host reads them
-    /// ([`Gift::finish`]) while it runs.
+    /// Moves open nodes out from the bottom of the stack (the largest subtrees): a
+    /// [`gift_size`], at most `most`; this device keeps the rest above a raised floor. The
+    /// records' copy runs ahead of the next submission: the host reads them ([`Gift::finish`])
+    /// while it runs.
     fn give_bottom(&mut self, most: usize) -> Result<Gift> {
-        let moved = (self.last.open as usize / 2).min(GIFT_POOLS * self.pool).min(most);
+        let moved = (gift_size(u64::from(self.last.open), self.pool as u64) as usize).min(most);
         let gift = self.start_open(0, moved)?;
         self.last.floor += moved as u32;
         self.set_word(word::FLOOR, self.last.floor);

@@ -8,7 +8,7 @@
 //! - **stealing**: a rank is promised nodes before it runs dry: once it reports few open
 //!   nodes (see `resident::gives`), rank 0 tells the rank that reported the most, if that is
 //!   twice as many and two pools (for a rank already dry too), to give it some: half of
-//!   them, one pool at most (`resident::GIFT_POOLS`, [`Tag::Give`]); the donor reads them
+//!   them, one pool at most (`resident::gift_size`, [`Tag::Give`]); the donor reads them
 //!   from the bottom of its stack (their records while
 //!   its next batch runs) and sends them ([`Tag::Nodes`], a serialized [`Frontier`]), always,
 //!   empty if it has none left by then. A rank that still has open nodes keeps the gift on
@@ -54,8 +54,8 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 
 use super::{
-    beginning, check_resident_options, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
-    ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, GIFT_POOLS, SILENCE,
+    beginning, check_resident_options, gift_size, gives, node_stride, Checkpoint, CheckpointFile, Frontier, Gift, Part, ResidentDevice,
+    ResidentOptions, Run, BATCH_ALONE, BATCH_SHARED, SILENCE,
 };
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, PendingRead};
@@ -478,7 +478,7 @@ impl Coordinator {
             if pass {
                 self.held[donor] = 0;
             } else {
-                self.counts[donor].2 -= (self.counts[donor].2 / 2).min(GIFT_POOLS as u64 * self.pool);
+                self.counts[donor].2 -= gift_size(self.counts[donor].2, self.pool);
             }
             gives_now.push((donor, vec![to as u32, pass as u32]));
         }

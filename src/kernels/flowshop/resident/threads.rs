@@ -6,16 +6,15 @@
 //! back to its device before the next. Open nodes move before a device runs dry: a device
 //! whose last status held few open nodes (fewer than [`super::HUNGRY_POOLS`] rounds' pools, or
 //! none) is hungry, and the next device to read a status with twice as many and two pools
-//! promises it some (half, one pool at most: [`super::GIFT_POOLS`]), reads them from the
-//! bottom of its stack (the largest subtrees;
-//! their records while its next batch runs) and leaves them on the board. The hungry device
-//! loads them as soon as it runs dry, so it does not wait for another device's batch to end;
-//! a device that runs dry first takes nodes left for one still working. The search is over
-//! when every device is dry, none is promised open nodes and none lies on the board. A
-//! checkpoint is gathered at a quiescent point: each thread, at its next visit to the board,
-//! adds its part (open nodes, counts, best leaf) and waits until the last one has; nodes on
-//! the board are in the checkpoint too. Every wait is bounded and gives way to a stop, a
-//! finished search or a failed device.
+//! promises it some (half, one pool at most: [`super::gift_size`]), reads them from the bottom
+//! of its stack (the largest subtrees; their records while its next batch runs) and leaves
+//! them on the board. The hungry device loads them as soon as it runs dry, so it does not wait
+//! for another device's batch to end; a device that runs dry first takes nodes left for one
+//! still working. The search is over when every device is dry, none is promised open nodes
+//! and none lies on the board. A checkpoint is gathered at a quiescent point: each thread, at
+//! its next visit to the board, adds its part (open nodes, counts, best leaf) and waits until
+//! the last one has; nodes on the board are in the checkpoint too. Every wait is bounded and
+//! gives way to a stop, a finished search or a failed device.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -391,9 +390,10 @@ impl Driver<'_, '_, '_> {
                 Ok(Step::Give(to))
             }
             None => {
-                // short submissions only while open nodes may have to move soon
-                let fewest =
-                    board.counts.iter().zip(&board.given).map(|(c, g)| c.2 + g.as_ref().map_or(0, |g| g.len() as u64)).min().unwrap_or(0);
+                // short submissions only while open nodes may have to move soon (nodes on the
+                // board count for the device they are given to)
+                let holds = |j: usize| board.counts[j].2 + board.given[j].as_ref().map_or(0, |g| g.len() as u64);
+                let fewest = devices.map(holds).min().unwrap_or(0);
                 if board.dry.len() > 1 {
                     self.device.set_target(tempo(fewest, board.pool));
                 }
