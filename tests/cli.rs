@@ -211,6 +211,20 @@ fn adapters_are_selected_by_index_and_pci_bus_as_devices_lists_them() {
     assert_refused(&run(&["devices", "--adapter", "#x"]), "simtlab devices");
 }
 
+/// More devices than adapters open an adapter again: the search says once that those devices
+/// share it, so that nobody reads their speed as the speed of as many GPUs.
+#[test]
+fn a_search_that_opens_an_adapter_again_says_its_devices_share_it() {
+    let solve = |devices: &str| {
+        run(&["flowshop", "solve", "ta001", "--search", "resident", "--node-limit", "2000", "--adapter", "#0", "--devices", devices])
+    };
+    let notes = |out: &Output| {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr).matches("an adapter is opened again").count()
+    };
+    assert_eq!([notes(&solve("1")), notes(&solve("2")), notes(&solve("3"))], [0, 1, 1]);
+}
+
 #[test]
 fn headless_commands_print_no_windowing_noise() {
     let out = simtlab().env_remove("XDG_RUNTIME_DIR").env_remove("WAYLAND_DISPLAY").args(["devices"]).output().unwrap();

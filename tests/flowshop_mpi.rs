@@ -57,6 +57,9 @@ fn two_three_and_four_ranks_count_the_one_device_tree() {
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let devices = json["devices"].as_array().unwrap_or_else(|| panic!("no devices: {json}"));
         assert_eq!(devices.len(), ranks, "{json}");
+        // the ranks share this host's one adapter, and the report says so beside their speed
+        let device = json["device"].as_str().unwrap_or_default();
+        assert!(device.contains(&format!("rank 0 of {ranks} MPI ranks; {ranks} ranks share this host's 1 adapter(s)")), "{device}");
         let sum = |key: &str| devices.iter().map(|d| d[key].as_u64().unwrap()).sum::<u64>();
         assert_eq!(sum("nodes_given"), sum("nodes_loaded"), "{ranks} ranks: {json}");
         assert!(sum("gifts_loaded") >= ranks as u64 - 1, "{ranks} ranks: {json}");

@@ -285,6 +285,9 @@ fn bounds_text(b: &NodeBounds) -> String {
     format!("{}: prefix {:?}, suffix {:?}, {} unscheduled: LB1 {}, LB2 {}\n", b.instance, b.prefix, b.suffix, b.unscheduled, b.lb1, b.lb2)
 }
 
+/// Said once when a search opens an adapter again (`--devices` beyond the adapters there are).
+const SHARED_GPU_NOTE: &str = "note: an adapter is opened again: devices that share one take turns on it (two on one H200 searched at 0.86 of the speed of one), so this checks a search over several devices but does not speed it up; for that, use at most as many devices as there are adapters";
+
 /// `flowshop solve`: opens the adapters it needs (naming them on standard error), reports
 /// progress there, and returns the result as text or JSON.
 fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted: &AtomicBool) -> Result<(String, Option<String>)> {
@@ -294,7 +297,17 @@ fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted:
     }
     // adapter and heartbeat lines go to whoever listens to progress (standard error)
     let lines = simtlab::harness::Progress::new(0, "flowshop solve");
-    let mut opened = |gpu: &Gpu| lines.println(format!("adapter: {}", gpu.adapter_name()));
+    let (mut seen, mut noted) = (Vec::new(), false);
+    let mut opened = |gpu: &Gpu| {
+        lines.println(format!("adapter: {}", gpu.adapter_name()));
+        let info = gpu.info();
+        let id = (info.name.clone(), info.device_pci_bus_id.clone(), info.device, info.backend);
+        if !seen.contains(&id) {
+            seen.push(id);
+        } else if !std::mem::replace(&mut noted, true) {
+            lines.println(SHARED_GPU_NOTE);
+        }
+    };
     // the share of the time spent bounding: on the GPU, or on the CPU threads that bound there
     let bounder = if args.device == Device::Cpu { "bounding" } else { "GPU" };
     let mut report = |p: &Progress| lines.println(progress_line(p, json, bounder));
