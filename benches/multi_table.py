@@ -36,9 +36,14 @@ def shown(ratio, target):
     return f"{ratio:.2f}×" if ratio >= target else f"{ratio:.3f}×, < {target:g}×"
 
 
+def shared(count, gpus):
+    """Whether `count` devices or ranks had fewer GPUs than that (None: not known)."""
+    return gpus is not None and gpus < count
+
+
 def devices_label(ranks, count, gpus=None):
     """`gpus`: the GPUs of the run's host, where fewer than `count` (the devices shared them)."""
-    if gpus is not None and gpus < count:
+    if shared(count, gpus):
         return f"{count} {'MPI ranks' if ranks else 'devices'} on {gpus} GPU{'s' if gpus > 1 else ''}"
     return f"{count} {'MPI ranks' if ranks else 'GPUs' if count > 1 else 'GPU'}"
 
@@ -50,10 +55,6 @@ def host_gpus(d):
     except (OSError, ValueError):
         return None
     return len({a.get("pci_bus") or a.get("index") for a in adapters if a.get("device_type") != "Cpu"}) or None
-
-
-def shared(count, gpus):
-    return gpus is not None and gpus < count
 
 
 def load(dirs):

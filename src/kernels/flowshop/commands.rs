@@ -701,11 +701,12 @@ pub fn solve_on_ranks(
     let options = args.search_options(interrupted)?;
     let solution = super::resident::solve_resident_ranks(world, &gpu, &instance, &options, &args.resident_options()?, progress)?;
     let solution = check_against_known(&instance, solution, args.resume.is_some())?;
-    let mut device = format!("{} (rank 0 of {} MPI ranks", gpu.adapter_name(), world.size());
-    if local_ranks > adapters.len() {
-        // ranks that share a GPU take turns on it: say so where the speed is read
-        device += &format!("; {local_ranks} ranks share this host's {} adapter(s)", adapters.len());
-    }
-    device += ")";
+    // ranks that share a GPU take turns on it: say so where the speed is read
+    let shared = if local_ranks > adapters.len() {
+        format!("; {local_ranks} ranks share this host's {} adapter(s)", adapters.len())
+    } else {
+        String::new()
+    };
+    let device = format!("{} (rank 0 of {} MPI ranks{shared})", gpu.adapter_name(), world.size());
     Ok(SolveReport::new(args, instance, device, solution))
 }
