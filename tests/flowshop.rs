@@ -529,7 +529,7 @@ fn options_the_device_would_ignore_are_rejected() {
     assert!(SolveOptions { threads: Some(2), ..gpu.clone() }.validate().is_err() && cpu.validate().is_ok());
     // an adapter chosen for a search on the CPU
     let adapter = simtlab::gpu::GpuOptions { adapter: Some("llvmpipe".into()), ..Default::default() };
-    let err = commands::solve_opening(&cpu, &adapter, &mut |_| panic!("no adapter is opened"), None, None).unwrap_err().to_string();
+    let err = commands::solve_opening(&cpu, &adapter, &mut |_, _| panic!("no adapter is opened"), None, None).unwrap_err().to_string();
     assert!(err.contains("invalid adapter:") && err.contains("applies only to `device=gpu`"), "{err}");
     // Where they apply they are taken.
     assert!(run_solve(SolveOptions { threads: Some(2), ..cpu.clone() }).is_ok());

@@ -297,14 +297,10 @@ fn solve(args: &SolveOptions, json: bool, gpu_options: &GpuOptions, interrupted:
     }
     // adapter and heartbeat lines go to whoever listens to progress (standard error)
     let lines = simtlab::harness::Progress::new(0, "flowshop solve");
-    let (mut seen, mut noted) = (Vec::new(), false);
-    let mut opened = |gpu: &Gpu| {
+    let mut noted = false;
+    let mut opened = |gpu: &Gpu, again: bool| {
         lines.println(format!("adapter: {}", gpu.adapter_name()));
-        let info = gpu.info();
-        let id = (info.name.clone(), info.device_pci_bus_id.clone(), info.device, info.backend);
-        if !seen.contains(&id) {
-            seen.push(id);
-        } else if !std::mem::replace(&mut noted, true) {
+        if again && !std::mem::replace(&mut noted, true) {
             lines.println(SHARED_GPU_NOTE);
         }
     };

@@ -532,23 +532,25 @@ pub fn solve_on(
 
 /// As [`solve_on`] on the adapters `args` needs, opened here (through `gpu_options`; none for
 /// [`Device::Cpu`], where `gpu_options` must not choose one), each handed to `opened` before
-/// the search starts.
+/// the search starts, with whether its adapter was opened before for this search (the devices
+/// share that GPU and take turns on it).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn solve_opening(
     args: &SolveOptions,
     gpu_options: &GpuOptions,
-    opened: &mut dyn FnMut(&Gpu),
+    opened: &mut dyn FnMut(&Gpu, bool),
     interrupted: Option<&AtomicBool>,
     progress: Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<SolveReport> {
     args.validate()?;
-    let gpus = match args.device {
+    let (gpus, adapters) = match args.device {
         Device::Gpu => open_devices(args.devices, gpu_options)?,
         Device::Cpu if gpu_options.backend.is_some() => return Err(not_for_device("backend", "gpu")),
         Device::Cpu if gpu_options.adapter.is_some() => return Err(not_for_device("adapter", "gpu")),
-        Device::Cpu => Vec::new(),
+        Device::Cpu => (Vec::new(), 0),
     };
-    gpus.iter().for_each(opened);
+    // open_devices takes the adapters in turn: from the `adapters`-th device on, each is another
+    gpus.iter().enumerate().for_each(|(i, gpu)| opened(gpu, i >= adapters));
     report_on(args, &gpus.iter().collect::<Vec<_>>(), interrupted, progress)
 }
 
@@ -592,10 +594,12 @@ impl SolveReport {
 pub const LOGICAL_DEVICES_PER_ADAPTER: usize = 8;
 
 /// Opens the adapters of `devices` (with `gpu_options.adapter`, only those named like it).
+/// The devices of one search, and how many adapters they are on (the first that many devices
+/// each on its own, the rest on them again in turn).
 #[cfg(not(target_arch = "wasm32"))]
-fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> {
+fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<(Vec<Gpu>, usize)> {
     let count = match devices {
-        Devices::One => return Ok(vec![Gpu::new(gpu_options)?]),
+        Devices::One => return Ok((vec![Gpu::new(gpu_options)?], 1)),
         Devices::Count(0) => return Err(Error::invalid("devices", "0 devices; use all or a count of at least 1")),
         Devices::Count(count) => Some(count),
         Devices::All => None,
@@ -603,7 +607,7 @@ fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> 
     let options = gpu_options.clone().or_env();
     let adapters = backend_adapters(&options)?;
     if adapters.is_empty() {
-        return Ok(vec![Gpu::new(&options)?]); // the error that names the adapters there are
+        return Ok((vec![Gpu::new(&options)?], 1)); // the error that names the adapters there are
     }
     let chosen: Vec<&wgpu::Adapter> = match count {
         // each logical device holds its own copy of the search's buffers and its own queue:
@@ -622,7 +626,8 @@ fn open_devices(devices: Devices, gpu_options: &GpuOptions) -> Result<Vec<Gpu>> 
         Some(count) => adapters.iter().cycle().take(count).collect(),
         None => adapters.iter().collect(),
     };
-    chosen.into_iter().map(|adapter| open_adapter(adapter, &options)).collect()
+    let distinct = chosen.len().min(adapters.len());
+    Ok((chosen.into_iter().map(|adapter| open_adapter(adapter, &options)).collect::<Result<_>>()?, distinct))
 }
 
 /// The adapters `options` selects, on the backend of the first (the same GPU is often listed
