@@ -1,0 +1,1 @@
+mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism cma -x LD_LIBRARY_PATH -x VK_ICD_FILENAMES -x VK_DRIVER_FILES -x WGPU_BACKEND -np 3 .gpu/simtlab flowshop solve ta023 --search resident --pool 65536 --bound lb1 --ub 2326 --time-limit 200 --resume /tmp/tmp.CsvVZF61Cp/ckpt --json
