@@ -1,0 +1,1 @@
+mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism cma -x LD_LIBRARY_PATH -x VK_ICD_FILENAMES -x VK_DRIVER_FILES -x WGPU_BACKEND -np 2 .gpu/simtlab flowshop solve ta056 --search resident --pool 65536 --time-limit 300 --checkpoint $TMP/ck --checkpoint-every 60 --json
